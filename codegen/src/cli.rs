@@ -155,6 +155,10 @@ pub struct GenerateArgs {
     /// Leave out the builders (types only get plain struct literals).
     #[arg(long)]
     pub no_builders: bool,
+    /// Generate apply configurations for server-side apply (`T::apply(…)`, `TApply`),
+    /// compiled with the crate's cargo feature `apply`.
+    #[arg(long)]
+    pub apply_types: bool,
     /// Leave out the routes: request functions, decoders, the route table and the matcher.
     #[arg(long)]
     pub no_routes: bool,
@@ -250,6 +254,7 @@ impl GenerateArgs {
             .crate_name(&self.crate_name)
             .features(self.group_features)
             .builders(!self.no_builders)
+            .apply_types(self.apply_types)
             .routes(!self.no_routes)
             .docs(!self.no_docs)
             .unknown_fields(!self.drop_unknown_fields)

@@ -311,6 +311,18 @@ impl Config {
         self
     }
 
+    /// Whether the structs of served resources get apply configurations for server-side
+    /// apply: `T::apply(name, namespace…)` and `TApply`, with every field optional (a map
+    /// list item's keys aside), the builder's setters, a `Serialize` that writes only what
+    /// was set, and `From<T>`. Off by default. They are compiled only with the cargo feature
+    /// `apply`, which a generated crate's manifest declares; a build script's crate declares
+    /// it itself (`[features] apply = []`).
+    #[must_use]
+    pub fn apply_types(mut self, enabled: bool) -> Self {
+        self.options.apply = enabled;
+        self
+    }
+
     /// Whether every struct keeps the fields it does not know, as a newer server sends
     /// them, in its `unknown_fields` field (`kubeforge_runtime::UnknownFields`), and writes
     /// them back, so a read-modify-write deletes nothing; on by default. Off, such fields
@@ -532,6 +544,7 @@ impl Config {
         if self.options.features {
             output.features = Some(model::features::compute(&api));
         }
+        output.apply_feature = self.options.apply && !api.apply.is_empty();
         output.uses_companion_meta = api.types.iter().any(|ty| {
             matches!(&ty.kind, model::TypeKind::Extern(path) if model::externs::is_companion(path))
         });

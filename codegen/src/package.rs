@@ -92,6 +92,14 @@ pub fn manifest(options: &CrateOptions, output: &Output, dir: &Path) -> String {
             ));
         }
     }
+    if output.apply_feature() {
+        if feature_section.is_empty() {
+            feature_section.push_str("\n[features]\n");
+        }
+        feature_section.push_str(
+            "# Apply configurations for server-side apply (`T::apply`, `TApply`).\napply = []\n",
+        );
+    }
     let runtime = options.runtime.manifest_value(dir);
     let meta = if output.uses_companion_meta() {
         format!(

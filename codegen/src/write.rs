@@ -50,6 +50,8 @@ pub struct Output {
     pub(crate) resource_modules: BTreeMap<Vec<String>, Vec<String>>,
     /// Whether the code names the companion crate `kubeforge-meta`.
     pub(crate) uses_companion_meta: bool,
+    /// Whether the code has apply configurations, compiled with the cargo feature `apply`.
+    pub(crate) apply_feature: bool,
     /// How long each stage took.
     pub(crate) timings: crate::Timings,
 }
@@ -103,6 +105,13 @@ impl Output {
     /// the crate holding it must depend on it ([`crate::package::manifest`] adds it).
     pub fn uses_companion_meta(&self) -> bool {
         self.uses_companion_meta
+    }
+
+    /// Whether the code has apply configurations (`Config::apply_types`), compiled only with
+    /// the cargo feature `apply`, which the crate holding it must declare
+    /// ([`crate::package::manifest`] does).
+    pub fn apply_feature(&self) -> bool {
+        self.apply_feature
     }
 
     /// The warnings of the run: each definition a preferred document's replaced
@@ -699,6 +708,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
         notes: Vec::new(),
         resource_modules: BTreeMap::new(),
         uses_companion_meta: false,
+        apply_feature: false,
         timings: crate::Timings::default(),
     })
 }

@@ -108,6 +108,7 @@ fn base_config() -> kubeforge::Config {
     kubeforge::Config::new()
         .generated_by("cargo xtask regen")
         .crate_name("kubeforge-api")
+        .apply_types(true)
 }
 
 /// Runs git in `root` and returns its standard output.

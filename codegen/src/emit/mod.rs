@@ -2,6 +2,7 @@
 //! grouped into a module tree of files, each type on a worker thread (`emit_types`). Emit
 //! makes no decisions the model could make; it only spells them in Rust.
 
+mod apply;
 mod attributes;
 mod builders;
 mod docs;
@@ -32,6 +33,9 @@ pub struct Options {
     pub runtime_path: String,
     /// Whether every struct gets a builder (`T::builder(…)`, `TBuilder`); true by default.
     pub builders: bool,
+    /// Whether the structs of served resources get apply configurations (`T::apply(…)`,
+    /// `TApply`) behind the cargo feature `apply` (see `apply.rs`); false by default.
+    pub apply: bool,
     /// Whether operations get request functions, response decoders, a route table, a
     /// matcher and endpoint tables in docs (see `routes.rs`); true by default.
     pub routes: bool,
@@ -62,6 +66,7 @@ impl Default for Options {
             root_path: "crate".to_owned(),
             runtime_path: "::kubeforge_runtime".to_owned(),
             builders: true,
+            apply: false,
             routes: true,
             features: false,
             docs: true,
@@ -226,6 +231,8 @@ pub(crate) struct Context<'a> {
     pub docs: bool,
     /// Whether to emit builders.
     pub builders: bool,
+    /// Whether to emit apply configurations.
+    pub apply: bool,
     /// Whether to emit routes.
     pub routes: bool,
     /// The map type's path.
@@ -285,6 +292,7 @@ impl<'a> Context<'a> {
             runtime,
             docs: options.docs,
             builders: options.builders,
+            apply: options.apply,
             routes: options.routes,
             map,
             attributes,
@@ -367,6 +375,10 @@ fn emit_type(context: &Context<'_>, id: TypeId) -> Emitted {
     let mut export_cfgs = Vec::new();
     if let Some(builder) = api.builders.get(&id).filter(|_| context.builders) {
         exports.push(builder.name.clone());
+    }
+    if let Some(apply) = api.apply_of(id).filter(|_| context.apply) {
+        exports.push(apply.name.clone());
+        export_cfgs.push((apply.name.clone(), apply::cfg()));
     }
     if context.routes {
         let (route_parts, route_exports) = routes::resource_items(context, id);

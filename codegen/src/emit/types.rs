@@ -22,6 +22,9 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> Parts {
         if context.builders {
             parts.extend(builders::builder_items(context, id));
         }
+        if context.apply {
+            parts.text(super::apply::items(context, id));
+        }
     } else {
         parts.text(other_item(context, id, ty));
     }

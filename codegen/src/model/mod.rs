@@ -4,6 +4,7 @@
 //! Determinism is a property of this model: types are stored in a vector sorted by module
 //! path and name, fields keep document order, and every map is ordered.
 
+pub mod apply;
 pub mod builders;
 mod cycles;
 mod dedup;
@@ -65,6 +66,9 @@ pub struct ApiSet {
     pub lists: BTreeMap<TypeId, TypeId>,
     /// The builder of every struct, keyed by its type (see `builders.rs`).
     pub builders: BTreeMap<TypeId, builders::Builder>,
+    /// The apply configuration of every struct reachable from a served resource, keyed by
+    /// its type (see `apply.rs`).
+    pub apply: BTreeMap<TypeId, apply::Apply>,
     /// Every operation, in the reference pages' order: each resource's in type order, then
     /// those on no resource (see `operations/`).
     pub operations: Vec<operations::Operation>,
@@ -523,6 +527,7 @@ pub fn build_with_options(
             .is_none_or(|id| !externs::is_extern(&types, id))
     });
     resources.retain(|id, _| !externs::is_extern(&types, *id));
+    let apply = apply::plan(&types, &resources, &builders, &semantics);
     lists.retain(|list, item| {
         !externs::is_extern(&types, *list) && !externs::is_extern(&types, *item)
     });
@@ -531,6 +536,7 @@ pub fn build_with_options(
         resources,
         lists,
         builders,
+        apply,
         operations,
         notes,
         reexports: applied.reexports,

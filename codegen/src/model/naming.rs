@@ -366,6 +366,12 @@ pub fn builder_type_name(type_name: &str) -> String {
     format!("{}Builder", type_name.trim_end_matches('_'))
 }
 
+/// The name of a struct's apply configuration (`Deployment` → `DeploymentApply`), before
+/// it is claimed in its module.
+pub fn apply_type_name(type_name: &str) -> String {
+    format!("{}Apply", type_name.trim_end_matches('_'))
+}
+
 /// The name of the serde visitor local to the `Deserialize` impl of `type_name`
 /// (`Lease` → `LeaseVisitor`): never the type's own name, which the impl refers to.
 pub fn visitor_type_name(type_name: &str) -> String {

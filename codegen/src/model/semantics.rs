@@ -93,6 +93,49 @@ pub(super) fn build(raw: &LoadedApi, types: &[TypeDef]) -> BTreeMap<TypeId, Sema
     semantics
 }
 
+/// The node of the type `id`, through its named type's node for a nested type.
+pub fn type_node(semantics: &BTreeMap<TypeId, Semantics>, id: TypeId) -> Option<&Node> {
+    match semantics.get(&id)? {
+        Semantics::Root(node) => Some(node),
+        Semantics::Within { root, path } => match semantics.get(root)? {
+            Semantics::Root(node) => node_at(node, path),
+            Semantics::Within { .. } => None,
+        },
+    }
+}
+
+/// The node of the property `json_name` of the struct `id`: where its schema, or a schema
+/// it merged (through `$ref`, `allOf`, `oneOf`, `anyOf`, as the struct's fields were
+/// gathered), defines it.
+pub fn field_node<'s>(
+    semantics: &'s BTreeMap<TypeId, Semantics>,
+    id: TypeId,
+    json_name: &str,
+) -> Option<&'s Node> {
+    fn find<'s>(
+        semantics: &'s BTreeMap<TypeId, Semantics>,
+        node: &'s Node,
+        name: &str,
+        depth: usize,
+    ) -> Option<&'s Node> {
+        if depth > 32 {
+            return None;
+        }
+        if let Some(property) = node.properties.get(name) {
+            return Some(property);
+        }
+        let branches = node.all_of.iter().chain(&node.one_of).chain(&node.any_of);
+        for branch in branches {
+            if let Some(found) = find(semantics, branch, name, depth + 1) {
+                return Some(found);
+            }
+        }
+        let target = type_node(semantics, TypeId(node.reference?))?;
+        find(semantics, target, name, depth + 1)
+    }
+    find(semantics, type_node(semantics, id)?, json_name, 0)
+}
+
 /// The node of the named schema `name`: the well-known runtime types by what they accept.
 fn named_node(name: &str, schema: &Schema, reference: &impl Fn(&str) -> Option<usize>) -> Node {
     match wellknown::lookup(name) {

@@ -221,6 +221,95 @@ impl From<LeaseBuilder> for Lease {
     }
 }
 
+/// The apply configuration of \[`Lease`\] for server-side apply: every field is optional, and serializing writes exactly what was set (and `apiVersion` and `kind`), so an apply claims only the fields it names. Start with \[`Lease::apply`\]; `From<Lease>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct LeaseApply {
+    /// Standard object metadata.
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
+    /// Desired lease state: holder, duration and renewal times.
+    pub spec: Option<crate::api::coordination::v1::LeaseSpecApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Lease {
+    /// A new apply configuration of a `Lease` named `name` in the namespace `namespace`.
+    #[inline]
+    pub fn apply(name: impl Into<String>, namespace: impl Into<String>) -> LeaseApply {
+        LeaseApply {
+            metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(namespace.into()),
+                ..::core::default::Default::default()
+            }),
+            ..::core::default::Default::default()
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl LeaseApply {
+    /// Standard object metadata.
+    pub fn metadata(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    ) -> Self {
+        self.metadata = Some(value.into());
+        self
+    }
+
+    /// Edits `metadata` in place, starting from an empty value when it is unset.
+    pub fn metadata_with(
+        mut self,
+        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
+    ) -> Self {
+        edit(self.metadata.get_or_insert_default());
+        self
+    }
+
+    /// Desired lease state: holder, duration and renewal times.
+    pub fn spec(mut self, value: impl Into<crate::api::coordination::v1::LeaseSpecApply>) -> Self {
+        self.spec = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for LeaseApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("apiVersion", "coordination.k8s.io/v1")?;
+        state.serialize_entry("kind", "Lease")?;
+        if let Some(value) = &self.metadata {
+            state.serialize_entry("metadata", value)?;
+        }
+        if let Some(value) = &self.spec {
+            state.serialize_entry("spec", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Lease> for LeaseApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Lease) -> Self {
+        Self {
+            metadata: value.metadata,
+            spec: value.spec.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}
+
 impl Lease {
     /// The operations on this resource, in the order of the endpoint table above.
     pub const ROUTES: &'static [crate::routes::Route] = &[

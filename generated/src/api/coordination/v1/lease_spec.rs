@@ -259,3 +259,139 @@ impl From<LeaseSpecBuilder> for LeaseSpec {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`LeaseSpec`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`LeaseSpec::apply`\]; `From<LeaseSpec>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct LeaseSpecApply {
+    /// When the current holder acquired the lease.
+    pub acquire_time: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime,
+    >,
+    /// Identity of the current lease holder.
+    pub holder_identity: Option<String>,
+    /// Seconds candidates must wait after the last renewal before they may take the lease over.
+    pub lease_duration_seconds: Option<i32>,
+    /// How many times the lease has changed holders.
+    pub lease_transitions: Option<i32>,
+    /// Holder that the current holder should hand the lease over to; requires `strategy` to be set.
+    pub preferred_holder: Option<String>,
+    /// When the current holder last renewed the lease.
+    pub renew_time: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime,
+    >,
+    /// Leader-election strategy used for coordinated leader election (alpha).
+    pub strategy: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl LeaseSpec {
+    /// A new apply configuration of a `LeaseSpec`.
+    #[inline]
+    pub fn apply() -> LeaseSpecApply {
+        LeaseSpecApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl LeaseSpecApply {
+    /// When the current holder acquired the lease.
+    pub fn acquire_time(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    ) -> Self {
+        self.acquire_time = Some(value.into());
+        self
+    }
+
+    /// Identity of the current lease holder.
+    pub fn holder_identity(mut self, value: impl Into<String>) -> Self {
+        self.holder_identity = Some(value.into());
+        self
+    }
+
+    /// Seconds candidates must wait after the last renewal before they may take the lease over.
+    pub fn lease_duration_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.lease_duration_seconds = Some(value.into());
+        self
+    }
+
+    /// How many times the lease has changed holders.
+    pub fn lease_transitions(mut self, value: impl Into<i32>) -> Self {
+        self.lease_transitions = Some(value.into());
+        self
+    }
+
+    /// Holder that the current holder should hand the lease over to; requires `strategy` to be set.
+    pub fn preferred_holder(mut self, value: impl Into<String>) -> Self {
+        self.preferred_holder = Some(value.into());
+        self
+    }
+
+    /// When the current holder last renewed the lease.
+    pub fn renew_time(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    ) -> Self {
+        self.renew_time = Some(value.into());
+        self
+    }
+
+    /// Leader-election strategy used for coordinated leader election (alpha).
+    pub fn strategy(mut self, value: impl Into<String>) -> Self {
+        self.strategy = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for LeaseSpecApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.acquire_time {
+            state.serialize_entry("acquireTime", value)?;
+        }
+        if let Some(value) = &self.holder_identity {
+            state.serialize_entry("holderIdentity", value)?;
+        }
+        if let Some(value) = &self.lease_duration_seconds {
+            state.serialize_entry("leaseDurationSeconds", value)?;
+        }
+        if let Some(value) = &self.lease_transitions {
+            state.serialize_entry("leaseTransitions", value)?;
+        }
+        if let Some(value) = &self.preferred_holder {
+            state.serialize_entry("preferredHolder", value)?;
+        }
+        if let Some(value) = &self.renew_time {
+            state.serialize_entry("renewTime", value)?;
+        }
+        if let Some(value) = &self.strategy {
+            state.serialize_entry("strategy", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<LeaseSpec> for LeaseSpecApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: LeaseSpec) -> Self {
+        Self {
+            acquire_time: value.acquire_time,
+            holder_identity: value.holder_identity,
+            lease_duration_seconds: value.lease_duration_seconds,
+            lease_transitions: value.lease_transitions,
+            preferred_holder: value.preferred_holder,
+            renew_time: value.renew_time,
+            strategy: value.strategy,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -2,7 +2,13 @@
 
 mod lease;
 pub use self::lease::{Lease, LeaseBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::lease::LeaseApply;
 mod lease_list;
 pub use self::lease_list::{LeaseList, LeaseListBuilder};
 mod lease_spec;
 pub use self::lease_spec::{LeaseSpec, LeaseSpecBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::lease_spec::LeaseSpecApply;

@@ -164,3 +164,90 @@ impl From<AffinityBuilder> for Affinity {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`Affinity`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`Affinity::apply`\]; `From<Affinity>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct AffinityApply {
+    /// Node affinity rules for the pod.
+    pub node_affinity: Option<crate::api::core::v1::NodeAffinityApply>,
+    /// Rules to place the pod near other pods.
+    pub pod_affinity: Option<crate::api::core::v1::PodAffinityApply>,
+    /// Rules to keep the pod away from other pods.
+    pub pod_anti_affinity: Option<crate::api::core::v1::PodAntiAffinityApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Affinity {
+    /// A new apply configuration of a `Affinity`.
+    #[inline]
+    pub fn apply() -> AffinityApply {
+        AffinityApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl AffinityApply {
+    /// Node affinity rules for the pod.
+    pub fn node_affinity(
+        mut self,
+        value: impl Into<crate::api::core::v1::NodeAffinityApply>,
+    ) -> Self {
+        self.node_affinity = Some(value.into());
+        self
+    }
+
+    /// Rules to place the pod near other pods.
+    pub fn pod_affinity(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodAffinityApply>,
+    ) -> Self {
+        self.pod_affinity = Some(value.into());
+        self
+    }
+
+    /// Rules to keep the pod away from other pods.
+    pub fn pod_anti_affinity(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodAntiAffinityApply>,
+    ) -> Self {
+        self.pod_anti_affinity = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for AffinityApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.node_affinity {
+            state.serialize_entry("nodeAffinity", value)?;
+        }
+        if let Some(value) = &self.pod_affinity {
+            state.serialize_entry("podAffinity", value)?;
+        }
+        if let Some(value) = &self.pod_anti_affinity {
+            state.serialize_entry("podAntiAffinity", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Affinity> for AffinityApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Affinity) -> Self {
+        Self {
+            node_affinity: value.node_affinity.map(Into::into),
+            pod_affinity: value.pod_affinity.map(Into::into),
+            pod_anti_affinity: value.pod_anti_affinity.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

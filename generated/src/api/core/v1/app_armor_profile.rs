@@ -151,3 +151,69 @@ impl From<AppArmorProfileBuilder> for AppArmorProfile {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`AppArmorProfile`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`AppArmorProfile::apply`\]; `From<AppArmorProfile>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct AppArmorProfileApply {
+    /// Name of a profile preloaded on the node; required only when type is `Localhost`.
+    pub localhost_profile: Option<String>,
+    /// Profile kind: `Localhost`, `RuntimeDefault` or `Unconfined`.
+    pub type_: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl AppArmorProfile {
+    /// A new apply configuration of a `AppArmorProfile`.
+    #[inline]
+    pub fn apply() -> AppArmorProfileApply {
+        AppArmorProfileApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl AppArmorProfileApply {
+    /// Name of a profile preloaded on the node; required only when type is `Localhost`.
+    pub fn localhost_profile(mut self, value: impl Into<String>) -> Self {
+        self.localhost_profile = Some(value.into());
+        self
+    }
+
+    /// Profile kind: `Localhost`, `RuntimeDefault` or `Unconfined`.
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.type_ = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for AppArmorProfileApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.localhost_profile {
+            state.serialize_entry("localhostProfile", value)?;
+        }
+        if let Some(value) = &self.type_ {
+            state.serialize_entry("type", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<AppArmorProfile> for AppArmorProfileApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: AppArmorProfile) -> Self {
+        Self {
+            localhost_profile: value.localhost_profile,
+            type_: Some(value.type_),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -181,3 +181,93 @@ impl From<AWSElasticBlockStoreVolumeSourceBuilder> for AWSElasticBlockStoreVolum
         builder.inner
     }
 }
+
+/// The apply configuration of \[`AWSElasticBlockStoreVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`AWSElasticBlockStoreVolumeSource::apply`\]; `From<AWSElasticBlockStoreVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct AWSElasticBlockStoreVolumeSourceApply {
+    /// Filesystem type to mount, e.g. `ext4`; defaults to ext4.
+    pub fs_type: Option<String>,
+    /// Partition number to mount; omit to mount the whole volume.
+    pub partition: Option<i32>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// ID of the EBS volume.
+    pub volume_id: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl AWSElasticBlockStoreVolumeSource {
+    /// A new apply configuration of a `AWSElasticBlockStoreVolumeSource`.
+    #[inline]
+    pub fn apply() -> AWSElasticBlockStoreVolumeSourceApply {
+        AWSElasticBlockStoreVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl AWSElasticBlockStoreVolumeSourceApply {
+    /// Filesystem type to mount, e.g. `ext4`; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// Partition number to mount; omit to mount the whole volume.
+    pub fn partition(mut self, value: impl Into<i32>) -> Self {
+        self.partition = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// ID of the EBS volume.
+    pub fn volume_id(mut self, value: impl Into<String>) -> Self {
+        self.volume_id = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for AWSElasticBlockStoreVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.partition {
+            state.serialize_entry("partition", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.volume_id {
+            state.serialize_entry("volumeID", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<AWSElasticBlockStoreVolumeSource> for AWSElasticBlockStoreVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: AWSElasticBlockStoreVolumeSource) -> Self {
+        Self {
+            fs_type: value.fs_type,
+            partition: value.partition,
+            read_only: value.read_only,
+            volume_id: Some(value.volume_id),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

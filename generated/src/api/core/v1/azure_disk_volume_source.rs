@@ -233,3 +233,117 @@ impl From<AzureDiskVolumeSourceBuilder> for AzureDiskVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`AzureDiskVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`AzureDiskVolumeSource::apply`\]; `From<AzureDiskVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct AzureDiskVolumeSourceApply {
+    /// Host caching mode: None, ReadOnly or ReadWrite.
+    pub caching_mode: Option<String>,
+    /// Name of the data disk in blob storage.
+    pub disk_name: Option<String>,
+    /// URI of the data disk in blob storage.
+    pub disk_uri: Option<String>,
+    /// Filesystem type to mount; defaults to ext4.
+    pub fs_type: Option<String>,
+    /// Disk kind: Shared, Dedicated or Managed.
+    pub kind: Option<String>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl AzureDiskVolumeSource {
+    /// A new apply configuration of a `AzureDiskVolumeSource`.
+    #[inline]
+    pub fn apply() -> AzureDiskVolumeSourceApply {
+        AzureDiskVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl AzureDiskVolumeSourceApply {
+    /// Host caching mode: None, ReadOnly or ReadWrite.
+    pub fn caching_mode(mut self, value: impl Into<String>) -> Self {
+        self.caching_mode = Some(value.into());
+        self
+    }
+
+    /// Name of the data disk in blob storage.
+    pub fn disk_name(mut self, value: impl Into<String>) -> Self {
+        self.disk_name = Some(value.into());
+        self
+    }
+
+    /// URI of the data disk in blob storage.
+    pub fn disk_uri(mut self, value: impl Into<String>) -> Self {
+        self.disk_uri = Some(value.into());
+        self
+    }
+
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// Disk kind: Shared, Dedicated or Managed.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.kind = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for AzureDiskVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.caching_mode {
+            state.serialize_entry("cachingMode", value)?;
+        }
+        if let Some(value) = &self.disk_name {
+            state.serialize_entry("diskName", value)?;
+        }
+        if let Some(value) = &self.disk_uri {
+            state.serialize_entry("diskURI", value)?;
+        }
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.kind {
+            state.serialize_entry("kind", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<AzureDiskVolumeSource> for AzureDiskVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: AzureDiskVolumeSource) -> Self {
+        Self {
+            caching_mode: value.caching_mode,
+            disk_name: Some(value.disk_name),
+            disk_uri: Some(value.disk_uri),
+            fs_type: value.fs_type,
+            kind: value.kind,
+            read_only: value.read_only,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -162,3 +162,81 @@ impl From<AzureFileVolumeSourceBuilder> for AzureFileVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`AzureFileVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`AzureFileVolumeSource::apply`\]; `From<AzureFileVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct AzureFileVolumeSourceApply {
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Secret holding the Azure storage account name and key.
+    pub secret_name: Option<String>,
+    /// Name of the Azure file share.
+    pub share_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl AzureFileVolumeSource {
+    /// A new apply configuration of a `AzureFileVolumeSource`.
+    #[inline]
+    pub fn apply() -> AzureFileVolumeSourceApply {
+        AzureFileVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl AzureFileVolumeSourceApply {
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret holding the Azure storage account name and key.
+    pub fn secret_name(mut self, value: impl Into<String>) -> Self {
+        self.secret_name = Some(value.into());
+        self
+    }
+
+    /// Name of the Azure file share.
+    pub fn share_name(mut self, value: impl Into<String>) -> Self {
+        self.share_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for AzureFileVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.secret_name {
+            state.serialize_entry("secretName", value)?;
+        }
+        if let Some(value) = &self.share_name {
+            state.serialize_entry("shareName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<AzureFileVolumeSource> for AzureFileVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: AzureFileVolumeSource) -> Self {
+        Self {
+            read_only: value.read_only,
+            secret_name: Some(value.secret_name),
+            share_name: Some(value.share_name),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

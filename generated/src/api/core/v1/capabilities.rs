@@ -156,3 +156,81 @@ impl From<CapabilitiesBuilder> for Capabilities {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`Capabilities`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`Capabilities::apply`\]; `From<Capabilities>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct CapabilitiesApply {
+    /// Capabilities to add.
+    pub add: Option<Vec<String>>,
+    /// Capabilities to drop.
+    pub drop: Option<Vec<String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Capabilities {
+    /// A new apply configuration of a `Capabilities`.
+    #[inline]
+    pub fn apply() -> CapabilitiesApply {
+        CapabilitiesApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl CapabilitiesApply {
+    /// Capabilities to add.
+    pub fn set_add(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.add = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `add`.
+    pub fn push_add(mut self, item: impl Into<String>) -> Self {
+        self.add.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Capabilities to drop.
+    pub fn drop(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.drop = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `drop`.
+    pub fn push_drop(mut self, item: impl Into<String>) -> Self {
+        self.drop.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for CapabilitiesApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.add {
+            state.serialize_entry("add", value)?;
+        }
+        if let Some(value) = &self.drop {
+            state.serialize_entry("drop", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Capabilities> for CapabilitiesApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Capabilities) -> Self {
+        Self {
+            add: value.add,
+            drop: value.drop,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -237,3 +237,126 @@ impl From<CephFSVolumeSourceBuilder> for CephFSVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`CephFSVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`CephFSVolumeSource::apply`\]; `From<CephFSVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct CephFSVolumeSourceApply {
+    /// Ceph monitor addresses.
+    pub monitors: Option<Vec<String>>,
+    /// Root path inside the Ceph tree to mount; defaults to `/`.
+    pub path: Option<String>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Path to the user's key ring file.
+    pub secret_file: Option<String>,
+    /// Secret holding the authentication key for the user.
+    pub secret_ref: Option<crate::api::core::v1::LocalObjectReferenceApply>,
+    /// RADOS user name; defaults to admin.
+    pub user: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl CephFSVolumeSource {
+    /// A new apply configuration of a `CephFSVolumeSource`.
+    #[inline]
+    pub fn apply() -> CephFSVolumeSourceApply {
+        CephFSVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl CephFSVolumeSourceApply {
+    /// Ceph monitor addresses.
+    pub fn monitors(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.monitors = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `monitors`.
+    pub fn monitor(mut self, item: impl Into<String>) -> Self {
+        self.monitors.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Root path inside the Ceph tree to mount; defaults to `/`.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.path = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Path to the user's key ring file.
+    pub fn secret_file(mut self, value: impl Into<String>) -> Self {
+        self.secret_file = Some(value.into());
+        self
+    }
+
+    /// Secret holding the authentication key for the user.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReferenceApply>,
+    ) -> Self {
+        self.secret_ref = Some(value.into());
+        self
+    }
+
+    /// RADOS user name; defaults to admin.
+    pub fn user(mut self, value: impl Into<String>) -> Self {
+        self.user = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for CephFSVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.monitors {
+            state.serialize_entry("monitors", value)?;
+        }
+        if let Some(value) = &self.path {
+            state.serialize_entry("path", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.secret_file {
+            state.serialize_entry("secretFile", value)?;
+        }
+        if let Some(value) = &self.secret_ref {
+            state.serialize_entry("secretRef", value)?;
+        }
+        if let Some(value) = &self.user {
+            state.serialize_entry("user", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<CephFSVolumeSource> for CephFSVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: CephFSVolumeSource) -> Self {
+        Self {
+            monitors: Some(value.monitors),
+            path: value.path,
+            read_only: value.read_only,
+            secret_file: value.secret_file,
+            secret_ref: value.secret_ref.map(Into::into),
+            user: value.user,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -182,3 +182,96 @@ impl From<CinderVolumeSourceBuilder> for CinderVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`CinderVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`CinderVolumeSource::apply`\]; `From<CinderVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct CinderVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fs_type: Option<String>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Secret with parameters for connecting to OpenStack.
+    pub secret_ref: Option<crate::api::core::v1::LocalObjectReferenceApply>,
+    /// ID of the Cinder volume.
+    pub volume_id: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl CinderVolumeSource {
+    /// A new apply configuration of a `CinderVolumeSource`.
+    #[inline]
+    pub fn apply() -> CinderVolumeSourceApply {
+        CinderVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl CinderVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret with parameters for connecting to OpenStack.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReferenceApply>,
+    ) -> Self {
+        self.secret_ref = Some(value.into());
+        self
+    }
+
+    /// ID of the Cinder volume.
+    pub fn volume_id(mut self, value: impl Into<String>) -> Self {
+        self.volume_id = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for CinderVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.secret_ref {
+            state.serialize_entry("secretRef", value)?;
+        }
+        if let Some(value) = &self.volume_id {
+            state.serialize_entry("volumeID", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<CinderVolumeSource> for CinderVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: CinderVolumeSource) -> Self {
+        Self {
+            fs_type: value.fs_type,
+            read_only: value.read_only,
+            secret_ref: value.secret_ref.map(Into::into),
+            volume_id: Some(value.volume_id),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -208,3 +208,110 @@ impl From<ClusterTrustBundleProjectionBuilder> for ClusterTrustBundleProjection 
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ClusterTrustBundleProjection`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ClusterTrustBundleProjection::apply`\]; `From<ClusterTrustBundleProjection>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ClusterTrustBundleProjectionApply {
+    /// Selects bundles by label; only used together with signerName.
+    pub label_selector: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    >,
+    /// Selects a single bundle by object name.
+    pub name: Option<String>,
+    /// When true, pod startup does not wait for the bundle to exist.
+    pub optional: Option<bool>,
+    /// File path, relative to the volume root, to write the bundle to.
+    pub path: Option<String>,
+    /// Selects all bundles for this signer name.
+    pub signer_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ClusterTrustBundleProjection {
+    /// A new apply configuration of a `ClusterTrustBundleProjection`.
+    #[inline]
+    pub fn apply() -> ClusterTrustBundleProjectionApply {
+        ClusterTrustBundleProjectionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ClusterTrustBundleProjectionApply {
+    /// Selects bundles by label; only used together with signerName.
+    pub fn label_selector(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Self {
+        self.label_selector = Some(value.into());
+        self
+    }
+
+    /// Selects a single bundle by object name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// When true, pod startup does not wait for the bundle to exist.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.optional = Some(value.into());
+        self
+    }
+
+    /// File path, relative to the volume root, to write the bundle to.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.path = Some(value.into());
+        self
+    }
+
+    /// Selects all bundles for this signer name.
+    pub fn signer_name(mut self, value: impl Into<String>) -> Self {
+        self.signer_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ClusterTrustBundleProjectionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.label_selector {
+            state.serialize_entry("labelSelector", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.optional {
+            state.serialize_entry("optional", value)?;
+        }
+        if let Some(value) = &self.path {
+            state.serialize_entry("path", value)?;
+        }
+        if let Some(value) = &self.signer_name {
+            state.serialize_entry("signerName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ClusterTrustBundleProjection> for ClusterTrustBundleProjectionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ClusterTrustBundleProjection) -> Self {
+        Self {
+            label_selector: value.label_selector,
+            name: value.name,
+            optional: value.optional,
+            path: Some(value.path),
+            signer_name: value.signer_name,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -136,3 +136,69 @@ impl From<ConfigMapEnvSourceBuilder> for ConfigMapEnvSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ConfigMapEnvSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ConfigMapEnvSource::apply`\]; `From<ConfigMapEnvSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ConfigMapEnvSourceApply {
+    /// Name of the ConfigMap.
+    pub name: Option<String>,
+    /// Whether the ConfigMap may be missing.
+    pub optional: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ConfigMapEnvSource {
+    /// A new apply configuration of a `ConfigMapEnvSource`.
+    #[inline]
+    pub fn apply() -> ConfigMapEnvSourceApply {
+        ConfigMapEnvSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ConfigMapEnvSourceApply {
+    /// Name of the ConfigMap.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Whether the ConfigMap may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.optional = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ConfigMapEnvSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.optional {
+            state.serialize_entry("optional", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ConfigMapEnvSource> for ConfigMapEnvSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ConfigMapEnvSource) -> Self {
+        Self {
+            name: value.name,
+            optional: value.optional,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -161,3 +161,81 @@ impl From<ConfigMapKeySelectorBuilder> for ConfigMapKeySelector {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ConfigMapKeySelector`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ConfigMapKeySelector::apply`\]; `From<ConfigMapKeySelector>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ConfigMapKeySelectorApply {
+    /// The key to read.
+    pub key: Option<String>,
+    /// Name of the ConfigMap.
+    pub name: Option<String>,
+    /// Whether the ConfigMap or key may be missing.
+    pub optional: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ConfigMapKeySelector {
+    /// A new apply configuration of a `ConfigMapKeySelector`.
+    #[inline]
+    pub fn apply() -> ConfigMapKeySelectorApply {
+        ConfigMapKeySelectorApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ConfigMapKeySelectorApply {
+    /// The key to read.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.key = Some(value.into());
+        self
+    }
+
+    /// Name of the ConfigMap.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Whether the ConfigMap or key may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.optional = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ConfigMapKeySelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.key {
+            state.serialize_entry("key", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.optional {
+            state.serialize_entry("optional", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ConfigMapKeySelector> for ConfigMapKeySelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ConfigMapKeySelector) -> Self {
+        Self {
+            key: Some(value.key),
+            name: value.name,
+            optional: value.optional,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

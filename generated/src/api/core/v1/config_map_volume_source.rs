@@ -183,3 +183,102 @@ impl From<ConfigMapVolumeSourceBuilder> for ConfigMapVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ConfigMapVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ConfigMapVolumeSource::apply`\]; `From<ConfigMapVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ConfigMapVolumeSourceApply {
+    /// Default permission bits for created files, e.g. 0644.
+    pub default_mode: Option<i32>,
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    pub items: Option<Vec<crate::api::core::v1::KeyToPathApply>>,
+    /// Name of the ConfigMap.
+    pub name: Option<String>,
+    /// Whether the ConfigMap or its keys may be missing.
+    pub optional: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ConfigMapVolumeSource {
+    /// A new apply configuration of a `ConfigMapVolumeSource`.
+    #[inline]
+    pub fn apply() -> ConfigMapVolumeSourceApply {
+        ConfigMapVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ConfigMapVolumeSourceApply {
+    /// Default permission bits for created files, e.g. 0644.
+    pub fn default_mode(mut self, value: impl Into<i32>) -> Self {
+        self.default_mode = Some(value.into());
+        self
+    }
+
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::KeyToPathApply>>,
+    ) -> Self {
+        self.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `items`.
+    pub fn item(mut self, item: impl Into<crate::api::core::v1::KeyToPathApply>) -> Self {
+        self.items.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Name of the ConfigMap.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Whether the ConfigMap or its keys may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.optional = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ConfigMapVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.default_mode {
+            state.serialize_entry("defaultMode", value)?;
+        }
+        if let Some(value) = &self.items {
+            state.serialize_entry("items", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.optional {
+            state.serialize_entry("optional", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ConfigMapVolumeSource> for ConfigMapVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ConfigMapVolumeSource) -> Self {
+        Self {
+            default_mode: value.default_mode,
+            items: value.items.map(|item0| item0.into_iter().map(Into::into).collect()),
+            name: value.name,
+            optional: value.optional,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -734,3 +734,465 @@ impl From<ContainerBuilder> for Container {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`Container`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`Container::apply`\]; `From<Container>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerApply {
+    /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
+    pub args: Option<Vec<String>>,
+    /// Entrypoint array, run without a shell; overrides the image ENTRYPOINT.
+    pub command: Option<Vec<String>>,
+    /// Environment variables to set in the container.
+    pub env: Option<Vec<crate::api::core::v1::EnvVarApply>>,
+    /// Sources whose keys are all imported as environment variables.
+    pub env_from: Option<Vec<crate::api::core::v1::EnvFromSourceApply>>,
+    /// Container image reference, e.g. `registry.example.com/app:1.0`.
+    pub image: Option<String>,
+    /// When to pull the image: Always, Never or IfNotPresent.
+    pub image_pull_policy: Option<String>,
+    /// Hooks run after the container starts and before it stops.
+    pub lifecycle: Option<crate::api::core::v1::LifecycleApply>,
+    /// Probe that restarts the container when it fails.
+    pub liveness_probe: Option<crate::api::core::v1::ProbeApply>,
+    /// Container name, a DNS label unique within the pod.
+    pub name: String,
+    /// Network ports the container exposes.
+    pub ports: Option<Vec<crate::api::core::v1::ContainerPortApply>>,
+    /// Probe that removes the pod from service endpoints when it fails.
+    pub readiness_probe: Option<crate::api::core::v1::ProbeApply>,
+    /// How each resource may be resized in place.
+    pub resize_policy: Option<Vec<crate::api::core::v1::ContainerResizePolicyApply>>,
+    /// Compute resource requests and limits.
+    pub resources: Option<crate::api::core::v1::ResourceRequirementsApply>,
+    /// Per-container restart behaviour; overrides the pod restart policy.
+    pub restart_policy: Option<String>,
+    /// Ordered rules deciding whether an exited container is restarted.
+    pub restart_policy_rules: Option<
+        Vec<crate::api::core::v1::ContainerRestartRuleApply>,
+    >,
+    /// Container-level security settings.
+    pub security_context: Option<crate::api::core::v1::SecurityContextApply>,
+    /// Probe that must succeed before other probes run.
+    pub startup_probe: Option<crate::api::core::v1::ProbeApply>,
+    /// Whether to allocate a stdin buffer for the container.
+    pub stdin: Option<bool>,
+    /// Whether stdin is closed after the first attach disconnects.
+    pub stdin_once: Option<bool>,
+    /// File whose contents become the container's termination message.
+    pub termination_message_path: Option<String>,
+    /// Where the termination message comes from: File or FallbackToLogsOnError.
+    pub termination_message_policy: Option<String>,
+    /// Whether to allocate a TTY; requires `stdin`.
+    pub tty: Option<bool>,
+    /// Raw block devices mapped into the container.
+    pub volume_devices: Option<Vec<crate::api::core::v1::VolumeDeviceApply>>,
+    /// Pod volumes mounted into the container's filesystem.
+    pub volume_mounts: Option<Vec<crate::api::core::v1::VolumeMountApply>>,
+    /// Working directory; the runtime default is used when empty.
+    pub working_dir: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Container {
+    /// A new apply configuration of a `Container`, `name`.
+    #[inline]
+    pub fn apply(name: impl Into<String>) -> ContainerApply {
+        ContainerApply {
+            name: name.into(),
+            args: None,
+            command: None,
+            env: None,
+            env_from: None,
+            image: None,
+            image_pull_policy: None,
+            lifecycle: None,
+            liveness_probe: None,
+            ports: None,
+            readiness_probe: None,
+            resize_policy: None,
+            resources: None,
+            restart_policy: None,
+            restart_policy_rules: None,
+            security_context: None,
+            startup_probe: None,
+            stdin: None,
+            stdin_once: None,
+            termination_message_path: None,
+            termination_message_policy: None,
+            tty: None,
+            volume_devices: None,
+            volume_mounts: None,
+            working_dir: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerApply {
+    /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
+    pub fn args(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.args = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `args`.
+    pub fn arg(mut self, item: impl Into<String>) -> Self {
+        self.args.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Entrypoint array, run without a shell; overrides the image ENTRYPOINT.
+    pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.command = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `command`.
+    pub fn push_command(mut self, item: impl Into<String>) -> Self {
+        self.command.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Environment variables to set in the container.
+    pub fn env(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EnvVarApply>>,
+    ) -> Self {
+        self.env = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `env`.
+    pub fn push_env(mut self, item: impl Into<crate::api::core::v1::EnvVarApply>) -> Self {
+        self.env.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Sources whose keys are all imported as environment variables.
+    pub fn env_from(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EnvFromSourceApply>>,
+    ) -> Self {
+        self.env_from = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `env_from`.
+    pub fn push_env_from(
+        mut self,
+        item: impl Into<crate::api::core::v1::EnvFromSourceApply>,
+    ) -> Self {
+        self.env_from.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Container image reference, e.g. `registry.example.com/app:1.0`.
+    pub fn image(mut self, value: impl Into<String>) -> Self {
+        self.image = Some(value.into());
+        self
+    }
+
+    /// When to pull the image: Always, Never or IfNotPresent.
+    pub fn image_pull_policy(mut self, value: impl Into<String>) -> Self {
+        self.image_pull_policy = Some(value.into());
+        self
+    }
+
+    /// Hooks run after the container starts and before it stops.
+    pub fn lifecycle(mut self, value: impl Into<crate::api::core::v1::LifecycleApply>) -> Self {
+        self.lifecycle = Some(value.into());
+        self
+    }
+
+    /// Probe that restarts the container when it fails.
+    pub fn liveness_probe(mut self, value: impl Into<crate::api::core::v1::ProbeApply>) -> Self {
+        self.liveness_probe = Some(value.into());
+        self
+    }
+
+    /// Container name, a DNS label unique within the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = value.into();
+        self
+    }
+
+    /// Network ports the container exposes.
+    pub fn ports(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerPortApply>>,
+    ) -> Self {
+        self.ports = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `ports`.
+    pub fn port(mut self, item: impl Into<crate::api::core::v1::ContainerPortApply>) -> Self {
+        self.ports.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Probe that removes the pod from service endpoints when it fails.
+    pub fn readiness_probe(mut self, value: impl Into<crate::api::core::v1::ProbeApply>) -> Self {
+        self.readiness_probe = Some(value.into());
+        self
+    }
+
+    /// How each resource may be resized in place.
+    pub fn resize_policy(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerResizePolicyApply>>,
+    ) -> Self {
+        self.resize_policy = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `resize_policy`.
+    pub fn push_resize_policy(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerResizePolicyApply>,
+    ) -> Self {
+        self.resize_policy.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Compute resource requests and limits.
+    pub fn resources(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceRequirementsApply>,
+    ) -> Self {
+        self.resources = Some(value.into());
+        self
+    }
+
+    /// Per-container restart behaviour; overrides the pod restart policy.
+    pub fn restart_policy(mut self, value: impl Into<String>) -> Self {
+        self.restart_policy = Some(value.into());
+        self
+    }
+
+    /// Ordered rules deciding whether an exited container is restarted.
+    pub fn restart_policy_rules(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerRestartRuleApply>>,
+    ) -> Self {
+        self.restart_policy_rules = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `restart_policy_rules`.
+    pub fn restart_policy_rule(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerRestartRuleApply>,
+    ) -> Self {
+        self.restart_policy_rules.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Container-level security settings.
+    pub fn security_context(
+        mut self,
+        value: impl Into<crate::api::core::v1::SecurityContextApply>,
+    ) -> Self {
+        self.security_context = Some(value.into());
+        self
+    }
+
+    /// Probe that must succeed before other probes run.
+    pub fn startup_probe(mut self, value: impl Into<crate::api::core::v1::ProbeApply>) -> Self {
+        self.startup_probe = Some(value.into());
+        self
+    }
+
+    /// Whether to allocate a stdin buffer for the container.
+    pub fn stdin(mut self, value: impl Into<bool>) -> Self {
+        self.stdin = Some(value.into());
+        self
+    }
+
+    /// Whether stdin is closed after the first attach disconnects.
+    pub fn stdin_once(mut self, value: impl Into<bool>) -> Self {
+        self.stdin_once = Some(value.into());
+        self
+    }
+
+    /// File whose contents become the container's termination message.
+    pub fn termination_message_path(mut self, value: impl Into<String>) -> Self {
+        self.termination_message_path = Some(value.into());
+        self
+    }
+
+    /// Where the termination message comes from: File or FallbackToLogsOnError.
+    pub fn termination_message_policy(mut self, value: impl Into<String>) -> Self {
+        self.termination_message_policy = Some(value.into());
+        self
+    }
+
+    /// Whether to allocate a TTY; requires `stdin`.
+    pub fn tty(mut self, value: impl Into<bool>) -> Self {
+        self.tty = Some(value.into());
+        self
+    }
+
+    /// Raw block devices mapped into the container.
+    pub fn volume_devices(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeDeviceApply>>,
+    ) -> Self {
+        self.volume_devices = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `volume_devices`.
+    pub fn volume_device(
+        mut self,
+        item: impl Into<crate::api::core::v1::VolumeDeviceApply>,
+    ) -> Self {
+        self.volume_devices.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Pod volumes mounted into the container's filesystem.
+    pub fn volume_mounts(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeMountApply>>,
+    ) -> Self {
+        self.volume_mounts = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `volume_mounts`.
+    pub fn volume_mount(mut self, item: impl Into<crate::api::core::v1::VolumeMountApply>) -> Self {
+        self.volume_mounts.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Working directory; the runtime default is used when empty.
+    pub fn working_dir(mut self, value: impl Into<String>) -> Self {
+        self.working_dir = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.args {
+            state.serialize_entry("args", value)?;
+        }
+        if let Some(value) = &self.command {
+            state.serialize_entry("command", value)?;
+        }
+        if let Some(value) = &self.env {
+            state.serialize_entry("env", value)?;
+        }
+        if let Some(value) = &self.env_from {
+            state.serialize_entry("envFrom", value)?;
+        }
+        if let Some(value) = &self.image {
+            state.serialize_entry("image", value)?;
+        }
+        if let Some(value) = &self.image_pull_policy {
+            state.serialize_entry("imagePullPolicy", value)?;
+        }
+        if let Some(value) = &self.lifecycle {
+            state.serialize_entry("lifecycle", value)?;
+        }
+        if let Some(value) = &self.liveness_probe {
+            state.serialize_entry("livenessProbe", value)?;
+        }
+        state.serialize_entry("name", &self.name)?;
+        if let Some(value) = &self.ports {
+            state.serialize_entry("ports", value)?;
+        }
+        if let Some(value) = &self.readiness_probe {
+            state.serialize_entry("readinessProbe", value)?;
+        }
+        if let Some(value) = &self.resize_policy {
+            state.serialize_entry("resizePolicy", value)?;
+        }
+        if let Some(value) = &self.resources {
+            state.serialize_entry("resources", value)?;
+        }
+        if let Some(value) = &self.restart_policy {
+            state.serialize_entry("restartPolicy", value)?;
+        }
+        if let Some(value) = &self.restart_policy_rules {
+            state.serialize_entry("restartPolicyRules", value)?;
+        }
+        if let Some(value) = &self.security_context {
+            state.serialize_entry("securityContext", value)?;
+        }
+        if let Some(value) = &self.startup_probe {
+            state.serialize_entry("startupProbe", value)?;
+        }
+        if let Some(value) = &self.stdin {
+            state.serialize_entry("stdin", value)?;
+        }
+        if let Some(value) = &self.stdin_once {
+            state.serialize_entry("stdinOnce", value)?;
+        }
+        if let Some(value) = &self.termination_message_path {
+            state.serialize_entry("terminationMessagePath", value)?;
+        }
+        if let Some(value) = &self.termination_message_policy {
+            state.serialize_entry("terminationMessagePolicy", value)?;
+        }
+        if let Some(value) = &self.tty {
+            state.serialize_entry("tty", value)?;
+        }
+        if let Some(value) = &self.volume_devices {
+            state.serialize_entry("volumeDevices", value)?;
+        }
+        if let Some(value) = &self.volume_mounts {
+            state.serialize_entry("volumeMounts", value)?;
+        }
+        if let Some(value) = &self.working_dir {
+            state.serialize_entry("workingDir", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Container> for ContainerApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Container) -> Self {
+        Self {
+            args: value.args,
+            command: value.command,
+            env: value.env.map(|item0| item0.into_iter().map(Into::into).collect()),
+            env_from: value.env_from.map(|item0| item0.into_iter().map(Into::into).collect()),
+            image: value.image,
+            image_pull_policy: value.image_pull_policy,
+            lifecycle: value.lifecycle.map(Into::into),
+            liveness_probe: value.liveness_probe.map(Into::into),
+            name: value.name,
+            ports: value.ports.map(|item0| item0.into_iter().map(Into::into).collect()),
+            readiness_probe: value.readiness_probe.map(Into::into),
+            resize_policy: value.resize_policy.map(|item0| item0.into_iter().map(Into::into).collect()),
+            resources: value.resources.map(Into::into),
+            restart_policy: value.restart_policy,
+            restart_policy_rules: value.restart_policy_rules.map(|item0| item0.into_iter().map(Into::into).collect()),
+            security_context: value.security_context.map(Into::into),
+            startup_probe: value.startup_probe.map(Into::into),
+            stdin: value.stdin,
+            stdin_once: value.stdin_once,
+            termination_message_path: value.termination_message_path,
+            termination_message_policy: value.termination_message_policy,
+            tty: value.tty,
+            volume_devices: value.volume_devices.map(|item0| item0.into_iter().map(Into::into).collect()),
+            volume_mounts: value.volume_mounts.map(|item0| item0.into_iter().map(Into::into).collect()),
+            working_dir: value.working_dir,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

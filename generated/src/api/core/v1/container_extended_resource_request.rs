@@ -168,3 +168,81 @@ impl From<ContainerExtendedResourceRequestBuilder> for ContainerExtendedResource
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerExtendedResourceRequest`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerExtendedResourceRequest::apply`\]; `From<ContainerExtendedResourceRequest>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerExtendedResourceRequestApply {
+    /// Container that requests the resource.
+    pub container_name: Option<String>,
+    /// Request name in the generated ResourceClaim.
+    pub request_name: Option<String>,
+    /// Extended resource name backed by dynamic resource allocation.
+    pub resource_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerExtendedResourceRequest {
+    /// A new apply configuration of a `ContainerExtendedResourceRequest`.
+    #[inline]
+    pub fn apply() -> ContainerExtendedResourceRequestApply {
+        ContainerExtendedResourceRequestApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerExtendedResourceRequestApply {
+    /// Container that requests the resource.
+    pub fn container_name(mut self, value: impl Into<String>) -> Self {
+        self.container_name = Some(value.into());
+        self
+    }
+
+    /// Request name in the generated ResourceClaim.
+    pub fn request_name(mut self, value: impl Into<String>) -> Self {
+        self.request_name = Some(value.into());
+        self
+    }
+
+    /// Extended resource name backed by dynamic resource allocation.
+    pub fn resource_name(mut self, value: impl Into<String>) -> Self {
+        self.resource_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerExtendedResourceRequestApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.container_name {
+            state.serialize_entry("containerName", value)?;
+        }
+        if let Some(value) = &self.request_name {
+            state.serialize_entry("requestName", value)?;
+        }
+        if let Some(value) = &self.resource_name {
+            state.serialize_entry("resourceName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerExtendedResourceRequest> for ContainerExtendedResourceRequestApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerExtendedResourceRequest) -> Self {
+        Self {
+            container_name: Some(value.container_name),
+            request_name: Some(value.request_name),
+            resource_name: Some(value.resource_name),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -207,3 +207,110 @@ impl From<ContainerPortBuilder> for ContainerPort {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerPort`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerPort::apply`\]; `From<ContainerPort>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerPortApply {
+    /// Port number on the pod IP, between 1 and 65535.
+    pub container_port: i32,
+    /// Host IP to bind the host port to.
+    pub host_ip: Option<String>,
+    /// Port number to expose on the host, if any.
+    pub host_port: Option<i32>,
+    /// Optional IANA_SVC_NAME, unique within the pod.
+    pub name: Option<String>,
+    /// Protocol: UDP, TCP or SCTP; defaults to TCP.
+    pub protocol: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerPort {
+    /// A new apply configuration of a `ContainerPort`, `container_port`.
+    #[inline]
+    pub fn apply(container_port: impl Into<i32>) -> ContainerPortApply {
+        ContainerPortApply {
+            container_port: container_port.into(),
+            host_ip: None,
+            host_port: None,
+            name: None,
+            protocol: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerPortApply {
+    /// Port number on the pod IP, between 1 and 65535.
+    pub fn container_port(mut self, value: impl Into<i32>) -> Self {
+        self.container_port = value.into();
+        self
+    }
+
+    /// Host IP to bind the host port to.
+    pub fn host_ip(mut self, value: impl Into<String>) -> Self {
+        self.host_ip = Some(value.into());
+        self
+    }
+
+    /// Port number to expose on the host, if any.
+    pub fn host_port(mut self, value: impl Into<i32>) -> Self {
+        self.host_port = Some(value.into());
+        self
+    }
+
+    /// Optional IANA_SVC_NAME, unique within the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Protocol: UDP, TCP or SCTP; defaults to TCP.
+    pub fn protocol(mut self, value: impl Into<String>) -> Self {
+        self.protocol = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerPortApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("containerPort", &self.container_port)?;
+        if let Some(value) = &self.host_ip {
+            state.serialize_entry("hostIP", value)?;
+        }
+        if let Some(value) = &self.host_port {
+            state.serialize_entry("hostPort", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.protocol {
+            state.serialize_entry("protocol", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerPort> for ContainerPortApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerPort) -> Self {
+        Self {
+            container_port: value.container_port,
+            host_ip: value.host_ip,
+            host_port: value.host_port,
+            name: value.name,
+            protocol: value.protocol,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -145,3 +145,69 @@ impl From<ContainerResizePolicyBuilder> for ContainerResizePolicy {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerResizePolicy`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerResizePolicy::apply`\]; `From<ContainerResizePolicy>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerResizePolicyApply {
+    /// Resource the policy applies to: cpu or memory.
+    pub resource_name: Option<String>,
+    /// Whether a resize restarts the container; defaults to NotRequired.
+    pub restart_policy: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerResizePolicy {
+    /// A new apply configuration of a `ContainerResizePolicy`.
+    #[inline]
+    pub fn apply() -> ContainerResizePolicyApply {
+        ContainerResizePolicyApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerResizePolicyApply {
+    /// Resource the policy applies to: cpu or memory.
+    pub fn resource_name(mut self, value: impl Into<String>) -> Self {
+        self.resource_name = Some(value.into());
+        self
+    }
+
+    /// Whether a resize restarts the container; defaults to NotRequired.
+    pub fn restart_policy(mut self, value: impl Into<String>) -> Self {
+        self.restart_policy = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerResizePolicyApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.resource_name {
+            state.serialize_entry("resourceName", value)?;
+        }
+        if let Some(value) = &self.restart_policy {
+            state.serialize_entry("restartPolicy", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerResizePolicy> for ContainerResizePolicyApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerResizePolicy) -> Self {
+        Self {
+            resource_name: Some(value.resource_name),
+            restart_policy: Some(value.restart_policy),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -144,3 +144,72 @@ impl From<ContainerRestartRuleBuilder> for ContainerRestartRule {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerRestartRule`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerRestartRule::apply`\]; `From<ContainerRestartRule>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerRestartRuleApply {
+    /// Action to take when the rule matches; only `Restart` is allowed.
+    pub action: Option<String>,
+    /// Exit codes the rule matches on.
+    pub exit_codes: Option<crate::api::core::v1::ContainerRestartRuleOnExitCodesApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerRestartRule {
+    /// A new apply configuration of a `ContainerRestartRule`.
+    #[inline]
+    pub fn apply() -> ContainerRestartRuleApply {
+        ContainerRestartRuleApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerRestartRuleApply {
+    /// Action to take when the rule matches; only `Restart` is allowed.
+    pub fn action(mut self, value: impl Into<String>) -> Self {
+        self.action = Some(value.into());
+        self
+    }
+
+    /// Exit codes the rule matches on.
+    pub fn exit_codes(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerRestartRuleOnExitCodesApply>,
+    ) -> Self {
+        self.exit_codes = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerRestartRuleApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.action {
+            state.serialize_entry("action", value)?;
+        }
+        if let Some(value) = &self.exit_codes {
+            state.serialize_entry("exitCodes", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerRestartRule> for ContainerRestartRuleApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerRestartRule) -> Self {
+        Self {
+            action: Some(value.action),
+            exit_codes: value.exit_codes.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

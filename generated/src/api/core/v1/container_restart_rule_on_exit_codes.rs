@@ -153,3 +153,75 @@ impl From<ContainerRestartRuleOnExitCodesBuilder> for ContainerRestartRuleOnExit
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerRestartRuleOnExitCodes`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerRestartRuleOnExitCodes::apply`\]; `From<ContainerRestartRuleOnExitCodes>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerRestartRuleOnExitCodesApply {
+    /// How exit codes are compared with values: In or NotIn.
+    pub operator: Option<String>,
+    /// Exit code values to compare against (at most 255).
+    pub values: Option<Vec<i32>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerRestartRuleOnExitCodes {
+    /// A new apply configuration of a `ContainerRestartRuleOnExitCodes`.
+    #[inline]
+    pub fn apply() -> ContainerRestartRuleOnExitCodesApply {
+        ContainerRestartRuleOnExitCodesApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerRestartRuleOnExitCodesApply {
+    /// How exit codes are compared with values: In or NotIn.
+    pub fn operator(mut self, value: impl Into<String>) -> Self {
+        self.operator = Some(value.into());
+        self
+    }
+
+    /// Exit code values to compare against (at most 255).
+    pub fn values(mut self, items: impl IntoIterator<Item = impl Into<i32>>) -> Self {
+        self.values = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `values`.
+    pub fn value(mut self, item: impl Into<i32>) -> Self {
+        self.values.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerRestartRuleOnExitCodesApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.operator {
+            state.serialize_entry("operator", value)?;
+        }
+        if let Some(value) = &self.values {
+            state.serialize_entry("values", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerRestartRuleOnExitCodes> for ContainerRestartRuleOnExitCodesApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerRestartRuleOnExitCodes) -> Self {
+        Self {
+            operator: Some(value.operator),
+            values: value.values,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -162,3 +162,90 @@ impl From<ContainerStateBuilder> for ContainerState {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerState`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerState::apply`\]; `From<ContainerState>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerStateApply {
+    /// Set while the container is running.
+    pub running: Option<crate::api::core::v1::ContainerStateRunningApply>,
+    /// Set once the container has terminated.
+    pub terminated: Option<crate::api::core::v1::ContainerStateTerminatedApply>,
+    /// Set while the container is waiting to run.
+    pub waiting: Option<crate::api::core::v1::ContainerStateWaitingApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerState {
+    /// A new apply configuration of a `ContainerState`.
+    #[inline]
+    pub fn apply() -> ContainerStateApply {
+        ContainerStateApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerStateApply {
+    /// Set while the container is running.
+    pub fn running(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerStateRunningApply>,
+    ) -> Self {
+        self.running = Some(value.into());
+        self
+    }
+
+    /// Set once the container has terminated.
+    pub fn terminated(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerStateTerminatedApply>,
+    ) -> Self {
+        self.terminated = Some(value.into());
+        self
+    }
+
+    /// Set while the container is waiting to run.
+    pub fn waiting(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerStateWaitingApply>,
+    ) -> Self {
+        self.waiting = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerStateApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.running {
+            state.serialize_entry("running", value)?;
+        }
+        if let Some(value) = &self.terminated {
+            state.serialize_entry("terminated", value)?;
+        }
+        if let Some(value) = &self.waiting {
+            state.serialize_entry("waiting", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerState> for ContainerStateApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerState) -> Self {
+        Self {
+            running: value.running.map(Into::into),
+            terminated: value.terminated.map(Into::into),
+            waiting: value.waiting.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

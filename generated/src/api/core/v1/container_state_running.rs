@@ -120,3 +120,60 @@ impl From<ContainerStateRunningBuilder> for ContainerStateRunning {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerStateRunning`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerStateRunning::apply`\]; `From<ContainerStateRunning>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerStateRunningApply {
+    /// When the container was last (re)started.
+    pub started_at: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerStateRunning {
+    /// A new apply configuration of a `ContainerStateRunning`.
+    #[inline]
+    pub fn apply() -> ContainerStateRunningApply {
+        ContainerStateRunningApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerStateRunningApply {
+    /// When the container was last (re)started.
+    pub fn started_at(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.started_at = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerStateRunningApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.started_at {
+            state.serialize_entry("startedAt", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerStateRunning> for ContainerStateRunningApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerStateRunning) -> Self {
+        Self {
+            started_at: value.started_at,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

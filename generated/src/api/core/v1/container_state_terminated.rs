@@ -247,3 +247,135 @@ impl From<ContainerStateTerminatedBuilder> for ContainerStateTerminated {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerStateTerminated`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerStateTerminated::apply`\]; `From<ContainerStateTerminated>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerStateTerminatedApply {
+    /// Container ID in the form \<type\>://\<container_id\>.
+    pub container_id: Option<String>,
+    /// Exit status of the last run.
+    pub exit_code: Option<i32>,
+    /// When the container last terminated.
+    pub finished_at: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Message about the last termination.
+    pub message: Option<String>,
+    /// Short reason for the last termination.
+    pub reason: Option<String>,
+    /// Signal that ended the last run, if any.
+    pub signal: Option<i32>,
+    /// When the previous run started.
+    pub started_at: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerStateTerminated {
+    /// A new apply configuration of a `ContainerStateTerminated`.
+    #[inline]
+    pub fn apply() -> ContainerStateTerminatedApply {
+        ContainerStateTerminatedApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerStateTerminatedApply {
+    /// Container ID in the form \<type\>://\<container_id\>.
+    pub fn container_id(mut self, value: impl Into<String>) -> Self {
+        self.container_id = Some(value.into());
+        self
+    }
+
+    /// Exit status of the last run.
+    pub fn exit_code(mut self, value: impl Into<i32>) -> Self {
+        self.exit_code = Some(value.into());
+        self
+    }
+
+    /// When the container last terminated.
+    pub fn finished_at(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.finished_at = Some(value.into());
+        self
+    }
+
+    /// Message about the last termination.
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.message = Some(value.into());
+        self
+    }
+
+    /// Short reason for the last termination.
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
+
+    /// Signal that ended the last run, if any.
+    pub fn signal(mut self, value: impl Into<i32>) -> Self {
+        self.signal = Some(value.into());
+        self
+    }
+
+    /// When the previous run started.
+    pub fn started_at(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.started_at = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerStateTerminatedApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.container_id {
+            state.serialize_entry("containerID", value)?;
+        }
+        if let Some(value) = &self.exit_code {
+            state.serialize_entry("exitCode", value)?;
+        }
+        if let Some(value) = &self.finished_at {
+            state.serialize_entry("finishedAt", value)?;
+        }
+        if let Some(value) = &self.message {
+            state.serialize_entry("message", value)?;
+        }
+        if let Some(value) = &self.reason {
+            state.serialize_entry("reason", value)?;
+        }
+        if let Some(value) = &self.signal {
+            state.serialize_entry("signal", value)?;
+        }
+        if let Some(value) = &self.started_at {
+            state.serialize_entry("startedAt", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerStateTerminated> for ContainerStateTerminatedApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerStateTerminated) -> Self {
+        Self {
+            container_id: value.container_id,
+            exit_code: Some(value.exit_code),
+            finished_at: value.finished_at,
+            message: value.message,
+            reason: value.reason,
+            signal: value.signal,
+            started_at: value.started_at,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -136,3 +136,69 @@ impl From<ContainerStateWaitingBuilder> for ContainerStateWaiting {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerStateWaiting`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerStateWaiting::apply`\]; `From<ContainerStateWaiting>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerStateWaitingApply {
+    /// Message explaining why the container is waiting.
+    pub message: Option<String>,
+    /// Short reason why the container is waiting.
+    pub reason: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerStateWaiting {
+    /// A new apply configuration of a `ContainerStateWaiting`.
+    #[inline]
+    pub fn apply() -> ContainerStateWaitingApply {
+        ContainerStateWaitingApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerStateWaitingApply {
+    /// Message explaining why the container is waiting.
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.message = Some(value.into());
+        self
+    }
+
+    /// Short reason why the container is waiting.
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerStateWaitingApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.message {
+            state.serialize_entry("message", value)?;
+        }
+        if let Some(value) = &self.reason {
+            state.serialize_entry("reason", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerStateWaiting> for ContainerStateWaitingApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerStateWaiting) -> Self {
+        Self {
+            message: value.message,
+            reason: value.reason,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

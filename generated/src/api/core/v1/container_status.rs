@@ -474,3 +474,276 @@ impl From<ContainerStatusBuilder> for ContainerStatus {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerStatus`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerStatus::apply`\]; `From<ContainerStatus>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerStatusApply {
+    /// Resources the node has allocated to the container.
+    pub allocated_resources: Option<
+        ::std::collections::BTreeMap<
+            String,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
+        >,
+    >,
+    /// Health of the resources allocated to the container.
+    pub allocated_resources_status: Option<
+        Vec<crate::api::core::v1::ResourceStatusApply>,
+    >,
+    /// Container ID in the form \<type\>://\<container_id\>, e.g. <containerd://abc123>.
+    pub container_id: Option<String>,
+    /// Image the container is running, as resolved by the runtime.
+    pub image: Option<String>,
+    /// ID of the image the container is running.
+    pub image_id: Option<String>,
+    /// Last termination state, useful for debugging restarts.
+    pub last_state: Option<crate::api::core::v1::ContainerStateApply>,
+    /// Container name, unique within the pod.
+    pub name: Option<String>,
+    /// Whether the container currently passes its readiness check.
+    pub ready: Option<bool>,
+    /// Resource requests and limits currently applied to the container.
+    pub resources: Option<crate::api::core::v1::ResourceRequirementsApply>,
+    /// Number of times the container has been restarted.
+    pub restart_count: Option<i32>,
+    /// Whether the container finished its startup hooks and startup probe.
+    pub started: Option<bool>,
+    /// Current state of the container.
+    pub state: Option<crate::api::core::v1::ContainerStateApply>,
+    /// Effective stop signal of the container.
+    pub stop_signal: Option<String>,
+    /// User identity attached to the container's first process.
+    pub user: Option<crate::api::core::v1::ContainerUserApply>,
+    /// Status of the container's volume mounts.
+    pub volume_mounts: Option<Vec<crate::api::core::v1::VolumeMountStatusApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerStatus {
+    /// A new apply configuration of a `ContainerStatus`.
+    #[inline]
+    pub fn apply() -> ContainerStatusApply {
+        ContainerStatusApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerStatusApply {
+    /// Resources the node has allocated to the container.
+    pub fn allocated_resources(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
+    ) -> Self {
+        self.allocated_resources = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Inserts one entry into `allocated_resources`, replacing any under the same key.
+    pub fn allocated_resource(
+        mut self,
+        key: impl Into<String>, value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.allocated_resources.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Health of the resources allocated to the container.
+    pub fn allocated_resources_status(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceStatusApply>>,
+    ) -> Self {
+        self.allocated_resources_status = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `allocated_resources_status`.
+    pub fn push_allocated_resources_status(
+        mut self,
+        item: impl Into<crate::api::core::v1::ResourceStatusApply>,
+    ) -> Self {
+        self.allocated_resources_status.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Container ID in the form \<type\>://\<container_id\>, e.g. <containerd://abc123>.
+    pub fn container_id(mut self, value: impl Into<String>) -> Self {
+        self.container_id = Some(value.into());
+        self
+    }
+
+    /// Image the container is running, as resolved by the runtime.
+    pub fn image(mut self, value: impl Into<String>) -> Self {
+        self.image = Some(value.into());
+        self
+    }
+
+    /// ID of the image the container is running.
+    pub fn image_id(mut self, value: impl Into<String>) -> Self {
+        self.image_id = Some(value.into());
+        self
+    }
+
+    /// Last termination state, useful for debugging restarts.
+    pub fn last_state(
+        mut self,
+        value: impl Into<crate::api::core::v1::ContainerStateApply>,
+    ) -> Self {
+        self.last_state = Some(value.into());
+        self
+    }
+
+    /// Container name, unique within the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Whether the container currently passes its readiness check.
+    pub fn ready(mut self, value: impl Into<bool>) -> Self {
+        self.ready = Some(value.into());
+        self
+    }
+
+    /// Resource requests and limits currently applied to the container.
+    pub fn resources(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceRequirementsApply>,
+    ) -> Self {
+        self.resources = Some(value.into());
+        self
+    }
+
+    /// Number of times the container has been restarted.
+    pub fn restart_count(mut self, value: impl Into<i32>) -> Self {
+        self.restart_count = Some(value.into());
+        self
+    }
+
+    /// Whether the container finished its startup hooks and startup probe.
+    pub fn started(mut self, value: impl Into<bool>) -> Self {
+        self.started = Some(value.into());
+        self
+    }
+
+    /// Current state of the container.
+    pub fn state(mut self, value: impl Into<crate::api::core::v1::ContainerStateApply>) -> Self {
+        self.state = Some(value.into());
+        self
+    }
+
+    /// Effective stop signal of the container.
+    pub fn stop_signal(mut self, value: impl Into<String>) -> Self {
+        self.stop_signal = Some(value.into());
+        self
+    }
+
+    /// User identity attached to the container's first process.
+    pub fn user(mut self, value: impl Into<crate::api::core::v1::ContainerUserApply>) -> Self {
+        self.user = Some(value.into());
+        self
+    }
+
+    /// Status of the container's volume mounts.
+    pub fn volume_mounts(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeMountStatusApply>>,
+    ) -> Self {
+        self.volume_mounts = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `volume_mounts`.
+    pub fn volume_mount(
+        mut self,
+        item: impl Into<crate::api::core::v1::VolumeMountStatusApply>,
+    ) -> Self {
+        self.volume_mounts.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.allocated_resources {
+            state.serialize_entry("allocatedResources", value)?;
+        }
+        if let Some(value) = &self.allocated_resources_status {
+            state.serialize_entry("allocatedResourcesStatus", value)?;
+        }
+        if let Some(value) = &self.container_id {
+            state.serialize_entry("containerID", value)?;
+        }
+        if let Some(value) = &self.image {
+            state.serialize_entry("image", value)?;
+        }
+        if let Some(value) = &self.image_id {
+            state.serialize_entry("imageID", value)?;
+        }
+        if let Some(value) = &self.last_state {
+            state.serialize_entry("lastState", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.ready {
+            state.serialize_entry("ready", value)?;
+        }
+        if let Some(value) = &self.resources {
+            state.serialize_entry("resources", value)?;
+        }
+        if let Some(value) = &self.restart_count {
+            state.serialize_entry("restartCount", value)?;
+        }
+        if let Some(value) = &self.started {
+            state.serialize_entry("started", value)?;
+        }
+        if let Some(value) = &self.state {
+            state.serialize_entry("state", value)?;
+        }
+        if let Some(value) = &self.stop_signal {
+            state.serialize_entry("stopSignal", value)?;
+        }
+        if let Some(value) = &self.user {
+            state.serialize_entry("user", value)?;
+        }
+        if let Some(value) = &self.volume_mounts {
+            state.serialize_entry("volumeMounts", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerStatus> for ContainerStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerStatus) -> Self {
+        Self {
+            allocated_resources: value.allocated_resources,
+            allocated_resources_status: value.allocated_resources_status.map(|item0| item0.into_iter().map(Into::into).collect()),
+            container_id: value.container_id,
+            image: Some(value.image),
+            image_id: Some(value.image_id),
+            last_state: value.last_state.map(Into::into),
+            name: Some(value.name),
+            ready: Some(value.ready),
+            resources: value.resources.map(Into::into),
+            restart_count: Some(value.restart_count),
+            started: value.started,
+            state: value.state.map(Into::into),
+            stop_signal: value.stop_signal,
+            user: value.user.map(Into::into),
+            volume_mounts: value.volume_mounts.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

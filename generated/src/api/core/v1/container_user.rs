@@ -117,3 +117,60 @@ impl From<ContainerUserBuilder> for ContainerUser {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ContainerUser`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ContainerUser::apply`\]; `From<ContainerUser>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ContainerUserApply {
+    /// Linux user identity details.
+    pub linux: Option<crate::api::core::v1::LinuxContainerUserApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ContainerUser {
+    /// A new apply configuration of a `ContainerUser`.
+    #[inline]
+    pub fn apply() -> ContainerUserApply {
+        ContainerUserApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ContainerUserApply {
+    /// Linux user identity details.
+    pub fn linux(
+        mut self,
+        value: impl Into<crate::api::core::v1::LinuxContainerUserApply>,
+    ) -> Self {
+        self.linux = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ContainerUserApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.linux {
+            state.serialize_entry("linux", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ContainerUser> for ContainerUserApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ContainerUser) -> Self {
+        Self {
+            linux: value.linux.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

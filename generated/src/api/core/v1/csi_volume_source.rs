@@ -237,3 +237,119 @@ impl From<CSIVolumeSourceBuilder> for CSIVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`CSIVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`CSIVolumeSource::apply`\]; `From<CSIVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct CSIVolumeSourceApply {
+    /// Name of the CSI driver serving this volume.
+    pub driver: Option<String>,
+    /// Filesystem type to mount; the driver picks a default when empty.
+    pub fs_type: Option<String>,
+    /// Secret passed to the driver's NodePublishVolume and NodeUnpublishVolume calls.
+    pub node_publish_secret_ref: Option<crate::api::core::v1::LocalObjectReferenceApply>,
+    /// Requests a read-only volume when true.
+    pub read_only: Option<bool>,
+    /// Driver-specific attributes passed to the CSI driver.
+    pub volume_attributes: Option<::std::collections::BTreeMap<String, String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl CSIVolumeSource {
+    /// A new apply configuration of a `CSIVolumeSource`.
+    #[inline]
+    pub fn apply() -> CSIVolumeSourceApply {
+        CSIVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl CSIVolumeSourceApply {
+    /// Name of the CSI driver serving this volume.
+    pub fn driver(mut self, value: impl Into<String>) -> Self {
+        self.driver = Some(value.into());
+        self
+    }
+
+    /// Filesystem type to mount; the driver picks a default when empty.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// Secret passed to the driver's NodePublishVolume and NodeUnpublishVolume calls.
+    pub fn node_publish_secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReferenceApply>,
+    ) -> Self {
+        self.node_publish_secret_ref = Some(value.into());
+        self
+    }
+
+    /// Requests a read-only volume when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Driver-specific attributes passed to the CSI driver.
+    pub fn volume_attributes(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.volume_attributes = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Inserts one entry into `volume_attributes`, replacing any under the same key.
+    pub fn volume_attribute(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.volume_attributes.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for CSIVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.driver {
+            state.serialize_entry("driver", value)?;
+        }
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.node_publish_secret_ref {
+            state.serialize_entry("nodePublishSecretRef", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.volume_attributes {
+            state.serialize_entry("volumeAttributes", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<CSIVolumeSource> for CSIVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: CSIVolumeSource) -> Self {
+        Self {
+            driver: Some(value.driver),
+            fs_type: value.fs_type,
+            node_publish_secret_ref: value.node_publish_secret_ref.map(Into::into),
+            read_only: value.read_only,
+            volume_attributes: value.volume_attributes,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

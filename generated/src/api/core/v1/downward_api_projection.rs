@@ -130,3 +130,69 @@ impl From<DownwardAPIProjectionBuilder> for DownwardAPIProjection {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`DownwardAPIProjection`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`DownwardAPIProjection::apply`\]; `From<DownwardAPIProjection>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct DownwardAPIProjectionApply {
+    /// Files to create from pod fields or container resources.
+    pub items: Option<Vec<crate::api::core::v1::DownwardAPIVolumeFileApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl DownwardAPIProjection {
+    /// A new apply configuration of a `DownwardAPIProjection`.
+    #[inline]
+    pub fn apply() -> DownwardAPIProjectionApply {
+        DownwardAPIProjectionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl DownwardAPIProjectionApply {
+    /// Files to create from pod fields or container resources.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::DownwardAPIVolumeFileApply>>,
+    ) -> Self {
+        self.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `items`.
+    pub fn item(
+        mut self,
+        item: impl Into<crate::api::core::v1::DownwardAPIVolumeFileApply>,
+    ) -> Self {
+        self.items.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for DownwardAPIProjectionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.items {
+            state.serialize_entry("items", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<DownwardAPIProjection> for DownwardAPIProjectionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: DownwardAPIProjection) -> Self {
+        Self {
+            items: value.items.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -198,3 +198,99 @@ impl From<DownwardAPIVolumeFileBuilder> for DownwardAPIVolumeFile {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`DownwardAPIVolumeFile`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`DownwardAPIVolumeFile::apply`\]; `From<DownwardAPIVolumeFile>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct DownwardAPIVolumeFileApply {
+    /// Pod field to expose: annotations, labels, name, namespace or uid.
+    pub field_ref: Option<crate::api::core::v1::ObjectFieldSelectorApply>,
+    /// Permission bits for this file.
+    pub mode: Option<i32>,
+    /// Relative file path to create; must not contain `..`.
+    pub path: Option<String>,
+    /// Container resource limit or request to expose.
+    pub resource_field_ref: Option<crate::api::core::v1::ResourceFieldSelectorApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl DownwardAPIVolumeFile {
+    /// A new apply configuration of a `DownwardAPIVolumeFile`.
+    #[inline]
+    pub fn apply() -> DownwardAPIVolumeFileApply {
+        DownwardAPIVolumeFileApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl DownwardAPIVolumeFileApply {
+    /// Pod field to expose: annotations, labels, name, namespace or uid.
+    pub fn field_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ObjectFieldSelectorApply>,
+    ) -> Self {
+        self.field_ref = Some(value.into());
+        self
+    }
+
+    /// Permission bits for this file.
+    pub fn mode(mut self, value: impl Into<i32>) -> Self {
+        self.mode = Some(value.into());
+        self
+    }
+
+    /// Relative file path to create; must not contain `..`.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.path = Some(value.into());
+        self
+    }
+
+    /// Container resource limit or request to expose.
+    pub fn resource_field_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceFieldSelectorApply>,
+    ) -> Self {
+        self.resource_field_ref = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for DownwardAPIVolumeFileApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.field_ref {
+            state.serialize_entry("fieldRef", value)?;
+        }
+        if let Some(value) = &self.mode {
+            state.serialize_entry("mode", value)?;
+        }
+        if let Some(value) = &self.path {
+            state.serialize_entry("path", value)?;
+        }
+        if let Some(value) = &self.resource_field_ref {
+            state.serialize_entry("resourceFieldRef", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<DownwardAPIVolumeFile> for DownwardAPIVolumeFileApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: DownwardAPIVolumeFile) -> Self {
+        Self {
+            field_ref: value.field_ref.map(Into::into),
+            mode: value.mode,
+            path: Some(value.path),
+            resource_field_ref: value.resource_field_ref.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

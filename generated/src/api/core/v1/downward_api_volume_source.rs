@@ -149,3 +149,81 @@ impl From<DownwardAPIVolumeSourceBuilder> for DownwardAPIVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`DownwardAPIVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`DownwardAPIVolumeSource::apply`\]; `From<DownwardAPIVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct DownwardAPIVolumeSourceApply {
+    /// Default permission bits for created files.
+    pub default_mode: Option<i32>,
+    /// Files to create in the volume.
+    pub items: Option<Vec<crate::api::core::v1::DownwardAPIVolumeFileApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl DownwardAPIVolumeSource {
+    /// A new apply configuration of a `DownwardAPIVolumeSource`.
+    #[inline]
+    pub fn apply() -> DownwardAPIVolumeSourceApply {
+        DownwardAPIVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl DownwardAPIVolumeSourceApply {
+    /// Default permission bits for created files.
+    pub fn default_mode(mut self, value: impl Into<i32>) -> Self {
+        self.default_mode = Some(value.into());
+        self
+    }
+
+    /// Files to create in the volume.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::DownwardAPIVolumeFileApply>>,
+    ) -> Self {
+        self.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `items`.
+    pub fn item(
+        mut self,
+        item: impl Into<crate::api::core::v1::DownwardAPIVolumeFileApply>,
+    ) -> Self {
+        self.items.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for DownwardAPIVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.default_mode {
+            state.serialize_entry("defaultMode", value)?;
+        }
+        if let Some(value) = &self.items {
+            state.serialize_entry("items", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<DownwardAPIVolumeSource> for DownwardAPIVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: DownwardAPIVolumeSource) -> Self {
+        Self {
+            default_mode: value.default_mode,
+            items: value.items.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

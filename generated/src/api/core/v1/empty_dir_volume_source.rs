@@ -139,3 +139,72 @@ impl From<EmptyDirVolumeSourceBuilder> for EmptyDirVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`EmptyDirVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`EmptyDirVolumeSource::apply`\]; `From<EmptyDirVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct EmptyDirVolumeSourceApply {
+    /// Backing storage medium: empty for node default or `Memory`.
+    pub medium: Option<String>,
+    /// Maximum amount of local storage the directory may use.
+    pub size_limit: Option<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl EmptyDirVolumeSource {
+    /// A new apply configuration of a `EmptyDirVolumeSource`.
+    #[inline]
+    pub fn apply() -> EmptyDirVolumeSourceApply {
+        EmptyDirVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl EmptyDirVolumeSourceApply {
+    /// Backing storage medium: empty for node default or `Memory`.
+    pub fn medium(mut self, value: impl Into<String>) -> Self {
+        self.medium = Some(value.into());
+        self
+    }
+
+    /// Maximum amount of local storage the directory may use.
+    pub fn size_limit(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.size_limit = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for EmptyDirVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.medium {
+            state.serialize_entry("medium", value)?;
+        }
+        if let Some(value) = &self.size_limit {
+            state.serialize_entry("sizeLimit", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<EmptyDirVolumeSource> for EmptyDirVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: EmptyDirVolumeSource) -> Self {
+        Self {
+            medium: value.medium,
+            size_limit: value.size_limit,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

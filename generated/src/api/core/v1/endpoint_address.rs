@@ -179,3 +179,96 @@ impl From<EndpointAddressBuilder> for EndpointAddress {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`EndpointAddress`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`EndpointAddress::apply`\]; `From<EndpointAddress>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct EndpointAddressApply {
+    /// Hostname of the endpoint.
+    pub hostname: Option<String>,
+    /// IP address of the endpoint; must not be loopback or link-local.
+    pub ip: Option<String>,
+    /// Node that hosts the endpoint.
+    pub node_name: Option<String>,
+    /// Object, usually a Pod, that provides the endpoint.
+    pub target_ref: Option<crate::api::core::v1::ObjectReferenceApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl EndpointAddress {
+    /// A new apply configuration of a `EndpointAddress`.
+    #[inline]
+    pub fn apply() -> EndpointAddressApply {
+        EndpointAddressApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl EndpointAddressApply {
+    /// Hostname of the endpoint.
+    pub fn hostname(mut self, value: impl Into<String>) -> Self {
+        self.hostname = Some(value.into());
+        self
+    }
+
+    /// IP address of the endpoint; must not be loopback or link-local.
+    pub fn ip(mut self, value: impl Into<String>) -> Self {
+        self.ip = Some(value.into());
+        self
+    }
+
+    /// Node that hosts the endpoint.
+    pub fn node_name(mut self, value: impl Into<String>) -> Self {
+        self.node_name = Some(value.into());
+        self
+    }
+
+    /// Object, usually a Pod, that provides the endpoint.
+    pub fn target_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ObjectReferenceApply>,
+    ) -> Self {
+        self.target_ref = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for EndpointAddressApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.hostname {
+            state.serialize_entry("hostname", value)?;
+        }
+        if let Some(value) = &self.ip {
+            state.serialize_entry("ip", value)?;
+        }
+        if let Some(value) = &self.node_name {
+            state.serialize_entry("nodeName", value)?;
+        }
+        if let Some(value) = &self.target_ref {
+            state.serialize_entry("targetRef", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<EndpointAddress> for EndpointAddressApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: EndpointAddress) -> Self {
+        Self {
+            hostname: value.hostname,
+            ip: Some(value.ip),
+            node_name: value.node_name,
+            target_ref: value.target_ref.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

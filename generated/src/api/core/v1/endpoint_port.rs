@@ -179,3 +179,93 @@ impl From<EndpointPortBuilder> for EndpointPort {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`EndpointPort`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`EndpointPort::apply`\]; `From<EndpointPort>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct EndpointPortApply {
+    /// Application protocol hint, e.g. `http` or `kubernetes.io/h2c`.
+    pub app_protocol: Option<String>,
+    /// Port name matching the corresponding ServicePort name.
+    pub name: Option<String>,
+    /// Port number.
+    pub port: Option<i32>,
+    /// IP protocol: UDP, TCP or SCTP; defaults to TCP.
+    pub protocol: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl EndpointPort {
+    /// A new apply configuration of a `EndpointPort`.
+    #[inline]
+    pub fn apply() -> EndpointPortApply {
+        EndpointPortApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl EndpointPortApply {
+    /// Application protocol hint, e.g. `http` or `kubernetes.io/h2c`.
+    pub fn app_protocol(mut self, value: impl Into<String>) -> Self {
+        self.app_protocol = Some(value.into());
+        self
+    }
+
+    /// Port name matching the corresponding ServicePort name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Port number.
+    pub fn port(mut self, value: impl Into<i32>) -> Self {
+        self.port = Some(value.into());
+        self
+    }
+
+    /// IP protocol: UDP, TCP or SCTP; defaults to TCP.
+    pub fn protocol(mut self, value: impl Into<String>) -> Self {
+        self.protocol = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for EndpointPortApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.app_protocol {
+            state.serialize_entry("appProtocol", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.port {
+            state.serialize_entry("port", value)?;
+        }
+        if let Some(value) = &self.protocol {
+            state.serialize_entry("protocol", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<EndpointPort> for EndpointPortApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: EndpointPort) -> Self {
+        Self {
+            app_protocol: value.app_protocol,
+            name: value.name,
+            port: Some(value.port),
+            protocol: value.protocol,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

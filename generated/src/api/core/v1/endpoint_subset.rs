@@ -203,3 +203,111 @@ impl From<EndpointSubsetBuilder> for EndpointSubset {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`EndpointSubset`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`EndpointSubset::apply`\]; `From<EndpointSubset>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct EndpointSubsetApply {
+    /// Addresses that are ready to receive traffic.
+    pub addresses: Option<Vec<crate::api::core::v1::EndpointAddressApply>>,
+    /// Addresses that are not ready yet.
+    pub not_ready_addresses: Option<Vec<crate::api::core::v1::EndpointAddressApply>>,
+    /// Ports available on these addresses.
+    pub ports: Option<Vec<crate::api::core::v1::EndpointPortApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl EndpointSubset {
+    /// A new apply configuration of a `EndpointSubset`.
+    #[inline]
+    pub fn apply() -> EndpointSubsetApply {
+        EndpointSubsetApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl EndpointSubsetApply {
+    /// Addresses that are ready to receive traffic.
+    pub fn addresses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointAddressApply>>,
+    ) -> Self {
+        self.addresses = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `addresses`.
+    pub fn address(mut self, item: impl Into<crate::api::core::v1::EndpointAddressApply>) -> Self {
+        self.addresses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Addresses that are not ready yet.
+    pub fn not_ready_addresses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointAddressApply>>,
+    ) -> Self {
+        self.not_ready_addresses = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `not_ready_addresses`.
+    pub fn not_ready_address(
+        mut self,
+        item: impl Into<crate::api::core::v1::EndpointAddressApply>,
+    ) -> Self {
+        self.not_ready_addresses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Ports available on these addresses.
+    pub fn ports(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointPortApply>>,
+    ) -> Self {
+        self.ports = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `ports`.
+    pub fn port(mut self, item: impl Into<crate::api::core::v1::EndpointPortApply>) -> Self {
+        self.ports.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for EndpointSubsetApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.addresses {
+            state.serialize_entry("addresses", value)?;
+        }
+        if let Some(value) = &self.not_ready_addresses {
+            state.serialize_entry("notReadyAddresses", value)?;
+        }
+        if let Some(value) = &self.ports {
+            state.serialize_entry("ports", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<EndpointSubset> for EndpointSubsetApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: EndpointSubset) -> Self {
+        Self {
+            addresses: value.addresses.map(|item0| item0.into_iter().map(Into::into).collect()),
+            not_ready_addresses: value.not_ready_addresses.map(|item0| item0.into_iter().map(Into::into).collect()),
+            ports: value.ports.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

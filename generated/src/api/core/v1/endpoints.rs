@@ -238,6 +238,104 @@ impl From<EndpointsBuilder> for Endpoints {
     }
 }
 
+/// The apply configuration of \[`Endpoints`\] for server-side apply: every field is optional, and serializing writes exactly what was set (and `apiVersion` and `kind`), so an apply claims only the fields it names. Start with \[`Endpoints::apply`\]; `From<Endpoints>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct EndpointsApply {
+    /// Standard object metadata.
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
+    /// Groups of addresses and ports that make up the service.
+    pub subsets: Option<Vec<crate::api::core::v1::EndpointSubsetApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Endpoints {
+    /// A new apply configuration of a `Endpoints` named `name` in the namespace `namespace`.
+    #[inline]
+    pub fn apply(name: impl Into<String>, namespace: impl Into<String>) -> EndpointsApply {
+        EndpointsApply {
+            metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(namespace.into()),
+                ..::core::default::Default::default()
+            }),
+            ..::core::default::Default::default()
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl EndpointsApply {
+    /// Standard object metadata.
+    pub fn metadata(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    ) -> Self {
+        self.metadata = Some(value.into());
+        self
+    }
+
+    /// Edits `metadata` in place, starting from an empty value when it is unset.
+    pub fn metadata_with(
+        mut self,
+        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
+    ) -> Self {
+        edit(self.metadata.get_or_insert_default());
+        self
+    }
+
+    /// Groups of addresses and ports that make up the service.
+    pub fn subsets(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EndpointSubsetApply>>,
+    ) -> Self {
+        self.subsets = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `subsets`.
+    pub fn subset(mut self, item: impl Into<crate::api::core::v1::EndpointSubsetApply>) -> Self {
+        self.subsets.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for EndpointsApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("apiVersion", "v1")?;
+        state.serialize_entry("kind", "Endpoints")?;
+        if let Some(value) = &self.metadata {
+            state.serialize_entry("metadata", value)?;
+        }
+        if let Some(value) = &self.subsets {
+            state.serialize_entry("subsets", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Endpoints> for EndpointsApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Endpoints) -> Self {
+        Self {
+            metadata: value.metadata,
+            subsets: value.subsets.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}
+
 impl Endpoints {
     /// The operations on this resource, in the order of the endpoint table above.
     pub const ROUTES: &'static [crate::routes::Route] = &[

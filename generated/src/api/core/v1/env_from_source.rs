@@ -156,3 +156,87 @@ impl From<EnvFromSourceBuilder> for EnvFromSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`EnvFromSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`EnvFromSource::apply`\]; `From<EnvFromSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct EnvFromSourceApply {
+    /// ConfigMap to import.
+    pub config_map_ref: Option<crate::api::core::v1::ConfigMapEnvSourceApply>,
+    /// Text prepended to every imported variable name.
+    pub prefix: Option<String>,
+    /// Secret to import.
+    pub secret_ref: Option<crate::api::core::v1::SecretEnvSourceApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl EnvFromSource {
+    /// A new apply configuration of a `EnvFromSource`.
+    #[inline]
+    pub fn apply() -> EnvFromSourceApply {
+        EnvFromSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl EnvFromSourceApply {
+    /// ConfigMap to import.
+    pub fn config_map_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ConfigMapEnvSourceApply>,
+    ) -> Self {
+        self.config_map_ref = Some(value.into());
+        self
+    }
+
+    /// Text prepended to every imported variable name.
+    pub fn prefix(mut self, value: impl Into<String>) -> Self {
+        self.prefix = Some(value.into());
+        self
+    }
+
+    /// Secret to import.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::SecretEnvSourceApply>,
+    ) -> Self {
+        self.secret_ref = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for EnvFromSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.config_map_ref {
+            state.serialize_entry("configMapRef", value)?;
+        }
+        if let Some(value) = &self.prefix {
+            state.serialize_entry("prefix", value)?;
+        }
+        if let Some(value) = &self.secret_ref {
+            state.serialize_entry("secretRef", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<EnvFromSource> for EnvFromSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: EnvFromSource) -> Self {
+        Self {
+            config_map_ref: value.config_map_ref.map(Into::into),
+            prefix: value.prefix,
+            secret_ref: value.secret_ref.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

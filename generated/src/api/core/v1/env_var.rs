@@ -159,3 +159,84 @@ impl From<EnvVarBuilder> for EnvVar {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`EnvVar`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`EnvVar::apply`\]; `From<EnvVar>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct EnvVarApply {
+    /// Variable name.
+    pub name: String,
+    /// Literal value; `$(VAR_NAME)` references are expanded.
+    pub value: Option<String>,
+    /// Source of the value when `value` is empty.
+    pub value_from: Option<crate::api::core::v1::EnvVarSourceApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl EnvVar {
+    /// A new apply configuration of a `EnvVar`, `name`.
+    #[inline]
+    pub fn apply(name: impl Into<String>) -> EnvVarApply {
+        EnvVarApply {
+            name: name.into(),
+            value: None,
+            value_from: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl EnvVarApply {
+    /// Variable name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = value.into();
+        self
+    }
+
+    /// Literal value; `$(VAR_NAME)` references are expanded.
+    pub fn value(mut self, value: impl Into<String>) -> Self {
+        self.value = Some(value.into());
+        self
+    }
+
+    /// Source of the value when `value` is empty.
+    pub fn value_from(mut self, value: impl Into<crate::api::core::v1::EnvVarSourceApply>) -> Self {
+        self.value_from = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for EnvVarApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("name", &self.name)?;
+        if let Some(value) = &self.value {
+            state.serialize_entry("value", value)?;
+        }
+        if let Some(value) = &self.value_from {
+            state.serialize_entry("valueFrom", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<EnvVar> for EnvVarApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: EnvVar) -> Self {
+        Self {
+            name: value.name,
+            value: value.value,
+            value_from: value.value_from.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -221,3 +221,120 @@ impl From<EnvVarSourceBuilder> for EnvVarSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`EnvVarSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`EnvVarSource::apply`\]; `From<EnvVarSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct EnvVarSourceApply {
+    /// A key of a ConfigMap.
+    pub config_map_key_ref: Option<crate::api::core::v1::ConfigMapKeySelectorApply>,
+    /// A pod field, e.g. `metadata.labels['<KEY>']`.
+    pub field_ref: Option<crate::api::core::v1::ObjectFieldSelectorApply>,
+    /// A key of an env file in a volume.
+    pub file_key_ref: Option<crate::api::core::v1::FileKeySelectorApply>,
+    /// A container resource limit or request.
+    pub resource_field_ref: Option<crate::api::core::v1::ResourceFieldSelectorApply>,
+    /// A key of a Secret in the pod's namespace.
+    pub secret_key_ref: Option<crate::api::core::v1::SecretKeySelectorApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl EnvVarSource {
+    /// A new apply configuration of a `EnvVarSource`.
+    #[inline]
+    pub fn apply() -> EnvVarSourceApply {
+        EnvVarSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl EnvVarSourceApply {
+    /// A key of a ConfigMap.
+    pub fn config_map_key_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ConfigMapKeySelectorApply>,
+    ) -> Self {
+        self.config_map_key_ref = Some(value.into());
+        self
+    }
+
+    /// A pod field, e.g. `metadata.labels['<KEY>']`.
+    pub fn field_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ObjectFieldSelectorApply>,
+    ) -> Self {
+        self.field_ref = Some(value.into());
+        self
+    }
+
+    /// A key of an env file in a volume.
+    pub fn file_key_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::FileKeySelectorApply>,
+    ) -> Self {
+        self.file_key_ref = Some(value.into());
+        self
+    }
+
+    /// A container resource limit or request.
+    pub fn resource_field_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceFieldSelectorApply>,
+    ) -> Self {
+        self.resource_field_ref = Some(value.into());
+        self
+    }
+
+    /// A key of a Secret in the pod's namespace.
+    pub fn secret_key_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::SecretKeySelectorApply>,
+    ) -> Self {
+        self.secret_key_ref = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for EnvVarSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.config_map_key_ref {
+            state.serialize_entry("configMapKeyRef", value)?;
+        }
+        if let Some(value) = &self.field_ref {
+            state.serialize_entry("fieldRef", value)?;
+        }
+        if let Some(value) = &self.file_key_ref {
+            state.serialize_entry("fileKeyRef", value)?;
+        }
+        if let Some(value) = &self.resource_field_ref {
+            state.serialize_entry("resourceFieldRef", value)?;
+        }
+        if let Some(value) = &self.secret_key_ref {
+            state.serialize_entry("secretKeyRef", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<EnvVarSource> for EnvVarSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: EnvVarSource) -> Self {
+        Self {
+            config_map_key_ref: value.config_map_key_ref.map(Into::into),
+            field_ref: value.field_ref.map(Into::into),
+            file_key_ref: value.file_key_ref.map(Into::into),
+            resource_field_ref: value.resource_field_ref.map(Into::into),
+            secret_key_ref: value.secret_key_ref.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -132,3 +132,62 @@ impl From<EphemeralVolumeSourceBuilder> for EphemeralVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`EphemeralVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`EphemeralVolumeSource::apply`\]; `From<EphemeralVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct EphemeralVolumeSourceApply {
+    /// Template for the PVC, which is named `<pod name>-<volume name>`.
+    pub volume_claim_template: Option<
+        crate::api::core::v1::PersistentVolumeClaimTemplateApply,
+    >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl EphemeralVolumeSource {
+    /// A new apply configuration of a `EphemeralVolumeSource`.
+    #[inline]
+    pub fn apply() -> EphemeralVolumeSourceApply {
+        EphemeralVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl EphemeralVolumeSourceApply {
+    /// Template for the PVC, which is named `<pod name>-<volume name>`.
+    pub fn volume_claim_template(
+        mut self,
+        value: impl Into<crate::api::core::v1::PersistentVolumeClaimTemplateApply>,
+    ) -> Self {
+        self.volume_claim_template = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for EphemeralVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.volume_claim_template {
+            state.serialize_entry("volumeClaimTemplate", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<EphemeralVolumeSource> for EphemeralVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: EphemeralVolumeSource) -> Self {
+        Self {
+            volume_claim_template: value.volume_claim_template.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -127,3 +127,63 @@ impl From<ExecActionBuilder> for ExecAction {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ExecAction`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ExecAction::apply`\]; `From<ExecAction>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ExecActionApply {
+    /// Command line to execute, without a shell.
+    pub command: Option<Vec<String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ExecAction {
+    /// A new apply configuration of a `ExecAction`.
+    #[inline]
+    pub fn apply() -> ExecActionApply {
+        ExecActionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ExecActionApply {
+    /// Command line to execute, without a shell.
+    pub fn command(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.command = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `command`.
+    pub fn push_command(mut self, item: impl Into<String>) -> Self {
+        self.command.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ExecActionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.command {
+            state.serialize_entry("command", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ExecAction> for ExecActionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ExecAction) -> Self {
+        Self {
+            command: value.command,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -213,3 +213,117 @@ impl From<FCVolumeSourceBuilder> for FCVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`FCVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`FCVolumeSource::apply`\]; `From<FCVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct FCVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fs_type: Option<String>,
+    /// Target LUN number.
+    pub lun: Option<i32>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Target worldwide names.
+    pub target_wwns: Option<Vec<String>>,
+    /// Volume worldwide identifiers; alternative to targetWWNs plus lun.
+    pub wwids: Option<Vec<String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl FCVolumeSource {
+    /// A new apply configuration of a `FCVolumeSource`.
+    #[inline]
+    pub fn apply() -> FCVolumeSourceApply {
+        FCVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl FCVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// Target LUN number.
+    pub fn lun(mut self, value: impl Into<i32>) -> Self {
+        self.lun = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Target worldwide names.
+    pub fn target_wwns(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.target_wwns = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `target_wwns`.
+    pub fn target_wwn(mut self, item: impl Into<String>) -> Self {
+        self.target_wwns.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Volume worldwide identifiers; alternative to targetWWNs plus lun.
+    pub fn wwids(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.wwids = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `wwids`.
+    pub fn wwid(mut self, item: impl Into<String>) -> Self {
+        self.wwids.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for FCVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.lun {
+            state.serialize_entry("lun", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.target_wwns {
+            state.serialize_entry("targetWWNs", value)?;
+        }
+        if let Some(value) = &self.wwids {
+            state.serialize_entry("wwids", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<FCVolumeSource> for FCVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: FCVolumeSource) -> Self {
+        Self {
+            fs_type: value.fs_type,
+            lun: value.lun,
+            read_only: value.read_only,
+            target_wwns: value.target_wwns,
+            wwids: value.wwids,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

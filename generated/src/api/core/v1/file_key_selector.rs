@@ -181,3 +181,93 @@ impl From<FileKeySelectorBuilder> for FileKeySelector {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`FileKeySelector`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`FileKeySelector::apply`\]; `From<FileKeySelector>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct FileKeySelectorApply {
+    /// Key to read from the env file.
+    pub key: Option<String>,
+    /// Whether the file or key may be missing.
+    pub optional: Option<bool>,
+    /// Relative path of the env file inside the volume.
+    pub path: Option<String>,
+    /// Name of the volume that holds the env file.
+    pub volume_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl FileKeySelector {
+    /// A new apply configuration of a `FileKeySelector`.
+    #[inline]
+    pub fn apply() -> FileKeySelectorApply {
+        FileKeySelectorApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl FileKeySelectorApply {
+    /// Key to read from the env file.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.key = Some(value.into());
+        self
+    }
+
+    /// Whether the file or key may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.optional = Some(value.into());
+        self
+    }
+
+    /// Relative path of the env file inside the volume.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.path = Some(value.into());
+        self
+    }
+
+    /// Name of the volume that holds the env file.
+    pub fn volume_name(mut self, value: impl Into<String>) -> Self {
+        self.volume_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for FileKeySelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.key {
+            state.serialize_entry("key", value)?;
+        }
+        if let Some(value) = &self.optional {
+            state.serialize_entry("optional", value)?;
+        }
+        if let Some(value) = &self.path {
+            state.serialize_entry("path", value)?;
+        }
+        if let Some(value) = &self.volume_name {
+            state.serialize_entry("volumeName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<FileKeySelector> for FileKeySelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: FileKeySelector) -> Self {
+        Self {
+            key: Some(value.key),
+            optional: value.optional,
+            path: Some(value.path),
+            volume_name: Some(value.volume_name),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -221,3 +221,119 @@ impl From<FlexVolumeSourceBuilder> for FlexVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`FlexVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`FlexVolumeSource::apply`\]; `From<FlexVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct FlexVolumeSourceApply {
+    /// Name of the driver.
+    pub driver: Option<String>,
+    /// Filesystem type to mount.
+    pub fs_type: Option<String>,
+    /// Extra driver command options.
+    pub options: Option<::std::collections::BTreeMap<String, String>>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Secret passed to the driver scripts.
+    pub secret_ref: Option<crate::api::core::v1::LocalObjectReferenceApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl FlexVolumeSource {
+    /// A new apply configuration of a `FlexVolumeSource`.
+    #[inline]
+    pub fn apply() -> FlexVolumeSourceApply {
+        FlexVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl FlexVolumeSourceApply {
+    /// Name of the driver.
+    pub fn driver(mut self, value: impl Into<String>) -> Self {
+        self.driver = Some(value.into());
+        self
+    }
+
+    /// Filesystem type to mount.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// Extra driver command options.
+    pub fn options(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.options = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Inserts one entry into `options`, replacing any under the same key.
+    pub fn option(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.options.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret passed to the driver scripts.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReferenceApply>,
+    ) -> Self {
+        self.secret_ref = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for FlexVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.driver {
+            state.serialize_entry("driver", value)?;
+        }
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.options {
+            state.serialize_entry("options", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.secret_ref {
+            state.serialize_entry("secretRef", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<FlexVolumeSource> for FlexVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: FlexVolumeSource) -> Self {
+        Self {
+            driver: Some(value.driver),
+            fs_type: value.fs_type,
+            options: value.options,
+            read_only: value.read_only,
+            secret_ref: value.secret_ref.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -136,3 +136,69 @@ impl From<FlockerVolumeSourceBuilder> for FlockerVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`FlockerVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`FlockerVolumeSource::apply`\]; `From<FlockerVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct FlockerVolumeSourceApply {
+    /// Dataset name (deprecated).
+    pub dataset_name: Option<String>,
+    /// Dataset UUID.
+    pub dataset_uuid: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl FlockerVolumeSource {
+    /// A new apply configuration of a `FlockerVolumeSource`.
+    #[inline]
+    pub fn apply() -> FlockerVolumeSourceApply {
+        FlockerVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl FlockerVolumeSourceApply {
+    /// Dataset name (deprecated).
+    pub fn dataset_name(mut self, value: impl Into<String>) -> Self {
+        self.dataset_name = Some(value.into());
+        self
+    }
+
+    /// Dataset UUID.
+    pub fn dataset_uuid(mut self, value: impl Into<String>) -> Self {
+        self.dataset_uuid = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for FlockerVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.dataset_name {
+            state.serialize_entry("datasetName", value)?;
+        }
+        if let Some(value) = &self.dataset_uuid {
+            state.serialize_entry("datasetUUID", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<FlockerVolumeSource> for FlockerVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: FlockerVolumeSource) -> Self {
+        Self {
+            dataset_name: value.dataset_name,
+            dataset_uuid: value.dataset_uuid,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

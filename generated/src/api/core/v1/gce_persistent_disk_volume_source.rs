@@ -179,3 +179,93 @@ impl From<GCEPersistentDiskVolumeSourceBuilder> for GCEPersistentDiskVolumeSourc
         builder.inner
     }
 }
+
+/// The apply configuration of \[`GCEPersistentDiskVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`GCEPersistentDiskVolumeSource::apply`\]; `From<GCEPersistentDiskVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct GCEPersistentDiskVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fs_type: Option<String>,
+    /// Partition number to mount; omit to mount the whole disk.
+    pub partition: Option<i32>,
+    /// Name of the persistent disk in GCE.
+    pub pd_name: Option<String>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl GCEPersistentDiskVolumeSource {
+    /// A new apply configuration of a `GCEPersistentDiskVolumeSource`.
+    #[inline]
+    pub fn apply() -> GCEPersistentDiskVolumeSourceApply {
+        GCEPersistentDiskVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl GCEPersistentDiskVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// Partition number to mount; omit to mount the whole disk.
+    pub fn partition(mut self, value: impl Into<i32>) -> Self {
+        self.partition = Some(value.into());
+        self
+    }
+
+    /// Name of the persistent disk in GCE.
+    pub fn pd_name(mut self, value: impl Into<String>) -> Self {
+        self.pd_name = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for GCEPersistentDiskVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.partition {
+            state.serialize_entry("partition", value)?;
+        }
+        if let Some(value) = &self.pd_name {
+            state.serialize_entry("pdName", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<GCEPersistentDiskVolumeSource> for GCEPersistentDiskVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: GCEPersistentDiskVolumeSource) -> Self {
+        Self {
+            fs_type: value.fs_type,
+            partition: value.partition,
+            pd_name: Some(value.pd_name),
+            read_only: value.read_only,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

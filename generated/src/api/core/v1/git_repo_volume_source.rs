@@ -161,3 +161,81 @@ impl From<GitRepoVolumeSourceBuilder> for GitRepoVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`GitRepoVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`GitRepoVolumeSource::apply`\]; `From<GitRepoVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct GitRepoVolumeSourceApply {
+    /// Target directory name; `.` uses the volume root.
+    pub directory: Option<String>,
+    /// Repository URL.
+    pub repository: Option<String>,
+    /// Commit hash to check out.
+    pub revision: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl GitRepoVolumeSource {
+    /// A new apply configuration of a `GitRepoVolumeSource`.
+    #[inline]
+    pub fn apply() -> GitRepoVolumeSourceApply {
+        GitRepoVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl GitRepoVolumeSourceApply {
+    /// Target directory name; `.` uses the volume root.
+    pub fn directory(mut self, value: impl Into<String>) -> Self {
+        self.directory = Some(value.into());
+        self
+    }
+
+    /// Repository URL.
+    pub fn repository(mut self, value: impl Into<String>) -> Self {
+        self.repository = Some(value.into());
+        self
+    }
+
+    /// Commit hash to check out.
+    pub fn revision(mut self, value: impl Into<String>) -> Self {
+        self.revision = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for GitRepoVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.directory {
+            state.serialize_entry("directory", value)?;
+        }
+        if let Some(value) = &self.repository {
+            state.serialize_entry("repository", value)?;
+        }
+        if let Some(value) = &self.revision {
+            state.serialize_entry("revision", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<GitRepoVolumeSource> for GitRepoVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: GitRepoVolumeSource) -> Self {
+        Self {
+            directory: value.directory,
+            repository: Some(value.repository),
+            revision: value.revision,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

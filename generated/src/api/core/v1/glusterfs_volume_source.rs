@@ -162,3 +162,81 @@ impl From<GlusterfsVolumeSourceBuilder> for GlusterfsVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`GlusterfsVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`GlusterfsVolumeSource::apply`\]; `From<GlusterfsVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct GlusterfsVolumeSourceApply {
+    /// Name of the endpoints describing the Glusterfs topology.
+    pub endpoints: Option<String>,
+    /// Glusterfs volume path.
+    pub path: Option<String>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl GlusterfsVolumeSource {
+    /// A new apply configuration of a `GlusterfsVolumeSource`.
+    #[inline]
+    pub fn apply() -> GlusterfsVolumeSourceApply {
+        GlusterfsVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl GlusterfsVolumeSourceApply {
+    /// Name of the endpoints describing the Glusterfs topology.
+    pub fn endpoints(mut self, value: impl Into<String>) -> Self {
+        self.endpoints = Some(value.into());
+        self
+    }
+
+    /// Glusterfs volume path.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.path = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for GlusterfsVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.endpoints {
+            state.serialize_entry("endpoints", value)?;
+        }
+        if let Some(value) = &self.path {
+            state.serialize_entry("path", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<GlusterfsVolumeSource> for GlusterfsVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: GlusterfsVolumeSource) -> Self {
+        Self {
+            endpoints: Some(value.endpoints),
+            path: Some(value.path),
+            read_only: value.read_only,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

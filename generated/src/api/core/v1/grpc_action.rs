@@ -141,3 +141,69 @@ impl From<GRPCActionBuilder> for GRPCAction {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`GRPCAction`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`GRPCAction::apply`\]; `From<GRPCAction>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct GRPCActionApply {
+    /// Port number of the gRPC service.
+    pub port: Option<i32>,
+    /// Service name sent in the HealthCheckRequest, see <https://github.com/grpc/grpc/blob/master/doc/health-checking.md>.
+    pub service: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl GRPCAction {
+    /// A new apply configuration of a `GRPCAction`.
+    #[inline]
+    pub fn apply() -> GRPCActionApply {
+        GRPCActionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl GRPCActionApply {
+    /// Port number of the gRPC service.
+    pub fn port(mut self, value: impl Into<i32>) -> Self {
+        self.port = Some(value.into());
+        self
+    }
+
+    /// Service name sent in the HealthCheckRequest, see <https://github.com/grpc/grpc/blob/master/doc/health-checking.md>.
+    pub fn service(mut self, value: impl Into<String>) -> Self {
+        self.service = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for GRPCActionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.port {
+            state.serialize_entry("port", value)?;
+        }
+        if let Some(value) = &self.service {
+            state.serialize_entry("service", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<GRPCAction> for GRPCActionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: GRPCAction) -> Self {
+        Self {
+            port: Some(value.port),
+            service: value.service,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -149,3 +149,77 @@ impl From<HostAliasBuilder> for HostAlias {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`HostAlias`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`HostAlias::apply`\]; `From<HostAlias>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct HostAliasApply {
+    /// Hostnames for the IP address.
+    pub hostnames: Option<Vec<String>>,
+    /// IP address of the entry.
+    pub ip: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl HostAlias {
+    /// A new apply configuration of a `HostAlias`, `ip`.
+    #[inline]
+    pub fn apply(ip: impl Into<String>) -> HostAliasApply {
+        HostAliasApply {
+            ip: ip.into(),
+            hostnames: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl HostAliasApply {
+    /// Hostnames for the IP address.
+    pub fn hostnames(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.hostnames = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `hostnames`.
+    pub fn hostname(mut self, item: impl Into<String>) -> Self {
+        self.hostnames.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// IP address of the entry.
+    pub fn ip(mut self, value: impl Into<String>) -> Self {
+        self.ip = value.into();
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for HostAliasApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.hostnames {
+            state.serialize_entry("hostnames", value)?;
+        }
+        state.serialize_entry("ip", &self.ip)?;
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<HostAlias> for HostAliasApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: HostAlias) -> Self {
+        Self {
+            hostnames: value.hostnames,
+            ip: value.ip,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -122,3 +122,57 @@ impl From<HostIPBuilder> for HostIP {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`HostIP`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`HostIP::apply`\]; `From<HostIP>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct HostIPApply {
+    /// The IP address.
+    pub ip: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl HostIP {
+    /// A new apply configuration of a `HostIP`.
+    #[inline]
+    pub fn apply() -> HostIPApply {
+        HostIPApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl HostIPApply {
+    /// The IP address.
+    pub fn ip(mut self, value: impl Into<String>) -> Self {
+        self.ip = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for HostIPApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.ip {
+            state.serialize_entry("ip", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<HostIP> for HostIPApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: HostIP) -> Self {
+        Self {
+            ip: Some(value.ip),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

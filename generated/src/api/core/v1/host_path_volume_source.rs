@@ -141,3 +141,69 @@ impl From<HostPathVolumeSourceBuilder> for HostPathVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`HostPathVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`HostPathVolumeSource::apply`\]; `From<HostPathVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct HostPathVolumeSourceApply {
+    /// Path on the host.
+    pub path: Option<String>,
+    /// Expected type of the path, e.g. Directory or File; defaults to no check.
+    pub type_: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl HostPathVolumeSource {
+    /// A new apply configuration of a `HostPathVolumeSource`.
+    #[inline]
+    pub fn apply() -> HostPathVolumeSourceApply {
+        HostPathVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl HostPathVolumeSourceApply {
+    /// Path on the host.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.path = Some(value.into());
+        self
+    }
+
+    /// Expected type of the path, e.g. Directory or File; defaults to no check.
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.type_ = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for HostPathVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.path {
+            state.serialize_entry("path", value)?;
+        }
+        if let Some(value) = &self.type_ {
+            state.serialize_entry("type", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<HostPathVolumeSource> for HostPathVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: HostPathVolumeSource) -> Self {
+        Self {
+            path: Some(value.path),
+            type_: value.type_,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

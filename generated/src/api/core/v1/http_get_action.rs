@@ -221,3 +221,117 @@ impl From<HTTPGetActionBuilder> for HTTPGetAction {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`HTTPGetAction`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`HTTPGetAction::apply`\]; `From<HTTPGetAction>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct HTTPGetActionApply {
+    /// Host to connect to; defaults to the pod IP.
+    pub host: Option<String>,
+    /// Custom request headers.
+    pub http_headers: Option<Vec<crate::api::core::v1::HTTPHeaderApply>>,
+    /// Request path.
+    pub path: Option<String>,
+    /// Port name or number on the container.
+    pub port: Option<::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString>,
+    /// Scheme: HTTP or HTTPS; defaults to HTTP.
+    pub scheme: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl HTTPGetAction {
+    /// A new apply configuration of a `HTTPGetAction`.
+    #[inline]
+    pub fn apply() -> HTTPGetActionApply {
+        HTTPGetActionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl HTTPGetActionApply {
+    /// Host to connect to; defaults to the pod IP.
+    pub fn host(mut self, value: impl Into<String>) -> Self {
+        self.host = Some(value.into());
+        self
+    }
+
+    /// Custom request headers.
+    pub fn http_headers(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HTTPHeaderApply>>,
+    ) -> Self {
+        self.http_headers = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `http_headers`.
+    pub fn http_header(mut self, item: impl Into<crate::api::core::v1::HTTPHeaderApply>) -> Self {
+        self.http_headers.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Request path.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.path = Some(value.into());
+        self
+    }
+
+    /// Port name or number on the container.
+    pub fn port(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString>,
+    ) -> Self {
+        self.port = Some(value.into());
+        self
+    }
+
+    /// Scheme: HTTP or HTTPS; defaults to HTTP.
+    pub fn scheme(mut self, value: impl Into<String>) -> Self {
+        self.scheme = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for HTTPGetActionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.host {
+            state.serialize_entry("host", value)?;
+        }
+        if let Some(value) = &self.http_headers {
+            state.serialize_entry("httpHeaders", value)?;
+        }
+        if let Some(value) = &self.path {
+            state.serialize_entry("path", value)?;
+        }
+        if let Some(value) = &self.port {
+            state.serialize_entry("port", value)?;
+        }
+        if let Some(value) = &self.scheme {
+            state.serialize_entry("scheme", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<HTTPGetAction> for HTTPGetActionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: HTTPGetAction) -> Self {
+        Self {
+            host: value.host,
+            http_headers: value.http_headers.map(|item0| item0.into_iter().map(Into::into).collect()),
+            path: value.path,
+            port: Some(value.port),
+            scheme: value.scheme,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

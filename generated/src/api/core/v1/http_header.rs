@@ -145,3 +145,69 @@ impl From<HTTPHeaderBuilder> for HTTPHeader {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`HTTPHeader`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`HTTPHeader::apply`\]; `From<HTTPHeader>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct HTTPHeaderApply {
+    /// Header name.
+    pub name: Option<String>,
+    /// Header value.
+    pub value: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl HTTPHeader {
+    /// A new apply configuration of a `HTTPHeader`.
+    #[inline]
+    pub fn apply() -> HTTPHeaderApply {
+        HTTPHeaderApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl HTTPHeaderApply {
+    /// Header name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Header value.
+    pub fn value(mut self, value: impl Into<String>) -> Self {
+        self.value = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for HTTPHeaderApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.value {
+            state.serialize_entry("value", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<HTTPHeader> for HTTPHeaderApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: HTTPHeader) -> Self {
+        Self {
+            name: Some(value.name),
+            value: Some(value.value),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

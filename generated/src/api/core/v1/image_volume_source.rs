@@ -136,3 +136,69 @@ impl From<ImageVolumeSourceBuilder> for ImageVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ImageVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ImageVolumeSource::apply`\]; `From<ImageVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ImageVolumeSourceApply {
+    /// When to pull: Always, Never or IfNotPresent.
+    pub pull_policy: Option<String>,
+    /// Image or artifact reference to mount.
+    pub reference: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ImageVolumeSource {
+    /// A new apply configuration of a `ImageVolumeSource`.
+    #[inline]
+    pub fn apply() -> ImageVolumeSourceApply {
+        ImageVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ImageVolumeSourceApply {
+    /// When to pull: Always, Never or IfNotPresent.
+    pub fn pull_policy(mut self, value: impl Into<String>) -> Self {
+        self.pull_policy = Some(value.into());
+        self
+    }
+
+    /// Image or artifact reference to mount.
+    pub fn reference(mut self, value: impl Into<String>) -> Self {
+        self.reference = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ImageVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.pull_policy {
+            state.serialize_entry("pullPolicy", value)?;
+        }
+        if let Some(value) = &self.reference {
+            state.serialize_entry("reference", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ImageVolumeSource> for ImageVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ImageVolumeSource) -> Self {
+        Self {
+            pull_policy: value.pull_policy,
+            reference: value.reference,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

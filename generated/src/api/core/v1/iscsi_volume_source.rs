@@ -350,3 +350,186 @@ impl From<ISCSIVolumeSourceBuilder> for ISCSIVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ISCSIVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ISCSIVolumeSource::apply`\]; `From<ISCSIVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ISCSIVolumeSourceApply {
+    /// Enables CHAP authentication for discovery.
+    pub chap_auth_discovery: Option<bool>,
+    /// Enables CHAP authentication for the session.
+    pub chap_auth_session: Option<bool>,
+    /// Filesystem type to mount; defaults to ext4.
+    pub fs_type: Option<String>,
+    /// Custom initiator name; creates the interface `<target portal>:<volume name>`.
+    pub initiator_name: Option<String>,
+    /// Target iSCSI qualified name.
+    pub iqn: Option<String>,
+    /// iSCSI transport interface; defaults to `default` (tcp).
+    pub iscsi_interface: Option<String>,
+    /// Target LUN number.
+    pub lun: Option<i32>,
+    /// Additional target portals.
+    pub portals: Option<Vec<String>>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Secret for CHAP authentication.
+    pub secret_ref: Option<crate::api::core::v1::LocalObjectReferenceApply>,
+    /// Target portal as IP or `ip:port`.
+    pub target_portal: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ISCSIVolumeSource {
+    /// A new apply configuration of a `ISCSIVolumeSource`.
+    #[inline]
+    pub fn apply() -> ISCSIVolumeSourceApply {
+        ISCSIVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ISCSIVolumeSourceApply {
+    /// Enables CHAP authentication for discovery.
+    pub fn chap_auth_discovery(mut self, value: impl Into<bool>) -> Self {
+        self.chap_auth_discovery = Some(value.into());
+        self
+    }
+
+    /// Enables CHAP authentication for the session.
+    pub fn chap_auth_session(mut self, value: impl Into<bool>) -> Self {
+        self.chap_auth_session = Some(value.into());
+        self
+    }
+
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// Custom initiator name; creates the interface `<target portal>:<volume name>`.
+    pub fn initiator_name(mut self, value: impl Into<String>) -> Self {
+        self.initiator_name = Some(value.into());
+        self
+    }
+
+    /// Target iSCSI qualified name.
+    pub fn iqn(mut self, value: impl Into<String>) -> Self {
+        self.iqn = Some(value.into());
+        self
+    }
+
+    /// iSCSI transport interface; defaults to `default` (tcp).
+    pub fn iscsi_interface(mut self, value: impl Into<String>) -> Self {
+        self.iscsi_interface = Some(value.into());
+        self
+    }
+
+    /// Target LUN number.
+    pub fn lun(mut self, value: impl Into<i32>) -> Self {
+        self.lun = Some(value.into());
+        self
+    }
+
+    /// Additional target portals.
+    pub fn portals(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.portals = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `portals`.
+    pub fn portal(mut self, item: impl Into<String>) -> Self {
+        self.portals.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret for CHAP authentication.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReferenceApply>,
+    ) -> Self {
+        self.secret_ref = Some(value.into());
+        self
+    }
+
+    /// Target portal as IP or `ip:port`.
+    pub fn target_portal(mut self, value: impl Into<String>) -> Self {
+        self.target_portal = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ISCSIVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.chap_auth_discovery {
+            state.serialize_entry("chapAuthDiscovery", value)?;
+        }
+        if let Some(value) = &self.chap_auth_session {
+            state.serialize_entry("chapAuthSession", value)?;
+        }
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.initiator_name {
+            state.serialize_entry("initiatorName", value)?;
+        }
+        if let Some(value) = &self.iqn {
+            state.serialize_entry("iqn", value)?;
+        }
+        if let Some(value) = &self.iscsi_interface {
+            state.serialize_entry("iscsiInterface", value)?;
+        }
+        if let Some(value) = &self.lun {
+            state.serialize_entry("lun", value)?;
+        }
+        if let Some(value) = &self.portals {
+            state.serialize_entry("portals", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.secret_ref {
+            state.serialize_entry("secretRef", value)?;
+        }
+        if let Some(value) = &self.target_portal {
+            state.serialize_entry("targetPortal", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ISCSIVolumeSource> for ISCSIVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ISCSIVolumeSource) -> Self {
+        Self {
+            chap_auth_discovery: value.chap_auth_discovery,
+            chap_auth_session: value.chap_auth_session,
+            fs_type: value.fs_type,
+            initiator_name: value.initiator_name,
+            iqn: Some(value.iqn),
+            iscsi_interface: value.iscsi_interface,
+            lun: Some(value.lun),
+            portals: value.portals,
+            read_only: value.read_only,
+            secret_ref: value.secret_ref.map(Into::into),
+            target_portal: Some(value.target_portal),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -157,3 +157,81 @@ impl From<KeyToPathBuilder> for KeyToPath {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`KeyToPath`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`KeyToPath::apply`\]; `From<KeyToPath>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct KeyToPathApply {
+    /// Key to project.
+    pub key: Option<String>,
+    /// Permission bits for the file.
+    pub mode: Option<i32>,
+    /// Relative file path; must not contain `..`.
+    pub path: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl KeyToPath {
+    /// A new apply configuration of a `KeyToPath`.
+    #[inline]
+    pub fn apply() -> KeyToPathApply {
+        KeyToPathApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl KeyToPathApply {
+    /// Key to project.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.key = Some(value.into());
+        self
+    }
+
+    /// Permission bits for the file.
+    pub fn mode(mut self, value: impl Into<i32>) -> Self {
+        self.mode = Some(value.into());
+        self
+    }
+
+    /// Relative file path; must not contain `..`.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.path = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for KeyToPathApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.key {
+            state.serialize_entry("key", value)?;
+        }
+        if let Some(value) = &self.mode {
+            state.serialize_entry("mode", value)?;
+        }
+        if let Some(value) = &self.path {
+            state.serialize_entry("path", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<KeyToPath> for KeyToPathApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: KeyToPath) -> Self {
+        Self {
+            key: Some(value.key),
+            mode: value.mode,
+            path: Some(value.path),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

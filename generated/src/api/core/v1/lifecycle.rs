@@ -153,3 +153,87 @@ impl From<LifecycleBuilder> for Lifecycle {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`Lifecycle`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`Lifecycle::apply`\]; `From<Lifecycle>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct LifecycleApply {
+    /// Handler run right after the container is created.
+    pub post_start: Option<crate::api::core::v1::LifecycleHandlerApply>,
+    /// Handler run right before the container is terminated.
+    pub pre_stop: Option<crate::api::core::v1::LifecycleHandlerApply>,
+    /// Signal sent to stop the container.
+    pub stop_signal: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Lifecycle {
+    /// A new apply configuration of a `Lifecycle`.
+    #[inline]
+    pub fn apply() -> LifecycleApply {
+        LifecycleApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl LifecycleApply {
+    /// Handler run right after the container is created.
+    pub fn post_start(
+        mut self,
+        value: impl Into<crate::api::core::v1::LifecycleHandlerApply>,
+    ) -> Self {
+        self.post_start = Some(value.into());
+        self
+    }
+
+    /// Handler run right before the container is terminated.
+    pub fn pre_stop(
+        mut self,
+        value: impl Into<crate::api::core::v1::LifecycleHandlerApply>,
+    ) -> Self {
+        self.pre_stop = Some(value.into());
+        self
+    }
+
+    /// Signal sent to stop the container.
+    pub fn stop_signal(mut self, value: impl Into<String>) -> Self {
+        self.stop_signal = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for LifecycleApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.post_start {
+            state.serialize_entry("postStart", value)?;
+        }
+        if let Some(value) = &self.pre_stop {
+            state.serialize_entry("preStop", value)?;
+        }
+        if let Some(value) = &self.stop_signal {
+            state.serialize_entry("stopSignal", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Lifecycle> for LifecycleApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Lifecycle) -> Self {
+        Self {
+            post_start: value.post_start.map(Into::into),
+            pre_stop: value.pre_stop.map(Into::into),
+            stop_signal: value.stop_signal,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

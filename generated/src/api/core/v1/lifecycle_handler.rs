@@ -170,3 +170,96 @@ impl From<LifecycleHandlerBuilder> for LifecycleHandler {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`LifecycleHandler`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`LifecycleHandler::apply`\]; `From<LifecycleHandler>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct LifecycleHandlerApply {
+    /// Command to run in the container.
+    pub exec: Option<crate::api::core::v1::ExecActionApply>,
+    /// HTTP GET request to send.
+    pub http_get: Option<crate::api::core::v1::HTTPGetActionApply>,
+    /// Duration to sleep.
+    pub sleep: Option<crate::api::core::v1::SleepActionApply>,
+    /// Deprecated and unsupported for lifecycle hooks.
+    pub tcp_socket: Option<crate::api::core::v1::TCPSocketActionApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl LifecycleHandler {
+    /// A new apply configuration of a `LifecycleHandler`.
+    #[inline]
+    pub fn apply() -> LifecycleHandlerApply {
+        LifecycleHandlerApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl LifecycleHandlerApply {
+    /// Command to run in the container.
+    pub fn exec(mut self, value: impl Into<crate::api::core::v1::ExecActionApply>) -> Self {
+        self.exec = Some(value.into());
+        self
+    }
+
+    /// HTTP GET request to send.
+    pub fn http_get(mut self, value: impl Into<crate::api::core::v1::HTTPGetActionApply>) -> Self {
+        self.http_get = Some(value.into());
+        self
+    }
+
+    /// Duration to sleep.
+    pub fn sleep(mut self, value: impl Into<crate::api::core::v1::SleepActionApply>) -> Self {
+        self.sleep = Some(value.into());
+        self
+    }
+
+    /// Deprecated and unsupported for lifecycle hooks.
+    pub fn tcp_socket(
+        mut self,
+        value: impl Into<crate::api::core::v1::TCPSocketActionApply>,
+    ) -> Self {
+        self.tcp_socket = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for LifecycleHandlerApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.exec {
+            state.serialize_entry("exec", value)?;
+        }
+        if let Some(value) = &self.http_get {
+            state.serialize_entry("httpGet", value)?;
+        }
+        if let Some(value) = &self.sleep {
+            state.serialize_entry("sleep", value)?;
+        }
+        if let Some(value) = &self.tcp_socket {
+            state.serialize_entry("tcpSocket", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<LifecycleHandler> for LifecycleHandlerApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: LifecycleHandler) -> Self {
+        Self {
+            exec: value.exec.map(Into::into),
+            http_get: value.http_get.map(Into::into),
+            sleep: value.sleep.map(Into::into),
+            tcp_socket: value.tcp_socket.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -182,3 +182,87 @@ impl From<LinuxContainerUserBuilder> for LinuxContainerUser {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`LinuxContainerUser`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`LinuxContainerUser::apply`\]; `From<LinuxContainerUser>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct LinuxContainerUserApply {
+    /// Primary group ID.
+    pub gid: Option<i64>,
+    /// Supplemental group IDs.
+    pub supplemental_groups: Option<Vec<i64>>,
+    /// User ID.
+    pub uid: Option<i64>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl LinuxContainerUser {
+    /// A new apply configuration of a `LinuxContainerUser`.
+    #[inline]
+    pub fn apply() -> LinuxContainerUserApply {
+        LinuxContainerUserApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl LinuxContainerUserApply {
+    /// Primary group ID.
+    pub fn gid(mut self, value: impl Into<i64>) -> Self {
+        self.gid = Some(value.into());
+        self
+    }
+
+    /// Supplemental group IDs.
+    pub fn supplemental_groups(mut self, items: impl IntoIterator<Item = impl Into<i64>>) -> Self {
+        self.supplemental_groups = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `supplemental_groups`.
+    pub fn supplemental_group(mut self, item: impl Into<i64>) -> Self {
+        self.supplemental_groups.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// User ID.
+    pub fn uid(mut self, value: impl Into<i64>) -> Self {
+        self.uid = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for LinuxContainerUserApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.gid {
+            state.serialize_entry("gid", value)?;
+        }
+        if let Some(value) = &self.supplemental_groups {
+            state.serialize_entry("supplementalGroups", value)?;
+        }
+        if let Some(value) = &self.uid {
+            state.serialize_entry("uid", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<LinuxContainerUser> for LinuxContainerUserApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: LinuxContainerUser) -> Self {
+        Self {
+            gid: Some(value.gid),
+            supplemental_groups: value.supplemental_groups,
+            uid: Some(value.uid),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

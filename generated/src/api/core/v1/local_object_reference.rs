@@ -117,3 +117,57 @@ impl From<LocalObjectReferenceBuilder> for LocalObjectReference {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`LocalObjectReference`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`LocalObjectReference::apply`\]; `From<LocalObjectReference>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct LocalObjectReferenceApply {
+    /// Name of the referenced object.
+    pub name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl LocalObjectReference {
+    /// A new apply configuration of a `LocalObjectReference`.
+    #[inline]
+    pub fn apply() -> LocalObjectReferenceApply {
+        LocalObjectReferenceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl LocalObjectReferenceApply {
+    /// Name of the referenced object.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for LocalObjectReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<LocalObjectReference> for LocalObjectReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: LocalObjectReference) -> Self {
+        Self {
+            name: value.name,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

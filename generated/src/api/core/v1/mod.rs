@@ -2,347 +2,728 @@
 
 mod affinity;
 pub use self::affinity::{Affinity, AffinityBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::affinity::AffinityApply;
 mod app_armor_profile;
 pub use self::app_armor_profile::{AppArmorProfile, AppArmorProfileBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::app_armor_profile::AppArmorProfileApply;
 mod aws_elastic_block_store_volume_source;
 pub use self::aws_elastic_block_store_volume_source::{
     AWSElasticBlockStoreVolumeSource, AWSElasticBlockStoreVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::aws_elastic_block_store_volume_source::AWSElasticBlockStoreVolumeSourceApply;
 mod azure_disk_volume_source;
 pub use self::azure_disk_volume_source::{
     AzureDiskVolumeSource, AzureDiskVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::azure_disk_volume_source::AzureDiskVolumeSourceApply;
 mod azure_file_volume_source;
 pub use self::azure_file_volume_source::{
     AzureFileVolumeSource, AzureFileVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::azure_file_volume_source::AzureFileVolumeSourceApply;
 mod capabilities;
 pub use self::capabilities::{Capabilities, CapabilitiesBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::capabilities::CapabilitiesApply;
 mod ceph_fs_volume_source;
 pub use self::ceph_fs_volume_source::{CephFSVolumeSource, CephFSVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::ceph_fs_volume_source::CephFSVolumeSourceApply;
 mod cinder_volume_source;
 pub use self::cinder_volume_source::{CinderVolumeSource, CinderVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::cinder_volume_source::CinderVolumeSourceApply;
 mod cluster_trust_bundle_projection;
 pub use self::cluster_trust_bundle_projection::{
     ClusterTrustBundleProjection, ClusterTrustBundleProjectionBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::cluster_trust_bundle_projection::ClusterTrustBundleProjectionApply;
 mod config_map_env_source;
 pub use self::config_map_env_source::{ConfigMapEnvSource, ConfigMapEnvSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::config_map_env_source::ConfigMapEnvSourceApply;
 mod config_map_key_selector;
 pub use self::config_map_key_selector::{
     ConfigMapKeySelector, ConfigMapKeySelectorBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::config_map_key_selector::ConfigMapKeySelectorApply;
 mod config_map_projection;
 pub use self::config_map_projection::{ConfigMapProjection, ConfigMapProjectionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::config_map_projection::ConfigMapProjectionApply;
 mod config_map_volume_source;
 pub use self::config_map_volume_source::{
     ConfigMapVolumeSource, ConfigMapVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::config_map_volume_source::ConfigMapVolumeSourceApply;
 mod container;
 pub use self::container::{Container, ContainerBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::container::ContainerApply;
 mod container_extended_resource_request;
 pub use self::container_extended_resource_request::{
     ContainerExtendedResourceRequest, ContainerExtendedResourceRequestBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::container_extended_resource_request::ContainerExtendedResourceRequestApply;
 mod container_port;
 pub use self::container_port::{ContainerPort, ContainerPortBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::container_port::ContainerPortApply;
 mod container_resize_policy;
 pub use self::container_resize_policy::{
     ContainerResizePolicy, ContainerResizePolicyBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::container_resize_policy::ContainerResizePolicyApply;
 mod container_restart_rule;
 pub use self::container_restart_rule::{
     ContainerRestartRule, ContainerRestartRuleBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::container_restart_rule::ContainerRestartRuleApply;
 mod container_restart_rule_on_exit_codes;
 pub use self::container_restart_rule_on_exit_codes::{
     ContainerRestartRuleOnExitCodes, ContainerRestartRuleOnExitCodesBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::container_restart_rule_on_exit_codes::ContainerRestartRuleOnExitCodesApply;
 mod container_state;
 pub use self::container_state::{ContainerState, ContainerStateBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::container_state::ContainerStateApply;
 mod container_state_running;
 pub use self::container_state_running::{
     ContainerStateRunning, ContainerStateRunningBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::container_state_running::ContainerStateRunningApply;
 mod container_state_terminated;
 pub use self::container_state_terminated::{
     ContainerStateTerminated, ContainerStateTerminatedBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::container_state_terminated::ContainerStateTerminatedApply;
 mod container_state_waiting;
 pub use self::container_state_waiting::{
     ContainerStateWaiting, ContainerStateWaitingBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::container_state_waiting::ContainerStateWaitingApply;
 mod container_status;
 pub use self::container_status::{ContainerStatus, ContainerStatusBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::container_status::ContainerStatusApply;
 mod container_user;
 pub use self::container_user::{ContainerUser, ContainerUserBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::container_user::ContainerUserApply;
 mod csi_volume_source;
 pub use self::csi_volume_source::{CSIVolumeSource, CSIVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::csi_volume_source::CSIVolumeSourceApply;
 mod downward_api_projection;
 pub use self::downward_api_projection::{
     DownwardAPIProjection, DownwardAPIProjectionBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::downward_api_projection::DownwardAPIProjectionApply;
 mod downward_api_volume_file;
 pub use self::downward_api_volume_file::{
     DownwardAPIVolumeFile, DownwardAPIVolumeFileBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::downward_api_volume_file::DownwardAPIVolumeFileApply;
 mod downward_api_volume_source;
 pub use self::downward_api_volume_source::{
     DownwardAPIVolumeSource, DownwardAPIVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::downward_api_volume_source::DownwardAPIVolumeSourceApply;
 mod empty_dir_volume_source;
 pub use self::empty_dir_volume_source::{
     EmptyDirVolumeSource, EmptyDirVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::empty_dir_volume_source::EmptyDirVolumeSourceApply;
 mod endpoint_address;
 pub use self::endpoint_address::{EndpointAddress, EndpointAddressBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::endpoint_address::EndpointAddressApply;
 mod endpoint_port;
 pub use self::endpoint_port::{EndpointPort, EndpointPortBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::endpoint_port::EndpointPortApply;
 mod endpoint_subset;
 pub use self::endpoint_subset::{EndpointSubset, EndpointSubsetBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::endpoint_subset::EndpointSubsetApply;
 mod endpoints;
 pub use self::endpoints::{Endpoints, EndpointsBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::endpoints::EndpointsApply;
 mod endpoints_list;
 pub use self::endpoints_list::{EndpointsList, EndpointsListBuilder};
 mod env_from_source;
 pub use self::env_from_source::{EnvFromSource, EnvFromSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::env_from_source::EnvFromSourceApply;
 mod env_var;
 pub use self::env_var::{EnvVar, EnvVarBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::env_var::EnvVarApply;
 mod env_var_source;
 pub use self::env_var_source::{EnvVarSource, EnvVarSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::env_var_source::EnvVarSourceApply;
 mod ephemeral_container;
 pub use self::ephemeral_container::{EphemeralContainer, EphemeralContainerBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::ephemeral_container::EphemeralContainerApply;
 mod ephemeral_volume_source;
 pub use self::ephemeral_volume_source::{
     EphemeralVolumeSource, EphemeralVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::ephemeral_volume_source::EphemeralVolumeSourceApply;
 mod exec_action;
 pub use self::exec_action::{ExecAction, ExecActionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::exec_action::ExecActionApply;
 mod fc_volume_source;
 pub use self::fc_volume_source::{FCVolumeSource, FCVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::fc_volume_source::FCVolumeSourceApply;
 mod file_key_selector;
 pub use self::file_key_selector::{FileKeySelector, FileKeySelectorBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::file_key_selector::FileKeySelectorApply;
 mod flex_volume_source;
 pub use self::flex_volume_source::{FlexVolumeSource, FlexVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::flex_volume_source::FlexVolumeSourceApply;
 mod flocker_volume_source;
 pub use self::flocker_volume_source::{FlockerVolumeSource, FlockerVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::flocker_volume_source::FlockerVolumeSourceApply;
 mod gce_persistent_disk_volume_source;
 pub use self::gce_persistent_disk_volume_source::{
     GCEPersistentDiskVolumeSource, GCEPersistentDiskVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::gce_persistent_disk_volume_source::GCEPersistentDiskVolumeSourceApply;
 mod git_repo_volume_source;
 pub use self::git_repo_volume_source::{GitRepoVolumeSource, GitRepoVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::git_repo_volume_source::GitRepoVolumeSourceApply;
 mod glusterfs_volume_source;
 pub use self::glusterfs_volume_source::{
     GlusterfsVolumeSource, GlusterfsVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::glusterfs_volume_source::GlusterfsVolumeSourceApply;
 mod grpc_action;
 pub use self::grpc_action::{GRPCAction, GRPCActionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::grpc_action::GRPCActionApply;
 mod host_alias;
 pub use self::host_alias::{HostAlias, HostAliasBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::host_alias::HostAliasApply;
 mod host_ip;
 pub use self::host_ip::{HostIP, HostIPBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::host_ip::HostIPApply;
 mod host_path_volume_source;
 pub use self::host_path_volume_source::{
     HostPathVolumeSource, HostPathVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::host_path_volume_source::HostPathVolumeSourceApply;
 mod http_get_action;
 pub use self::http_get_action::{HTTPGetAction, HTTPGetActionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::http_get_action::HTTPGetActionApply;
 mod http_header;
 pub use self::http_header::{HTTPHeader, HTTPHeaderBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::http_header::HTTPHeaderApply;
 mod image_volume_source;
 pub use self::image_volume_source::{ImageVolumeSource, ImageVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::image_volume_source::ImageVolumeSourceApply;
 mod iscsi_volume_source;
 pub use self::iscsi_volume_source::{ISCSIVolumeSource, ISCSIVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::iscsi_volume_source::ISCSIVolumeSourceApply;
 mod key_to_path;
 pub use self::key_to_path::{KeyToPath, KeyToPathBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::key_to_path::KeyToPathApply;
 mod lifecycle;
 pub use self::lifecycle::{Lifecycle, LifecycleBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::lifecycle::LifecycleApply;
 mod lifecycle_handler;
 pub use self::lifecycle_handler::{LifecycleHandler, LifecycleHandlerBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::lifecycle_handler::LifecycleHandlerApply;
 mod linux_container_user;
 pub use self::linux_container_user::{LinuxContainerUser, LinuxContainerUserBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::linux_container_user::LinuxContainerUserApply;
 mod local_object_reference;
 pub use self::local_object_reference::{
     LocalObjectReference, LocalObjectReferenceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::local_object_reference::LocalObjectReferenceApply;
 mod nfs_volume_source;
 pub use self::nfs_volume_source::{NFSVolumeSource, NFSVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::nfs_volume_source::NFSVolumeSourceApply;
 mod node_affinity;
 pub use self::node_affinity::{NodeAffinity, NodeAffinityBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::node_affinity::NodeAffinityApply;
 mod node_selector;
 pub use self::node_selector::{NodeSelector, NodeSelectorBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::node_selector::NodeSelectorApply;
 mod node_selector_requirement;
 pub use self::node_selector_requirement::{
     NodeSelectorRequirement, NodeSelectorRequirementBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::node_selector_requirement::NodeSelectorRequirementApply;
 mod node_selector_term;
 pub use self::node_selector_term::{NodeSelectorTerm, NodeSelectorTermBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::node_selector_term::NodeSelectorTermApply;
 mod object_field_selector;
 pub use self::object_field_selector::{ObjectFieldSelector, ObjectFieldSelectorBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::object_field_selector::ObjectFieldSelectorApply;
 mod object_reference;
 pub use self::object_reference::{ObjectReference, ObjectReferenceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::object_reference::ObjectReferenceApply;
 mod persistent_volume_claim_spec;
 pub use self::persistent_volume_claim_spec::{
     PersistentVolumeClaimSpec, PersistentVolumeClaimSpecBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::persistent_volume_claim_spec::PersistentVolumeClaimSpecApply;
 mod persistent_volume_claim_template;
 pub use self::persistent_volume_claim_template::{
     PersistentVolumeClaimTemplate, PersistentVolumeClaimTemplateBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::persistent_volume_claim_template::PersistentVolumeClaimTemplateApply;
 mod persistent_volume_claim_volume_source;
 pub use self::persistent_volume_claim_volume_source::{
     PersistentVolumeClaimVolumeSource, PersistentVolumeClaimVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::persistent_volume_claim_volume_source::PersistentVolumeClaimVolumeSourceApply;
 mod photon_persistent_disk_volume_source;
 pub use self::photon_persistent_disk_volume_source::{
     PhotonPersistentDiskVolumeSource, PhotonPersistentDiskVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::photon_persistent_disk_volume_source::PhotonPersistentDiskVolumeSourceApply;
 mod pod;
 pub use self::pod::{
     Pod, PodBuilder, ReadNamespacedPodLogQuery, ReadNamespacedPodLogQueryBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::pod::PodApply;
 mod pod_affinity;
 pub use self::pod_affinity::{PodAffinity, PodAffinityBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_affinity::PodAffinityApply;
 mod pod_affinity_term;
 pub use self::pod_affinity_term::{PodAffinityTerm, PodAffinityTermBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_affinity_term::PodAffinityTermApply;
 mod pod_anti_affinity;
 pub use self::pod_anti_affinity::{PodAntiAffinity, PodAntiAffinityBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_anti_affinity::PodAntiAffinityApply;
 mod pod_certificate_projection;
 pub use self::pod_certificate_projection::{
     PodCertificateProjection, PodCertificateProjectionBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::pod_certificate_projection::PodCertificateProjectionApply;
 mod pod_condition;
 pub use self::pod_condition::{PodCondition, PodConditionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_condition::PodConditionApply;
 mod pod_dns_config;
 pub use self::pod_dns_config::{PodDNSConfig, PodDNSConfigBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_dns_config::PodDNSConfigApply;
 mod pod_dns_config_option;
 pub use self::pod_dns_config_option::{PodDNSConfigOption, PodDNSConfigOptionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_dns_config_option::PodDNSConfigOptionApply;
 mod pod_extended_resource_claim_status;
 pub use self::pod_extended_resource_claim_status::{
     PodExtendedResourceClaimStatus, PodExtendedResourceClaimStatusBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::pod_extended_resource_claim_status::PodExtendedResourceClaimStatusApply;
 mod pod_ip;
 pub use self::pod_ip::{PodIP, PodIPBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_ip::PodIPApply;
 mod pod_list;
 pub use self::pod_list::{PodList, PodListBuilder};
 mod pod_os;
 pub use self::pod_os::{PodOS, PodOSBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_os::PodOSApply;
 mod pod_readiness_gate;
 pub use self::pod_readiness_gate::{PodReadinessGate, PodReadinessGateBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_readiness_gate::PodReadinessGateApply;
 mod pod_resource_claim;
 pub use self::pod_resource_claim::{PodResourceClaim, PodResourceClaimBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_resource_claim::PodResourceClaimApply;
 mod pod_resource_claim_status;
 pub use self::pod_resource_claim_status::{
     PodResourceClaimStatus, PodResourceClaimStatusBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::pod_resource_claim_status::PodResourceClaimStatusApply;
 mod pod_scheduling_gate;
 pub use self::pod_scheduling_gate::{PodSchedulingGate, PodSchedulingGateBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_scheduling_gate::PodSchedulingGateApply;
 mod pod_security_context;
 pub use self::pod_security_context::{PodSecurityContext, PodSecurityContextBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_security_context::PodSecurityContextApply;
 mod pod_spec;
 pub use self::pod_spec::{PodSpec, PodSpecBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_spec::PodSpecApply;
 mod pod_status;
 pub use self::pod_status::{PodStatus, PodStatusBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::pod_status::PodStatusApply;
 mod portworx_volume_source;
 pub use self::portworx_volume_source::{
     PortworxVolumeSource, PortworxVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::portworx_volume_source::PortworxVolumeSourceApply;
 mod preferred_scheduling_term;
 pub use self::preferred_scheduling_term::{
     PreferredSchedulingTerm, PreferredSchedulingTermBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::preferred_scheduling_term::PreferredSchedulingTermApply;
 mod probe;
 pub use self::probe::{Probe, ProbeBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::probe::ProbeApply;
 mod projected_volume_source;
 pub use self::projected_volume_source::{
     ProjectedVolumeSource, ProjectedVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::projected_volume_source::ProjectedVolumeSourceApply;
 mod quobyte_volume_source;
 pub use self::quobyte_volume_source::{QuobyteVolumeSource, QuobyteVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::quobyte_volume_source::QuobyteVolumeSourceApply;
 mod rbd_volume_source;
 pub use self::rbd_volume_source::{RBDVolumeSource, RBDVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::rbd_volume_source::RBDVolumeSourceApply;
 mod resource_claim;
 pub use self::resource_claim::{ResourceClaim, ResourceClaimBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::resource_claim::ResourceClaimApply;
 mod resource_field_selector;
 pub use self::resource_field_selector::{
     ResourceFieldSelector, ResourceFieldSelectorBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::resource_field_selector::ResourceFieldSelectorApply;
 mod resource_health;
 pub use self::resource_health::{ResourceHealth, ResourceHealthBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::resource_health::ResourceHealthApply;
 mod resource_requirements;
 pub use self::resource_requirements::{ResourceRequirements, ResourceRequirementsBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::resource_requirements::ResourceRequirementsApply;
 mod resource_status;
 pub use self::resource_status::{ResourceStatus, ResourceStatusBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::resource_status::ResourceStatusApply;
 mod scale_io_volume_source;
 pub use self::scale_io_volume_source::{ScaleIOVolumeSource, ScaleIOVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::scale_io_volume_source::ScaleIOVolumeSourceApply;
 mod se_linux_options;
 pub use self::se_linux_options::{SELinuxOptions, SELinuxOptionsBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::se_linux_options::SELinuxOptionsApply;
 mod seccomp_profile;
 pub use self::seccomp_profile::{SeccompProfile, SeccompProfileBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::seccomp_profile::SeccompProfileApply;
 mod secret_env_source;
 pub use self::secret_env_source::{SecretEnvSource, SecretEnvSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::secret_env_source::SecretEnvSourceApply;
 mod secret_key_selector;
 pub use self::secret_key_selector::{SecretKeySelector, SecretKeySelectorBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::secret_key_selector::SecretKeySelectorApply;
 mod secret_projection;
 pub use self::secret_projection::{SecretProjection, SecretProjectionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::secret_projection::SecretProjectionApply;
 mod secret_volume_source;
 pub use self::secret_volume_source::{SecretVolumeSource, SecretVolumeSourceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::secret_volume_source::SecretVolumeSourceApply;
 mod security_context;
 pub use self::security_context::{SecurityContext, SecurityContextBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::security_context::SecurityContextApply;
 mod service_account_token_projection;
 pub use self::service_account_token_projection::{
     ServiceAccountTokenProjection, ServiceAccountTokenProjectionBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::service_account_token_projection::ServiceAccountTokenProjectionApply;
 mod sleep_action;
 pub use self::sleep_action::{SleepAction, SleepActionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::sleep_action::SleepActionApply;
 mod storage_os_volume_source;
 pub use self::storage_os_volume_source::{
     StorageOSVolumeSource, StorageOSVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::storage_os_volume_source::StorageOSVolumeSourceApply;
 mod sysctl;
 pub use self::sysctl::{Sysctl, SysctlBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::sysctl::SysctlApply;
 mod tcp_socket_action;
 pub use self::tcp_socket_action::{TCPSocketAction, TCPSocketActionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::tcp_socket_action::TCPSocketActionApply;
 mod toleration;
 pub use self::toleration::{Toleration, TolerationBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::toleration::TolerationApply;
 mod topology_spread_constraint;
 pub use self::topology_spread_constraint::{
     TopologySpreadConstraint, TopologySpreadConstraintBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::topology_spread_constraint::TopologySpreadConstraintApply;
 mod typed_local_object_reference;
 pub use self::typed_local_object_reference::{
     TypedLocalObjectReference, TypedLocalObjectReferenceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::typed_local_object_reference::TypedLocalObjectReferenceApply;
 mod typed_object_reference;
 pub use self::typed_object_reference::{
     TypedObjectReference, TypedObjectReferenceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::typed_object_reference::TypedObjectReferenceApply;
 mod volume;
 pub use self::volume::{Volume, VolumeBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::volume::VolumeApply;
 mod volume_device;
 pub use self::volume_device::{VolumeDevice, VolumeDeviceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::volume_device::VolumeDeviceApply;
 mod volume_mount;
 pub use self::volume_mount::{VolumeMount, VolumeMountBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::volume_mount::VolumeMountApply;
 mod volume_mount_status;
 pub use self::volume_mount_status::{VolumeMountStatus, VolumeMountStatusBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::volume_mount_status::VolumeMountStatusApply;
 mod volume_projection;
 pub use self::volume_projection::{VolumeProjection, VolumeProjectionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::volume_projection::VolumeProjectionApply;
 mod volume_resource_requirements;
 pub use self::volume_resource_requirements::{
     VolumeResourceRequirements, VolumeResourceRequirementsBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::volume_resource_requirements::VolumeResourceRequirementsApply;
 mod vsphere_virtual_disk_volume_source;
 pub use self::vsphere_virtual_disk_volume_source::{
     VsphereVirtualDiskVolumeSource, VsphereVirtualDiskVolumeSourceBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::vsphere_virtual_disk_volume_source::VsphereVirtualDiskVolumeSourceApply;
 mod weighted_pod_affinity_term;
 pub use self::weighted_pod_affinity_term::{
     WeightedPodAffinityTerm, WeightedPodAffinityTermBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::weighted_pod_affinity_term::WeightedPodAffinityTermApply;
 mod windows_security_context_options;
 pub use self::windows_security_context_options::{
     WindowsSecurityContextOptions, WindowsSecurityContextOptionsBuilder,
 };
+
+#[cfg(feature = "apply")]
+pub use self::windows_security_context_options::WindowsSecurityContextOptionsApply;
 mod workload_reference;
 pub use self::workload_reference::{WorkloadReference, WorkloadReferenceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::workload_reference::WorkloadReferenceApply;

@@ -162,3 +162,81 @@ impl From<NFSVolumeSourceBuilder> for NFSVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`NFSVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`NFSVolumeSource::apply`\]; `From<NFSVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct NFSVolumeSourceApply {
+    /// Exported path on the server.
+    pub path: Option<String>,
+    /// Mounts the export read-only when true.
+    pub read_only: Option<bool>,
+    /// Hostname or IP of the NFS server.
+    pub server: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl NFSVolumeSource {
+    /// A new apply configuration of a `NFSVolumeSource`.
+    #[inline]
+    pub fn apply() -> NFSVolumeSourceApply {
+        NFSVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl NFSVolumeSourceApply {
+    /// Exported path on the server.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.path = Some(value.into());
+        self
+    }
+
+    /// Mounts the export read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Hostname or IP of the NFS server.
+    pub fn server(mut self, value: impl Into<String>) -> Self {
+        self.server = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for NFSVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.path {
+            state.serialize_entry("path", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.server {
+            state.serialize_entry("server", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<NFSVolumeSource> for NFSVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: NFSVolumeSource) -> Self {
+        Self {
+            path: Some(value.path),
+            read_only: value.read_only,
+            server: Some(value.server),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -180,3 +180,90 @@ impl From<NodeAffinityBuilder> for NodeAffinity {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`NodeAffinity`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`NodeAffinity::apply`\]; `From<NodeAffinity>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct NodeAffinityApply {
+    /// Weighted node preferences the scheduler tries to honour.
+    pub preferred_during_scheduling_ignored_during_execution: Option<
+        Vec<crate::api::core::v1::PreferredSchedulingTermApply>,
+    >,
+    /// Node requirements that must hold at scheduling time.
+    pub required_during_scheduling_ignored_during_execution: Option<
+        crate::api::core::v1::NodeSelectorApply,
+    >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl NodeAffinity {
+    /// A new apply configuration of a `NodeAffinity`.
+    #[inline]
+    pub fn apply() -> NodeAffinityApply {
+        NodeAffinityApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl NodeAffinityApply {
+    /// Weighted node preferences the scheduler tries to honour.
+    pub fn preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PreferredSchedulingTermApply>>,
+    ) -> Self {
+        self.preferred_during_scheduling_ignored_during_execution = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Appends one item to `preferred_during_scheduling_ignored_during_execution`.
+    pub fn push_preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        item: impl Into<crate::api::core::v1::PreferredSchedulingTermApply>,
+    ) -> Self {
+        self.preferred_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Node requirements that must hold at scheduling time.
+    pub fn required_during_scheduling_ignored_during_execution(
+        mut self,
+        value: impl Into<crate::api::core::v1::NodeSelectorApply>,
+    ) -> Self {
+        self.required_during_scheduling_ignored_during_execution = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for NodeAffinityApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.preferred_during_scheduling_ignored_during_execution {
+            state.serialize_entry("preferredDuringSchedulingIgnoredDuringExecution", value)?;
+        }
+        if let Some(value) = &self.required_during_scheduling_ignored_during_execution {
+            state.serialize_entry("requiredDuringSchedulingIgnoredDuringExecution", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<NodeAffinity> for NodeAffinityApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: NodeAffinity) -> Self {
+        Self {
+            preferred_during_scheduling_ignored_during_execution: value.preferred_during_scheduling_ignored_during_execution.map(|item0| item0.into_iter().map(Into::into).collect()),
+            required_during_scheduling_ignored_during_execution: value.required_during_scheduling_ignored_during_execution.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -151,3 +151,69 @@ impl From<NodeSelectorBuilder> for NodeSelector {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`NodeSelector`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`NodeSelector::apply`\]; `From<NodeSelector>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct NodeSelectorApply {
+    /// The terms; a node matching any of them matches.
+    pub node_selector_terms: Option<Vec<crate::api::core::v1::NodeSelectorTermApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl NodeSelector {
+    /// A new apply configuration of a `NodeSelector`.
+    #[inline]
+    pub fn apply() -> NodeSelectorApply {
+        NodeSelectorApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl NodeSelectorApply {
+    /// The terms; a node matching any of them matches.
+    pub fn node_selector_terms(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorTermApply>>,
+    ) -> Self {
+        self.node_selector_terms = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `node_selector_terms`.
+    pub fn node_selector_term(
+        mut self,
+        item: impl Into<crate::api::core::v1::NodeSelectorTermApply>,
+    ) -> Self {
+        self.node_selector_terms.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for NodeSelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.node_selector_terms {
+            state.serialize_entry("nodeSelectorTerms", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<NodeSelector> for NodeSelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: NodeSelector) -> Self {
+        Self {
+            node_selector_terms: Some(value.node_selector_terms.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

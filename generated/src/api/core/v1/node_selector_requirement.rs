@@ -172,3 +172,87 @@ impl From<NodeSelectorRequirementBuilder> for NodeSelectorRequirement {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`NodeSelectorRequirement`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`NodeSelectorRequirement::apply`\]; `From<NodeSelectorRequirement>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct NodeSelectorRequirementApply {
+    /// Label or field key.
+    pub key: Option<String>,
+    /// Operator: In, NotIn, Exists, DoesNotExist, Gt or Lt.
+    pub operator: Option<String>,
+    /// Values for the operator.
+    pub values: Option<Vec<String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl NodeSelectorRequirement {
+    /// A new apply configuration of a `NodeSelectorRequirement`.
+    #[inline]
+    pub fn apply() -> NodeSelectorRequirementApply {
+        NodeSelectorRequirementApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl NodeSelectorRequirementApply {
+    /// Label or field key.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.key = Some(value.into());
+        self
+    }
+
+    /// Operator: In, NotIn, Exists, DoesNotExist, Gt or Lt.
+    pub fn operator(mut self, value: impl Into<String>) -> Self {
+        self.operator = Some(value.into());
+        self
+    }
+
+    /// Values for the operator.
+    pub fn values(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.values = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `values`.
+    pub fn value(mut self, item: impl Into<String>) -> Self {
+        self.values.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for NodeSelectorRequirementApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.key {
+            state.serialize_entry("key", value)?;
+        }
+        if let Some(value) = &self.operator {
+            state.serialize_entry("operator", value)?;
+        }
+        if let Some(value) = &self.values {
+            state.serialize_entry("values", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<NodeSelectorRequirement> for NodeSelectorRequirementApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: NodeSelectorRequirement) -> Self {
+        Self {
+            key: Some(value.key),
+            operator: Some(value.operator),
+            values: value.values,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -176,3 +176,95 @@ impl From<NodeSelectorTermBuilder> for NodeSelectorTerm {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`NodeSelectorTerm`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`NodeSelectorTerm::apply`\]; `From<NodeSelectorTerm>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct NodeSelectorTermApply {
+    /// Requirements on node labels.
+    pub match_expressions: Option<
+        Vec<crate::api::core::v1::NodeSelectorRequirementApply>,
+    >,
+    /// Requirements on node fields.
+    pub match_fields: Option<Vec<crate::api::core::v1::NodeSelectorRequirementApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl NodeSelectorTerm {
+    /// A new apply configuration of a `NodeSelectorTerm`.
+    #[inline]
+    pub fn apply() -> NodeSelectorTermApply {
+        NodeSelectorTermApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl NodeSelectorTermApply {
+    /// Requirements on node labels.
+    pub fn match_expressions(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorRequirementApply>>,
+    ) -> Self {
+        self.match_expressions = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `match_expressions`.
+    pub fn match_expression(
+        mut self,
+        item: impl Into<crate::api::core::v1::NodeSelectorRequirementApply>,
+    ) -> Self {
+        self.match_expressions.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Requirements on node fields.
+    pub fn match_fields(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::NodeSelectorRequirementApply>>,
+    ) -> Self {
+        self.match_fields = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `match_fields`.
+    pub fn match_field(
+        mut self,
+        item: impl Into<crate::api::core::v1::NodeSelectorRequirementApply>,
+    ) -> Self {
+        self.match_fields.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for NodeSelectorTermApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.match_expressions {
+            state.serialize_entry("matchExpressions", value)?;
+        }
+        if let Some(value) = &self.match_fields {
+            state.serialize_entry("matchFields", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<NodeSelectorTerm> for NodeSelectorTermApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: NodeSelectorTerm) -> Self {
+        Self {
+            match_expressions: value.match_expressions.map(|item0| item0.into_iter().map(Into::into).collect()),
+            match_fields: value.match_fields.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -141,3 +141,69 @@ impl From<ObjectFieldSelectorBuilder> for ObjectFieldSelector {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ObjectFieldSelector`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ObjectFieldSelector::apply`\]; `From<ObjectFieldSelector>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ObjectFieldSelectorApply {
+    /// API version the field path refers to; defaults to `v1`.
+    pub api_version: Option<String>,
+    /// Path of the field to select.
+    pub field_path: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ObjectFieldSelector {
+    /// A new apply configuration of a `ObjectFieldSelector`.
+    #[inline]
+    pub fn apply() -> ObjectFieldSelectorApply {
+        ObjectFieldSelectorApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ObjectFieldSelectorApply {
+    /// API version the field path refers to; defaults to `v1`.
+    pub fn api_version(mut self, value: impl Into<String>) -> Self {
+        self.api_version = Some(value.into());
+        self
+    }
+
+    /// Path of the field to select.
+    pub fn field_path(mut self, value: impl Into<String>) -> Self {
+        self.field_path = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ObjectFieldSelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.api_version {
+            state.serialize_entry("apiVersion", value)?;
+        }
+        if let Some(value) = &self.field_path {
+            state.serialize_entry("fieldPath", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ObjectFieldSelector> for ObjectFieldSelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ObjectFieldSelector) -> Self {
+        Self {
+            api_version: value.api_version,
+            field_path: Some(value.field_path),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

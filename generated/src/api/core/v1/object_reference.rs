@@ -233,3 +233,129 @@ impl From<ObjectReferenceBuilder> for ObjectReference {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ObjectReference`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ObjectReference::apply`\]; `From<ObjectReference>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ObjectReferenceApply {
+    /// API version of the referenced object.
+    pub api_version: Option<String>,
+    /// Field within the object, e.g. `spec.containers[2]`.
+    pub field_path: Option<String>,
+    /// Kind of the referenced object.
+    pub kind: Option<String>,
+    /// Name of the referenced object.
+    pub name: Option<String>,
+    /// Namespace of the referenced object.
+    pub namespace: Option<String>,
+    /// Resource version the reference was taken at.
+    pub resource_version: Option<String>,
+    /// UID of the referenced object.
+    pub uid: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ObjectReference {
+    /// A new apply configuration of a `ObjectReference`.
+    #[inline]
+    pub fn apply() -> ObjectReferenceApply {
+        ObjectReferenceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ObjectReferenceApply {
+    /// API version of the referenced object.
+    pub fn api_version(mut self, value: impl Into<String>) -> Self {
+        self.api_version = Some(value.into());
+        self
+    }
+
+    /// Field within the object, e.g. `spec.containers[2]`.
+    pub fn field_path(mut self, value: impl Into<String>) -> Self {
+        self.field_path = Some(value.into());
+        self
+    }
+
+    /// Kind of the referenced object.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.kind = Some(value.into());
+        self
+    }
+
+    /// Name of the referenced object.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Namespace of the referenced object.
+    pub fn namespace(mut self, value: impl Into<String>) -> Self {
+        self.namespace = Some(value.into());
+        self
+    }
+
+    /// Resource version the reference was taken at.
+    pub fn resource_version(mut self, value: impl Into<String>) -> Self {
+        self.resource_version = Some(value.into());
+        self
+    }
+
+    /// UID of the referenced object.
+    pub fn uid(mut self, value: impl Into<String>) -> Self {
+        self.uid = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ObjectReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.api_version {
+            state.serialize_entry("apiVersion", value)?;
+        }
+        if let Some(value) = &self.field_path {
+            state.serialize_entry("fieldPath", value)?;
+        }
+        if let Some(value) = &self.kind {
+            state.serialize_entry("kind", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.namespace {
+            state.serialize_entry("namespace", value)?;
+        }
+        if let Some(value) = &self.resource_version {
+            state.serialize_entry("resourceVersion", value)?;
+        }
+        if let Some(value) = &self.uid {
+            state.serialize_entry("uid", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ObjectReference> for ObjectReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ObjectReference) -> Self {
+        Self {
+            api_version: value.api_version,
+            field_path: value.field_path,
+            kind: value.kind,
+            name: value.name,
+            namespace: value.namespace,
+            resource_version: value.resource_version,
+            uid: value.uid,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

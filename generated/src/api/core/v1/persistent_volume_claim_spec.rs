@@ -305,3 +305,173 @@ impl From<PersistentVolumeClaimSpecBuilder> for PersistentVolumeClaimSpec {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PersistentVolumeClaimSpec`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PersistentVolumeClaimSpec::apply`\]; `From<PersistentVolumeClaimSpec>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PersistentVolumeClaimSpecApply {
+    /// Access modes the volume must support, e.g. ReadWriteOnce.
+    pub access_modes: Option<Vec<String>>,
+    /// Existing snapshot or PVC to populate the volume from.
+    pub data_source: Option<crate::api::core::v1::TypedLocalObjectReferenceApply>,
+    /// Any populator object to fill the volume from.
+    pub data_source_ref: Option<crate::api::core::v1::TypedObjectReferenceApply>,
+    /// Minimum storage resources the volume must have.
+    pub resources: Option<crate::api::core::v1::VolumeResourceRequirementsApply>,
+    /// Label query over volumes to bind to.
+    pub selector: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    >,
+    /// StorageClass the claim requires.
+    pub storage_class_name: Option<String>,
+    /// VolumeAttributesClass to apply to the volume.
+    pub volume_attributes_class_name: Option<String>,
+    /// Filesystem or Block; defaults to Filesystem.
+    pub volume_mode: Option<String>,
+    /// Name of the PersistentVolume bound to the claim.
+    pub volume_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PersistentVolumeClaimSpec {
+    /// A new apply configuration of a `PersistentVolumeClaimSpec`.
+    #[inline]
+    pub fn apply() -> PersistentVolumeClaimSpecApply {
+        PersistentVolumeClaimSpecApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PersistentVolumeClaimSpecApply {
+    /// Access modes the volume must support, e.g. ReadWriteOnce.
+    pub fn access_modes(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.access_modes = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `access_modes`.
+    pub fn access_mode(mut self, item: impl Into<String>) -> Self {
+        self.access_modes.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Existing snapshot or PVC to populate the volume from.
+    pub fn data_source(
+        mut self,
+        value: impl Into<crate::api::core::v1::TypedLocalObjectReferenceApply>,
+    ) -> Self {
+        self.data_source = Some(value.into());
+        self
+    }
+
+    /// Any populator object to fill the volume from.
+    pub fn data_source_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::TypedObjectReferenceApply>,
+    ) -> Self {
+        self.data_source_ref = Some(value.into());
+        self
+    }
+
+    /// Minimum storage resources the volume must have.
+    pub fn resources(
+        mut self,
+        value: impl Into<crate::api::core::v1::VolumeResourceRequirementsApply>,
+    ) -> Self {
+        self.resources = Some(value.into());
+        self
+    }
+
+    /// Label query over volumes to bind to.
+    pub fn selector(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Self {
+        self.selector = Some(value.into());
+        self
+    }
+
+    /// StorageClass the claim requires.
+    pub fn storage_class_name(mut self, value: impl Into<String>) -> Self {
+        self.storage_class_name = Some(value.into());
+        self
+    }
+
+    /// VolumeAttributesClass to apply to the volume.
+    pub fn volume_attributes_class_name(mut self, value: impl Into<String>) -> Self {
+        self.volume_attributes_class_name = Some(value.into());
+        self
+    }
+
+    /// Filesystem or Block; defaults to Filesystem.
+    pub fn volume_mode(mut self, value: impl Into<String>) -> Self {
+        self.volume_mode = Some(value.into());
+        self
+    }
+
+    /// Name of the PersistentVolume bound to the claim.
+    pub fn volume_name(mut self, value: impl Into<String>) -> Self {
+        self.volume_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PersistentVolumeClaimSpecApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.access_modes {
+            state.serialize_entry("accessModes", value)?;
+        }
+        if let Some(value) = &self.data_source {
+            state.serialize_entry("dataSource", value)?;
+        }
+        if let Some(value) = &self.data_source_ref {
+            state.serialize_entry("dataSourceRef", value)?;
+        }
+        if let Some(value) = &self.resources {
+            state.serialize_entry("resources", value)?;
+        }
+        if let Some(value) = &self.selector {
+            state.serialize_entry("selector", value)?;
+        }
+        if let Some(value) = &self.storage_class_name {
+            state.serialize_entry("storageClassName", value)?;
+        }
+        if let Some(value) = &self.volume_attributes_class_name {
+            state.serialize_entry("volumeAttributesClassName", value)?;
+        }
+        if let Some(value) = &self.volume_mode {
+            state.serialize_entry("volumeMode", value)?;
+        }
+        if let Some(value) = &self.volume_name {
+            state.serialize_entry("volumeName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PersistentVolumeClaimSpec> for PersistentVolumeClaimSpecApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PersistentVolumeClaimSpec) -> Self {
+        Self {
+            access_modes: value.access_modes,
+            data_source: value.data_source.map(Into::into),
+            data_source_ref: value.data_source_ref.map(Into::into),
+            resources: value.resources.map(Into::into),
+            selector: value.selector,
+            storage_class_name: value.storage_class_name,
+            volume_attributes_class_name: value.volume_attributes_class_name,
+            volume_mode: value.volume_mode,
+            volume_name: value.volume_name,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -151,3 +151,77 @@ impl From<PersistentVolumeClaimTemplateBuilder> for PersistentVolumeClaimTemplat
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PersistentVolumeClaimTemplate`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PersistentVolumeClaimTemplate::apply`\]; `From<PersistentVolumeClaimTemplate>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PersistentVolumeClaimTemplateApply {
+    /// Labels and annotations copied into the PVC.
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
+    /// Spec copied unchanged into the PVC.
+    pub spec: Option<crate::api::core::v1::PersistentVolumeClaimSpecApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PersistentVolumeClaimTemplate {
+    /// A new apply configuration of a `PersistentVolumeClaimTemplate`.
+    #[inline]
+    pub fn apply() -> PersistentVolumeClaimTemplateApply {
+        PersistentVolumeClaimTemplateApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PersistentVolumeClaimTemplateApply {
+    /// Labels and annotations copied into the PVC.
+    pub fn metadata(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    ) -> Self {
+        self.metadata = Some(value.into());
+        self
+    }
+
+    /// Spec copied unchanged into the PVC.
+    pub fn spec(
+        mut self,
+        value: impl Into<crate::api::core::v1::PersistentVolumeClaimSpecApply>,
+    ) -> Self {
+        self.spec = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PersistentVolumeClaimTemplateApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.metadata {
+            state.serialize_entry("metadata", value)?;
+        }
+        if let Some(value) = &self.spec {
+            state.serialize_entry("spec", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PersistentVolumeClaimTemplate> for PersistentVolumeClaimTemplateApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PersistentVolumeClaimTemplate) -> Self {
+        Self {
+            metadata: value.metadata,
+            spec: Some(value.spec.into()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -143,3 +143,69 @@ impl From<PersistentVolumeClaimVolumeSourceBuilder> for PersistentVolumeClaimVol
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PersistentVolumeClaimVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PersistentVolumeClaimVolumeSource::apply`\]; `From<PersistentVolumeClaimVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PersistentVolumeClaimVolumeSourceApply {
+    /// Name of the PersistentVolumeClaim.
+    pub claim_name: Option<String>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PersistentVolumeClaimVolumeSource {
+    /// A new apply configuration of a `PersistentVolumeClaimVolumeSource`.
+    #[inline]
+    pub fn apply() -> PersistentVolumeClaimVolumeSourceApply {
+        PersistentVolumeClaimVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PersistentVolumeClaimVolumeSourceApply {
+    /// Name of the PersistentVolumeClaim.
+    pub fn claim_name(mut self, value: impl Into<String>) -> Self {
+        self.claim_name = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PersistentVolumeClaimVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.claim_name {
+            state.serialize_entry("claimName", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PersistentVolumeClaimVolumeSource> for PersistentVolumeClaimVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PersistentVolumeClaimVolumeSource) -> Self {
+        Self {
+            claim_name: Some(value.claim_name),
+            read_only: value.read_only,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -141,3 +141,69 @@ impl From<PhotonPersistentDiskVolumeSourceBuilder> for PhotonPersistentDiskVolum
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PhotonPersistentDiskVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PhotonPersistentDiskVolumeSource::apply`\]; `From<PhotonPersistentDiskVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PhotonPersistentDiskVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fs_type: Option<String>,
+    /// ID of the persistent disk.
+    pub pd_id: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PhotonPersistentDiskVolumeSource {
+    /// A new apply configuration of a `PhotonPersistentDiskVolumeSource`.
+    #[inline]
+    pub fn apply() -> PhotonPersistentDiskVolumeSourceApply {
+        PhotonPersistentDiskVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PhotonPersistentDiskVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// ID of the persistent disk.
+    pub fn pd_id(mut self, value: impl Into<String>) -> Self {
+        self.pd_id = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PhotonPersistentDiskVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.pd_id {
+            state.serialize_entry("pdID", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PhotonPersistentDiskVolumeSource> for PhotonPersistentDiskVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PhotonPersistentDiskVolumeSource) -> Self {
+        Self {
+            fs_type: value.fs_type,
+            pd_id: Some(value.pd_id),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

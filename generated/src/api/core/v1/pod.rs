@@ -252,6 +252,107 @@ impl From<PodBuilder> for Pod {
     }
 }
 
+/// The apply configuration of \[`Pod`\] for server-side apply: every field is optional, and serializing writes exactly what was set (and `apiVersion` and `kind`), so an apply claims only the fields it names. Start with \[`Pod::apply`\]; `From<Pod>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodApply {
+    /// Standard object metadata.
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
+    /// Desired behaviour of the pod.
+    pub spec: Option<crate::api::core::v1::PodSpecApply>,
+    /// Most recently observed status of the pod; read-only.
+    pub status: Option<crate::api::core::v1::PodStatusApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Pod {
+    /// A new apply configuration of a `Pod` named `name` in the namespace `namespace`.
+    #[inline]
+    pub fn apply(name: impl Into<String>, namespace: impl Into<String>) -> PodApply {
+        PodApply {
+            metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(namespace.into()),
+                ..::core::default::Default::default()
+            }),
+            ..::core::default::Default::default()
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodApply {
+    /// Standard object metadata.
+    pub fn metadata(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    ) -> Self {
+        self.metadata = Some(value.into());
+        self
+    }
+
+    /// Edits `metadata` in place, starting from an empty value when it is unset.
+    pub fn metadata_with(
+        mut self,
+        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
+    ) -> Self {
+        edit(self.metadata.get_or_insert_default());
+        self
+    }
+
+    /// Desired behaviour of the pod.
+    pub fn spec(mut self, value: impl Into<crate::api::core::v1::PodSpecApply>) -> Self {
+        self.spec = Some(value.into());
+        self
+    }
+
+    /// Most recently observed status of the pod; read-only.
+    pub fn status(mut self, value: impl Into<crate::api::core::v1::PodStatusApply>) -> Self {
+        self.status = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("apiVersion", "v1")?;
+        state.serialize_entry("kind", "Pod")?;
+        if let Some(value) = &self.metadata {
+            state.serialize_entry("metadata", value)?;
+        }
+        if let Some(value) = &self.spec {
+            state.serialize_entry("spec", value)?;
+        }
+        if let Some(value) = &self.status {
+            state.serialize_entry("status", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Pod> for PodApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Pod) -> Self {
+        Self {
+            metadata: value.metadata,
+            spec: value.spec.map(Into::into),
+            status: value.status.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}
+
 impl Pod {
     /// The operations on this resource, in the order of the endpoint table above.
     pub const ROUTES: &'static [crate::routes::Route] = &[

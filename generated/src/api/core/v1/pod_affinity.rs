@@ -195,3 +195,101 @@ impl From<PodAffinityBuilder> for PodAffinity {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodAffinity`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodAffinity::apply`\]; `From<PodAffinity>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodAffinityApply {
+    /// Weighted co-location preferences.
+    pub preferred_during_scheduling_ignored_during_execution: Option<
+        Vec<crate::api::core::v1::WeightedPodAffinityTermApply>,
+    >,
+    /// Co-location requirements that must hold at scheduling time.
+    pub required_during_scheduling_ignored_during_execution: Option<
+        Vec<crate::api::core::v1::PodAffinityTermApply>,
+    >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodAffinity {
+    /// A new apply configuration of a `PodAffinity`.
+    #[inline]
+    pub fn apply() -> PodAffinityApply {
+        PodAffinityApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodAffinityApply {
+    /// Weighted co-location preferences.
+    pub fn preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::WeightedPodAffinityTermApply>>,
+    ) -> Self {
+        self.preferred_during_scheduling_ignored_during_execution = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Appends one item to `preferred_during_scheduling_ignored_during_execution`.
+    pub fn push_preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        item: impl Into<crate::api::core::v1::WeightedPodAffinityTermApply>,
+    ) -> Self {
+        self.preferred_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Co-location requirements that must hold at scheduling time.
+    pub fn required_during_scheduling_ignored_during_execution(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodAffinityTermApply>>,
+    ) -> Self {
+        self.required_during_scheduling_ignored_during_execution = Some(
+            items.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Appends one item to `required_during_scheduling_ignored_during_execution`.
+    pub fn push_required_during_scheduling_ignored_during_execution(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodAffinityTermApply>,
+    ) -> Self {
+        self.required_during_scheduling_ignored_during_execution.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodAffinityApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.preferred_during_scheduling_ignored_during_execution {
+            state.serialize_entry("preferredDuringSchedulingIgnoredDuringExecution", value)?;
+        }
+        if let Some(value) = &self.required_during_scheduling_ignored_during_execution {
+            state.serialize_entry("requiredDuringSchedulingIgnoredDuringExecution", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodAffinity> for PodAffinityApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodAffinity) -> Self {
+        Self {
+            preferred_during_scheduling_ignored_during_execution: value.preferred_during_scheduling_ignored_during_execution.map(|item0| item0.into_iter().map(Into::into).collect()),
+            required_during_scheduling_ignored_during_execution: value.required_during_scheduling_ignored_during_execution.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -281,3 +281,148 @@ impl From<PodAffinityTermBuilder> for PodAffinityTerm {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodAffinityTerm`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodAffinityTerm::apply`\]; `From<PodAffinityTerm>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodAffinityTermApply {
+    /// Label query over the pods to match.
+    pub label_selector: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    >,
+    /// Incoming pod label keys added to the selector with `In`.
+    pub match_label_keys: Option<Vec<String>>,
+    /// Incoming pod label keys added to the selector with `NotIn`.
+    pub mismatch_label_keys: Option<Vec<String>>,
+    /// Label query over the namespaces to consider.
+    pub namespace_selector: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    >,
+    /// Static list of namespaces to consider.
+    pub namespaces: Option<Vec<String>>,
+    /// Node label key that defines the topology domain, e.g. `topology.kubernetes.io/zone`.
+    pub topology_key: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodAffinityTerm {
+    /// A new apply configuration of a `PodAffinityTerm`.
+    #[inline]
+    pub fn apply() -> PodAffinityTermApply {
+        PodAffinityTermApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodAffinityTermApply {
+    /// Label query over the pods to match.
+    pub fn label_selector(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Self {
+        self.label_selector = Some(value.into());
+        self
+    }
+
+    /// Incoming pod label keys added to the selector with `In`.
+    pub fn match_label_keys(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.match_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `match_label_keys`.
+    pub fn match_label_key(mut self, item: impl Into<String>) -> Self {
+        self.match_label_keys.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Incoming pod label keys added to the selector with `NotIn`.
+    pub fn mismatch_label_keys(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.mismatch_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `mismatch_label_keys`.
+    pub fn mismatch_label_key(mut self, item: impl Into<String>) -> Self {
+        self.mismatch_label_keys.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Label query over the namespaces to consider.
+    pub fn namespace_selector(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Self {
+        self.namespace_selector = Some(value.into());
+        self
+    }
+
+    /// Static list of namespaces to consider.
+    pub fn namespaces(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.namespaces = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `namespaces`.
+    pub fn namespace(mut self, item: impl Into<String>) -> Self {
+        self.namespaces.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Node label key that defines the topology domain, e.g. `topology.kubernetes.io/zone`.
+    pub fn topology_key(mut self, value: impl Into<String>) -> Self {
+        self.topology_key = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodAffinityTermApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.label_selector {
+            state.serialize_entry("labelSelector", value)?;
+        }
+        if let Some(value) = &self.match_label_keys {
+            state.serialize_entry("matchLabelKeys", value)?;
+        }
+        if let Some(value) = &self.mismatch_label_keys {
+            state.serialize_entry("mismatchLabelKeys", value)?;
+        }
+        if let Some(value) = &self.namespace_selector {
+            state.serialize_entry("namespaceSelector", value)?;
+        }
+        if let Some(value) = &self.namespaces {
+            state.serialize_entry("namespaces", value)?;
+        }
+        if let Some(value) = &self.topology_key {
+            state.serialize_entry("topologyKey", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodAffinityTerm> for PodAffinityTermApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodAffinityTerm) -> Self {
+        Self {
+            label_selector: value.label_selector,
+            match_label_keys: value.match_label_keys,
+            mismatch_label_keys: value.mismatch_label_keys,
+            namespace_selector: value.namespace_selector,
+            namespaces: value.namespaces,
+            topology_key: Some(value.topology_key),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -287,3 +287,140 @@ impl From<PodCertificateProjectionBuilder> for PodCertificateProjection {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodCertificateProjection`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodCertificateProjection::apply`\]; `From<PodCertificateProjection>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodCertificateProjectionApply {
+    /// Path for the certificate chain file.
+    pub certificate_chain_path: Option<String>,
+    /// Path for a single PEM file with key and certificate chain.
+    pub credential_bundle_path: Option<String>,
+    /// Path for the private key file.
+    pub key_path: Option<String>,
+    /// Key pair type, e.g. `ECDSAP256` or `ED25519`.
+    pub key_type: Option<String>,
+    /// Maximum certificate lifetime in seconds.
+    pub max_expiration_seconds: Option<i32>,
+    /// Signer that the certificate requests are addressed to.
+    pub signer_name: Option<String>,
+    /// Extra information passed verbatim to the signer.
+    pub user_annotations: Option<::std::collections::BTreeMap<String, String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodCertificateProjection {
+    /// A new apply configuration of a `PodCertificateProjection`.
+    #[inline]
+    pub fn apply() -> PodCertificateProjectionApply {
+        PodCertificateProjectionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodCertificateProjectionApply {
+    /// Path for the certificate chain file.
+    pub fn certificate_chain_path(mut self, value: impl Into<String>) -> Self {
+        self.certificate_chain_path = Some(value.into());
+        self
+    }
+
+    /// Path for a single PEM file with key and certificate chain.
+    pub fn credential_bundle_path(mut self, value: impl Into<String>) -> Self {
+        self.credential_bundle_path = Some(value.into());
+        self
+    }
+
+    /// Path for the private key file.
+    pub fn key_path(mut self, value: impl Into<String>) -> Self {
+        self.key_path = Some(value.into());
+        self
+    }
+
+    /// Key pair type, e.g. `ECDSAP256` or `ED25519`.
+    pub fn key_type(mut self, value: impl Into<String>) -> Self {
+        self.key_type = Some(value.into());
+        self
+    }
+
+    /// Maximum certificate lifetime in seconds.
+    pub fn max_expiration_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.max_expiration_seconds = Some(value.into());
+        self
+    }
+
+    /// Signer that the certificate requests are addressed to.
+    pub fn signer_name(mut self, value: impl Into<String>) -> Self {
+        self.signer_name = Some(value.into());
+        self
+    }
+
+    /// Extra information passed verbatim to the signer.
+    pub fn user_annotations(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.user_annotations = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Inserts one entry into `user_annotations`, replacing any under the same key.
+    pub fn user_annotation(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.user_annotations.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodCertificateProjectionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.certificate_chain_path {
+            state.serialize_entry("certificateChainPath", value)?;
+        }
+        if let Some(value) = &self.credential_bundle_path {
+            state.serialize_entry("credentialBundlePath", value)?;
+        }
+        if let Some(value) = &self.key_path {
+            state.serialize_entry("keyPath", value)?;
+        }
+        if let Some(value) = &self.key_type {
+            state.serialize_entry("keyType", value)?;
+        }
+        if let Some(value) = &self.max_expiration_seconds {
+            state.serialize_entry("maxExpirationSeconds", value)?;
+        }
+        if let Some(value) = &self.signer_name {
+            state.serialize_entry("signerName", value)?;
+        }
+        if let Some(value) = &self.user_annotations {
+            state.serialize_entry("userAnnotations", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodCertificateProjection> for PodCertificateProjectionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodCertificateProjection) -> Self {
+        Self {
+            certificate_chain_path: value.certificate_chain_path,
+            credential_bundle_path: value.credential_bundle_path,
+            key_path: value.key_path,
+            key_type: Some(value.key_type),
+            max_expiration_seconds: value.max_expiration_seconds,
+            signer_name: Some(value.signer_name),
+            user_annotations: value.user_annotations,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -270,3 +270,146 @@ impl From<PodConditionBuilder> for PodCondition {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodCondition`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodCondition::apply`\]; `From<PodCondition>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodConditionApply {
+    /// When the condition was last probed.
+    pub last_probe_time: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
+    >,
+    /// When the condition last changed status.
+    pub last_transition_time: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
+    >,
+    /// Human-readable details about the last transition.
+    pub message: Option<String>,
+    /// Pod `.metadata.generation` the condition is based on.
+    pub observed_generation: Option<i64>,
+    /// One-word CamelCase reason for the last transition.
+    pub reason: Option<String>,
+    /// Condition status: True, False or Unknown.
+    pub status: Option<String>,
+    /// Condition type.
+    pub type_: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodCondition {
+    /// A new apply configuration of a `PodCondition`, `type_`.
+    #[inline]
+    pub fn apply(type_: impl Into<String>) -> PodConditionApply {
+        PodConditionApply {
+            type_: type_.into(),
+            last_probe_time: None,
+            last_transition_time: None,
+            message: None,
+            observed_generation: None,
+            reason: None,
+            status: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodConditionApply {
+    /// When the condition was last probed.
+    pub fn last_probe_time(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_probe_time = Some(value.into());
+        self
+    }
+
+    /// When the condition last changed status.
+    pub fn last_transition_time(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_transition_time = Some(value.into());
+        self
+    }
+
+    /// Human-readable details about the last transition.
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.message = Some(value.into());
+        self
+    }
+
+    /// Pod `.metadata.generation` the condition is based on.
+    pub fn observed_generation(mut self, value: impl Into<i64>) -> Self {
+        self.observed_generation = Some(value.into());
+        self
+    }
+
+    /// One-word CamelCase reason for the last transition.
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
+
+    /// Condition status: True, False or Unknown.
+    pub fn status(mut self, value: impl Into<String>) -> Self {
+        self.status = Some(value.into());
+        self
+    }
+
+    /// Condition type.
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.type_ = value.into();
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodConditionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.last_probe_time {
+            state.serialize_entry("lastProbeTime", value)?;
+        }
+        if let Some(value) = &self.last_transition_time {
+            state.serialize_entry("lastTransitionTime", value)?;
+        }
+        if let Some(value) = &self.message {
+            state.serialize_entry("message", value)?;
+        }
+        if let Some(value) = &self.observed_generation {
+            state.serialize_entry("observedGeneration", value)?;
+        }
+        if let Some(value) = &self.reason {
+            state.serialize_entry("reason", value)?;
+        }
+        if let Some(value) = &self.status {
+            state.serialize_entry("status", value)?;
+        }
+        state.serialize_entry("type", &self.type_)?;
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodCondition> for PodConditionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodCondition) -> Self {
+        Self {
+            last_probe_time: value.last_probe_time,
+            last_transition_time: value.last_transition_time,
+            message: value.message,
+            observed_generation: value.observed_generation,
+            reason: value.reason,
+            status: Some(value.status),
+            type_: value.type_,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -186,3 +186,105 @@ impl From<PodDNSConfigBuilder> for PodDNSConfig {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodDNSConfig`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodDNSConfig::apply`\]; `From<PodDNSConfig>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodDNSConfigApply {
+    /// Additional DNS server IP addresses.
+    pub nameservers: Option<Vec<String>>,
+    /// Additional resolver options.
+    pub options: Option<Vec<crate::api::core::v1::PodDNSConfigOptionApply>>,
+    /// Additional DNS search domains.
+    pub searches: Option<Vec<String>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodDNSConfig {
+    /// A new apply configuration of a `PodDNSConfig`.
+    #[inline]
+    pub fn apply() -> PodDNSConfigApply {
+        PodDNSConfigApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodDNSConfigApply {
+    /// Additional DNS server IP addresses.
+    pub fn nameservers(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.nameservers = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `nameservers`.
+    pub fn nameserver(mut self, item: impl Into<String>) -> Self {
+        self.nameservers.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Additional resolver options.
+    pub fn options(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodDNSConfigOptionApply>>,
+    ) -> Self {
+        self.options = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `options`.
+    pub fn option(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodDNSConfigOptionApply>,
+    ) -> Self {
+        self.options.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Additional DNS search domains.
+    pub fn searches(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.searches = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `searches`.
+    pub fn search(mut self, item: impl Into<String>) -> Self {
+        self.searches.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodDNSConfigApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.nameservers {
+            state.serialize_entry("nameservers", value)?;
+        }
+        if let Some(value) = &self.options {
+            state.serialize_entry("options", value)?;
+        }
+        if let Some(value) = &self.searches {
+            state.serialize_entry("searches", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodDNSConfig> for PodDNSConfigApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodDNSConfig) -> Self {
+        Self {
+            nameservers: value.nameservers,
+            options: value.options.map(|item0| item0.into_iter().map(Into::into).collect()),
+            searches: value.searches,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

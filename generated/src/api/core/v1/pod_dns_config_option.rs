@@ -136,3 +136,69 @@ impl From<PodDNSConfigOptionBuilder> for PodDNSConfigOption {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodDNSConfigOption`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodDNSConfigOption::apply`\]; `From<PodDNSConfigOption>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodDNSConfigOptionApply {
+    /// Option name.
+    pub name: Option<String>,
+    /// Option value.
+    pub value: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodDNSConfigOption {
+    /// A new apply configuration of a `PodDNSConfigOption`.
+    #[inline]
+    pub fn apply() -> PodDNSConfigOptionApply {
+        PodDNSConfigOptionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodDNSConfigOptionApply {
+    /// Option name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Option value.
+    pub fn value(mut self, value: impl Into<String>) -> Self {
+        self.value = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodDNSConfigOptionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.value {
+            state.serialize_entry("value", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodDNSConfigOption> for PodDNSConfigOptionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodDNSConfigOption) -> Self {
+        Self {
+            name: value.name,
+            value: value.value,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

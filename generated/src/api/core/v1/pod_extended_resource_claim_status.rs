@@ -167,3 +167,83 @@ impl From<PodExtendedResourceClaimStatusBuilder> for PodExtendedResourceClaimSta
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodExtendedResourceClaimStatus`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodExtendedResourceClaimStatus::apply`\]; `From<PodExtendedResourceClaimStatus>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodExtendedResourceClaimStatusApply {
+    /// Mappings from container extended resources to device requests.
+    pub request_mappings: Option<
+        Vec<crate::api::core::v1::ContainerExtendedResourceRequestApply>,
+    >,
+    /// Name of the generated ResourceClaim.
+    pub resource_claim_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodExtendedResourceClaimStatus {
+    /// A new apply configuration of a `PodExtendedResourceClaimStatus`.
+    #[inline]
+    pub fn apply() -> PodExtendedResourceClaimStatusApply {
+        PodExtendedResourceClaimStatusApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodExtendedResourceClaimStatusApply {
+    /// Mappings from container extended resources to device requests.
+    pub fn request_mappings(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerExtendedResourceRequestApply>>,
+    ) -> Self {
+        self.request_mappings = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `request_mappings`.
+    pub fn request_mapping(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerExtendedResourceRequestApply>,
+    ) -> Self {
+        self.request_mappings.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Name of the generated ResourceClaim.
+    pub fn resource_claim_name(mut self, value: impl Into<String>) -> Self {
+        self.resource_claim_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodExtendedResourceClaimStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.request_mappings {
+            state.serialize_entry("requestMappings", value)?;
+        }
+        if let Some(value) = &self.resource_claim_name {
+            state.serialize_entry("resourceClaimName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodExtendedResourceClaimStatus> for PodExtendedResourceClaimStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodExtendedResourceClaimStatus) -> Self {
+        Self {
+            request_mappings: Some(value.request_mappings.into_iter().map(Into::into).collect()),
+            resource_claim_name: Some(value.resource_claim_name),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

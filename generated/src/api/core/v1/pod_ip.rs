@@ -122,3 +122,58 @@ impl From<PodIPBuilder> for PodIP {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodIP`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodIP::apply`\]; `From<PodIP>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodIPApply {
+    /// The IP address.
+    pub ip: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodIP {
+    /// A new apply configuration of a `PodIP`, `ip`.
+    #[inline]
+    pub fn apply(ip: impl Into<String>) -> PodIPApply {
+        PodIPApply {
+            ip: ip.into(),
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodIPApply {
+    /// The IP address.
+    pub fn ip(mut self, value: impl Into<String>) -> Self {
+        self.ip = value.into();
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodIPApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("ip", &self.ip)?;
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodIP> for PodIPApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodIP) -> Self {
+        Self {
+            ip: value.ip,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -122,3 +122,57 @@ impl From<PodOSBuilder> for PodOS {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodOS`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodOS::apply`\]; `From<PodOS>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodOSApply {
+    /// OS name: `linux` or `windows`.
+    pub name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodOS {
+    /// A new apply configuration of a `PodOS`.
+    #[inline]
+    pub fn apply() -> PodOSApply {
+        PodOSApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodOSApply {
+    /// OS name: `linux` or `windows`.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodOSApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodOS> for PodOSApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodOS) -> Self {
+        Self {
+            name: Some(value.name),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

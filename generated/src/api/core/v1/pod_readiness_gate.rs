@@ -124,3 +124,57 @@ impl From<PodReadinessGateBuilder> for PodReadinessGate {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodReadinessGate`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodReadinessGate::apply`\]; `From<PodReadinessGate>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodReadinessGateApply {
+    /// Pod condition type that must be True.
+    pub condition_type: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodReadinessGate {
+    /// A new apply configuration of a `PodReadinessGate`.
+    #[inline]
+    pub fn apply() -> PodReadinessGateApply {
+        PodReadinessGateApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodReadinessGateApply {
+    /// Pod condition type that must be True.
+    pub fn condition_type(mut self, value: impl Into<String>) -> Self {
+        self.condition_type = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodReadinessGateApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.condition_type {
+            state.serialize_entry("conditionType", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodReadinessGate> for PodReadinessGateApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodReadinessGate) -> Self {
+        Self {
+            condition_type: Some(value.condition_type),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

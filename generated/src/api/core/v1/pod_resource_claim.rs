@@ -181,3 +181,84 @@ impl From<PodResourceClaimBuilder> for PodResourceClaim {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodResourceClaim`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodResourceClaim::apply`\]; `From<PodResourceClaim>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodResourceClaimApply {
+    /// Name of the claim inside the pod.
+    pub name: String,
+    /// Existing ResourceClaim to use.
+    pub resource_claim_name: Option<String>,
+    /// ResourceClaimTemplate to create a claim from.
+    pub resource_claim_template_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodResourceClaim {
+    /// A new apply configuration of a `PodResourceClaim`, `name`.
+    #[inline]
+    pub fn apply(name: impl Into<String>) -> PodResourceClaimApply {
+        PodResourceClaimApply {
+            name: name.into(),
+            resource_claim_name: None,
+            resource_claim_template_name: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodResourceClaimApply {
+    /// Name of the claim inside the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = value.into();
+        self
+    }
+
+    /// Existing ResourceClaim to use.
+    pub fn resource_claim_name(mut self, value: impl Into<String>) -> Self {
+        self.resource_claim_name = Some(value.into());
+        self
+    }
+
+    /// ResourceClaimTemplate to create a claim from.
+    pub fn resource_claim_template_name(mut self, value: impl Into<String>) -> Self {
+        self.resource_claim_template_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodResourceClaimApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("name", &self.name)?;
+        if let Some(value) = &self.resource_claim_name {
+            state.serialize_entry("resourceClaimName", value)?;
+        }
+        if let Some(value) = &self.resource_claim_template_name {
+            state.serialize_entry("resourceClaimTemplateName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodResourceClaim> for PodResourceClaimApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodResourceClaim) -> Self {
+        Self {
+            name: value.name,
+            resource_claim_name: value.resource_claim_name,
+            resource_claim_template_name: value.resource_claim_template_name,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

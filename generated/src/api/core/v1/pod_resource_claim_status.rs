@@ -151,3 +151,71 @@ impl From<PodResourceClaimStatusBuilder> for PodResourceClaimStatus {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodResourceClaimStatus`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodResourceClaimStatus::apply`\]; `From<PodResourceClaimStatus>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodResourceClaimStatusApply {
+    /// Name of the matching entry in `spec.resourceClaims`.
+    pub name: String,
+    /// Name of the generated ResourceClaim, if any.
+    pub resource_claim_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodResourceClaimStatus {
+    /// A new apply configuration of a `PodResourceClaimStatus`, `name`.
+    #[inline]
+    pub fn apply(name: impl Into<String>) -> PodResourceClaimStatusApply {
+        PodResourceClaimStatusApply {
+            name: name.into(),
+            resource_claim_name: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodResourceClaimStatusApply {
+    /// Name of the matching entry in `spec.resourceClaims`.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = value.into();
+        self
+    }
+
+    /// Name of the generated ResourceClaim, if any.
+    pub fn resource_claim_name(mut self, value: impl Into<String>) -> Self {
+        self.resource_claim_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodResourceClaimStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("name", &self.name)?;
+        if let Some(value) = &self.resource_claim_name {
+            state.serialize_entry("resourceClaimName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodResourceClaimStatus> for PodResourceClaimStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodResourceClaimStatus) -> Self {
+        Self {
+            name: value.name,
+            resource_claim_name: value.resource_claim_name,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

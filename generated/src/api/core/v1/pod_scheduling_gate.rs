@@ -124,3 +124,58 @@ impl From<PodSchedulingGateBuilder> for PodSchedulingGate {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodSchedulingGate`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodSchedulingGate::apply`\]; `From<PodSchedulingGate>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodSchedulingGateApply {
+    /// Unique name of the gate.
+    pub name: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodSchedulingGate {
+    /// A new apply configuration of a `PodSchedulingGate`, `name`.
+    #[inline]
+    pub fn apply(name: impl Into<String>) -> PodSchedulingGateApply {
+        PodSchedulingGateApply {
+            name: name.into(),
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodSchedulingGateApply {
+    /// Unique name of the gate.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = value.into();
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodSchedulingGateApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("name", &self.name)?;
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodSchedulingGate> for PodSchedulingGateApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodSchedulingGate) -> Self {
+        Self {
+            name: value.name,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

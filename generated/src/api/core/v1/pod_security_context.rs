@@ -408,3 +408,230 @@ impl From<PodSecurityContextBuilder> for PodSecurityContext {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodSecurityContext`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodSecurityContext::apply`\]; `From<PodSecurityContext>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodSecurityContextApply {
+    /// AppArmor profile for the pod's containers.
+    pub app_armor_profile: Option<crate::api::core::v1::AppArmorProfileApply>,
+    /// Supplemental group that owns supported volumes.
+    pub fs_group: Option<i64>,
+    /// When volume ownership is changed: OnRootMismatch or Always.
+    pub fs_group_change_policy: Option<String>,
+    /// Group ID for container processes.
+    pub run_as_group: Option<i64>,
+    /// Requires containers to run as a non-root user.
+    pub run_as_non_root: Option<bool>,
+    /// User ID for container processes.
+    pub run_as_user: Option<i64>,
+    /// How SELinux labels are applied to volumes: MountOption or Recursive.
+    pub se_linux_change_policy: Option<String>,
+    /// SELinux context for all containers.
+    pub se_linux_options: Option<crate::api::core::v1::SELinuxOptionsApply>,
+    /// Seccomp profile for the pod's containers.
+    pub seccomp_profile: Option<crate::api::core::v1::SeccompProfileApply>,
+    /// Extra group IDs for the first process of each container.
+    pub supplemental_groups: Option<Vec<i64>>,
+    /// How supplemental groups are computed: Merge or Strict.
+    pub supplemental_groups_policy: Option<String>,
+    /// Namespaced sysctls to set for the pod.
+    pub sysctls: Option<Vec<crate::api::core::v1::SysctlApply>>,
+    /// Windows-specific settings for all containers.
+    pub windows_options: Option<
+        crate::api::core::v1::WindowsSecurityContextOptionsApply,
+    >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodSecurityContext {
+    /// A new apply configuration of a `PodSecurityContext`.
+    #[inline]
+    pub fn apply() -> PodSecurityContextApply {
+        PodSecurityContextApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodSecurityContextApply {
+    /// AppArmor profile for the pod's containers.
+    pub fn app_armor_profile(
+        mut self,
+        value: impl Into<crate::api::core::v1::AppArmorProfileApply>,
+    ) -> Self {
+        self.app_armor_profile = Some(value.into());
+        self
+    }
+
+    /// Supplemental group that owns supported volumes.
+    pub fn fs_group(mut self, value: impl Into<i64>) -> Self {
+        self.fs_group = Some(value.into());
+        self
+    }
+
+    /// When volume ownership is changed: OnRootMismatch or Always.
+    pub fn fs_group_change_policy(mut self, value: impl Into<String>) -> Self {
+        self.fs_group_change_policy = Some(value.into());
+        self
+    }
+
+    /// Group ID for container processes.
+    pub fn run_as_group(mut self, value: impl Into<i64>) -> Self {
+        self.run_as_group = Some(value.into());
+        self
+    }
+
+    /// Requires containers to run as a non-root user.
+    pub fn run_as_non_root(mut self, value: impl Into<bool>) -> Self {
+        self.run_as_non_root = Some(value.into());
+        self
+    }
+
+    /// User ID for container processes.
+    pub fn run_as_user(mut self, value: impl Into<i64>) -> Self {
+        self.run_as_user = Some(value.into());
+        self
+    }
+
+    /// How SELinux labels are applied to volumes: MountOption or Recursive.
+    pub fn se_linux_change_policy(mut self, value: impl Into<String>) -> Self {
+        self.se_linux_change_policy = Some(value.into());
+        self
+    }
+
+    /// SELinux context for all containers.
+    pub fn se_linux_options(
+        mut self,
+        value: impl Into<crate::api::core::v1::SELinuxOptionsApply>,
+    ) -> Self {
+        self.se_linux_options = Some(value.into());
+        self
+    }
+
+    /// Seccomp profile for the pod's containers.
+    pub fn seccomp_profile(
+        mut self,
+        value: impl Into<crate::api::core::v1::SeccompProfileApply>,
+    ) -> Self {
+        self.seccomp_profile = Some(value.into());
+        self
+    }
+
+    /// Extra group IDs for the first process of each container.
+    pub fn supplemental_groups(mut self, items: impl IntoIterator<Item = impl Into<i64>>) -> Self {
+        self.supplemental_groups = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `supplemental_groups`.
+    pub fn supplemental_group(mut self, item: impl Into<i64>) -> Self {
+        self.supplemental_groups.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// How supplemental groups are computed: Merge or Strict.
+    pub fn supplemental_groups_policy(mut self, value: impl Into<String>) -> Self {
+        self.supplemental_groups_policy = Some(value.into());
+        self
+    }
+
+    /// Namespaced sysctls to set for the pod.
+    pub fn sysctls(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::SysctlApply>>,
+    ) -> Self {
+        self.sysctls = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `sysctls`.
+    pub fn sysctl(mut self, item: impl Into<crate::api::core::v1::SysctlApply>) -> Self {
+        self.sysctls.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Windows-specific settings for all containers.
+    pub fn windows_options(
+        mut self,
+        value: impl Into<crate::api::core::v1::WindowsSecurityContextOptionsApply>,
+    ) -> Self {
+        self.windows_options = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodSecurityContextApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.app_armor_profile {
+            state.serialize_entry("appArmorProfile", value)?;
+        }
+        if let Some(value) = &self.fs_group {
+            state.serialize_entry("fsGroup", value)?;
+        }
+        if let Some(value) = &self.fs_group_change_policy {
+            state.serialize_entry("fsGroupChangePolicy", value)?;
+        }
+        if let Some(value) = &self.run_as_group {
+            state.serialize_entry("runAsGroup", value)?;
+        }
+        if let Some(value) = &self.run_as_non_root {
+            state.serialize_entry("runAsNonRoot", value)?;
+        }
+        if let Some(value) = &self.run_as_user {
+            state.serialize_entry("runAsUser", value)?;
+        }
+        if let Some(value) = &self.se_linux_change_policy {
+            state.serialize_entry("seLinuxChangePolicy", value)?;
+        }
+        if let Some(value) = &self.se_linux_options {
+            state.serialize_entry("seLinuxOptions", value)?;
+        }
+        if let Some(value) = &self.seccomp_profile {
+            state.serialize_entry("seccompProfile", value)?;
+        }
+        if let Some(value) = &self.supplemental_groups {
+            state.serialize_entry("supplementalGroups", value)?;
+        }
+        if let Some(value) = &self.supplemental_groups_policy {
+            state.serialize_entry("supplementalGroupsPolicy", value)?;
+        }
+        if let Some(value) = &self.sysctls {
+            state.serialize_entry("sysctls", value)?;
+        }
+        if let Some(value) = &self.windows_options {
+            state.serialize_entry("windowsOptions", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodSecurityContext> for PodSecurityContextApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodSecurityContext) -> Self {
+        Self {
+            app_armor_profile: value.app_armor_profile.map(Into::into),
+            fs_group: value.fs_group,
+            fs_group_change_policy: value.fs_group_change_policy,
+            run_as_group: value.run_as_group,
+            run_as_non_root: value.run_as_non_root,
+            run_as_user: value.run_as_user,
+            se_linux_change_policy: value.se_linux_change_policy,
+            se_linux_options: value.se_linux_options.map(Into::into),
+            seccomp_profile: value.seccomp_profile.map(Into::into),
+            supplemental_groups: value.supplemental_groups,
+            supplemental_groups_policy: value.supplemental_groups_policy,
+            sysctls: value.sysctls.map(|item0| item0.into_iter().map(Into::into).collect()),
+            windows_options: value.windows_options.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

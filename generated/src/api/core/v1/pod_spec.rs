@@ -1241,3 +1241,710 @@ impl From<PodSpecBuilder> for PodSpec {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodSpec`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodSpec::apply`\]; `From<PodSpec>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodSpecApply {
+    /// Seconds the pod may run before it is marked failed.
+    pub active_deadline_seconds: Option<i64>,
+    /// Scheduling affinity constraints.
+    pub affinity: Option<crate::api::core::v1::AffinityApply>,
+    /// Whether to mount a service account token automatically.
+    pub automount_service_account_token: Option<bool>,
+    /// Containers of the pod; at least one is required.
+    pub containers: Option<Vec<crate::api::core::v1::ContainerApply>>,
+    /// Extra DNS settings merged with the DNS policy.
+    pub dns_config: Option<crate::api::core::v1::PodDNSConfigApply>,
+    /// DNS policy, e.g. ClusterFirst or None.
+    pub dns_policy: Option<String>,
+    /// Whether Service details are injected as Docker-link style environment variables.
+    pub enable_service_links: Option<bool>,
+    /// Ephemeral containers added to the running pod.
+    pub ephemeral_containers: Option<Vec<crate::api::core::v1::EphemeralContainerApply>>,
+    /// Extra entries for the pod's hosts file.
+    pub host_aliases: Option<Vec<crate::api::core::v1::HostAliasApply>>,
+    /// Use the host's IPC namespace.
+    pub host_ipc: Option<bool>,
+    /// Use the host's network namespace.
+    pub host_network: Option<bool>,
+    /// Use the host's PID namespace.
+    pub host_pid: Option<bool>,
+    /// Use the host's user namespace; defaults to true.
+    pub host_users: Option<bool>,
+    /// Hostname of the pod.
+    pub hostname: Option<String>,
+    /// Explicit hostname seen inside the pod.
+    pub hostname_override: Option<String>,
+    /// Secrets used to pull the pod's images.
+    pub image_pull_secrets: Option<Vec<crate::api::core::v1::LocalObjectReferenceApply>>,
+    /// Containers run in order before the app containers start.
+    pub init_containers: Option<Vec<crate::api::core::v1::ContainerApply>>,
+    /// Node the pod is bound to.
+    pub node_name: Option<String>,
+    /// Node labels that must match for the pod to be scheduled.
+    pub node_selector: Option<::std::collections::BTreeMap<String, String>>,
+    /// Operating system of the pod's containers.
+    pub os: Option<crate::api::core::v1::PodOSApply>,
+    /// Extra resources consumed by the pod sandbox.
+    pub overhead: Option<
+        ::std::collections::BTreeMap<
+            String,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
+        >,
+    >,
+    /// Whether the pod may preempt lower-priority pods.
+    pub preemption_policy: Option<String>,
+    /// Priority value of the pod.
+    pub priority: Option<i32>,
+    /// Name of the PriorityClass of the pod.
+    pub priority_class_name: Option<String>,
+    /// Extra conditions required for the pod to be ready.
+    pub readiness_gates: Option<Vec<crate::api::core::v1::PodReadinessGateApply>>,
+    /// ResourceClaims that must be allocated before the pod starts.
+    pub resource_claims: Option<Vec<crate::api::core::v1::PodResourceClaimApply>>,
+    /// Pod-level resource requests and limits.
+    pub resources: Option<crate::api::core::v1::ResourceRequirementsApply>,
+    /// Restart policy: Always, OnFailure or Never.
+    pub restart_policy: Option<String>,
+    /// RuntimeClass used to run the pod.
+    pub runtime_class_name: Option<String>,
+    /// Scheduler responsible for the pod.
+    pub scheduler_name: Option<String>,
+    /// Gates that must be removed before scheduling.
+    pub scheduling_gates: Option<Vec<crate::api::core::v1::PodSchedulingGateApply>>,
+    /// Pod-level security settings.
+    pub security_context: Option<crate::api::core::v1::PodSecurityContextApply>,
+    /// Deprecated alias of serviceAccountName.
+    pub service_account: Option<String>,
+    /// ServiceAccount the pod runs as.
+    pub service_account_name: Option<String>,
+    /// Use the FQDN as the pod hostname.
+    pub set_hostname_as_fqdn: Option<bool>,
+    /// Share one process namespace between all containers.
+    pub share_process_namespace: Option<bool>,
+    /// Subdomain; the FQDN becomes `<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>`.
+    pub subdomain: Option<String>,
+    /// Seconds allowed for graceful termination.
+    pub termination_grace_period_seconds: Option<i64>,
+    /// Taints the pod tolerates.
+    pub tolerations: Option<Vec<crate::api::core::v1::TolerationApply>>,
+    /// How the pod is spread across topology domains.
+    pub topology_spread_constraints: Option<
+        Vec<crate::api::core::v1::TopologySpreadConstraintApply>,
+    >,
+    /// Volumes that containers of the pod can mount.
+    pub volumes: Option<Vec<crate::api::core::v1::VolumeApply>>,
+    /// Workload and pod group the pod belongs to.
+    pub workload_ref: Option<crate::api::core::v1::WorkloadReferenceApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodSpec {
+    /// A new apply configuration of a `PodSpec`.
+    #[inline]
+    pub fn apply() -> PodSpecApply {
+        PodSpecApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodSpecApply {
+    /// Seconds the pod may run before it is marked failed.
+    pub fn active_deadline_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.active_deadline_seconds = Some(value.into());
+        self
+    }
+
+    /// Scheduling affinity constraints.
+    pub fn affinity(mut self, value: impl Into<crate::api::core::v1::AffinityApply>) -> Self {
+        self.affinity = Some(value.into());
+        self
+    }
+
+    /// Whether to mount a service account token automatically.
+    pub fn automount_service_account_token(mut self, value: impl Into<bool>) -> Self {
+        self.automount_service_account_token = Some(value.into());
+        self
+    }
+
+    /// Containers of the pod; at least one is required.
+    pub fn containers(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerApply>>,
+    ) -> Self {
+        self.containers = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `containers`.
+    pub fn container(mut self, item: impl Into<crate::api::core::v1::ContainerApply>) -> Self {
+        self.containers.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Extra DNS settings merged with the DNS policy.
+    pub fn dns_config(mut self, value: impl Into<crate::api::core::v1::PodDNSConfigApply>) -> Self {
+        self.dns_config = Some(value.into());
+        self
+    }
+
+    /// DNS policy, e.g. ClusterFirst or None.
+    pub fn dns_policy(mut self, value: impl Into<String>) -> Self {
+        self.dns_policy = Some(value.into());
+        self
+    }
+
+    /// Whether Service details are injected as Docker-link style environment variables.
+    pub fn enable_service_links(mut self, value: impl Into<bool>) -> Self {
+        self.enable_service_links = Some(value.into());
+        self
+    }
+
+    /// Ephemeral containers added to the running pod.
+    pub fn ephemeral_containers(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::EphemeralContainerApply>>,
+    ) -> Self {
+        self.ephemeral_containers = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `ephemeral_containers`.
+    pub fn ephemeral_container(
+        mut self,
+        item: impl Into<crate::api::core::v1::EphemeralContainerApply>,
+    ) -> Self {
+        self.ephemeral_containers.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Extra entries for the pod's hosts file.
+    pub fn host_aliases(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HostAliasApply>>,
+    ) -> Self {
+        self.host_aliases = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `host_aliases`.
+    pub fn host_alias(mut self, item: impl Into<crate::api::core::v1::HostAliasApply>) -> Self {
+        self.host_aliases.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Use the host's IPC namespace.
+    pub fn host_ipc(mut self, value: impl Into<bool>) -> Self {
+        self.host_ipc = Some(value.into());
+        self
+    }
+
+    /// Use the host's network namespace.
+    pub fn host_network(mut self, value: impl Into<bool>) -> Self {
+        self.host_network = Some(value.into());
+        self
+    }
+
+    /// Use the host's PID namespace.
+    pub fn host_pid(mut self, value: impl Into<bool>) -> Self {
+        self.host_pid = Some(value.into());
+        self
+    }
+
+    /// Use the host's user namespace; defaults to true.
+    pub fn host_users(mut self, value: impl Into<bool>) -> Self {
+        self.host_users = Some(value.into());
+        self
+    }
+
+    /// Hostname of the pod.
+    pub fn hostname(mut self, value: impl Into<String>) -> Self {
+        self.hostname = Some(value.into());
+        self
+    }
+
+    /// Explicit hostname seen inside the pod.
+    pub fn hostname_override(mut self, value: impl Into<String>) -> Self {
+        self.hostname_override = Some(value.into());
+        self
+    }
+
+    /// Secrets used to pull the pod's images.
+    pub fn image_pull_secrets(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::LocalObjectReferenceApply>>,
+    ) -> Self {
+        self.image_pull_secrets = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `image_pull_secrets`.
+    pub fn image_pull_secret(
+        mut self,
+        item: impl Into<crate::api::core::v1::LocalObjectReferenceApply>,
+    ) -> Self {
+        self.image_pull_secrets.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Containers run in order before the app containers start.
+    pub fn init_containers(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerApply>>,
+    ) -> Self {
+        self.init_containers = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `init_containers`.
+    pub fn init_container(mut self, item: impl Into<crate::api::core::v1::ContainerApply>) -> Self {
+        self.init_containers.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Node the pod is bound to.
+    pub fn node_name(mut self, value: impl Into<String>) -> Self {
+        self.node_name = Some(value.into());
+        self
+    }
+
+    /// Node labels that must match for the pod to be scheduled.
+    pub fn node_selector(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.node_selector = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Inserts one entry into `node_selector`, replacing any under the same key.
+    pub fn insert_node_selector(
+        mut self,
+        key: impl Into<String>, value: impl Into<String>,
+    ) -> Self {
+        self.node_selector.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Operating system of the pod's containers.
+    pub fn os(mut self, value: impl Into<crate::api::core::v1::PodOSApply>) -> Self {
+        self.os = Some(value.into());
+        self
+    }
+
+    /// Extra resources consumed by the pod sandbox.
+    pub fn overhead(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
+    ) -> Self {
+        self.overhead = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Inserts one entry into `overhead`, replacing any under the same key.
+    pub fn insert_overhead(
+        mut self,
+        key: impl Into<String>, value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.overhead.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Whether the pod may preempt lower-priority pods.
+    pub fn preemption_policy(mut self, value: impl Into<String>) -> Self {
+        self.preemption_policy = Some(value.into());
+        self
+    }
+
+    /// Priority value of the pod.
+    pub fn priority(mut self, value: impl Into<i32>) -> Self {
+        self.priority = Some(value.into());
+        self
+    }
+
+    /// Name of the PriorityClass of the pod.
+    pub fn priority_class_name(mut self, value: impl Into<String>) -> Self {
+        self.priority_class_name = Some(value.into());
+        self
+    }
+
+    /// Extra conditions required for the pod to be ready.
+    pub fn readiness_gates(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodReadinessGateApply>>,
+    ) -> Self {
+        self.readiness_gates = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `readiness_gates`.
+    pub fn readiness_gate(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodReadinessGateApply>,
+    ) -> Self {
+        self.readiness_gates.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// ResourceClaims that must be allocated before the pod starts.
+    pub fn resource_claims(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodResourceClaimApply>>,
+    ) -> Self {
+        self.resource_claims = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `resource_claims`.
+    pub fn resource_claim(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodResourceClaimApply>,
+    ) -> Self {
+        self.resource_claims.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Pod-level resource requests and limits.
+    pub fn resources(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceRequirementsApply>,
+    ) -> Self {
+        self.resources = Some(value.into());
+        self
+    }
+
+    /// Restart policy: Always, OnFailure or Never.
+    pub fn restart_policy(mut self, value: impl Into<String>) -> Self {
+        self.restart_policy = Some(value.into());
+        self
+    }
+
+    /// RuntimeClass used to run the pod.
+    pub fn runtime_class_name(mut self, value: impl Into<String>) -> Self {
+        self.runtime_class_name = Some(value.into());
+        self
+    }
+
+    /// Scheduler responsible for the pod.
+    pub fn scheduler_name(mut self, value: impl Into<String>) -> Self {
+        self.scheduler_name = Some(value.into());
+        self
+    }
+
+    /// Gates that must be removed before scheduling.
+    pub fn scheduling_gates(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodSchedulingGateApply>>,
+    ) -> Self {
+        self.scheduling_gates = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `scheduling_gates`.
+    pub fn scheduling_gate(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodSchedulingGateApply>,
+    ) -> Self {
+        self.scheduling_gates.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Pod-level security settings.
+    pub fn security_context(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodSecurityContextApply>,
+    ) -> Self {
+        self.security_context = Some(value.into());
+        self
+    }
+
+    /// Deprecated alias of serviceAccountName.
+    pub fn service_account(mut self, value: impl Into<String>) -> Self {
+        self.service_account = Some(value.into());
+        self
+    }
+
+    /// ServiceAccount the pod runs as.
+    pub fn service_account_name(mut self, value: impl Into<String>) -> Self {
+        self.service_account_name = Some(value.into());
+        self
+    }
+
+    /// Use the FQDN as the pod hostname.
+    pub fn set_hostname_as_fqdn(mut self, value: impl Into<bool>) -> Self {
+        self.set_hostname_as_fqdn = Some(value.into());
+        self
+    }
+
+    /// Share one process namespace between all containers.
+    pub fn share_process_namespace(mut self, value: impl Into<bool>) -> Self {
+        self.share_process_namespace = Some(value.into());
+        self
+    }
+
+    /// Subdomain; the FQDN becomes `<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>`.
+    pub fn subdomain(mut self, value: impl Into<String>) -> Self {
+        self.subdomain = Some(value.into());
+        self
+    }
+
+    /// Seconds allowed for graceful termination.
+    pub fn termination_grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.termination_grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Taints the pod tolerates.
+    pub fn tolerations(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::TolerationApply>>,
+    ) -> Self {
+        self.tolerations = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `tolerations`.
+    pub fn toleration(mut self, item: impl Into<crate::api::core::v1::TolerationApply>) -> Self {
+        self.tolerations.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// How the pod is spread across topology domains.
+    pub fn topology_spread_constraints(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::TopologySpreadConstraintApply>>,
+    ) -> Self {
+        self.topology_spread_constraints = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `topology_spread_constraints`.
+    pub fn topology_spread_constraint(
+        mut self,
+        item: impl Into<crate::api::core::v1::TopologySpreadConstraintApply>,
+    ) -> Self {
+        self.topology_spread_constraints.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Volumes that containers of the pod can mount.
+    pub fn volumes(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeApply>>,
+    ) -> Self {
+        self.volumes = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `volumes`.
+    pub fn volume(mut self, item: impl Into<crate::api::core::v1::VolumeApply>) -> Self {
+        self.volumes.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Workload and pod group the pod belongs to.
+    pub fn workload_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::WorkloadReferenceApply>,
+    ) -> Self {
+        self.workload_ref = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodSpecApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.active_deadline_seconds {
+            state.serialize_entry("activeDeadlineSeconds", value)?;
+        }
+        if let Some(value) = &self.affinity {
+            state.serialize_entry("affinity", value)?;
+        }
+        if let Some(value) = &self.automount_service_account_token {
+            state.serialize_entry("automountServiceAccountToken", value)?;
+        }
+        if let Some(value) = &self.containers {
+            state.serialize_entry("containers", value)?;
+        }
+        if let Some(value) = &self.dns_config {
+            state.serialize_entry("dnsConfig", value)?;
+        }
+        if let Some(value) = &self.dns_policy {
+            state.serialize_entry("dnsPolicy", value)?;
+        }
+        if let Some(value) = &self.enable_service_links {
+            state.serialize_entry("enableServiceLinks", value)?;
+        }
+        if let Some(value) = &self.ephemeral_containers {
+            state.serialize_entry("ephemeralContainers", value)?;
+        }
+        if let Some(value) = &self.host_aliases {
+            state.serialize_entry("hostAliases", value)?;
+        }
+        if let Some(value) = &self.host_ipc {
+            state.serialize_entry("hostIPC", value)?;
+        }
+        if let Some(value) = &self.host_network {
+            state.serialize_entry("hostNetwork", value)?;
+        }
+        if let Some(value) = &self.host_pid {
+            state.serialize_entry("hostPID", value)?;
+        }
+        if let Some(value) = &self.host_users {
+            state.serialize_entry("hostUsers", value)?;
+        }
+        if let Some(value) = &self.hostname {
+            state.serialize_entry("hostname", value)?;
+        }
+        if let Some(value) = &self.hostname_override {
+            state.serialize_entry("hostnameOverride", value)?;
+        }
+        if let Some(value) = &self.image_pull_secrets {
+            state.serialize_entry("imagePullSecrets", value)?;
+        }
+        if let Some(value) = &self.init_containers {
+            state.serialize_entry("initContainers", value)?;
+        }
+        if let Some(value) = &self.node_name {
+            state.serialize_entry("nodeName", value)?;
+        }
+        if let Some(value) = &self.node_selector {
+            state.serialize_entry("nodeSelector", value)?;
+        }
+        if let Some(value) = &self.os {
+            state.serialize_entry("os", value)?;
+        }
+        if let Some(value) = &self.overhead {
+            state.serialize_entry("overhead", value)?;
+        }
+        if let Some(value) = &self.preemption_policy {
+            state.serialize_entry("preemptionPolicy", value)?;
+        }
+        if let Some(value) = &self.priority {
+            state.serialize_entry("priority", value)?;
+        }
+        if let Some(value) = &self.priority_class_name {
+            state.serialize_entry("priorityClassName", value)?;
+        }
+        if let Some(value) = &self.readiness_gates {
+            state.serialize_entry("readinessGates", value)?;
+        }
+        if let Some(value) = &self.resource_claims {
+            state.serialize_entry("resourceClaims", value)?;
+        }
+        if let Some(value) = &self.resources {
+            state.serialize_entry("resources", value)?;
+        }
+        if let Some(value) = &self.restart_policy {
+            state.serialize_entry("restartPolicy", value)?;
+        }
+        if let Some(value) = &self.runtime_class_name {
+            state.serialize_entry("runtimeClassName", value)?;
+        }
+        if let Some(value) = &self.scheduler_name {
+            state.serialize_entry("schedulerName", value)?;
+        }
+        if let Some(value) = &self.scheduling_gates {
+            state.serialize_entry("schedulingGates", value)?;
+        }
+        if let Some(value) = &self.security_context {
+            state.serialize_entry("securityContext", value)?;
+        }
+        if let Some(value) = &self.service_account {
+            state.serialize_entry("serviceAccount", value)?;
+        }
+        if let Some(value) = &self.service_account_name {
+            state.serialize_entry("serviceAccountName", value)?;
+        }
+        if let Some(value) = &self.set_hostname_as_fqdn {
+            state.serialize_entry("setHostnameAsFQDN", value)?;
+        }
+        if let Some(value) = &self.share_process_namespace {
+            state.serialize_entry("shareProcessNamespace", value)?;
+        }
+        if let Some(value) = &self.subdomain {
+            state.serialize_entry("subdomain", value)?;
+        }
+        if let Some(value) = &self.termination_grace_period_seconds {
+            state.serialize_entry("terminationGracePeriodSeconds", value)?;
+        }
+        if let Some(value) = &self.tolerations {
+            state.serialize_entry("tolerations", value)?;
+        }
+        if let Some(value) = &self.topology_spread_constraints {
+            state.serialize_entry("topologySpreadConstraints", value)?;
+        }
+        if let Some(value) = &self.volumes {
+            state.serialize_entry("volumes", value)?;
+        }
+        if let Some(value) = &self.workload_ref {
+            state.serialize_entry("workloadRef", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodSpec> for PodSpecApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodSpec) -> Self {
+        Self {
+            active_deadline_seconds: value.active_deadline_seconds,
+            affinity: value.affinity.map(Into::into),
+            automount_service_account_token: value.automount_service_account_token,
+            containers: Some(value.containers.into_iter().map(Into::into).collect()),
+            dns_config: value.dns_config.map(Into::into),
+            dns_policy: value.dns_policy,
+            enable_service_links: value.enable_service_links,
+            ephemeral_containers: value.ephemeral_containers.map(|item0| item0.into_iter().map(Into::into).collect()),
+            host_aliases: value.host_aliases.map(|item0| item0.into_iter().map(Into::into).collect()),
+            host_ipc: value.host_ipc,
+            host_network: value.host_network,
+            host_pid: value.host_pid,
+            host_users: value.host_users,
+            hostname: value.hostname,
+            hostname_override: value.hostname_override,
+            image_pull_secrets: value.image_pull_secrets.map(|item0| item0.into_iter().map(Into::into).collect()),
+            init_containers: value.init_containers.map(|item0| item0.into_iter().map(Into::into).collect()),
+            node_name: value.node_name,
+            node_selector: value.node_selector,
+            os: value.os.map(Into::into),
+            overhead: value.overhead,
+            preemption_policy: value.preemption_policy,
+            priority: value.priority,
+            priority_class_name: value.priority_class_name,
+            readiness_gates: value.readiness_gates.map(|item0| item0.into_iter().map(Into::into).collect()),
+            resource_claims: value.resource_claims.map(|item0| item0.into_iter().map(Into::into).collect()),
+            resources: value.resources.map(Into::into),
+            restart_policy: value.restart_policy,
+            runtime_class_name: value.runtime_class_name,
+            scheduler_name: value.scheduler_name,
+            scheduling_gates: value.scheduling_gates.map(|item0| item0.into_iter().map(Into::into).collect()),
+            security_context: value.security_context.map(Into::into),
+            service_account: value.service_account,
+            service_account_name: value.service_account_name,
+            set_hostname_as_fqdn: value.set_hostname_as_fqdn,
+            share_process_namespace: value.share_process_namespace,
+            subdomain: value.subdomain,
+            termination_grace_period_seconds: value.termination_grace_period_seconds,
+            tolerations: value.tolerations.map(|item0| item0.into_iter().map(Into::into).collect()),
+            topology_spread_constraints: value.topology_spread_constraints.map(|item0| item0.into_iter().map(Into::into).collect()),
+            volumes: value.volumes.map(|item0| item0.into_iter().map(Into::into).collect()),
+            workload_ref: value.workload_ref.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

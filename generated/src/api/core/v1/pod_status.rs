@@ -667,3 +667,394 @@ impl From<PodStatusBuilder> for PodStatus {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PodStatus`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PodStatus::apply`\]; `From<PodStatus>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PodStatusApply {
+    /// Total resources allocated to the pod by the node.
+    pub allocated_resources: Option<
+        ::std::collections::BTreeMap<
+            String,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
+        >,
+    >,
+    /// Current conditions of the pod.
+    pub conditions: Option<Vec<crate::api::core::v1::PodConditionApply>>,
+    /// Status of each app container.
+    pub container_statuses: Option<Vec<crate::api::core::v1::ContainerStatusApply>>,
+    /// Status of each ephemeral container.
+    pub ephemeral_container_statuses: Option<
+        Vec<crate::api::core::v1::ContainerStatusApply>,
+    >,
+    /// ResourceClaim generated for extended resources.
+    pub extended_resource_claim_status: Option<
+        crate::api::core::v1::PodExtendedResourceClaimStatusApply,
+    >,
+    /// Primary IP of the node running the pod.
+    pub host_ip: Option<String>,
+    /// IPs of the node running the pod.
+    pub host_ips: Option<Vec<crate::api::core::v1::HostIPApply>>,
+    /// Status of each init container.
+    pub init_container_statuses: Option<Vec<crate::api::core::v1::ContainerStatusApply>>,
+    /// Human-readable details about the pod's state.
+    pub message: Option<String>,
+    /// Node the pod may be scheduled to after preemption.
+    pub nominated_node_name: Option<String>,
+    /// Pod `.metadata.generation` the status is based on.
+    pub observed_generation: Option<i64>,
+    /// Lifecycle phase: Pending, Running, Succeeded, Failed or Unknown.
+    pub phase: Option<String>,
+    /// Primary IP of the pod.
+    pub pod_ip: Option<String>,
+    /// IPs of the pod, at most one per IP family.
+    pub pod_ips: Option<Vec<crate::api::core::v1::PodIPApply>>,
+    /// QoS class: Guaranteed, Burstable or BestEffort.
+    pub qos_class: Option<String>,
+    /// Short CamelCase reason for the pod's state, e.g. `Evicted`.
+    pub reason: Option<String>,
+    /// Deprecated status of a pending resource resize.
+    pub resize: Option<String>,
+    /// Status of the pod's resource claims.
+    pub resource_claim_statuses: Option<
+        Vec<crate::api::core::v1::PodResourceClaimStatusApply>,
+    >,
+    /// Pod-level resources currently applied.
+    pub resources: Option<crate::api::core::v1::ResourceRequirementsApply>,
+    /// When the kubelet acknowledged the pod.
+    pub start_time: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PodStatus {
+    /// A new apply configuration of a `PodStatus`.
+    #[inline]
+    pub fn apply() -> PodStatusApply {
+        PodStatusApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PodStatusApply {
+    /// Total resources allocated to the pod by the node.
+    pub fn allocated_resources(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
+    ) -> Self {
+        self.allocated_resources = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Inserts one entry into `allocated_resources`, replacing any under the same key.
+    pub fn allocated_resource(
+        mut self,
+        key: impl Into<String>, value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.allocated_resources.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Current conditions of the pod.
+    pub fn conditions(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodConditionApply>>,
+    ) -> Self {
+        self.conditions = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `conditions`.
+    pub fn condition(mut self, item: impl Into<crate::api::core::v1::PodConditionApply>) -> Self {
+        self.conditions.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Status of each app container.
+    pub fn container_statuses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatusApply>>,
+    ) -> Self {
+        self.container_statuses = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `container_statuses`.
+    pub fn container_status(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerStatusApply>,
+    ) -> Self {
+        self.container_statuses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Status of each ephemeral container.
+    pub fn ephemeral_container_statuses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatusApply>>,
+    ) -> Self {
+        self.ephemeral_container_statuses = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `ephemeral_container_statuses`.
+    pub fn ephemeral_container_status(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerStatusApply>,
+    ) -> Self {
+        self.ephemeral_container_statuses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// ResourceClaim generated for extended resources.
+    pub fn extended_resource_claim_status(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodExtendedResourceClaimStatusApply>,
+    ) -> Self {
+        self.extended_resource_claim_status = Some(value.into());
+        self
+    }
+
+    /// Primary IP of the node running the pod.
+    pub fn host_ip(mut self, value: impl Into<String>) -> Self {
+        self.host_ip = Some(value.into());
+        self
+    }
+
+    /// IPs of the node running the pod.
+    pub fn host_ips(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::HostIPApply>>,
+    ) -> Self {
+        self.host_ips = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `host_ips`.
+    pub fn push_host_ips(mut self, item: impl Into<crate::api::core::v1::HostIPApply>) -> Self {
+        self.host_ips.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Status of each init container.
+    pub fn init_container_statuses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ContainerStatusApply>>,
+    ) -> Self {
+        self.init_container_statuses = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `init_container_statuses`.
+    pub fn init_container_status(
+        mut self,
+        item: impl Into<crate::api::core::v1::ContainerStatusApply>,
+    ) -> Self {
+        self.init_container_statuses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Human-readable details about the pod's state.
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.message = Some(value.into());
+        self
+    }
+
+    /// Node the pod may be scheduled to after preemption.
+    pub fn nominated_node_name(mut self, value: impl Into<String>) -> Self {
+        self.nominated_node_name = Some(value.into());
+        self
+    }
+
+    /// Pod `.metadata.generation` the status is based on.
+    pub fn observed_generation(mut self, value: impl Into<i64>) -> Self {
+        self.observed_generation = Some(value.into());
+        self
+    }
+
+    /// Lifecycle phase: Pending, Running, Succeeded, Failed or Unknown.
+    pub fn phase(mut self, value: impl Into<String>) -> Self {
+        self.phase = Some(value.into());
+        self
+    }
+
+    /// Primary IP of the pod.
+    pub fn pod_ip(mut self, value: impl Into<String>) -> Self {
+        self.pod_ip = Some(value.into());
+        self
+    }
+
+    /// IPs of the pod, at most one per IP family.
+    pub fn pod_ips(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodIPApply>>,
+    ) -> Self {
+        self.pod_ips = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `pod_ips`.
+    pub fn push_pod_ips(mut self, item: impl Into<crate::api::core::v1::PodIPApply>) -> Self {
+        self.pod_ips.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// QoS class: Guaranteed, Burstable or BestEffort.
+    pub fn qos_class(mut self, value: impl Into<String>) -> Self {
+        self.qos_class = Some(value.into());
+        self
+    }
+
+    /// Short CamelCase reason for the pod's state, e.g. `Evicted`.
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
+
+    /// Deprecated status of a pending resource resize.
+    pub fn resize(mut self, value: impl Into<String>) -> Self {
+        self.resize = Some(value.into());
+        self
+    }
+
+    /// Status of the pod's resource claims.
+    pub fn resource_claim_statuses(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::PodResourceClaimStatusApply>>,
+    ) -> Self {
+        self.resource_claim_statuses = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `resource_claim_statuses`.
+    pub fn resource_claim_status(
+        mut self,
+        item: impl Into<crate::api::core::v1::PodResourceClaimStatusApply>,
+    ) -> Self {
+        self.resource_claim_statuses.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Pod-level resources currently applied.
+    pub fn resources(
+        mut self,
+        value: impl Into<crate::api::core::v1::ResourceRequirementsApply>,
+    ) -> Self {
+        self.resources = Some(value.into());
+        self
+    }
+
+    /// When the kubelet acknowledged the pod.
+    pub fn start_time(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.start_time = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PodStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.allocated_resources {
+            state.serialize_entry("allocatedResources", value)?;
+        }
+        if let Some(value) = &self.conditions {
+            state.serialize_entry("conditions", value)?;
+        }
+        if let Some(value) = &self.container_statuses {
+            state.serialize_entry("containerStatuses", value)?;
+        }
+        if let Some(value) = &self.ephemeral_container_statuses {
+            state.serialize_entry("ephemeralContainerStatuses", value)?;
+        }
+        if let Some(value) = &self.extended_resource_claim_status {
+            state.serialize_entry("extendedResourceClaimStatus", value)?;
+        }
+        if let Some(value) = &self.host_ip {
+            state.serialize_entry("hostIP", value)?;
+        }
+        if let Some(value) = &self.host_ips {
+            state.serialize_entry("hostIPs", value)?;
+        }
+        if let Some(value) = &self.init_container_statuses {
+            state.serialize_entry("initContainerStatuses", value)?;
+        }
+        if let Some(value) = &self.message {
+            state.serialize_entry("message", value)?;
+        }
+        if let Some(value) = &self.nominated_node_name {
+            state.serialize_entry("nominatedNodeName", value)?;
+        }
+        if let Some(value) = &self.observed_generation {
+            state.serialize_entry("observedGeneration", value)?;
+        }
+        if let Some(value) = &self.phase {
+            state.serialize_entry("phase", value)?;
+        }
+        if let Some(value) = &self.pod_ip {
+            state.serialize_entry("podIP", value)?;
+        }
+        if let Some(value) = &self.pod_ips {
+            state.serialize_entry("podIPs", value)?;
+        }
+        if let Some(value) = &self.qos_class {
+            state.serialize_entry("qosClass", value)?;
+        }
+        if let Some(value) = &self.reason {
+            state.serialize_entry("reason", value)?;
+        }
+        if let Some(value) = &self.resize {
+            state.serialize_entry("resize", value)?;
+        }
+        if let Some(value) = &self.resource_claim_statuses {
+            state.serialize_entry("resourceClaimStatuses", value)?;
+        }
+        if let Some(value) = &self.resources {
+            state.serialize_entry("resources", value)?;
+        }
+        if let Some(value) = &self.start_time {
+            state.serialize_entry("startTime", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PodStatus> for PodStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PodStatus) -> Self {
+        Self {
+            allocated_resources: value.allocated_resources,
+            conditions: value.conditions.map(|item0| item0.into_iter().map(Into::into).collect()),
+            container_statuses: value.container_statuses.map(|item0| item0.into_iter().map(Into::into).collect()),
+            ephemeral_container_statuses: value.ephemeral_container_statuses.map(|item0| item0.into_iter().map(Into::into).collect()),
+            extended_resource_claim_status: value.extended_resource_claim_status.map(Into::into),
+            host_ip: value.host_ip,
+            host_ips: value.host_ips.map(|item0| item0.into_iter().map(Into::into).collect()),
+            init_container_statuses: value.init_container_statuses.map(|item0| item0.into_iter().map(Into::into).collect()),
+            message: value.message,
+            nominated_node_name: value.nominated_node_name,
+            observed_generation: value.observed_generation,
+            phase: value.phase,
+            pod_ip: value.pod_ip,
+            pod_ips: value.pod_ips.map(|item0| item0.into_iter().map(Into::into).collect()),
+            qos_class: value.qos_class,
+            reason: value.reason,
+            resize: value.resize,
+            resource_claim_statuses: value.resource_claim_statuses.map(|item0| item0.into_iter().map(Into::into).collect()),
+            resources: value.resources.map(Into::into),
+            start_time: value.start_time,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -145,3 +145,72 @@ impl From<PreferredSchedulingTermBuilder> for PreferredSchedulingTerm {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`PreferredSchedulingTerm`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`PreferredSchedulingTerm::apply`\]; `From<PreferredSchedulingTerm>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct PreferredSchedulingTermApply {
+    /// Node selector term.
+    pub preference: Option<crate::api::core::v1::NodeSelectorTermApply>,
+    /// Weight between 1 and 100.
+    pub weight: Option<i32>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl PreferredSchedulingTerm {
+    /// A new apply configuration of a `PreferredSchedulingTerm`.
+    #[inline]
+    pub fn apply() -> PreferredSchedulingTermApply {
+        PreferredSchedulingTermApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl PreferredSchedulingTermApply {
+    /// Node selector term.
+    pub fn preference(
+        mut self,
+        value: impl Into<crate::api::core::v1::NodeSelectorTermApply>,
+    ) -> Self {
+        self.preference = Some(value.into());
+        self
+    }
+
+    /// Weight between 1 and 100.
+    pub fn weight(mut self, value: impl Into<i32>) -> Self {
+        self.weight = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for PreferredSchedulingTermApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.preference {
+            state.serialize_entry("preference", value)?;
+        }
+        if let Some(value) = &self.weight {
+            state.serialize_entry("weight", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<PreferredSchedulingTerm> for PreferredSchedulingTermApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: PreferredSchedulingTerm) -> Self {
+        Self {
+            preference: Some(value.preference.into()),
+            weight: Some(value.weight),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

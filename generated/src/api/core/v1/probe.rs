@@ -311,3 +311,168 @@ impl From<ProbeBuilder> for Probe {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`Probe`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`Probe::apply`\]; `From<Probe>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ProbeApply {
+    /// Command to run in the container.
+    pub exec: Option<crate::api::core::v1::ExecActionApply>,
+    /// Consecutive failures before the probe counts as failed.
+    pub failure_threshold: Option<i32>,
+    /// gRPC health check to perform.
+    pub grpc: Option<crate::api::core::v1::GRPCActionApply>,
+    /// HTTP GET request to perform.
+    pub http_get: Option<crate::api::core::v1::HTTPGetActionApply>,
+    /// Delay after container start before probing.
+    pub initial_delay_seconds: Option<i32>,
+    /// Probe interval in seconds.
+    pub period_seconds: Option<i32>,
+    /// Consecutive successes before the probe counts as passed.
+    pub success_threshold: Option<i32>,
+    /// TCP port to connect to.
+    pub tcp_socket: Option<crate::api::core::v1::TCPSocketActionApply>,
+    /// Grace period used when the probe fails.
+    pub termination_grace_period_seconds: Option<i64>,
+    /// Seconds before a probe attempt times out.
+    pub timeout_seconds: Option<i32>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Probe {
+    /// A new apply configuration of a `Probe`.
+    #[inline]
+    pub fn apply() -> ProbeApply {
+        ProbeApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ProbeApply {
+    /// Command to run in the container.
+    pub fn exec(mut self, value: impl Into<crate::api::core::v1::ExecActionApply>) -> Self {
+        self.exec = Some(value.into());
+        self
+    }
+
+    /// Consecutive failures before the probe counts as failed.
+    pub fn failure_threshold(mut self, value: impl Into<i32>) -> Self {
+        self.failure_threshold = Some(value.into());
+        self
+    }
+
+    /// gRPC health check to perform.
+    pub fn grpc(mut self, value: impl Into<crate::api::core::v1::GRPCActionApply>) -> Self {
+        self.grpc = Some(value.into());
+        self
+    }
+
+    /// HTTP GET request to perform.
+    pub fn http_get(mut self, value: impl Into<crate::api::core::v1::HTTPGetActionApply>) -> Self {
+        self.http_get = Some(value.into());
+        self
+    }
+
+    /// Delay after container start before probing.
+    pub fn initial_delay_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.initial_delay_seconds = Some(value.into());
+        self
+    }
+
+    /// Probe interval in seconds.
+    pub fn period_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.period_seconds = Some(value.into());
+        self
+    }
+
+    /// Consecutive successes before the probe counts as passed.
+    pub fn success_threshold(mut self, value: impl Into<i32>) -> Self {
+        self.success_threshold = Some(value.into());
+        self
+    }
+
+    /// TCP port to connect to.
+    pub fn tcp_socket(
+        mut self,
+        value: impl Into<crate::api::core::v1::TCPSocketActionApply>,
+    ) -> Self {
+        self.tcp_socket = Some(value.into());
+        self
+    }
+
+    /// Grace period used when the probe fails.
+    pub fn termination_grace_period_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.termination_grace_period_seconds = Some(value.into());
+        self
+    }
+
+    /// Seconds before a probe attempt times out.
+    pub fn timeout_seconds(mut self, value: impl Into<i32>) -> Self {
+        self.timeout_seconds = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ProbeApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.exec {
+            state.serialize_entry("exec", value)?;
+        }
+        if let Some(value) = &self.failure_threshold {
+            state.serialize_entry("failureThreshold", value)?;
+        }
+        if let Some(value) = &self.grpc {
+            state.serialize_entry("grpc", value)?;
+        }
+        if let Some(value) = &self.http_get {
+            state.serialize_entry("httpGet", value)?;
+        }
+        if let Some(value) = &self.initial_delay_seconds {
+            state.serialize_entry("initialDelaySeconds", value)?;
+        }
+        if let Some(value) = &self.period_seconds {
+            state.serialize_entry("periodSeconds", value)?;
+        }
+        if let Some(value) = &self.success_threshold {
+            state.serialize_entry("successThreshold", value)?;
+        }
+        if let Some(value) = &self.tcp_socket {
+            state.serialize_entry("tcpSocket", value)?;
+        }
+        if let Some(value) = &self.termination_grace_period_seconds {
+            state.serialize_entry("terminationGracePeriodSeconds", value)?;
+        }
+        if let Some(value) = &self.timeout_seconds {
+            state.serialize_entry("timeoutSeconds", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Probe> for ProbeApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Probe) -> Self {
+        Self {
+            exec: value.exec.map(Into::into),
+            failure_threshold: value.failure_threshold,
+            grpc: value.grpc.map(Into::into),
+            http_get: value.http_get.map(Into::into),
+            initial_delay_seconds: value.initial_delay_seconds,
+            period_seconds: value.period_seconds,
+            success_threshold: value.success_threshold,
+            tcp_socket: value.tcp_socket.map(Into::into),
+            termination_grace_period_seconds: value.termination_grace_period_seconds,
+            timeout_seconds: value.timeout_seconds,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -149,3 +149,78 @@ impl From<ProjectedVolumeSourceBuilder> for ProjectedVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ProjectedVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ProjectedVolumeSource::apply`\]; `From<ProjectedVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ProjectedVolumeSourceApply {
+    /// Default permission bits for created files.
+    pub default_mode: Option<i32>,
+    /// Sources to project into the volume.
+    pub sources: Option<Vec<crate::api::core::v1::VolumeProjectionApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ProjectedVolumeSource {
+    /// A new apply configuration of a `ProjectedVolumeSource`.
+    #[inline]
+    pub fn apply() -> ProjectedVolumeSourceApply {
+        ProjectedVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ProjectedVolumeSourceApply {
+    /// Default permission bits for created files.
+    pub fn default_mode(mut self, value: impl Into<i32>) -> Self {
+        self.default_mode = Some(value.into());
+        self
+    }
+
+    /// Sources to project into the volume.
+    pub fn sources(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::VolumeProjectionApply>>,
+    ) -> Self {
+        self.sources = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `sources`.
+    pub fn source(mut self, item: impl Into<crate::api::core::v1::VolumeProjectionApply>) -> Self {
+        self.sources.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ProjectedVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.default_mode {
+            state.serialize_entry("defaultMode", value)?;
+        }
+        if let Some(value) = &self.sources {
+            state.serialize_entry("sources", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ProjectedVolumeSource> for ProjectedVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ProjectedVolumeSource) -> Self {
+        Self {
+            default_mode: value.default_mode,
+            sources: value.sources.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

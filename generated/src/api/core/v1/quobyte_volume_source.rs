@@ -225,3 +225,117 @@ impl From<QuobyteVolumeSourceBuilder> for QuobyteVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`QuobyteVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`QuobyteVolumeSource::apply`\]; `From<QuobyteVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct QuobyteVolumeSourceApply {
+    /// Group to map volume access to.
+    pub group: Option<String>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Quobyte registry address(es) as `host:port`.
+    pub registry: Option<String>,
+    /// Tenant that owns the volume.
+    pub tenant: Option<String>,
+    /// User to map volume access to.
+    pub user: Option<String>,
+    /// Name of the Quobyte volume.
+    pub volume: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl QuobyteVolumeSource {
+    /// A new apply configuration of a `QuobyteVolumeSource`.
+    #[inline]
+    pub fn apply() -> QuobyteVolumeSourceApply {
+        QuobyteVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl QuobyteVolumeSourceApply {
+    /// Group to map volume access to.
+    pub fn group(mut self, value: impl Into<String>) -> Self {
+        self.group = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Quobyte registry address(es) as `host:port`.
+    pub fn registry(mut self, value: impl Into<String>) -> Self {
+        self.registry = Some(value.into());
+        self
+    }
+
+    /// Tenant that owns the volume.
+    pub fn tenant(mut self, value: impl Into<String>) -> Self {
+        self.tenant = Some(value.into());
+        self
+    }
+
+    /// User to map volume access to.
+    pub fn user(mut self, value: impl Into<String>) -> Self {
+        self.user = Some(value.into());
+        self
+    }
+
+    /// Name of the Quobyte volume.
+    pub fn volume(mut self, value: impl Into<String>) -> Self {
+        self.volume = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for QuobyteVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.group {
+            state.serialize_entry("group", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.registry {
+            state.serialize_entry("registry", value)?;
+        }
+        if let Some(value) = &self.tenant {
+            state.serialize_entry("tenant", value)?;
+        }
+        if let Some(value) = &self.user {
+            state.serialize_entry("user", value)?;
+        }
+        if let Some(value) = &self.volume {
+            state.serialize_entry("volume", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<QuobyteVolumeSource> for QuobyteVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: QuobyteVolumeSource) -> Self {
+        Self {
+            group: value.group,
+            read_only: value.read_only,
+            registry: Some(value.registry),
+            tenant: value.tenant,
+            user: value.user,
+            volume: Some(value.volume),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -284,3 +284,150 @@ impl From<RBDVolumeSourceBuilder> for RBDVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`RBDVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`RBDVolumeSource::apply`\]; `From<RBDVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct RBDVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fs_type: Option<String>,
+    /// RADOS image name.
+    pub image: Option<String>,
+    /// Path to the key ring; defaults to `/etc/ceph/keyring`.
+    pub keyring: Option<String>,
+    /// Ceph monitor addresses.
+    pub monitors: Option<Vec<String>>,
+    /// RADOS pool name; defaults to rbd.
+    pub pool: Option<String>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Secret with the authentication key; overrides keyring.
+    pub secret_ref: Option<crate::api::core::v1::LocalObjectReferenceApply>,
+    /// RADOS user name; defaults to admin.
+    pub user: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl RBDVolumeSource {
+    /// A new apply configuration of a `RBDVolumeSource`.
+    #[inline]
+    pub fn apply() -> RBDVolumeSourceApply {
+        RBDVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl RBDVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// RADOS image name.
+    pub fn image(mut self, value: impl Into<String>) -> Self {
+        self.image = Some(value.into());
+        self
+    }
+
+    /// Path to the key ring; defaults to `/etc/ceph/keyring`.
+    pub fn keyring(mut self, value: impl Into<String>) -> Self {
+        self.keyring = Some(value.into());
+        self
+    }
+
+    /// Ceph monitor addresses.
+    pub fn monitors(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.monitors = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `monitors`.
+    pub fn monitor(mut self, item: impl Into<String>) -> Self {
+        self.monitors.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// RADOS pool name; defaults to rbd.
+    pub fn pool(mut self, value: impl Into<String>) -> Self {
+        self.pool = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret with the authentication key; overrides keyring.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReferenceApply>,
+    ) -> Self {
+        self.secret_ref = Some(value.into());
+        self
+    }
+
+    /// RADOS user name; defaults to admin.
+    pub fn user(mut self, value: impl Into<String>) -> Self {
+        self.user = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for RBDVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.image {
+            state.serialize_entry("image", value)?;
+        }
+        if let Some(value) = &self.keyring {
+            state.serialize_entry("keyring", value)?;
+        }
+        if let Some(value) = &self.monitors {
+            state.serialize_entry("monitors", value)?;
+        }
+        if let Some(value) = &self.pool {
+            state.serialize_entry("pool", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.secret_ref {
+            state.serialize_entry("secretRef", value)?;
+        }
+        if let Some(value) = &self.user {
+            state.serialize_entry("user", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<RBDVolumeSource> for RBDVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: RBDVolumeSource) -> Self {
+        Self {
+            fs_type: value.fs_type,
+            image: Some(value.image),
+            keyring: value.keyring,
+            monitors: Some(value.monitors),
+            pool: value.pool,
+            read_only: value.read_only,
+            secret_ref: value.secret_ref.map(Into::into),
+            user: value.user,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

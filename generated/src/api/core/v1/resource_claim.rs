@@ -141,3 +141,71 @@ impl From<ResourceClaimBuilder> for ResourceClaim {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ResourceClaim`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ResourceClaim::apply`\]; `From<ResourceClaim>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ResourceClaimApply {
+    /// Name of the entry in `spec.resourceClaims`.
+    pub name: String,
+    /// Request within the claim to use; empty means all.
+    pub request: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ResourceClaim {
+    /// A new apply configuration of a `ResourceClaim`, `name`.
+    #[inline]
+    pub fn apply(name: impl Into<String>) -> ResourceClaimApply {
+        ResourceClaimApply {
+            name: name.into(),
+            request: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ResourceClaimApply {
+    /// Name of the entry in `spec.resourceClaims`.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = value.into();
+        self
+    }
+
+    /// Request within the claim to use; empty means all.
+    pub fn request(mut self, value: impl Into<String>) -> Self {
+        self.request = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ResourceClaimApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("name", &self.name)?;
+        if let Some(value) = &self.request {
+            state.serialize_entry("request", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ResourceClaim> for ResourceClaimApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ResourceClaim) -> Self {
+        Self {
+            name: value.name,
+            request: value.request,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -164,3 +164,84 @@ impl From<ResourceFieldSelectorBuilder> for ResourceFieldSelector {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ResourceFieldSelector`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ResourceFieldSelector::apply`\]; `From<ResourceFieldSelector>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ResourceFieldSelectorApply {
+    /// Container name; required for volumes.
+    pub container_name: Option<String>,
+    /// Unit to express the value in; defaults to 1.
+    pub divisor: Option<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
+    /// Resource to select, e.g. `limits.cpu`.
+    pub resource: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ResourceFieldSelector {
+    /// A new apply configuration of a `ResourceFieldSelector`.
+    #[inline]
+    pub fn apply() -> ResourceFieldSelectorApply {
+        ResourceFieldSelectorApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ResourceFieldSelectorApply {
+    /// Container name; required for volumes.
+    pub fn container_name(mut self, value: impl Into<String>) -> Self {
+        self.container_name = Some(value.into());
+        self
+    }
+
+    /// Unit to express the value in; defaults to 1.
+    pub fn divisor(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.divisor = Some(value.into());
+        self
+    }
+
+    /// Resource to select, e.g. `limits.cpu`.
+    pub fn resource(mut self, value: impl Into<String>) -> Self {
+        self.resource = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ResourceFieldSelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.container_name {
+            state.serialize_entry("containerName", value)?;
+        }
+        if let Some(value) = &self.divisor {
+            state.serialize_entry("divisor", value)?;
+        }
+        if let Some(value) = &self.resource {
+            state.serialize_entry("resource", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ResourceFieldSelector> for ResourceFieldSelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ResourceFieldSelector) -> Self {
+        Self {
+            container_name: value.container_name,
+            divisor: value.divisor,
+            resource: Some(value.resource),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

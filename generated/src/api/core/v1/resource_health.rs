@@ -141,3 +141,71 @@ impl From<ResourceHealthBuilder> for ResourceHealth {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ResourceHealth`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ResourceHealth::apply`\]; `From<ResourceHealth>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ResourceHealthApply {
+    /// Health: Healthy, Unhealthy or Unknown.
+    pub health: Option<String>,
+    /// Unique ID of the resource.
+    pub resource_id: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ResourceHealth {
+    /// A new apply configuration of a `ResourceHealth`, `resource_id`.
+    #[inline]
+    pub fn apply(resource_id: impl Into<String>) -> ResourceHealthApply {
+        ResourceHealthApply {
+            resource_id: resource_id.into(),
+            health: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ResourceHealthApply {
+    /// Health: Healthy, Unhealthy or Unknown.
+    pub fn health(mut self, value: impl Into<String>) -> Self {
+        self.health = Some(value.into());
+        self
+    }
+
+    /// Unique ID of the resource.
+    pub fn resource_id(mut self, value: impl Into<String>) -> Self {
+        self.resource_id = value.into();
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ResourceHealthApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.health {
+            state.serialize_entry("health", value)?;
+        }
+        state.serialize_entry("resourceID", &self.resource_id)?;
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ResourceHealth> for ResourceHealthApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ResourceHealth) -> Self {
+        Self {
+            health: value.health,
+            resource_id: value.resource_id,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

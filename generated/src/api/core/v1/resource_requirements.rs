@@ -214,3 +214,128 @@ impl From<ResourceRequirementsBuilder> for ResourceRequirements {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ResourceRequirements`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ResourceRequirements::apply`\]; `From<ResourceRequirements>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ResourceRequirementsApply {
+    /// Pod resource claims used by the container.
+    pub claims: Option<Vec<crate::api::core::v1::ResourceClaimApply>>,
+    /// Maximum allowed resources.
+    pub limits: Option<
+        ::std::collections::BTreeMap<
+            String,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
+        >,
+    >,
+    /// Minimum required resources.
+    pub requests: Option<
+        ::std::collections::BTreeMap<
+            String,
+            ::kubeforge_meta::apimachinery::pkg::api::resource::Quantity,
+        >,
+    >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ResourceRequirements {
+    /// A new apply configuration of a `ResourceRequirements`.
+    #[inline]
+    pub fn apply() -> ResourceRequirementsApply {
+        ResourceRequirementsApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ResourceRequirementsApply {
+    /// Pod resource claims used by the container.
+    pub fn claims(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceClaimApply>>,
+    ) -> Self {
+        self.claims = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `claims`.
+    pub fn claim(mut self, item: impl Into<crate::api::core::v1::ResourceClaimApply>) -> Self {
+        self.claims.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Maximum allowed resources.
+    pub fn limits(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
+    ) -> Self {
+        self.limits = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Inserts one entry into `limits`, replacing any under the same key.
+    pub fn limit(
+        mut self,
+        key: impl Into<String>, value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.limits.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// Minimum required resources.
+    pub fn requests(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>)>,
+    ) -> Self {
+        self.requests = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Inserts one entry into `requests`, replacing any under the same key.
+    pub fn request(
+        mut self,
+        key: impl Into<String>, value: impl Into<::kubeforge_meta::apimachinery::pkg::api::resource::Quantity>,
+    ) -> Self {
+        self.requests.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ResourceRequirementsApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.claims {
+            state.serialize_entry("claims", value)?;
+        }
+        if let Some(value) = &self.limits {
+            state.serialize_entry("limits", value)?;
+        }
+        if let Some(value) = &self.requests {
+            state.serialize_entry("requests", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ResourceRequirements> for ResourceRequirementsApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ResourceRequirements) -> Self {
+        Self {
+            claims: value.claims.map(|item0| item0.into_iter().map(Into::into).collect()),
+            limits: value.limits,
+            requests: value.requests,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -154,3 +154,80 @@ impl From<ResourceStatusBuilder> for ResourceStatus {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ResourceStatus`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ResourceStatus::apply`\]; `From<ResourceStatus>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ResourceStatusApply {
+    /// Resource name; for DRA resources it has the form claim:\<claim_name\>/\<request\>.
+    pub name: String,
+    /// Health of each device of the resource.
+    pub resources: Option<Vec<crate::api::core::v1::ResourceHealthApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ResourceStatus {
+    /// A new apply configuration of a `ResourceStatus`, `name`.
+    #[inline]
+    pub fn apply(name: impl Into<String>) -> ResourceStatusApply {
+        ResourceStatusApply {
+            name: name.into(),
+            resources: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ResourceStatusApply {
+    /// Resource name; for DRA resources it has the form claim:\<claim_name\>/\<request\>.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = value.into();
+        self
+    }
+
+    /// Health of each device of the resource.
+    pub fn resources(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::ResourceHealthApply>>,
+    ) -> Self {
+        self.resources = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `resources`.
+    pub fn resource(mut self, item: impl Into<crate::api::core::v1::ResourceHealthApply>) -> Self {
+        self.resources.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ResourceStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("name", &self.name)?;
+        if let Some(value) = &self.resources {
+            state.serialize_entry("resources", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ResourceStatus> for ResourceStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ResourceStatus) -> Self {
+        Self {
+            name: value.name,
+            resources: value.resources.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -319,3 +319,168 @@ impl From<ScaleIOVolumeSourceBuilder> for ScaleIOVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ScaleIOVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ScaleIOVolumeSource::apply`\]; `From<ScaleIOVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ScaleIOVolumeSourceApply {
+    /// Filesystem type to mount; defaults to xfs.
+    pub fs_type: Option<String>,
+    /// Address of the ScaleIO API gateway.
+    pub gateway: Option<String>,
+    /// ScaleIO protection domain.
+    pub protection_domain: Option<String>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Secret with ScaleIO credentials.
+    pub secret_ref: Option<crate::api::core::v1::LocalObjectReferenceApply>,
+    /// Use SSL to talk to the gateway.
+    pub ssl_enabled: Option<bool>,
+    /// ThickProvisioned or ThinProvisioned.
+    pub storage_mode: Option<String>,
+    /// ScaleIO storage pool.
+    pub storage_pool: Option<String>,
+    /// ScaleIO storage system name.
+    pub system: Option<String>,
+    /// Existing ScaleIO volume name.
+    pub volume_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ScaleIOVolumeSource {
+    /// A new apply configuration of a `ScaleIOVolumeSource`.
+    #[inline]
+    pub fn apply() -> ScaleIOVolumeSourceApply {
+        ScaleIOVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ScaleIOVolumeSourceApply {
+    /// Filesystem type to mount; defaults to xfs.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// Address of the ScaleIO API gateway.
+    pub fn gateway(mut self, value: impl Into<String>) -> Self {
+        self.gateway = Some(value.into());
+        self
+    }
+
+    /// ScaleIO protection domain.
+    pub fn protection_domain(mut self, value: impl Into<String>) -> Self {
+        self.protection_domain = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret with ScaleIO credentials.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReferenceApply>,
+    ) -> Self {
+        self.secret_ref = Some(value.into());
+        self
+    }
+
+    /// Use SSL to talk to the gateway.
+    pub fn ssl_enabled(mut self, value: impl Into<bool>) -> Self {
+        self.ssl_enabled = Some(value.into());
+        self
+    }
+
+    /// ThickProvisioned or ThinProvisioned.
+    pub fn storage_mode(mut self, value: impl Into<String>) -> Self {
+        self.storage_mode = Some(value.into());
+        self
+    }
+
+    /// ScaleIO storage pool.
+    pub fn storage_pool(mut self, value: impl Into<String>) -> Self {
+        self.storage_pool = Some(value.into());
+        self
+    }
+
+    /// ScaleIO storage system name.
+    pub fn system(mut self, value: impl Into<String>) -> Self {
+        self.system = Some(value.into());
+        self
+    }
+
+    /// Existing ScaleIO volume name.
+    pub fn volume_name(mut self, value: impl Into<String>) -> Self {
+        self.volume_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ScaleIOVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.gateway {
+            state.serialize_entry("gateway", value)?;
+        }
+        if let Some(value) = &self.protection_domain {
+            state.serialize_entry("protectionDomain", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.secret_ref {
+            state.serialize_entry("secretRef", value)?;
+        }
+        if let Some(value) = &self.ssl_enabled {
+            state.serialize_entry("sslEnabled", value)?;
+        }
+        if let Some(value) = &self.storage_mode {
+            state.serialize_entry("storageMode", value)?;
+        }
+        if let Some(value) = &self.storage_pool {
+            state.serialize_entry("storagePool", value)?;
+        }
+        if let Some(value) = &self.system {
+            state.serialize_entry("system", value)?;
+        }
+        if let Some(value) = &self.volume_name {
+            state.serialize_entry("volumeName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ScaleIOVolumeSource> for ScaleIOVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ScaleIOVolumeSource) -> Self {
+        Self {
+            fs_type: value.fs_type,
+            gateway: Some(value.gateway),
+            protection_domain: value.protection_domain,
+            read_only: value.read_only,
+            secret_ref: Some(value.secret_ref.into()),
+            ssl_enabled: value.ssl_enabled,
+            storage_mode: value.storage_mode,
+            storage_pool: value.storage_pool,
+            system: Some(value.system),
+            volume_name: value.volume_name,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -170,3 +170,93 @@ impl From<SELinuxOptionsBuilder> for SELinuxOptions {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`SELinuxOptions`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`SELinuxOptions::apply`\]; `From<SELinuxOptions>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct SELinuxOptionsApply {
+    /// SELinux level label.
+    pub level: Option<String>,
+    /// SELinux role label.
+    pub role: Option<String>,
+    /// SELinux type label.
+    pub type_: Option<String>,
+    /// SELinux user label.
+    pub user: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl SELinuxOptions {
+    /// A new apply configuration of a `SELinuxOptions`.
+    #[inline]
+    pub fn apply() -> SELinuxOptionsApply {
+        SELinuxOptionsApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl SELinuxOptionsApply {
+    /// SELinux level label.
+    pub fn level(mut self, value: impl Into<String>) -> Self {
+        self.level = Some(value.into());
+        self
+    }
+
+    /// SELinux role label.
+    pub fn role(mut self, value: impl Into<String>) -> Self {
+        self.role = Some(value.into());
+        self
+    }
+
+    /// SELinux type label.
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.type_ = Some(value.into());
+        self
+    }
+
+    /// SELinux user label.
+    pub fn user(mut self, value: impl Into<String>) -> Self {
+        self.user = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for SELinuxOptionsApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.level {
+            state.serialize_entry("level", value)?;
+        }
+        if let Some(value) = &self.role {
+            state.serialize_entry("role", value)?;
+        }
+        if let Some(value) = &self.type_ {
+            state.serialize_entry("type", value)?;
+        }
+        if let Some(value) = &self.user {
+            state.serialize_entry("user", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<SELinuxOptions> for SELinuxOptionsApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: SELinuxOptions) -> Self {
+        Self {
+            level: value.level,
+            role: value.role,
+            type_: value.type_,
+            user: value.user,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -136,3 +136,69 @@ impl From<SecretEnvSourceBuilder> for SecretEnvSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`SecretEnvSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`SecretEnvSource::apply`\]; `From<SecretEnvSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct SecretEnvSourceApply {
+    /// Name of the Secret.
+    pub name: Option<String>,
+    /// Whether the Secret may be missing.
+    pub optional: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl SecretEnvSource {
+    /// A new apply configuration of a `SecretEnvSource`.
+    #[inline]
+    pub fn apply() -> SecretEnvSourceApply {
+        SecretEnvSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl SecretEnvSourceApply {
+    /// Name of the Secret.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Whether the Secret may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.optional = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for SecretEnvSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.optional {
+            state.serialize_entry("optional", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<SecretEnvSource> for SecretEnvSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: SecretEnvSource) -> Self {
+        Self {
+            name: value.name,
+            optional: value.optional,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

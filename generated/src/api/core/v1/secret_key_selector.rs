@@ -161,3 +161,81 @@ impl From<SecretKeySelectorBuilder> for SecretKeySelector {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`SecretKeySelector`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`SecretKeySelector::apply`\]; `From<SecretKeySelector>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct SecretKeySelectorApply {
+    /// The key to read.
+    pub key: Option<String>,
+    /// Name of the Secret.
+    pub name: Option<String>,
+    /// Whether the Secret or key may be missing.
+    pub optional: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl SecretKeySelector {
+    /// A new apply configuration of a `SecretKeySelector`.
+    #[inline]
+    pub fn apply() -> SecretKeySelectorApply {
+        SecretKeySelectorApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl SecretKeySelectorApply {
+    /// The key to read.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.key = Some(value.into());
+        self
+    }
+
+    /// Name of the Secret.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Whether the Secret or key may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.optional = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for SecretKeySelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.key {
+            state.serialize_entry("key", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.optional {
+            state.serialize_entry("optional", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<SecretKeySelector> for SecretKeySelectorApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: SecretKeySelector) -> Self {
+        Self {
+            key: Some(value.key),
+            name: value.name,
+            optional: value.optional,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

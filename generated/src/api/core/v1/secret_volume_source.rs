@@ -188,3 +188,102 @@ impl From<SecretVolumeSourceBuilder> for SecretVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`SecretVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`SecretVolumeSource::apply`\]; `From<SecretVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct SecretVolumeSourceApply {
+    /// Default permission bits for created files.
+    pub default_mode: Option<i32>,
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    pub items: Option<Vec<crate::api::core::v1::KeyToPathApply>>,
+    /// Whether the Secret or its keys may be missing.
+    pub optional: Option<bool>,
+    /// Name of the Secret in the pod's namespace.
+    pub secret_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl SecretVolumeSource {
+    /// A new apply configuration of a `SecretVolumeSource`.
+    #[inline]
+    pub fn apply() -> SecretVolumeSourceApply {
+        SecretVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl SecretVolumeSourceApply {
+    /// Default permission bits for created files.
+    pub fn default_mode(mut self, value: impl Into<i32>) -> Self {
+        self.default_mode = Some(value.into());
+        self
+    }
+
+    /// Explicit key-to-path mappings; when empty every key becomes a file.
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::api::core::v1::KeyToPathApply>>,
+    ) -> Self {
+        self.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `items`.
+    pub fn item(mut self, item: impl Into<crate::api::core::v1::KeyToPathApply>) -> Self {
+        self.items.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Whether the Secret or its keys may be missing.
+    pub fn optional(mut self, value: impl Into<bool>) -> Self {
+        self.optional = Some(value.into());
+        self
+    }
+
+    /// Name of the Secret in the pod's namespace.
+    pub fn secret_name(mut self, value: impl Into<String>) -> Self {
+        self.secret_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for SecretVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.default_mode {
+            state.serialize_entry("defaultMode", value)?;
+        }
+        if let Some(value) = &self.items {
+            state.serialize_entry("items", value)?;
+        }
+        if let Some(value) = &self.optional {
+            state.serialize_entry("optional", value)?;
+        }
+        if let Some(value) = &self.secret_name {
+            state.serialize_entry("secretName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<SecretVolumeSource> for SecretVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: SecretVolumeSource) -> Self {
+        Self {
+            default_mode: value.default_mode,
+            items: value.items.map(|item0| item0.into_iter().map(Into::into).collect()),
+            optional: value.optional,
+            secret_name: value.secret_name,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -351,3 +351,206 @@ impl From<SecurityContextBuilder> for SecurityContext {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`SecurityContext`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`SecurityContext::apply`\]; `From<SecurityContext>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct SecurityContextApply {
+    /// Whether a process may gain more privileges than its parent.
+    pub allow_privilege_escalation: Option<bool>,
+    /// AppArmor profile for the container.
+    pub app_armor_profile: Option<crate::api::core::v1::AppArmorProfileApply>,
+    /// Capabilities to add or drop.
+    pub capabilities: Option<crate::api::core::v1::CapabilitiesApply>,
+    /// Run the container in privileged mode.
+    pub privileged: Option<bool>,
+    /// Type of /proc mount: Default or Unmasked.
+    pub proc_mount: Option<String>,
+    /// Mount the root filesystem read-only.
+    pub read_only_root_filesystem: Option<bool>,
+    /// Group ID for the container process.
+    pub run_as_group: Option<i64>,
+    /// Require a non-root user.
+    pub run_as_non_root: Option<bool>,
+    /// User ID for the container process.
+    pub run_as_user: Option<i64>,
+    /// SELinux context for the container.
+    pub se_linux_options: Option<crate::api::core::v1::SELinuxOptionsApply>,
+    /// Seccomp profile for the container.
+    pub seccomp_profile: Option<crate::api::core::v1::SeccompProfileApply>,
+    /// Windows-specific settings.
+    pub windows_options: Option<
+        crate::api::core::v1::WindowsSecurityContextOptionsApply,
+    >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl SecurityContext {
+    /// A new apply configuration of a `SecurityContext`.
+    #[inline]
+    pub fn apply() -> SecurityContextApply {
+        SecurityContextApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl SecurityContextApply {
+    /// Whether a process may gain more privileges than its parent.
+    pub fn allow_privilege_escalation(mut self, value: impl Into<bool>) -> Self {
+        self.allow_privilege_escalation = Some(value.into());
+        self
+    }
+
+    /// AppArmor profile for the container.
+    pub fn app_armor_profile(
+        mut self,
+        value: impl Into<crate::api::core::v1::AppArmorProfileApply>,
+    ) -> Self {
+        self.app_armor_profile = Some(value.into());
+        self
+    }
+
+    /// Capabilities to add or drop.
+    pub fn capabilities(
+        mut self,
+        value: impl Into<crate::api::core::v1::CapabilitiesApply>,
+    ) -> Self {
+        self.capabilities = Some(value.into());
+        self
+    }
+
+    /// Run the container in privileged mode.
+    pub fn privileged(mut self, value: impl Into<bool>) -> Self {
+        self.privileged = Some(value.into());
+        self
+    }
+
+    /// Type of /proc mount: Default or Unmasked.
+    pub fn proc_mount(mut self, value: impl Into<String>) -> Self {
+        self.proc_mount = Some(value.into());
+        self
+    }
+
+    /// Mount the root filesystem read-only.
+    pub fn read_only_root_filesystem(mut self, value: impl Into<bool>) -> Self {
+        self.read_only_root_filesystem = Some(value.into());
+        self
+    }
+
+    /// Group ID for the container process.
+    pub fn run_as_group(mut self, value: impl Into<i64>) -> Self {
+        self.run_as_group = Some(value.into());
+        self
+    }
+
+    /// Require a non-root user.
+    pub fn run_as_non_root(mut self, value: impl Into<bool>) -> Self {
+        self.run_as_non_root = Some(value.into());
+        self
+    }
+
+    /// User ID for the container process.
+    pub fn run_as_user(mut self, value: impl Into<i64>) -> Self {
+        self.run_as_user = Some(value.into());
+        self
+    }
+
+    /// SELinux context for the container.
+    pub fn se_linux_options(
+        mut self,
+        value: impl Into<crate::api::core::v1::SELinuxOptionsApply>,
+    ) -> Self {
+        self.se_linux_options = Some(value.into());
+        self
+    }
+
+    /// Seccomp profile for the container.
+    pub fn seccomp_profile(
+        mut self,
+        value: impl Into<crate::api::core::v1::SeccompProfileApply>,
+    ) -> Self {
+        self.seccomp_profile = Some(value.into());
+        self
+    }
+
+    /// Windows-specific settings.
+    pub fn windows_options(
+        mut self,
+        value: impl Into<crate::api::core::v1::WindowsSecurityContextOptionsApply>,
+    ) -> Self {
+        self.windows_options = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for SecurityContextApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.allow_privilege_escalation {
+            state.serialize_entry("allowPrivilegeEscalation", value)?;
+        }
+        if let Some(value) = &self.app_armor_profile {
+            state.serialize_entry("appArmorProfile", value)?;
+        }
+        if let Some(value) = &self.capabilities {
+            state.serialize_entry("capabilities", value)?;
+        }
+        if let Some(value) = &self.privileged {
+            state.serialize_entry("privileged", value)?;
+        }
+        if let Some(value) = &self.proc_mount {
+            state.serialize_entry("procMount", value)?;
+        }
+        if let Some(value) = &self.read_only_root_filesystem {
+            state.serialize_entry("readOnlyRootFilesystem", value)?;
+        }
+        if let Some(value) = &self.run_as_group {
+            state.serialize_entry("runAsGroup", value)?;
+        }
+        if let Some(value) = &self.run_as_non_root {
+            state.serialize_entry("runAsNonRoot", value)?;
+        }
+        if let Some(value) = &self.run_as_user {
+            state.serialize_entry("runAsUser", value)?;
+        }
+        if let Some(value) = &self.se_linux_options {
+            state.serialize_entry("seLinuxOptions", value)?;
+        }
+        if let Some(value) = &self.seccomp_profile {
+            state.serialize_entry("seccompProfile", value)?;
+        }
+        if let Some(value) = &self.windows_options {
+            state.serialize_entry("windowsOptions", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<SecurityContext> for SecurityContextApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: SecurityContext) -> Self {
+        Self {
+            allow_privilege_escalation: value.allow_privilege_escalation,
+            app_armor_profile: value.app_armor_profile.map(Into::into),
+            capabilities: value.capabilities.map(Into::into),
+            privileged: value.privileged,
+            proc_mount: value.proc_mount,
+            read_only_root_filesystem: value.read_only_root_filesystem,
+            run_as_group: value.run_as_group,
+            run_as_non_root: value.run_as_non_root,
+            run_as_user: value.run_as_user,
+            se_linux_options: value.se_linux_options.map(Into::into),
+            seccomp_profile: value.seccomp_profile.map(Into::into),
+            windows_options: value.windows_options.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -169,3 +169,81 @@ impl From<ServiceAccountTokenProjectionBuilder> for ServiceAccountTokenProjectio
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ServiceAccountTokenProjection`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ServiceAccountTokenProjection::apply`\]; `From<ServiceAccountTokenProjection>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ServiceAccountTokenProjectionApply {
+    /// Intended audience of the token.
+    pub audience: Option<String>,
+    /// Requested token lifetime in seconds.
+    pub expiration_seconds: Option<i64>,
+    /// File path, relative to the mount point, for the token.
+    pub path: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ServiceAccountTokenProjection {
+    /// A new apply configuration of a `ServiceAccountTokenProjection`.
+    #[inline]
+    pub fn apply() -> ServiceAccountTokenProjectionApply {
+        ServiceAccountTokenProjectionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ServiceAccountTokenProjectionApply {
+    /// Intended audience of the token.
+    pub fn audience(mut self, value: impl Into<String>) -> Self {
+        self.audience = Some(value.into());
+        self
+    }
+
+    /// Requested token lifetime in seconds.
+    pub fn expiration_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.expiration_seconds = Some(value.into());
+        self
+    }
+
+    /// File path, relative to the mount point, for the token.
+    pub fn path(mut self, value: impl Into<String>) -> Self {
+        self.path = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ServiceAccountTokenProjectionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.audience {
+            state.serialize_entry("audience", value)?;
+        }
+        if let Some(value) = &self.expiration_seconds {
+            state.serialize_entry("expirationSeconds", value)?;
+        }
+        if let Some(value) = &self.path {
+            state.serialize_entry("path", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ServiceAccountTokenProjection> for ServiceAccountTokenProjectionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ServiceAccountTokenProjection) -> Self {
+        Self {
+            audience: value.audience,
+            expiration_seconds: value.expiration_seconds,
+            path: Some(value.path),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

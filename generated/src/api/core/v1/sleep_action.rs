@@ -124,3 +124,57 @@ impl From<SleepActionBuilder> for SleepAction {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`SleepAction`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`SleepAction::apply`\]; `From<SleepAction>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct SleepActionApply {
+    /// Number of seconds to sleep.
+    pub seconds: Option<i64>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl SleepAction {
+    /// A new apply configuration of a `SleepAction`.
+    #[inline]
+    pub fn apply() -> SleepActionApply {
+        SleepActionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl SleepActionApply {
+    /// Number of seconds to sleep.
+    pub fn seconds(mut self, value: impl Into<i64>) -> Self {
+        self.seconds = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for SleepActionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.seconds {
+            state.serialize_entry("seconds", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<SleepAction> for SleepActionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: SleepAction) -> Self {
+        Self {
+            seconds: Some(value.seconds),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

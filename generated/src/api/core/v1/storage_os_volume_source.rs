@@ -200,3 +200,108 @@ impl From<StorageOSVolumeSourceBuilder> for StorageOSVolumeSource {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`StorageOSVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`StorageOSVolumeSource::apply`\]; `From<StorageOSVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct StorageOSVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fs_type: Option<String>,
+    /// Forces the mount to be read-only when true.
+    pub read_only: Option<bool>,
+    /// Secret with StorageOS API credentials.
+    pub secret_ref: Option<crate::api::core::v1::LocalObjectReferenceApply>,
+    /// Name of the StorageOS volume.
+    pub volume_name: Option<String>,
+    /// StorageOS namespace of the volume; defaults to the pod namespace.
+    pub volume_namespace: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl StorageOSVolumeSource {
+    /// A new apply configuration of a `StorageOSVolumeSource`.
+    #[inline]
+    pub fn apply() -> StorageOSVolumeSourceApply {
+        StorageOSVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl StorageOSVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// Forces the mount to be read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Secret with StorageOS API credentials.
+    pub fn secret_ref(
+        mut self,
+        value: impl Into<crate::api::core::v1::LocalObjectReferenceApply>,
+    ) -> Self {
+        self.secret_ref = Some(value.into());
+        self
+    }
+
+    /// Name of the StorageOS volume.
+    pub fn volume_name(mut self, value: impl Into<String>) -> Self {
+        self.volume_name = Some(value.into());
+        self
+    }
+
+    /// StorageOS namespace of the volume; defaults to the pod namespace.
+    pub fn volume_namespace(mut self, value: impl Into<String>) -> Self {
+        self.volume_namespace = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for StorageOSVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.secret_ref {
+            state.serialize_entry("secretRef", value)?;
+        }
+        if let Some(value) = &self.volume_name {
+            state.serialize_entry("volumeName", value)?;
+        }
+        if let Some(value) = &self.volume_namespace {
+            state.serialize_entry("volumeNamespace", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<StorageOSVolumeSource> for StorageOSVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: StorageOSVolumeSource) -> Self {
+        Self {
+            fs_type: value.fs_type,
+            read_only: value.read_only,
+            secret_ref: value.secret_ref.map(Into::into),
+            volume_name: value.volume_name,
+            volume_namespace: value.volume_namespace,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -140,3 +140,69 @@ impl From<SysctlBuilder> for Sysctl {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`Sysctl`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`Sysctl::apply`\]; `From<Sysctl>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct SysctlApply {
+    /// Parameter name.
+    pub name: Option<String>,
+    /// Parameter value.
+    pub value: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Sysctl {
+    /// A new apply configuration of a `Sysctl`.
+    #[inline]
+    pub fn apply() -> SysctlApply {
+        SysctlApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl SysctlApply {
+    /// Parameter name.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Parameter value.
+    pub fn value(mut self, value: impl Into<String>) -> Self {
+        self.value = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for SysctlApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.value {
+            state.serialize_entry("value", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Sysctl> for SysctlApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Sysctl) -> Self {
+        Self {
+            name: Some(value.name),
+            value: Some(value.value),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

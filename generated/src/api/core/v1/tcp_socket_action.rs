@@ -146,3 +146,72 @@ impl From<TCPSocketActionBuilder> for TCPSocketAction {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`TCPSocketAction`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`TCPSocketAction::apply`\]; `From<TCPSocketAction>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct TCPSocketActionApply {
+    /// Host to connect to; defaults to the pod IP.
+    pub host: Option<String>,
+    /// Port name or number on the container.
+    pub port: Option<::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl TCPSocketAction {
+    /// A new apply configuration of a `TCPSocketAction`.
+    #[inline]
+    pub fn apply() -> TCPSocketActionApply {
+        TCPSocketActionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl TCPSocketActionApply {
+    /// Host to connect to; defaults to the pod IP.
+    pub fn host(mut self, value: impl Into<String>) -> Self {
+        self.host = Some(value.into());
+        self
+    }
+
+    /// Port name or number on the container.
+    pub fn port(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString>,
+    ) -> Self {
+        self.port = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for TCPSocketActionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.host {
+            state.serialize_entry("host", value)?;
+        }
+        if let Some(value) = &self.port {
+            state.serialize_entry("port", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<TCPSocketAction> for TCPSocketActionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: TCPSocketAction) -> Self {
+        Self {
+            host: value.host,
+            port: Some(value.port),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

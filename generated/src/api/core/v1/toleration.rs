@@ -201,3 +201,105 @@ impl From<TolerationBuilder> for Toleration {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`Toleration`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`Toleration::apply`\]; `From<Toleration>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct TolerationApply {
+    /// Taint effect to match; empty matches all.
+    pub effect: Option<String>,
+    /// Taint key to match; empty matches all keys.
+    pub key: Option<String>,
+    /// Operator: Exists, Equal, Lt or Gt; defaults to Equal.
+    pub operator: Option<String>,
+    /// How long a NoExecute taint is tolerated.
+    pub toleration_seconds: Option<i64>,
+    /// Taint value to match.
+    pub value: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Toleration {
+    /// A new apply configuration of a `Toleration`.
+    #[inline]
+    pub fn apply() -> TolerationApply {
+        TolerationApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl TolerationApply {
+    /// Taint effect to match; empty matches all.
+    pub fn effect(mut self, value: impl Into<String>) -> Self {
+        self.effect = Some(value.into());
+        self
+    }
+
+    /// Taint key to match; empty matches all keys.
+    pub fn key(mut self, value: impl Into<String>) -> Self {
+        self.key = Some(value.into());
+        self
+    }
+
+    /// Operator: Exists, Equal, Lt or Gt; defaults to Equal.
+    pub fn operator(mut self, value: impl Into<String>) -> Self {
+        self.operator = Some(value.into());
+        self
+    }
+
+    /// How long a NoExecute taint is tolerated.
+    pub fn toleration_seconds(mut self, value: impl Into<i64>) -> Self {
+        self.toleration_seconds = Some(value.into());
+        self
+    }
+
+    /// Taint value to match.
+    pub fn value(mut self, value: impl Into<String>) -> Self {
+        self.value = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for TolerationApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.effect {
+            state.serialize_entry("effect", value)?;
+        }
+        if let Some(value) = &self.key {
+            state.serialize_entry("key", value)?;
+        }
+        if let Some(value) = &self.operator {
+            state.serialize_entry("operator", value)?;
+        }
+        if let Some(value) = &self.toleration_seconds {
+            state.serialize_entry("tolerationSeconds", value)?;
+        }
+        if let Some(value) = &self.value {
+            state.serialize_entry("value", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Toleration> for TolerationApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Toleration) -> Self {
+        Self {
+            effect: value.effect,
+            key: value.key,
+            operator: value.operator,
+            toleration_seconds: value.toleration_seconds,
+            value: value.value,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

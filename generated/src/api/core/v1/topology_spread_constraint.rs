@@ -299,3 +299,161 @@ impl From<TopologySpreadConstraintBuilder> for TopologySpreadConstraint {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`TopologySpreadConstraint`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`TopologySpreadConstraint::apply`\]; `From<TopologySpreadConstraint>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct TopologySpreadConstraintApply {
+    /// Selects the pods that are counted.
+    pub label_selector: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    >,
+    /// Incoming pod label keys added to the selector.
+    pub match_label_keys: Option<Vec<String>>,
+    /// Maximum allowed difference in matching pods between domains.
+    pub max_skew: Option<i32>,
+    /// Minimum number of eligible domains.
+    pub min_domains: Option<i32>,
+    /// Whether node affinity is honoured when counting: Honor or Ignore.
+    pub node_affinity_policy: Option<String>,
+    /// Whether node taints are honoured when counting: Honor or Ignore.
+    pub node_taints_policy: Option<String>,
+    /// Node label key that defines the domains.
+    pub topology_key: String,
+    /// What to do when the constraint cannot be met: DoNotSchedule or ScheduleAnyway.
+    pub when_unsatisfiable: String,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl TopologySpreadConstraint {
+    /// A new apply configuration of a `TopologySpreadConstraint`, `topology_key`, `when_unsatisfiable`.
+    #[inline]
+    pub fn apply(
+        topology_key: impl Into<String>,
+        when_unsatisfiable: impl Into<String>,
+    ) -> TopologySpreadConstraintApply {
+        TopologySpreadConstraintApply {
+            topology_key: topology_key.into(),
+            when_unsatisfiable: when_unsatisfiable.into(),
+            label_selector: None,
+            match_label_keys: None,
+            max_skew: None,
+            min_domains: None,
+            node_affinity_policy: None,
+            node_taints_policy: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl TopologySpreadConstraintApply {
+    /// Selects the pods that are counted.
+    pub fn label_selector(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ) -> Self {
+        self.label_selector = Some(value.into());
+        self
+    }
+
+    /// Incoming pod label keys added to the selector.
+    pub fn match_label_keys(mut self, items: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.match_label_keys = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `match_label_keys`.
+    pub fn match_label_key(mut self, item: impl Into<String>) -> Self {
+        self.match_label_keys.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// Maximum allowed difference in matching pods between domains.
+    pub fn max_skew(mut self, value: impl Into<i32>) -> Self {
+        self.max_skew = Some(value.into());
+        self
+    }
+
+    /// Minimum number of eligible domains.
+    pub fn min_domains(mut self, value: impl Into<i32>) -> Self {
+        self.min_domains = Some(value.into());
+        self
+    }
+
+    /// Whether node affinity is honoured when counting: Honor or Ignore.
+    pub fn node_affinity_policy(mut self, value: impl Into<String>) -> Self {
+        self.node_affinity_policy = Some(value.into());
+        self
+    }
+
+    /// Whether node taints are honoured when counting: Honor or Ignore.
+    pub fn node_taints_policy(mut self, value: impl Into<String>) -> Self {
+        self.node_taints_policy = Some(value.into());
+        self
+    }
+
+    /// Node label key that defines the domains.
+    pub fn topology_key(mut self, value: impl Into<String>) -> Self {
+        self.topology_key = value.into();
+        self
+    }
+
+    /// What to do when the constraint cannot be met: DoNotSchedule or ScheduleAnyway.
+    pub fn when_unsatisfiable(mut self, value: impl Into<String>) -> Self {
+        self.when_unsatisfiable = value.into();
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for TopologySpreadConstraintApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.label_selector {
+            state.serialize_entry("labelSelector", value)?;
+        }
+        if let Some(value) = &self.match_label_keys {
+            state.serialize_entry("matchLabelKeys", value)?;
+        }
+        if let Some(value) = &self.max_skew {
+            state.serialize_entry("maxSkew", value)?;
+        }
+        if let Some(value) = &self.min_domains {
+            state.serialize_entry("minDomains", value)?;
+        }
+        if let Some(value) = &self.node_affinity_policy {
+            state.serialize_entry("nodeAffinityPolicy", value)?;
+        }
+        if let Some(value) = &self.node_taints_policy {
+            state.serialize_entry("nodeTaintsPolicy", value)?;
+        }
+        state.serialize_entry("topologyKey", &self.topology_key)?;
+        state.serialize_entry("whenUnsatisfiable", &self.when_unsatisfiable)?;
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<TopologySpreadConstraint> for TopologySpreadConstraintApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: TopologySpreadConstraint) -> Self {
+        Self {
+            label_selector: value.label_selector,
+            match_label_keys: value.match_label_keys,
+            max_skew: Some(value.max_skew),
+            min_domains: value.min_domains,
+            node_affinity_policy: value.node_affinity_policy,
+            node_taints_policy: value.node_taints_policy,
+            topology_key: value.topology_key,
+            when_unsatisfiable: value.when_unsatisfiable,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

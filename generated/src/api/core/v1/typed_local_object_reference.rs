@@ -162,3 +162,81 @@ impl From<TypedLocalObjectReferenceBuilder> for TypedLocalObjectReference {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`TypedLocalObjectReference`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`TypedLocalObjectReference::apply`\]; `From<TypedLocalObjectReference>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct TypedLocalObjectReferenceApply {
+    /// API group of the object; empty means the core group.
+    pub api_group: Option<String>,
+    /// Kind of the object.
+    pub kind: Option<String>,
+    /// Name of the object.
+    pub name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl TypedLocalObjectReference {
+    /// A new apply configuration of a `TypedLocalObjectReference`.
+    #[inline]
+    pub fn apply() -> TypedLocalObjectReferenceApply {
+        TypedLocalObjectReferenceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl TypedLocalObjectReferenceApply {
+    /// API group of the object; empty means the core group.
+    pub fn api_group(mut self, value: impl Into<String>) -> Self {
+        self.api_group = Some(value.into());
+        self
+    }
+
+    /// Kind of the object.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.kind = Some(value.into());
+        self
+    }
+
+    /// Name of the object.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for TypedLocalObjectReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.api_group {
+            state.serialize_entry("apiGroup", value)?;
+        }
+        if let Some(value) = &self.kind {
+            state.serialize_entry("kind", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<TypedLocalObjectReference> for TypedLocalObjectReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: TypedLocalObjectReference) -> Self {
+        Self {
+            api_group: value.api_group,
+            kind: Some(value.kind),
+            name: Some(value.name),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

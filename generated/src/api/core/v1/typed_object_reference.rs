@@ -182,3 +182,93 @@ impl From<TypedObjectReferenceBuilder> for TypedObjectReference {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`TypedObjectReference`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`TypedObjectReference::apply`\]; `From<TypedObjectReference>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct TypedObjectReferenceApply {
+    /// API group of the object; empty means the core group.
+    pub api_group: Option<String>,
+    /// Kind of the object.
+    pub kind: Option<String>,
+    /// Name of the object.
+    pub name: Option<String>,
+    /// Namespace of the object; cross-namespace use needs a ReferenceGrant.
+    pub namespace: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl TypedObjectReference {
+    /// A new apply configuration of a `TypedObjectReference`.
+    #[inline]
+    pub fn apply() -> TypedObjectReferenceApply {
+        TypedObjectReferenceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl TypedObjectReferenceApply {
+    /// API group of the object; empty means the core group.
+    pub fn api_group(mut self, value: impl Into<String>) -> Self {
+        self.api_group = Some(value.into());
+        self
+    }
+
+    /// Kind of the object.
+    pub fn kind(mut self, value: impl Into<String>) -> Self {
+        self.kind = Some(value.into());
+        self
+    }
+
+    /// Name of the object.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Namespace of the object; cross-namespace use needs a ReferenceGrant.
+    pub fn namespace(mut self, value: impl Into<String>) -> Self {
+        self.namespace = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for TypedObjectReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.api_group {
+            state.serialize_entry("apiGroup", value)?;
+        }
+        if let Some(value) = &self.kind {
+            state.serialize_entry("kind", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.namespace {
+            state.serialize_entry("namespace", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<TypedObjectReference> for TypedObjectReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: TypedObjectReference) -> Self {
+        Self {
+            api_group: value.api_group,
+            kind: Some(value.kind),
+            name: Some(value.name),
+            namespace: value.namespace,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

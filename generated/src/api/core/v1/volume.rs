@@ -773,3 +773,530 @@ impl From<VolumeBuilder> for Volume {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`Volume`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`Volume::apply`\]; `From<Volume>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct VolumeApply {
+    /// AWS EBS disk (deprecated).
+    pub aws_elastic_block_store: Option<
+        crate::api::core::v1::AWSElasticBlockStoreVolumeSourceApply,
+    >,
+    /// Azure data disk (deprecated).
+    pub azure_disk: Option<crate::api::core::v1::AzureDiskVolumeSourceApply>,
+    /// Azure file share (deprecated).
+    pub azure_file: Option<crate::api::core::v1::AzureFileVolumeSourceApply>,
+    /// CephFS mount (deprecated).
+    pub cephfs: Option<crate::api::core::v1::CephFSVolumeSourceApply>,
+    /// OpenStack Cinder volume (deprecated).
+    pub cinder: Option<crate::api::core::v1::CinderVolumeSourceApply>,
+    /// ConfigMap contents.
+    pub config_map: Option<crate::api::core::v1::ConfigMapVolumeSourceApply>,
+    /// Ephemeral volume from a CSI driver.
+    pub csi: Option<crate::api::core::v1::CSIVolumeSourceApply>,
+    /// Pod information exposed as files.
+    pub downward_api: Option<crate::api::core::v1::DownwardAPIVolumeSourceApply>,
+    /// Temporary directory sharing the pod's lifetime.
+    pub empty_dir: Option<crate::api::core::v1::EmptyDirVolumeSourceApply>,
+    /// Volume backed by a PVC that lives with the pod.
+    pub ephemeral: Option<crate::api::core::v1::EphemeralVolumeSourceApply>,
+    /// Fibre Channel volume.
+    pub fc: Option<crate::api::core::v1::FCVolumeSourceApply>,
+    /// FlexVolume driver volume (deprecated).
+    pub flex_volume: Option<crate::api::core::v1::FlexVolumeSourceApply>,
+    /// Flocker volume (deprecated).
+    pub flocker: Option<crate::api::core::v1::FlockerVolumeSourceApply>,
+    /// GCE persistent disk (deprecated).
+    pub gce_persistent_disk: Option<
+        crate::api::core::v1::GCEPersistentDiskVolumeSourceApply,
+    >,
+    /// Git repository checkout (deprecated).
+    pub git_repo: Option<crate::api::core::v1::GitRepoVolumeSourceApply>,
+    /// GlusterFS mount (deprecated).
+    pub glusterfs: Option<crate::api::core::v1::GlusterfsVolumeSourceApply>,
+    /// File or directory on the host.
+    pub host_path: Option<crate::api::core::v1::HostPathVolumeSourceApply>,
+    /// OCI image or artifact contents.
+    pub image: Option<crate::api::core::v1::ImageVolumeSourceApply>,
+    /// iSCSI disk.
+    pub iscsi: Option<crate::api::core::v1::ISCSIVolumeSourceApply>,
+    /// Volume name, a DNS label unique within the pod.
+    pub name: String,
+    /// NFS export.
+    pub nfs: Option<crate::api::core::v1::NFSVolumeSourceApply>,
+    /// Volume bound to a PVC in the same namespace.
+    pub persistent_volume_claim: Option<
+        crate::api::core::v1::PersistentVolumeClaimVolumeSourceApply,
+    >,
+    /// Photon Controller disk (deprecated).
+    pub photon_persistent_disk: Option<
+        crate::api::core::v1::PhotonPersistentDiskVolumeSourceApply,
+    >,
+    /// Portworx volume (deprecated).
+    pub portworx_volume: Option<crate::api::core::v1::PortworxVolumeSourceApply>,
+    /// Combination of secrets, ConfigMaps, downward API and tokens.
+    pub projected: Option<crate::api::core::v1::ProjectedVolumeSourceApply>,
+    /// Quobyte mount (deprecated).
+    pub quobyte: Option<crate::api::core::v1::QuobyteVolumeSourceApply>,
+    /// Rados Block Device (deprecated).
+    pub rbd: Option<crate::api::core::v1::RBDVolumeSourceApply>,
+    /// ScaleIO volume (deprecated).
+    pub scale_io: Option<crate::api::core::v1::ScaleIOVolumeSourceApply>,
+    /// Secret contents.
+    pub secret: Option<crate::api::core::v1::SecretVolumeSourceApply>,
+    /// StorageOS volume (deprecated).
+    pub storageos: Option<crate::api::core::v1::StorageOSVolumeSourceApply>,
+    /// vSphere virtual disk (deprecated).
+    pub vsphere_volume: Option<
+        crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply,
+    >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl Volume {
+    /// A new apply configuration of a `Volume`, `name`.
+    #[inline]
+    pub fn apply(name: impl Into<String>) -> VolumeApply {
+        VolumeApply {
+            name: name.into(),
+            aws_elastic_block_store: None,
+            azure_disk: None,
+            azure_file: None,
+            cephfs: None,
+            cinder: None,
+            config_map: None,
+            csi: None,
+            downward_api: None,
+            empty_dir: None,
+            ephemeral: None,
+            fc: None,
+            flex_volume: None,
+            flocker: None,
+            gce_persistent_disk: None,
+            git_repo: None,
+            glusterfs: None,
+            host_path: None,
+            image: None,
+            iscsi: None,
+            nfs: None,
+            persistent_volume_claim: None,
+            photon_persistent_disk: None,
+            portworx_volume: None,
+            projected: None,
+            quobyte: None,
+            rbd: None,
+            scale_io: None,
+            secret: None,
+            storageos: None,
+            vsphere_volume: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl VolumeApply {
+    /// AWS EBS disk (deprecated).
+    pub fn aws_elastic_block_store(
+        mut self,
+        value: impl Into<crate::api::core::v1::AWSElasticBlockStoreVolumeSourceApply>,
+    ) -> Self {
+        self.aws_elastic_block_store = Some(value.into());
+        self
+    }
+
+    /// Azure data disk (deprecated).
+    pub fn azure_disk(
+        mut self,
+        value: impl Into<crate::api::core::v1::AzureDiskVolumeSourceApply>,
+    ) -> Self {
+        self.azure_disk = Some(value.into());
+        self
+    }
+
+    /// Azure file share (deprecated).
+    pub fn azure_file(
+        mut self,
+        value: impl Into<crate::api::core::v1::AzureFileVolumeSourceApply>,
+    ) -> Self {
+        self.azure_file = Some(value.into());
+        self
+    }
+
+    /// CephFS mount (deprecated).
+    pub fn cephfs(
+        mut self,
+        value: impl Into<crate::api::core::v1::CephFSVolumeSourceApply>,
+    ) -> Self {
+        self.cephfs = Some(value.into());
+        self
+    }
+
+    /// OpenStack Cinder volume (deprecated).
+    pub fn cinder(
+        mut self,
+        value: impl Into<crate::api::core::v1::CinderVolumeSourceApply>,
+    ) -> Self {
+        self.cinder = Some(value.into());
+        self
+    }
+
+    /// ConfigMap contents.
+    pub fn config_map(
+        mut self,
+        value: impl Into<crate::api::core::v1::ConfigMapVolumeSourceApply>,
+    ) -> Self {
+        self.config_map = Some(value.into());
+        self
+    }
+
+    /// Ephemeral volume from a CSI driver.
+    pub fn csi(mut self, value: impl Into<crate::api::core::v1::CSIVolumeSourceApply>) -> Self {
+        self.csi = Some(value.into());
+        self
+    }
+
+    /// Pod information exposed as files.
+    pub fn downward_api(
+        mut self,
+        value: impl Into<crate::api::core::v1::DownwardAPIVolumeSourceApply>,
+    ) -> Self {
+        self.downward_api = Some(value.into());
+        self
+    }
+
+    /// Temporary directory sharing the pod's lifetime.
+    pub fn empty_dir(
+        mut self,
+        value: impl Into<crate::api::core::v1::EmptyDirVolumeSourceApply>,
+    ) -> Self {
+        self.empty_dir = Some(value.into());
+        self
+    }
+
+    /// Volume backed by a PVC that lives with the pod.
+    pub fn ephemeral(
+        mut self,
+        value: impl Into<crate::api::core::v1::EphemeralVolumeSourceApply>,
+    ) -> Self {
+        self.ephemeral = Some(value.into());
+        self
+    }
+
+    /// Fibre Channel volume.
+    pub fn fc(mut self, value: impl Into<crate::api::core::v1::FCVolumeSourceApply>) -> Self {
+        self.fc = Some(value.into());
+        self
+    }
+
+    /// FlexVolume driver volume (deprecated).
+    pub fn flex_volume(
+        mut self,
+        value: impl Into<crate::api::core::v1::FlexVolumeSourceApply>,
+    ) -> Self {
+        self.flex_volume = Some(value.into());
+        self
+    }
+
+    /// Flocker volume (deprecated).
+    pub fn flocker(
+        mut self,
+        value: impl Into<crate::api::core::v1::FlockerVolumeSourceApply>,
+    ) -> Self {
+        self.flocker = Some(value.into());
+        self
+    }
+
+    /// GCE persistent disk (deprecated).
+    pub fn gce_persistent_disk(
+        mut self,
+        value: impl Into<crate::api::core::v1::GCEPersistentDiskVolumeSourceApply>,
+    ) -> Self {
+        self.gce_persistent_disk = Some(value.into());
+        self
+    }
+
+    /// Git repository checkout (deprecated).
+    pub fn git_repo(
+        mut self,
+        value: impl Into<crate::api::core::v1::GitRepoVolumeSourceApply>,
+    ) -> Self {
+        self.git_repo = Some(value.into());
+        self
+    }
+
+    /// GlusterFS mount (deprecated).
+    pub fn glusterfs(
+        mut self,
+        value: impl Into<crate::api::core::v1::GlusterfsVolumeSourceApply>,
+    ) -> Self {
+        self.glusterfs = Some(value.into());
+        self
+    }
+
+    /// File or directory on the host.
+    pub fn host_path(
+        mut self,
+        value: impl Into<crate::api::core::v1::HostPathVolumeSourceApply>,
+    ) -> Self {
+        self.host_path = Some(value.into());
+        self
+    }
+
+    /// OCI image or artifact contents.
+    pub fn image(mut self, value: impl Into<crate::api::core::v1::ImageVolumeSourceApply>) -> Self {
+        self.image = Some(value.into());
+        self
+    }
+
+    /// iSCSI disk.
+    pub fn iscsi(mut self, value: impl Into<crate::api::core::v1::ISCSIVolumeSourceApply>) -> Self {
+        self.iscsi = Some(value.into());
+        self
+    }
+
+    /// Volume name, a DNS label unique within the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = value.into();
+        self
+    }
+
+    /// NFS export.
+    pub fn nfs(mut self, value: impl Into<crate::api::core::v1::NFSVolumeSourceApply>) -> Self {
+        self.nfs = Some(value.into());
+        self
+    }
+
+    /// Volume bound to a PVC in the same namespace.
+    pub fn persistent_volume_claim(
+        mut self,
+        value: impl Into<crate::api::core::v1::PersistentVolumeClaimVolumeSourceApply>,
+    ) -> Self {
+        self.persistent_volume_claim = Some(value.into());
+        self
+    }
+
+    /// Photon Controller disk (deprecated).
+    pub fn photon_persistent_disk(
+        mut self,
+        value: impl Into<crate::api::core::v1::PhotonPersistentDiskVolumeSourceApply>,
+    ) -> Self {
+        self.photon_persistent_disk = Some(value.into());
+        self
+    }
+
+    /// Portworx volume (deprecated).
+    pub fn portworx_volume(
+        mut self,
+        value: impl Into<crate::api::core::v1::PortworxVolumeSourceApply>,
+    ) -> Self {
+        self.portworx_volume = Some(value.into());
+        self
+    }
+
+    /// Combination of secrets, ConfigMaps, downward API and tokens.
+    pub fn projected(
+        mut self,
+        value: impl Into<crate::api::core::v1::ProjectedVolumeSourceApply>,
+    ) -> Self {
+        self.projected = Some(value.into());
+        self
+    }
+
+    /// Quobyte mount (deprecated).
+    pub fn quobyte(
+        mut self,
+        value: impl Into<crate::api::core::v1::QuobyteVolumeSourceApply>,
+    ) -> Self {
+        self.quobyte = Some(value.into());
+        self
+    }
+
+    /// Rados Block Device (deprecated).
+    pub fn rbd(mut self, value: impl Into<crate::api::core::v1::RBDVolumeSourceApply>) -> Self {
+        self.rbd = Some(value.into());
+        self
+    }
+
+    /// ScaleIO volume (deprecated).
+    pub fn scale_io(
+        mut self,
+        value: impl Into<crate::api::core::v1::ScaleIOVolumeSourceApply>,
+    ) -> Self {
+        self.scale_io = Some(value.into());
+        self
+    }
+
+    /// Secret contents.
+    pub fn secret(
+        mut self,
+        value: impl Into<crate::api::core::v1::SecretVolumeSourceApply>,
+    ) -> Self {
+        self.secret = Some(value.into());
+        self
+    }
+
+    /// StorageOS volume (deprecated).
+    pub fn storageos(
+        mut self,
+        value: impl Into<crate::api::core::v1::StorageOSVolumeSourceApply>,
+    ) -> Self {
+        self.storageos = Some(value.into());
+        self
+    }
+
+    /// vSphere virtual disk (deprecated).
+    pub fn vsphere_volume(
+        mut self,
+        value: impl Into<crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply>,
+    ) -> Self {
+        self.vsphere_volume = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for VolumeApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.aws_elastic_block_store {
+            state.serialize_entry("awsElasticBlockStore", value)?;
+        }
+        if let Some(value) = &self.azure_disk {
+            state.serialize_entry("azureDisk", value)?;
+        }
+        if let Some(value) = &self.azure_file {
+            state.serialize_entry("azureFile", value)?;
+        }
+        if let Some(value) = &self.cephfs {
+            state.serialize_entry("cephfs", value)?;
+        }
+        if let Some(value) = &self.cinder {
+            state.serialize_entry("cinder", value)?;
+        }
+        if let Some(value) = &self.config_map {
+            state.serialize_entry("configMap", value)?;
+        }
+        if let Some(value) = &self.csi {
+            state.serialize_entry("csi", value)?;
+        }
+        if let Some(value) = &self.downward_api {
+            state.serialize_entry("downwardAPI", value)?;
+        }
+        if let Some(value) = &self.empty_dir {
+            state.serialize_entry("emptyDir", value)?;
+        }
+        if let Some(value) = &self.ephemeral {
+            state.serialize_entry("ephemeral", value)?;
+        }
+        if let Some(value) = &self.fc {
+            state.serialize_entry("fc", value)?;
+        }
+        if let Some(value) = &self.flex_volume {
+            state.serialize_entry("flexVolume", value)?;
+        }
+        if let Some(value) = &self.flocker {
+            state.serialize_entry("flocker", value)?;
+        }
+        if let Some(value) = &self.gce_persistent_disk {
+            state.serialize_entry("gcePersistentDisk", value)?;
+        }
+        if let Some(value) = &self.git_repo {
+            state.serialize_entry("gitRepo", value)?;
+        }
+        if let Some(value) = &self.glusterfs {
+            state.serialize_entry("glusterfs", value)?;
+        }
+        if let Some(value) = &self.host_path {
+            state.serialize_entry("hostPath", value)?;
+        }
+        if let Some(value) = &self.image {
+            state.serialize_entry("image", value)?;
+        }
+        if let Some(value) = &self.iscsi {
+            state.serialize_entry("iscsi", value)?;
+        }
+        state.serialize_entry("name", &self.name)?;
+        if let Some(value) = &self.nfs {
+            state.serialize_entry("nfs", value)?;
+        }
+        if let Some(value) = &self.persistent_volume_claim {
+            state.serialize_entry("persistentVolumeClaim", value)?;
+        }
+        if let Some(value) = &self.photon_persistent_disk {
+            state.serialize_entry("photonPersistentDisk", value)?;
+        }
+        if let Some(value) = &self.portworx_volume {
+            state.serialize_entry("portworxVolume", value)?;
+        }
+        if let Some(value) = &self.projected {
+            state.serialize_entry("projected", value)?;
+        }
+        if let Some(value) = &self.quobyte {
+            state.serialize_entry("quobyte", value)?;
+        }
+        if let Some(value) = &self.rbd {
+            state.serialize_entry("rbd", value)?;
+        }
+        if let Some(value) = &self.scale_io {
+            state.serialize_entry("scaleIO", value)?;
+        }
+        if let Some(value) = &self.secret {
+            state.serialize_entry("secret", value)?;
+        }
+        if let Some(value) = &self.storageos {
+            state.serialize_entry("storageos", value)?;
+        }
+        if let Some(value) = &self.vsphere_volume {
+            state.serialize_entry("vsphereVolume", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<Volume> for VolumeApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: Volume) -> Self {
+        Self {
+            aws_elastic_block_store: value.aws_elastic_block_store.map(Into::into),
+            azure_disk: value.azure_disk.map(Into::into),
+            azure_file: value.azure_file.map(Into::into),
+            cephfs: value.cephfs.map(Into::into),
+            cinder: value.cinder.map(Into::into),
+            config_map: value.config_map.map(Into::into),
+            csi: value.csi.map(Into::into),
+            downward_api: value.downward_api.map(Into::into),
+            empty_dir: value.empty_dir.map(Into::into),
+            ephemeral: value.ephemeral.map(Into::into),
+            fc: value.fc.map(Into::into),
+            flex_volume: value.flex_volume.map(Into::into),
+            flocker: value.flocker.map(Into::into),
+            gce_persistent_disk: value.gce_persistent_disk.map(Into::into),
+            git_repo: value.git_repo.map(Into::into),
+            glusterfs: value.glusterfs.map(Into::into),
+            host_path: value.host_path.map(Into::into),
+            image: value.image.map(Into::into),
+            iscsi: value.iscsi.map(Into::into),
+            name: value.name,
+            nfs: value.nfs.map(Into::into),
+            persistent_volume_claim: value.persistent_volume_claim.map(Into::into),
+            photon_persistent_disk: value.photon_persistent_disk.map(Into::into),
+            portworx_volume: value.portworx_volume.map(Into::into),
+            projected: value.projected.map(Into::into),
+            quobyte: value.quobyte.map(Into::into),
+            rbd: value.rbd.map(Into::into),
+            scale_io: value.scale_io.map(Into::into),
+            secret: value.secret.map(Into::into),
+            storageos: value.storageos.map(Into::into),
+            vsphere_volume: value.vsphere_volume.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

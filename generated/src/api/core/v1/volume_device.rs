@@ -145,3 +145,71 @@ impl From<VolumeDeviceBuilder> for VolumeDevice {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`VolumeDevice`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`VolumeDevice::apply`\]; `From<VolumeDevice>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct VolumeDeviceApply {
+    /// Path inside the container for the device.
+    pub device_path: String,
+    /// Name of the PVC volume in the pod.
+    pub name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl VolumeDevice {
+    /// A new apply configuration of a `VolumeDevice`, `device_path`.
+    #[inline]
+    pub fn apply(device_path: impl Into<String>) -> VolumeDeviceApply {
+        VolumeDeviceApply {
+            device_path: device_path.into(),
+            name: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl VolumeDeviceApply {
+    /// Path inside the container for the device.
+    pub fn device_path(mut self, value: impl Into<String>) -> Self {
+        self.device_path = value.into();
+        self
+    }
+
+    /// Name of the PVC volume in the pod.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for VolumeDeviceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("devicePath", &self.device_path)?;
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<VolumeDevice> for VolumeDeviceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: VolumeDevice) -> Self {
+        Self {
+            device_path: value.device_path,
+            name: Some(value.name),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -260,3 +260,136 @@ impl From<VolumeMountBuilder> for VolumeMount {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`VolumeMount`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`VolumeMount::apply`\]; `From<VolumeMount>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct VolumeMountApply {
+    /// Path in the container; must not contain `:`.
+    pub mount_path: String,
+    /// Mount propagation mode; defaults to None.
+    pub mount_propagation: Option<String>,
+    /// Name of the volume to mount.
+    pub name: Option<String>,
+    /// Mount read-only when true.
+    pub read_only: Option<bool>,
+    /// Whether read-only is applied recursively: Disabled, IfPossible or Enabled.
+    pub recursive_read_only: Option<String>,
+    /// Sub-path of the volume to mount; defaults to the root.
+    pub sub_path: Option<String>,
+    /// Like subPath, with `$(VAR_NAME)` expansion.
+    pub sub_path_expr: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl VolumeMount {
+    /// A new apply configuration of a `VolumeMount`, `mount_path`.
+    #[inline]
+    pub fn apply(mount_path: impl Into<String>) -> VolumeMountApply {
+        VolumeMountApply {
+            mount_path: mount_path.into(),
+            mount_propagation: None,
+            name: None,
+            read_only: None,
+            recursive_read_only: None,
+            sub_path: None,
+            sub_path_expr: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl VolumeMountApply {
+    /// Path in the container; must not contain `:`.
+    pub fn mount_path(mut self, value: impl Into<String>) -> Self {
+        self.mount_path = value.into();
+        self
+    }
+
+    /// Mount propagation mode; defaults to None.
+    pub fn mount_propagation(mut self, value: impl Into<String>) -> Self {
+        self.mount_propagation = Some(value.into());
+        self
+    }
+
+    /// Name of the volume to mount.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Mount read-only when true.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Whether read-only is applied recursively: Disabled, IfPossible or Enabled.
+    pub fn recursive_read_only(mut self, value: impl Into<String>) -> Self {
+        self.recursive_read_only = Some(value.into());
+        self
+    }
+
+    /// Sub-path of the volume to mount; defaults to the root.
+    pub fn sub_path(mut self, value: impl Into<String>) -> Self {
+        self.sub_path = Some(value.into());
+        self
+    }
+
+    /// Like subPath, with `$(VAR_NAME)` expansion.
+    pub fn sub_path_expr(mut self, value: impl Into<String>) -> Self {
+        self.sub_path_expr = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for VolumeMountApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("mountPath", &self.mount_path)?;
+        if let Some(value) = &self.mount_propagation {
+            state.serialize_entry("mountPropagation", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.recursive_read_only {
+            state.serialize_entry("recursiveReadOnly", value)?;
+        }
+        if let Some(value) = &self.sub_path {
+            state.serialize_entry("subPath", value)?;
+        }
+        if let Some(value) = &self.sub_path_expr {
+            state.serialize_entry("subPathExpr", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<VolumeMount> for VolumeMountApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: VolumeMount) -> Self {
+        Self {
+            mount_path: value.mount_path,
+            mount_propagation: value.mount_propagation,
+            name: Some(value.name),
+            read_only: value.read_only,
+            recursive_read_only: value.recursive_read_only,
+            sub_path: value.sub_path,
+            sub_path_expr: value.sub_path_expr,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -195,3 +195,97 @@ impl From<VolumeMountStatusBuilder> for VolumeMountStatus {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`VolumeMountStatus`\] for server-side apply: every field is optional but the keys that identify it in its list, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`VolumeMountStatus::apply`\]; `From<VolumeMountStatus>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct VolumeMountStatusApply {
+    /// Mount path of the original mount.
+    pub mount_path: String,
+    /// Name of the original mount.
+    pub name: Option<String>,
+    /// Read-only flag of the original mount.
+    pub read_only: Option<bool>,
+    /// Effective recursive read-only mode: Disabled or Enabled.
+    pub recursive_read_only: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl VolumeMountStatus {
+    /// A new apply configuration of a `VolumeMountStatus`, `mount_path`.
+    #[inline]
+    pub fn apply(mount_path: impl Into<String>) -> VolumeMountStatusApply {
+        VolumeMountStatusApply {
+            mount_path: mount_path.into(),
+            name: None,
+            read_only: None,
+            recursive_read_only: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl VolumeMountStatusApply {
+    /// Mount path of the original mount.
+    pub fn mount_path(mut self, value: impl Into<String>) -> Self {
+        self.mount_path = value.into();
+        self
+    }
+
+    /// Name of the original mount.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Read-only flag of the original mount.
+    pub fn read_only(mut self, value: impl Into<bool>) -> Self {
+        self.read_only = Some(value.into());
+        self
+    }
+
+    /// Effective recursive read-only mode: Disabled or Enabled.
+    pub fn recursive_read_only(mut self, value: impl Into<String>) -> Self {
+        self.recursive_read_only = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for VolumeMountStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("mountPath", &self.mount_path)?;
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.read_only {
+            state.serialize_entry("readOnly", value)?;
+        }
+        if let Some(value) = &self.recursive_read_only {
+            state.serialize_entry("recursiveReadOnly", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<VolumeMountStatus> for VolumeMountStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: VolumeMountStatus) -> Self {
+        Self {
+            mount_path: value.mount_path,
+            name: Some(value.name),
+            read_only: value.read_only,
+            recursive_read_only: value.recursive_read_only,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -244,3 +244,136 @@ impl From<VolumeProjectionBuilder> for VolumeProjection {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`VolumeProjection`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`VolumeProjection::apply`\]; `From<VolumeProjection>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct VolumeProjectionApply {
+    /// ClusterTrustBundle contents, e.g. their `.spec.trustBundle`.
+    pub cluster_trust_bundle: Option<
+        crate::api::core::v1::ClusterTrustBundleProjectionApply,
+    >,
+    /// ConfigMap data to project.
+    pub config_map: Option<crate::api::core::v1::ConfigMapProjectionApply>,
+    /// Downward API data to project.
+    pub downward_api: Option<crate::api::core::v1::DownwardAPIProjectionApply>,
+    /// Kubelet-managed key and certificate to project.
+    pub pod_certificate: Option<crate::api::core::v1::PodCertificateProjectionApply>,
+    /// Secret data to project.
+    pub secret: Option<crate::api::core::v1::SecretProjectionApply>,
+    /// Service account token to project.
+    pub service_account_token: Option<
+        crate::api::core::v1::ServiceAccountTokenProjectionApply,
+    >,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl VolumeProjection {
+    /// A new apply configuration of a `VolumeProjection`.
+    #[inline]
+    pub fn apply() -> VolumeProjectionApply {
+        VolumeProjectionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl VolumeProjectionApply {
+    /// ClusterTrustBundle contents, e.g. their `.spec.trustBundle`.
+    pub fn cluster_trust_bundle(
+        mut self,
+        value: impl Into<crate::api::core::v1::ClusterTrustBundleProjectionApply>,
+    ) -> Self {
+        self.cluster_trust_bundle = Some(value.into());
+        self
+    }
+
+    /// ConfigMap data to project.
+    pub fn config_map(
+        mut self,
+        value: impl Into<crate::api::core::v1::ConfigMapProjectionApply>,
+    ) -> Self {
+        self.config_map = Some(value.into());
+        self
+    }
+
+    /// Downward API data to project.
+    pub fn downward_api(
+        mut self,
+        value: impl Into<crate::api::core::v1::DownwardAPIProjectionApply>,
+    ) -> Self {
+        self.downward_api = Some(value.into());
+        self
+    }
+
+    /// Kubelet-managed key and certificate to project.
+    pub fn pod_certificate(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodCertificateProjectionApply>,
+    ) -> Self {
+        self.pod_certificate = Some(value.into());
+        self
+    }
+
+    /// Secret data to project.
+    pub fn secret(mut self, value: impl Into<crate::api::core::v1::SecretProjectionApply>) -> Self {
+        self.secret = Some(value.into());
+        self
+    }
+
+    /// Service account token to project.
+    pub fn service_account_token(
+        mut self,
+        value: impl Into<crate::api::core::v1::ServiceAccountTokenProjectionApply>,
+    ) -> Self {
+        self.service_account_token = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for VolumeProjectionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.cluster_trust_bundle {
+            state.serialize_entry("clusterTrustBundle", value)?;
+        }
+        if let Some(value) = &self.config_map {
+            state.serialize_entry("configMap", value)?;
+        }
+        if let Some(value) = &self.downward_api {
+            state.serialize_entry("downwardAPI", value)?;
+        }
+        if let Some(value) = &self.pod_certificate {
+            state.serialize_entry("podCertificate", value)?;
+        }
+        if let Some(value) = &self.secret {
+            state.serialize_entry("secret", value)?;
+        }
+        if let Some(value) = &self.service_account_token {
+            state.serialize_entry("serviceAccountToken", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<VolumeProjection> for VolumeProjectionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: VolumeProjection) -> Self {
+        Self {
+            cluster_trust_bundle: value.cluster_trust_bundle.map(Into::into),
+            config_map: value.config_map.map(Into::into),
+            downward_api: value.downward_api.map(Into::into),
+            pod_certificate: value.pod_certificate.map(Into::into),
+            secret: value.secret.map(Into::into),
+            service_account_token: value.service_account_token.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

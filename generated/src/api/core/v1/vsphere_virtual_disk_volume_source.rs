@@ -198,3 +198,93 @@ impl From<VsphereVirtualDiskVolumeSourceBuilder> for VsphereVirtualDiskVolumeSou
         builder.inner
     }
 }
+
+/// The apply configuration of \[`VsphereVirtualDiskVolumeSource`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`VsphereVirtualDiskVolumeSource::apply`\]; `From<VsphereVirtualDiskVolumeSource>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct VsphereVirtualDiskVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fs_type: Option<String>,
+    /// SPBM storage policy ID.
+    pub storage_policy_id: Option<String>,
+    /// SPBM storage policy name.
+    pub storage_policy_name: Option<String>,
+    /// Path of the vmdk volume.
+    pub volume_path: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl VsphereVirtualDiskVolumeSource {
+    /// A new apply configuration of a `VsphereVirtualDiskVolumeSource`.
+    #[inline]
+    pub fn apply() -> VsphereVirtualDiskVolumeSourceApply {
+        VsphereVirtualDiskVolumeSourceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl VsphereVirtualDiskVolumeSourceApply {
+    /// Filesystem type to mount; defaults to ext4.
+    pub fn fs_type(mut self, value: impl Into<String>) -> Self {
+        self.fs_type = Some(value.into());
+        self
+    }
+
+    /// SPBM storage policy ID.
+    pub fn storage_policy_id(mut self, value: impl Into<String>) -> Self {
+        self.storage_policy_id = Some(value.into());
+        self
+    }
+
+    /// SPBM storage policy name.
+    pub fn storage_policy_name(mut self, value: impl Into<String>) -> Self {
+        self.storage_policy_name = Some(value.into());
+        self
+    }
+
+    /// Path of the vmdk volume.
+    pub fn volume_path(mut self, value: impl Into<String>) -> Self {
+        self.volume_path = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for VsphereVirtualDiskVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.fs_type {
+            state.serialize_entry("fsType", value)?;
+        }
+        if let Some(value) = &self.storage_policy_id {
+            state.serialize_entry("storagePolicyID", value)?;
+        }
+        if let Some(value) = &self.storage_policy_name {
+            state.serialize_entry("storagePolicyName", value)?;
+        }
+        if let Some(value) = &self.volume_path {
+            state.serialize_entry("volumePath", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<VsphereVirtualDiskVolumeSource> for VsphereVirtualDiskVolumeSourceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: VsphereVirtualDiskVolumeSource) -> Self {
+        Self {
+            fs_type: value.fs_type,
+            storage_policy_id: value.storage_policy_id,
+            storage_policy_name: value.storage_policy_name,
+            volume_path: Some(value.volume_path),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -148,3 +148,72 @@ impl From<WeightedPodAffinityTermBuilder> for WeightedPodAffinityTerm {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`WeightedPodAffinityTerm`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`WeightedPodAffinityTerm::apply`\]; `From<WeightedPodAffinityTerm>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct WeightedPodAffinityTermApply {
+    /// The affinity term.
+    pub pod_affinity_term: Option<crate::api::core::v1::PodAffinityTermApply>,
+    /// Weight between 1 and 100.
+    pub weight: Option<i32>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl WeightedPodAffinityTerm {
+    /// A new apply configuration of a `WeightedPodAffinityTerm`.
+    #[inline]
+    pub fn apply() -> WeightedPodAffinityTermApply {
+        WeightedPodAffinityTermApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl WeightedPodAffinityTermApply {
+    /// The affinity term.
+    pub fn pod_affinity_term(
+        mut self,
+        value: impl Into<crate::api::core::v1::PodAffinityTermApply>,
+    ) -> Self {
+        self.pod_affinity_term = Some(value.into());
+        self
+    }
+
+    /// Weight between 1 and 100.
+    pub fn weight(mut self, value: impl Into<i32>) -> Self {
+        self.weight = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for WeightedPodAffinityTermApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.pod_affinity_term {
+            state.serialize_entry("podAffinityTerm", value)?;
+        }
+        if let Some(value) = &self.weight {
+            state.serialize_entry("weight", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<WeightedPodAffinityTerm> for WeightedPodAffinityTermApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: WeightedPodAffinityTerm) -> Self {
+        Self {
+            pod_affinity_term: Some(value.pod_affinity_term.into()),
+            weight: Some(value.weight),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

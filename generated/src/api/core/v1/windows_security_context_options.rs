@@ -191,3 +191,93 @@ impl From<WindowsSecurityContextOptionsBuilder> for WindowsSecurityContextOption
         builder.inner
     }
 }
+
+/// The apply configuration of \[`WindowsSecurityContextOptions`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`WindowsSecurityContextOptions::apply`\]; `From<WindowsSecurityContextOptions>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct WindowsSecurityContextOptionsApply {
+    /// Inlined GMSA credential spec.
+    pub gmsa_credential_spec: Option<String>,
+    /// Name of the GMSA credential spec.
+    pub gmsa_credential_spec_name: Option<String>,
+    /// Run as a Windows HostProcess container.
+    pub host_process: Option<bool>,
+    /// Windows user name for the container process.
+    pub run_as_user_name: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl WindowsSecurityContextOptions {
+    /// A new apply configuration of a `WindowsSecurityContextOptions`.
+    #[inline]
+    pub fn apply() -> WindowsSecurityContextOptionsApply {
+        WindowsSecurityContextOptionsApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl WindowsSecurityContextOptionsApply {
+    /// Inlined GMSA credential spec.
+    pub fn gmsa_credential_spec(mut self, value: impl Into<String>) -> Self {
+        self.gmsa_credential_spec = Some(value.into());
+        self
+    }
+
+    /// Name of the GMSA credential spec.
+    pub fn gmsa_credential_spec_name(mut self, value: impl Into<String>) -> Self {
+        self.gmsa_credential_spec_name = Some(value.into());
+        self
+    }
+
+    /// Run as a Windows HostProcess container.
+    pub fn host_process(mut self, value: impl Into<bool>) -> Self {
+        self.host_process = Some(value.into());
+        self
+    }
+
+    /// Windows user name for the container process.
+    pub fn run_as_user_name(mut self, value: impl Into<String>) -> Self {
+        self.run_as_user_name = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for WindowsSecurityContextOptionsApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.gmsa_credential_spec {
+            state.serialize_entry("gmsaCredentialSpec", value)?;
+        }
+        if let Some(value) = &self.gmsa_credential_spec_name {
+            state.serialize_entry("gmsaCredentialSpecName", value)?;
+        }
+        if let Some(value) = &self.host_process {
+            state.serialize_entry("hostProcess", value)?;
+        }
+        if let Some(value) = &self.run_as_user_name {
+            state.serialize_entry("runAsUserName", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<WindowsSecurityContextOptions> for WindowsSecurityContextOptionsApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: WindowsSecurityContextOptions) -> Self {
+        Self {
+            gmsa_credential_spec: value.gmsa_credential_spec,
+            gmsa_credential_spec_name: value.gmsa_credential_spec_name,
+            host_process: value.host_process,
+            run_as_user_name: value.run_as_user_name,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -172,3 +172,81 @@ impl From<WorkloadReferenceBuilder> for WorkloadReference {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`WorkloadReference`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`WorkloadReference::apply`\]; `From<WorkloadReference>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct WorkloadReferenceApply {
+    /// Name of the Workload in the pod's namespace.
+    pub name: Option<String>,
+    /// Pod group within the Workload.
+    pub pod_group: Option<String>,
+    /// Replica key of the pod group.
+    pub pod_group_replica_key: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl WorkloadReference {
+    /// A new apply configuration of a `WorkloadReference`.
+    #[inline]
+    pub fn apply() -> WorkloadReferenceApply {
+        WorkloadReferenceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl WorkloadReferenceApply {
+    /// Name of the Workload in the pod's namespace.
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// Pod group within the Workload.
+    pub fn pod_group(mut self, value: impl Into<String>) -> Self {
+        self.pod_group = Some(value.into());
+        self
+    }
+
+    /// Replica key of the pod group.
+    pub fn pod_group_replica_key(mut self, value: impl Into<String>) -> Self {
+        self.pod_group_replica_key = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for WorkloadReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.pod_group {
+            state.serialize_entry("podGroup", value)?;
+        }
+        if let Some(value) = &self.pod_group_replica_key {
+            state.serialize_entry("podGroupReplicaKey", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<WorkloadReference> for WorkloadReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: WorkloadReference) -> Self {
+        Self {
+            name: Some(value.name),
+            pod_group: Some(value.pod_group),
+            pod_group_replica_key: value.pod_group_replica_key,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

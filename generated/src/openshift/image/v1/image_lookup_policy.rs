@@ -124,3 +124,57 @@ impl From<ImageLookupPolicyBuilder> for ImageLookupPolicy {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ImageLookupPolicy`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ImageLookupPolicy::apply`\]; `From<ImageLookupPolicy>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ImageLookupPolicyApply {
+    /// 每当与此镜像流匹配时,local 会将这个命名空间中的对象上的 docker 短镜像引用(如 "mysql" 或 "php:latest")更改为镜像 ID,而不是到达远程 registry。如果找到,该名称将完全限定到镜像 ID。标签的 referencePolicy 会考虑替换的值。仅在当前命名空间中工作。
+    pub local: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ImageLookupPolicy {
+    /// A new apply configuration of a `ImageLookupPolicy`.
+    #[inline]
+    pub fn apply() -> ImageLookupPolicyApply {
+        ImageLookupPolicyApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ImageLookupPolicyApply {
+    /// 每当与此镜像流匹配时,local 会将这个命名空间中的对象上的 docker 短镜像引用(如 "mysql" 或 "php:latest")更改为镜像 ID,而不是到达远程 registry。如果找到,该名称将完全限定到镜像 ID。标签的 referencePolicy 会考虑替换的值。仅在当前命名空间中工作。
+    pub fn local(mut self, value: impl Into<bool>) -> Self {
+        self.local = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ImageLookupPolicyApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.local {
+            state.serialize_entry("local", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ImageLookupPolicy> for ImageLookupPolicyApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ImageLookupPolicy) -> Self {
+        Self {
+            local: Some(value.local),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

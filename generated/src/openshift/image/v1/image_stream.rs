@@ -254,6 +254,113 @@ impl From<ImageStreamBuilder> for ImageStream {
     }
 }
 
+/// The apply configuration of \[`ImageStream`\] for server-side apply: every field is optional, and serializing writes exactly what was set (and `apiVersion` and `kind`), so an apply claims only the fields it names. Start with \[`ImageStream::apply`\]; `From<ImageStream>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ImageStreamApply {
+    /// metadata 是标准对象的元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
+    pub metadata: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    >,
+    /// ImageStreamSpec 代表 ImageStreams 的选项。
+    pub spec: Option<crate::openshift::image::v1::ImageStreamSpecApply>,
+    /// ImageStreamStatus 包含此镜像流状态的信息。
+    pub status: Option<crate::openshift::image::v1::ImageStreamStatusApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ImageStream {
+    /// A new apply configuration of a `ImageStream` named `name` in the namespace `namespace`.
+    #[inline]
+    pub fn apply(name: impl Into<String>, namespace: impl Into<String>) -> ImageStreamApply {
+        ImageStreamApply {
+            metadata: Some(::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(namespace.into()),
+                ..::core::default::Default::default()
+            }),
+            ..::core::default::Default::default()
+        }
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ImageStreamApply {
+    /// metadata 是标准对象的元数据。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
+    pub fn metadata(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    ) -> Self {
+        self.metadata = Some(value.into());
+        self
+    }
+
+    /// Edits `metadata` in place, starting from an empty value when it is unset.
+    pub fn metadata_with(
+        mut self,
+        edit: impl FnOnce(&mut ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta),
+    ) -> Self {
+        edit(self.metadata.get_or_insert_default());
+        self
+    }
+
+    /// ImageStreamSpec 代表 ImageStreams 的选项。
+    pub fn spec(
+        mut self,
+        value: impl Into<crate::openshift::image::v1::ImageStreamSpecApply>,
+    ) -> Self {
+        self.spec = Some(value.into());
+        self
+    }
+
+    /// ImageStreamStatus 包含此镜像流状态的信息。
+    pub fn status(
+        mut self,
+        value: impl Into<crate::openshift::image::v1::ImageStreamStatusApply>,
+    ) -> Self {
+        self.status = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ImageStreamApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        state.serialize_entry("apiVersion", "image.openshift.io/v1")?;
+        state.serialize_entry("kind", "ImageStream")?;
+        if let Some(value) = &self.metadata {
+            state.serialize_entry("metadata", value)?;
+        }
+        if let Some(value) = &self.spec {
+            state.serialize_entry("spec", value)?;
+        }
+        if let Some(value) = &self.status {
+            state.serialize_entry("status", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ImageStream> for ImageStreamApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ImageStream) -> Self {
+        Self {
+            metadata: value.metadata,
+            spec: value.spec.map(Into::into),
+            status: value.status.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}
+
 impl ImageStream {
     /// The operations on this resource, in the order of the endpoint table above.
     pub const ROUTES: &'static [crate::routes::Route] = &[

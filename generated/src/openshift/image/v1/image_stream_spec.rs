@@ -181,3 +181,93 @@ impl From<ImageStreamSpecBuilder> for ImageStreamSpec {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ImageStreamSpec`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ImageStreamSpec::apply`\]; `From<ImageStreamSpec>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ImageStreamSpecApply {
+    /// dockerImageRepository 是可选的,如果指定此流由这个服务器上的容器存储库支持:从 v3.7 开始已弃用,并将在以后的发行版本中删除。通过 spec.tags.from 引用来指定每个标签中要导入的标签的源。
+    pub docker_image_repository: Option<String>,
+    /// ImageLookupPolicy 描述了如何使用镜像流覆盖命名空间中 pod、构建和其他资源使用的镜像引用。
+    pub lookup_policy: Option<crate::openshift::image::v1::ImageLookupPolicyApply>,
+    /// 标签将任意字符串值映射到特定的镜像 locators
+    pub tags: Option<Vec<crate::openshift::image::v1::TagReferenceApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ImageStreamSpec {
+    /// A new apply configuration of a `ImageStreamSpec`.
+    #[inline]
+    pub fn apply() -> ImageStreamSpecApply {
+        ImageStreamSpecApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ImageStreamSpecApply {
+    /// dockerImageRepository 是可选的,如果指定此流由这个服务器上的容器存储库支持:从 v3.7 开始已弃用,并将在以后的发行版本中删除。通过 spec.tags.from 引用来指定每个标签中要导入的标签的源。
+    pub fn docker_image_repository(mut self, value: impl Into<String>) -> Self {
+        self.docker_image_repository = Some(value.into());
+        self
+    }
+
+    /// ImageLookupPolicy 描述了如何使用镜像流覆盖命名空间中 pod、构建和其他资源使用的镜像引用。
+    pub fn lookup_policy(
+        mut self,
+        value: impl Into<crate::openshift::image::v1::ImageLookupPolicyApply>,
+    ) -> Self {
+        self.lookup_policy = Some(value.into());
+        self
+    }
+
+    /// 标签将任意字符串值映射到特定的镜像 locators
+    pub fn tags(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagReferenceApply>>,
+    ) -> Self {
+        self.tags = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `tags`.
+    pub fn tag(mut self, item: impl Into<crate::openshift::image::v1::TagReferenceApply>) -> Self {
+        self.tags.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ImageStreamSpecApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.docker_image_repository {
+            state.serialize_entry("dockerImageRepository", value)?;
+        }
+        if let Some(value) = &self.lookup_policy {
+            state.serialize_entry("lookupPolicy", value)?;
+        }
+        if let Some(value) = &self.tags {
+            state.serialize_entry("tags", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ImageStreamSpec> for ImageStreamSpecApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ImageStreamSpec) -> Self {
+        Self {
+            docker_image_repository: value.docker_image_repository,
+            lookup_policy: value.lookup_policy.map(Into::into),
+            tags: value.tags.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

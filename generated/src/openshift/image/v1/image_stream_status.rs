@@ -186,3 +186,93 @@ impl From<ImageStreamStatusBuilder> for ImageStreamStatus {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`ImageStreamStatus`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`ImageStreamStatus::apply`\]; `From<ImageStreamStatus>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct ImageStreamStatusApply {
+    /// dockerImageRepository 代表此流可在其访问的有效位置。可以为空,直到服务器确定存储库所在的位置
+    pub docker_image_repository: Option<String>,
+    /// publicDockerImageRepository 代表可以从集群外拉取镜像的公共位置。如果管理员没有在外部公开集成的 registry,则此字段可能为空。
+    pub public_docker_image_repository: Option<String>,
+    /// 标签是与每个标签关联的镜像的历史记录。TagEvent 数组中的第一个条目是当前标记的镜像。
+    pub tags: Option<Vec<crate::openshift::image::v1::NamedTagEventListApply>>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl ImageStreamStatus {
+    /// A new apply configuration of a `ImageStreamStatus`.
+    #[inline]
+    pub fn apply() -> ImageStreamStatusApply {
+        ImageStreamStatusApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ImageStreamStatusApply {
+    /// dockerImageRepository 代表此流可在其访问的有效位置。可以为空,直到服务器确定存储库所在的位置
+    pub fn docker_image_repository(mut self, value: impl Into<String>) -> Self {
+        self.docker_image_repository = Some(value.into());
+        self
+    }
+
+    /// publicDockerImageRepository 代表可以从集群外拉取镜像的公共位置。如果管理员没有在外部公开集成的 registry,则此字段可能为空。
+    pub fn public_docker_image_repository(mut self, value: impl Into<String>) -> Self {
+        self.public_docker_image_repository = Some(value.into());
+        self
+    }
+
+    /// 标签是与每个标签关联的镜像的历史记录。TagEvent 数组中的第一个条目是当前标记的镜像。
+    pub fn tags(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::NamedTagEventListApply>>,
+    ) -> Self {
+        self.tags = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `tags`.
+    pub fn tag(
+        mut self,
+        item: impl Into<crate::openshift::image::v1::NamedTagEventListApply>,
+    ) -> Self {
+        self.tags.get_or_insert_default().push(item.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for ImageStreamStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.docker_image_repository {
+            state.serialize_entry("dockerImageRepository", value)?;
+        }
+        if let Some(value) = &self.public_docker_image_repository {
+            state.serialize_entry("publicDockerImageRepository", value)?;
+        }
+        if let Some(value) = &self.tags {
+            state.serialize_entry("tags", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<ImageStreamStatus> for ImageStreamStatusApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: ImageStreamStatus) -> Self {
+        Self {
+            docker_image_repository: value.docker_image_repository,
+            public_docker_image_repository: value.public_docker_image_repository,
+            tags: value.tags.map(|item0| item0.into_iter().map(Into::into).collect()),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

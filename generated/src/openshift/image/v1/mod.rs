@@ -2,23 +2,53 @@
 
 mod image_lookup_policy;
 pub use self::image_lookup_policy::{ImageLookupPolicy, ImageLookupPolicyBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::image_lookup_policy::ImageLookupPolicyApply;
 mod image_stream;
 pub use self::image_stream::{ImageStream, ImageStreamBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::image_stream::ImageStreamApply;
 mod image_stream_list;
 pub use self::image_stream_list::{ImageStreamList, ImageStreamListBuilder};
 mod image_stream_spec;
 pub use self::image_stream_spec::{ImageStreamSpec, ImageStreamSpecBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::image_stream_spec::ImageStreamSpecApply;
 mod image_stream_status;
 pub use self::image_stream_status::{ImageStreamStatus, ImageStreamStatusBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::image_stream_status::ImageStreamStatusApply;
 mod named_tag_event_list;
 pub use self::named_tag_event_list::{NamedTagEventList, NamedTagEventListBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::named_tag_event_list::NamedTagEventListApply;
 mod tag_event;
 pub use self::tag_event::{TagEvent, TagEventBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::tag_event::TagEventApply;
 mod tag_event_condition;
 pub use self::tag_event_condition::{TagEventCondition, TagEventConditionBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::tag_event_condition::TagEventConditionApply;
 mod tag_import_policy;
 pub use self::tag_import_policy::{TagImportPolicy, TagImportPolicyBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::tag_import_policy::TagImportPolicyApply;
 mod tag_reference;
 pub use self::tag_reference::{TagReference, TagReferenceBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::tag_reference::TagReferenceApply;
 mod tag_reference_policy;
 pub use self::tag_reference_policy::{TagReferencePolicy, TagReferencePolicyBuilder};
+
+#[cfg(feature = "apply")]
+pub use self::tag_reference_policy::TagReferencePolicyApply;

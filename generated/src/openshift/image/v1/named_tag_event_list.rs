@@ -193,3 +193,102 @@ impl From<NamedTagEventListBuilder> for NamedTagEventList {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`NamedTagEventList`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`NamedTagEventList::apply`\]; `From<NamedTagEventList>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct NamedTagEventListApply {
+    /// conditions 是应用到标签事件列表的条件数组。
+    pub conditions: Option<Vec<crate::openshift::image::v1::TagEventConditionApply>>,
+    /// 标准对象元数据。
+    pub items: Option<Vec<crate::openshift::image::v1::TagEventApply>>,
+    /// tag 是记录历史记录的标签
+    pub tag: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl NamedTagEventList {
+    /// A new apply configuration of a `NamedTagEventList`.
+    #[inline]
+    pub fn apply() -> NamedTagEventListApply {
+        NamedTagEventListApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl NamedTagEventListApply {
+    /// conditions 是应用到标签事件列表的条件数组。
+    pub fn conditions(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagEventConditionApply>>,
+    ) -> Self {
+        self.conditions = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `conditions`.
+    pub fn condition(
+        mut self,
+        item: impl Into<crate::openshift::image::v1::TagEventConditionApply>,
+    ) -> Self {
+        self.conditions.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// 标准对象元数据。
+    pub fn items(
+        mut self,
+        items: impl IntoIterator<Item = impl Into<crate::openshift::image::v1::TagEventApply>>,
+    ) -> Self {
+        self.items = Some(items.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Appends one item to `items`.
+    pub fn item(mut self, item: impl Into<crate::openshift::image::v1::TagEventApply>) -> Self {
+        self.items.get_or_insert_default().push(item.into());
+        self
+    }
+
+    /// tag 是记录历史记录的标签
+    pub fn tag(mut self, value: impl Into<String>) -> Self {
+        self.tag = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for NamedTagEventListApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.conditions {
+            state.serialize_entry("conditions", value)?;
+        }
+        if let Some(value) = &self.items {
+            state.serialize_entry("items", value)?;
+        }
+        if let Some(value) = &self.tag {
+            state.serialize_entry("tag", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<NamedTagEventList> for NamedTagEventListApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: NamedTagEventList) -> Self {
+        Self {
+            conditions: value.conditions.map(|item0| item0.into_iter().map(Into::into).collect()),
+            items: Some(value.items.into_iter().map(Into::into).collect()),
+            tag: Some(value.tag),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -195,3 +195,96 @@ impl From<TagEventBuilder> for TagEvent {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`TagEvent`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`TagEvent::apply`\]; `From<TagEvent>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct TagEventApply {
+    /// created 包含 TagEvent 创建的时间
+    pub created: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    /// dockerImageReference 是可用于拉取此镜像的字符串
+    pub docker_image_reference: Option<String>,
+    /// 生成是导致此标签的 spec 标签生成更新
+    pub generation: Option<i64>,
+    /// image 是镜像
+    pub image: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl TagEvent {
+    /// A new apply configuration of a `TagEvent`.
+    #[inline]
+    pub fn apply() -> TagEventApply {
+        TagEventApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl TagEventApply {
+    /// created 包含 TagEvent 创建的时间
+    pub fn created(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.created = Some(value.into());
+        self
+    }
+
+    /// dockerImageReference 是可用于拉取此镜像的字符串
+    pub fn docker_image_reference(mut self, value: impl Into<String>) -> Self {
+        self.docker_image_reference = Some(value.into());
+        self
+    }
+
+    /// 生成是导致此标签的 spec 标签生成更新
+    pub fn generation(mut self, value: impl Into<i64>) -> Self {
+        self.generation = Some(value.into());
+        self
+    }
+
+    /// image 是镜像
+    pub fn image(mut self, value: impl Into<String>) -> Self {
+        self.image = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for TagEventApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.created {
+            state.serialize_entry("created", value)?;
+        }
+        if let Some(value) = &self.docker_image_reference {
+            state.serialize_entry("dockerImageReference", value)?;
+        }
+        if let Some(value) = &self.generation {
+            state.serialize_entry("generation", value)?;
+        }
+        if let Some(value) = &self.image {
+            state.serialize_entry("image", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<TagEvent> for TagEventApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: TagEvent) -> Self {
+        Self {
+            created: Some(value.created),
+            docker_image_reference: Some(value.docker_image_reference),
+            generation: Some(value.generation),
+            image: Some(value.image),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

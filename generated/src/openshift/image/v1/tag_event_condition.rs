@@ -239,3 +239,122 @@ impl From<TagEventConditionBuilder> for TagEventCondition {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`TagEventCondition`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`TagEventCondition::apply`\]; `From<TagEventCondition>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct TagEventConditionApply {
+    /// 生成是此状态对应的 spec 标签生成
+    pub generation: Option<i64>,
+    /// lastTransitionTime 是条件从一个状态转换到另一个状态的时间。
+    pub last_transition_time: Option<
+        ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
+    >,
+    /// 消息是最后一次转换的详细信息的人类可读描述,补充原因。
+    pub message: Option<String>,
+    /// reason 是条件最后一次转换的简短机器可读说明。
+    pub reason: Option<String>,
+    /// 条件的状态,True, False, Unknown 之一。
+    pub status: Option<String>,
+    /// 标签事件状况类型,目前只有 ImportSuccess
+    pub type_: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl TagEventCondition {
+    /// A new apply configuration of a `TagEventCondition`.
+    #[inline]
+    pub fn apply() -> TagEventConditionApply {
+        TagEventConditionApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl TagEventConditionApply {
+    /// 生成是此状态对应的 spec 标签生成
+    pub fn generation(mut self, value: impl Into<i64>) -> Self {
+        self.generation = Some(value.into());
+        self
+    }
+
+    /// lastTransitionTime 是条件从一个状态转换到另一个状态的时间。
+    pub fn last_transition_time(
+        mut self,
+        value: impl Into<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_transition_time = Some(value.into());
+        self
+    }
+
+    /// 消息是最后一次转换的详细信息的人类可读描述,补充原因。
+    pub fn message(mut self, value: impl Into<String>) -> Self {
+        self.message = Some(value.into());
+        self
+    }
+
+    /// reason 是条件最后一次转换的简短机器可读说明。
+    pub fn reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
+
+    /// 条件的状态,True, False, Unknown 之一。
+    pub fn status(mut self, value: impl Into<String>) -> Self {
+        self.status = Some(value.into());
+        self
+    }
+
+    /// 标签事件状况类型,目前只有 ImportSuccess
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.type_ = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for TagEventConditionApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.generation {
+            state.serialize_entry("generation", value)?;
+        }
+        if let Some(value) = &self.last_transition_time {
+            state.serialize_entry("lastTransitionTime", value)?;
+        }
+        if let Some(value) = &self.message {
+            state.serialize_entry("message", value)?;
+        }
+        if let Some(value) = &self.reason {
+            state.serialize_entry("reason", value)?;
+        }
+        if let Some(value) = &self.status {
+            state.serialize_entry("status", value)?;
+        }
+        if let Some(value) = &self.type_ {
+            state.serialize_entry("type", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<TagEventCondition> for TagEventConditionApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: TagEventCondition) -> Self {
+        Self {
+            generation: Some(value.generation),
+            last_transition_time: value.last_transition_time,
+            message: value.message,
+            reason: value.reason,
+            status: Some(value.status),
+            type_: Some(value.type_),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -153,3 +153,81 @@ impl From<TagImportPolicyBuilder> for TagImportPolicy {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`TagImportPolicy`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`TagImportPolicy::apply`\]; `From<TagImportPolicy>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct TagImportPolicyApply {
+    /// importMode 描述如何导入镜像清单。
+    pub import_mode: Option<String>,
+    /// 如果服务器可以在镜像导入过程中绕过证书验证或直接通过 HTTP 连接,则不安全为 true。
+    pub insecure: Option<bool>,
+    /// scheduled 表示应定期检查该标签的服务器以确保它最新并导入
+    pub scheduled: Option<bool>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl TagImportPolicy {
+    /// A new apply configuration of a `TagImportPolicy`.
+    #[inline]
+    pub fn apply() -> TagImportPolicyApply {
+        TagImportPolicyApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl TagImportPolicyApply {
+    /// importMode 描述如何导入镜像清单。
+    pub fn import_mode(mut self, value: impl Into<String>) -> Self {
+        self.import_mode = Some(value.into());
+        self
+    }
+
+    /// 如果服务器可以在镜像导入过程中绕过证书验证或直接通过 HTTP 连接,则不安全为 true。
+    pub fn insecure(mut self, value: impl Into<bool>) -> Self {
+        self.insecure = Some(value.into());
+        self
+    }
+
+    /// scheduled 表示应定期检查该标签的服务器以确保它最新并导入
+    pub fn scheduled(mut self, value: impl Into<bool>) -> Self {
+        self.scheduled = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for TagImportPolicyApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.import_mode {
+            state.serialize_entry("importMode", value)?;
+        }
+        if let Some(value) = &self.insecure {
+            state.serialize_entry("insecure", value)?;
+        }
+        if let Some(value) = &self.scheduled {
+            state.serialize_entry("scheduled", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<TagImportPolicy> for TagImportPolicyApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: TagImportPolicy) -> Self {
+        Self {
+            import_mode: value.import_mode,
+            insecure: value.insecure,
+            scheduled: value.scheduled,
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

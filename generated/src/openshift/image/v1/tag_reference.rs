@@ -266,3 +266,146 @@ impl From<TagReferenceBuilder> for TagReference {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`TagReference`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`TagReference::apply`\]; `From<TagReference>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct TagReferenceApply {
+    /// 可选;如果指定,则应用于通过 ImageStreamTags 检索的镜像的注解。
+    pub annotations: Option<::std::collections::BTreeMap<String, String>>,
+    /// 可选;如果指定,则对此标签应指向的另一个镜像的引用。有效值为 ImageStreamTag、ImageStreamImage 和 DockerImage。ImageStreamTag 引用只能引用同一 ImageStream 中的标签。
+    pub from: Option<crate::api::core::v1::ObjectReferenceApply>,
+    /// 生成是一个计数器,可跟踪到 spec 标签(用户意图)的变异。更改标签引用时,将生成设置为与当前流生成匹配(每次更改 spec 时就会递增)。镜像导入程序等系统中的其他进程会观察生成 spec 标签比状态中记录的生成更新,并使用该触发器导入最新的远程标签。要触发新导入,客户端可能会将此值设置为零,这会将生成重置为最新的流生成。旧客户端会将此值发送为 nil,该值将与当前标签生成合并。
+    pub generation: Option<i64>,
+    /// TagImportPolicy 控制如何导入与此标签相关的镜像。
+    pub import_policy: Option<crate::openshift::image::v1::TagImportPolicyApply>,
+    /// 标签的名称
+    pub name: Option<String>,
+    /// 引用状态,如果标签将导入。默认值为 false,这意味着将导入标签。
+    pub reference: Option<bool>,
+    /// TagReferencePolicy 描述了当部署配置或构建中的镜像更改触发器时,此镜像流标签中镜像的 pull-specs 是如何生成的。这允许镜像流作者控制镜像的访问方式。
+    pub reference_policy: Option<crate::openshift::image::v1::TagReferencePolicyApply>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl TagReference {
+    /// A new apply configuration of a `TagReference`.
+    #[inline]
+    pub fn apply() -> TagReferenceApply {
+        TagReferenceApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl TagReferenceApply {
+    /// 可选;如果指定,则应用于通过 ImageStreamTags 检索的镜像的注解。
+    pub fn annotations(
+        mut self,
+        entries: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        self.annotations = Some(
+            entries.into_iter().map(|(key, value)| (key.into(), value.into())).collect(),
+        );
+        self
+    }
+
+    /// Inserts one entry into `annotations`, replacing any under the same key.
+    pub fn annotation(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.annotations.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
+
+    /// 可选;如果指定,则对此标签应指向的另一个镜像的引用。有效值为 ImageStreamTag、ImageStreamImage 和 DockerImage。ImageStreamTag 引用只能引用同一 ImageStream 中的标签。
+    pub fn from(mut self, value: impl Into<crate::api::core::v1::ObjectReferenceApply>) -> Self {
+        self.from = Some(value.into());
+        self
+    }
+
+    /// 生成是一个计数器,可跟踪到 spec 标签(用户意图)的变异。更改标签引用时,将生成设置为与当前流生成匹配(每次更改 spec 时就会递增)。镜像导入程序等系统中的其他进程会观察生成 spec 标签比状态中记录的生成更新,并使用该触发器导入最新的远程标签。要触发新导入,客户端可能会将此值设置为零,这会将生成重置为最新的流生成。旧客户端会将此值发送为 nil,该值将与当前标签生成合并。
+    pub fn generation(mut self, value: impl Into<i64>) -> Self {
+        self.generation = Some(value.into());
+        self
+    }
+
+    /// TagImportPolicy 控制如何导入与此标签相关的镜像。
+    pub fn import_policy(
+        mut self,
+        value: impl Into<crate::openshift::image::v1::TagImportPolicyApply>,
+    ) -> Self {
+        self.import_policy = Some(value.into());
+        self
+    }
+
+    /// 标签的名称
+    pub fn name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+
+    /// 引用状态,如果标签将导入。默认值为 false,这意味着将导入标签。
+    pub fn reference(mut self, value: impl Into<bool>) -> Self {
+        self.reference = Some(value.into());
+        self
+    }
+
+    /// TagReferencePolicy 描述了当部署配置或构建中的镜像更改触发器时,此镜像流标签中镜像的 pull-specs 是如何生成的。这允许镜像流作者控制镜像的访问方式。
+    pub fn reference_policy(
+        mut self,
+        value: impl Into<crate::openshift::image::v1::TagReferencePolicyApply>,
+    ) -> Self {
+        self.reference_policy = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for TagReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.annotations {
+            state.serialize_entry("annotations", value)?;
+        }
+        if let Some(value) = &self.from {
+            state.serialize_entry("from", value)?;
+        }
+        if let Some(value) = &self.generation {
+            state.serialize_entry("generation", value)?;
+        }
+        if let Some(value) = &self.import_policy {
+            state.serialize_entry("importPolicy", value)?;
+        }
+        if let Some(value) = &self.name {
+            state.serialize_entry("name", value)?;
+        }
+        if let Some(value) = &self.reference {
+            state.serialize_entry("reference", value)?;
+        }
+        if let Some(value) = &self.reference_policy {
+            state.serialize_entry("referencePolicy", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<TagReference> for TagReferenceApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: TagReference) -> Self {
+        Self {
+            annotations: value.annotations,
+            from: value.from.map(Into::into),
+            generation: value.generation,
+            import_policy: value.import_policy.map(Into::into),
+            name: Some(value.name),
+            reference: value.reference,
+            reference_policy: value.reference_policy.map(Into::into),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}

@@ -124,3 +124,57 @@ impl From<TagReferencePolicyBuilder> for TagReferencePolicy {
         builder.inner
     }
 }
+
+/// The apply configuration of \[`TagReferencePolicy`\] for server-side apply: every field is optional, and serializing writes exactly what was set, so an apply claims only the fields it names. Start with \[`TagReferencePolicy::apply`\]; `From<TagReferencePolicy>` converts a whole object.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use = "an apply configuration does nothing until it is applied"]
+pub struct TagReferencePolicyApply {
+    /// Type 决定在部署配置触发器或新构建中使用镜像流标签时,应该如何转换镜像拉取规格。默认值为 `Source`,表示使用镜像的原始位置(如果已导入);也可以设置为 `Local`,表示拉取规格指向集成的容器镜像 registry。
+    pub type_: Option<String>,
+    /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
+    pub unknown_fields: ::kubeforge_runtime::UnknownFields,
+}
+
+#[cfg(feature = "apply")]
+impl TagReferencePolicy {
+    /// A new apply configuration of a `TagReferencePolicy`.
+    #[inline]
+    pub fn apply() -> TagReferencePolicyApply {
+        TagReferencePolicyApply::default()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl TagReferencePolicyApply {
+    /// Type 决定在部署配置触发器或新构建中使用镜像流标签时,应该如何转换镜像拉取规格。默认值为 `Source`,表示使用镜像的原始位置(如果已导入);也可以设置为 `Local`,表示拉取规格指向集成的容器镜像 registry。
+    pub fn type_(mut self, value: impl Into<String>) -> Self {
+        self.type_ = Some(value.into());
+        self
+    }
+}
+
+#[cfg(feature = "apply")]
+impl ::serde::Serialize for TagReferencePolicyApply {
+    #[allow(clippy::too_many_lines)]
+    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut state = serializer.serialize_map(None)?;
+        if let Some(value) = &self.type_ {
+            state.serialize_entry("type", value)?;
+        }
+        ::kubeforge_runtime::serde_struct::extra_entries(&mut state, &self.unknown_fields)?;
+        state.end()
+    }
+}
+
+#[cfg(feature = "apply")]
+impl From<TagReferencePolicy> for TagReferencePolicyApply {
+    #[allow(clippy::too_many_lines)]
+    fn from(value: TagReferencePolicy) -> Self {
+        Self {
+            type_: Some(value.type_),
+            unknown_fields: value.unknown_fields,
+        }
+    }
+}
