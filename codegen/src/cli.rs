@@ -155,6 +155,9 @@ pub struct GenerateArgs {
     /// Leave out the builders (types only get plain struct literals).
     #[arg(long)]
     pub no_builders: bool,
+    /// Leave out the `Validate` impls (the schemas' constraints and CEL rules).
+    #[arg(long)]
+    pub no_validation: bool,
     /// Generate apply configurations for server-side apply (`T::apply(…)`, `TApply`),
     /// compiled with the crate's cargo feature `apply`.
     #[arg(long)]
@@ -255,6 +258,7 @@ impl GenerateArgs {
             .features(self.group_features)
             .builders(!self.no_builders)
             .apply_types(self.apply_types)
+            .validation(!self.no_validation)
             .routes(!self.no_routes)
             .docs(!self.no_docs)
             .unknown_fields(!self.drop_unknown_fields)

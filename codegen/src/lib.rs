@@ -311,6 +311,18 @@ impl Config {
         self
     }
 
+    /// Whether every generated struct, enum and union implements
+    /// `kubeforge_runtime::schema::Validate`, with what its schema says beyond shape
+    /// (constraints, formats, `x-kubernetes-validations` CEL rules, list types); on by
+    /// default. The impl embeds the schema's node (parsed once per process); calling
+    /// `validate()` needs the runtime's cargo feature `validate`, which a generated crate's
+    /// manifest forwards as its own `validate`.
+    #[must_use]
+    pub fn validation(mut self, enabled: bool) -> Self {
+        self.options.validation = enabled;
+        self
+    }
+
     /// Whether the structs of served resources get apply configurations for server-side
     /// apply: `T::apply(name, namespace…)` and `TApply`, with every field optional (a map
     /// list item's keys aside), the builder's setters, a `Serialize` that writes only what
@@ -545,6 +557,7 @@ impl Config {
             output.features = Some(model::features::compute(&api));
         }
         output.apply_feature = self.options.apply && !api.apply.is_empty();
+        output.validation = self.options.validation;
         output.uses_companion_meta = api.types.iter().any(|ty| {
             matches!(&ty.kind, model::TypeKind::Extern(path) if model::externs::is_companion(path))
         });

@@ -100,6 +100,12 @@ pub fn manifest(options: &CrateOptions, output: &Output, dir: &Path) -> String {
             "# Apply configurations for server-side apply (`T::apply`, `TApply`).\napply = []\n",
         );
     }
+    if output.validation() {
+        if feature_section.is_empty() {
+            feature_section.push_str("\n[features]\n");
+        }
+        feature_section.push_str("# `validate()` on every type: the runtime's evaluator (regular expressions, CEL).\nvalidate = [\"kubeforge-runtime/validate\"]\n");
+    }
     let runtime = options.runtime.manifest_value(dir);
     let meta = if output.uses_companion_meta() {
         format!(

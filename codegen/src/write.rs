@@ -52,6 +52,8 @@ pub struct Output {
     pub(crate) uses_companion_meta: bool,
     /// Whether the code has apply configurations, compiled with the cargo feature `apply`.
     pub(crate) apply_feature: bool,
+    /// Whether the code implements `Validate` (whose methods need the runtime's `validate`).
+    pub(crate) validation: bool,
     /// How long each stage took.
     pub(crate) timings: crate::Timings,
 }
@@ -112,6 +114,12 @@ impl Output {
     /// ([`crate::package::manifest`] does).
     pub fn apply_feature(&self) -> bool {
         self.apply_feature
+    }
+
+    /// Whether the code implements `Validate` (`Config::validation`): the crate holding it
+    /// can forward the runtime's `validate` feature ([`crate::package::manifest`] does).
+    pub fn validation(&self) -> bool {
+        self.validation
     }
 
     /// The warnings of the run: each definition a preferred document's replaced
@@ -709,6 +717,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
         resource_modules: BTreeMap::new(),
         uses_companion_meta: false,
         apply_feature: false,
+        validation: false,
         timings: crate::Timings::default(),
     })
 }

@@ -13,6 +13,7 @@ mod routes;
 mod serde_impls;
 pub(crate) mod text;
 mod types;
+mod validate;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -33,6 +34,9 @@ pub struct Options {
     pub runtime_path: String,
     /// Whether every struct gets a builder (`T::builder(…)`, `TBuilder`); true by default.
     pub builders: bool,
+    /// Whether every struct, enum and union implements the runtime's `Validate` with its
+    /// schema's semantics (see `validate.rs`); true by default.
+    pub validation: bool,
     /// Whether the structs of served resources get apply configurations (`T::apply(…)`,
     /// `TApply`) behind the cargo feature `apply` (see `apply.rs`); false by default.
     pub apply: bool,
@@ -66,6 +70,7 @@ impl Default for Options {
             root_path: "crate".to_owned(),
             runtime_path: "::kubeforge_runtime".to_owned(),
             builders: true,
+            validation: true,
             apply: false,
             routes: true,
             features: false,
@@ -233,6 +238,8 @@ pub(crate) struct Context<'a> {
     pub builders: bool,
     /// Whether to emit apply configurations.
     pub apply: bool,
+    /// Whether to emit `Validate` impls.
+    pub validation: bool,
     /// Whether to emit routes.
     pub routes: bool,
     /// The map type's path.
@@ -293,6 +300,7 @@ impl<'a> Context<'a> {
             docs: options.docs,
             builders: options.builders,
             apply: options.apply,
+            validation: options.validation,
             routes: options.routes,
             map,
             attributes,

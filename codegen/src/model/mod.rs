@@ -80,6 +80,10 @@ pub struct ApiSet {
     /// Where each type's schema semantics are (constraints, CEL rules, defaults, merge
     /// semantics; see `semantics.rs`): every type made from a schema has an entry.
     pub semantics: BTreeMap<TypeId, semantics::Semantics>,
+    /// The types whose Rust type implements the runtime's `Validate`: the structs, enums
+    /// and unions generated here, and the companion's. A reference to any other type (an
+    /// alias, a user's extern) takes that type's node in place.
+    pub validated: std::collections::BTreeSet<TypeId>,
 }
 
 impl ApiSet {
@@ -511,7 +515,27 @@ pub fn build_with_options(
     } else {
         Vec::new()
     };
+    // The types that implement `Validate`: the structs, enums and unions generated here or,
+    // for the companion's, there (decided before they become extern).
+    let validated: std::collections::BTreeSet<TypeId> = types
+        .iter()
+        .enumerate()
+        .filter(|(_, ty)| {
+            matches!(
+                ty.kind,
+                TypeKind::Struct(_) | TypeKind::Enum(_) | TypeKind::Union(_)
+            )
+        })
+        .map(|(index, _)| TypeId(index))
+        .collect();
     let applied = externs::apply(&mut types, externs, &companion, &builtin.alike)?;
+    let validated = validated
+        .into_iter()
+        .filter(|id| match &types[id.0].kind {
+            TypeKind::Extern(path) => externs::is_companion(path),
+            _ => true,
+        })
+        .collect();
     let semantics = semantics::build(raw, &types);
     notes.extend(applied.notes);
     cycles::box_cycles(&mut types)?;
@@ -541,5 +565,6 @@ pub fn build_with_options(
         notes,
         reexports: applied.reexports,
         semantics,
+        validated,
     })
 }

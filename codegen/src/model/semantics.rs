@@ -323,3 +323,94 @@ fn schema_at<'s>(mut schema: &'s Schema, path: &[String]) -> Option<&'s Schema> 
     }
     Some(schema)
 }
+
+/// A type's schema as generated code embeds it (`emit/validate.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Embedded {
+    /// The node, whose `$ref` indexes are positions in `refs`: the types whose `Validate`
+    /// resolves them. References to types without one are replaced by the target's node.
+    Node {
+        /// The node, references renumbered.
+        node: Box<Node>,
+        /// The referenced types, in order of first reference.
+        refs: Vec<TypeId>,
+    },
+    /// The node at `path` of the schema of `root`, a type that implements `Validate`.
+    Within {
+        /// The type whose schema holds this one.
+        root: TypeId,
+        /// The keys from its node down to this one.
+        path: Vec<String>,
+    },
+}
+
+/// How deep references to types without `Validate` are replaced by their nodes; past it (a
+/// cycle through aliases or a user's extern types) a reference is left out unchecked.
+const MAX_INLINE: usize = 16;
+
+impl super::ApiSet {
+    /// The schema of the type `id` as generated code embeds it; `None` for a type without
+    /// semantics (none is made from a schema without them).
+    pub fn embedded_schema(&self, id: TypeId) -> Option<Embedded> {
+        match self.semantics.get(&id)? {
+            Semantics::Within { root, path } if self.validated.contains(root) => {
+                Some(Embedded::Within {
+                    root: *root,
+                    path: path.clone(),
+                })
+            }
+            _ => {
+                let mut node = type_node(&self.semantics, id)?.clone();
+                let mut refs = Vec::new();
+                self.renumber(&mut node, &mut refs, 0);
+                Some(Embedded::Node {
+                    node: Box::new(node),
+                    refs,
+                })
+            }
+        }
+    }
+
+    /// Renumbers the references below `node` as positions in `refs`, replacing references
+    /// to types without `Validate` by their nodes.
+    fn renumber(&self, node: &mut Node, refs: &mut Vec<TypeId>, depth: usize) {
+        let mut inlined = None;
+        if let Some(index) = node.reference {
+            let target = TypeId(index);
+            if self.validated.contains(&target) {
+                let position = refs.iter().position(|r| *r == target).unwrap_or_else(|| {
+                    refs.push(target);
+                    refs.len() - 1
+                });
+                node.reference = Some(position);
+            } else {
+                node.reference = None;
+                if depth < MAX_INLINE
+                    && let Some(mut target) = type_node(&self.semantics, target).cloned()
+                {
+                    self.renumber(&mut target, refs, depth + 1);
+                    inlined = Some(target);
+                }
+            }
+        }
+        for child in node.properties.values_mut() {
+            self.renumber(child, refs, depth);
+        }
+        if let Some(Additional::Schema(child)) = node.additional_properties.as_deref_mut() {
+            self.renumber(child, refs, depth);
+        }
+        for child in node
+            .items
+            .iter_mut()
+            .chain(node.not.iter_mut())
+            .map(|b| &mut **b)
+            .chain(node.all_of.iter_mut())
+            .chain(node.one_of.iter_mut())
+            .chain(node.any_of.iter_mut())
+        {
+            self.renumber(child, refs, depth);
+        }
+        // Last, so the places of the branches already there (`Within` paths) stay.
+        node.all_of.extend(inlined);
+    }
+}
