@@ -40,11 +40,6 @@ impl<'a> View<'a> {
         &self.layers
     }
 
-    /// The first node.
-    pub(crate) fn node(&self) -> &'a Node {
-        self.layers[0].0
-    }
-
     fn first<T>(&self, f: impl Fn(&'a Node) -> Option<T>) -> Option<T> {
         self.layers.iter().find_map(|(n, _)| f(n))
     }
@@ -90,7 +85,6 @@ impl<'a> View<'a> {
             .unwrap_or(&[])
     }
 
-    /// The map type (`x-kubernetes-map-type`) is atomic or granular: both correlate.
     /// Whether any layer has `properties`.
     pub(crate) fn has_properties(&self) -> bool {
         self.layers.iter().any(|(n, _)| !n.properties.is_empty())

@@ -22,7 +22,6 @@ use crate::schema::gourl;
 use crate::schema::names;
 use crate::schema::validate::{go_parse_duration, pattern};
 
-type Args<'b, 'v> = Vec<CowVal<'b, 'v>>;
 type Out<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
 
 fn err(function: &str, message: impl ToString) -> ExecutionError {

@@ -18,7 +18,12 @@ pub(crate) mod pattern;
 
 use serde_json::Value;
 
-pub(crate) use formats::{go_parse_duration, is_date, parse_date, parse_duration, parse_ip};
+pub(crate) use formats::{go_parse_duration, parse_date, parse_duration};
+
+/// Whether `s` is valid for the (normalized) format name, as the `format` keyword checks.
+pub(crate) fn format_validates(format: &str, s: &str) -> bool {
+    formats::validates(format, s)
+}
 
 use super::cel;
 use super::error::{BadValue, ErrorType, FieldError, FieldPath};
