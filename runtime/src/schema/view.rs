@@ -14,6 +14,7 @@ pub(crate) struct View<'a> {
     layers: Vec<(&'a Node, &'a dyn Resolve)>,
 }
 
+#[cfg_attr(not(feature = "validate"), allow(dead_code))]
 impl<'a> View<'a> {
     /// The node and its chain of references.
     pub(crate) fn new(node: &'a Node, resolve: &'a dyn Resolve) -> Self {
