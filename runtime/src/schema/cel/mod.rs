@@ -422,8 +422,8 @@ fn run_rules(view: &View<'_>, rules: &[Rule], value: &Value, old: Option<&Value>
                 continue;
             }
             Err(e) => {
-                let msg = e.to_string();
-                let detail = if msg.contains("no matching overload") {
+                let msg = go_error(&e);
+                let detail = if msg.starts_with("no such overload") {
                     format!("'{msg}': call arguments did not match a supported operator, function or macro signature for rule: {rule_text}")
                 } else {
                     format!("{msg} evaluating rule: {rule_text}")
@@ -451,6 +451,36 @@ fn run_rules(view: &View<'_>, rules: &[Rule], value: &Value, old: Option<&Value>
             _ => FieldError::new(field.render(), ErrorType::Invalid, BadValue::from(type_name), detail),
         };
         errors.push(error);
+    }
+}
+
+/// An evaluation error in cel-go's words, which the API server's messages carry
+/// (`no such key: x`, `type conversion error from 'string' to 'int'`, …).
+fn go_error(e: &cel::ExecutionError) -> String {
+    use cel::ExecutionError as E;
+    match e {
+        E::NoSuchKey(k) => format!("no such key: {k}"),
+        E::NoSuchOverload(_) | E::UnsupportedBinaryOperator(..) | E::ValuesNotComparable(..) => "no such overload".to_owned(),
+        E::DivisionByZero(_) => "division by zero".to_owned(),
+        E::RemainderByZero(_) => "modulus by zero".to_owned(),
+        E::Overflow(..) => "integer overflow".to_owned(),
+        E::IndexOutOfBounds(i) => format!("index out of range: {}", index_text(i)),
+        E::FunctionError { function, message } => match function.as_str() {
+            "int" | "uint" | "double" | "bool" if message.contains("parse") || message.contains("conversion") => {
+                format!("type conversion error from 'string' to '{function}'")
+            }
+            _ => message.clone(),
+        },
+        E::UndeclaredReference(name) => format!("no such attribute: {name}"),
+        other => other.to_string(),
+    }
+}
+
+fn index_text(v: &cel::Value) -> String {
+    match v {
+        cel::Value::Int(i) => i.to_string(),
+        cel::Value::UInt(u) => u.to_string(),
+        other => format!("{other:?}"),
     }
 }
 
