@@ -25,8 +25,9 @@ fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     if examples.is_empty() {
         return format!("{msg} (regex used for validation is '{fmt}')");
     }
+    // Go appends "', " after each example and " or " before the next: two spaces.
     let quoted: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
-    format!("{msg} (e.g. {}regex used for validation is '{fmt}')", quoted.join("or "))
+    format!("{msg} (e.g. {}regex used for validation is '{fmt}')", quoted.join(" or "))
 }
 
 /// `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$` (first: `[a-z]` for DNS-1035).

@@ -306,6 +306,10 @@ pub(crate) fn to_cel(view: Option<&View<'_>>, value: &Value) -> Box<dyn Val> {
             let mut out: HashMap<CelMapKey<'static>, Box<dyn Val>> = HashMap::with_capacity(map.len());
             if view.has_properties() || view.embedded_resource() {
                 for (k, v) in map {
+                    // Null-valued fields are absent to rules (`has()` is false).
+                    if v.is_null() {
+                        continue;
+                    }
                     if let Some(prop) = view.property(k) {
                         if let Some(escaped) = escape(k) {
                             out.insert(CelMapKey::from(escaped), to_cel(Some(&prop), v));
@@ -317,7 +321,7 @@ pub(crate) fn to_cel(view: Option<&View<'_>>, value: &Value) -> Box<dyn Val> {
                     }
                 }
             } else if let Some(Ok(additional)) = view.additional() {
-                for (k, v) in map {
+                for (k, v) in map.iter().filter(|(_, v)| !v.is_null()) {
                     out.insert(CelMapKey::from(k.clone()), to_cel(Some(&additional), v));
                 }
             } else {
