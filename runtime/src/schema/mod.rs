@@ -1,10 +1,36 @@
 //! Schema semantics beyond shape: the [`Node`] form of a schema (constraints, CEL rules,
-//! defaults, list and map merge semantics) and the [`Resolve`] of the references between
-//! nodes. See `node.rs` for the form.
+//! defaults, list and map merge semantics), the [`Resolve`] of the references between
+//! nodes, and what reads them:
+//!
+//! * errors in the API server's form ([`FieldError`], [`Errors`]);
+//! * [`apply_defaults`] and [`prune`], structural defaulting and pruning;
+//! * [`StaticSchema`], [`SchemaSet`] and the [`Validate`] trait, which generated code
+//!   and the in-memory server build on;
+//! * [`names`], apimachinery's name and label checks;
+//! * with the `validate` feature: [`validate()`], the OpenAPI keywords, formats, list
+//!   types and `x-kubernetes-validations` CEL rules ([`cel`]), evaluated as the API
+//!   server evaluates them.
 
+#[cfg(feature = "validate")]
+pub mod cel;
+mod defaults;
+mod error;
+pub mod gofmt;
+#[cfg(feature = "validate")]
+pub mod gourl;
+pub mod names;
 mod node;
+mod static_schema;
+#[cfg(feature = "validate")]
+mod validate;
+mod view;
 
+pub use defaults::{apply_defaults, prune, prune_nulls, unknown_field_message};
+pub use error::{BadValue, ErrorType, Errors, FieldError, FieldPath};
 pub use node::{Additional, ElementType, JsonType, ListType, Node, Rule};
+pub use static_schema::{SchemaSet, StaticSchema, Validate};
+#[cfg(feature = "validate")]
+pub use validate::{Options, validate, validate_with};
 
 /// Resolves the references of a node (`$ref` indexes) to the nodes they name. Generated
 /// code resolves through a table of functions, one per referenced type; the in-memory

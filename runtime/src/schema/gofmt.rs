@@ -1,0 +1,269 @@
+//! How Go prints the values that end up in the API server's messages: `%q` (strconv.Quote),
+//! `%v` of a float64, and `json.Marshal` of a decoded JSON value. Error texts are compared
+//! by people and tools against a real server's, so the bytes must match.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+/// Go's `strconv.Quote`: a double-quoted string with Go escapes. Printable runes stay as
+/// they are; control and format characters become `\a`, `\n`, `\x00`, `\u200b`, ….
+///
+/// "Printable" is Go's `unicode.IsPrint` for the characters Kubernetes values carry; the
+/// difference (unassigned code points, which Go escapes and this keeps) is not reachable
+/// from valid JSON text.
+#[must_use]
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if is_print(c) => out.push(c),
+            c if (c as u32) < 0x80 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) < 0x10000 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Go's `unicode.IsPrint`, for assigned characters: not a control, not a space other than
+/// U+0020, not a format character, not private use, not a noncharacter.
+fn is_print(c: char) -> bool {
+    let u = c as u32;
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    !matches!(u,
+        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890..=0x891 | 0x8E2 | 0x180E
+        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
+        | 0xD800..=0xF8FF | 0xFEFF | 0xFFF9..=0xFFFB | 0xFFFE..=0xFFFF
+        | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
+        | 0xE0001 | 0xE0020..=0xE007F | 0xF0000..)
+        && (u & 0xFFFE) != 0xFFFE
+}
+
+/// Go's `%v` of a `float64` (`strconv.FormatFloat(f, 'g', -1, 64)`): the shortest text that
+/// reads back as the same value, in exponent form (`1e+06`, `1.5e-07`) when the decimal
+/// exponent is below -4 or 6 and above.
+#[must_use]
+pub fn float(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".to_owned();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "+Inf" } else { "-Inf" }.to_owned();
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_owned();
+    }
+    // `{:e}` is the shortest round-trip mantissa with its decimal exponent.
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (neg, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    // Shortest `%g` uses the exponent form below 1e-4 and from 1e+06 (eprec 6).
+    if exp < -4 || exp >= 6 {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let _ = write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+        return out;
+    }
+    plain(&mut out, &digits, exp);
+    out
+}
+
+fn plain(out: &mut String, digits: &str, exp: i32) {
+    let n = i32::try_from(digits.len()).unwrap_or(i32::MAX);
+    if exp < 0 {
+        out.push_str("0.");
+        for _ in 0..(-exp - 1) {
+            out.push('0');
+        }
+        out.push_str(digits);
+    } else if exp + 1 >= n {
+        out.push_str(digits);
+        for _ in 0..(exp + 1 - n) {
+            out.push('0');
+        }
+    } else {
+        let point = usize::try_from(exp + 1).unwrap_or(0);
+        out.push_str(&digits[..point]);
+        out.push('.');
+        out.push_str(&digits[point..]);
+    }
+}
+
+/// Go's `json.Marshal` of a float64: plain decimal unless the exponent is below -6 or at
+/// least 21, then `1e+21`, `1e-07` with the exponent's leading zero dropped (`1e-7`).
+#[must_use]
+pub fn json_float(f: f64) -> String {
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_owned();
+    }
+    let abs = f.abs();
+    if !(1e-6..1e21).contains(&abs) {
+        let sci = format!("{f:e}");
+        let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        return format!("{mantissa}e{}{}", if exp < 0 { '-' } else { '+' }, exp.abs());
+    }
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (neg, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    plain(&mut out, &digits, exp);
+    out
+}
+
+/// Go's `json.Marshal` of a value decoded from JSON (`map[string]interface{}` and friends):
+/// object keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped, floats as Go writes them.
+#[must_use]
+pub fn json(value: &Value) -> String {
+    let mut out = String::new();
+    write_json(&mut out, value);
+    out
+}
+
+fn write_json(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                let _ = write!(out, "{i}");
+            } else if let Some(u) = n.as_u64() {
+                // Go decodes integers beyond int64 as float64.
+                out.push_str(&json_float(u as f64));
+            } else {
+                out.push_str(&json_float(n.as_f64().unwrap_or(0.0)));
+            }
+        }
+        Value::String(s) => json_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_string(out, key);
+                out.push(':');
+                write_json(out, &map[key]);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn quote_is_strconv_quote() {
+        assert_eq!(quote("NOTREAL"), r#""NOTREAL""#);
+        assert_eq!(quote("a\"b\\c\n\t\u{1}é😀\u{200b}"), r#""a\"b\\c\n\t\x01é😀\u200b""#);
+    }
+
+    #[test]
+    fn floats_print_as_go_v() {
+        for (f, want) in [
+            (65535.0, "65535"),
+            (1e6, "1e+06"),
+            (123_456.0, "123456"),
+            (1_234_567.0, "1.234567e+06"),
+            (0.5, "0.5"),
+            (0.0001, "0.0001"),
+            (0.000_01, "1e-05"),
+            (-2.5, "-2.5"),
+            (1.5e-7, "1.5e-07"),
+            (1e21, "1e+21"),
+            (100.0, "100"),
+        ] {
+            assert_eq!(float(f), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn json_is_go_json_marshal() {
+        assert_eq!(
+            json(&json!({"b": 1, "a": [1.5, 1e21, 1e-7, "<&>"], "c": null})),
+            r#"{"a":[1.5,1e+21,1e-7,"\u003c\u0026\u003e"],"b":1,"c":null}"#
+        );
+        assert_eq!(json_float(100_000_000_000.0), "100000000000");
+    }
+}
