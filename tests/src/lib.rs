@@ -5,6 +5,7 @@
 //! not pass the workspace's lints, fails the build.
 
 pub mod claims;
+pub mod examples;
 pub mod golden;
 pub mod instances;
 pub mod json_diff;

@@ -349,6 +349,20 @@ pub enum Embedded {
 const MAX_INLINE: usize = 16;
 
 impl super::ApiSet {
+    /// Every type's node, at its [`TypeId`]'s position (an empty node for a type without
+    /// semantics): the nodes' `$ref` indexes are positions here, as the runtime's
+    /// `SchemaSet` resolves them. What the in-memory server validates, defaults, prunes and
+    /// merges with.
+    pub fn nodes(&self) -> Vec<Node> {
+        (0..self.types.len())
+            .map(|index| {
+                type_node(&self.semantics, TypeId(index))
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
     /// The schema of the type `id` as generated code embeds it; `None` for a type without
     /// semantics (none is made from a schema without them).
     pub fn embedded_schema(&self, id: TypeId) -> Option<Embedded> {

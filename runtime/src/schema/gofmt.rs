@@ -136,7 +136,11 @@ pub fn json_float(f: f64) -> String {
         let sci = format!("{f:e}");
         let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
         let exp: i32 = exp.parse().unwrap_or(0);
-        return format!("{mantissa}e{}{}", if exp < 0 { '-' } else { '+' }, exp.abs());
+        return format!(
+            "{mantissa}e{}{}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        );
     }
     let sci = format!("{f:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
@@ -236,7 +240,10 @@ mod tests {
     #[test]
     fn quote_is_strconv_quote() {
         assert_eq!(quote("NOTREAL"), r#""NOTREAL""#);
-        assert_eq!(quote("a\"b\\c\n\t\u{1}é😀\u{200b}"), r#""a\"b\\c\n\t\x01é😀\u200b""#);
+        assert_eq!(
+            quote("a\"b\\c\n\t\u{1}é😀\u{200b}"),
+            r#""a\"b\\c\n\t\x01é😀\u200b""#
+        );
     }
 
     #[test]

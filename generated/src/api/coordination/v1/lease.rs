@@ -310,6 +310,19 @@ impl From<Lease> for LeaseApply {
     }
 }
 
+impl ::kubeforge_runtime::schema::Validate for Lease {
+    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+            "{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"allOf\":[{\"$ref\":0}],\"default\":{}},\"spec\":{\"allOf\":[{\"$ref\":1}],\"default\":{}}}}",
+            &[
+                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::coordination::v1::LeaseSpec as ::kubeforge_runtime::schema::Validate>::schema,
+            ],
+        );
+        &SCHEMA
+    }
+}
+
 impl Lease {
     /// The operations on this resource, in the order of the endpoint table above.
     pub const ROUTES: &'static [crate::routes::Route] = &[

@@ -174,3 +174,15 @@ impl From<ContainerUser> for ContainerUserApply {
         }
     }
 }
+
+impl ::kubeforge_runtime::schema::Validate for ContainerUser {
+    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+            "{\"type\":\"object\",\"properties\":{\"linux\":{\"allOf\":[{\"$ref\":0}]}}}",
+            &[
+                <crate::api::core::v1::LinuxContainerUser as ::kubeforge_runtime::schema::Validate>::schema,
+            ],
+        );
+        &SCHEMA
+    }
+}

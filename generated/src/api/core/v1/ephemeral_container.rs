@@ -1240,3 +1240,25 @@ impl From<EphemeralContainer> for EphemeralContainerApply {
         }
     }
 }
+
+impl ::kubeforge_runtime::schema::Validate for EphemeralContainer {
+    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"default\":\"\"},\"listType\":\"atomic\"},\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"default\":\"\"},\"listType\":\"atomic\"},\"env\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":0}],\"default\":{}},\"listType\":\"map\",\"listMapKeys\":[\"name\"],\"patchStrategy\":[\"merge\"],\"patchMergeKey\":\"name\"},\"envFrom\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":1}],\"default\":{}},\"listType\":\"atomic\"},\"image\":{\"type\":\"string\"},\"imagePullPolicy\":{\"type\":\"string\"},\"lifecycle\":{\"allOf\":[{\"$ref\":2}]},\"livenessProbe\":{\"allOf\":[{\"$ref\":3}]},\"name\":{\"type\":\"string\",\"default\":\"\"},\"ports\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":4}],\"default\":{}},\"listType\":\"map\",\"listMapKeys\":[\"containerPort\",\"protocol\"],\"patchStrategy\":[\"merge\"],\"patchMergeKey\":\"containerPort\"},\"readinessProbe\":{\"allOf\":[{\"$ref\":3}]},\"resizePolicy\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":5}],\"default\":{}},\"listType\":\"atomic\"},\"resources\":{\"allOf\":[{\"$ref\":6}],\"default\":{}},\"restartPolicy\":{\"type\":\"string\"},\"restartPolicyRules\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":7}],\"default\":{}},\"listType\":\"atomic\"},\"securityContext\":{\"allOf\":[{\"$ref\":8}]},\"startupProbe\":{\"allOf\":[{\"$ref\":3}]},\"stdin\":{\"type\":\"boolean\"},\"stdinOnce\":{\"type\":\"boolean\"},\"targetContainerName\":{\"type\":\"string\"},\"terminationMessagePath\":{\"type\":\"string\"},\"terminationMessagePolicy\":{\"type\":\"string\"},\"tty\":{\"type\":\"boolean\"},\"volumeDevices\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":9}],\"default\":{}},\"listType\":\"map\",\"listMapKeys\":[\"devicePath\"],\"patchStrategy\":[\"merge\"],\"patchMergeKey\":\"devicePath\"},\"volumeMounts\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":10}],\"default\":{}},\"listType\":\"map\",\"listMapKeys\":[\"mountPath\"],\"patchStrategy\":[\"merge\"],\"patchMergeKey\":\"mountPath\"},\"workingDir\":{\"type\":\"string\"}}}",
+            &[
+                <crate::api::core::v1::EnvVar as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::EnvFromSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::Lifecycle as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::Probe as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ContainerPort as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ContainerResizePolicy as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ResourceRequirements as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ContainerRestartRule as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::SecurityContext as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::VolumeDevice as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::VolumeMount as ::kubeforge_runtime::schema::Validate>::schema,
+            ],
+        );
+        &SCHEMA
+    }
+}

@@ -262,3 +262,13 @@ impl From<PodResourceClaim> for PodResourceClaimApply {
         }
     }
 }
+
+impl ::kubeforge_runtime::schema::Validate for PodResourceClaim {
+    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"\"},\"resourceClaimName\":{\"type\":\"string\"},\"resourceClaimTemplateName\":{\"type\":\"string\"}}}",
+            &[],
+        );
+        &SCHEMA
+    }
+}

@@ -219,3 +219,13 @@ impl From<PodResourceClaimStatus> for PodResourceClaimStatusApply {
         }
     }
 }
+
+impl ::kubeforge_runtime::schema::Validate for PodResourceClaimStatus {
+    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"\"},\"resourceClaimName\":{\"type\":\"string\"}}}",
+            &[],
+        );
+        &SCHEMA
+    }
+}

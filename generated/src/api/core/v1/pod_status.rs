@@ -1058,3 +1058,21 @@ impl From<PodStatus> for PodStatusApply {
         }
     }
 }
+
+impl ::kubeforge_runtime::schema::Validate for PodStatus {
+    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+            "{\"type\":\"object\",\"properties\":{\"allocatedResources\":{\"type\":\"object\",\"additionalProperties\":{\"allOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"}]}]}},\"conditions\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":0}],\"default\":{}},\"listType\":\"map\",\"listMapKeys\":[\"type\"],\"patchStrategy\":[\"merge\"],\"patchMergeKey\":\"type\"},\"containerStatuses\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":1}],\"default\":{}},\"listType\":\"atomic\"},\"ephemeralContainerStatuses\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":1}],\"default\":{}},\"listType\":\"atomic\"},\"extendedResourceClaimStatus\":{\"allOf\":[{\"$ref\":2}]},\"hostIP\":{\"type\":\"string\"},\"hostIPs\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":3}],\"default\":{}},\"listType\":\"atomic\",\"patchStrategy\":[\"merge\"],\"patchMergeKey\":\"ip\"},\"initContainerStatuses\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":1}],\"default\":{}},\"listType\":\"atomic\"},\"message\":{\"type\":\"string\"},\"nominatedNodeName\":{\"type\":\"string\"},\"observedGeneration\":{\"type\":\"integer\",\"format\":\"int64\"},\"phase\":{\"type\":\"string\"},\"podIP\":{\"type\":\"string\"},\"podIPs\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":4}],\"default\":{}},\"listType\":\"map\",\"listMapKeys\":[\"ip\"],\"patchStrategy\":[\"merge\"],\"patchMergeKey\":\"ip\"},\"qosClass\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"},\"resize\":{\"type\":\"string\"},\"resourceClaimStatuses\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":5}],\"default\":{}},\"listType\":\"map\",\"listMapKeys\":[\"name\"],\"patchStrategy\":[\"merge\",\"retainKeys\"],\"patchMergeKey\":\"name\"},\"resources\":{\"allOf\":[{\"$ref\":6}]},\"startTime\":{\"allOf\":[{\"allOf\":[{\"type\":\"string\",\"format\":\"date-time\"}]}]}}}",
+            &[
+                <crate::api::core::v1::PodCondition as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ContainerStatus as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::PodExtendedResourceClaimStatus as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::HostIP as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::PodIP as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::PodResourceClaimStatus as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ResourceRequirements as ::kubeforge_runtime::schema::Validate>::schema,
+            ],
+        );
+        &SCHEMA
+    }
+}

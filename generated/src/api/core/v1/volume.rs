@@ -1300,3 +1300,44 @@ impl From<Volume> for VolumeApply {
         }
     }
 }
+
+impl ::kubeforge_runtime::schema::Validate for Volume {
+    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"awsElasticBlockStore\":{\"allOf\":[{\"$ref\":0}]},\"azureDisk\":{\"allOf\":[{\"$ref\":1}]},\"azureFile\":{\"allOf\":[{\"$ref\":2}]},\"cephfs\":{\"allOf\":[{\"$ref\":3}]},\"cinder\":{\"allOf\":[{\"$ref\":4}]},\"configMap\":{\"allOf\":[{\"$ref\":5}]},\"csi\":{\"allOf\":[{\"$ref\":6}]},\"downwardAPI\":{\"allOf\":[{\"$ref\":7}]},\"emptyDir\":{\"allOf\":[{\"$ref\":8}]},\"ephemeral\":{\"allOf\":[{\"$ref\":9}]},\"fc\":{\"allOf\":[{\"$ref\":10}]},\"flexVolume\":{\"allOf\":[{\"$ref\":11}]},\"flocker\":{\"allOf\":[{\"$ref\":12}]},\"gcePersistentDisk\":{\"allOf\":[{\"$ref\":13}]},\"gitRepo\":{\"allOf\":[{\"$ref\":14}]},\"glusterfs\":{\"allOf\":[{\"$ref\":15}]},\"hostPath\":{\"allOf\":[{\"$ref\":16}]},\"image\":{\"allOf\":[{\"$ref\":17}]},\"iscsi\":{\"allOf\":[{\"$ref\":18}]},\"name\":{\"type\":\"string\",\"default\":\"\"},\"nfs\":{\"allOf\":[{\"$ref\":19}]},\"persistentVolumeClaim\":{\"allOf\":[{\"$ref\":20}]},\"photonPersistentDisk\":{\"allOf\":[{\"$ref\":21}]},\"portworxVolume\":{\"allOf\":[{\"$ref\":22}]},\"projected\":{\"allOf\":[{\"$ref\":23}]},\"quobyte\":{\"allOf\":[{\"$ref\":24}]},\"rbd\":{\"allOf\":[{\"$ref\":25}]},\"scaleIO\":{\"allOf\":[{\"$ref\":26}]},\"secret\":{\"allOf\":[{\"$ref\":27}]},\"storageos\":{\"allOf\":[{\"$ref\":28}]},\"vsphereVolume\":{\"allOf\":[{\"$ref\":29}]}}}",
+            &[
+                <crate::api::core::v1::AWSElasticBlockStoreVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::AzureDiskVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::AzureFileVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::CephFSVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::CinderVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ConfigMapVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::CSIVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::DownwardAPIVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::EmptyDirVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::EphemeralVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::FCVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::FlexVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::FlockerVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::GCEPersistentDiskVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::GitRepoVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::GlusterfsVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::HostPathVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ImageVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ISCSIVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::NFSVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::PersistentVolumeClaimVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::PhotonPersistentDiskVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::PortworxVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ProjectedVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::QuobyteVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::RBDVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::ScaleIOVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::SecretVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::StorageOSVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+                <crate::api::core::v1::VsphereVirtualDiskVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
+            ],
+        );
+        &SCHEMA
+    }
+}

@@ -178,3 +178,13 @@ impl From<TagReferencePolicy> for TagReferencePolicyApply {
         }
     }
 }
+
+impl ::kubeforge_runtime::schema::Validate for TagReferencePolicy {
+    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+            "{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"default\":\"\"}}}",
+            &[],
+        );
+        &SCHEMA
+    }
+}
