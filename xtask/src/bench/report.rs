@@ -226,21 +226,24 @@ fn render_builds(w: &mut String, b: &Builds) -> Out {
     );
     let _ = writeln!(
         w,
-        "What the parts cost, in the same run: the crate generated with `--no-builders \
-         --no-routes` (types only, as k8s-openapi's) and with `--no-routes` (types and \
-         builders), each built as above in the dev profile.\n\n\
+        "What the parts cost, in the same run: the crate generated with fewer or more of its \
+         parts, each built as above in the dev profile. Validation (`Validate` on every type) \
+         and apply configurations (behind the cargo feature `apply`) are the parts the default \
+         crate has or can have beyond k8s-openapi's.\n\n\
          | dev build | wall (s) | CPU (s) | ratio to k8s-openapi (wall) | ratio (CPU) |\n|---|---|---|---|---|"
     );
     let (pw, pc) = (stat("dev", &b.dev[1], wall)?, stat("dev", &b.dev[1], cpu)?);
-    for (label, usages) in [
-        ("kubeforge, types only", &b.parts[0]),
-        ("kubeforge, types and builders", &b.parts[1]),
-        (
-            "kubeforge, types, builders and routes (the default)",
-            &b.dev[0],
-        ),
-        ("k8s-openapi, types only", &b.dev[1]),
-    ] {
+    let mut rows: Vec<(&str, &Vec<Usage>)> = super::setup::OURS_PARTS
+        .iter()
+        .zip(&b.parts)
+        .map(|(part, usages)| (part.label, usages))
+        .collect();
+    rows.push((
+        "kubeforge, the default (types, builders, routes, validation)",
+        &b.dev[0],
+    ));
+    rows.push(("k8s-openapi, types only", &b.dev[1]));
+    for (label, usages) in rows {
         let (ow, oc) = (stat(label, usages, wall)?, stat(label, usages, cpu)?);
         let _ = writeln!(
             w,

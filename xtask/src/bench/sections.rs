@@ -107,8 +107,8 @@ pub(crate) fn generation(paths: &Paths, effort: Effort) -> Result<Generation, St
 pub(crate) struct Builds {
     pub dev: [Vec<Usage>; 2],
     pub release: [Vec<Usage>; 2],
-    /// Dev builds of the parts (`setup::OURS_PARTS`): types only, types and builders.
-    pub parts: [Vec<Usage>; 2],
+    /// Dev builds of the parts (`setup::OURS_PARTS`), in its order.
+    pub parts: [Vec<Usage>; setup::PARTS],
 }
 
 pub(crate) fn builds(paths: &Paths, effort: Effort) -> Result<Builds, String> {
@@ -146,17 +146,20 @@ pub(crate) fn builds(paths: &Paths, effort: Effort) -> Result<Builds, String> {
                 by_profile[index].push(usage);
             }
         }
-        for index in order(run, 0, 1) {
-            let (name, _) = setup::OURS_PARTS[index];
+        // The parts in turns, starting one further each run, so none always goes first.
+        for step in 0..setup::PARTS {
+            let index = (run + step) % setup::PARTS;
+            let part = &setup::OURS_PARTS[index];
             let usage = paths.harness.clean_build(
                 &paths.ours_parts[index],
-                name,
+                part.name,
                 &paths.build_target,
-                &[],
+                part.build,
             )?;
             eprintln!(
-                "bench: build run {}/{runs}: {name} dev {:.1}s wall, {:.1}s CPU",
+                "bench: build run {}/{runs}: {} dev {:.1}s wall, {:.1}s CPU",
                 run + 1,
+                part.name,
                 usage.wall_s,
                 usage.cpu()
             );

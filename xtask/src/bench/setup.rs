@@ -60,9 +60,8 @@ pub(crate) struct Paths {
     pub ours_drop: PathBuf,
     /// The same with `--group-features`.
     pub ours_features: PathBuf,
-    /// The parts of b: the same with `--no-builders --no-routes` (types only), and with
-    /// `--no-routes` (types and builders).
-    pub ours_parts: [PathBuf; 2],
+    /// The parts of b ([`OURS_PARTS`]), in its order.
+    pub ours_parts: [PathBuf; PARTS],
     /// k8s-openapi as a user builds it.
     pub peer: PathBuf,
     pub harness_dir: PathBuf,
@@ -79,10 +78,48 @@ pub(crate) struct Paths {
 pub(crate) const OURS: &str = "kube-api-gen";
 pub(crate) const OURS_DROP: &str = "kube-api-drop";
 pub(crate) const OURS_FEATURES: &str = "kube-api-features";
-/// The crates of b's parts, with their flags: types only, then types and builders.
-pub(crate) const OURS_PARTS: [(&str, &[&str]); 2] = [
-    ("kube-api-types", &["--no-builders", "--no-routes"]),
-    ("kube-api-no-routes", &["--no-routes"]),
+/// How many parts b builds.
+pub(crate) const PARTS: usize = 4;
+
+/// One part of b: a crate generated with some flags and built with some cargo flags.
+pub(crate) struct Part {
+    /// The package name.
+    pub name: &'static str,
+    /// The generator's flags.
+    pub flags: &'static [&'static str],
+    /// The flags of its timed `cargo build`.
+    pub build: &'static [&'static str],
+    /// What it is, in the report.
+    pub label: &'static str,
+}
+
+/// The crates of b's parts: types only; types and builders; the default without
+/// validation; the default with apply configurations compiled.
+pub(crate) const OURS_PARTS: [Part; PARTS] = [
+    Part {
+        name: "kube-api-types",
+        flags: &["--no-builders", "--no-routes", "--no-validation"],
+        build: &[],
+        label: "kubeforge, types only (`--no-builders --no-routes --no-validation`)",
+    },
+    Part {
+        name: "kube-api-no-routes",
+        flags: &["--no-routes", "--no-validation"],
+        build: &[],
+        label: "kubeforge, types and builders (`--no-routes --no-validation`)",
+    },
+    Part {
+        name: "kube-api-no-validation",
+        flags: &["--no-validation"],
+        build: &[],
+        label: "kubeforge, types, builders and routes (`--no-validation`)",
+    },
+    Part {
+        name: "kube-api-apply",
+        flags: &["--apply-types"],
+        build: &["--features", "apply"],
+        label: "kubeforge, the default and apply configurations (`--apply-types`, feature `apply`)",
+    },
 ];
 
 /// Builds the generator, generates the crates, writes the peer and harness projects and
@@ -106,7 +143,7 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         ours: bench.join(OURS),
         ours_drop: bench.join(OURS_DROP),
         ours_features: bench.join(OURS_FEATURES),
-        ours_parts: OURS_PARTS.map(|(name, _)| bench.join(name)),
+        ours_parts: OURS_PARTS.map(|part| bench.join(part.name)),
         peer: bench.join("peer-k8s-openapi"),
         harness_dir: bench.join("harness"),
         harness: Harness {
@@ -145,8 +182,8 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         ));
     }
     if has(Section::Builds) {
-        for ((name, flags), dir) in OURS_PARTS.iter().zip(&paths.ours_parts) {
-            crates.push((dir, name, flags));
+        for (part, dir) in OURS_PARTS.iter().zip(&paths.ours_parts) {
+            crates.push((dir, part.name, part.flags));
         }
     }
     for (dir, name, flags) in crates {
@@ -166,11 +203,12 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         &paths.ours,
         &paths.ours_drop,
         &paths.ours_features,
-        &paths.ours_parts[0],
-        &paths.ours_parts[1],
         &paths.peer,
         &paths.harness_dir,
-    ] {
+    ]
+    .into_iter()
+    .chain(&paths.ours_parts)
+    {
         copy_lock(root, dir)?;
     }
 
@@ -189,9 +227,10 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
                 (&paths.ours, &[][..]),
                 (&paths.ours, &["--release"][..]),
                 (&paths.peer, &["--release"][..]),
-                (&paths.ours_parts[0], &[][..]),
-                (&paths.ours_parts[1], &[][..]),
             ]);
+            for (part, dir) in OURS_PARTS.iter().zip(&paths.ours_parts) {
+                builds.push((dir, part.build));
+            }
         }
         if has(Section::Features) {
             builds.push((&paths.ours_features, &[]));
