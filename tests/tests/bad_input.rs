@@ -529,3 +529,59 @@ fn naming_edge_cases_are_visible_and_valid() {
         .collect();
     assert_eq!(entries, ["src"], "no staging directory may be left behind");
 }
+
+/// A CRD whose one version's schema has the given `x-kubernetes-validations` on `spec`.
+fn crd_with_rules(rules: &Value) -> String {
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "scope": "Namespaced",
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}},
+                             "x-kubernetes-validations": rules}
+                }}}
+            }]
+        }
+    });
+    serde_json::to_string_pretty(&crd).expect("serializes")
+}
+
+#[test]
+fn a_cel_rule_the_evaluator_cannot_run_is_an_error_naming_it() {
+    for (rule, reason) in [
+        ("self.replicas <", "syntax"),
+        ("self.replicas.frobnicate() > 1", "frobnicate"),
+    ] {
+        let text = crd_with_rules(&json!([{"rule": "self.replicas >= 0"}, {"rule": rule}]));
+        let e = error_of(&[("widget.json", &text)]);
+        assert_single(
+            &e,
+            ErrorKind::UnsupportedSchema,
+            "input/widget.json",
+            "/spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-validations/1/rule",
+            rule,
+        );
+        let message = &e.diagnostics()[0].message;
+        assert!(
+            message.to_lowercase().contains(reason),
+            "{reason:?} not in {message:?}"
+        );
+    }
+    // A message expression is a program too.
+    let text = crd_with_rules(&json!([{"rule": "true", "messageExpression": "'x' +"}]));
+    let e = error_of(&[("widget.json", &text)]);
+    assert_eq!(
+        e.diagnostics()[0].origin.pointer,
+        "/spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-validations/0/messageExpression",
+        "{e}"
+    );
+    // Rules it can run generate.
+    let text = crd_with_rules(&json!([{"rule": "self.replicas >= 0 && self.replicas <= 10"}]));
+    assert!(generate(&[("widget.json", &text)]).is_ok());
+}

@@ -536,7 +536,7 @@ pub fn build_with_options(
             _ => true,
         })
         .collect();
-    let semantics = semantics::build(raw, &types);
+    let semantics = semantics::build(raw, &types)?;
     notes.extend(applied.notes);
     cycles::box_cycles(&mut types)?;
     schema::compute_derives(&mut types);

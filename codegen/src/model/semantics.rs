@@ -19,10 +19,11 @@
 
 use std::collections::BTreeMap;
 
-use kubeforge_runtime::schema::{Additional, JsonType, Node};
+use kubeforge_runtime::schema::{Additional, JsonType, Node, cel};
 
 use super::wellknown::{self, WellKnown};
 use super::{RuntimeType, TypeDef, TypeId};
+use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind};
 use crate::load::LoadedApi;
 use crate::load::schema::{AdditionalProperties, Schema, Type};
 
@@ -42,8 +43,12 @@ pub enum Semantics {
     },
 }
 
-/// Every type's semantics, by id. `named` is how many named types come first in `types`.
-pub(super) fn build(raw: &LoadedApi, types: &[TypeDef]) -> BTreeMap<TypeId, Semantics> {
+/// Every type's semantics, by id; an error naming each CEL rule (`x-kubernetes-validations`)
+/// the runtime's evaluator cannot run, with its file and pointer: a rule is never skipped.
+pub(super) fn build(
+    raw: &LoadedApi,
+    types: &[TypeDef],
+) -> Result<BTreeMap<TypeId, Semantics>, Error> {
     let ids: BTreeMap<&str, TypeId> = types
         .iter()
         .enumerate()
@@ -90,7 +95,55 @@ pub(super) fn build(raw: &LoadedApi, types: &[TypeDef]) -> BTreeMap<TypeId, Sema
             semantics.insert(id, Semantics::Root(Box::new(node(schema, &reference))));
         }
     }
-    semantics
+    let mut diagnostics = Diagnostics::default();
+    for (name, id) in &ids {
+        let Some(Semantics::Root(node)) = semantics.get(id) else {
+            continue;
+        };
+        let Err(errors) = cel::check_rules(node) else {
+            continue;
+        };
+        let origin = &raw.schemas[*name].origin;
+        for error in errors {
+            let mut at = origin.clone();
+            for segment in document_pointer(&error.pointer) {
+                at = at.child(&segment);
+            }
+            diagnostics.push(
+                Diagnostic::new(
+                    ErrorKind::UnsupportedSchema,
+                    &at,
+                    format!(
+                        "expected a CEL rule the evaluator can run, found {:?}: {}",
+                        error.rule, error.reason
+                    ),
+                )
+                .with_hint(
+                    "the rule is not skipped: fix it, or leave the schema out with `--select`",
+                ),
+            );
+        }
+    }
+    diagnostics.finish(semantics)
+}
+
+/// A pointer into a node (`/properties/spec/rules/0/rule`) as a pointer into the schema it
+/// was made from (`/properties/spec/x-kubernetes-validations/0/rule`): the same keys, but
+/// for the rules' own.
+fn document_pointer(pointer: &str) -> Vec<String> {
+    let segments = segments(pointer);
+    let mut out = Vec::with_capacity(segments.len());
+    let mut after_properties = false;
+    for segment in segments {
+        let keyword = !after_properties;
+        after_properties = keyword && segment == "properties";
+        out.push(if keyword && segment == "rules" {
+            "x-kubernetes-validations".to_owned()
+        } else {
+            segment
+        });
+    }
+    out
 }
 
 /// The node of the type `id`, through its named type's node for a nested type.
