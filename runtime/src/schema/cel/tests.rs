@@ -412,6 +412,12 @@ fn a_blocking_schema_error_stops_the_rules() {
         errors(&n, &json!({}), None),
         "[a: Required value, <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"
     );
+    // Nor do they run after a type error.
+    let n = node(json!({"type": "object", "properties": {"a": {"type": "string"}}, "rules": [{"rule": "false"}]}));
+    assert_eq!(
+        errors(&n, &json!({"a": 1}), None),
+        r#"[a: Invalid value: "integer": a in body must be of type string: "integer", <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"#
+    );
     // A minLength error does not block them.
     let n = node(json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 2}}, "rules": [{"rule": "false"}]}));
     assert_eq!(
@@ -437,4 +443,13 @@ fn check_rules_names_each_rule_that_cannot_run() {
     assert!(errs[0].to_string().starts_with("/properties/spec/rules/0/rule: rule \"self.x >\": compilation failed"), "{}", errs[0]);
     assert_eq!(errs[1].pointer, "/properties/spec/rules/1/messageExpression");
     assert!(errs[1].reason.contains("undeclared reference to 'nope'"));
+}
+
+#[test]
+fn null_fields_are_absent_to_rules() {
+    let n = node(json!({"type": "object",
+        "properties": {"a": {"type": "string", "nullable": true}, "m": {"type": "object", "additionalProperties": {"type": "string", "nullable": true}}},
+        "rules": [{"rule": "!has(self.a) && !('k' in self.m)"}]}));
+    assert_eq!(errors(&n, &json!({"a": null, "m": {"k": null}}), None), "");
+    assert_eq!(errors(&n, &json!({"a": "x", "m": {}}), None), r#"<nil>: Invalid value: "object": failed rule: !has(self.a) && !('k' in self.m)"#);
 }
