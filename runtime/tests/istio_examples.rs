@@ -65,86 +65,90 @@ fn root(spec: Value) -> Node {
 }
 
 fn wasm_plugin() -> Node {
-    root(json!({"type": "object", "required": ["url"], "rules": [only_one_target()], "properties": {
-        "failStrategy": {"type": "string", "enum": ["FAIL_CLOSE", "FAIL_OPEN", "FAIL_RELOAD"]},
-        "imagePullPolicy": {"type": "string", "enum": ["UNSPECIFIED_POLICY", "IfNotPresent", "Always"]},
-        "imagePullSecret": {"type": "string", "maxLength": 253, "minLength": 1},
-        "match": {"type": "array", "items": {"type": "object", "properties": {
-            "mode": {"type": "string", "enum": ["UNDEFINED", "CLIENT", "SERVER", "CLIENT_AND_SERVER"]},
-            "ports": {"type": "array", "listType": "map", "listMapKeys": ["number"], "items": {
-                "type": "object", "required": ["number"],
-                "properties": {"number": {"type": "integer", "minimum": 1, "maximum": 65535}}}}
-        }}},
-        "phase": {"type": "string", "enum": ["UNSPECIFIED_PHASE", "AUTHN", "AUTHZ", "STATS"]},
-        "pluginConfig": {"type": "object", "preserveUnknownFields": true},
-        "pluginName": {"type": "string", "maxLength": 256, "minLength": 1},
-        "priority": {"type": "integer", "format": "int32", "nullable": true},
-        "selector": selector(),
-        "sha256": {"type": "string", "pattern": "(^$|^[a-f0-9]{64}$)"},
-        "targetRef": target_ref(),
-        "targetRefs": {"type": "array", "maxItems": 16, "items": target_ref()},
-        "type": {"type": "string", "enum": ["UNSPECIFIED_PLUGIN_TYPE", "HTTP", "NETWORK"]},
-        "url": {"type": "string", "minLength": 1, "rules": [{
-            "rule": "isURL(self) ? (url(self).getScheme() in [\"\", \"http\", \"https\", \"oci\", \"file\"]) : (isURL(\"http://\" + self) &&\nurl(\"http://\" + self).getScheme() in [\"\", \"http\", \"https\", \"oci\", \"file\"])",
-            "message": "url must have schema one of [http, https, file, oci]"}]},
-        "verificationKey": {"type": "string"},
-        "vmConfig": {"type": "object", "properties": {"env": {
-            "type": "array", "maxItems": 256, "listType": "map", "listMapKeys": ["name"],
-            "items": {"type": "object", "required": ["name"],
-                "rules": [{"rule": "(has(self.valueFrom) ? self.valueFrom : \"\") != \"HOST\" || !has(self.value)",
-                           "message": "value may only be set when valueFrom is INLINE"}],
-                "properties": {
-                    "name": {"type": "string", "maxLength": 256, "minLength": 1},
-                    "value": {"type": "string", "maxLength": 2048},
-                    "valueFrom": {"type": "string", "enum": ["INLINE", "HOST"]}
-                }}
-        }}}
-    }}))
+    root(
+        json!({"type": "object", "required": ["url"], "rules": [only_one_target()], "properties": {
+            "failStrategy": {"type": "string", "enum": ["FAIL_CLOSE", "FAIL_OPEN", "FAIL_RELOAD"]},
+            "imagePullPolicy": {"type": "string", "enum": ["UNSPECIFIED_POLICY", "IfNotPresent", "Always"]},
+            "imagePullSecret": {"type": "string", "maxLength": 253, "minLength": 1},
+            "match": {"type": "array", "items": {"type": "object", "properties": {
+                "mode": {"type": "string", "enum": ["UNDEFINED", "CLIENT", "SERVER", "CLIENT_AND_SERVER"]},
+                "ports": {"type": "array", "listType": "map", "listMapKeys": ["number"], "items": {
+                    "type": "object", "required": ["number"],
+                    "properties": {"number": {"type": "integer", "minimum": 1, "maximum": 65535}}}}
+            }}},
+            "phase": {"type": "string", "enum": ["UNSPECIFIED_PHASE", "AUTHN", "AUTHZ", "STATS"]},
+            "pluginConfig": {"type": "object", "preserveUnknownFields": true},
+            "pluginName": {"type": "string", "maxLength": 256, "minLength": 1},
+            "priority": {"type": "integer", "format": "int32", "nullable": true},
+            "selector": selector(),
+            "sha256": {"type": "string", "pattern": "(^$|^[a-f0-9]{64}$)"},
+            "targetRef": target_ref(),
+            "targetRefs": {"type": "array", "maxItems": 16, "items": target_ref()},
+            "type": {"type": "string", "enum": ["UNSPECIFIED_PLUGIN_TYPE", "HTTP", "NETWORK"]},
+            "url": {"type": "string", "minLength": 1, "rules": [{
+                "rule": "isURL(self) ? (url(self).getScheme() in [\"\", \"http\", \"https\", \"oci\", \"file\"]) : (isURL(\"http://\" + self) &&\nurl(\"http://\" + self).getScheme() in [\"\", \"http\", \"https\", \"oci\", \"file\"])",
+                "message": "url must have schema one of [http, https, file, oci]"}]},
+            "verificationKey": {"type": "string"},
+            "vmConfig": {"type": "object", "properties": {"env": {
+                "type": "array", "maxItems": 256, "listType": "map", "listMapKeys": ["name"],
+                "items": {"type": "object", "required": ["name"],
+                    "rules": [{"rule": "(has(self.valueFrom) ? self.valueFrom : \"\") != \"HOST\" || !has(self.value)",
+                               "message": "value may only be set when valueFrom is INLINE"}],
+                    "properties": {
+                        "name": {"type": "string", "maxLength": 256, "minLength": 1},
+                        "value": {"type": "string", "maxLength": 2048},
+                        "valueFrom": {"type": "string", "enum": ["INLINE", "HOST"]}
+                    }}
+            }}}
+        }}),
+    )
 }
 
 fn peer_authentication() -> Node {
     let mode = json!({"type": "object", "properties": {"mode": {"type": "string", "enum": ["UNSET", "DISABLE", "PERMISSIVE", "STRICT"]}}});
     root(json!({"type": "object",
-        "rules": [{"rule": "has(self.portLevelMtls) ? (((has(self.selector) && has(self.selector.matchLabels)) ? self.selector.matchLabels : {}).size() > 0) : true",
-                   "message": "portLevelMtls requires selector"}],
-        "properties": {
-            "mtls": mode.clone(),
-            "portLevelMtls": {"type": "object", "minProperties": 1, "additionalProperties": mode,
-                "rules": [{"rule": "self.all(key, 0 < int(key) && int(key) <= 65535)", "message": "port must be between 1-65535"}]},
-            "selector": selector()
-        }}))
+    "rules": [{"rule": "has(self.portLevelMtls) ? (((has(self.selector) && has(self.selector.matchLabels)) ? self.selector.matchLabels : {}).size() > 0) : true",
+               "message": "portLevelMtls requires selector"}],
+    "properties": {
+        "mtls": mode.clone(),
+        "portLevelMtls": {"type": "object", "minProperties": 1, "additionalProperties": mode,
+            "rules": [{"rule": "self.all(key, 0 < int(key) && int(key) <= 65535)", "message": "port must be between 1-65535"}]},
+        "selector": selector()
+    }}))
 }
 
 fn request_authentication() -> Node {
     let strings = json!({"type": "array", "items": {"type": "string", "minLength": 1}});
     let uri = json!({"type": "string", "maxLength": 2048, "minLength": 1,
         "rules": [{"rule": "url(self).getScheme() in [\"http\", \"https\"]", "message": "url must have scheme http:// or https://"}]});
-    root(json!({"type": "object", "rules": [only_one_target()], "properties": {
-        "jwtRules": {"type": "array", "maxItems": 4096, "items": {"type": "object",
-            "rules": [{"rule": "(has(self.jwksUri) ? 1 : 0) + (has(self.jwks_uri) ? 1 : 0) + (has(self.jwks) ? 1 : 0) <= 1",
-                       "message": "only one of jwks or jwksUri can be set"}],
-            "properties": {
-                "audiences": strings.clone(),
-                "forwardOriginalToken": {"type": "boolean"},
-                "fromCookies": strings.clone(),
-                "fromHeaders": {"type": "array", "items": {"type": "object", "required": ["name"], "properties": {
-                    "name": {"type": "string", "minLength": 1}, "prefix": {"type": "string"}}}},
-                "fromParams": strings.clone(),
-                "issuer": {"type": "string", "minLength": 1},
-                "jwks": {"type": "string"},
-                "jwks_uri": uri.clone(),
-                "jwksUri": uri,
-                "outputClaimToHeaders": {"type": "array", "items": {"type": "object", "required": ["header", "claim"], "properties": {
-                    "claim": {"type": "string", "minLength": 1},
-                    "header": {"type": "string", "minLength": 1, "pattern": "^[-_A-Za-z0-9]+$"}}}},
-                "outputPayloadToHeader": {"type": "string"},
-                "spaceDelimitedClaims": {"type": "array", "maxItems": 64, "items": {"type": "string", "minLength": 1}},
-                "timeout": {"type": "string", "rules": [{"rule": "duration(self) >= duration('1ms')", "message": "must be a valid duration greater than 1ms"}]}
-            }}},
-        "selector": selector(),
-        "targetRef": target_ref(),
-        "targetRefs": {"type": "array", "maxItems": 16, "items": target_ref()}
-    }}))
+    root(
+        json!({"type": "object", "rules": [only_one_target()], "properties": {
+            "jwtRules": {"type": "array", "maxItems": 4096, "items": {"type": "object",
+                "rules": [{"rule": "(has(self.jwksUri) ? 1 : 0) + (has(self.jwks_uri) ? 1 : 0) + (has(self.jwks) ? 1 : 0) <= 1",
+                           "message": "only one of jwks or jwksUri can be set"}],
+                "properties": {
+                    "audiences": strings.clone(),
+                    "forwardOriginalToken": {"type": "boolean"},
+                    "fromCookies": strings.clone(),
+                    "fromHeaders": {"type": "array", "items": {"type": "object", "required": ["name"], "properties": {
+                        "name": {"type": "string", "minLength": 1}, "prefix": {"type": "string"}}}},
+                    "fromParams": strings.clone(),
+                    "issuer": {"type": "string", "minLength": 1},
+                    "jwks": {"type": "string"},
+                    "jwks_uri": uri.clone(),
+                    "jwksUri": uri,
+                    "outputClaimToHeaders": {"type": "array", "items": {"type": "object", "required": ["header", "claim"], "properties": {
+                        "claim": {"type": "string", "minLength": 1},
+                        "header": {"type": "string", "minLength": 1, "pattern": "^[-_A-Za-z0-9]+$"}}}},
+                    "outputPayloadToHeader": {"type": "string"},
+                    "spaceDelimitedClaims": {"type": "array", "maxItems": 64, "items": {"type": "string", "minLength": 1}},
+                    "timeout": {"type": "string", "rules": [{"rule": "duration(self) >= duration('1ms')", "message": "must be a valid duration greater than 1ms"}]}
+                }}},
+            "selector": selector(),
+            "targetRef": target_ref(),
+            "targetRefs": {"type": "array", "maxItems": 16, "items": target_ref()}
+        }}),
+    )
 }
 
 /// Validates every example of `kind`: (refused with the expected text, accepted).
@@ -156,14 +160,21 @@ fn check(node: &Node, invalid: &str, valid: &str) -> Option<(usize, usize)> {
     for doc in &invalid_docs {
         let mut object = doc.clone();
         let expected = object.as_object_mut().and_then(|o| o.remove("_err"));
-        let Some(Value::String(expected)) = expected else { continue };
-        let name = object["metadata"]["name"].as_str().unwrap_or("?").to_owned();
+        let Some(Value::String(expected)) = expected else {
+            continue;
+        };
+        let name = object["metadata"]["name"]
+            .as_str()
+            .unwrap_or("?")
+            .to_owned();
         let errors = Errors(validate(node, &NoReferences, &object, None));
         let text = errors.to_string();
         if text.contains(&expected) {
             refused += 1;
         } else {
-            failures.push(format!("{invalid} {name}: expected {expected:?}, got {text:?}"));
+            failures.push(format!(
+                "{invalid} {name}: expected {expected:?}, got {text:?}"
+            ));
         }
     }
     let mut accepted = 0;
@@ -182,21 +193,30 @@ fn check(node: &Node, invalid: &str, valid: &str) -> Option<(usize, usize)> {
 
 #[test]
 fn wasm_plugin_examples() {
-    if let Some((refused, accepted)) = check(&wasm_plugin(), "wasm-invalid.yaml", "wasm-valid.yaml") {
+    if let Some((refused, accepted)) = check(&wasm_plugin(), "wasm-invalid.yaml", "wasm-valid.yaml")
+    {
         assert_eq!((refused, accepted), (15, 4));
     }
 }
 
 #[test]
 fn peer_authentication_examples() {
-    if let Some((refused, accepted)) = check(&peer_authentication(), "peerauth-invalid.yaml", "peerauth-valid.yaml") {
+    if let Some((refused, accepted)) = check(
+        &peer_authentication(),
+        "peerauth-invalid.yaml",
+        "peerauth-valid.yaml",
+    ) {
         assert_eq!((refused, accepted), (6, 2));
     }
 }
 
 #[test]
 fn request_authentication_examples() {
-    if let Some((refused, accepted)) = check(&request_authentication(), "reqauth-invalid.yaml", "reqauth-valid.yaml") {
+    if let Some((refused, accepted)) = check(
+        &request_authentication(),
+        "reqauth-invalid.yaml",
+        "reqauth-valid.yaml",
+    ) {
         assert_eq!((refused, accepted), (19, 1));
     }
 }
@@ -227,7 +247,11 @@ fn full_messages_match_the_api_server() {
         r#"spec.url: Invalid value: "null": spec.url in body must be of type string: "null""#
     );
     assert_eq!(errors[0].reason(), "FieldValueTypeInvalid");
-    let object = json!({"spec": {"url": "http://x", "vmConfig": {"env": [{"name": "a"}, {"name": "a"}]}}});
+    let object =
+        json!({"spec": {"url": "http://x", "vmConfig": {"env": [{"name": "a"}, {"name": "a"}]}}});
     let errors = validate(&node, &NoReferences, &object, None);
-    assert_eq!(Errors(errors).to_string(), r#"spec.vmConfig.env[1]: Duplicate value: {"name":"a"}"#);
+    assert_eq!(
+        Errors(errors).to_string(),
+        r#"spec.vmConfig.env[1]: Duplicate value: {"name":"a"}"#
+    );
 }

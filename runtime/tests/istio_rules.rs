@@ -72,7 +72,13 @@ fn every_istio_rule_compiles() {
             failures.push(format!("{pointer}/messageExpression: {m:?}: {e}"));
         }
     }
-    assert!(failures.is_empty(), "{} of {} rules do not compile:\n{}", failures.len(), found.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} rules do not compile:\n{}",
+        failures.len(),
+        found.len(),
+        failures.join("\n")
+    );
     println!("{} Istio rules compile", found.len());
 }
 
@@ -80,8 +86,14 @@ fn every_istio_rule_compiles() {
 fn a_rule_the_evaluator_cannot_run_is_an_error_naming_it() {
     for (rule, reason) in [
         ("self.size() >", "compilation failed"),
-        ("self.noSuchFunction()", "undeclared reference to 'noSuchFunction'"),
-        ("noSuchVariable > 1", "undeclared reference to 'noSuchVariable'"),
+        (
+            "self.noSuchFunction()",
+            "undeclared reference to 'noSuchFunction'",
+        ),
+        (
+            "noSuchVariable > 1",
+            "undeclared reference to 'noSuchVariable'",
+        ),
         ("self.all(k, v, v > 0)", "undeclared reference to 'all'"),
     ] {
         let e = check_rule(rule).expect_err(rule);

@@ -61,7 +61,11 @@ const PARSE: &[(&str, &str, &str)] = &[
     ("0.9n", "0.000000001", "1n"),
     ("0.00000012345", "0.000000124", "124n"),
     ("9Ei", "9223372036854775807", "9223372036854775807"),
-    ("9223372036854775807Ki", "9223372036854775807", "9223372036854775807"),
+    (
+        "9223372036854775807Ki",
+        "9223372036854775807",
+        "9223372036854775807",
+    ),
     ("12E", "12000000000000000000", "12E"),
     ("100.035Ki", "102435.84", "102435840m"),
     ("0.5Mi", "524288", "512Ki"),
@@ -78,25 +82,39 @@ fn parses_as_apimachinery() {
     for (input, plain, canonical) in PARSE {
         let got = q(input);
         assert_eq!(got, q(plain), "{input} == {plain}");
-        assert_eq!(got.canonical().as_deref(), Some(*canonical), "canonical of {input}");
+        assert_eq!(
+            got.canonical().as_deref(),
+            Some(*canonical),
+            "canonical of {input}"
+        );
         assert_eq!(got.as_str(), *input, "the text is kept");
         // The negative and the explicitly positive forms.
         let neg = q(&format!("-{input}"));
-        assert_eq!(neg.cmp_value(&got.checked_neg().unwrap()), Some(Ordering::Equal), "-{input}");
+        assert_eq!(
+            neg.cmp_value(&got.checked_neg().unwrap()),
+            Some(Ordering::Equal),
+            "-{input}"
+        );
         assert_eq!(q(&format!("+{input}")), got, "+{input}");
     }
 }
 
 #[test]
 fn refuses_what_apimachinery_refuses() {
-    for input in ["", "1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-", " 1", "1 "] {
+    for input in [
+        "", "1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-", " 1",
+        "1 ",
+    ] {
         assert!(Quantity::parse(input).is_err(), "{input:?} parsed");
     }
     assert_eq!(
         Quantity::parse("10Mo").unwrap_err().to_string(),
         "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
     );
-    assert_eq!(Quantity::parse("10Mm").unwrap_err().to_string(), "unable to parse quantity's suffix");
+    assert_eq!(
+        Quantity::parse("10Mm").unwrap_err().to_string(),
+        "unable to parse quantity's suffix"
+    );
 }
 
 #[test]
@@ -115,7 +133,10 @@ fn compares_numerically() {
     ] {
         assert_eq!(q(x).cmp(&q(y)), want, "{x} vs {y}");
     }
-    let set: HashSet<Quantity> = ["1Gi", "1024Mi", "1073741824", "1G"].into_iter().map(Quantity::from).collect();
+    let set: HashSet<Quantity> = ["1Gi", "1024Mi", "1073741824", "1G"]
+        .into_iter()
+        .map(Quantity::from)
+        .collect();
     assert_eq!(set.len(), 2, "hashing agrees with equality");
 }
 
@@ -145,13 +166,24 @@ fn canonical_text_is_quantity_string() {
         (".000000000001Ki", "2n"),
     ] {
         assert_eq!(q(input).canonical().as_deref(), Some(want), "{input}");
-        assert_eq!(q(&format!("-{input}")).canonical(), if want == "0" { Some("0".to_owned()) } else { Some(format!("-{want}")) }, "-{input}");
+        assert_eq!(
+            q(&format!("-{input}")).canonical(),
+            if want == "0" {
+                Some("0".to_owned())
+            } else {
+                Some(format!("-{want}"))
+            },
+            "-{input}"
+        );
     }
 }
 
 #[test]
 fn arithmetic_and_conversions() {
-    assert_eq!(q("1Gi").checked_add(&q("512Mi")).unwrap().as_str(), "1536Mi");
+    assert_eq!(
+        q("1Gi").checked_add(&q("512Mi")).unwrap().as_str(),
+        "1536Mi"
+    );
     assert_eq!(q("50k").checked_add(&q("20")).unwrap(), q("50.02k"));
     assert_eq!(q("50k").checked_sub(&q("20")).unwrap(), q("49.98k"));
     assert_eq!(q("100m").checked_mul(3).unwrap(), q("300m"));
@@ -166,7 +198,9 @@ fn arithmetic_and_conversions() {
     assert_eq!(q("-3").signum(), Some(-1));
     let huge = q("9999999999999999999999999999999999999");
     assert_eq!(
-        huge.checked_add(&q("1")).unwrap().cmp(&huge.checked_add(&q("2")).unwrap()),
+        huge.checked_add(&q("1"))
+            .unwrap()
+            .cmp(&huge.checked_add(&q("2")).unwrap()),
         Ordering::Less
     );
 }

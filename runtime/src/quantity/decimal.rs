@@ -104,9 +104,19 @@ impl Decimal {
             exp += 1;
         }
         if digits.is_empty() {
-            return Decimal { neg: false, digits, exp: 0, format };
+            return Decimal {
+                neg: false,
+                digits,
+                exp: 0,
+                format,
+            };
         }
-        Decimal { neg, digits, exp, format }
+        Decimal {
+            neg,
+            digits,
+            exp,
+            format,
+        }
     }
 
     pub(crate) fn with_format(mut self, format: Format) -> Decimal {
@@ -135,7 +145,10 @@ impl Decimal {
     /// The digits padded with zeros down to `exp`.
     fn at_exp(&self, exp: i64) -> Vec<u8> {
         let mut d = self.digits.clone();
-        d.extend(std::iter::repeat_n(0, usize::try_from(self.exp - exp).unwrap_or(0)));
+        d.extend(std::iter::repeat_n(
+            0,
+            usize::try_from(self.exp - exp).unwrap_or(0),
+        ));
         d
     }
 
@@ -184,7 +197,9 @@ impl Decimal {
             return 0.0;
         }
         let text: String = self.digits.iter().map(|d| char::from(b'0' + d)).collect();
-        let f: f64 = format!("{text}e{}", self.exp).parse().unwrap_or(f64::INFINITY);
+        let f: f64 = format!("{text}e{}", self.exp)
+            .parse()
+            .unwrap_or(f64::INFINITY);
         if self.neg { -f } else { f }
     }
 
@@ -219,7 +234,10 @@ impl Decimal {
         if self.format == Format::BinarySi {
             // Small values and non-integers are written as DecimalSI.
             let small = self.exp + (self.digits.len() as i64) <= 4
-                && cmp_magnitude(self, &Decimal::new(false, vec![1, 0, 2, 4], 0, Format::BinarySi)) == Ordering::Less;
+                && cmp_magnitude(
+                    self,
+                    &Decimal::new(false, vec![1, 0, 2, 4], 0, Format::BinarySi),
+                ) == Ordering::Less;
             if !small && self.exp >= 0 {
                 let mut n = self.at_exp(0);
                 let mut k = 0;
@@ -258,7 +276,11 @@ impl Decimal {
 }
 
 fn digits_text(d: &[u8]) -> String {
-    let start = d.iter().take_while(|x| **x == 0).count().min(d.len().saturating_sub(1));
+    let start = d
+        .iter()
+        .take_while(|x| **x == 0)
+        .count()
+        .min(d.len().saturating_sub(1));
     d[start..].iter().map(|x| char::from(b'0' + x)).collect()
 }
 
@@ -272,8 +294,18 @@ fn add_digits(a: &[u8], b: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(a.len().max(b.len()) + 1);
     let (mut i, mut j, mut carry) = (a.len(), b.len(), 0u8);
     while i > 0 || j > 0 || carry > 0 {
-        let x = if i > 0 { i -= 1; a[i] } else { 0 };
-        let y = if j > 0 { j -= 1; b[j] } else { 0 };
+        let x = if i > 0 {
+            i -= 1;
+            a[i]
+        } else {
+            0
+        };
+        let y = if j > 0 {
+            j -= 1;
+            b[j]
+        } else {
+            0
+        };
         let s = x + y + carry;
         out.push(s % 10);
         carry = s / 10;
@@ -288,7 +320,12 @@ fn sub_digits(a: &[u8], b: &[u8]) -> Vec<u8> {
     let (mut i, mut j, mut borrow) = (a.len(), b.len(), 0i8);
     while i > 0 {
         i -= 1;
-        let y = if j > 0 { j -= 1; b[j] } else { 0 };
+        let y = if j > 0 {
+            j -= 1;
+            b[j]
+        } else {
+            0
+        };
         let mut d = i8::try_from(a[i]).unwrap_or(0) - i8::try_from(y).unwrap_or(0) - borrow;
         borrow = 0;
         if d < 0 {
@@ -315,7 +352,9 @@ fn mul_small(digits: &mut Vec<u8>, n: u128) {
 }
 
 fn rem_small(digits: &[u8], n: u32) -> u32 {
-    digits.iter().fold(0u32, |r, d| (r * 10 + u32::from(*d)) % n)
+    digits
+        .iter()
+        .fold(0u32, |r, d| (r * 10 + u32::from(*d)) % n)
 }
 
 fn div_small(digits: &[u8], n: u32) -> Vec<u8> {
@@ -416,9 +455,17 @@ pub(crate) fn parse(s: &str) -> Result<Decimal, QuantityError> {
     value = value.round_up_to(-9);
     // Binary quantities are capped at the largest int64.
     if format == Format::BinarySi {
-        let max = Decimal::new(false, i64::MAX.to_string().bytes().map(|d| d - b'0').collect(), 0, format);
+        let max = Decimal::new(
+            false,
+            i64::MAX.to_string().bytes().map(|d| d - b'0').collect(),
+            0,
+            format,
+        );
         if cmp_magnitude(&value, &max) == Ordering::Greater {
-            value = Decimal { neg: value.neg, ..max };
+            value = Decimal {
+                neg: value.neg,
+                ..max
+            };
         }
         // A binary quantity below one is written as DecimalSI.
         if value.exp + (value.digits.len() as i64) <= 0 && !value.digits.is_empty() {

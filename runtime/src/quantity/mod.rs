@@ -175,7 +175,11 @@ impl Quantity {
     }
 
     fn derived(&self, value: Decimal) -> Quantity {
-        let value = value.with_format(self.value.as_ref().map_or(decimal::Format::DecimalSi, |v| v.format));
+        let value = value.with_format(
+            self.value
+                .as_ref()
+                .map_or(decimal::Format::DecimalSi, |v| v.format),
+        );
         Quantity {
             text: value.canonical(),
             form: Form::String,
@@ -184,8 +188,8 @@ impl Quantity {
     }
 }
 
-pub use decimal::QuantityError;
 use decimal::Decimal;
+pub use decimal::QuantityError;
 
 impl PartialEq for Quantity {
     fn eq(&self, other: &Self) -> bool {

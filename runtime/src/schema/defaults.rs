@@ -33,7 +33,9 @@ fn default_at(view: &View<'_>, value: &mut Value, depth: usize) {
     match value {
         Value::Object(map) => {
             for (name, prop) in view.properties() {
-                let Some(default) = default_of(&prop) else { continue };
+                let Some(default) = default_of(&prop) else {
+                    continue;
+                };
                 let absent = map.get(name).is_none_or(|v| is_non_nullable_null(v, &prop));
                 if absent {
                     map.insert(name.to_owned(), default.clone());
@@ -87,10 +89,21 @@ pub fn prune(node: &Node, resolve: &dyn Resolve, value: &mut Value) -> Vec<Strin
 }
 
 fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
 }
 
-fn prune_at(view: Option<&View<'_>>, value: &mut Value, path: &str, root: bool, removed: &mut Vec<String>, depth: usize) {
+fn prune_at(
+    view: Option<&View<'_>>,
+    value: &mut Value,
+    path: &str,
+    root: bool,
+    removed: &mut Vec<String>,
+    depth: usize,
+) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -123,7 +136,14 @@ fn prune_at(view: Option<&View<'_>>, value: &mut Value, path: &str, root: bool, 
                 if let Some(prop) = view.property(k) {
                     prune_at(Some(&prop), v, &join(path, k), false, removed, depth + 1);
                 } else if let Some(additional) = &additional {
-                    prune_at(Some(additional), v, &join(path, k), false, removed, depth + 1);
+                    prune_at(
+                        Some(additional),
+                        v,
+                        &join(path, k),
+                        false,
+                        removed,
+                        depth + 1,
+                    );
                 } else if !preserve && !allow_any {
                     removed.push(join(path, k));
                     drop.push(k.clone());
@@ -139,7 +159,14 @@ fn prune_at(view: Option<&View<'_>>, value: &mut Value, path: &str, root: bool, 
                 return;
             }
             for (i, v) in items.iter_mut().enumerate() {
-                prune_at(item.as_ref(), v, &format!("{path}[{i}]"), false, removed, depth + 1);
+                prune_at(
+                    item.as_ref(),
+                    v,
+                    &format!("{path}[{i}]"),
+                    false,
+                    removed,
+                    depth + 1,
+                );
             }
         }
         _ => {}
@@ -166,7 +193,11 @@ fn prune_nulls_at(view: Option<&View<'_>>, value: &mut Value, depth: usize) {
                         _ => None,
                     })
                 });
-                if v.is_null() && schema.as_ref().is_some_and(|s| !s.nullable() && default_of(s).is_none()) {
+                if v.is_null()
+                    && schema
+                        .as_ref()
+                        .is_some_and(|s| !s.nullable() && default_of(s).is_none())
+                {
                     drop.push(k.clone());
                 } else {
                     prune_nulls_at(schema.as_ref(), v, depth + 1);
@@ -253,7 +284,10 @@ mod tests {
             "status": {}
         });
         let removed = prune(&n, &NoReferences, &mut v);
-        assert_eq!(removed, vec!["spec.foo", "spec.items[0].b", "spec.pod.bar", "status"]);
+        assert_eq!(
+            removed,
+            vec!["spec.foo", "spec.items[0].b", "spec.pod.bar", "status"]
+        );
         assert_eq!(v["spec"]["free"], json!({"anything": 1}));
         assert_eq!(v["spec"]["pod"]["kind"], json!("Pod"));
         assert_eq!(

@@ -485,7 +485,10 @@ mod tests {
     fn the_aggregate_lists_distinct_messages() {
         let a = FieldError::required("spec.a", "");
         let b = FieldError::required("spec.b", "");
-        assert_eq!(Errors(vec![a.clone()]).to_string(), "spec.a: Required value");
+        assert_eq!(
+            Errors(vec![a.clone()]).to_string(),
+            "spec.a: Required value"
+        );
         assert_eq!(
             Errors(vec![a.clone(), b, a]).to_string(),
             "[spec.a: Required value, spec.b: Required value]"
@@ -502,7 +505,11 @@ mod tests {
 
     #[test]
     fn paths_render_as_field_path() {
-        let p = FieldPath::root().child("spec").child("rules").index(0).key("a.b");
+        let p = FieldPath::root()
+            .child("spec")
+            .child("rules")
+            .index(0)
+            .key("a.b");
         assert_eq!(p.render(), "spec.rules[0][a.b]");
         assert_eq!(FieldPath::root().render(), "<nil>");
     }

@@ -90,7 +90,7 @@ pub fn float(f: f64) -> String {
         out.push('-');
     }
     // Shortest `%g` uses the exponent form below 1e-4 and from 1e+06 (eprec 6).
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         out.push_str(&digits[..1]);
         if digits.len() > 1 {
             out.push('.');
@@ -136,7 +136,11 @@ pub fn json_float(f: f64) -> String {
         let sci = format!("{f:e}");
         let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
         let exp: i32 = exp.parse().unwrap_or(0);
-        return format!("{mantissa}e{}{}", if exp < 0 { '-' } else { '+' }, exp.abs());
+        return format!(
+            "{mantissa}e{}{}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        );
     }
     let sci = format!("{f:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
@@ -236,7 +240,10 @@ mod tests {
     #[test]
     fn quote_is_strconv_quote() {
         assert_eq!(quote("NOTREAL"), r#""NOTREAL""#);
-        assert_eq!(quote("a\"b\\c\n\t\u{1}é😀\u{200b}"), r#""a\"b\\c\n\t\x01é😀\u200b""#);
+        assert_eq!(
+            quote("a\"b\\c\n\t\u{1}é😀\u{200b}"),
+            r#""a\"b\\c\n\t\x01é😀\u200b""#
+        );
     }
 
     #[test]

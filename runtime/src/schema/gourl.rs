@@ -84,7 +84,8 @@ fn parse(raw: &str, via_request: bool) -> Result<GoUrl, String> {
             return Err("first path segment in URL cannot contain colon".to_owned());
         }
     }
-    if (!url.scheme.is_empty() || (!via_request && !rest.starts_with("///"))) && rest.starts_with("//")
+    if (!url.scheme.is_empty() || (!via_request && !rest.starts_with("///")))
+        && rest.starts_with("//")
     {
         let after = &rest[2..];
         let (authority, path) = match after.find('/') {
@@ -129,9 +130,9 @@ fn authority_host(authority: &str) -> Result<String, String> {
     };
     let host = parse_host(host)?;
     if let Some(userinfo) = userinfo {
-        let valid = userinfo.bytes().all(|c| {
-            c.is_ascii_alphanumeric() || b"-._:~!$&'()*+,;=%@".contains(&c)
-        });
+        let valid = userinfo
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"-._:~!$&'()*+,;=%@".contains(&c));
         if !valid {
             return Err("net/url: invalid userinfo".to_owned());
         }
@@ -143,8 +144,7 @@ fn authority_host(authority: &str) -> Result<String, String> {
 }
 
 fn valid_optional_port(port: &str) -> bool {
-    port.is_empty()
-        || (port.starts_with(':') && port[1..].bytes().all(|b| b.is_ascii_digit()))
+    port.is_empty() || (port.starts_with(':') && port[1..].bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn parse_host(host: &str) -> Result<String, String> {
@@ -192,9 +192,7 @@ fn should_escape(c: u8, mode: Mode) -> bool {
     if c.is_ascii_alphanumeric() {
         return false;
     }
-    if matches!(mode, Mode::Host | Mode::Zone)
-        && b"!$&'()*+,;=:[]<>\"".contains(&c)
-    {
+    if matches!(mode, Mode::Host | Mode::Zone) && b"!$&'()*+,;=:[]<>\"".contains(&c) {
         return false;
     }
     match c {
@@ -293,9 +291,8 @@ fn escape(s: &str, mode: Mode) -> String {
 }
 
 fn valid_encoded(s: &str, mode: Mode) -> bool {
-    s.bytes().all(|c| {
-        b"!$&'()*+,;=:@[]%".contains(&c) || !should_escape(c, mode)
-    })
+    s.bytes()
+        .all(|c| b"!$&'()*+,;=:@[]%".contains(&c) || !should_escape(c, mode))
 }
 
 impl GoUrl {
@@ -371,7 +368,10 @@ mod tests {
     fn parses_as_go_does() {
         // The examples of Kubernetes' CEL URL library (apiserver pkg/cel/library/urls.go).
         let u = parse_url("https://user:pass@example.com:80/path?query=val#fragment").unwrap();
-        assert_eq!((u.scheme.as_str(), u.host.as_str()), ("https", "example.com:80"));
+        assert_eq!(
+            (u.scheme.as_str(), u.host.as_str()),
+            ("https", "example.com:80")
+        );
         assert!(parse_request_uri("/absolute-path").is_ok());
         assert_eq!(
             parse_request_uri("https://a:b:c/").unwrap_err(),
@@ -383,17 +383,26 @@ mod tests {
         assert_eq!(parse_url("https://example.com:80/").unwrap().port(), "80");
         assert_eq!(parse_url("https://example.com/").unwrap().port(), "");
         assert_eq!(
-            parse_url("https://example.com/path with spaces/").unwrap().escaped_path(),
+            parse_url("https://example.com/path with spaces/")
+                .unwrap()
+                .escaped_path(),
             "/path%20with%20spaces/"
         );
         assert_eq!(parse_url("https://example.com").unwrap().escaped_path(), "");
-        let q = parse_url("https://example.com/path?k1=a&k2=b&k2=c").unwrap().query();
+        let q = parse_url("https://example.com/path?k1=a&k2=b&k2=c")
+            .unwrap()
+            .query();
         assert_eq!(q["k2"], vec!["b".to_owned(), "c".to_owned()]);
         let q = parse_url("https://example.com/path?key with spaces=value with spaces")
             .unwrap()
             .query();
         assert_eq!(q["key with spaces"], vec!["value with spaces".to_owned()]);
-        assert!(parse_url("https://example.com/path?").unwrap().query().is_empty());
+        assert!(
+            parse_url("https://example.com/path?")
+                .unwrap()
+                .query()
+                .is_empty()
+        );
         assert_eq!(parse_url("/path").unwrap().scheme, "");
         assert!(parse_request_uri("").is_err());
         assert!(parse_request_uri("http://exa mple.com/").is_err());

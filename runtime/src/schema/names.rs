@@ -10,7 +10,8 @@ const LABEL_KEY_MSG: &str = "must consist of alphanumeric characters, '-', '_' o
 const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
@@ -27,7 +28,10 @@ fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     }
     // Go appends "', " after each example and " or " before the next: two spaces.
     let quoted: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
-    format!("{msg} (e.g. {}regex used for validation is '{fmt}')", quoted.join(" or "))
+    format!(
+        "{msg} (e.g. {}regex used for validation is '{fmt}')",
+        quoted.join(" or ")
+    )
 }
 
 /// `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$` (first: `[a-z]` for DNS-1035).
@@ -45,8 +49,11 @@ fn is_label(s: &str, letter_first: bool) -> bool {
             }
         }
         [first, mid @ .., last] => {
-            (if letter_first { first.is_ascii_lowercase() } else { end(first) })
-                && mid.iter().all(inner)
+            (if letter_first {
+                first.is_ascii_lowercase()
+            } else {
+                end(first)
+            }) && mid.iter().all(inner)
                 && end(last)
         }
     }
@@ -67,7 +74,11 @@ pub fn is_dns1123_label(value: &str) -> Vec<String> {
         if is_subdomain(value) {
             errs.push("must not contain dots".to_owned());
         } else {
-            errs.push(regex_error(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, &["my-name", "123-abc"]));
+            errs.push(regex_error(
+                DNS1123_LABEL_MSG,
+                DNS1123_LABEL_FMT,
+                &["my-name", "123-abc"],
+            ));
         }
     }
     errs
@@ -81,7 +92,11 @@ pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
         errs.push(max_len(253));
     }
     if !is_subdomain(value) {
-        errs.push(regex_error(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, &["example.com"]));
+        errs.push(regex_error(
+            DNS1123_SUBDOMAIN_MSG,
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
     }
     errs
 }
@@ -94,7 +109,11 @@ pub fn is_dns1035_label(value: &str) -> Vec<String> {
         errs.push(max_len(63));
     }
     if !is_label(value, true) {
-        errs.push(regex_error(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, &["my-name", "abc-123"]));
+        errs.push(regex_error(
+            DNS1035_LABEL_MSG,
+            DNS1035_LABEL_FMT,
+            &["my-name", "abc-123"],
+        ));
     }
     errs
 }
@@ -111,19 +130,31 @@ fn mask_trailing_dash(name: &str) -> String {
 /// `NameIsDNSLabel` (`prefix`: a `generateName`).
 #[must_use]
 pub fn name_is_dns_label(name: &str, prefix: bool) -> Vec<String> {
-    is_dns1123_label(&if prefix { mask_trailing_dash(name) } else { name.to_owned() })
+    is_dns1123_label(&if prefix {
+        mask_trailing_dash(name)
+    } else {
+        name.to_owned()
+    })
 }
 
 /// `NameIsDNSSubdomain`, the rule for most object names.
 #[must_use]
 pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
-    is_dns1123_subdomain(&if prefix { mask_trailing_dash(name) } else { name.to_owned() })
+    is_dns1123_subdomain(&if prefix {
+        mask_trailing_dash(name)
+    } else {
+        name.to_owned()
+    })
 }
 
 /// `NameIsDNS1035Label`.
 #[must_use]
 pub fn name_is_dns1035_label(name: &str, prefix: bool) -> Vec<String> {
-    is_dns1035_label(&if prefix { mask_trailing_dash(name) } else { name.to_owned() })
+    is_dns1035_label(&if prefix {
+        mask_trailing_dash(name)
+    } else {
+        name.to_owned()
+    })
 }
 
 fn is_label_key_name(s: &str) -> bool {
@@ -135,7 +166,9 @@ fn is_label_key_name(s: &str) -> bool {
         [first, mid @ .., last] => {
             alnum(first)
                 && alnum(last)
-                && mid.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+                && mid
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
         }
     }
 }
@@ -151,7 +184,11 @@ pub fn is_qualified_name(value: &str) -> Vec<String> {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_owned());
             } else {
-                errs.extend(is_dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}")));
+                errs.extend(
+                    is_dns1123_subdomain(prefix)
+                        .into_iter()
+                        .map(|m| format!("prefix part {m}")),
+                );
             }
             *name
         }
@@ -171,7 +208,11 @@ pub fn is_qualified_name(value: &str) -> Vec<String> {
     if !is_label_key_name(name) {
         errs.push(format!(
             "name part {}",
-            regex_error(LABEL_KEY_MSG, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
+            regex_error(
+                LABEL_KEY_MSG,
+                LABEL_KEY_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
         ));
     }
     errs
@@ -185,7 +226,11 @@ pub fn is_valid_label_value(value: &str) -> Vec<String> {
         errs.push(max_len(63));
     }
     if !value.is_empty() && !is_label_key_name(value) {
-        errs.push(regex_error(LABEL_VALUE_MSG, LABEL_VALUE_FMT, &["MyValue", "my_value", "12345"]));
+        errs.push(regex_error(
+            LABEL_VALUE_MSG,
+            LABEL_VALUE_FMT,
+            &["MyValue", "my_value", "12345"],
+        ));
     }
     errs
 }
@@ -201,12 +246,18 @@ mod tests {
             name_is_dns_subdomain("BAD_NAME", false),
             vec!["a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_owned()]
         );
-        assert_eq!(is_dns1123_label("a.b"), vec!["must not contain dots".to_owned()]);
+        assert_eq!(
+            is_dns1123_label("a.b"),
+            vec!["must not contain dots".to_owned()]
+        );
         assert!(is_dns1123_label("my-name").is_empty());
         assert!(name_is_dns_label("gen-", true).is_empty());
         assert_eq!(is_dns1123_label(&"a".repeat(64)), vec![max_len(63)]);
         assert!(is_qualified_name("example.com/MyName").is_empty());
-        assert_eq!(is_qualified_name("/x"), vec!["prefix part must be non-empty".to_owned()]);
+        assert_eq!(
+            is_qualified_name("/x"),
+            vec!["prefix part must be non-empty".to_owned()]
+        );
         assert!(is_valid_label_value("").is_empty());
         assert!(!is_valid_label_value("-x").is_empty());
         assert!(!is_dns1035_label("1abc").is_empty());

@@ -3,9 +3,9 @@
 
 use std::sync::OnceLock;
 
-use super::{Node, Resolve};
 #[cfg(feature = "validate")]
 use super::error::{Errors, FieldError};
+use super::{Node, Resolve};
 
 /// A type's schema as generated code embeds it: the node's JSON form, and the schemas of
 /// the types its `$ref`s name (`$ref: i` is `refs[i]()`). Built in a `static` by a `const
@@ -43,7 +43,10 @@ impl StaticSchema {
     /// `additionalProperties`, `allOf`/`oneOf`/`anyOf` followed by an index, and `not`
     /// step through those keywords), resolving references as the parent does.
     #[must_use]
-    pub const fn within(parent: fn() -> &'static StaticSchema, path: &'static [&'static str]) -> Self {
+    pub const fn within(
+        parent: fn() -> &'static StaticSchema,
+        path: &'static [&'static str],
+    ) -> Self {
         Self {
             source: Source::Within { parent, path },
             node: OnceLock::new(),
@@ -58,10 +61,14 @@ impl StaticSchema {
     pub fn node(&self) -> Result<&Node, &str> {
         self.node
             .get_or_init(|| match &self.source {
-                Source::Json { json, .. } => serde_json::from_str(json).map_err(|e| format!("schema JSON: {e}")),
+                Source::Json { json, .. } => {
+                    serde_json::from_str(json).map_err(|e| format!("schema JSON: {e}"))
+                }
                 Source::Within { parent, path } => {
                     let parent = parent().node().map_err(str::to_owned)?;
-                    descend(parent, path).cloned().ok_or_else(|| format!("no node at {}", path.join("/")))
+                    descend(parent, path)
+                        .cloned()
+                        .ok_or_else(|| format!("no node at {}", path.join("/")))
                 }
             })
             .as_ref()
@@ -79,7 +86,9 @@ impl StaticSchema {
 
 impl std::fmt::Debug for StaticSchema {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StaticSchema").field("node", &self.node()).finish()
+        f.debug_struct("StaticSchema")
+            .field("node", &self.node())
+            .finish()
     }
 }
 
@@ -192,11 +201,18 @@ pub trait Validate {
 }
 
 #[cfg(feature = "validate")]
-fn run<T: serde::Serialize>(schema: &'static StaticSchema, value: &T, old: Option<&T>) -> Result<(), Errors> {
+fn run<T: serde::Serialize>(
+    schema: &'static StaticSchema,
+    value: &T,
+    old: Option<&T>,
+) -> Result<(), Errors> {
     let internal = |detail: String| Errors(vec![FieldError::internal("<nil>", detail)]);
     let node = schema.node().map_err(|e| internal(e.to_owned()))?;
     let value = serde_json::to_value(value).map_err(|e| internal(e.to_string()))?;
-    let old = old.map(serde_json::to_value).transpose().map_err(|e| internal(e.to_string()))?;
+    let old = old
+        .map(serde_json::to_value)
+        .transpose()
+        .map_err(|e| internal(e.to_string()))?;
     Errors(super::validate(node, schema, &value, old.as_ref())).into_result()
 }
 
@@ -237,7 +253,8 @@ mod tests {
         r#"{"type":"object","properties":{"spec":{"type":"object","properties":{"items":{"type":"array","items":{"$ref":0}}}}}}"#,
         &[|| &LEAF],
     );
-    static ITEMS: StaticSchema = StaticSchema::within(|| &ROOT, &["properties", "spec", "properties", "items"]);
+    static ITEMS: StaticSchema =
+        StaticSchema::within(|| &ROOT, &["properties", "spec", "properties", "items"]);
     static BROKEN: StaticSchema = StaticSchema::new("{not json", &[]);
 
     #[test]

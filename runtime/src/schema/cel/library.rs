@@ -14,7 +14,7 @@ use cel::common::value::{CowVal, Val};
 use cel::{Env, ExecutionError};
 
 use super::values::{
-    CIDR, Cidr, CelQuantity, DURATION, Duration, FORMAT, Format, IP, Ip, QUANTITY, TIMESTAMP,
+    CIDR, CelQuantity, Cidr, DURATION, Duration, FORMAT, Format, IP, Ip, QUANTITY, TIMESTAMP,
     Timestamp, URL, Url, duration, duration_text, parse_timestamp, timestamp_text,
 };
 use crate::Quantity;
@@ -40,7 +40,10 @@ fn int(args: &[CowVal<'_, '_>], i: usize) -> Result<i64, ExecutionError> {
         .ok_or_else(|| err("argument", "expected an int"))
 }
 
-fn get<'a, T: cel::common::value::StaticVal>(args: &'a [CowVal<'_, '_>], i: usize) -> Result<&'a T, ExecutionError> {
+fn get<'a, T: cel::common::value::StaticVal>(
+    args: &'a [CowVal<'_, '_>],
+    i: usize,
+) -> Result<&'a T, ExecutionError> {
     args.get(i)
         .and_then(|v| v.as_any().and_then(|a| a.downcast_ref::<T>()))
         .ok_or_else(|| err("argument", "unexpected argument type"))
@@ -58,7 +61,10 @@ fn integer<'b, 'v>(i: i64) -> Out<'b, 'v> {
     Ok(CowVal::owned(CelInt::from(i)))
 }
 
-fn list_items<'a, 'v>(args: &'a [CowVal<'_, 'v>], i: usize) -> Result<&'a [Box<dyn Val + 'v>], ExecutionError> {
+fn list_items<'a, 'v>(
+    args: &'a [CowVal<'_, 'v>],
+    i: usize,
+) -> Result<&'a [Box<dyn Val + 'v>], ExecutionError> {
     args.get(i)
         .and_then(|v| <&[Box<dyn Val + 'v>]>::try_from(&**v).ok())
         .ok_or_else(|| err("argument", "expected a list"))
@@ -66,22 +72,84 @@ fn list_items<'a, 'v>(args: &'a [CowVal<'_, 'v>], i: usize) -> Result<&'a [Box<d
 
 /// Every function name the libraries add, for the load-time check of rules.
 pub(crate) const NAMES: &[&str] = &[
-    "matches", "find", "findAll", "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf",
-    "url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath",
-    "getQuery", "quantity", "isQuantity", "sign", "isGreaterThan", "isLessThan", "compareTo",
-    "asApproximateFloat", "asInteger", "isInteger", "add", "sub", "ip", "isIP",
-    "ip.isCanonical", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
-    "isLinkLocalUnicast", "isGlobalUnicast", "cidr", "isCIDR", "containsIP", "containsCIDR",
-    "prefixLength", "masked", "format.named", "validate", "sets.contains", "sets.equivalent",
-    "sets.intersects", "duration", "timestamp", "string", "int", "getHours", "getMinutes",
-    "getSeconds", "getMilliseconds", "getFullYear", "getMonth", "getDate", "getDayOfMonth",
-    "getDayOfWeek", "getDayOfYear",
+    "matches",
+    "find",
+    "findAll",
+    "isSorted",
+    "sum",
+    "min",
+    "max",
+    "indexOf",
+    "lastIndexOf",
+    "url",
+    "isURL",
+    "getScheme",
+    "getHost",
+    "getHostname",
+    "getPort",
+    "getEscapedPath",
+    "getQuery",
+    "quantity",
+    "isQuantity",
+    "sign",
+    "isGreaterThan",
+    "isLessThan",
+    "compareTo",
+    "asApproximateFloat",
+    "asInteger",
+    "isInteger",
+    "add",
+    "sub",
+    "ip",
+    "isIP",
+    "ip.isCanonical",
+    "family",
+    "isUnspecified",
+    "isLoopback",
+    "isLinkLocalMulticast",
+    "isLinkLocalUnicast",
+    "isGlobalUnicast",
+    "cidr",
+    "isCIDR",
+    "containsIP",
+    "containsCIDR",
+    "prefixLength",
+    "masked",
+    "format.named",
+    "validate",
+    "sets.contains",
+    "sets.equivalent",
+    "sets.intersects",
+    "duration",
+    "timestamp",
+    "string",
+    "int",
+    "getHours",
+    "getMinutes",
+    "getSeconds",
+    "getMilliseconds",
+    "getFullYear",
+    "getMonth",
+    "getDate",
+    "getDayOfMonth",
+    "getDayOfWeek",
+    "getDayOfYear",
 ];
 
 /// The named formats of `format.named()` and their `format.<name>()` functions.
 const FORMATS: &[&str] = &[
-    "dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName", "dns1123LabelPrefix",
-    "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date",
+    "dns1123Label",
+    "dns1123Subdomain",
+    "dns1035Label",
+    "qualifiedName",
+    "dns1123LabelPrefix",
+    "dns1123SubdomainPrefix",
+    "dns1035LabelPrefix",
+    "labelValue",
+    "uri",
+    "uuid",
+    "byte",
+    "date",
     "datetime",
 ];
 
@@ -258,7 +326,13 @@ pub(crate) fn register(env: &mut Env) -> Result<(), String> {
             "date" => |_| Ok(CowVal::owned(Format("date"))),
             _ => |_| Ok(CowVal::owned(Format("datetime"))),
         };
-        env.add_overload(&format!("format.{name}"), &format!("format_{name}"), vec![], f).map_err(|e| e.to_string())?;
+        env.add_overload(
+            &format!("format.{name}"),
+            &format!("format_{name}"),
+            vec![],
+            f,
+        )
+        .map_err(|e| e.to_string())?;
     }
     reg!(env, member "validate", FORMAT, [t::STRING_TYPE], |a| {
         let errors = check_format(get::<Format>(&a, 0)?.0, s(&a, 1)?);
@@ -371,7 +445,8 @@ fn extreme<'b, 'v>(a: &[CowVal<'b, 'v>], name: &str, prefer: Ordering) -> Out<'b
 
 fn qcmp(a: &[CowVal<'_, '_>]) -> Result<Ordering, ExecutionError> {
     let (x, y) = (&get::<CelQuantity>(a, 0)?.0, &get::<CelQuantity>(a, 1)?.0);
-    x.cmp_value(y).ok_or_else(|| err("compareTo", "invalid quantity"))
+    x.cmp_value(y)
+        .ok_or_else(|| err("compareTo", "invalid quantity"))
 }
 
 fn qarith<'b, 'v>(a: &[CowVal<'_, '_>], add: bool) -> Out<'b, 'v> {
@@ -380,15 +455,26 @@ fn qarith<'b, 'v>(a: &[CowVal<'_, '_>], add: bool) -> Out<'b, 'v> {
         Ok(q) => q.0.clone(),
         Err(_) => Quantity::from(int(a, 1)?.to_string()),
     };
-    let r = if add { x.checked_add(&y) } else { x.checked_sub(&y) };
-    r.map(|q| CowVal::owned(CelQuantity(q)))
-        .ok_or_else(|| err(if add { "add" } else { "sub" }, "quantity arithmetic overflow"))
+    let r = if add {
+        x.checked_add(&y)
+    } else {
+        x.checked_sub(&y)
+    };
+    r.map(|q| CowVal::owned(CelQuantity(q))).ok_or_else(|| {
+        err(
+            if add { "add" } else { "sub" },
+            "quantity arithmetic overflow",
+        )
+    })
 }
 
 /// apiserver's `parseIPAddr`: `netip.ParseAddr`, without zones or IPv4-mapped addresses.
 fn parse_ip(raw: &str) -> Result<IpAddr, String> {
     if raw.contains('%') {
-        return Err(format!("IP address {} with zone value is not allowed", crate::schema::gofmt::quote(raw)));
+        return Err(format!(
+            "IP address {} with zone value is not allowed",
+            crate::schema::gofmt::quote(raw)
+        ));
     }
     let addr: IpAddr = raw.parse().map_err(|_| {
         format!("IP Address {} parse error during conversion from string: ParseAddr({}): unable to parse IP", crate::schema::gofmt::quote(raw), crate::schema::gofmt::quote(raw))
@@ -396,7 +482,10 @@ fn parse_ip(raw: &str) -> Result<IpAddr, String> {
     if let IpAddr::V6(v6) = addr
         && v6.to_ipv4_mapped().is_some()
     {
-        return Err(format!("IPv4-mapped IPv6 address {} is not allowed", crate::schema::gofmt::quote(raw)));
+        return Err(format!(
+            "IPv4-mapped IPv6 address {} is not allowed",
+            crate::schema::gofmt::quote(raw)
+        ));
     }
     Ok(addr)
 }
@@ -404,24 +493,47 @@ fn parse_ip(raw: &str) -> Result<IpAddr, String> {
 /// apiserver's `parseCIDR`: `netip.ParsePrefix` (host bits allowed), no IPv4-mapped
 /// addresses.
 fn parse_cidr(raw: &str) -> Result<(IpAddr, u8), String> {
-    let (addr, bits) = raw.split_once('/').ok_or_else(|| format!("netip.ParsePrefix({}): no '/'", crate::schema::gofmt::quote(raw)))?;
+    let (addr, bits) = raw.split_once('/').ok_or_else(|| {
+        format!(
+            "netip.ParsePrefix({}): no '/'",
+            crate::schema::gofmt::quote(raw)
+        )
+    })?;
     let ip = parse_ip(addr)?;
     let max = if ip.is_ipv4() { 32 } else { 128 };
-    let valid = !bits.is_empty() && bits.bytes().all(|b| b.is_ascii_digit()) && !(bits.len() > 1 && bits.starts_with('0'));
-    let n: u8 = bits.parse().ok().filter(|n| valid && *n <= max).ok_or_else(|| {
-        format!("netip.ParsePrefix({}): bad bits after slash: {}", crate::schema::gofmt::quote(raw), crate::schema::gofmt::quote(bits))
-    })?;
+    let valid = !bits.is_empty()
+        && bits.bytes().all(|b| b.is_ascii_digit())
+        && !(bits.len() > 1 && bits.starts_with('0'));
+    let n: u8 = bits
+        .parse()
+        .ok()
+        .filter(|n| valid && *n <= max)
+        .ok_or_else(|| {
+            format!(
+                "netip.ParsePrefix({}): bad bits after slash: {}",
+                crate::schema::gofmt::quote(raw),
+                crate::schema::gofmt::quote(bits)
+            )
+        })?;
     Ok((ip, n))
 }
 
 fn mask(ip: IpAddr, bits: u8) -> IpAddr {
     match ip {
         IpAddr::V4(v) => {
-            let m = if bits == 0 { 0 } else { u32::MAX << (32 - u32::from(bits)) };
+            let m = if bits == 0 {
+                0
+            } else {
+                u32::MAX << (32 - u32::from(bits))
+            };
             IpAddr::V4((u32::from(v) & m).into())
         }
         IpAddr::V6(v) => {
-            let m = if bits == 0 { 0 } else { u128::MAX << (128 - u32::from(bits)) };
+            let m = if bits == 0 {
+                0
+            } else {
+                u128::MAX << (128 - u32::from(bits))
+            };
             IpAddr::V6((u128::from(v) & m).into())
         }
     }
@@ -438,10 +550,19 @@ fn contains(c: &Cidr, ip: IpAddr, bits: Option<u8>) -> bool {
 
 fn is_global_unicast(ip: IpAddr) -> bool {
     match ip {
-        IpAddr::V4(v) => !(v.is_unspecified() || v.is_broadcast() || v.is_loopback() || v.is_multicast() || v.is_link_local()),
+        IpAddr::V4(v) => {
+            !(v.is_unspecified()
+                || v.is_broadcast()
+                || v.is_loopback()
+                || v.is_multicast()
+                || v.is_link_local())
+        }
         IpAddr::V6(v) => {
             let first = v.segments()[0];
-            !(v.is_unspecified() || v.is_loopback() || first & 0xff00 == 0xff00 || first & 0xffc0 == 0xfe80)
+            !(v.is_unspecified()
+                || v.is_loopback()
+                || first & 0xff00 == 0xff00
+                || first & 0xffc0 == 0xfe80)
         }
     }
 }
@@ -459,17 +580,32 @@ fn check_format(name: &str, value: &str) -> Vec<String> {
         "labelValue" => names::is_valid_label_value(value),
         "uri" => gourl::parse_request_uri(value).err().into_iter().collect(),
         "uuid" => {
-            if crate::schema::validate::format_validates("uuid", value) { vec![] } else { vec!["does not match the UUID format".to_owned()] }
+            if crate::schema::validate::format_validates("uuid", value) {
+                vec![]
+            } else {
+                vec!["does not match the UUID format".to_owned()]
+            }
         }
         "byte" => {
-            if crate::schema::validate::format_validates("byte", value) { vec![] } else { vec!["invalid base64".to_owned()] }
+            if crate::schema::validate::format_validates("byte", value) {
+                vec![]
+            } else {
+                vec!["invalid base64".to_owned()]
+            }
         }
         "date" => {
-            if crate::schema::validate::format_validates("date", value) { vec![] } else { vec!["invalid date".to_owned()] }
+            if crate::schema::validate::format_validates("date", value) {
+                vec![]
+            } else {
+                vec!["invalid date".to_owned()]
+            }
         }
         _ => {
-            if crate::schema::validate::format_validates("datetime", value) { vec![] } else { vec!["invalid datetime".to_owned()] }
+            if crate::schema::validate::format_validates("datetime", value) {
+                vec![]
+            } else {
+                vec!["invalid datetime".to_owned()]
+            }
         }
     }
 }
-

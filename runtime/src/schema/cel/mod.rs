@@ -68,8 +68,10 @@ fn env() -> Result<&'static Arc<Env>, &'static String> {
     static ENV: OnceLock<Result<Arc<Env>, String>> = OnceLock::new();
     ENV.get_or_init(|| {
         let mut env = Env::stdlib();
-        env.add_extension(cel::extensions::strings).map_err(|e| e.to_string())?;
-        env.add_extension(cel::extensions::lists).map_err(|e| e.to_string())?;
+        env.add_extension(cel::extensions::strings)
+            .map_err(|e| e.to_string())?;
+        env.add_extension(cel::extensions::lists)
+            .map_err(|e| e.to_string())?;
         library::register(&mut env)?;
         Ok(Arc::new(env))
     })
@@ -102,7 +104,9 @@ fn compile(text: &str) -> Arc<Result<Compiled, String>> {
 
 fn compile_uncached(text: &str) -> Result<Compiled, String> {
     let env = env().map_err(Clone::clone)?;
-    let program = env.compile(text).map_err(|e| format!("compilation failed: {e}"))?;
+    let program = env
+        .compile(text)
+        .map_err(|e| format!("compilation failed: {e}"))?;
     let mut scope = vec!["self".to_owned(), "oldSelf".to_owned()];
     let mut uses_old_self = false;
     check_expr(&program.expression().expr, &mut scope, &mut uses_old_self)?;
@@ -114,38 +118,107 @@ fn compile_uncached(text: &str) -> Result<Compiled, String> {
 
 /// The standard library's functions and the extensions' (cel-go's names).
 const STANDARD: &[&str] = &[
-    "size", "contains", "startsWith", "endsWith", "int", "uint", "double", "string", "bytes",
-    "bool", "type", "dyn", "has", "optional.of", "optional.none", "optional.ofNonZeroValue",
-    "hasValue", "value", "or", "orValue", "charAt", "indexOf", "lastIndexOf", "join",
-    "lowerAscii", "upperAscii", "trim", "replace", "split", "substring", "format",
-    "strings.quote", "reverse", "slice", "flatten", "distinct", "sort", "sortBy", "first",
-    "last", "range", "lists.range", "optMap", "optFlatMap",
+    "size",
+    "contains",
+    "startsWith",
+    "endsWith",
+    "int",
+    "uint",
+    "double",
+    "string",
+    "bytes",
+    "bool",
+    "type",
+    "dyn",
+    "has",
+    "optional.of",
+    "optional.none",
+    "optional.ofNonZeroValue",
+    "hasValue",
+    "value",
+    "or",
+    "orValue",
+    "charAt",
+    "indexOf",
+    "lastIndexOf",
+    "join",
+    "lowerAscii",
+    "upperAscii",
+    "trim",
+    "replace",
+    "split",
+    "substring",
+    "format",
+    "strings.quote",
+    "reverse",
+    "slice",
+    "flatten",
+    "distinct",
+    "sort",
+    "sortBy",
+    "first",
+    "last",
+    "range",
+    "lists.range",
+    "optMap",
+    "optFlatMap",
 ];
 
 /// Names a rule may use as values: the types and namespaces of the environment.
 const IDENTIFIERS: &[&str] = &[
-    "int", "uint", "double", "string", "bytes", "bool", "list", "map", "null_type", "type",
-    "dyn", "optional", "format", "sets", "strings", "lists", "ip", "cidr",
-    "google.protobuf.Duration", "google.protobuf.Timestamp",
+    "int",
+    "uint",
+    "double",
+    "string",
+    "bytes",
+    "bool",
+    "list",
+    "map",
+    "null_type",
+    "type",
+    "dyn",
+    "optional",
+    "format",
+    "sets",
+    "strings",
+    "lists",
+    "ip",
+    "cidr",
+    "google.protobuf.Duration",
+    "google.protobuf.Timestamp",
 ];
 
 /// Checks the identifiers and functions of an expression: a rule the evaluator cannot
 /// run is refused here, not skipped when it runs.
-fn check_expr(expr: &Expr, scope: &mut Vec<String>, uses_old_self: &mut bool) -> Result<(), String> {
+fn check_expr(
+    expr: &Expr,
+    scope: &mut Vec<String>,
+    uses_old_self: &mut bool,
+) -> Result<(), String> {
     match expr {
         Expr::Ident(name) => {
             if name == "oldSelf" {
                 *uses_old_self = true;
             }
-            if !name.starts_with('@') && !scope.iter().any(|s| s == name) && !IDENTIFIERS.contains(&name.as_str()) {
+            if !name.starts_with('@')
+                && !scope.iter().any(|s| s == name)
+                && !IDENTIFIERS.contains(&name.as_str())
+            {
                 return Err(format!("undeclared reference to '{name}'"));
             }
         }
         Expr::Call(call) => {
             let name = call.func_name.as_str();
-            let qualified = call.target.as_ref().and_then(|t| qualified(&t.expr)).map(|q| format!("{q}.{name}"));
+            let qualified = call
+                .target
+                .as_ref()
+                .and_then(|t| qualified(&t.expr))
+                .map(|q| format!("{q}.{name}"));
             let known = |n: &str| {
-                n.starts_with('_') || n.starts_with('@') || n.starts_with("!_") || n == "@in"
+                n.starts_with('_')
+                    || n.starts_with('@')
+                    || n.starts_with("!_")
+                    || n == "@in"
                     || STANDARD.contains(&n)
                     || library::NAMES.contains(&n)
                     || n.starts_with("format.")
@@ -188,7 +261,9 @@ fn check_expr(expr: &Expr, scope: &mut Vec<String>, uses_old_self: &mut bool) ->
         Expr::Map(map) => {
             for entry in &map.entries {
                 match &entry.expr {
-                    cel::common::ast::EntryExpr::StructField(f) => check_expr(&f.value.expr, scope, uses_old_self)?,
+                    cel::common::ast::EntryExpr::StructField(f) => {
+                        check_expr(&f.value.expr, scope, uses_old_self)?
+                    }
                     cel::common::ast::EntryExpr::MapEntry(e) => {
                         check_expr(&e.key.expr, scope, uses_old_self)?;
                         check_expr(&e.value.expr, scope, uses_old_self)?;
@@ -215,7 +290,9 @@ fn check_expr(expr: &Expr, scope: &mut Vec<String>, uses_old_self: &mut bool) ->
 fn qualified(expr: &Expr) -> Option<String> {
     match expr {
         Expr::Ident(name) => Some(name.clone()),
-        Expr::Select(select) if !select.test => qualified(&select.operand.expr).map(|q| format!("{q}.{}", select.field)),
+        Expr::Select(select) if !select.test => {
+            qualified(&select.operand.expr).map(|q| format!("{q}.{}", select.field))
+        }
         _ => None,
     }
 }
@@ -234,7 +311,13 @@ pub struct RuleError {
 
 impl std::fmt::Display for RuleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: rule {}: {}", self.pointer, super::gofmt::quote(&self.rule), self.reason)
+        write!(
+            f,
+            "{}: rule {}: {}",
+            self.pointer,
+            super::gofmt::quote(&self.rule),
+            self.reason
+        )
     }
 }
 
@@ -250,7 +333,11 @@ impl std::error::Error for RuleError {}
 pub fn check_rules(node: &Node) -> Result<(), Vec<RuleError>> {
     let mut errors = Vec::new();
     check_node(node, String::new(), &mut errors);
-    if errors.is_empty() { Ok(()) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// Compiles one rule text, as [`check_rules`] does for each.
@@ -267,16 +354,31 @@ pub fn check_rule(rule: &str) -> Result<(), String> {
 fn check_node(node: &Node, pointer: String, errors: &mut Vec<RuleError>) {
     for (i, rule) in node.rules.iter().enumerate() {
         if let Err(reason) = check_rule(&rule.rule) {
-            errors.push(RuleError { pointer: format!("{pointer}/rules/{i}/rule"), rule: rule.rule.clone(), reason });
+            errors.push(RuleError {
+                pointer: format!("{pointer}/rules/{i}/rule"),
+                rule: rule.rule.clone(),
+                reason,
+            });
         }
         if let Some(m) = &rule.message_expression
             && let Err(reason) = check_rule(m)
         {
-            errors.push(RuleError { pointer: format!("{pointer}/rules/{i}/messageExpression"), rule: m.clone(), reason });
+            errors.push(RuleError {
+                pointer: format!("{pointer}/rules/{i}/messageExpression"),
+                rule: m.clone(),
+                reason,
+            });
         }
     }
     for (name, p) in &node.properties {
-        check_node(p, format!("{pointer}/properties/{}", name.replace('~', "~0").replace('/', "~1")), errors);
+        check_node(
+            p,
+            format!(
+                "{pointer}/properties/{}",
+                name.replace('~', "~0").replace('/', "~1")
+            ),
+            errors,
+        );
     }
     if let Some(super::Additional::Schema(s)) = node.additional_properties.as_deref() {
         check_node(s, format!("{pointer}/additionalProperties"), errors);
@@ -284,7 +386,11 @@ fn check_node(node: &Node, pointer: String, errors: &mut Vec<RuleError>) {
     if let Some(items) = &node.items {
         check_node(items, format!("{pointer}/items"), errors);
     }
-    for (word, list) in [("allOf", &node.all_of), ("oneOf", &node.one_of), ("anyOf", &node.any_of)] {
+    for (word, list) in [
+        ("allOf", &node.all_of),
+        ("oneOf", &node.one_of),
+        ("anyOf", &node.any_of),
+    ] {
         for (i, n) in list.iter().enumerate() {
             check_node(n, format!("{pointer}/{word}/{i}"), errors);
         }
@@ -309,15 +415,31 @@ fn has_rules_at(view: &View<'_>, depth: usize) -> bool {
     }
     view.items().is_some_and(|i| has_rules_at(&i, depth + 1))
         || matches!(view.additional(), Some(Ok(a)) if has_rules_at(&a, depth + 1))
-        || view.properties().iter().any(|(_, p)| has_rules_at(p, depth + 1))
+        || view
+            .properties()
+            .iter()
+            .any(|(_, p)| has_rules_at(p, depth + 1))
 }
 
 /// Runs the rules of `view` and below on `value` (`old`: its correlated old value).
-pub(crate) fn validate(view: &View<'_>, value: &Value, old: Option<&Value>, base: &FieldPath, errors: &mut Vec<FieldError>) {
+pub(crate) fn validate(
+    view: &View<'_>,
+    value: &Value,
+    old: Option<&Value>,
+    base: &FieldPath,
+    errors: &mut Vec<FieldError>,
+) {
     walk(view, value, old, base, errors, 0);
 }
 
-fn walk(view: &View<'_>, value: &Value, old: Option<&Value>, path: &FieldPath, errors: &mut Vec<FieldError>, depth: usize) {
+fn walk(
+    view: &View<'_>,
+    value: &Value,
+    old: Option<&Value>,
+    path: &FieldPath,
+    errors: &mut Vec<FieldError>,
+    depth: usize,
+) {
     if value.is_null() || depth > MAX_DEPTH {
         return;
     }
@@ -329,36 +451,73 @@ fn walk(view: &View<'_>, value: &Value, old: Option<&Value>, path: &FieldPath, e
     // allOf members' rules apply to the same value.
     for (node, resolve) in view.layers() {
         for member in &node.all_of {
-            walk(&View::new(member, *resolve), value, old, path, errors, depth + 1);
+            walk(
+                &View::new(member, *resolve),
+                value,
+                old,
+                path,
+                errors,
+                depth + 1,
+            );
         }
     }
     match value {
         Value::Array(items) => {
-            let Some(item_view) = view.items() else { return };
+            let Some(item_view) = view.items() else {
+                return;
+            };
             let keys = view.list_map_keys();
             let old_items = old.and_then(Value::as_array);
             for (i, item) in items.iter().enumerate() {
                 // Only map lists correlate their items with old ones (by key).
                 let old_item = match (view.list_type(), old_items) {
-                    (Some(ListType::Map), Some(olds)) if !keys.is_empty() => olds.iter().find(|o| same_key(o, item, keys)),
+                    (Some(ListType::Map), Some(olds)) if !keys.is_empty() => {
+                        olds.iter().find(|o| same_key(o, item, keys))
+                    }
                     _ => None,
                 };
-                walk(&item_view, item, old_item, &path.index(i), errors, depth + 1);
+                walk(
+                    &item_view,
+                    item,
+                    old_item,
+                    &path.index(i),
+                    errors,
+                    depth + 1,
+                );
             }
         }
         Value::Object(map) => {
-            let correlatable = view.layers().iter().all(|(n, _)| matches!(n.map_type, None | Some(ElementType::Granular | ElementType::Atomic)));
+            let correlatable = view.layers().iter().all(|(n, _)| {
+                matches!(
+                    n.map_type,
+                    None | Some(ElementType::Granular | ElementType::Atomic)
+                )
+            });
             let old_map = old.and_then(Value::as_object).filter(|_| correlatable);
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
             if let Some(Ok(additional)) = view.additional() {
                 for k in &keys {
-                    walk(&additional, &map[k.as_str()], old_map.and_then(|m| m.get(k.as_str())), &path.key(k), errors, depth + 1);
+                    walk(
+                        &additional,
+                        &map[k.as_str()],
+                        old_map.and_then(|m| m.get(k.as_str())),
+                        &path.key(k),
+                        errors,
+                        depth + 1,
+                    );
                 }
             }
             for k in keys {
                 if let Some(prop) = view.property(k) {
-                    walk(&prop, &map[k.as_str()], old_map.and_then(|m| m.get(k.as_str())), &path.child(k), errors, depth + 1);
+                    walk(
+                        &prop,
+                        &map[k.as_str()],
+                        old_map.and_then(|m| m.get(k.as_str())),
+                        &path.child(k),
+                        errors,
+                        depth + 1,
+                    );
                 }
             }
         }
@@ -370,16 +529,31 @@ fn same_key(a: &Value, b: &Value, keys: &[String]) -> bool {
     keys.iter().all(|k| a.get(k) == b.get(k))
 }
 
-fn run_rules(view: &View<'_>, rules: &[Rule], value: &Value, old: Option<&Value>, path: &FieldPath, errors: &mut Vec<FieldError>) {
+fn run_rules(
+    view: &View<'_>,
+    rules: &[Rule],
+    value: &Value,
+    old: Option<&Value>,
+    path: &FieldPath,
+    errors: &mut Vec<FieldError>,
+) {
     if rules.is_empty() {
         return;
     }
     // The bad value of a failed rule is the schema's type, as the API server prints it.
-    let type_name = if view.int_or_string() { "" } else { view.ty().map_or("", |t| t.as_str()) };
+    let type_name = if view.int_or_string() {
+        ""
+    } else {
+        view.ty().map_or("", |t| t.as_str())
+    };
     let env = match env() {
         Ok(env) => env,
         Err(e) => {
-            errors.push(FieldError::invalid(path.render(), BadValue::from(type_name), format!("rule compiler initialization error: {e}")));
+            errors.push(FieldError::invalid(
+                path.render(),
+                BadValue::from(type_name),
+                format!("rule compiler initialization error: {e}"),
+            ));
             return;
         }
     };
@@ -390,7 +564,11 @@ fn run_rules(view: &View<'_>, rules: &[Rule], value: &Value, old: Option<&Value>
         let compiled = match &*compiled {
             Ok(c) => c,
             Err(e) => {
-                errors.push(FieldError::invalid(path.render(), BadValue::from(type_name), format!("rule compile error: {e}")));
+                errors.push(FieldError::invalid(
+                    path.render(),
+                    BadValue::from(type_name),
+                    format!("rule compile error: {e}"),
+                ));
                 continue;
             }
         };
@@ -418,17 +596,27 @@ fn run_rules(view: &View<'_>, rules: &[Rule], value: &Value, old: Option<&Value>
             Ok(Some(true)) => continue,
             Ok(Some(false)) => {}
             Ok(None) => {
-                errors.push(FieldError::invalid(path.render(), BadValue::from(type_name), format!("rule did not evaluate to a bool evaluating rule: {rule_text}")));
+                errors.push(FieldError::invalid(
+                    path.render(),
+                    BadValue::from(type_name),
+                    format!("rule did not evaluate to a bool evaluating rule: {rule_text}"),
+                ));
                 continue;
             }
             Err(e) => {
                 let msg = go_error(&e);
                 let detail = if msg.starts_with("no such overload") {
-                    format!("'{msg}': call arguments did not match a supported operator, function or macro signature for rule: {rule_text}")
+                    format!(
+                        "'{msg}': call arguments did not match a supported operator, function or macro signature for rule: {rule_text}"
+                    )
                 } else {
                     format!("{msg} evaluating rule: {rule_text}")
                 };
-                errors.push(FieldError::invalid(path.render(), BadValue::from(type_name), detail));
+                errors.push(FieldError::invalid(
+                    path.render(),
+                    BadValue::from(type_name),
+                    detail,
+                ));
                 continue;
             }
         }
@@ -440,15 +628,29 @@ fn run_rules(view: &View<'_>, rules: &[Rule], value: &Value, old: Option<&Value>
             .message_expression
             .as_deref()
             .and_then(|m| message(env, m, &ctx))
-            .unwrap_or_else(|| match rule.message.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
-                Some(m) => m.to_owned(),
-                None => format!("failed rule: {rule_text}"),
+            .unwrap_or_else(|| {
+                match rule
+                    .message
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|m| !m.is_empty())
+                {
+                    Some(m) => m.to_owned(),
+                    None => format!("failed rule: {rule_text}"),
+                }
             });
         let error = match rule.reason.as_deref() {
             Some("FieldValueForbidden") => FieldError::forbidden(field.render(), detail),
             Some("FieldValueRequired") => FieldError::required(field.render(), detail),
-            Some("FieldValueDuplicate") => FieldError::duplicate(field.render(), BadValue::from(type_name)),
-            _ => FieldError::new(field.render(), ErrorType::Invalid, BadValue::from(type_name), detail),
+            Some("FieldValueDuplicate") => {
+                FieldError::duplicate(field.render(), BadValue::from(type_name))
+            }
+            _ => FieldError::new(
+                field.render(),
+                ErrorType::Invalid,
+                BadValue::from(type_name),
+                detail,
+            ),
         };
         errors.push(error);
     }
@@ -460,13 +662,17 @@ fn go_error(e: &cel::ExecutionError) -> String {
     use cel::ExecutionError as E;
     match e {
         E::NoSuchKey(k) => format!("no such key: {k}"),
-        E::NoSuchOverload(_) | E::UnsupportedBinaryOperator(..) | E::ValuesNotComparable(..) => "no such overload".to_owned(),
+        E::NoSuchOverload(_) | E::UnsupportedBinaryOperator(..) | E::ValuesNotComparable(..) => {
+            "no such overload".to_owned()
+        }
         E::DivisionByZero(_) => "division by zero".to_owned(),
         E::RemainderByZero(_) => "modulus by zero".to_owned(),
         E::Overflow(..) => "integer overflow".to_owned(),
         E::IndexOutOfBounds(i) => format!("index out of range: {}", index_text(i)),
         E::FunctionError { function, message } => match function.as_str() {
-            "int" | "uint" | "double" | "bool" if message.contains("parse") || message.contains("conversion") => {
+            "int" | "uint" | "double" | "bool"
+                if message.contains("parse") || message.contains("conversion") =>
+            {
                 format!("type conversion error from 'string' to '{function}'")
             }
             _ => message.clone(),
@@ -486,7 +692,12 @@ fn index_text(v: &cel::Value) -> String {
 
 /// `ruleErrorString`: the message when there is one, else the rule, trimmed.
 fn rule_error_string(rule: &Rule) -> String {
-    match rule.message.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
+    match rule
+        .message
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+    {
         Some(m) => m.to_owned(),
         None => rule.rule.trim().to_owned(),
     }

@@ -86,10 +86,16 @@ fn url_library_examples() {
     holds("url('https://example.com:80/').getPort() == '80'");
     holds("url('https://example.com/').getPort() == ''");
     holds("url('https://example.com/path').getEscapedPath() == '/path'");
-    holds("url('https://example.com/path with spaces/').getEscapedPath() == '/path%20with%20spaces/'");
+    holds(
+        "url('https://example.com/path with spaces/').getEscapedPath() == '/path%20with%20spaces/'",
+    );
     holds("url('https://example.com').getEscapedPath() == ''");
-    holds("url('https://example.com/path?k1=a&k2=b&k2=c').getQuery() == {'k1': ['a'], 'k2': ['b', 'c']}");
-    holds("url('https://example.com/path?key with spaces=value with spaces').getQuery() == {'key with spaces': ['value with spaces']}");
+    holds(
+        "url('https://example.com/path?k1=a&k2=b&k2=c').getQuery() == {'k1': ['a'], 'k2': ['b', 'c']}",
+    );
+    holds(
+        "url('https://example.com/path?key with spaces=value with spaces').getQuery() == {'key with spaces': ['value with spaces']}",
+    );
     holds("url('https://example.com/path?').getQuery() == {}");
     holds("url('https://example.com/path').getQuery() == {}");
     fails("url('../relative-path')", "URL parse error");
@@ -103,11 +109,20 @@ fn quantity_library_examples() {
     // followed here, not the comment.
     holds("!isQuantity('1,3G') && !isQuantity('200K') && !isQuantity('Three') && isQuantity('Mi')");
     // apiserver's pkg/cel/library/quantity_test.go
-    fails("quantity('10Mo')", "quantities must match the regular expression");
+    fails(
+        "quantity('10Mo')",
+        "quantities must match the regular expression",
+    );
     fails("quantity('10Mm')", "unable to parse quantity's suffix");
-    holds("isQuantity('20') && isQuantity('20M') && isQuantity('20Mi') && !isQuantity('20Mo') && !isQuantity('10Mm')");
-    holds("quantity('200M') == quantity('200M') && quantity('200M') == quantity('0.2G') && quantity('0.2G') == quantity('200M')");
-    holds("quantity('2M') == quantity('0.002G') && quantity('2000k') == quantity('2M') && quantity('0.002G') == quantity('2000k')");
+    holds(
+        "isQuantity('20') && isQuantity('20M') && isQuantity('20Mi') && !isQuantity('20Mo') && !isQuantity('10Mm')",
+    );
+    holds(
+        "quantity('200M') == quantity('200M') && quantity('200M') == quantity('0.2G') && quantity('0.2G') == quantity('200M')",
+    );
+    holds(
+        "quantity('2M') == quantity('0.002G') && quantity('2000k') == quantity('2M') && quantity('0.002G') == quantity('2000k')",
+    );
     holds("quantity('200M') != quantity('0.3G')");
     holds("quantity('50k').add(quantity('20')) == quantity('50.02k')");
     holds("!quantity('50k').add(20).isLessThan(quantity('50020'))");
@@ -115,11 +130,16 @@ fn quantity_library_examples() {
     holds("quantity('50k').sub(20) == quantity('49980')");
     holds("quantity('50k').add(20).sub(quantity('100k')).asInteger() == -49980");
     holds("quantity('50').isInteger() && quantity('50.703k').asApproximateFloat() == 50703.0");
-    holds("[quantity('9999999999999999999999999999999999999')].all(x, x.add(quantity('1')).compareTo(x.add(quantity('2'))) == -1)");
+    holds(
+        "[quantity('9999999999999999999999999999999999999')].all(x, x.add(quantity('1')).compareTo(x.add(quantity('2'))) == -1)",
+    );
     fails("quantity('200K')", "unable to parse quantity's suffix");
     holds("quantity('50000000G').isInteger()");
     holds("quantity('50k').isInteger()");
-    fails("quantity('9999999999999999999999999999999999999G').asInteger()", "cannot convert value to integer");
+    fails(
+        "quantity('9999999999999999999999999999999999999G').asInteger()",
+        "cannot convert value to integer",
+    );
     holds("!quantity('9999999999999999999999999999999999999G').isInteger()");
     holds("quantity('50k').asInteger() == 50000");
     holds("quantity('50k').sub(20000).asApproximateFloat() == 30000.0");
@@ -143,7 +163,10 @@ fn quantity_library_examples() {
 fn ip_and_cidr_library_examples() {
     holds("isIP('127.0.0.1') && isIP('::1')");
     holds("!isIP('127.0.0.256') && !isIP(':::1')");
-    fails("ip('127.0.0.256')", "parse error during conversion from string");
+    fails(
+        "ip('127.0.0.256')",
+        "parse error during conversion from string",
+    );
     fails("ip('::ffff:1.2.3.4')", "IPv4-mapped IPv6 address");
     fails("ip('fe80::1%eth0')", "with zone value is not allowed");
     holds("!isIP('01.2.3.4')");
@@ -165,11 +188,17 @@ fn ip_and_cidr_library_examples() {
     holds("!isCIDR('192.168.0.0/33') && !isCIDR('::1/129')");
     holds("cidr('192.168.0.0/24').containsIP(ip('192.168.0.1'))");
     holds("!cidr('192.168.0.0/24').containsIP(ip('192.168.1.1'))");
-    holds("cidr('192.168.0.0/24').containsIP('192.168.0.1') && !cidr('192.168.0.0/24').containsIP('192.168.1.1')");
+    holds(
+        "cidr('192.168.0.0/24').containsIP('192.168.0.1') && !cidr('192.168.0.0/24').containsIP('192.168.1.1')",
+    );
     holds("cidr('192.168.0.0/16').containsCIDR(cidr('192.168.10.0/24'))");
     holds("!cidr('192.168.1.0/24').containsCIDR(cidr('192.168.2.0/24'))");
-    holds("cidr('192.168.0.0/16').containsCIDR('192.168.10.0/24') && !cidr('192.168.1.0/24').containsCIDR('192.168.2.0/24')");
-    holds("cidr('192.168.0.1/24').ip() == ip('192.168.0.1') && cidr('192.168.0.1/24').ip().family() == 4");
+    holds(
+        "cidr('192.168.0.0/16').containsCIDR('192.168.10.0/24') && !cidr('192.168.1.0/24').containsCIDR('192.168.2.0/24')",
+    );
+    holds(
+        "cidr('192.168.0.1/24').ip() == ip('192.168.0.1') && cidr('192.168.0.1/24').ip().family() == 4",
+    );
     holds("cidr('::1/128').ip() == ip('::1') && cidr('::1/128').ip().family() == 6");
     holds("cidr('192.168.0.1/24').masked() == cidr('192.168.0.0/24')");
     holds("cidr('192.168.0.0/24') == cidr('192.168.0.0/24').masked()");
@@ -193,7 +222,9 @@ fn format_library_examples() {
     holds("!format.date().validate('2021-01-01').hasValue()");
     holds("!format.datetime().validate('2021-01-01T00:00:00Z').hasValue()");
     holds("format.named('dns1123Label').hasValue() && !format.named('nope').hasValue()");
-    holds("format.dns1123Label().validate('Bad_Name').value() == [\"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\"]");
+    holds(
+        "format.dns1123Label().validate('Bad_Name').value() == [\"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\"]",
+    );
     holds("format.uuid().validate('nope').value() == ['does not match the UUID format']");
 }
 
@@ -202,7 +233,9 @@ fn strings_sets_durations_and_timestamps() {
     holds("'hello'.charAt(1) == 'e' && 'hello'.indexOf('l') == 2 && 'hello'.lastIndexOf('l') == 3");
     holds("'TacoCat'.lowerAscii() == 'tacocat' && 'TacoCat'.upperAscii() == 'TACOCAT'");
     holds("'a,b'.split(',') == ['a', 'b'] && ['a', 'b'].join('-') == 'a-b'");
-    holds("'  x '.trim() == 'x' && 'hello'.substring(1, 3) == 'el' && 'aaa'.replace('a', 'b', 2) == 'bba'");
+    holds(
+        "'  x '.trim() == 'x' && 'hello'.substring(1, 3) == 'el' && 'aaa'.replace('a', 'b', 2) == 'bba'",
+    );
     holds("strings.quote('a\"b') == '\"a\\\\\"b\"'");
     holds("sets.contains([1, 2, 3], [3, 1]) && !sets.contains([1], [2])");
     holds("sets.equivalent([1, 2], [2, 1, 1]) && sets.intersects([1, 2], [2, 5])");
@@ -210,14 +243,25 @@ fn strings_sets_durations_and_timestamps() {
     holds("duration('1500ms').getSeconds() == 1 && duration('1h').getMinutes() == 60");
     holds("string(duration('1h')) == '1h0m0s'");
     fails("duration('apple')", "invalid duration");
-    holds("timestamp('2023-01-01T00:00:00Z') + duration('24h') == timestamp('2023-01-02T00:00:00Z')");
-    holds("timestamp('2023-01-02T00:00:00Z') - timestamp('2023-01-01T00:00:00Z') == duration('24h')");
-    holds("timestamp('2023-03-04T05:06:07Z').getFullYear() == 2023 && timestamp('2023-03-04T05:06:07Z').getMonth() == 2");
+    holds(
+        "timestamp('2023-01-01T00:00:00Z') + duration('24h') == timestamp('2023-01-02T00:00:00Z')",
+    );
+    holds(
+        "timestamp('2023-01-02T00:00:00Z') - timestamp('2023-01-01T00:00:00Z') == duration('24h')",
+    );
+    holds(
+        "timestamp('2023-03-04T05:06:07Z').getFullYear() == 2023 && timestamp('2023-03-04T05:06:07Z').getMonth() == 2",
+    );
     holds("has({'a': 1}.a) && [1, 2, 3].exists_one(x, x == 2) && [1, 2].map(x, x * 2) == [2, 4]");
-    holds("[1, 2, 3].filter(x, x > 1).size() == 2 && [1, 2, 3].all(x, x > 0) && [1, 2].exists(x, x == 2)");
+    holds(
+        "[1, 2, 3].filter(x, x > 1).size() == 2 && [1, 2, 3].all(x, x > 0) && [1, 2].exists(x, x == 2)",
+    );
     fails("{'a': 1}.b == 1", "no such key: b");
     fails("1 / 0 == 1", "division by zero");
-    fails("int('acd') == 1", "type conversion error from 'string' to 'int'");
+    fails(
+        "int('acd') == 1",
+        "type conversion error from 'string' to 'int'",
+    );
 }
 
 fn node(v: Value) -> Node {
@@ -351,7 +395,8 @@ fn kubernetes_documentation_rule_examples() {
 
 #[test]
 fn messages_field_paths_and_reasons() {
-    let n = node(json!({"type": "object", "properties": {"spec": {"type": "object",
+    let n = node(
+        json!({"type": "object", "properties": {"spec": {"type": "object",
         "properties": {"x": {"type": "integer"}, "maxLimit": {"type": "integer"}, "n": {"type": "integer",
             "rules": [{"rule": "self > 0", "message": "  must be positive  "}]}},
         "rules": [
@@ -359,13 +404,20 @@ fn messages_field_paths_and_reasons() {
             {"rule": "self.x != 7", "message": "not seven", "fieldPath": ".x", "reason": "FieldValueForbidden"},
             {"rule": "self.x != 8", "messageExpression": "''", "message": "fallback"},
             {"rule": "self.x != 9", "reason": "FieldValueRequired", "fieldPath": ".maxLimit"}
-        ]}}}));
+        ]}}}),
+    );
     assert_eq!(
         errors(&n, &json!({"spec": {"x": 3, "maxLimit": 2}}), None),
         r#"spec: Invalid value: "object": x exceeded max limit of 2"#
     );
-    assert_eq!(errors(&n, &json!({"spec": {"x": 7, "maxLimit": 9}}), None), "spec.x: Forbidden: not seven");
-    assert_eq!(errors(&n, &json!({"spec": {"x": 8, "maxLimit": 9}}), None), r#"spec: Invalid value: "object": fallback"#);
+    assert_eq!(
+        errors(&n, &json!({"spec": {"x": 7, "maxLimit": 9}}), None),
+        "spec.x: Forbidden: not seven"
+    );
+    assert_eq!(
+        errors(&n, &json!({"spec": {"x": 8, "maxLimit": 9}}), None),
+        r#"spec: Invalid value: "object": fallback"#
+    );
     assert_eq!(
         errors(&n, &json!({"spec": {"x": 9, "maxLimit": 9}}), None),
         "spec.maxLimit: Required value: failed rule: self.x != 9"
@@ -374,7 +426,12 @@ fn messages_field_paths_and_reasons() {
         errors(&n, &json!({"spec": {"x": 1, "maxLimit": 9, "n": 0}}), None),
         r#"spec.n: Invalid value: "integer": must be positive"#
     );
-    let errs = validate(&n, &NoReferences, &json!({"spec": {"x": 7, "maxLimit": 9}}), None);
+    let errs = validate(
+        &n,
+        &NoReferences,
+        &json!({"spec": {"x": 7, "maxLimit": 9}}),
+        None,
+    );
     assert_eq!(errs[0].reason(), "FieldValueForbidden");
 }
 
@@ -392,8 +449,14 @@ fn transition_rules_run_on_update_where_the_old_value_correlates() {
         "atomic": {"type": "array", "items": {"type": "integer", "rules": [{"rule": "self == oldSelf", "message": "never checked"}]}}
     }}));
     // On create no transition rule runs (except optionalOldSelf ones).
-    assert_eq!(errors(&n, &json!({"level": "high", "immutable": "a"}), None), "");
-    assert_eq!(errors(&n, &json!({"opt": "bad"}), None), r#"opt: Invalid value: "string": not bad on create"#);
+    assert_eq!(
+        errors(&n, &json!({"level": "high", "immutable": "a"}), None),
+        ""
+    );
+    assert_eq!(
+        errors(&n, &json!({"opt": "bad"}), None),
+        r#"opt: Invalid value: "string": not bad on create"#
+    );
     let old = json!({"level": "low", "immutable": "a", "opt": "x",
                      "ports": [{"name": "a", "port": 80}, {"name": "b", "port": 90}], "atomic": [1, 2]});
     let new = json!({"level": "high", "immutable": "b", "opt": "y",
@@ -406,20 +469,26 @@ fn transition_rules_run_on_update_where_the_old_value_correlates() {
 
 #[test]
 fn a_blocking_schema_error_stops_the_rules() {
-    let n = node(json!({"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}},
-        "rules": [{"rule": "false"}]}));
+    let n = node(
+        json!({"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}},
+        "rules": [{"rule": "false"}]}),
+    );
     assert_eq!(
         errors(&n, &json!({}), None),
         "[a: Required value, <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"
     );
     // Nor do they run after a type error.
-    let n = node(json!({"type": "object", "properties": {"a": {"type": "string"}}, "rules": [{"rule": "false"}]}));
+    let n = node(
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "rules": [{"rule": "false"}]}),
+    );
     assert_eq!(
         errors(&n, &json!({"a": 1}), None),
         r#"[a: Invalid value: "integer": a in body must be of type string: "integer", <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"#
     );
     // A minLength error does not block them.
-    let n = node(json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 2}}, "rules": [{"rule": "false"}]}));
+    let n = node(
+        json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 2}}, "rules": [{"rule": "false"}]}),
+    );
     assert_eq!(
         errors(&n, &json!({"a": "x"}), None),
         r#"[a: Invalid value: "x": a in body should be at least 2 chars long, <nil>: Invalid value: "object": failed rule: false]"#
@@ -435,13 +504,24 @@ fn rules_are_compiled_once() {
 
 #[test]
 fn check_rules_names_each_rule_that_cannot_run() {
-    let n = node(json!({"type": "object", "properties": {"spec": {"type": "object",
-        "rules": [{"rule": "self.x >"}, {"rule": "self.ok", "messageExpression": "nope(self)"}]}}}));
+    let n = node(
+        json!({"type": "object", "properties": {"spec": {"type": "object",
+        "rules": [{"rule": "self.x >"}, {"rule": "self.ok", "messageExpression": "nope(self)"}]}}}),
+    );
     let errs = check_rules(&n).unwrap_err();
     assert_eq!(errs.len(), 2);
     assert_eq!(errs[0].pointer, "/properties/spec/rules/0/rule");
-    assert!(errs[0].to_string().starts_with("/properties/spec/rules/0/rule: rule \"self.x >\": compilation failed"), "{}", errs[0]);
-    assert_eq!(errs[1].pointer, "/properties/spec/rules/1/messageExpression");
+    assert!(
+        errs[0]
+            .to_string()
+            .starts_with("/properties/spec/rules/0/rule: rule \"self.x >\": compilation failed"),
+        "{}",
+        errs[0]
+    );
+    assert_eq!(
+        errs[1].pointer,
+        "/properties/spec/rules/1/messageExpression"
+    );
     assert!(errs[1].reason.contains("undeclared reference to 'nope'"));
 }
 
@@ -451,5 +531,8 @@ fn null_fields_are_absent_to_rules() {
         "properties": {"a": {"type": "string", "nullable": true}, "m": {"type": "object", "additionalProperties": {"type": "string", "nullable": true}}},
         "rules": [{"rule": "!has(self.a) && !('k' in self.m)"}]}));
     assert_eq!(errors(&n, &json!({"a": null, "m": {"k": null}}), None), "");
-    assert_eq!(errors(&n, &json!({"a": "x", "m": {}}), None), r#"<nil>: Invalid value: "object": failed rule: !has(self.a) && !('k' in self.m)"#);
+    assert_eq!(
+        errors(&n, &json!({"a": "x", "m": {}}), None),
+        r#"<nil>: Invalid value: "object": failed rule: !has(self.a) && !('k' in self.m)"#
+    );
 }

@@ -116,23 +116,39 @@ pub(crate) fn timestamp(nanos: i128) -> Result<Timestamp, ExecutionError> {
 }
 
 fn not_comparable(a: &dyn Val, b: &dyn Val) -> ExecutionError {
-    ExecutionError::no_such_overload("_<_", vec![a.get_type().name().to_owned(), b.get_type().name().to_owned()])
+    ExecutionError::no_such_overload(
+        "_<_",
+        vec![
+            a.get_type().name().to_owned(),
+            b.get_type().name().to_owned(),
+        ],
+    )
 }
 
 impl Comparer for Duration {
     fn compare(&self, rhs: &dyn Val) -> Result<Ordering, ExecutionError> {
-        rhs.downcast_ref::<Duration>().map(|o| self.0.cmp(&o.0)).ok_or_else(|| not_comparable(self, rhs))
+        rhs.downcast_ref::<Duration>()
+            .map(|o| self.0.cmp(&o.0))
+            .ok_or_else(|| not_comparable(self, rhs))
     }
 }
 
 impl Comparer for Timestamp {
     fn compare(&self, rhs: &dyn Val) -> Result<Ordering, ExecutionError> {
-        rhs.downcast_ref::<Timestamp>().map(|o| self.0.cmp(&o.0)).ok_or_else(|| not_comparable(self, rhs))
+        rhs.downcast_ref::<Timestamp>()
+            .map(|o| self.0.cmp(&o.0))
+            .ok_or_else(|| not_comparable(self, rhs))
     }
 }
 
 fn binary_error(op: &'static str, a: &dyn Val, b: &dyn Val) -> ExecutionError {
-    ExecutionError::no_such_overload(op, vec![a.get_type().name().to_owned(), b.get_type().name().to_owned()])
+    ExecutionError::no_such_overload(
+        op,
+        vec![
+            a.get_type().name().to_owned(),
+            b.get_type().name().to_owned(),
+        ],
+    )
 }
 
 impl Adder for Duration {
@@ -202,7 +218,9 @@ impl Subtractor for Timestamp {
 pub(crate) fn timestamp_text(t: &Timestamp) -> String {
     let secs = i64::try_from(t.0.div_euclid(1_000_000_000)).unwrap_or(0);
     let nanos = i32::try_from(t.0.rem_euclid(1_000_000_000)).unwrap_or(0);
-    jiff::Timestamp::new(secs, nanos).map(|ts| ts.to_string()).unwrap_or_default()
+    jiff::Timestamp::new(secs, nanos)
+        .map(|ts| ts.to_string())
+        .unwrap_or_default()
 }
 
 /// Parses RFC 3339 text (`timestamp('2023-01-01T00:00:00Z')`).
@@ -261,9 +279,27 @@ fn frac(n: u128, div: u128) -> String {
 /// or `None` when it cannot be one (such properties are not visible to rules).
 pub(crate) fn escape(name: &str) -> Option<String> {
     const RESERVED: &[&str] = &[
-        "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
-        "function", "if", "import", "let", "loop", "package", "namespace", "return", "var",
-        "void", "while",
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
     ];
     let first = name.chars().next()?;
     if first.is_ascii_digit() {
@@ -303,7 +339,8 @@ pub(crate) fn to_cel(view: Option<&View<'_>>, value: &Value) -> Box<dyn Val> {
     }
     match (view.ty(), value) {
         (Some(JsonType::Object), Value::Object(map)) => {
-            let mut out: HashMap<CelMapKey<'static>, Box<dyn Val>> = HashMap::with_capacity(map.len());
+            let mut out: HashMap<CelMapKey<'static>, Box<dyn Val>> =
+                HashMap::with_capacity(map.len());
             if view.has_properties() || view.embedded_resource() {
                 for (k, v) in map {
                     // Null-valued fields are absent to rules (`has()` is false).
@@ -314,7 +351,9 @@ pub(crate) fn to_cel(view: Option<&View<'_>>, value: &Value) -> Box<dyn Val> {
                         if let Some(escaped) = escape(k) {
                             out.insert(CelMapKey::from(escaped), to_cel(Some(&prop), v));
                         }
-                    } else if view.embedded_resource() && matches!(k.as_str(), "apiVersion" | "kind") {
+                    } else if view.embedded_resource()
+                        && matches!(k.as_str(), "apiVersion" | "kind")
+                    {
                         out.insert(CelMapKey::from(k.clone()), untyped(v));
                     } else if view.embedded_resource() && k == "metadata" {
                         out.insert(CelMapKey::from(k.clone()), metadata(v));
@@ -339,7 +378,9 @@ pub(crate) fn to_cel(view: Option<&View<'_>>, value: &Value) -> Box<dyn Val> {
         (Some(JsonType::String), Value::String(s)) => {
             match view.format() {
                 Some("duration") => {
-                    if let Some(d) = crate::schema::validate::parse_duration(s).and_then(|n| duration(n).ok()) {
+                    if let Some(d) =
+                        crate::schema::validate::parse_duration(s).and_then(|n| duration(n).ok())
+                    {
                         return Box::new(d);
                     }
                 }
@@ -366,7 +407,9 @@ pub(crate) fn to_cel(view: Option<&View<'_>>, value: &Value) -> Box<dyn Val> {
             Box::new(CelString::from(s.clone()))
         }
         #[allow(clippy::cast_precision_loss)]
-        (Some(JsonType::Number), Value::Number(n)) => Box::new(CelDouble::from(n.as_f64().unwrap_or(0.0))),
+        (Some(JsonType::Number), Value::Number(n)) => {
+            Box::new(CelDouble::from(n.as_f64().unwrap_or(0.0)))
+        }
         #[allow(clippy::cast_possible_truncation)]
         (Some(JsonType::Integer), Value::Number(n)) => match n.as_i64() {
             Some(i) => Box::new(CelInt::from(i)),
@@ -399,7 +442,9 @@ pub(crate) fn untyped(value: &Value) -> Box<dyn Val> {
             None => Box::new(CelDouble::from(n.as_f64().unwrap_or(0.0))),
         },
         Value::String(s) => Box::new(CelString::from(s.clone())),
-        Value::Array(items) => Box::new(CelList::from(items.iter().map(untyped).collect::<Vec<_>>())),
+        Value::Array(items) => {
+            Box::new(CelList::from(items.iter().map(untyped).collect::<Vec<_>>()))
+        }
         Value::Object(map) => {
             let out: HashMap<CelMapKey<'static>, Box<dyn Val>> = map
                 .iter()

@@ -25,14 +25,20 @@ use crate::schema::gourl;
 
 /// The format apiextensions keeps for a schema of `ty` (`StripUnsupportedFormatsPostProcess`),
 /// normalized (dashes dropped), or `None` when it is stripped.
-pub(crate) fn effective(format: Option<&str>, ty: Option<JsonType>, int_or_string: bool) -> Option<String> {
+pub(crate) fn effective(
+    format: Option<&str>,
+    ty: Option<JsonType>,
+    int_or_string: bool,
+) -> Option<String> {
     let format = format.filter(|f| !f.is_empty())?;
     // int-or-string schemas have two types, so the string rules apply.
     let ty = if int_or_string { None } else { ty };
     match ty {
         None | Some(JsonType::String) => {
             let normalized = format.replace('-', "");
-            SUPPORTED.contains(&normalized.as_str()).then_some(normalized)
+            SUPPORTED
+                .contains(&normalized.as_str())
+                .then_some(normalized)
         }
         Some(JsonType::Integer) => matches!(format, "int32" | "int64").then(|| format.to_owned()),
         Some(JsonType::Number) => matches!(format, "float" | "double").then(|| format.to_owned()),
@@ -42,9 +48,30 @@ pub(crate) fn effective(format: Option<&str>, ty: Option<JsonType>, int_or_strin
 
 /// The string formats of `strfmt.Default` that CRDs may use (normalized names).
 const SUPPORTED: &[&str] = &[
-    "bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid", "uuid3",
-    "uuid4", "uuid5", "isbn", "isbn10", "isbn13", "creditcard", "ssn", "hexcolor", "rgbcolor",
-    "byte", "password", "date", "duration", "datetime",
+    "bsonobjectid",
+    "uri",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "mac",
+    "uuid",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "isbn",
+    "isbn10",
+    "isbn13",
+    "creditcard",
+    "ssn",
+    "hexcolor",
+    "rgbcolor",
+    "byte",
+    "password",
+    "date",
+    "duration",
+    "datetime",
 ];
 
 /// Whether the registry knows the (normalized) format: only those are checked on strings.
@@ -124,9 +151,7 @@ fn is_uuid(s: &str, version: Option<u8>) -> bool {
     };
     match version {
         None => true,
-        Some(v) => {
-            hex[12] == v && (v == b'3' || matches!(hex[16], b'8' | b'9' | b'a' | b'b'))
-        }
+        Some(v) => hex[12] == v && (v == b'3' || matches!(hex[16], b'8' | b'9' | b'a' | b'b')),
     }
 }
 
@@ -147,8 +172,13 @@ fn is_isbn(s: &str, version: u8) -> bool {
         for (i, d) in digits[..9].iter().enumerate() {
             sum += (u32::try_from(i).unwrap_or(0) + 1) * u32::from(d - b'0');
         }
-        sum += 10 * if digits[9] == b'X' { 10 } else { u32::from(digits[9] - b'0') };
-        sum % 11 == 0
+        sum += 10
+            * if digits[9] == b'X' {
+                10
+            } else {
+                u32::from(digits[9] - b'0')
+            };
+        sum.is_multiple_of(11)
     } else {
         if digits.len() != 13 || !digits.iter().all(u8::is_ascii_digit) {
             return false;
@@ -215,7 +245,7 @@ fn is_rgb_color(s: &str) -> bool {
 /// govalidator's base64 pattern: whole groups of four, padded.
 fn is_base64(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.is_empty() || b.len() % 4 != 0 {
+    if b.is_empty() || !b.len().is_multiple_of(4) {
         return false;
     }
     let body = |c: &u8| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/';
@@ -241,7 +271,8 @@ pub(crate) fn parse_date(s: &str) -> Option<(i32, u8, u8)> {
     }
     let num = |r: std::ops::Range<usize>| -> Option<u32> {
         b[r.clone()].iter().all(u8::is_ascii_digit).then(|| {
-            b[r].iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'))
+            b[r].iter()
+                .fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'))
         })
     };
     let year = i32::try_from(num(0..4)?).ok()?;
@@ -399,7 +430,11 @@ pub(crate) fn go_parse_duration(s: &str) -> Option<i128> {
             "h" => 3_600_000_000_000,
             _ => return None,
         };
-        let int: u128 = if int_part.is_empty() { 0 } else { int_part.parse().ok()? };
+        let int: u128 = if int_part.is_empty() {
+            0
+        } else {
+            int_part.parse().ok()?
+        };
         let mut value = int.checked_mul(mult)?;
         if !frac_part.is_empty() {
             // Go keeps the fraction's digits as long as they fit, then scales.
@@ -434,7 +469,7 @@ fn is_mac(s: &str) -> bool {
     }
     if b[2] == b':' || b[2] == b'-' {
         let sep = b[2];
-        if (b.len() + 1) % 3 != 0 {
+        if !(b.len() + 1).is_multiple_of(3) {
             return false;
         }
         let n = (b.len() + 1) / 3;
@@ -448,7 +483,7 @@ fn is_mac(s: &str) -> bool {
                 && (i + 1 == n || b[x + 2] == sep)
         })
     } else if b[4] == b'.' {
-        if (b.len() + 1) % 5 != 0 {
+        if !(b.len() + 1).is_multiple_of(5) {
             return false;
         }
         let n = 2 * (b.len() + 1) / 5;
@@ -495,7 +530,10 @@ fn sloppy_v4(s: &str) -> Option<std::net::Ipv4Addr> {
         }
         *o = p.parse().ok()?;
     }
-    parts.next().is_none().then_some(std::net::Ipv4Addr::from(octets))
+    parts
+        .next()
+        .is_none()
+        .then_some(std::net::Ipv4Addr::from(octets))
 }
 
 /// `netutils.ParseCIDRSloppy`: an address (sloppy IPv4) and a prefix length within its
@@ -503,7 +541,10 @@ fn sloppy_v4(s: &str) -> Option<std::net::Ipv4Addr> {
 fn parse_cidr_sloppy(s: &str) -> Option<(std::net::IpAddr, u8)> {
     let (addr, bits) = s.split_once('/')?;
     let ip = parse_ip_sloppy(addr)?;
-    if bits.is_empty() || !bits.bytes().all(|b| b.is_ascii_digit()) || (bits.len() > 1 && bits.starts_with('0')) {
+    if bits.is_empty()
+        || !bits.bytes().all(|b| b.is_ascii_digit())
+        || (bits.len() > 1 && bits.starts_with('0'))
+    {
         return None;
     }
     let n: u8 = bits.parse().ok()?;
@@ -536,7 +577,9 @@ fn is_atext(c: char) -> bool {
 }
 
 fn is_dot_atom(s: &str) -> bool {
-    !s.is_empty() && s.split('.').all(|a| !a.is_empty() && a.chars().all(is_atext))
+    !s.is_empty()
+        && s.split('.')
+            .all(|a| !a.is_empty() && a.chars().all(is_atext))
 }
 
 fn is_quoted(s: &str) -> bool {
@@ -546,11 +589,7 @@ fn is_quoted(s: &str) -> bool {
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => {
-                if chars.next().is_none() {
-                    return false;
-                }
-            }
+            '\\' if chars.next().is_none() => return false,
             '"' => return false,
             c if (c as u32) < 0x20 && c != '\t' => return false,
             _ => {}
@@ -561,8 +600,7 @@ fn is_quoted(s: &str) -> bool {
 
 fn is_display_name(s: &str) -> bool {
     is_quoted(s)
-        || s
-            .split([' ', '\t'])
+        || s.split([' ', '\t'])
             .filter(|w| !w.is_empty())
             .all(|w| w.chars().all(|c| is_atext(c) || c == '.'))
 }
@@ -649,9 +687,18 @@ mod tests {
 
     #[test]
     fn unsupported_formats_are_stripped() {
-        assert_eq!(effective(Some("date-time"), Some(JsonType::String), false).as_deref(), Some("datetime"));
-        assert_eq!(effective(Some("int32"), Some(JsonType::Integer), false).as_deref(), Some("int32"));
-        assert_eq!(effective(Some("int32"), Some(JsonType::String), false), None);
+        assert_eq!(
+            effective(Some("date-time"), Some(JsonType::String), false).as_deref(),
+            Some("datetime")
+        );
+        assert_eq!(
+            effective(Some("int32"), Some(JsonType::Integer), false).as_deref(),
+            Some("int32")
+        );
+        assert_eq!(
+            effective(Some("int32"), Some(JsonType::String), false),
+            None
+        );
         assert_eq!(effective(Some("quantity"), None, false), None);
         assert_eq!(effective(Some("uuid"), Some(JsonType::Object), false), None);
     }
@@ -666,7 +713,10 @@ mod tests {
         assert_eq!(go_parse_duration(""), None);
         assert_eq!(go_parse_duration("1"), None);
         assert_eq!(go_parse_duration("1d"), None);
-        assert_eq!(go_parse_duration("9223372036854775807ns"), Some(9_223_372_036_854_775_807));
+        assert_eq!(
+            go_parse_duration("9223372036854775807ns"),
+            Some(9_223_372_036_854_775_807)
+        );
         assert_eq!(go_parse_duration("9223372036854775808ns"), None);
     }
 }

@@ -43,7 +43,12 @@ pub struct Options {
 /// `old` is the stored value on update: transition rules (`oldSelf`) run only then, and
 /// list-type uniqueness that the old value already broke is not reported again.
 #[must_use]
-pub fn validate(node: &Node, resolve: &dyn Resolve, value: &Value, old: Option<&Value>) -> Vec<FieldError> {
+pub fn validate(
+    node: &Node,
+    resolve: &dyn Resolve,
+    value: &Value,
+    old: Option<&Value>,
+) -> Vec<FieldError> {
     validate_with(node, resolve, value, old, &Options::default())
 }
 
@@ -120,7 +125,11 @@ fn embedded(view: &View<'_>, value: &Value, path: &FieldPath, errors: &mut Vec<F
     }
 }
 
-fn embedded_resource(map: &serde_json::Map<String, Value>, path: &FieldPath, errors: &mut Vec<FieldError>) {
+fn embedded_resource(
+    map: &serde_json::Map<String, Value>,
+    path: &FieldPath,
+    errors: &mut Vec<FieldError>,
+) {
     if !map.contains_key("apiVersion") {
         errors.push(FieldError::required(path.child("apiVersion").render(), ""));
     }
@@ -134,12 +143,22 @@ fn embedded_resource(map: &serde_json::Map<String, Value>, path: &FieldPath, err
         let field = path.child(key).render();
         match key.as_str() {
             "apiVersion" => match v.as_str() {
-                None => errors.push(FieldError::invalid(field, BadValue::of(v), "must be a string")),
-                Some("") => errors.push(FieldError::invalid(field, BadValue::from(""), "must not be empty")),
+                None => errors.push(FieldError::invalid(
+                    field,
+                    BadValue::of(v),
+                    "must be a string",
+                )),
+                Some("") => errors.push(FieldError::invalid(
+                    field,
+                    BadValue::from(""),
+                    "must not be empty",
+                )),
                 Some(s) => {
                     // schema.ParseGroupVersion: at most one slash, both sides non-empty.
                     let parts: Vec<&str> = s.split('/').collect();
-                    if parts.len() > 2 || (parts.len() == 2 && (parts[0].is_empty() || parts[1].is_empty())) {
+                    if parts.len() > 2
+                        || (parts.len() == 2 && (parts[0].is_empty() || parts[1].is_empty()))
+                    {
                         errors.push(FieldError::invalid(
                             field,
                             BadValue::from(s),
@@ -149,8 +168,16 @@ fn embedded_resource(map: &serde_json::Map<String, Value>, path: &FieldPath, err
                 }
             },
             "kind" => match v.as_str() {
-                None => errors.push(FieldError::invalid(field, BadValue::of(v), "must be a string")),
-                Some("") => errors.push(FieldError::invalid(field, BadValue::from(""), "must not be empty")),
+                None => errors.push(FieldError::invalid(
+                    field,
+                    BadValue::of(v),
+                    "must be a string",
+                )),
+                Some("") => errors.push(FieldError::invalid(
+                    field,
+                    BadValue::from(""),
+                    "must not be empty",
+                )),
                 Some(s) => {
                     let lower = s.to_lowercase();
                     let mut msgs = Vec::new();
@@ -160,7 +187,8 @@ fn embedded_resource(map: &serde_json::Map<String, Value>, path: &FieldPath, err
                     let b = lower.as_bytes();
                     let ok = !b.is_empty()
                         && b[0].is_ascii_lowercase()
-                        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+                        && b.iter()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
                         && b[b.len() - 1] != b'-';
                     if !ok {
                         msgs.push("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')".to_owned());
@@ -169,7 +197,10 @@ fn embedded_resource(map: &serde_json::Map<String, Value>, path: &FieldPath, err
                         errors.push(FieldError::invalid(
                             field,
                             BadValue::from(s),
-                            format!("may have mixed case, but should otherwise match: {}", msgs.join(",")),
+                            format!(
+                                "may have mixed case, but should otherwise match: {}",
+                                msgs.join(",")
+                            ),
                         ));
                     }
                 }
@@ -198,7 +229,10 @@ fn list_types(view: &View<'_>, value: &Value, path: &FieldPath, errors: &mut Vec
             match view.list_type() {
                 Some(ListType::Set) => {
                     for i in duplicates(items.iter()) {
-                        errors.push(FieldError::duplicate(path.index(i).render(), BadValue::of(&items[i])));
+                        errors.push(FieldError::duplicate(
+                            path.index(i).render(),
+                            BadValue::of(&items[i]),
+                        ));
                     }
                 }
                 Some(ListType::Map) => list_map(view, items, path, errors),
@@ -276,7 +310,10 @@ fn list_map(view: &View<'_>, items: &[Value], path: &FieldPath, errors: &mut Vec
         })
         .collect();
     for i in duplicates(keys.iter()) {
-        errors.push(FieldError::duplicate(path.index(i).render(), BadValue::Json(keys[i].clone())));
+        errors.push(FieldError::duplicate(
+            path.index(i).render(),
+            BadValue::Json(keys[i].clone()),
+        ));
     }
 }
 

@@ -13,10 +13,10 @@ use serde_json::Value;
 
 use super::formats;
 use super::pattern;
+use crate::schema::JsonType;
 use crate::schema::error::{BadValue, FieldError, FieldPath};
 use crate::schema::gofmt;
 use crate::schema::view::View;
-use crate::schema::JsonType;
 
 /// kube-openapi's error codes, as far as they choose the field error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,7 +141,10 @@ fn types(v: &View<'_>) -> Vec<&'static str> {
 /// `base` (the root, or `status` for the status subresource).
 pub(crate) fn validate(view: &View<'_>, value: &Value, base: &FieldPath) -> Vec<FieldError> {
     let res = schema(view, value, "");
-    res.errors.into_iter().map(|e| to_field_error(e, base)).collect()
+    res.errors
+        .into_iter()
+        .map(|e| to_field_error(e, base))
+        .collect()
 }
 
 fn to_field_error(e: Raw, base: &FieldPath) -> FieldError {
@@ -175,7 +178,9 @@ fn to_field_error(e: Raw, base: &FieldPath) -> FieldError {
                     FieldError::not_supported(path, value, &supported)
                 }
                 Code::TooLong => FieldError::too_long(path, valid),
-                Code::MaxItems | Code::TooManyProperties => FieldError::too_many(path, actual, valid),
+                Code::MaxItems | Code::TooManyProperties => {
+                    FieldError::too_many(path, actual, valid)
+                }
                 Code::InvalidType => FieldError::type_invalid(path, value, message),
                 Code::Other => FieldError::invalid(path, value, message),
             }
@@ -246,7 +251,10 @@ fn type_check(v: &View<'_>, k: Option<Kind>, value: &Value, path: &str) -> Res {
         if !tys.is_empty() {
             return Res::err(invalid_type(path, &tys.join(","), "null"));
         }
-        return Res { errors: vec![], matches: 1 };
+        return Res {
+            errors: vec![],
+            matches: 1,
+        };
     };
     let format = formats::effective(v.format(), v.ty(), v.int_or_string()).unwrap_or_default();
     let (sch_type, data_format) = match k {
@@ -267,16 +275,21 @@ fn type_check(v: &View<'_>, k: Option<Kind>, value: &Value, path: &str) -> Res {
     {
         return Res::err(invalid_type(path, &format, data_format));
     }
-    if !(contains("number") || contains("integer"))
-        && !format.is_empty()
+    if !(contains("number") || contains("integer") || format.is_empty())
         && matches!(k, Kind::String | Kind::Slice)
     {
-        return Res { errors: vec![], matches: 1 };
+        return Res {
+            errors: vec![],
+            matches: 1,
+        };
     }
     if !(contains(sch_type) || is_float_int || is_int_float) {
         return Res::err(invalid_type(path, &tys.join(","), sch_type));
     }
-    Res { errors: vec![], matches: 1 }
+    Res {
+        errors: vec![],
+        matches: 1,
+    }
 }
 
 fn invalid_type(path: &str, ty: &str, data: &str) -> Raw {
@@ -284,7 +297,10 @@ fn invalid_type(path: &str, ty: &str, data: &str) -> Raw {
         Code::InvalidType,
         path,
         Some(BadValue::from(data)),
-        format!("{path} in body must be of type {ty}: {}", gofmt::quote(data)),
+        format!(
+            "{path} in body must be of type {ty}: {}",
+            gofmt::quote(data)
+        ),
     )
 }
 
@@ -367,7 +383,11 @@ fn combinators(v: &View<'_>, value: &Value, path: &str) -> Res {
                 main.merge(r);
             }
             if validated != node.all_of.len() {
-                let more = if validated == 0 { ". None validated" } else { "" };
+                let more = if validated == 0 {
+                    ". None validated"
+                } else {
+                    ""
+                };
                 main.add(Raw::Plain(format!(
                     "{} must validate all the schemas (allOf){more}",
                     gofmt::quote(path)
@@ -418,7 +438,12 @@ fn string_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
             format!("{path} in body should be at least {min} chars long"),
         ));
     }
-    if let Some(p) = v.layers().iter().find_map(|(n, _)| n.pattern.as_deref()).filter(|p| !p.is_empty()) {
+    if let Some(p) = v
+        .layers()
+        .iter()
+        .find_map(|(n, _)| n.pattern.as_deref())
+        .filter(|p| !p.is_empty())
+    {
         match pattern::compile(p) {
             Ok(re) => {
                 if !re.is_match(s) {
@@ -445,14 +470,24 @@ fn string_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
 
 /// A bound as Go holds it (`float64`), and whether it is valid for the schema's type and
 /// format (`IsValueValidAgainstRange`); the error text when not.
-fn range_error(x: f64, is_int_value: bool, ty: &str, format: &str, prefix: &str, path: &str) -> Option<String> {
+fn range_error(
+    x: f64,
+    is_int_value: bool,
+    ty: &str,
+    format: &str,
+    prefix: &str,
+    path: &str,
+) -> Option<String> {
     let ok = match ty {
         "integer" => {
             // The text Go builds for the value, parsed as an integer of the format.
             let text_ok = is_int_value || (x.fract() == 0.0 && x.abs() < 9.3e18);
             match format {
                 "int32" => text_ok && x >= f64::from(i32::MIN) && x <= f64::from(i32::MAX),
-                _ => text_ok && x >= -9_223_372_036_854_775_808.0 && x < 9_223_372_036_854_775_808.0,
+                _ => {
+                    text_ok
+                        && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x)
+                }
             }
         }
         _ => match format {
@@ -463,9 +498,13 @@ fn range_error(x: f64, is_int_value: bool, ty: &str, format: &str, prefix: &str,
     if ok {
         None
     } else if format.is_empty() {
-        Some(format!("{prefix} value must be of type {ty} (default format) in {path}"))
+        Some(format!(
+            "{prefix} value must be of type {ty} (default format) in {path}"
+        ))
     } else {
-        Some(format!("{prefix} value must be of type {ty} with format {format} in {path}"))
+        Some(format!(
+            "{prefix} value must be of type {ty} with format {format} in {path}"
+        ))
     }
 }
 
@@ -476,8 +515,18 @@ fn number_checks(v: &View<'_>, value: &Value, k: Kind, format: Option<&str>, pat
     let mut res = Res::default();
     // The type and format only count when the type is one, unambiguous.
     let (ty, fmt) = match (v.int_or_string(), v.ty()) {
-        (false, Some(JsonType::Integer)) => ("integer", format.filter(|f| matches!(*f, "int32" | "int64")).unwrap_or("")),
-        (false, Some(JsonType::Number)) => ("number", format.filter(|f| matches!(*f, "float" | "double")).unwrap_or("")),
+        (false, Some(JsonType::Integer)) => (
+            "integer",
+            format
+                .filter(|f| matches!(*f, "int32" | "int64"))
+                .unwrap_or(""),
+        ),
+        (false, Some(JsonType::Number)) => (
+            "number",
+            format
+                .filter(|f| matches!(*f, "float" | "double"))
+                .unwrap_or(""),
+        ),
         _ => ("", ""),
     };
     let data = as_f64(value);
@@ -487,7 +536,8 @@ fn number_checks(v: &View<'_>, value: &Value, k: Kind, format: Option<&str>, pat
         res.add(Raw::Plain(e));
     }
     let bad = BadValue::of(value);
-    let first = |f: &dyn Fn(&crate::schema::Node) -> Option<f64>| v.layers().iter().find_map(|(n, _)| f(n));
+    let first =
+        |f: &dyn Fn(&crate::schema::Node) -> Option<f64>| v.layers().iter().find_map(|(n, _)| f(n));
     let exclusive_max = v.layers().iter().any(|(n, _)| n.exclusive_maximum);
     let exclusive_min = v.layers().iter().any(|(n, _)| n.exclusive_minimum);
     if let Some(factor) = first(&|n| n.multiple_of.as_ref().and_then(serde_json::Number::as_f64)) {
@@ -500,25 +550,67 @@ fn number_checks(v: &View<'_>, value: &Value, k: Kind, format: Option<&str>, pat
             let f = factor as i64;
             let d = int_data.unwrap_or(0);
             if f <= 0 {
-                res.add(Raw::validation(Code::Other, path, Some(BadValue::Int(f)), format!("factor MultipleOf declared for {path} must be positive: {f}")));
+                res.add(Raw::validation(
+                    Code::Other,
+                    path,
+                    Some(BadValue::Int(f)),
+                    format!("factor MultipleOf declared for {path} must be positive: {f}"),
+                ));
             } else if d % f != 0 {
-                res.add(Raw::validation(Code::Other, path, Some(bad.clone()), format!("{path} in body should be a multiple of {f}")));
+                res.add(Raw::validation(
+                    Code::Other,
+                    path,
+                    Some(bad.clone()),
+                    format!("{path} in body should be a multiple of {f}"),
+                ));
             }
         } else if factor <= 0.0 {
-            res.add(Raw::validation(Code::Other, path, Some(BadValue::Float(factor)), format!("factor MultipleOf declared for {path} must be positive: {}", gofmt::float(factor))));
+            res.add(Raw::validation(
+                Code::Other,
+                path,
+                Some(BadValue::Float(factor)),
+                format!(
+                    "factor MultipleOf declared for {path} must be positive: {}",
+                    gofmt::float(factor)
+                ),
+            ));
         } else {
-            let mult = if factor < 1.0 { 1.0 / factor * data } else { data / factor };
+            let mult = if factor < 1.0 {
+                1.0 / factor * data
+            } else {
+                data / factor
+            };
             if mult.fract() != 0.0 || !mult.is_finite() {
-                res.add(Raw::validation(Code::Other, path, Some(bad.clone()), format!("{path} in body should be a multiple of {}", gofmt::float(factor))));
+                res.add(Raw::validation(
+                    Code::Other,
+                    path,
+                    Some(bad.clone()),
+                    format!(
+                        "{path} in body should be a multiple of {}",
+                        gofmt::float(factor)
+                    ),
+                ));
             }
         }
     }
     for (is_min, bound, exclusive) in [
-        (true, first(&|n| n.minimum.as_ref().and_then(serde_json::Number::as_f64)), exclusive_min),
-        (false, first(&|n| n.maximum.as_ref().and_then(serde_json::Number::as_f64)), exclusive_max),
+        (
+            true,
+            first(&|n| n.minimum.as_ref().and_then(serde_json::Number::as_f64)),
+            exclusive_min,
+        ),
+        (
+            false,
+            first(&|n| n.maximum.as_ref().and_then(serde_json::Number::as_f64)),
+            exclusive_max,
+        ),
     ] {
         let Some(bound) = bound else { continue };
-        let prefix = if is_min { "Minimum boundary" } else { "Maximum boundary" };
+        let prefix = if is_min {
+            "Minimum boundary"
+        } else {
+            "Maximum boundary"
+        };
         let bound_error = range_error(bound, false, ty, fmt, prefix, path);
         let native_int = bound_error.is_none() && is_int;
         if let Some(e) = bound_error {
@@ -537,7 +629,11 @@ fn number_checks(v: &View<'_>, value: &Value, k: Kind, format: Option<&str>, pat
             (fails, b.to_string())
         } else {
             let fails = if is_min {
-                if exclusive { data <= bound } else { data < bound }
+                if exclusive {
+                    data <= bound
+                } else {
+                    data < bound
+                }
             } else if exclusive {
                 data >= bound
             } else {
@@ -552,7 +648,12 @@ fn number_checks(v: &View<'_>, value: &Value, k: Kind, format: Option<&str>, pat
                 (false, false) => "less than or equal to",
                 (false, true) => "less than",
             };
-            res.add(Raw::validation(Code::Other, path, Some(bad.clone()), format!("{path} in body should be {words} {shown}")));
+            res.add(Raw::validation(
+                Code::Other,
+                path,
+                Some(bad.clone()),
+                format!("{path} in body should be {words} {shown}"),
+            ));
         }
     }
     res.matches += 1;
@@ -572,12 +673,22 @@ fn array_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
     if let Some(min) = first_u64(v, |n| n.min_items)
         && size < min
     {
-        res.add(Raw::validation(Code::Other, path, Some(BadValue::Int(i64::try_from(size).unwrap_or(i64::MAX))), format!("{path} in body should have at least {min} items")));
+        res.add(Raw::validation(
+            Code::Other,
+            path,
+            Some(BadValue::Int(i64::try_from(size).unwrap_or(i64::MAX))),
+            format!("{path} in body should have at least {min} items"),
+        ));
     }
     if let Some(max) = first_u64(v, |n| n.max_items)
         && size > max
     {
-        let mut e = Raw::validation(Code::MaxItems, path, None, format!("{path} in body should have at most {max} items"));
+        let mut e = Raw::validation(
+            Code::MaxItems,
+            path,
+            None,
+            format!("{path} in body should have at most {max} items"),
+        );
         if let Raw::Validation { valid, actual, .. } = &mut e {
             *valid = Some(max);
             *actual = Some(size);
@@ -590,7 +701,12 @@ fn array_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
             .enumerate()
             .any(|(i, a)| items[..i].iter().any(|b| deep_equal(a, b)));
         if duplicate {
-            res.add(Raw::validation(Code::Other, path, None, format!("{path} in body shouldn't contain duplicates")));
+            res.add(Raw::validation(
+                Code::Other,
+                path,
+                None,
+                format!("{path} in body shouldn't contain duplicates"),
+            ));
         }
     }
     res.matches += 1;
@@ -605,9 +721,13 @@ fn deep_equal(a: &Value, b: &Value) -> bool {
             (None, None) => x.as_f64() == y.as_f64(),
             _ => false,
         },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| deep_equal(a, b)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| deep_equal(a, b))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, a)| y.get(k).is_some_and(|b| deep_equal(a, b)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, a)| y.get(k).is_some_and(|b| deep_equal(a, b)))
         }
         _ => a == b,
     }
@@ -616,7 +736,12 @@ fn deep_equal(a: &Value, b: &Value) -> bool {
 /// `basicCommonValidator.Validate`: `enum`. The value matches an entry of the same Go
 /// type (an integer matches an integral float entry, as Go converts it).
 fn enum_check(v: &View<'_>, value: &Value, path: &str) -> Res {
-    let Some(values) = v.layers().iter().find_map(|(n, _)| n.enum_values.as_ref()).filter(|e| !e.is_empty()) else {
+    let Some(values) = v
+        .layers()
+        .iter()
+        .find_map(|(n, _)| n.enum_values.as_ref())
+        .filter(|e| !e.is_empty())
+    else {
         return Res::default();
     };
     if !value.is_null() && values.iter().any(|e| enum_matches(value, e)) {
@@ -626,7 +751,11 @@ fn enum_check(v: &View<'_>, value: &Value, path: &str) -> Res {
     let e = Raw::Validation {
         code: Code::Enum,
         name: path.to_owned(),
-        value: Some(if value.is_null() { BadValue::Json(Value::Null) } else { BadValue::of(value) }),
+        value: Some(if value.is_null() {
+            BadValue::Json(Value::Null)
+        } else {
+            BadValue::of(value)
+        }),
         values: values.clone(),
         valid: None,
         actual: None,
@@ -656,12 +785,20 @@ fn go_v(value: &Value) -> String {
         Value::Null => "<nil>".to_owned(),
         Value::String(s) => s.clone(),
         Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.as_i64().map_or_else(|| gofmt::float(n.as_f64().unwrap_or(0.0)), |i| i.to_string()),
-        Value::Array(items) => format!("[{}]", items.iter().map(go_v).collect::<Vec<_>>().join(" ")),
+        Value::Number(n) => n.as_i64().map_or_else(
+            || gofmt::float(n.as_f64().unwrap_or(0.0)),
+            |i| i.to_string(),
+        ),
+        Value::Array(items) => {
+            format!("[{}]", items.iter().map(go_v).collect::<Vec<_>>().join(" "))
+        }
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
-            let parts: Vec<String> = keys.iter().map(|k| format!("{k}:{}", go_v(&map[*k]))).collect();
+            let parts: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{k}:{}", go_v(&map[*k])))
+                .collect();
             format!("map[{}]", parts.join(" "))
         }
     }
@@ -678,12 +815,22 @@ fn object_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
     if let Some(min) = first_u64(v, |n| n.min_properties)
         && n < min
     {
-        res.add(Raw::validation(Code::Other, path, Some(BadValue::Int(i64::try_from(n).unwrap_or(i64::MAX))), format!("{path} in body should have at least {min} properties")));
+        res.add(Raw::validation(
+            Code::Other,
+            path,
+            Some(BadValue::Int(i64::try_from(n).unwrap_or(i64::MAX))),
+            format!("{path} in body should have at least {min} properties"),
+        ));
     }
     if let Some(max) = first_u64(v, |n| n.max_properties)
         && n > max
     {
-        let mut e = Raw::validation(Code::TooManyProperties, path, None, format!("{path} in body should have at most {max} properties"));
+        let mut e = Raw::validation(
+            Code::TooManyProperties,
+            path,
+            None,
+            format!("{path} in body should have at most {max} properties"),
+        );
         if let Raw::Validation { valid, actual, .. } = &mut e {
             *valid = Some(max);
             *actual = Some(n);
@@ -698,7 +845,12 @@ fn object_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
             keys.sort();
             for key in keys {
                 if !is_property(key) {
-                    res.add(Raw::validation(Code::Other, path, Some(BadValue::from(key.as_str())), format!("{path}.{key} in body is a forbidden property")));
+                    res.add(Raw::validation(
+                        Code::Other,
+                        path,
+                        Some(BadValue::from(key.as_str())),
+                        format!("{path}.{key} in body is a forbidden property"),
+                    ));
                 }
             }
         }
@@ -707,7 +859,11 @@ fn object_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
             keys.sort();
             for key in keys {
                 if !is_property(key) {
-                    res.merge(schema(&additional, &map[key.as_str()], &format!("{path}.{key}")));
+                    res.merge(schema(
+                        &additional,
+                        &map[key.as_str()],
+                        &format!("{path}.{key}"),
+                    ));
                 }
             }
         }
@@ -715,7 +871,11 @@ fn object_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
     }
     for (name, prop) in &properties {
         if let Some(item) = map.get(*name) {
-            let child = if path.is_empty() { (*name).to_owned() } else { format!("{path}.{name}") };
+            let child = if path.is_empty() {
+                (*name).to_owned()
+            } else {
+                format!("{path}.{name}")
+            };
             res.merge(schema(prop, item, &child));
         }
     }
@@ -728,7 +888,12 @@ fn object_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
             seen.push(key);
             if !map.contains_key(key) {
                 let name = format!("{path}.{key}");
-                res.add(Raw::validation(Code::Required, &name, None, format!("{name} in body is required")));
+                res.add(Raw::validation(
+                    Code::Required,
+                    &name,
+                    None,
+                    format!("{name} in body is required"),
+                ));
             }
         }
     }

@@ -112,7 +112,11 @@ mod tests {
         assert!(compile(r"^[\w.-]+$").unwrap().is_match("a_b.c-d"));
         assert!(!compile(r"^\w+$").unwrap().is_match("é"));
         assert!(compile(r"(?=x)").is_err(), "look-ahead is not RE2");
-        assert!(compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$").unwrap().is_match("a-b"));
+        assert!(
+            compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+                .unwrap()
+                .is_match("a-b")
+        );
         assert!(compile(r"^\.[/]$").unwrap().is_match("./"));
     }
 
