@@ -56,6 +56,7 @@ use cel::{Context, Env, Program};
 use serde_json::Value;
 
 use super::error::{BadValue, ErrorType, FieldError, FieldPath};
+use super::validate::{correlated_item, deep_equal};
 use super::view::View;
 use super::{ElementType, ListType, Node, Rule};
 
@@ -422,6 +423,10 @@ fn has_rules_at(view: &View<'_>, depth: usize) -> bool {
 }
 
 /// Runs the rules of `view` and below on `value` (`old`: its correlated old value).
+///
+/// On update, a failed rule that does not read `oldSelf` is not reported where the value
+/// equals its correlated old value (ratcheting: by property, by key in map lists, by value
+/// in sets; inside atomic lists the nearest correlated ancestor decides).
 pub(crate) fn validate(
     view: &View<'_>,
     value: &Value,
@@ -429,13 +434,41 @@ pub(crate) fn validate(
     base: &FieldPath,
     errors: &mut Vec<FieldError>,
 ) {
-    walk(view, value, old, base, errors, 0);
+    let ratchet = Ratchet {
+        old,
+        unchanged: old.is_some_and(|o| deep_equal(value, o)),
+    };
+    walk(view, value, old, ratchet, base, errors, 0);
+}
+
+/// The ratcheting correlation of a node (`CorrelatedObject`): its old value, and whether
+/// it (or, without an old value, its nearest correlated ancestor) is unchanged.
+#[derive(Clone, Copy)]
+struct Ratchet<'a> {
+    old: Option<&'a Value>,
+    unchanged: bool,
+}
+
+impl<'a> Ratchet<'a> {
+    fn child(self, value: &Value, old: Option<&'a Value>) -> Ratchet<'a> {
+        match old {
+            Some(o) => Ratchet {
+                old: Some(o),
+                unchanged: deep_equal(value, o),
+            },
+            None => Ratchet {
+                old: None,
+                unchanged: self.unchanged,
+            },
+        }
+    }
 }
 
 fn walk(
     view: &View<'_>,
     value: &Value,
     old: Option<&Value>,
+    ratchet: Ratchet<'_>,
     path: &FieldPath,
     errors: &mut Vec<FieldError>,
     depth: usize,
@@ -446,15 +479,28 @@ fn walk(
     let old = old.filter(|o| !o.is_null());
     // The rules of every layer, the referenced nodes' first.
     for (node, _) in view.layers().iter().rev() {
-        run_rules(view, &node.rules, value, old, path, errors);
+        run_rules(
+            view,
+            &node.rules,
+            value,
+            old,
+            ratchet.unchanged,
+            path,
+            errors,
+        );
     }
-    // allOf members' rules apply to the same value.
+    // allOf members' rules apply to the same value (not ratcheted, as in the API server).
     for (node, resolve) in view.layers() {
         for member in &node.all_of {
+            let plain = Ratchet {
+                old: None,
+                unchanged: false,
+            };
             walk(
                 &View::new(member, *resolve),
                 value,
                 old,
+                plain,
                 path,
                 errors,
                 depth + 1,
@@ -469,17 +515,19 @@ fn walk(
             let keys = view.list_map_keys();
             let old_items = old.and_then(Value::as_array);
             for (i, item) in items.iter().enumerate() {
-                // Only map lists correlate their items with old ones (by key).
+                // Only map lists correlate their items with old ones (by key) for oldSelf.
                 let old_item = match (view.list_type(), old_items) {
                     (Some(ListType::Map), Some(olds)) if !keys.is_empty() => {
                         olds.iter().find(|o| same_key(o, item, keys))
                     }
                     _ => None,
                 };
+                let r = ratchet.child(item, correlated_item(view, ratchet.old, item));
                 walk(
                     &item_view,
                     item,
                     old_item,
+                    r,
                     &path.index(i),
                     errors,
                     depth + 1,
@@ -498,26 +546,18 @@ fn walk(
             keys.sort();
             if let Some(Ok(additional)) = view.additional() {
                 for k in &keys {
-                    walk(
-                        &additional,
-                        &map[k.as_str()],
-                        old_map.and_then(|m| m.get(k.as_str())),
-                        &path.key(k),
-                        errors,
-                        depth + 1,
-                    );
+                    let v = &map[k.as_str()];
+                    let r = ratchet.child(v, ratchet.old.and_then(|o| o.get(k.as_str())));
+                    let o = old_map.and_then(|m| m.get(k.as_str()));
+                    walk(&additional, v, o, r, &path.key(k), errors, depth + 1);
                 }
             }
             for k in keys {
                 if let Some(prop) = view.property(k) {
-                    walk(
-                        &prop,
-                        &map[k.as_str()],
-                        old_map.and_then(|m| m.get(k.as_str())),
-                        &path.child(k),
-                        errors,
-                        depth + 1,
-                    );
+                    let v = &map[k.as_str()];
+                    let r = ratchet.child(v, ratchet.old.and_then(|o| o.get(k.as_str())));
+                    let o = old_map.and_then(|m| m.get(k.as_str()));
+                    walk(&prop, v, o, r, &path.child(k), errors, depth + 1);
                 }
             }
         }
@@ -534,6 +574,7 @@ fn run_rules(
     rules: &[Rule],
     value: &Value,
     old: Option<&Value>,
+    unchanged: bool,
     path: &FieldPath,
     errors: &mut Vec<FieldError>,
 ) {
@@ -619,6 +660,10 @@ fn run_rules(
                 ));
                 continue;
             }
+        }
+        if unchanged && !compiled.uses_old_self {
+            // Ratcheted: this part of the value is as it was.
+            continue;
         }
         let field = match rule.field_path.as_deref().filter(|p| !p.is_empty()) {
             Some(fp) => field_path(path, fp),

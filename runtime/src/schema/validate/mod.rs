@@ -19,6 +19,7 @@ pub(crate) mod pattern;
 use serde_json::Value;
 
 pub(crate) use formats::{go_parse_duration, parse_date, parse_duration};
+pub(crate) use openapi::{correlated_item, deep_equal};
 
 /// Whether `s` is valid for the (normalized) format name, as the `format` keyword checks.
 pub(crate) fn format_validates(format: &str, s: &str) -> bool {
@@ -62,7 +63,7 @@ pub fn validate_with(
     options: &Options,
 ) -> Vec<FieldError> {
     let view = View::new(node, resolve);
-    let mut errors = openapi::validate(&view, value, &options.base);
+    let mut errors = openapi::validate(&view, value, old, &options.base);
     embedded(&view, value, &options.base, &mut errors);
     let old_sets_ok = old.is_none_or(|old| {
         let mut e = Vec::new();

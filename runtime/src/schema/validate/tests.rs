@@ -332,3 +332,38 @@ fn the_status_subresource_reports_under_status() {
         "status.replicas: Invalid value: -1: replicas in body should be greater than or equal to 0"
     );
 }
+
+#[test]
+fn updates_ratchet_errors_of_unchanged_parts() {
+    let n = node(json!({"type": "object", "properties": {
+        "a": {"type": "string", "minLength": 2, "rules": [{"rule": "self != 'x'", "message": "not x"}]},
+        "b": {"type": "string"},
+        "set": {"type": "array", "listType": "set", "items": {"type": "string", "minLength": 2}},
+        "atomic": {"type": "array", "items": {"type": "string", "minLength": 2}}
+    }}));
+    let old = json!({"a": "x", "set": ["x"], "atomic": ["x"]});
+    // The invalid parts are as they were: no error.
+    assert_eq!(
+        Errors(validate(
+            &n,
+            &NoReferences,
+            &json!({"a": "x", "b": "new", "set": ["x", "yy"], "atomic": ["x"]}),
+            Some(&old)
+        ))
+        .to_string(),
+        ""
+    );
+    // A changed atomic list does not correlate its items; a changed field is checked.
+    assert_eq!(
+        Errors(validate(
+            &n,
+            &NoReferences,
+            &json!({"a": "y", "set": ["x"], "atomic": ["x", "yy"]}),
+            Some(&old)
+        ))
+        .to_string(),
+        r#"[a: Invalid value: "y": a in body should be at least 2 chars long, atomic[0]: Invalid value: "x": atomic[0] in body should be at least 2 chars long]"#
+    );
+    // On create nothing ratchets.
+    assert_eq!(validate(&n, &NoReferences, &old, None).len(), 4);
+}
