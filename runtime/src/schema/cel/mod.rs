@@ -452,9 +452,10 @@ struct Ratchet<'a> {
 impl<'a> Ratchet<'a> {
     fn child(self, value: &Value, old: Option<&'a Value>) -> Ratchet<'a> {
         match old {
+            // Below an unchanged correlated node everything correlated is unchanged.
             Some(o) => Ratchet {
                 old: Some(o),
-                unchanged: deep_equal(value, o),
+                unchanged: (self.unchanged && self.old.is_some()) || deep_equal(value, o),
             },
             None => Ratchet {
                 old: None,
@@ -598,6 +599,17 @@ fn run_rules(
             return;
         }
     };
+    // Nothing to run: every rule is a transition rule without an old value, or ratcheted.
+    let runs = |r: &Rule| match &*compile(&r.rule) {
+        Ok(c) => {
+            !(c.uses_old_self && old.is_none() && !r.optional_old_self)
+                && !(unchanged && !c.uses_old_self)
+        }
+        Err(_) => true,
+    };
+    if !rules.iter().any(runs) {
+        return;
+    }
     let self_value = values::to_cel(Some(view), value);
     let old_value = old.map(|o| values::to_cel(Some(view), o));
     for rule in rules {
