@@ -601,10 +601,8 @@ fn run_rules(
     };
     // Nothing to run: every rule is a transition rule without an old value, or ratcheted.
     let runs = |r: &Rule| match &*compile(&r.rule) {
-        Ok(c) => {
-            !(c.uses_old_self && old.is_none() && !r.optional_old_self)
-                && !(unchanged && !c.uses_old_self)
-        }
+        Ok(c) if c.uses_old_self => old.is_some() || r.optional_old_self,
+        Ok(_) => !unchanged,
         Err(_) => true,
     };
     if !rules.iter().any(runs) {
