@@ -17,7 +17,13 @@ fn testdata(name: &str) -> Option<Vec<Value>> {
         .join("../../shared/validation/istio/testdata")
         .join(name);
     match std::fs::read_to_string(&path) {
-        Ok(text) => Some(serde_saphyr::from_multiple::<Value>(&text).expect("the examples parse")),
+        Ok(text) => {
+            // `[1.2.3.4, 001:db8::]`: YAML 1.2 (serde-saphyr) reads the last entry as a
+            // one-key map, as `:` before `]` ends a key; Go's YAML 1.1 reader, which kubectl
+            // used for Istio's test, reads the string. Quote it so both agree.
+            let text = text.replace("001:db8::]", "\"001:db8::\"]");
+            Some(serde_saphyr::from_multiple::<Value>(&text).expect("the examples parse"))
+        }
         Err(e) => {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -151,6 +157,61 @@ fn request_authentication() -> Node {
     )
 }
 
+fn service_entry() -> Node {
+    let port_rule = json!([{"rule": "0 < self && self <= 65535", "message": "port must be between 1-65535"}]);
+    let port = json!({"type": "integer", "minimum": 0, "maximum": 4294967295_u64, "rules": port_rule});
+    let spec = json!({"type": "object", "required": ["hosts"],
+        "rules": [
+            {"rule": "(has(self.workloadSelector) ? 1 : 0) + (has(self.endpoints) ? 1 : 0) <= 1", "message": "only one of WorkloadSelector or Endpoints can be set"},
+            {"rule": "!((has(self.addresses) ? self.addresses : []).exists(k, k.contains(\"/\")) && !((has(self.resolution) ? self.resolution : \"NONE\") in [\"STATIC\", \"NONE\"]))",
+             "message": "CIDR addresses are allowed only for NONE/STATIC resolution types"},
+            {"rule": "((has(self.resolution) ? self.resolution : \"NONE\") == \"NONE\") ? !has(self.endpoints) : true", "message": "NONE mode cannot set endpoints"},
+            {"rule": "((has(self.resolution) ? self.resolution : \"\") == \"DNS_ROUND_ROBIN\") ? ((has(self.endpoints) ? self.endpoints : []).size() <= 1) : true",
+             "message": "DNS_ROUND_ROBIN mode cannot have multiple endpoints"}
+        ],
+        "properties": {
+            "addresses": {"type": "array", "maxItems": 256, "items": {"type": "string", "maxLength": 64}},
+            "endpoints": {"type": "array", "maxItems": 4096, "items": {"type": "object",
+                "rules": [
+                    {"rule": "has(self.address) || has(self.network)", "message": "Address is required"},
+                    {"rule": "(has(self.address) ? self.address : \"\").startsWith(\"unix://\") ? !has(self.ports) : true", "message": "UDS may not include ports"}
+                ],
+                "properties": {
+                    "address": {"type": "string", "maxLength": 256, "rules": [
+                        {"rule": "self.startsWith(\"unix://\") ? (self.substring(7, 8) == \"/\" || self.substring(7, 8) == \"@\") : true", "message": "UDS must be an absolute path or abstract socket"},
+                        {"rule": "self.startsWith(\"unix://\") ? !self.endsWith(\"/\") : true", "message": "UDS may not be a dir"}
+                    ]},
+                    "labels": {"type": "object", "maxProperties": 256, "additionalProperties": {"type": "string"}},
+                    "locality": {"type": "string", "maxLength": 2048},
+                    "network": {"type": "string", "maxLength": 2048},
+                    "ports": {"type": "object", "maxProperties": 128, "additionalProperties": port.clone(),
+                        "rules": [{"rule": "self.all(key, size(key) < 63 && key.matches(\"^[a-zA-Z0-9](?:[-a-zA-Z0-9]*[a-zA-Z0-9])?$\"))", "message": "port name must be valid"}]},
+                    "serviceAccount": {"type": "string", "maxLength": 253},
+                    "weight": {"type": "integer", "minimum": 0, "maximum": 4294967295_u64}
+                }}},
+            "exportTo": {"type": "array", "items": {"type": "string"}},
+            "hosts": {"type": "array", "minItems": 1, "maxItems": 256, "items": {"type": "string",
+                "rules": [{"rule": "self != \"*\"", "message": "hostname cannot be wildcard"}]}},
+            "location": {"type": "string", "enum": ["MESH_EXTERNAL", "MESH_INTERNAL"]},
+            "ports": {"type": "array", "maxItems": 256, "listType": "map", "listMapKeys": ["name"],
+                "rules": [{"rule": "self.all(l1, self.exists_one(l2, l1.number == l2.number))", "message": "port number cannot be duplicated"}],
+                "items": {"type": "object", "required": ["number", "name"], "properties": {
+                    "name": {"type": "string", "maxLength": 256},
+                    "number": port.clone(),
+                    "protocol": {"type": "string", "maxLength": 256},
+                    "targetPort": port
+                }}},
+            "resolution": {"type": "string", "enum": ["NONE", "STATIC", "DNS", "DNS_ROUND_ROBIN", "DYNAMIC_DNS"]},
+            "subjectAltNames": {"type": "array", "items": {"type": "string"}},
+            "workloadSelector": {"type": "object", "properties": {"labels": {"type": "object", "maxProperties": 256,
+                "additionalProperties": {"type": "string", "maxLength": 63,
+                    "rules": [{"rule": "!self.contains(\"*\")", "message": "wildcard is not supported in selector"}]}}}}
+        }});
+    let mut node = root(spec);
+    node.required = vec!["spec".to_owned()];
+    node
+}
+
 /// Validates every example of `kind`: (refused with the expected text, accepted).
 fn check(node: &Node, invalid: &str, valid: &str) -> Option<(usize, usize)> {
     let invalid_docs = testdata(invalid)?;
@@ -218,6 +279,13 @@ fn request_authentication_examples() {
         "reqauth-valid.yaml",
     ) {
         assert_eq!((refused, accepted), (19, 1));
+    }
+}
+
+#[test]
+fn service_entry_examples() {
+    if let Some((refused, accepted)) = check(&service_entry(), "serviceentry-invalid.yaml", "serviceentry-valid.yaml") {
+        assert_eq!((refused, accepted), (12, 5));
     }
 }
 
