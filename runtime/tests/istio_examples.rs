@@ -212,6 +212,117 @@ fn service_entry() -> Node {
     node
 }
 
+fn port_number() -> Value {
+    json!({"type": "integer", "minimum": 0, "maximum": 4294967295_u64,
+        "rules": [{"rule": "0 < self && self <= 65535", "message": "port must be between 1-65535"}]})
+}
+
+/// The `WorkloadEntry` spec, which `ServiceEntry`'s endpoints and `WorkloadGroup`'s
+/// template repeat.
+fn workload_entry_spec(address_required: bool) -> Value {
+    let mut rules = vec![json!({"rule": "(has(self.address) ? self.address : \"\").startsWith(\"unix://\") ? !has(self.ports) : true", "message": "UDS may not include ports"})];
+    if address_required {
+        rules.insert(0, json!({"rule": "has(self.address) || has(self.network)", "message": "Address is required"}));
+    }
+    json!({"type": "object", "rules": rules, "properties": {
+        "address": {"type": "string", "maxLength": 256, "rules": [
+            {"rule": "self.startsWith(\"unix://\") ? (self.substring(7, 8) == \"/\" || self.substring(7, 8) == \"@\") : true", "message": "UDS must be an absolute path or abstract socket"},
+            {"rule": "self.startsWith(\"unix://\") ? !self.endsWith(\"/\") : true", "message": "UDS may not be a dir"}
+        ]},
+        "labels": {"type": "object", "maxProperties": 256, "additionalProperties": {"type": "string"}},
+        "locality": {"type": "string", "maxLength": 2048},
+        "network": {"type": "string", "maxLength": 2048},
+        "ports": {"type": "object", "maxProperties": 128, "additionalProperties": port_number(),
+            "rules": [{"rule": "self.all(key, size(key) < 63 && key.matches(\"^[a-zA-Z0-9](?:[-a-zA-Z0-9]*[a-zA-Z0-9])?$\"))", "message": "port name must be valid"}]},
+        "serviceAccount": {"type": "string", "maxLength": 253},
+        "weight": {"type": "integer", "minimum": 0, "maximum": 4294967295_u64}
+    }})
+}
+
+fn workload_entry() -> Node {
+    let mut node = root(workload_entry_spec(true));
+    node.required = vec!["spec".to_owned()];
+    node
+}
+
+fn workload_group() -> Node {
+    let int32 = json!({"type": "integer", "format": "int32", "minimum": 0});
+    let spec = json!({"type": "object", "required": ["template"], "properties": {
+        "metadata": {"type": "object", "properties": {
+            "annotations": {"type": "object", "maxProperties": 256, "additionalProperties": {"type": "string"}},
+            "labels": {"type": "object", "maxProperties": 256, "additionalProperties": {"type": "string"}}}},
+        "probe": {"type": "object",
+            "oneOf": [
+                {"not": {"anyOf": [{"required": ["httpGet"]}, {"required": ["tcpSocket"]}, {"required": ["exec"]}, {"required": ["grpc"]}]}},
+                {"required": ["httpGet"]}, {"required": ["tcpSocket"]}, {"required": ["exec"]}, {"required": ["grpc"]}
+            ],
+            "properties": {
+                "exec": {"type": "object", "required": ["command"], "properties": {"command": {"type": "array", "items": {"type": "string", "minLength": 1}}}},
+                "failureThreshold": int32.clone(),
+                "grpc": {"type": "object", "properties": {"port": port_number(), "service": {"type": "string"}}},
+                "httpGet": {"type": "object", "required": ["port"], "properties": {
+                    "host": {"type": "string"},
+                    "httpHeaders": {"type": "array", "items": {"type": "object", "properties": {
+                        "name": {"type": "string", "pattern": "^[-_A-Za-z0-9]+$"}, "value": {"type": "string"}}}},
+                    "path": {"type": "string"},
+                    "port": port_number(),
+                    "scheme": {"type": "string", "rules": [{"rule": "self in [\"\", \"HTTP\", \"HTTPS\"]", "message": "scheme must be one of [HTTP, HTTPS]"}]}}},
+                "initialDelaySeconds": int32.clone(),
+                "periodSeconds": int32.clone(),
+                "successThreshold": int32.clone(),
+                "tcpSocket": {"type": "object", "required": ["port"], "properties": {"host": {"type": "string"}, "port": port_number()}},
+                "timeoutSeconds": int32
+            }},
+        "template": workload_entry_spec(false)
+    }});
+    let mut node = root(spec);
+    node.required = vec!["spec".to_owned()];
+    node
+}
+
+fn proxy_config() -> Node {
+    root(json!({"type": "object", "properties": {
+        "concurrency": {"type": "integer", "format": "int32", "minimum": 0, "nullable": true},
+        "environmentVariables": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 2048}},
+        "image": {"type": "object", "properties": {"imageType": {"type": "string"}}},
+        "selector": selector()
+    }}))
+}
+
+fn authorization_policy() -> Node {
+    let strings = json!({"type": "array", "items": {"type": "string"}});
+    let accounts = json!({"type": "array", "maxItems": 16, "items": {"type": "string", "maxLength": 320}});
+    let mut source = serde_json::Map::new();
+    for name in ["ipBlocks", "namespaces", "notIpBlocks", "notNamespaces", "notPrincipals", "notRemoteIpBlocks",
+                 "notRequestPrincipals", "notTrustDomains", "principals", "remoteIpBlocks", "requestPrincipals", "trustDomains"] {
+        source.insert(name.to_owned(), strings.clone());
+    }
+    source.insert("serviceAccounts".to_owned(), accounts.clone());
+    source.insert("notServiceAccounts".to_owned(), accounts);
+    let mut operation = serde_json::Map::new();
+    for name in ["hosts", "methods", "notHosts", "notMethods", "notPaths", "notPorts", "paths", "ports"] {
+        operation.insert(name.to_owned(), strings.clone());
+    }
+    root(json!({"type": "object", "rules": [only_one_target()],
+        "oneOf": [{"not": {"anyOf": [{"required": ["provider"]}]}}, {"required": ["provider"]}],
+        "properties": {
+            "action": {"type": "string", "enum": ["ALLOW", "DENY", "AUDIT", "CUSTOM"]},
+            "provider": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "rules": {"type": "array", "maxItems": 512, "items": {"type": "object", "properties": {
+                "from": {"type": "array", "maxItems": 512, "items": {"type": "object", "properties": {"source": {
+                    "type": "object", "properties": source,
+                    "rules": [{"rule": "(has(self.serviceAccounts) || has(self.notServiceAccounts)) ? (!has(self.principals) &&\n!has(self.notPrincipals) && !has(self.namespaces) && !has(self.notNamespaces)) : true",
+                               "message": "Cannot set serviceAccounts with namespaces or principals"}]}}}},
+                "to": {"type": "array", "items": {"type": "object", "properties": {"operation": {"type": "object", "properties": operation}}}},
+                "when": {"type": "array", "items": {"type": "object", "required": ["key"], "properties": {
+                    "key": {"type": "string"}, "notValues": strings.clone(), "values": strings}}}
+            }}},
+            "selector": selector(),
+            "targetRef": target_ref(),
+            "targetRefs": {"type": "array", "maxItems": 16, "items": target_ref()}
+        }}))
+}
+
 /// Validates every example of `kind`: (refused with the expected text, accepted).
 fn check(node: &Node, invalid: &str, valid: &str) -> Option<(usize, usize)> {
     let invalid_docs = testdata(invalid)?;
@@ -286,6 +397,34 @@ fn request_authentication_examples() {
 fn service_entry_examples() {
     if let Some((refused, accepted)) = check(&service_entry(), "serviceentry-invalid.yaml", "serviceentry-valid.yaml") {
         assert_eq!((refused, accepted), (12, 5));
+    }
+}
+
+#[test]
+fn workload_entry_examples() {
+    if let Some(counts) = check(&workload_entry(), "workloadentry-invalid.yaml", "workloadentry-valid.yaml") {
+        assert_eq!(counts, (7, 5));
+    }
+}
+
+#[test]
+fn workload_group_examples() {
+    if let Some(counts) = check(&workload_group(), "workloadgroup-invalid.yaml", "workloadgroup-valid.yaml") {
+        assert_eq!(counts, (3, 2));
+    }
+}
+
+#[test]
+fn proxy_config_examples() {
+    if let Some(counts) = check(&proxy_config(), "proxyconfig-invalid.yaml", "proxyconfig-valid.yaml") {
+        assert_eq!(counts, (2, 2));
+    }
+}
+
+#[test]
+fn authorization_policy_examples() {
+    if let Some(counts) = check(&authorization_policy(), "authz-invalid.yaml", "authz-valid.yaml") {
+        assert_eq!(counts, (2, 2));
     }
 }
 
