@@ -38,8 +38,6 @@
 //!   ([`check_rules`]) for syntax, for functions, macros and variables this evaluator
 //!   knows, but a type error (`self.name + 1`) shows only when the rule runs, as an
 //!   "evaluating rule" error.
-//! * Lists of `x-kubernetes-list-type: set` or `map` compare in order with `==`, where
-//!   the API server compares them as sets or by key.
 //! * Two-variable comprehensions (`all(k, v, …)`, `transformList`, `transformMap`,
 //!   Kubernetes v1.32's `ext.TwoVarComprehensions`) and the `semver` library (v1.33) are
 //!   not supported: a rule using them fails [`check_rules`].

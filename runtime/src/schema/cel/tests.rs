@@ -536,3 +536,56 @@ fn null_fields_are_absent_to_rules() {
         r#"<nil>: Invalid value: "object": failed rule: !has(self.a) && !('k' in self.m)"#
     );
 }
+
+/// "Equality on arrays with x-kubernetes-list-type of set or map ignores element order …
+/// Concatenation on arrays with x-kubernetes-list-type use the semantics of the list
+/// type" (the Kubernetes documentation's CEL type mapping).
+#[test]
+fn set_and_map_lists_compare_and_concatenate_by_their_list_type() {
+    let n = node(json!({"type": "object", "properties": {
+        "set": {"type": "array", "listType": "set", "items": {"type": "integer"}},
+        "other": {"type": "array", "listType": "set", "items": {"type": "integer"}},
+        "atomic": {"type": "array", "items": {"type": "integer"}},
+        "map": {"type": "array", "listType": "map", "listMapKeys": ["name"], "items": {"type": "object",
+            "properties": {"name": {"type": "string"}, "v": {"type": "integer"}}}}
+    }}));
+    let check = |rule: &str, value: Value| {
+        let mut n = n.clone();
+        n.rules = vec![Rule {
+            rule: rule.to_owned(),
+            ..Rule::default()
+        }];
+        assert_eq!(errors(&n, &value, None), "", "{rule} on {value}");
+    };
+    check(
+        "self.set == self.other",
+        json!({"set": [1, 2], "other": [2, 1]}),
+    );
+    check(
+        "self.set + self.other == [1, 2, 3]",
+        json!({"set": [1, 2], "other": [2, 3]}),
+    );
+    check("self.atomic != [2, 1]", json!({"atomic": [1, 2]}));
+    check(
+        "self.map + [{'name': 'a', 'v': 9}, {'name': 'c', 'v': 3}] == [{'name': 'a', 'v': 9}, {'name': 'b', 'v': 2}, {'name': 'c', 'v': 3}]",
+        json!({"map": [{"name": "a", "v": 1}, {"name": "b", "v": 2}]}),
+    );
+    check(
+        "self.map == self.map.reverse() && size(self.map) == 2 && self.map[0].name == 'a'",
+        json!({"map": [{"name": "a", "v": 1}, {"name": "b", "v": 2}]}),
+    );
+    // Immutability of a set survives a reordering.
+    let mut immutable = n.clone();
+    immutable.properties.get_mut("set").unwrap().rules = vec![Rule {
+        rule: "self == oldSelf".to_owned(),
+        ..Rule::default()
+    }];
+    assert_eq!(
+        errors(
+            &immutable,
+            &json!({"set": [2, 1]}),
+            Some(&json!({"set": [1, 2]}))
+        ),
+        ""
+    );
+}
