@@ -39,10 +39,11 @@
 //!   knows, but a type error (`self.name + 1`) shows only when the rule runs, as an
 //!   "evaluating rule" error.
 //! * Two-variable comprehensions (`all(k, v, …)`, `transformList`, `transformMap`,
-//!   Kubernetes v1.32's `ext.TwoVarComprehensions`) and the `semver` library (v1.33) are
-//!   not supported: a rule using them fails [`check_rules`].
+//!   Kubernetes v1.32's `ext.TwoVarComprehensions`) are not supported: a rule using them
+//!   fails [`check_rules`].
 
 mod library;
+mod semver;
 pub(crate) mod values;
 
 use std::collections::HashMap;

@@ -589,3 +589,25 @@ fn set_and_map_lists_compare_and_concatenate_by_their_list_type() {
         ""
     );
 }
+
+#[test]
+fn semver_library_examples() {
+    // apiserver's pkg/cel/library/semverlib.go documentation.
+    holds("semver('1.0.0') == semver('1.0.0') && isSemver('0.1.0-alpha.1')");
+    fails("semver('200K')", "Semver parse error");
+    fails("semver('Three')", "Semver parse error");
+    holds("semver('v1.0.0', true) == semver('1.0.0')");
+    holds("semver('1.0', true) == semver('1.0.0')");
+    holds("semver('01.01.01', true) == semver('1.1.1')");
+    holds("isSemver('1.0.0') && !isSemver('hello') && !isSemver('v1.0') && isSemver('v1.0', true)");
+    holds(
+        "semver('1.2.3').major() == 1 && semver('1.2.3').minor() == 2 && semver('1.2.3').patch() == 3",
+    );
+    holds("semver('1.2.3').compareTo(semver('1.2.3')) == 0");
+    holds("semver('1.2.3').compareTo(semver('2.0.0')) == -1");
+    holds("semver('1.2.3').compareTo(semver('0.1.2')) == 1");
+    holds(
+        "semver('1.0.0-alpha').isLessThan(semver('1.0.0')) && semver('1.0.0-alpha.2').isGreaterThan(semver('1.0.0-alpha.1'))",
+    );
+    holds("semver('1.0.0-alpha.1').isLessThan(semver('1.0.0-beta'))");
+}

@@ -89,6 +89,11 @@ static_val!(Ip, IP, "net.IP");
 pub(crate) struct Cidr(pub(crate) IpAddr, pub(crate) u8);
 static_val!(Cidr, CIDR, "net.CIDR");
 
+/// `kubernetes.Semver`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct CelSemver(pub(crate) super::semver::Semver);
+static_val!(CelSemver, SEMVER, "kubernetes.Semver");
+
 /// `kubernetes.NamedFormat`.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Format(pub(crate) &'static str);
