@@ -38,12 +38,10 @@
 //!   ([`check_rules`]) for syntax, for functions, macros and variables this evaluator
 //!   knows, but a type error (`self.name + 1`) shows only when the rule runs, as an
 //!   "evaluating rule" error.
-//! * Two-variable comprehensions (`all(k, v, …)`, `transformList`, `transformMap`,
-//!   Kubernetes v1.32's `ext.TwoVarComprehensions`) are not supported: a rule using them
-//!   fails [`check_rules`].
 
 mod library;
 mod semver;
+mod twovar;
 pub(crate) mod values;
 
 use std::collections::HashMap;
@@ -73,6 +71,7 @@ fn env() -> Result<&'static Arc<Env>, &'static String> {
         env.add_extension(cel::extensions::lists)
             .map_err(|e| e.to_string())?;
         library::register(&mut env)?;
+        twovar::register(&mut env)?;
         Ok(Arc::new(env))
     })
     .as_ref()

@@ -611,3 +611,34 @@ fn semver_library_examples() {
     );
     holds("semver('1.0.0-alpha.1').isLessThan(semver('1.0.0-beta'))");
 }
+
+/// cel-go's two-variable comprehensions (`ext.TwoVarComprehensions`), with the results
+/// cel-go's documentation gives for them.
+#[test]
+fn two_variable_comprehensions() {
+    holds("[1, 2, 3].all(i, v, i < v)");
+    holds("{'a': 1, 'b': 2}.all(k, v, k.size() == 1 && v > 0)");
+    holds("!{'a': 1, 'b': 2}.all(k, v, v > 1)");
+    holds("[1, 2].exists(i, v, i == 1 && v == 2) && !['x'].exists(i, v, v == 'y')");
+    holds("{'a': 1, 'b': 2}.existsOne(k, v, v == 1) && ![1, 1].exists_one(i, v, v == 1)");
+    holds("[1, 2, 3].transformList(i, v, v * i) == [0, 2, 6]");
+    holds("[1, 2, 3].transformList(i, v, i > 0, v) == [2, 3]");
+    holds("{'a': 1, 'b': 2}.transformMap(k, v, v * 2) == {'a': 2, 'b': 4}");
+    holds("{'a': 1, 'b': 2}.transformMap(k, v, v > 1, v + 1) == {'b': 3}");
+    holds("[1, 2].transformMapEntry(i, v, {string(v): i}) == {'1': 0, '2': 1}");
+    fails(
+        "[1, 1].transformMapEntry(i, v, {string(v): i})",
+        "already exists",
+    );
+    // An inner comprehension that binds `v` again keeps its own `v`.
+    holds("[[1], [1]].all(i, v, v.all(v, v == 1))");
+    let n = node(
+        json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "integer"},
+        "rules": [{"rule": "self.all(k, v, v >= k.size())", "message": "values at least key length"}]}}}),
+    );
+    assert_eq!(errors(&n, &json!({"m": {"ab": 2}}), None), "");
+    assert_eq!(
+        errors(&n, &json!({"m": {"abc": 2}}), None),
+        r#"m: Invalid value: "object": values at least key length"#
+    );
+}
