@@ -121,7 +121,9 @@ pub fn is_dns1035_label(value: &str) -> Vec<String> {
 /// `maskTrailingDash`: a generated name's prefix may end with `-`.
 fn mask_trailing_dash(name: &str) -> String {
     if name.len() > 1 && name.ends_with('-') {
-        format!("{}a", &name[..name.len() - 2])
+        // Go cuts bytes (and so the character before the dash, which may be multi-byte).
+        let cut = &name.as_bytes()[..name.len() - 2];
+        format!("{}a", String::from_utf8_lossy(cut))
     } else {
         name.to_owned()
     }
@@ -307,6 +309,7 @@ mod tests {
             "metadata.name: Required value: name or generateName is required"
         );
         assert!(object_name_errors("web-x1", "web-", true).is_empty());
+        assert!(!name_is_dns_label("é-", true).is_empty(), "no panic on a multi-byte character");
         assert_eq!(object_name_errors("", "Web-", true).len(), 2);
     }
 }
