@@ -159,10 +159,7 @@ fn request_authentication() -> Node {
 }
 
 fn service_entry() -> Node {
-    let port_rule =
-        json!([{"rule": "0 < self && self <= 65535", "message": "port must be between 1-65535"}]);
-    let port =
-        json!({"type": "integer", "minimum": 0, "maximum": 4294967295_u64, "rules": port_rule});
+    let port = port_number();
     let spec = json!({"type": "object", "required": ["hosts"],
     "rules": [
         {"rule": "(has(self.workloadSelector) ? 1 : 0) + (has(self.endpoints) ? 1 : 0) <= 1", "message": "only one of WorkloadSelector or Endpoints can be set"},
@@ -174,24 +171,7 @@ fn service_entry() -> Node {
     ],
     "properties": {
         "addresses": {"type": "array", "maxItems": 256, "items": {"type": "string", "maxLength": 64}},
-        "endpoints": {"type": "array", "maxItems": 4096, "items": {"type": "object",
-            "rules": [
-                {"rule": "has(self.address) || has(self.network)", "message": "Address is required"},
-                {"rule": "(has(self.address) ? self.address : \"\").startsWith(\"unix://\") ? !has(self.ports) : true", "message": "UDS may not include ports"}
-            ],
-            "properties": {
-                "address": {"type": "string", "maxLength": 256, "rules": [
-                    {"rule": "self.startsWith(\"unix://\") ? (self.substring(7, 8) == \"/\" || self.substring(7, 8) == \"@\") : true", "message": "UDS must be an absolute path or abstract socket"},
-                    {"rule": "self.startsWith(\"unix://\") ? !self.endsWith(\"/\") : true", "message": "UDS may not be a dir"}
-                ]},
-                "labels": {"type": "object", "maxProperties": 256, "additionalProperties": {"type": "string"}},
-                "locality": {"type": "string", "maxLength": 2048},
-                "network": {"type": "string", "maxLength": 2048},
-                "ports": {"type": "object", "maxProperties": 128, "additionalProperties": port.clone(),
-                    "rules": [{"rule": "self.all(key, size(key) < 63 && key.matches(\"^[a-zA-Z0-9](?:[-a-zA-Z0-9]*[a-zA-Z0-9])?$\"))", "message": "port name must be valid"}]},
-                "serviceAccount": {"type": "string", "maxLength": 253},
-                "weight": {"type": "integer", "minimum": 0, "maximum": 4294967295_u64}
-            }}},
+        "endpoints": {"type": "array", "maxItems": 4096, "items": workload_entry_spec(true)},
         "exportTo": {"type": "array", "items": {"type": "string"}},
         "hosts": {"type": "array", "minItems": 1, "maxItems": 256, "items": {"type": "string",
             "rules": [{"rule": "self != \"*\"", "message": "hostname cannot be wildcard"}]}},
@@ -464,122 +444,38 @@ fn check(node: &Node, invalid: &str, valid: &str) -> Option<(usize, usize)> {
     Some((refused, accepted))
 }
 
+/// Each Istio kind with examples: its node, its example files, and how many examples they
+/// hold (invalid, valid).
 #[test]
-fn wasm_plugin_examples() {
-    if let Some((refused, accepted)) = check(&wasm_plugin(), "wasm-invalid.yaml", "wasm-valid.yaml")
-    {
-        assert_eq!((refused, accepted), (15, 4));
+fn every_istio_example() {
+    type Kind = (&'static str, fn() -> Node, (usize, usize));
+    let kinds: [Kind; 11] = [
+        ("wasm", wasm_plugin, (15, 4)),
+        ("peerauth", peer_authentication, (6, 2)),
+        ("reqauth", request_authentication, (19, 1)),
+        ("serviceentry", service_entry, (12, 5)),
+        ("workloadentry", workload_entry, (7, 5)),
+        ("workloadgroup", workload_group, (3, 2)),
+        ("proxyconfig", proxy_config, (2, 2)),
+        ("authz", authorization_policy, (2, 2)),
+        ("destinationrule", destination_rule, (3, 4)),
+        ("envoyfilter", envoy_filter, (3, 5)),
+        ("telemetry", telemetry, (4, 3)),
+    ];
+    let (mut refused, mut accepted) = (0, 0);
+    for (file, node, counts) in kinds {
+        let Some(got) = check(
+            &node(),
+            &format!("{file}-invalid.yaml"),
+            &format!("{file}-valid.yaml"),
+        ) else {
+            return;
+        };
+        assert_eq!(got, counts, "{file}");
+        refused += got.0;
+        accepted += got.1;
     }
-}
-
-#[test]
-fn peer_authentication_examples() {
-    if let Some((refused, accepted)) = check(
-        &peer_authentication(),
-        "peerauth-invalid.yaml",
-        "peerauth-valid.yaml",
-    ) {
-        assert_eq!((refused, accepted), (6, 2));
-    }
-}
-
-#[test]
-fn request_authentication_examples() {
-    if let Some((refused, accepted)) = check(
-        &request_authentication(),
-        "reqauth-invalid.yaml",
-        "reqauth-valid.yaml",
-    ) {
-        assert_eq!((refused, accepted), (19, 1));
-    }
-}
-
-#[test]
-fn service_entry_examples() {
-    if let Some((refused, accepted)) = check(
-        &service_entry(),
-        "serviceentry-invalid.yaml",
-        "serviceentry-valid.yaml",
-    ) {
-        assert_eq!((refused, accepted), (12, 5));
-    }
-}
-
-#[test]
-fn workload_entry_examples() {
-    if let Some(counts) = check(
-        &workload_entry(),
-        "workloadentry-invalid.yaml",
-        "workloadentry-valid.yaml",
-    ) {
-        assert_eq!(counts, (7, 5));
-    }
-}
-
-#[test]
-fn workload_group_examples() {
-    if let Some(counts) = check(
-        &workload_group(),
-        "workloadgroup-invalid.yaml",
-        "workloadgroup-valid.yaml",
-    ) {
-        assert_eq!(counts, (3, 2));
-    }
-}
-
-#[test]
-fn proxy_config_examples() {
-    if let Some(counts) = check(
-        &proxy_config(),
-        "proxyconfig-invalid.yaml",
-        "proxyconfig-valid.yaml",
-    ) {
-        assert_eq!(counts, (2, 2));
-    }
-}
-
-#[test]
-fn authorization_policy_examples() {
-    if let Some(counts) = check(
-        &authorization_policy(),
-        "authz-invalid.yaml",
-        "authz-valid.yaml",
-    ) {
-        assert_eq!(counts, (2, 2));
-    }
-}
-
-#[test]
-fn destination_rule_examples() {
-    if let Some(counts) = check(
-        &destination_rule(),
-        "destinationrule-invalid.yaml",
-        "destinationrule-valid.yaml",
-    ) {
-        assert_eq!(counts, (3, 4));
-    }
-}
-
-#[test]
-fn envoy_filter_examples() {
-    if let Some(counts) = check(
-        &envoy_filter(),
-        "envoyfilter-invalid.yaml",
-        "envoyfilter-valid.yaml",
-    ) {
-        assert_eq!(counts, (3, 5));
-    }
-}
-
-#[test]
-fn telemetry_examples() {
-    if let Some(counts) = check(
-        &telemetry(),
-        "telemetry-invalid.yaml",
-        "telemetry-valid.yaml",
-    ) {
-        assert_eq!(counts, (4, 3));
-    }
+    assert_eq!((refused, accepted), (76, 35));
 }
 
 #[test]

@@ -309,7 +309,10 @@ mod tests {
             "metadata.name: Required value: name or generateName is required"
         );
         assert!(object_name_errors("web-x1", "web-", true).is_empty());
-        assert!(!name_is_dns_label("é-", true).is_empty(), "no panic on a multi-byte character");
+        assert!(
+            !name_is_dns_label("é-", true).is_empty(),
+            "no panic on a multi-byte character"
+        );
         assert_eq!(object_name_errors("", "Web-", true).len(), 2);
     }
 }

@@ -586,14 +586,12 @@ fn run_rules(
     } else {
         view.ty().map_or("", |t| t.as_str())
     };
+    let invalid =
+        |detail: String| FieldError::invalid(path.render(), BadValue::from(type_name), detail);
     let env = match env() {
         Ok(env) => env,
         Err(e) => {
-            errors.push(FieldError::invalid(
-                path.render(),
-                BadValue::from(type_name),
-                format!("rule compiler initialization error: {e}"),
-            ));
+            errors.push(invalid(format!("rule compiler initialization error: {e}")));
             return;
         }
     };
@@ -613,11 +611,7 @@ fn run_rules(
         let compiled = match &*compiled {
             Ok(c) => c,
             Err(e) => {
-                errors.push(FieldError::invalid(
-                    path.render(),
-                    BadValue::from(type_name),
-                    format!("rule compile error: {e}"),
-                ));
+                errors.push(invalid(format!("rule compile error: {e}")));
                 continue;
             }
         };
@@ -645,11 +639,9 @@ fn run_rules(
             Ok(Some(true)) => continue,
             Ok(Some(false)) => {}
             Ok(None) => {
-                errors.push(FieldError::invalid(
-                    path.render(),
-                    BadValue::from(type_name),
-                    format!("rule did not evaluate to a bool evaluating rule: {rule_text}"),
-                ));
+                errors.push(invalid(format!(
+                    "rule did not evaluate to a bool evaluating rule: {rule_text}"
+                )));
                 continue;
             }
             Err(e) => {
@@ -661,11 +653,7 @@ fn run_rules(
                 } else {
                     format!("{msg} evaluating rule: {rule_text}")
                 };
-                errors.push(FieldError::invalid(
-                    path.render(),
-                    BadValue::from(type_name),
-                    detail,
-                ));
+                errors.push(invalid(detail));
                 continue;
             }
         }
@@ -681,16 +669,9 @@ fn run_rules(
             .message_expression
             .as_deref()
             .and_then(|m| message(env, m, &ctx))
-            .unwrap_or_else(|| {
-                match rule
-                    .message
-                    .as_deref()
-                    .map(str::trim)
-                    .filter(|m| !m.is_empty())
-                {
-                    Some(m) => m.to_owned(),
-                    None => format!("failed rule: {rule_text}"),
-                }
+            .unwrap_or_else(|| match rule_message(rule) {
+                Some(m) => m.to_owned(),
+                None => format!("failed rule: {rule_text}"),
             });
         let error = match rule.reason.as_deref() {
             Some("FieldValueForbidden") => FieldError::forbidden(field.render(), detail),
@@ -743,17 +724,19 @@ fn index_text(v: &cel::Value) -> String {
     }
 }
 
-/// `ruleErrorString`: the message when there is one, else the rule, trimmed.
-fn rule_error_string(rule: &Rule) -> String {
-    match rule
-        .message
+/// The rule's `message`, trimmed, unless empty.
+fn rule_message(rule: &Rule) -> Option<&str> {
+    rule.message
         .as_deref()
         .map(str::trim)
         .filter(|m| !m.is_empty())
-    {
-        Some(m) => m.to_owned(),
-        None => rule.rule.trim().to_owned(),
-    }
+}
+
+/// `ruleErrorString`: the message when there is one, else the rule, trimmed.
+fn rule_error_string(rule: &Rule) -> String {
+    rule_message(rule)
+        .unwrap_or_else(|| rule.rule.trim())
+        .to_owned()
 }
 
 /// The result of a `messageExpression`, when it is a usable message.

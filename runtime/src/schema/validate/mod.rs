@@ -143,18 +143,8 @@ fn embedded_resource(
         let v = &map[key.as_str()];
         let field = path.child(key).render();
         match key.as_str() {
-            "apiVersion" => match v.as_str() {
-                None => errors.push(FieldError::invalid(
-                    field,
-                    BadValue::of(v),
-                    "must be a string",
-                )),
-                Some("") => errors.push(FieldError::invalid(
-                    field,
-                    BadValue::from(""),
-                    "must not be empty",
-                )),
-                Some(s) => {
+            "apiVersion" => {
+                if let Some(s) = non_empty_text(v, &field, errors) {
                     // schema.ParseGroupVersion: at most one slash, both sides non-empty.
                     let parts: Vec<&str> = s.split('/').collect();
                     if parts.len() > 2
@@ -167,47 +157,44 @@ fn embedded_resource(
                         ));
                     }
                 }
-            },
-            "kind" => match v.as_str() {
-                None => errors.push(FieldError::invalid(
-                    field,
-                    BadValue::of(v),
-                    "must be a string",
-                )),
-                Some("") => errors.push(FieldError::invalid(
-                    field,
-                    BadValue::from(""),
-                    "must not be empty",
-                )),
-                Some(s) => {
-                    let lower = s.to_lowercase();
-                    let mut msgs = Vec::new();
-                    if lower.len() > 63 {
-                        msgs.push("must be no more than 63 characters".to_owned());
-                    }
-                    let b = lower.as_bytes();
-                    let ok = !b.is_empty()
-                        && b[0].is_ascii_lowercase()
-                        && b.iter()
-                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-                        && b[b.len() - 1] != b'-';
-                    if !ok {
-                        msgs.push("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')".to_owned());
-                    }
+            }
+            "kind" => {
+                if let Some(s) = non_empty_text(v, &field, errors) {
+                    let msgs = super::names::is_dns1035_label(&s.to_lowercase());
                     if !msgs.is_empty() {
-                        errors.push(FieldError::invalid(
-                            field,
-                            BadValue::from(s),
-                            format!(
-                                "may have mixed case, but should otherwise match: {}",
-                                msgs.join(",")
-                            ),
-                        ));
+                        let detail = format!(
+                            "may have mixed case, but should otherwise match: {}",
+                            msgs.join(",")
+                        );
+                        errors.push(FieldError::invalid(field, BadValue::from(s), detail));
                     }
                 }
-            },
+            }
             _ => {}
         }
+    }
+}
+
+/// A string that is not empty, or `None` with the error saying it is not.
+fn non_empty_text<'a>(v: &'a Value, field: &str, errors: &mut Vec<FieldError>) -> Option<&'a str> {
+    match v.as_str() {
+        None => {
+            errors.push(FieldError::invalid(
+                field,
+                BadValue::of(v),
+                "must be a string",
+            ));
+            None
+        }
+        Some("") => {
+            errors.push(FieldError::invalid(
+                field,
+                BadValue::from(""),
+                "must not be empty",
+            ));
+            None
+        }
+        Some(s) => Some(s),
     }
 }
 
