@@ -224,3 +224,15 @@ fn unparseable_text_round_trips_and_orders_last() {
     assert_eq!(f, q("500m"));
     assert_eq!(serde_json::to_string(&f).unwrap(), "0.5");
 }
+
+#[test]
+fn huge_exponents_stay_cheap() {
+    let huge = q("1e999999999");
+    let one = q("1n");
+    assert_eq!(huge.cmp(&one), Ordering::Greater);
+    assert_eq!(huge.checked_add(&one), None);
+    assert_eq!(huge.to_i64(), None);
+    assert_eq!(huge.milli_value(), None);
+    assert_eq!(huge.to_f64(), Some(f64::INFINITY));
+    assert_eq!(huge.canonical().as_deref(), Some("1e999999999"));
+}
