@@ -36,7 +36,9 @@ use super::{ListType, Node, Resolve};
 pub struct Options {
     /// The path the value sits at: the root for an object (errors about the whole value
     /// are then reported at `<nil>`, as the API server does), `status` for the status
-    /// subresource's validation.
+    /// subresource, whose schema the API server applies to the `status` value with paths
+    /// under `status` (`ValidateStatusUpdate`); the rules of the whole object still run on
+    /// the whole object (validate it with the root `base` for those).
     pub base: FieldPath,
 }
 
