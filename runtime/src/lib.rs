@@ -16,6 +16,10 @@
 //!   decodes a watch stream from bytes as they arrive;
 //! * [`string_enum`], the deserializer shared by generated string enums, and
 //!   [`serde_struct`], the generic half of the serde impls generated for structs;
+//! * [`schema`]: the [`schema::Node`] form of a schema's semantics (constraints, CEL
+//!   rules, defaults, list and map types), errors in the API server's form, structural
+//!   defaulting and pruning, the [`schema::Validate`] trait of generated types, and with
+//!   the `validate` feature the evaluator (OpenAPI keywords, formats, CEL rules);
 //! * routes: the [`route`] table entries and what generated matchers return, [`request`]
 //!   helpers that build sans-io `http::Request`s (percent-encoded path segments, query
 //!   strings, JSON and patch bodies), and [`response`] decoders with [`ResponseError`].

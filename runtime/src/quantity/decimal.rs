@@ -44,6 +44,9 @@ pub(crate) enum Format {
     DecimalExponent,
 }
 
+/// The most digits an aligned sum may take.
+const MAX_DIGITS: i64 = 4096;
+
 /// `±digits × 10^exp`, normalized: no leading or trailing zero digits (zero has none).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Decimal {
@@ -152,23 +155,30 @@ impl Decimal {
         d
     }
 
-    pub(crate) fn add(&self, other: &Decimal) -> Decimal {
+    /// `self + other`; `None` when aligning them would take more than [`MAX_DIGITS`]
+    /// digits (`1e999999999 + 1n`), which no quantity of a real object needs.
+    pub(crate) fn add(&self, other: &Decimal) -> Option<Decimal> {
         if other.digits.is_empty() {
-            return self.clone();
+            return Some(self.clone());
         }
         if self.digits.is_empty() {
-            return other.clone().with_format(self.format);
+            return Some(other.clone().with_format(self.format));
         }
         let exp = self.exp.min(other.exp);
+        let width =
+            (self.exp + self.digits.len() as i64).max(other.exp + other.digits.len() as i64) - exp;
+        if width > MAX_DIGITS {
+            return None;
+        }
         let (a, b) = (self.at_exp(exp), other.at_exp(exp));
         if self.neg == other.neg {
-            return Decimal::new(self.neg, add_digits(&a, &b), exp, self.format);
+            return Some(Decimal::new(self.neg, add_digits(&a, &b), exp, self.format));
         }
-        match cmp_digits(&a, &b) {
+        Some(match cmp_digits(&a, &b) {
             Ordering::Equal => Decimal::default().with_format(self.format),
             Ordering::Greater => Decimal::new(self.neg, sub_digits(&a, &b), exp, self.format),
             Ordering::Less => Decimal::new(other.neg, sub_digits(&b, &a), exp, self.format),
-        }
+        })
     }
 
     pub(crate) fn mul_int(&self, n: i64) -> Decimal {
@@ -179,7 +189,7 @@ impl Decimal {
 
     /// The integer value when it is one and fits an `i64`.
     pub(crate) fn to_i64(&self) -> Option<i64> {
-        if self.exp < 0 {
+        if self.exp < 0 || self.exp + self.digits.len() as i64 > 20 {
             return None;
         }
         let mut v: i128 = 0;

@@ -119,17 +119,17 @@ impl Quantity {
     }
 
     /// `self + other`, written canonically in `self`'s format; `None` when either is not
-    /// a quantity.
+    /// a quantity, or when their exponents are thousands of digits apart.
     #[must_use]
     pub fn checked_add(&self, other: &Quantity) -> Option<Quantity> {
-        let sum = self.value.as_ref()?.add(other.value.as_ref()?);
+        let sum = self.value.as_ref()?.add(other.value.as_ref()?)?;
         Some(self.derived(sum))
     }
 
-    /// `self - other`; `None` when either is not a quantity.
+    /// `self - other`; `None` as for [`Quantity::checked_add`].
     #[must_use]
     pub fn checked_sub(&self, other: &Quantity) -> Option<Quantity> {
-        let diff = self.value.as_ref()?.add(&other.value.as_ref()?.neg());
+        let diff = self.value.as_ref()?.add(&other.value.as_ref()?.neg())?;
         Some(self.derived(diff))
     }
 

@@ -219,15 +219,11 @@ fn prune_nulls_at(view: Option<&View<'_>>, value: &mut Value, depth: usize) {
 
 /// The API server's answer to `fieldValidation=Strict` for the paths [`prune`] returned:
 /// `strict decoding error: unknown field "spec.foo", unknown field "spec.bar"`
-/// (apimachinery's `NewStrictDecodingError`). With `Warn`, each `unknown field "…"` is
-/// one `Warning` header.
+/// (apimachinery's `NewStrictDecodingError`; see [`super::strict_decoding_message`] for
+/// duplicate fields too). With `Warn`, each `unknown field "…"` is one `Warning` header.
 #[must_use]
 pub fn unknown_field_message(paths: &[String]) -> String {
-    let fields: Vec<String> = paths
-        .iter()
-        .map(|p| format!("unknown field {}", super::gofmt::quote(p)))
-        .collect();
-    format!("strict decoding error: {}", fields.join(", "))
+    super::strict_decoding_message(&[], paths)
 }
 
 #[cfg(test)]

@@ -76,21 +76,13 @@ pub fn float(f: f64) -> String {
     if f == 0.0 {
         return if f.is_sign_negative() { "-0" } else { "0" }.to_owned();
     }
-    // `{:e}` is the shortest round-trip mantissa with its decimal exponent.
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (neg, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => (true, m),
-        None => (false, mantissa),
-    };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let (neg, digits, exp) = decompose(f);
     let mut out = String::new();
     if neg {
         out.push('-');
     }
     // Shortest `%g` uses the exponent form below 1e-4 and from 1e+06 (eprec 6).
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         out.push_str(&digits[..1]);
         if digits.len() > 1 {
             out.push('.');
@@ -101,6 +93,23 @@ pub fn float(f: f64) -> String {
     }
     plain(&mut out, &digits, exp);
     out
+}
+
+/// The sign, the shortest round-trip decimal digits and the exponent of the first digit
+/// (`1500.0` is `(false, "15", 3)`), from Rust's `{:e}`, which gives exactly those.
+fn decompose(f: f64) -> (bool, String, i32) {
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (neg, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    (
+        neg,
+        mantissa.chars().filter(char::is_ascii_digit).collect(),
+        exp,
+    )
 }
 
 fn plain(out: &mut String, digits: &str, exp: i32) {
@@ -142,14 +151,7 @@ pub fn json_float(f: f64) -> String {
             exp.abs()
         );
     }
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (neg, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => (true, m),
-        None => (false, mantissa),
-    };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let (neg, digits, exp) = decompose(f);
     let mut out = String::new();
     if neg {
         out.push('-');

@@ -21,6 +21,7 @@ pub mod gourl;
 pub mod names;
 mod node;
 mod static_schema;
+mod strict;
 #[cfg(feature = "validate")]
 mod validate;
 mod view;
@@ -29,6 +30,7 @@ pub use defaults::{apply_defaults, prune, prune_nulls, unknown_field_message};
 pub use error::{BadValue, ErrorType, Errors, FieldError, FieldPath};
 pub use node::{Additional, ElementType, JsonType, ListType, Node, Rule};
 pub use static_schema::{SchemaSet, StaticSchema, Validate};
+pub use strict::{parse_strict, strict_decoding_message, strict_errors};
 #[cfg(feature = "validate")]
 pub use validate::{Options, validate, validate_with};
 

@@ -121,7 +121,9 @@ pub fn is_dns1035_label(value: &str) -> Vec<String> {
 /// `maskTrailingDash`: a generated name's prefix may end with `-`.
 fn mask_trailing_dash(name: &str) -> String {
     if name.len() > 1 && name.ends_with('-') {
-        format!("{}a", &name[..name.len() - 2])
+        // Go cuts bytes (and so the character before the dash, which may be multi-byte).
+        let cut = &name.as_bytes()[..name.len() - 2];
+        format!("{}a", String::from_utf8_lossy(cut))
     } else {
         name.to_owned()
     }
@@ -235,6 +237,43 @@ pub fn is_valid_label_value(value: &str) -> Vec<String> {
     errs
 }
 
+/// `ValidateObjectMetaAccessor`'s checks of `metadata.generateName` and `metadata.name`
+/// with the resource's name rule (`label`: DNS-1123 label, else subdomain): one error per
+/// message. The server generates a name from `generateName` before validating.
+#[must_use]
+pub fn object_name_errors(name: &str, generate_name: &str, label: bool) -> Vec<super::FieldError> {
+    let check = |n: &str, prefix: bool| {
+        if label {
+            name_is_dns_label(n, prefix)
+        } else {
+            name_is_dns_subdomain(n, prefix)
+        }
+    };
+    let mut errors = Vec::new();
+    if !generate_name.is_empty() {
+        errors.extend(check(generate_name, true).into_iter().map(|m| {
+            super::FieldError::invalid(
+                "metadata.generateName",
+                super::BadValue::from(generate_name),
+                m,
+            )
+        }));
+    }
+    if name.is_empty() {
+        errors.push(super::FieldError::required(
+            "metadata.name",
+            "name or generateName is required",
+        ));
+    } else {
+        errors.extend(
+            check(name, false).into_iter().map(|m| {
+                super::FieldError::invalid("metadata.name", super::BadValue::from(name), m)
+            }),
+        );
+    }
+    errors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,5 +300,19 @@ mod tests {
         assert!(is_valid_label_value("").is_empty());
         assert!(!is_valid_label_value("-x").is_empty());
         assert!(!is_dns1035_label("1abc").is_empty());
+        assert_eq!(
+            object_name_errors("BAD_NAME", "", false)[0].to_string(),
+            "metadata.name: Invalid value: \"BAD_NAME\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        );
+        assert_eq!(
+            object_name_errors("", "", true)[0].to_string(),
+            "metadata.name: Required value: name or generateName is required"
+        );
+        assert!(object_name_errors("web-x1", "web-", true).is_empty());
+        assert!(
+            !name_is_dns_label("é-", true).is_empty(),
+            "no panic on a multi-byte character"
+        );
+        assert_eq!(object_name_errors("", "Web-", true).len(), 2);
     }
 }

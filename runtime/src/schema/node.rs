@@ -173,8 +173,7 @@ impl JsonType {
 /// `additionalProperties`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
-// Always behind the `Box` of `Node::additional_properties`: the size difference costs nothing.
-#[allow(clippy::large_enum_variant)]
+#[allow(clippy::large_enum_variant)] // stored boxed (`Node::additional_properties`)
 pub enum Additional {
     /// `true` or `false`: any other key, or none.
     Allowed(bool),

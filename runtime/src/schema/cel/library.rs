@@ -14,8 +14,9 @@ use cel::common::value::{CowVal, Val};
 use cel::{Env, ExecutionError};
 
 use super::values::{
-    CIDR, CelQuantity, Cidr, DURATION, Duration, FORMAT, Format, IP, Ip, QUANTITY, TIMESTAMP,
-    Timestamp, URL, Url, duration, duration_text, parse_timestamp, timestamp_text,
+    CIDR, CelQuantity, CelSemver, Cidr, DURATION, Duration, FORMAT, Format, IP, Ip, QUANTITY,
+    SEMVER, TIMESTAMP, Timestamp, URL, Url, duration, duration_text, parse_timestamp,
+    timestamp_text,
 };
 use crate::Quantity;
 use crate::schema::gourl;
@@ -134,6 +135,11 @@ pub(crate) const NAMES: &[&str] = &[
     "getDayOfMonth",
     "getDayOfWeek",
     "getDayOfYear",
+    "semver",
+    "isSemver",
+    "major",
+    "minor",
+    "patch",
 ];
 
 /// The named formats of `format.named()` and their `format.<name>()` functions.
@@ -167,7 +173,9 @@ macro_rules! reg {
 /// Registers the libraries on `env`.
 #[allow(clippy::too_many_lines)] // one registration per line, as the libraries list them
 pub(crate) fn register(env: &mut Env) -> Result<(), String> {
-    for ty in [&DURATION, &TIMESTAMP, &QUANTITY, &URL, &IP, &CIDR, &FORMAT] {
+    for ty in [
+        &DURATION, &TIMESTAMP, &QUANTITY, &URL, &IP, &CIDR, &FORMAT, &SEMVER,
+    ] {
         env.add_type(ty.to_owned()).map_err(|e| e.to_string())?;
     }
     // regex
@@ -356,6 +364,24 @@ pub(crate) fn register(env: &mut Env) -> Result<(), String> {
         let (x, y) = (list_items(&a, 0)?, list_items(&a, 1)?);
         boolean(y.iter().any(|e| x.iter().any(|f| f.equals(&**e))))
     });
+    // semantic versions
+    reg!(env, global "semver", [t::STRING_TYPE], |a| semver_of(&a, false));
+    reg!(env, global "semver", [t::STRING_TYPE, t::BOOL_TYPE], |a| { let n = flag(&a, 1)?; semver_of(&a, n) });
+    reg!(env, global "isSemver", [t::STRING_TYPE], |a| boolean(super::semver::parse(s(&a, 0)?).is_ok()));
+    reg!(env, global "isSemver", [t::STRING_TYPE, t::BOOL_TYPE], |a| {
+        let text = s(&a, 0)?;
+        boolean(if flag(&a, 1)? { super::semver::parse_normalized(text).is_ok() } else { super::semver::parse(text).is_ok() })
+    });
+    reg!(env, member "major", SEMVER, [], |a| integer(i64::try_from(get::<CelSemver>(&a, 0)?.0.major).unwrap_or(i64::MAX)));
+    reg!(env, member "minor", SEMVER, [], |a| integer(i64::try_from(get::<CelSemver>(&a, 0)?.0.minor).unwrap_or(i64::MAX)));
+    reg!(env, member "patch", SEMVER, [], |a| integer(i64::try_from(get::<CelSemver>(&a, 0)?.0.patch).unwrap_or(i64::MAX)));
+    reg!(env, member "isGreaterThan", SEMVER, [SEMVER], |a| boolean(get::<CelSemver>(&a, 0)?.0 > get::<CelSemver>(&a, 1)?.0));
+    reg!(env, member "isLessThan", SEMVER, [SEMVER], |a| boolean(get::<CelSemver>(&a, 0)?.0 < get::<CelSemver>(&a, 1)?.0));
+    reg!(env, member "compareTo", SEMVER, [SEMVER], |a| integer(match get::<CelSemver>(&a, 0)?.0.cmp(&get::<CelSemver>(&a, 1)?.0) {
+        Ordering::Less => -1,
+        Ordering::Equal => 0,
+        Ordering::Greater => 1,
+    }));
     // durations and timestamps
     reg!(env, global "duration", [t::STRING_TYPE], |a| {
         let text = s(&a, 0)?;
@@ -391,6 +417,27 @@ pub(crate) fn register(env: &mut Env) -> Result<(), String> {
     reg!(env, member "getSeconds", TIMESTAMP, [], |a| ts_part(&a, |z| i64::from(z.second())));
     reg!(env, member "getMilliseconds", TIMESTAMP, [], |a| ts_part(&a, |z| i64::from(z.millisecond())));
     Ok(())
+}
+
+fn flag(args: &[CowVal<'_, '_>], i: usize) -> Result<bool, ExecutionError> {
+    args.get(i)
+        .and_then(|v| v.downcast_ref::<CelBool>().map(|b| *b.inner()))
+        .ok_or_else(|| err("argument", "expected a bool"))
+}
+
+fn semver_of<'b, 'v>(a: &[CowVal<'_, '_>], normalize: bool) -> Out<'b, 'v> {
+    let text = s(a, 0)?;
+    let parsed = if normalize {
+        super::semver::parse_normalized(text)
+    } else {
+        super::semver::parse(text)
+    };
+    parsed.map(|v| CowVal::owned(CelSemver(v))).map_err(|e| {
+        err(
+            "semver",
+            format!("Semver parse error during conversion from string: {e}"),
+        )
+    })
 }
 
 fn dur_part<'b, 'v>(a: &[CowVal<'_, '_>], unit: i128) -> Out<'b, 'v> {

@@ -38,13 +38,10 @@
 //!   ([`check_rules`]) for syntax, for functions, macros and variables this evaluator
 //!   knows, but a type error (`self.name + 1`) shows only when the rule runs, as an
 //!   "evaluating rule" error.
-//! * Lists of `x-kubernetes-list-type: set` or `map` compare in order with `==`, where
-//!   the API server compares them as sets or by key.
-//! * Two-variable comprehensions (`all(k, v, …)`, `transformList`, `transformMap`,
-//!   Kubernetes v1.32's `ext.TwoVarComprehensions`) and the `semver` library (v1.33) are
-//!   not supported: a rule using them fails [`check_rules`].
 
 mod library;
+mod semver;
+mod twovar;
 pub(crate) mod values;
 
 use std::collections::HashMap;
@@ -56,6 +53,7 @@ use cel::{Context, Env, Program};
 use serde_json::Value;
 
 use super::error::{BadValue, ErrorType, FieldError, FieldPath};
+use super::validate::{correlated_item, deep_equal};
 use super::view::View;
 use super::{ElementType, ListType, Node, Rule};
 
@@ -73,6 +71,7 @@ fn env() -> Result<&'static Arc<Env>, &'static String> {
         env.add_extension(cel::extensions::lists)
             .map_err(|e| e.to_string())?;
         library::register(&mut env)?;
+        twovar::register(&mut env)?;
         Ok(Arc::new(env))
     })
     .as_ref()
@@ -422,6 +421,10 @@ fn has_rules_at(view: &View<'_>, depth: usize) -> bool {
 }
 
 /// Runs the rules of `view` and below on `value` (`old`: its correlated old value).
+///
+/// On update, a failed rule that does not read `oldSelf` is not reported where the value
+/// equals its correlated old value (ratcheting: by property, by key in map lists, by value
+/// in sets; inside atomic lists the nearest correlated ancestor decides).
 pub(crate) fn validate(
     view: &View<'_>,
     value: &Value,
@@ -429,13 +432,42 @@ pub(crate) fn validate(
     base: &FieldPath,
     errors: &mut Vec<FieldError>,
 ) {
-    walk(view, value, old, base, errors, 0);
+    let ratchet = Ratchet {
+        old,
+        unchanged: old.is_some_and(|o| deep_equal(value, o)),
+    };
+    walk(view, value, old, ratchet, base, errors, 0);
+}
+
+/// The ratcheting correlation of a node (`CorrelatedObject`): its old value, and whether
+/// it (or, without an old value, its nearest correlated ancestor) is unchanged.
+#[derive(Clone, Copy)]
+struct Ratchet<'a> {
+    old: Option<&'a Value>,
+    unchanged: bool,
+}
+
+impl<'a> Ratchet<'a> {
+    fn child(self, value: &Value, old: Option<&'a Value>) -> Ratchet<'a> {
+        match old {
+            // Below an unchanged correlated node everything correlated is unchanged.
+            Some(o) => Ratchet {
+                old: Some(o),
+                unchanged: (self.unchanged && self.old.is_some()) || deep_equal(value, o),
+            },
+            None => Ratchet {
+                old: None,
+                unchanged: self.unchanged,
+            },
+        }
+    }
 }
 
 fn walk(
     view: &View<'_>,
     value: &Value,
     old: Option<&Value>,
+    ratchet: Ratchet<'_>,
     path: &FieldPath,
     errors: &mut Vec<FieldError>,
     depth: usize,
@@ -446,15 +478,28 @@ fn walk(
     let old = old.filter(|o| !o.is_null());
     // The rules of every layer, the referenced nodes' first.
     for (node, _) in view.layers().iter().rev() {
-        run_rules(view, &node.rules, value, old, path, errors);
+        run_rules(
+            view,
+            &node.rules,
+            value,
+            old,
+            ratchet.unchanged,
+            path,
+            errors,
+        );
     }
-    // allOf members' rules apply to the same value.
+    // allOf members' rules apply to the same value (not ratcheted, as in the API server).
     for (node, resolve) in view.layers() {
         for member in &node.all_of {
+            let plain = Ratchet {
+                old: None,
+                unchanged: false,
+            };
             walk(
                 &View::new(member, *resolve),
                 value,
                 old,
+                plain,
                 path,
                 errors,
                 depth + 1,
@@ -469,17 +514,19 @@ fn walk(
             let keys = view.list_map_keys();
             let old_items = old.and_then(Value::as_array);
             for (i, item) in items.iter().enumerate() {
-                // Only map lists correlate their items with old ones (by key).
+                // Only map lists correlate their items with old ones (by key) for oldSelf.
                 let old_item = match (view.list_type(), old_items) {
                     (Some(ListType::Map), Some(olds)) if !keys.is_empty() => {
                         olds.iter().find(|o| same_key(o, item, keys))
                     }
                     _ => None,
                 };
+                let r = ratchet.child(item, correlated_item(view, ratchet.old, item));
                 walk(
                     &item_view,
                     item,
                     old_item,
+                    r,
                     &path.index(i),
                     errors,
                     depth + 1,
@@ -498,26 +545,18 @@ fn walk(
             keys.sort();
             if let Some(Ok(additional)) = view.additional() {
                 for k in &keys {
-                    walk(
-                        &additional,
-                        &map[k.as_str()],
-                        old_map.and_then(|m| m.get(k.as_str())),
-                        &path.key(k),
-                        errors,
-                        depth + 1,
-                    );
+                    let v = &map[k.as_str()];
+                    let r = ratchet.child(v, ratchet.old.and_then(|o| o.get(k.as_str())));
+                    let o = old_map.and_then(|m| m.get(k.as_str()));
+                    walk(&additional, v, o, r, &path.key(k), errors, depth + 1);
                 }
             }
             for k in keys {
                 if let Some(prop) = view.property(k) {
-                    walk(
-                        &prop,
-                        &map[k.as_str()],
-                        old_map.and_then(|m| m.get(k.as_str())),
-                        &path.child(k),
-                        errors,
-                        depth + 1,
-                    );
+                    let v = &map[k.as_str()];
+                    let r = ratchet.child(v, ratchet.old.and_then(|o| o.get(k.as_str())));
+                    let o = old_map.and_then(|m| m.get(k.as_str()));
+                    walk(&prop, v, o, r, &path.child(k), errors, depth + 1);
                 }
             }
         }
@@ -534,6 +573,7 @@ fn run_rules(
     rules: &[Rule],
     value: &Value,
     old: Option<&Value>,
+    unchanged: bool,
     path: &FieldPath,
     errors: &mut Vec<FieldError>,
 ) {
@@ -546,17 +586,24 @@ fn run_rules(
     } else {
         view.ty().map_or("", |t| t.as_str())
     };
+    let invalid =
+        |detail: String| FieldError::invalid(path.render(), BadValue::from(type_name), detail);
     let env = match env() {
         Ok(env) => env,
         Err(e) => {
-            errors.push(FieldError::invalid(
-                path.render(),
-                BadValue::from(type_name),
-                format!("rule compiler initialization error: {e}"),
-            ));
+            errors.push(invalid(format!("rule compiler initialization error: {e}")));
             return;
         }
     };
+    // Nothing to run: every rule is a transition rule without an old value, or ratcheted.
+    let runs = |r: &Rule| match &*compile(&r.rule) {
+        Ok(c) if c.uses_old_self => old.is_some() || r.optional_old_self,
+        Ok(_) => !unchanged,
+        Err(_) => true,
+    };
+    if !rules.iter().any(runs) {
+        return;
+    }
     let self_value = values::to_cel(Some(view), value);
     let old_value = old.map(|o| values::to_cel(Some(view), o));
     for rule in rules {
@@ -564,11 +611,7 @@ fn run_rules(
         let compiled = match &*compiled {
             Ok(c) => c,
             Err(e) => {
-                errors.push(FieldError::invalid(
-                    path.render(),
-                    BadValue::from(type_name),
-                    format!("rule compile error: {e}"),
-                ));
+                errors.push(invalid(format!("rule compile error: {e}")));
                 continue;
             }
         };
@@ -596,11 +639,9 @@ fn run_rules(
             Ok(Some(true)) => continue,
             Ok(Some(false)) => {}
             Ok(None) => {
-                errors.push(FieldError::invalid(
-                    path.render(),
-                    BadValue::from(type_name),
-                    format!("rule did not evaluate to a bool evaluating rule: {rule_text}"),
-                ));
+                errors.push(invalid(format!(
+                    "rule did not evaluate to a bool evaluating rule: {rule_text}"
+                )));
                 continue;
             }
             Err(e) => {
@@ -612,13 +653,13 @@ fn run_rules(
                 } else {
                     format!("{msg} evaluating rule: {rule_text}")
                 };
-                errors.push(FieldError::invalid(
-                    path.render(),
-                    BadValue::from(type_name),
-                    detail,
-                ));
+                errors.push(invalid(detail));
                 continue;
             }
+        }
+        if unchanged && !compiled.uses_old_self {
+            // Ratcheted: this part of the value is as it was.
+            continue;
         }
         let field = match rule.field_path.as_deref().filter(|p| !p.is_empty()) {
             Some(fp) => field_path(path, fp),
@@ -628,16 +669,9 @@ fn run_rules(
             .message_expression
             .as_deref()
             .and_then(|m| message(env, m, &ctx))
-            .unwrap_or_else(|| {
-                match rule
-                    .message
-                    .as_deref()
-                    .map(str::trim)
-                    .filter(|m| !m.is_empty())
-                {
-                    Some(m) => m.to_owned(),
-                    None => format!("failed rule: {rule_text}"),
-                }
+            .unwrap_or_else(|| match rule_message(rule) {
+                Some(m) => m.to_owned(),
+                None => format!("failed rule: {rule_text}"),
             });
         let error = match rule.reason.as_deref() {
             Some("FieldValueForbidden") => FieldError::forbidden(field.render(), detail),
@@ -690,17 +724,19 @@ fn index_text(v: &cel::Value) -> String {
     }
 }
 
-/// `ruleErrorString`: the message when there is one, else the rule, trimmed.
-fn rule_error_string(rule: &Rule) -> String {
-    match rule
-        .message
+/// The rule's `message`, trimmed, unless empty.
+fn rule_message(rule: &Rule) -> Option<&str> {
+    rule.message
         .as_deref()
         .map(str::trim)
         .filter(|m| !m.is_empty())
-    {
-        Some(m) => m.to_owned(),
-        None => rule.rule.trim().to_owned(),
-    }
+}
+
+/// `ruleErrorString`: the message when there is one, else the rule, trimmed.
+fn rule_error_string(rule: &Rule) -> String {
+    rule_message(rule)
+        .unwrap_or_else(|| rule.rule.trim())
+        .to_owned()
 }
 
 /// The result of a `messageExpression`, when it is a usable message.

@@ -477,6 +477,14 @@ fn a_blocking_schema_error_stops_the_rules() {
         errors(&n, &json!({}), None),
         "[a: Required value, <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"
     );
+    // Nor do they run after a type error.
+    let n = node(
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "rules": [{"rule": "false"}]}),
+    );
+    assert_eq!(
+        errors(&n, &json!({"a": 1}), None),
+        r#"[a: Invalid value: "integer": a in body must be of type string: "integer", <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"#
+    );
     // A minLength error does not block them.
     let n = node(
         json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 2}}, "rules": [{"rule": "false"}]}),
@@ -515,4 +523,122 @@ fn check_rules_names_each_rule_that_cannot_run() {
         "/properties/spec/rules/1/messageExpression"
     );
     assert!(errs[1].reason.contains("undeclared reference to 'nope'"));
+}
+
+#[test]
+fn null_fields_are_absent_to_rules() {
+    let n = node(json!({"type": "object",
+        "properties": {"a": {"type": "string", "nullable": true}, "m": {"type": "object", "additionalProperties": {"type": "string", "nullable": true}}},
+        "rules": [{"rule": "!has(self.a) && !('k' in self.m)"}]}));
+    assert_eq!(errors(&n, &json!({"a": null, "m": {"k": null}}), None), "");
+    assert_eq!(
+        errors(&n, &json!({"a": "x", "m": {}}), None),
+        r#"<nil>: Invalid value: "object": failed rule: !has(self.a) && !('k' in self.m)"#
+    );
+}
+
+/// "Equality on arrays with x-kubernetes-list-type of set or map ignores element order …
+/// Concatenation on arrays with x-kubernetes-list-type use the semantics of the list
+/// type" (the Kubernetes documentation's CEL type mapping).
+#[test]
+fn set_and_map_lists_compare_and_concatenate_by_their_list_type() {
+    let n = node(json!({"type": "object", "properties": {
+        "set": {"type": "array", "listType": "set", "items": {"type": "integer"}},
+        "other": {"type": "array", "listType": "set", "items": {"type": "integer"}},
+        "atomic": {"type": "array", "items": {"type": "integer"}},
+        "map": {"type": "array", "listType": "map", "listMapKeys": ["name"], "items": {"type": "object",
+            "properties": {"name": {"type": "string"}, "v": {"type": "integer"}}}}
+    }}));
+    let check = |rule: &str, value: Value| {
+        let mut n = n.clone();
+        n.rules = vec![Rule {
+            rule: rule.to_owned(),
+            ..Rule::default()
+        }];
+        assert_eq!(errors(&n, &value, None), "", "{rule} on {value}");
+    };
+    check(
+        "self.set == self.other",
+        json!({"set": [1, 2], "other": [2, 1]}),
+    );
+    check(
+        "self.set + self.other == [1, 2, 3]",
+        json!({"set": [1, 2], "other": [2, 3]}),
+    );
+    check("self.atomic != [2, 1]", json!({"atomic": [1, 2]}));
+    check(
+        "self.map + [{'name': 'a', 'v': 9}, {'name': 'c', 'v': 3}] == [{'name': 'a', 'v': 9}, {'name': 'b', 'v': 2}, {'name': 'c', 'v': 3}]",
+        json!({"map": [{"name": "a", "v": 1}, {"name": "b", "v": 2}]}),
+    );
+    check(
+        "self.map == self.map.reverse() && size(self.map) == 2 && self.map[0].name == 'a'",
+        json!({"map": [{"name": "a", "v": 1}, {"name": "b", "v": 2}]}),
+    );
+    // Immutability of a set survives a reordering.
+    let mut immutable = n.clone();
+    immutable.properties.get_mut("set").unwrap().rules = vec![Rule {
+        rule: "self == oldSelf".to_owned(),
+        ..Rule::default()
+    }];
+    assert_eq!(
+        errors(
+            &immutable,
+            &json!({"set": [2, 1]}),
+            Some(&json!({"set": [1, 2]}))
+        ),
+        ""
+    );
+}
+
+#[test]
+fn semver_library_examples() {
+    // apiserver's pkg/cel/library/semverlib.go documentation.
+    holds("semver('1.0.0') == semver('1.0.0') && isSemver('0.1.0-alpha.1')");
+    fails("semver('200K')", "Semver parse error");
+    fails("semver('Three')", "Semver parse error");
+    holds("semver('v1.0.0', true) == semver('1.0.0')");
+    holds("semver('1.0', true) == semver('1.0.0')");
+    holds("semver('01.01.01', true) == semver('1.1.1')");
+    holds("isSemver('1.0.0') && !isSemver('hello') && !isSemver('v1.0') && isSemver('v1.0', true)");
+    holds(
+        "semver('1.2.3').major() == 1 && semver('1.2.3').minor() == 2 && semver('1.2.3').patch() == 3",
+    );
+    holds("semver('1.2.3').compareTo(semver('1.2.3')) == 0");
+    holds("semver('1.2.3').compareTo(semver('2.0.0')) == -1");
+    holds("semver('1.2.3').compareTo(semver('0.1.2')) == 1");
+    holds(
+        "semver('1.0.0-alpha').isLessThan(semver('1.0.0')) && semver('1.0.0-alpha.2').isGreaterThan(semver('1.0.0-alpha.1'))",
+    );
+    holds("semver('1.0.0-alpha.1').isLessThan(semver('1.0.0-beta'))");
+}
+
+/// cel-go's two-variable comprehensions (`ext.TwoVarComprehensions`), with the results
+/// cel-go's documentation gives for them.
+#[test]
+fn two_variable_comprehensions() {
+    holds("[1, 2, 3].all(i, v, i < v)");
+    holds("{'a': 1, 'b': 2}.all(k, v, k.size() == 1 && v > 0)");
+    holds("!{'a': 1, 'b': 2}.all(k, v, v > 1)");
+    holds("[1, 2].exists(i, v, i == 1 && v == 2) && !['x'].exists(i, v, v == 'y')");
+    holds("{'a': 1, 'b': 2}.existsOne(k, v, v == 1) && ![1, 1].exists_one(i, v, v == 1)");
+    holds("[1, 2, 3].transformList(i, v, v * i) == [0, 2, 6]");
+    holds("[1, 2, 3].transformList(i, v, i > 0, v) == [2, 3]");
+    holds("{'a': 1, 'b': 2}.transformMap(k, v, v * 2) == {'a': 2, 'b': 4}");
+    holds("{'a': 1, 'b': 2}.transformMap(k, v, v > 1, v + 1) == {'b': 3}");
+    holds("[1, 2].transformMapEntry(i, v, {string(v): i}) == {'1': 0, '2': 1}");
+    fails(
+        "[1, 1].transformMapEntry(i, v, {string(v): i})",
+        "already exists",
+    );
+    // An inner comprehension that binds `v` again keeps its own `v`.
+    holds("[[1], [1]].all(i, v, v.all(v, v == 1))");
+    let n = node(
+        json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "integer"},
+        "rules": [{"rule": "self.all(k, v, v >= k.size())", "message": "values at least key length"}]}}}),
+    );
+    assert_eq!(errors(&n, &json!({"m": {"ab": 2}}), None), "");
+    assert_eq!(
+        errors(&n, &json!({"m": {"abc": 2}}), None),
+        r#"m: Invalid value: "object": values at least key length"#
+    );
 }

@@ -8,17 +8,19 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 
 use cel::ExecutionError;
-use cel::common::traits::{Adder, Comparer, Negator, Subtractor};
+use cel::common::traits::{
+    Adder, Comparer, Container, Indexer, Iterable, Negator, Sizer, Subtractor,
+};
 use cel::common::types::{
     CelBool, CelBytes, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, Type,
 };
-use cel::common::value::{CowVal, StaticVal, Val};
+use cel::common::value::{BuiltinRef, CowVal, StaticVal, Val};
 use serde_json::Value;
 
 use crate::Quantity;
-use crate::schema::JsonType;
 use crate::schema::gourl::GoUrl;
 use crate::schema::view::View;
+use crate::schema::{JsonType, ListType};
 
 macro_rules! static_val {
     ($ty:ident, $cel:ident, $name:literal) => {
@@ -86,6 +88,11 @@ static_val!(Ip, IP, "net.IP");
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Cidr(pub(crate) IpAddr, pub(crate) u8);
 static_val!(Cidr, CIDR, "net.CIDR");
+
+/// `kubernetes.Semver`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct CelSemver(pub(crate) super::semver::Semver);
+static_val!(CelSemver, SEMVER, "kubernetes.Semver");
 
 /// `kubernetes.NamedFormat`.
 #[derive(Clone, Debug, PartialEq)]
@@ -373,7 +380,22 @@ pub(crate) fn to_cel(view: Option<&View<'_>>, value: &Value) -> Box<dyn Val> {
         (Some(JsonType::Array), Value::Array(items)) => {
             let item = view.items();
             let list: Vec<Box<dyn Val>> = items.iter().map(|v| to_cel(item.as_ref(), v)).collect();
-            Box::new(CelList::from(list))
+            let list = CelList::from(list);
+            match view.list_type() {
+                Some(ListType::Set) => Box::new(TypedList { list, keys: None }),
+                Some(ListType::Map) => {
+                    let keys = view
+                        .list_map_keys()
+                        .iter()
+                        .filter_map(|k| escape(k))
+                        .collect();
+                    Box::new(TypedList {
+                        list,
+                        keys: Some(keys),
+                    })
+                }
+                _ => Box::new(list),
+            }
         }
         (Some(JsonType::String), Value::String(s)) => {
             match view.format() {
@@ -478,5 +500,123 @@ mod tests {
         assert_eq!(duration_text(&Duration(1_000_000)), "1ms");
         assert_eq!(duration_text(&Duration(0)), "0s");
         assert_eq!(duration_text(&Duration(-90_000_000_000)), "-1m30s");
+    }
+}
+
+/// A list of `x-kubernetes-list-type: set` (`keys: None`) or `map` (the escaped map keys):
+/// a list to every function, but `==` ignores order, and `+` is a union (set) or a merge by
+/// key (map), as the API server's CEL values behave.
+#[derive(Debug)]
+pub(crate) struct TypedList<'v> {
+    list: CelList<'v>,
+    keys: Option<Vec<String>>,
+}
+
+impl<'v> TypedList<'v> {
+    fn items(&self) -> &[Box<dyn Val + 'v>] {
+        self.list.inner()
+    }
+
+    /// Whether two items of a map list have the same key.
+    fn same_key(&self, a: &dyn Val, b: &dyn Val) -> bool {
+        let Some(keys) = &self.keys else {
+            return a.equals(b);
+        };
+        let (Some(a), Some(b)) = (a.as_indexer(), b.as_indexer()) else {
+            return false;
+        };
+        keys.iter().all(|k| {
+            let key = CelString::from(k.clone());
+            match (a.get(&key), b.get(&key)) {
+                (Ok(x), Ok(y)) => x.equals(&*y),
+                (Err(_), Err(_)) => true,
+                _ => false,
+            }
+        })
+    }
+}
+
+impl<'v> Val for TypedList<'v> {
+    fn get_type(&self) -> &Type {
+        &cel::common::types::LIST_TYPE
+    }
+    fn cel_type() -> &'static Type {
+        &cel::common::types::LIST_TYPE
+    }
+    fn as_adder<'b, 'w>(&'b self) -> Option<&'b (dyn Adder + 'w)>
+    where
+        Self: 'w,
+    {
+        Some(self)
+    }
+    fn as_container(&self) -> Option<&dyn Container> {
+        self.list.as_container()
+    }
+    fn as_indexer<'b, 'w>(&'b self) -> Option<&'b (dyn Indexer + 'w)>
+    where
+        Self: 'w,
+    {
+        self.list.as_indexer()
+    }
+    fn as_iterable<'b, 'w>(&'b self) -> Option<&'b (dyn Iterable + 'w)>
+    where
+        Self: 'w,
+    {
+        self.list.as_iterable()
+    }
+    fn as_sizer(&self) -> Option<&dyn Sizer> {
+        self.list.as_sizer()
+    }
+    fn equals(&self, other: &dyn Val) -> bool {
+        let Some(other) = other.downcast_ref::<CelList<'_>>() else {
+            return false;
+        };
+        let (mine, theirs) = (self.items(), other.inner());
+        mine.len() == theirs.len()
+            && mine.iter().all(|a| {
+                theirs
+                    .iter()
+                    .any(|b| self.same_key(&**a, &**b) && a.equals(&**b))
+            })
+    }
+    fn clone_as_boxed<'w>(&self) -> Box<dyn Val + 'w>
+    where
+        Self: 'w,
+    {
+        Box::new(TypedList {
+            list: self.list.clone(),
+            keys: self.keys.clone(),
+        })
+    }
+    fn as_builtin<'b, 'w>(&'b self) -> BuiltinRef<'b, 'w>
+    where
+        Self: 'w,
+    {
+        BuiltinRef::List(&self.list)
+    }
+}
+
+impl<'v> Adder for TypedList<'v> {
+    fn add<'b, 'w>(&'b self, rhs: &(dyn Val + 'w)) -> Result<CowVal<'b, 'w>, ExecutionError>
+    where
+        Self: 'w,
+    {
+        let Some(other) = rhs.downcast_ref::<CelList<'_>>() else {
+            return Err(binary_error("_+_", self, rhs));
+        };
+        let mut out: Vec<Box<dyn Val + 'w>> =
+            self.items().iter().map(|i| i.clone_as_boxed()).collect();
+        for item in other.inner() {
+            match out.iter().position(|o| self.same_key(&**o, &**item)) {
+                // A map list's item with a key already there replaces it; a set keeps one.
+                Some(i) if self.keys.is_some() => out[i] = item.clone_as_boxed(),
+                Some(_) => {}
+                None => out.push(item.clone_as_boxed()),
+            }
+        }
+        Ok(CowVal::owned(TypedList {
+            list: CelList::from(out),
+            keys: self.keys.clone(),
+        }))
     }
 }

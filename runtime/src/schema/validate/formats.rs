@@ -178,7 +178,7 @@ fn is_isbn(s: &str, version: u8) -> bool {
             } else {
                 u32::from(digits[9] - b'0')
             };
-        sum % 11 == 0
+        sum.is_multiple_of(11)
     } else {
         if digits.len() != 13 || !digits.iter().all(u8::is_ascii_digit) {
             return false;
@@ -245,7 +245,7 @@ fn is_rgb_color(s: &str) -> bool {
 /// govalidator's base64 pattern: whole groups of four, padded.
 fn is_base64(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.is_empty() || b.len() % 4 != 0 {
+    if b.is_empty() || !b.len().is_multiple_of(4) {
         return false;
     }
     let body = |c: &u8| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/';
@@ -469,7 +469,7 @@ fn is_mac(s: &str) -> bool {
     }
     if b[2] == b':' || b[2] == b'-' {
         let sep = b[2];
-        if (b.len() + 1) % 3 != 0 {
+        if !(b.len() + 1).is_multiple_of(3) {
             return false;
         }
         let n = (b.len() + 1) / 3;
@@ -483,7 +483,7 @@ fn is_mac(s: &str) -> bool {
                 && (i + 1 == n || b[x + 2] == sep)
         })
     } else if b[4] == b'.' {
-        if (b.len() + 1) % 5 != 0 {
+        if !(b.len() + 1).is_multiple_of(5) {
             return false;
         }
         let n = 2 * (b.len() + 1) / 5;
@@ -589,11 +589,7 @@ fn is_quoted(s: &str) -> bool {
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => {
-                if chars.next().is_none() {
-                    return false;
-                }
-            }
+            '\\' if chars.next().is_none() => return false,
             '"' => return false,
             c if (c as u32) < 0x20 && c != '\t' => return false,
             _ => {}

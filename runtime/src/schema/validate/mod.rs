@@ -19,6 +19,7 @@ pub(crate) mod pattern;
 use serde_json::Value;
 
 pub(crate) use formats::{go_parse_duration, parse_date, parse_duration};
+pub(crate) use openapi::{correlated_item, deep_equal};
 
 /// Whether `s` is valid for the (normalized) format name, as the `format` keyword checks.
 pub(crate) fn format_validates(format: &str, s: &str) -> bool {
@@ -35,7 +36,9 @@ use super::{ListType, Node, Resolve};
 pub struct Options {
     /// The path the value sits at: the root for an object (errors about the whole value
     /// are then reported at `<nil>`, as the API server does), `status` for the status
-    /// subresource's validation.
+    /// subresource, whose schema the API server applies to the `status` value with paths
+    /// under `status` (`ValidateStatusUpdate`); the rules of the whole object still run on
+    /// the whole object (validate it with the root `base` for those).
     pub base: FieldPath,
 }
 
@@ -62,7 +65,7 @@ pub fn validate_with(
     options: &Options,
 ) -> Vec<FieldError> {
     let view = View::new(node, resolve);
-    let mut errors = openapi::validate(&view, value, &options.base);
+    let mut errors = openapi::validate(&view, value, old, &options.base);
     embedded(&view, value, &options.base, &mut errors);
     let old_sets_ok = old.is_none_or(|old| {
         let mut e = Vec::new();
@@ -142,18 +145,8 @@ fn embedded_resource(
         let v = &map[key.as_str()];
         let field = path.child(key).render();
         match key.as_str() {
-            "apiVersion" => match v.as_str() {
-                None => errors.push(FieldError::invalid(
-                    field,
-                    BadValue::of(v),
-                    "must be a string",
-                )),
-                Some("") => errors.push(FieldError::invalid(
-                    field,
-                    BadValue::from(""),
-                    "must not be empty",
-                )),
-                Some(s) => {
+            "apiVersion" => {
+                if let Some(s) = non_empty_text(v, &field, errors) {
                     // schema.ParseGroupVersion: at most one slash, both sides non-empty.
                     let parts: Vec<&str> = s.split('/').collect();
                     if parts.len() > 2
@@ -166,47 +159,44 @@ fn embedded_resource(
                         ));
                     }
                 }
-            },
-            "kind" => match v.as_str() {
-                None => errors.push(FieldError::invalid(
-                    field,
-                    BadValue::of(v),
-                    "must be a string",
-                )),
-                Some("") => errors.push(FieldError::invalid(
-                    field,
-                    BadValue::from(""),
-                    "must not be empty",
-                )),
-                Some(s) => {
-                    let lower = s.to_lowercase();
-                    let mut msgs = Vec::new();
-                    if lower.len() > 63 {
-                        msgs.push("must be no more than 63 characters".to_owned());
-                    }
-                    let b = lower.as_bytes();
-                    let ok = !b.is_empty()
-                        && b[0].is_ascii_lowercase()
-                        && b.iter()
-                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-                        && b[b.len() - 1] != b'-';
-                    if !ok {
-                        msgs.push("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')".to_owned());
-                    }
+            }
+            "kind" => {
+                if let Some(s) = non_empty_text(v, &field, errors) {
+                    let msgs = super::names::is_dns1035_label(&s.to_lowercase());
                     if !msgs.is_empty() {
-                        errors.push(FieldError::invalid(
-                            field,
-                            BadValue::from(s),
-                            format!(
-                                "may have mixed case, but should otherwise match: {}",
-                                msgs.join(",")
-                            ),
-                        ));
+                        let detail = format!(
+                            "may have mixed case, but should otherwise match: {}",
+                            msgs.join(",")
+                        );
+                        errors.push(FieldError::invalid(field, BadValue::from(s), detail));
                     }
                 }
-            },
+            }
             _ => {}
         }
+    }
+}
+
+/// A string that is not empty, or `None` with the error saying it is not.
+fn non_empty_text<'a>(v: &'a Value, field: &str, errors: &mut Vec<FieldError>) -> Option<&'a str> {
+    match v.as_str() {
+        None => {
+            errors.push(FieldError::invalid(
+                field,
+                BadValue::of(v),
+                "must be a string",
+            ));
+            None
+        }
+        Some("") => {
+            errors.push(FieldError::invalid(
+                field,
+                BadValue::from(""),
+                "must not be empty",
+            ));
+            None
+        }
+        Some(s) => Some(s),
     }
 }
 

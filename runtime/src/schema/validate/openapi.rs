@@ -139,8 +139,18 @@ fn types(v: &View<'_>) -> Vec<&'static str> {
 
 /// Validates `value` against the schema of `view` and returns the field errors, under
 /// `base` (the root, or `status` for the status subresource).
-pub(crate) fn validate(view: &View<'_>, value: &Value, base: &FieldPath) -> Vec<FieldError> {
-    let res = schema(view, value, "");
+///
+/// On update (`old` given), errors of a part of the value that equals the part of the old
+/// value it correlates with are dropped: the API server's validation ratcheting
+/// (`CRDValidationRatcheting`, on by default since v1.30), which lets an object whose
+/// schema got stricter be updated as long as the invalid parts are left as they were.
+pub(crate) fn validate(
+    view: &View<'_>,
+    value: &Value,
+    old: Option<&Value>,
+    base: &FieldPath,
+) -> Vec<FieldError> {
+    let res = schema(view, value, "", old);
     res.errors
         .into_iter()
         .map(|e| to_field_error(e, base))
@@ -188,8 +198,40 @@ fn to_field_error(e: Raw, base: &FieldPath) -> FieldError {
     }
 }
 
-/// `SchemaValidator.Validate`.
-fn schema(v: &View<'_>, value: &Value, path: &str) -> Res {
+/// `SchemaValidator.Validate`, ratcheted against `old` (`ratchetingValueValidator`): the
+/// errors of a value equal to its correlated old value do not count.
+fn schema(v: &View<'_>, value: &Value, path: &str, old: Option<&Value>) -> Res {
+    let mut res = schema_at(v, value, path, old);
+    if !res.is_valid() && old.is_some_and(|o| deep_equal(value, o)) {
+        res.errors.clear();
+    }
+    res
+}
+
+/// The old item an item correlates with for ratcheting (`CorrelatedObject.Index`): by key
+/// in a `map` list, by value in a `set`; atomic lists do not correlate.
+pub(crate) fn correlated_item<'a>(
+    v: &View<'_>,
+    old: Option<&'a Value>,
+    item: &Value,
+) -> Option<&'a Value> {
+    let olds = old?.as_array()?;
+    match v.list_type() {
+        Some(crate::schema::ListType::Map) => {
+            let keys = v.list_map_keys();
+            (!keys.is_empty())
+                .then(|| {
+                    olds.iter()
+                        .find(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
+                })
+                .flatten()
+        }
+        Some(crate::schema::ListType::Set) => olds.iter().find(|o| deep_equal(o, item)),
+        _ => None,
+    }
+}
+
+fn schema_at(v: &View<'_>, value: &Value, path: &str, old: Option<&Value>) -> Res {
     let mut res = Res::default();
     let Some(k) = kind(value) else {
         // null: the type and enum checks only, and no match counted for them.
@@ -208,7 +250,7 @@ fn schema(v: &View<'_>, value: &Value, path: &str) -> Res {
         res.merge(type_check(v, Some(k), value, path));
         res.matches += 1;
     }
-    res.merge(combinators(v, value, path));
+    res.merge(combinators(v, value, path, old));
     res.matches += 1;
     if k == Kind::String {
         res.merge(string_checks(v, value, path));
@@ -231,13 +273,13 @@ fn schema(v: &View<'_>, value: &Value, path: &str) -> Res {
         res.matches += 1;
     }
     if k == Kind::Slice {
-        res.merge(array_checks(v, value, path));
+        res.merge(array_checks(v, value, path, old));
         res.matches += 1;
     }
     res.merge(enum_check(v, value, path));
     res.matches += 1;
     if k == Kind::Map {
-        res.merge(object_checks(v, value, path));
+        res.merge(object_checks(v, value, path, old));
         res.matches += 1;
     }
     res.matches += 1;
@@ -275,8 +317,7 @@ fn type_check(v: &View<'_>, k: Option<Kind>, value: &Value, path: &str) -> Res {
     {
         return Res::err(invalid_type(path, &format, data_format));
     }
-    if !(contains("number") || contains("integer"))
-        && !format.is_empty()
+    if !(contains("number") || contains("integer") || format.is_empty())
         && matches!(k, Kind::String | Kind::Slice)
     {
         return Res {
@@ -306,7 +347,7 @@ fn invalid_type(path: &str, ty: &str, data: &str) -> Raw {
 }
 
 /// `schemaPropsValidator.Validate`: `anyOf`, `oneOf`, `allOf`, `not`, over every layer.
-fn combinators(v: &View<'_>, value: &Value, path: &str) -> Res {
+fn combinators(v: &View<'_>, value: &Value, path: &str, old: Option<&Value>) -> Res {
     let mut main = Res::default();
     for (node, resolve) in v.layers() {
         if !node.any_of.is_empty() {
@@ -314,7 +355,7 @@ fn combinators(v: &View<'_>, value: &Value, path: &str) -> Res {
             let mut first_success: Option<Res> = None;
             let mut succeeded = false;
             for alt in &node.any_of {
-                let r = schema(&View::new(alt, *resolve), value, path);
+                let r = schema(&View::new(alt, *resolve), value, path, old);
                 if r.is_valid() {
                     best = None;
                     succeeded = true;
@@ -342,7 +383,7 @@ fn combinators(v: &View<'_>, value: &Value, path: &str) -> Res {
             let mut first_success: Option<Res> = None;
             let mut validated = 0;
             for alt in &node.one_of {
-                let r = schema(&View::new(alt, *resolve), value, path);
+                let r = schema(&View::new(alt, *resolve), value, path, old);
                 if r.is_valid() {
                     validated += 1;
                     best = None;
@@ -377,7 +418,7 @@ fn combinators(v: &View<'_>, value: &Value, path: &str) -> Res {
         if !node.all_of.is_empty() {
             let mut validated = 0;
             for alt in &node.all_of {
-                let r = schema(&View::new(alt, *resolve), value, path);
+                let r = schema(&View::new(alt, *resolve), value, path, old);
                 if r.is_valid() {
                     validated += 1;
                 }
@@ -396,7 +437,7 @@ fn combinators(v: &View<'_>, value: &Value, path: &str) -> Res {
             }
         }
         if let Some(not) = &node.not
-            && schema(&View::new(not, *resolve), value, path).is_valid()
+            && schema(&View::new(not, *resolve), value, path, old).is_valid()
         {
             main.add(Raw::Plain(format!(
                 "{} must not validate the schema (not)",
@@ -486,7 +527,8 @@ fn range_error(
             match format {
                 "int32" => text_ok && x >= f64::from(i32::MIN) && x <= f64::from(i32::MAX),
                 _ => {
-                    text_ok && x >= -9_223_372_036_854_775_808.0 && x < 9_223_372_036_854_775_808.0
+                    text_ok
+                        && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x)
                 }
             }
         }
@@ -661,12 +703,18 @@ fn number_checks(v: &View<'_>, value: &Value, k: Kind, format: Option<&str>, pat
 }
 
 /// `schemaSliceValidator.Validate`: `items`, `minItems`, `maxItems`, `uniqueItems`.
-fn array_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
+fn array_checks(v: &View<'_>, value: &Value, path: &str, old: Option<&Value>) -> Res {
     let mut res = Res::default();
     let items = value.as_array().map(Vec::as_slice).unwrap_or(&[]);
     if let Some(item_schema) = v.items() {
         for (i, item) in items.iter().enumerate() {
-            res.merge(schema(&item_schema, item, &format!("{path}[{i}]")));
+            let old_item = correlated_item(v, old, item);
+            res.merge(schema(
+                &item_schema,
+                item,
+                &format!("{path}[{i}]"),
+                old_item,
+            ));
         }
     }
     let size = items.len() as u64;
@@ -714,7 +762,7 @@ fn array_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
 }
 
 /// `reflect.DeepEqual` of decoded JSON: `1` (int64) and `1.0` (float64) differ.
-fn deep_equal(a: &Value, b: &Value) -> bool {
+pub(crate) fn deep_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
             (Some(x), Some(y)) => x == y,
@@ -806,7 +854,7 @@ fn go_v(value: &Value) -> String {
 
 /// `objectValidator.Validate`: `minProperties`, `maxProperties`, `additionalProperties`,
 /// the properties, `required`.
-fn object_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
+fn object_checks(v: &View<'_>, value: &Value, path: &str, old: Option<&Value>) -> Res {
     let mut res = Res::default();
     let Some(map) = value.as_object() else {
         return res;
@@ -863,6 +911,7 @@ fn object_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
                         &additional,
                         &map[key.as_str()],
                         &format!("{path}.{key}"),
+                        old.and_then(|o| o.get(key.as_str())),
                     ));
                 }
             }
@@ -876,7 +925,13 @@ fn object_checks(v: &View<'_>, value: &Value, path: &str) -> Res {
             } else {
                 format!("{path}.{name}")
             };
-            res.merge(schema(prop, item, &child));
+            // apiVersion and kind of the root are not correlated.
+            let old_item = if path.is_empty() && matches!(*name, "apiVersion" | "kind") {
+                None
+            } else {
+                old.and_then(|o| o.get(*name))
+            };
+            res.merge(schema(prop, item, &child, old_item));
         }
     }
     let mut seen: Vec<&str> = Vec::new();
