@@ -132,6 +132,8 @@ pub struct Catalog {
     pub(crate) patch: PatchSchema,
     /// `api/v1`, `apis/<group>/<version>` → the OpenAPI v3 document.
     pub(crate) openapi: BTreeMap<String, Arc<Value>>,
+    /// The Swagger 2.0 document served at `/openapi/v2`, when an input was one.
+    pub(crate) openapi_v2: Option<Arc<Value>>,
 }
 
 impl fmt::Debug for Catalog {

@@ -18,10 +18,13 @@
 //! bounded history. Server-side apply answers 415.
 
 mod body;
+mod media;
 mod catalog;
 mod discovery;
 #[cfg(feature = "model")]
 mod model;
+#[cfg(feature = "model")]
+mod openapi;
 mod patch;
 mod select;
 mod serve;

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::body::Body;
 use crate::catalog::{Catalog, ResourceDef};
 use crate::discovery;
+use crate::media;
 use crate::patch::{self, PatchKind};
 use crate::select::{FieldSelector, LabelSelector};
 use crate::status::{self, Failure};
@@ -165,6 +166,18 @@ impl Server {
             ["api", version] => discovery(discovery::resources(catalog, "", version)),
             ["apis", group] => discovery(discovery::group(catalog, group)),
             ["apis", group, version] => discovery(discovery::resources(catalog, group, version)),
+            ["openapi", "v2"] => {
+                let document = catalog
+                    .openapi_v2
+                    .as_ref()
+                    .ok_or_else(|| Failure::no_route(path))?;
+                if !media::accepts_json(parts) {
+                    return Err(Failure::not_acceptable(
+                        "only application/json is served at /openapi/v2 by this server",
+                    ));
+                }
+                discovery(Some((**document).clone()))
+            }
             ["openapi", "v3"] => discovery(Some(discovery::openapi_index(catalog))),
             ["openapi", "v3", ..] => {
                 let key = segments[2..].join("/");

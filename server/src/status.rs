@@ -85,6 +85,11 @@ impl Failure {
         Failure::new(410, "Expired", message)
     }
 
+    /// 406 NotAcceptable: no media type in `Accept` can be served.
+    pub fn not_acceptable(message: impl Into<String>) -> Failure {
+        Failure::new(406, "NotAcceptable", message)
+    }
+
     /// 413 RequestEntityTooLarge.
     pub fn too_large(limit: usize) -> Failure {
         Failure::new(
