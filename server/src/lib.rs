@@ -18,11 +18,15 @@
 //! bounded history. Server-side apply answers 415.
 
 mod body;
+mod builtin;
 mod media;
 mod catalog;
+mod controllers;
 mod discovery;
+mod gc;
 #[cfg(feature = "model")]
 mod model;
+mod namespaces;
 #[cfg(feature = "model")]
 mod openapi;
 mod patch;
@@ -35,7 +39,7 @@ mod store;
 mod watch;
 
 pub use body::Body;
-pub use catalog::{Catalog, PatchField, PatchSchema, ResourceDef, Validator};
+pub use catalog::{Catalog, PatchField, PatchSchema, PrinterColumn, ResourceDef, Validator};
 #[cfg(feature = "model")]
 pub use model::LoadError;
 pub use patch::PatchKind;

@@ -11,7 +11,7 @@ use kubeforge::model::operations::Action as ModelAction;
 use kubeforge::model::{ApiSet, FieldRole, RuntimeType, Scope, Shape, TypeId, TypeKind};
 use serde_json::Value;
 
-use crate::catalog::{Catalog, PatchField, PatchSchema, verb};
+use crate::catalog::{Catalog, PatchField, PatchSchema, PrinterColumn, verb};
 use crate::openapi;
 
 /// Why a catalog could not be made from documents.
@@ -203,17 +203,23 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
         text("/spec/names/plural"),
     );
     let namespaced = text("/spec/scope") != "Cluster";
-    let short_names: Vec<String> = crd
-        .pointer("/spec/names/shortNames")
-        .and_then(Value::as_array)
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let strings = |pointer: &str| -> Vec<String> {
+        crd.pointer(pointer)
+            .and_then(Value::as_array)
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let short_names = strings("/spec/names/shortNames");
+    let categories = strings("/spec/names/categories");
+    let singular = Some(text("/spec/names/singular"))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| kind.to_lowercase());
     let reversed: Vec<&str> = group.split('.').rev().collect();
     for version in crd
         .pointer("/spec/versions")
@@ -229,10 +235,11 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
         }
         if let Some((_, def)) = catalog.find(&group, name, &plural) {
             let (g, v, k) = (def.group.clone(), def.version.clone(), def.kind.clone());
-            catalog
-                .entry(&g, &v, &k, &plural, namespaced)
-                .short_names
-                .clone_from(&short_names);
+            let def = catalog.entry(&g, &v, &k, &plural, namespaced);
+            def.short_names.clone_from(&short_names);
+            def.categories.clone_from(&categories);
+            def.singular.clone_from(&singular);
+            def.printer_columns = PrinterColumn::of_crd_version(version);
         }
         let gvk = serde_json::json!({"group": group, "version": name, "kind": kind});
         let mut schema = version

@@ -13,12 +13,15 @@ use serde_json::{Map, Value, json};
 
 use crate::body::Body;
 use crate::catalog::{Catalog, ResourceDef};
+use crate::controllers::{self, Work};
 use crate::discovery;
+use crate::gc;
+use crate::namespaces;
 use crate::media;
 use crate::patch::{self, PatchKind};
 use crate::select::{FieldSelector, LabelSelector};
 use crate::status::{self, Failure};
-use crate::store::{EventType, Key, State};
+use crate::store::{Key, State};
 use crate::watch;
 
 /// Limits and timings.
@@ -89,7 +92,7 @@ impl Server {
     /// A server for `catalog`.
     pub fn with_options(catalog: Catalog, options: Options) -> Server {
         let state = State::new(catalog.resources.len(), options.history);
-        Server {
+        let server = Server {
             shared: Arc::new(Shared {
                 catalog,
                 options,
@@ -98,6 +101,31 @@ impl Server {
                 watches: AtomicUsize::new(0),
                 uid_seed: std::collections::hash_map::RandomState::new(),
             }),
+        };
+        server.seed_namespaces();
+        server
+    }
+
+    /// Creates the namespaces a cluster starts with, when the API serves namespaces.
+    fn seed_namespaces(&self) {
+        let Some(index) = namespaces::index(&self.shared.catalog) else {
+            return;
+        };
+        let mut state = self.shared.lock();
+        for name in namespaces::INITIAL {
+            let rv = state.next_rv();
+            let mut object = json!({
+                "kind": "Namespace",
+                "apiVersion": "v1",
+                "metadata": {
+                    "name": name,
+                    "uid": self.uid(rv),
+                    "resourceVersion": rv.to_string(),
+                    "creationTimestamp": now(),
+                },
+            });
+            namespaces::prepare(&mut object, name);
+            state.put(index, (String::new(), name.to_owned()), Arc::new(object), None);
         }
     }
 
@@ -455,16 +483,17 @@ impl Server {
         {
             map.remove("status");
         }
-        let key = (namespace.to_owned(), name.clone());
-        if query.dry_run() {
-            if self.shared.lock().objects[index].contains_key(&key) {
-                return Err(Failure::already_exists(&def.group, &def.plural, &name));
-            }
-            return Ok(json_response(StatusCode::CREATED, &object));
+        if namespaces::is_namespaces(&self.shared.catalog, index) {
+            namespaces::prepare(&mut object, &name);
         }
+        let key = (namespace.to_owned(), name.clone());
         let mut state = self.shared.lock();
+        namespaces::admit_create(&state, &self.shared.catalog, def, namespace, &name)?;
         if state.objects[index].contains_key(&key) {
             return Err(Failure::already_exists(&def.group, &def.plural, &name));
+        }
+        if query.dry_run() {
+            return Ok(json_response(StatusCode::CREATED, &object));
         }
         let rv = state.next_rv();
         let meta = metadata_mut(&mut object);
@@ -473,8 +502,8 @@ impl Server {
         meta.insert("generation".into(), Value::from(1));
         meta.insert("creationTimestamp".into(), Value::from(now()));
         let object = Arc::new(object);
-        state.objects[index].insert(key, object.clone());
-        state.record(index, EventType::Added, object.clone(), None);
+        state.put(index, key.clone(), object.clone(), None);
+        self.settle(&mut state, vec![Work::Written(index, key)]);
         self.notify(state);
         Ok(json_response(StatusCode::CREATED, &object))
     }
@@ -590,6 +619,20 @@ impl Server {
                 set_or_remove(&mut result, "status", new.get("status").cloned());
                 result
             }
+            Some("finalize") => {
+                let mut result = (**old).clone();
+                let finalizers = new
+                    .pointer("/spec/finalizers")
+                    .cloned()
+                    .unwrap_or_else(|| json!([]));
+                match result.get_mut("spec").and_then(Value::as_object_mut) {
+                    Some(spec) => {
+                        spec.insert("finalizers".into(), finalizers);
+                    }
+                    None => result["spec"] = json!({"finalizers": finalizers}),
+                }
+                result
+            }
             Some("scale") => {
                 let mut result = (**old).clone();
                 let replicas = new
@@ -654,8 +697,7 @@ impl Server {
         if query.dry_run() {
             return Ok(json_response(status, &result));
         }
-        let finalized = result.pointer("/metadata/deletionTimestamp").is_some()
-            && finalizers(&result).is_empty();
+        let finalized = controllers::released(&self.shared.catalog, index, &result);
         let key = (namespace.to_owned(), name.to_owned());
         let mut state = self.shared.lock();
         let current = state.objects[index].get(&key).cloned();
@@ -665,18 +707,14 @@ impl Server {
         let rv = state.next_rv();
         metadata_mut(&mut result).insert("resourceVersion".into(), Value::from(rv.to_string()));
         let object = Arc::new(result);
-        if finalized {
-            state.objects[index].remove(&key);
-            state.record(index, EventType::Deleted, object.clone(), Some(old.clone()));
+        let work = if finalized {
+            state.remove(index, &key, object.clone());
+            Work::Removed(index, object.clone())
         } else {
-            state.objects[index].insert(key, object.clone());
-            state.record(
-                index,
-                EventType::Modified,
-                object.clone(),
-                Some(old.clone()),
-            );
-        }
+            state.put(index, key.clone(), object.clone(), Some(old.clone()));
+            Work::Written(index, key)
+        };
+        self.settle(&mut state, vec![work]);
         self.notify(state);
         let shown = if sub == Some("scale") {
             scale_of(&object)
@@ -746,42 +784,32 @@ impl Server {
                 .get("dryRun")
                 .and_then(Value::as_array)
                 .is_some_and(|a| !a.is_empty());
-        if !finalizers(&old).is_empty() {
-            if old.pointer("/metadata/deletionTimestamp").is_some() || dry_run {
-                return Ok((StatusCode::OK, (*old).clone()));
-            }
-            let mut object = (*old).clone();
-            let rv = state.next_rv();
-            let meta = metadata_mut(&mut object);
-            meta.insert("deletionTimestamp".into(), Value::from(now()));
-            meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
-            meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
-            let object = Arc::new(object);
-            state.objects[index].insert(key, object.clone());
-            state.record(index, EventType::Modified, object.clone(), Some(old));
-            self.notify(state);
-            return Ok((StatusCode::OK, (*object).clone()));
-        }
+        let catalog = &self.shared.catalog;
+        namespaces::admit_delete(catalog, index, name)?;
+        let policy = gc::Policy::of(options, query, def)?;
         let uid = old
             .pointer("/metadata/uid")
             .and_then(Value::as_str)
             .map(str::to_owned);
+        let success = || status::success(&def.group, &def.plural, name, uid.as_deref());
         if dry_run {
+            let held = !controllers::finalizers(&old).is_empty()
+                || policy != gc::Policy::Background
+                || (namespaces::is_namespaces(catalog, index)
+                    && !namespaces::spec_finalizers(&old).is_empty());
             return Ok((
                 StatusCode::OK,
-                status::success(&def.group, &def.plural, name, uid.as_deref()),
+                if held { (*old).clone() } else { success() },
             ));
         }
-        let rv = state.next_rv();
-        let mut object = (*old).clone();
-        metadata_mut(&mut object).insert("resourceVersion".into(), Value::from(rv.to_string()));
-        state.objects[index].remove(&key);
-        state.record(index, EventType::Deleted, Arc::new(object), Some(old));
+        let mut queue = std::collections::VecDeque::new();
+        let outcome = gc::delete(&mut state, catalog, index, &key, policy, &mut queue);
+        self.settle(&mut state, queue.into());
         self.notify(state);
-        Ok((
-            StatusCode::OK,
-            status::success(&def.group, &def.plural, name, uid.as_deref()),
-        ))
+        match outcome {
+            Some(gc::Outcome::Marked(object)) => Ok((StatusCode::OK, (*object).clone())),
+            Some(gc::Outcome::Removed) | None => Ok((StatusCode::OK, success())),
+        }
     }
 
     fn delete_collection(
@@ -898,6 +926,11 @@ impl Server {
             meta.remove("namespace");
         }
         Ok(())
+    }
+
+    /// Runs the controllers (garbage collector, namespace lifecycle) on what a write did.
+    fn settle(&self, state: &mut State, work: Vec<Work>) {
+        controllers::settle(state, &self.shared.catalog, work);
     }
 
     fn notify(&self, state: MutexGuard<'_, State>) {
@@ -1067,14 +1100,6 @@ fn without_meta_and_status(object: &Value) -> Value {
         map.remove("status");
     }
     object
-}
-
-fn finalizers(object: &Value) -> Vec<&str> {
-    object
-        .pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .map(|list| list.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
 }
 
 /// The `autoscaling/v1` `Scale` of an object with `spec.replicas`.
