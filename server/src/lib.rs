@@ -24,6 +24,7 @@ mod catalog;
 mod controllers;
 mod discovery;
 mod gc;
+mod jsonpath;
 #[cfg(feature = "model")]
 mod model;
 mod namespaces;
@@ -36,6 +37,7 @@ mod server;
 mod service;
 mod status;
 mod store;
+mod table;
 mod watch;
 
 pub use body::Body;

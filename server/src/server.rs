@@ -22,6 +22,7 @@ use crate::patch::{self, PatchKind};
 use crate::select::{FieldSelector, LabelSelector};
 use crate::status::{self, Failure};
 use crate::store::{Key, State};
+use crate::table;
 use crate::watch;
 
 /// Limits and timings.
@@ -298,10 +299,11 @@ impl Server {
         }
         let namespace = target.namespace.as_deref();
         let sub = target.subresource.as_deref();
-        match (verb, target.name.as_deref()) {
-            ("watch", _) => self.watch(target.index, namespace, &query),
-            ("list", _) => self.list(target.index, namespace, &query),
-            ("create", _) => self.create(target.index, namespace.unwrap_or(""), body, &query),
+        let answer = media::negotiate(parts, false)?;
+        let (code, value) = match (verb, target.name.as_deref()) {
+            ("watch", _) => return self.watch(target.index, namespace, &query, answer),
+            ("list", _) => self.list(target.index, namespace, &query)?,
+            ("create", _) => self.create(target.index, namespace.unwrap_or(""), body, &query)?,
             ("get", Some(name)) => {
                 let object = self.get(target.index, namespace.unwrap_or(""), name)?;
                 let object = if sub == Some("scale") {
@@ -309,7 +311,7 @@ impl Server {
                 } else {
                     (*object).clone()
                 };
-                Ok(json_response(StatusCode::OK, &object))
+                (StatusCode::OK, object)
             }
             ("update", Some(name)) => {
                 let body = parse_body(body)?;
@@ -320,7 +322,7 @@ impl Server {
                     sub,
                     body,
                     &query,
-                )
+                )?
             }
             ("patch", Some(name)) => {
                 let content_type = parts
@@ -336,18 +338,52 @@ impl Server {
                     content_type,
                     body,
                     &query,
-                )
+                )?
             }
             ("delete", Some(name)) => {
-                self.delete(target.index, namespace.unwrap_or(""), name, body, &query)
+                self.delete(target.index, namespace.unwrap_or(""), name, body, &query)?
             }
             ("deletecollection", _) => {
-                self.delete_collection(target.index, namespace, body, &query)
+                self.delete_collection(target.index, namespace, body, &query)?
             }
-            _ => Err(Failure::method_not_allowed(
-                parts.method.as_str(),
-                parts.uri.path(),
-            )),
+            _ => {
+                return Err(Failure::method_not_allowed(
+                    parts.method.as_str(),
+                    parts.uri.path(),
+                ));
+            }
+        };
+        Ok(self.respond(answer, target.index, code, value, &query))
+    }
+
+    /// Encodes an answer (an object of the resource's kind, a list of them, or a `Status`)
+    /// as the client asked: JSON, or a Table.
+    fn respond(
+        &self,
+        answer: media::Answer,
+        index: usize,
+        code: StatusCode,
+        value: Value,
+        query: &Query,
+    ) -> Response<Body> {
+        match answer {
+            media::Answer::Table(version) if value.get("kind").and_then(Value::as_str) != Some("Status") => {
+                let def = self.def(index);
+                let include = table::Include::of(query.get("includeObject"));
+                let catalog = &self.shared.catalog;
+                let table = match value.get("items").and_then(Value::as_array) {
+                    Some(items) => {
+                        let items: Vec<&Value> = items.iter().collect();
+                        table::table(catalog, def, version, &items, include, table::list_metadata(&value), true)
+                    }
+                    None => {
+                        let metadata = json!({"resourceVersion": value.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::from(""))});
+                        table::table(catalog, def, version, &[&value], include, metadata, true)
+                    }
+                };
+                json_response(code, &table)
+            }
+            _ => json_response(code, &value),
         }
     }
 
@@ -368,7 +404,7 @@ impl Server {
         index: usize,
         namespace: Option<&str>,
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let filter = Filter::new(namespace, query)?;
         let limit = query
@@ -424,7 +460,7 @@ impl Server {
             "metadata": metadata,
             "items": items,
         });
-        Ok(json_response(StatusCode::OK, &list))
+        Ok((StatusCode::OK, list))
     }
 
     fn watch(
@@ -432,9 +468,10 @@ impl Server {
         index: usize,
         namespace: Option<&str>,
         query: &Query,
+        answer: media::Answer,
     ) -> Result<Response<Body>, Failure> {
         let filter = Filter::new(namespace, query)?;
-        let request = watch::Request::new(index, filter, query)?;
+        let request = watch::Request::new(index, filter, query, answer)?;
         let receiver = watch::start(self.shared.clone(), request);
         let mut response = Response::new(Body::stream(receiver));
         response.headers_mut().insert(
@@ -450,7 +487,7 @@ impl Server {
         namespace: &str,
         body: &[u8],
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let mut object = self.check(index, parse_body(body)?)?;
         let meta = metadata_mut(&mut object);
@@ -493,7 +530,7 @@ impl Server {
             return Err(Failure::already_exists(&def.group, &def.plural, &name));
         }
         if query.dry_run() {
-            return Ok(json_response(StatusCode::CREATED, &object));
+            return Ok((StatusCode::CREATED, object));
         }
         let rv = state.next_rv();
         let meta = metadata_mut(&mut object);
@@ -505,7 +542,7 @@ impl Server {
         state.put(index, key.clone(), object.clone(), None);
         self.settle(&mut state, vec![Work::Written(index, key)]);
         self.notify(state);
-        Ok(json_response(StatusCode::CREATED, &object))
+        Ok((StatusCode::CREATED, (*object).clone()))
     }
 
     fn update(
@@ -516,7 +553,7 @@ impl Server {
         sub: Option<&str>,
         body: Value,
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let body = if sub == Some("scale") {
             body
@@ -557,7 +594,7 @@ impl Server {
         content_type: &str,
         body: &[u8],
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let kind = PatchKind::from_content_type(content_type).ok_or_else(|| {
             Failure::unsupported_media_type(format!(
@@ -611,7 +648,7 @@ impl Server {
         new: Value,
         sub: Option<&str>,
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let mut result: Value = match sub {
             Some("status") => {
@@ -692,10 +729,10 @@ impl Server {
             } else {
                 (**old).clone()
             };
-            return Ok(json_response(status, &shown));
+            return Ok((status, shown));
         }
         if query.dry_run() {
-            return Ok(json_response(status, &result));
+            return Ok((status, result));
         }
         let finalized = controllers::released(&self.shared.catalog, index, &result);
         let key = (namespace.to_owned(), name.to_owned());
@@ -721,7 +758,7 @@ impl Server {
         } else {
             (*object).clone()
         };
-        Ok(json_response(status, &shown))
+        Ok((status, shown))
     }
 
     fn delete(
@@ -731,14 +768,13 @@ impl Server {
         name: &str,
         body: &[u8],
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let options = if body.iter().all(u8::is_ascii_whitespace) {
             Value::Null
         } else {
             parse_body(body)?
         };
-        let (code, value) = self.delete_one(index, namespace, name, &options, query)?;
-        Ok(json_response(code, &value))
+        self.delete_one(index, namespace, name, &options, query)
     }
 
     /// Deletes one object: with finalizers it only gets its `deletionTimestamp` (and the
@@ -818,7 +854,7 @@ impl Server {
         namespace: Option<&str>,
         body: &[u8],
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let options = if body.iter().all(u8::is_ascii_whitespace) {
             Value::Null
@@ -847,7 +883,7 @@ impl Server {
             "metadata": {"resourceVersion": rv.to_string()},
             "items": items,
         });
-        Ok(json_response(StatusCode::OK, &list))
+        Ok((StatusCode::OK, list))
     }
 
     /// Checks a body's `apiVersion` and `kind` (filling them in when absent) and runs the

@@ -14,7 +14,9 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::media;
 use crate::server::{Filter, Query, Shared};
+use crate::table;
 use crate::status::Failure;
 use crate::store::EventType;
 
@@ -37,10 +39,17 @@ pub(crate) struct Request {
     bookmarks: bool,
     initial_events_end: bool,
     timeout: Option<Duration>,
+    /// Send each object as a one-row Table of this version (`kubectl get -w`).
+    table: Option<(&'static str, table::Include)>,
 }
 
 impl Request {
-    pub(crate) fn new(index: usize, filter: Filter, query: &Query) -> Result<Request, Failure> {
+    pub(crate) fn new(
+        index: usize,
+        filter: Filter,
+        query: &Query,
+        answer: media::Answer,
+    ) -> Result<Request, Failure> {
         let send_initial = query.flag("sendInitialEvents");
         let start = match query
             .get("resourceVersion")
@@ -66,6 +75,12 @@ impl Request {
             bookmarks: query.flag("allowWatchBookmarks"),
             initial_events_end: send_initial,
             timeout,
+            table: match answer {
+                media::Answer::Table(version) => {
+                    Some((version, table::Include::of(query.get("includeObject"))))
+                }
+                _ => None,
+            },
         })
     }
 }
@@ -107,6 +122,17 @@ fn event_line(kind: &str, object: &Value) -> Bytes {
 
 async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
     let def = &shared.catalog.resources[request.index];
+    // The first object sent as a Table carries the column definitions, as on a real server.
+    let headers = std::sync::atomic::AtomicBool::new(true);
+    let line = |kind: &str, object: &Value| match request.table {
+        Some((version, include)) => {
+            let metadata = json!({"resourceVersion": object.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::from(""))});
+            let first = headers.swap(false, Ordering::SeqCst);
+            let table = table::table(&shared.catalog, def, version, &[object], include, metadata, first);
+            event_line(kind, &table)
+        }
+        None => event_line(kind, object),
+    };
     let bookmark = |rv: u64, end: bool| {
         let mut metadata = json!({"resourceVersion": rv.to_string()});
         if end {
@@ -126,7 +152,7 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
                 let initial: Vec<Bytes> = state.objects[request.index]
                     .values()
                     .filter(|object| request.filter.matches(object))
-                    .map(|object| event_line("ADDED", object))
+                    .map(|object| line("ADDED", object))
                     .collect();
                 (state.rv, state.epoch, initial)
             }
@@ -177,7 +203,7 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
                                 (EventType::Modified, true, false) => "DELETED",
                                 _ => return None,
                             };
-                            Some(event_line(kind, &event.object))
+                            Some(line(kind, &event.object))
                         })
                         .collect();
                     cursor = cursor.max(state.rv);

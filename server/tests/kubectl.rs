@@ -417,7 +417,7 @@ fn kubectl_discovery_and_explain() {
         .collect();
     rows.sort();
     let mut expected = vec![
-        vec!["endpoints", "v1", "true", "Endpoints"],
+        vec!["endpoints", "ep", "v1", "true", "Endpoints"],
         vec![
             "imagestreams",
             "image.openshift.io/v1",
@@ -425,7 +425,7 @@ fn kubectl_discovery_and_explain() {
             "ImageStream",
         ],
         vec!["leases", "coordination.k8s.io/v1", "true", "Lease"],
-        vec!["pods", "v1", "true", "Pod"],
+        vec!["pods", "po", "v1", "true", "Pod"],
     ];
     if server.crd() {
         expected.insert(
