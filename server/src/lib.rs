@@ -23,6 +23,7 @@ mod media;
 mod catalog;
 mod controllers;
 mod discovery;
+mod encoding;
 mod gc;
 mod jsonpath;
 #[cfg(feature = "model")]
@@ -31,6 +32,8 @@ mod namespaces;
 #[cfg(feature = "model")]
 mod openapi;
 mod patch;
+#[cfg(feature = "protobuf")]
+mod protobuf;
 mod select;
 mod serve;
 mod server;

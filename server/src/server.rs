@@ -15,6 +15,7 @@ use crate::body::Body;
 use crate::catalog::{Catalog, ResourceDef};
 use crate::controllers::{self, Work};
 use crate::discovery;
+use crate::encoding;
 use crate::gc;
 use crate::namespaces;
 use crate::media;
@@ -299,7 +300,21 @@ impl Server {
         }
         let namespace = target.namespace.as_deref();
         let sub = target.subresource.as_deref();
-        let answer = media::negotiate(parts, false)?;
+        let protobuf = encoding::protobuf_kind(def);
+        let answer = media::negotiate(parts, protobuf)?;
+        let decoded;
+        let body = match verb {
+            "create" | "update" | "delete" | "deletecollection" => {
+                match encoding::request_body(parts, body, protobuf, verb)? {
+                    Some(json) => {
+                        decoded = json;
+                        decoded.as_slice()
+                    }
+                    None => body,
+                }
+            }
+            _ => body,
+        };
         let (code, value) = match (verb, target.name.as_deref()) {
             ("watch", _) => return self.watch(target.index, namespace, &query, answer),
             ("list", _) => self.list(target.index, namespace, &query)?,
@@ -383,6 +398,7 @@ impl Server {
                 };
                 json_response(code, &table)
             }
+            media::Answer::Protobuf => encoding::protobuf_response(code, &value),
             _ => json_response(code, &value),
         }
     }
@@ -472,12 +488,12 @@ impl Server {
     ) -> Result<Response<Body>, Failure> {
         let filter = Filter::new(namespace, query)?;
         let request = watch::Request::new(index, filter, query, answer)?;
+        let content_type = request.content_type();
         let receiver = watch::start(self.shared.clone(), request);
         let mut response = Response::new(Body::stream(receiver));
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
         Ok(response)
     }
 
@@ -924,6 +940,10 @@ impl Server {
                 }
             }
         }
+        crate::builtin::defaults(&def.group, &def.kind, &mut object);
+        let Some(map) = object.as_object_mut() else {
+            return Err(Failure::internal("the body stopped being an object"));
+        };
         if !map.get("metadata").is_none_or(Value::is_object) {
             return Err(Failure::invalid(
                 &def.kind,

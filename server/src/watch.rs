@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::encoding;
 use crate::media;
 use crate::server::{Filter, Query, Shared};
 use crate::table;
@@ -41,6 +42,8 @@ pub(crate) struct Request {
     timeout: Option<Duration>,
     /// Send each object as a one-row Table of this version (`kubectl get -w`).
     table: Option<(&'static str, table::Include)>,
+    /// Send protobuf frames (`application/vnd.kubernetes.protobuf;stream=watch`).
+    protobuf: bool,
 }
 
 impl Request {
@@ -81,7 +84,17 @@ impl Request {
                 }
                 _ => None,
             },
+            protobuf: answer == media::Answer::Protobuf,
         })
+    }
+
+    /// The response's content type.
+    pub(crate) fn content_type(&self) -> &'static str {
+        if self.protobuf {
+            "application/vnd.kubernetes.protobuf;stream=watch"
+        } else {
+            "application/json"
+        }
     }
 }
 
@@ -131,6 +144,7 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
             let table = table::table(&shared.catalog, def, version, &[object], include, metadata, first);
             event_line(kind, &table)
         }
+        None if request.protobuf => encoding::watch_frame(kind, object),
         None => event_line(kind, object),
     };
     let bookmark = |rv: u64, end: bool| {
@@ -138,10 +152,12 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
         if end {
             metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        event_line(
-            "BOOKMARK",
-            &json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": metadata}),
-        )
+        let object = json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": metadata});
+        if request.protobuf {
+            encoding::watch_frame("BOOKMARK", &object)
+        } else {
+            event_line("BOOKMARK", &object)
+        }
     };
     let mut changed = shared.changed.subscribe();
     changed.borrow_and_update();
@@ -213,7 +229,13 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
         };
         match batch {
             Err(gone) => {
-                let _ = sender.send(event_line("ERROR", &gone.to_status())).await;
+                let status = gone.to_status();
+                let line = if request.protobuf {
+                    encoding::watch_frame("ERROR", &status)
+                } else {
+                    event_line("ERROR", &status)
+                };
+                let _ = sender.send(line).await;
                 return;
             }
             Ok(lines) => {
