@@ -41,6 +41,7 @@ mod service;
 mod status;
 mod store;
 mod table;
+mod versions;
 mod watch;
 
 pub use body::Body;

@@ -24,6 +24,7 @@ use crate::select::{FieldSelector, LabelSelector};
 use crate::status::{self, Failure};
 use crate::store::{Key, State};
 use crate::table;
+use crate::versions;
 use crate::watch;
 
 /// Limits and timings.
@@ -428,21 +429,26 @@ impl Server {
             .and_then(|l| l.parse::<usize>().ok())
             .filter(|l| *l > 0);
         let state = self.shared.lock();
-        let start: Option<Key> = match query.get("continue").filter(|c| !c.is_empty()) {
-            None => None,
-            Some(token) => {
-                let (rv, key) = decode_continue(token).ok_or_else(|| {
-                    Failure::bad_request(format!("invalid continue token {token:?}"))
-                })?;
-                if rv < state.compacted {
-                    return Err(Failure::gone(
-                        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
-                    ));
+        let (start, continued): (Option<Key>, Option<u64>) =
+            match query.get("continue").filter(|c| !c.is_empty()) {
+                None => (None, None),
+                Some(token) => {
+                    let (rv, key) = decode_continue(token).ok_or_else(|| {
+                        Failure::bad_request(format!("invalid continue token {token:?}"))
+                    })?;
+                    if rv < state.compacted {
+                        return Err(Failure::gone(
+                            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+                        ));
+                    }
+                    (Some(key), Some(rv))
                 }
-                Some(key)
-            }
+            };
+        let (snapshot, at) = match versions::list_read(&state, query, continued)? {
+            versions::Read::Latest => (None, state.rv),
+            versions::Read::Exact(rv) => (Some(versions::objects_at(&state, index, rv)?), rv),
         };
-        let objects = &state.objects[index];
+        let objects = snapshot.as_ref().unwrap_or(&state.objects[index]);
         let range = match &start {
             Some(key) => objects
                 .range::<Key, _>((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded)),
@@ -462,11 +468,11 @@ impl Server {
             items.push((**object).clone());
             last = Some(key.clone());
         }
-        let mut metadata = json!({"resourceVersion": state.rv.to_string()});
+        let mut metadata = json!({"resourceVersion": at.to_string()});
         if remaining > 0
             && let Some(last) = last
         {
-            metadata["continue"] = Value::from(encode_continue(state.rv, &last));
+            metadata["continue"] = Value::from(encode_continue(at, &last));
             metadata["remainingItemCount"] = Value::from(remaining);
         }
         drop(state);

@@ -114,6 +114,11 @@ impl Failure {
         Failure::new(406, "NotAcceptable", message)
     }
 
+    /// 504 Timeout: a resource version the server has not reached.
+    pub fn timeout(message: impl Into<String>) -> Failure {
+        Failure::new(504, "Timeout", message)
+    }
+
     /// 413 RequestEntityTooLarge.
     pub fn too_large(limit: usize) -> Failure {
         Failure::new(
