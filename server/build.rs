@@ -9,7 +9,9 @@
 //! in Rust, so no `protoc` is needed) compiles them. Without the feature the set is empty and
 //! the server answers protobuf bodies with 415.
 
-use std::path::{Path, PathBuf};
+#[cfg(feature = "protobuf")]
+use std::path::Path;
+use std::path::PathBuf;
 
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
@@ -39,7 +41,8 @@ fn descriptors() -> Vec<u8> {
         "no .proto files under {}",
         root.display()
     );
-    let set = protox::compile(&files, [&root]).unwrap_or_else(|e| panic!("compiling the Kubernetes .proto files: {e}"));
+    let set = protox::compile(&files, [&root])
+        .unwrap_or_else(|e| panic!("compiling the Kubernetes .proto files: {e}"));
     set.encode_to_vec()
 }
 
@@ -47,14 +50,23 @@ fn descriptors() -> Vec<u8> {
 #[cfg(feature = "protobuf")]
 fn proto_root() -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let manifest = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("Cargo.toml");
     let target = std::env::var("TARGET").expect("cargo sets TARGET");
     // Offline first (everything this build needs is there); online if some other platform's
     // or member's package is missing from the local registry.
     let run = |offline: bool| {
         let mut command = std::process::Command::new(&cargo);
         command
-            .args(["metadata", "--format-version", "1", "--filter-platform", &target])
+            .args([
+                "metadata",
+                "--format-version",
+                "1",
+                "--filter-platform",
+                &target,
+            ])
             .arg("--manifest-path")
             .arg(&manifest);
         if offline {
@@ -71,7 +83,8 @@ fn proto_root() -> PathBuf {
         "cargo metadata failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).expect("cargo metadata writes JSON");
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("cargo metadata writes JSON");
     let package = metadata["packages"]
         .as_array()
         .into_iter()
@@ -96,7 +109,11 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<String>) {
             collect(root, &path, files);
         } else if path.extension().is_some_and(|e| e == "proto") {
             // The test API group is no API a server serves.
-            let relative = path.strip_prefix(root).expect("under the root").to_string_lossy().replace('\\', "/");
+            let relative = path
+                .strip_prefix(root)
+                .expect("under the root")
+                .to_string_lossy()
+                .replace('\\', "/");
             if !relative.contains("testapigroup") {
                 files.push(relative);
             }

@@ -60,7 +60,10 @@ pub(crate) fn defaults(group: &str, kind: &str, object: &mut serde_json::Value) 
     if group.is_empty()
         && kind == "Secret"
         && let Some(map) = object.as_object_mut()
-        && map.get("type").and_then(serde_json::Value::as_str).is_none_or(str::is_empty)
+        && map
+            .get("type")
+            .and_then(serde_json::Value::as_str)
+            .is_none_or(str::is_empty)
     {
         map.insert("type".into(), serde_json::Value::from("Opaque"));
     }

@@ -92,7 +92,8 @@ pub(crate) fn write(
 pub(crate) fn released(catalog: &Catalog, index: usize, object: &Value) -> bool {
     object.pointer("/metadata/deletionTimestamp").is_some()
         && finalizers(object).is_empty()
-        && (!namespaces::is_namespaces(catalog, index) || namespaces::spec_finalizers(object).is_empty())
+        && (!namespaces::is_namespaces(catalog, index)
+            || namespaces::spec_finalizers(object).is_empty())
 }
 
 /// The object's `metadata.finalizers`.

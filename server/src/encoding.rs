@@ -1,7 +1,7 @@
 //! Request bodies and responses in the encoding a client chose: JSON, or Kubernetes'
 //! protobuf (`protobuf.rs`, feature `protobuf`) for the kinds that have messages.
 
-use http::{HeaderValue, Response, StatusCode, header};
+use http::{Response, StatusCode};
 use serde_json::Value;
 
 use crate::body::Body;
@@ -36,21 +36,24 @@ pub(crate) fn request_body(
     if content_type.is_empty() || content_type == media::JSON || content_type.ends_with("+json") {
         return Ok(None);
     }
+    // A delete's body is `DeleteOptions`, which has a message whatever the kind.
     let deleting = verb == "delete" || verb == "deletecollection";
+    #[cfg(feature = "protobuf")]
     if content_type == media::PROTOBUF && (protobuf || deleting) {
-        #[cfg(feature = "protobuf")]
-        {
-            if body.is_empty() {
-                return Ok(None);
-            }
-            let object = crate::protobuf::decode(body).map_err(|e| {
-                Failure::bad_request(format!("the body of the request is not valid protobuf: {e}"))
-            })?;
-            return serde_json::to_vec(&object)
-                .map(Some)
-                .map_err(|e| Failure::internal(e.to_string()));
+        if body.is_empty() {
+            return Ok(None);
         }
+        let object = crate::protobuf::decode(body).map_err(|e| {
+            Failure::bad_request(format!(
+                "the body of the request is not valid protobuf: {e}"
+            ))
+        })?;
+        return serde_json::to_vec(&object)
+            .map(Some)
+            .map_err(|e| Failure::internal(e.to_string()));
     }
+    #[cfg(not(feature = "protobuf"))]
+    let _ = (body, deleting);
     let accepted = if protobuf {
         "application/json, application/vnd.kubernetes.protobuf"
     } else {
@@ -65,28 +68,23 @@ pub(crate) fn request_body(
 /// for objects of the resource, but a `Status` of another group may reach here).
 pub(crate) fn protobuf_response(code: StatusCode, value: &Value) -> Response<Body> {
     #[cfg(feature = "protobuf")]
-    {
-        if let Ok(bytes) = crate::protobuf::encode(value) {
-            let mut response = Response::new(Body::full(bytes));
-            *response.status_mut() = code;
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(media::PROTOBUF),
-            );
-            return response;
-        }
+    if let Ok(bytes) = crate::protobuf::encode(value) {
+        let mut response = Response::new(Body::full(bytes));
+        *response.status_mut() = code;
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static(media::PROTOBUF),
+        );
+        return response;
     }
-    let _ = (header::CONTENT_TYPE, HeaderValue::from_static(""));
     json_response(code, value)
 }
 
 /// One event of a protobuf watch stream.
 pub(crate) fn watch_frame(kind: &str, object: &Value) -> bytes::Bytes {
     #[cfg(feature = "protobuf")]
-    {
-        if let Ok(frame) = crate::protobuf::watch_frame(kind, object) {
-            return bytes::Bytes::from(frame);
-        }
+    if let Ok(frame) = crate::protobuf::watch_frame(kind, object) {
+        return bytes::Bytes::from(frame);
     }
     let mut line = serde_json::json!({"type": kind, "object": object}).to_string();
     line.push('\n');

@@ -269,10 +269,20 @@ fn attempt(
             Owner::Solid => solid = true,
             Owner::Waiting => {
                 waiting = true;
-                drop_uids.extend(reference.get("uid").and_then(Value::as_str).map(str::to_owned));
+                drop_uids.extend(
+                    reference
+                        .get("uid")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                );
             }
             Owner::Dangling => {
-                drop_uids.extend(reference.get("uid").and_then(Value::as_str).map(str::to_owned));
+                drop_uids.extend(
+                    reference
+                        .get("uid")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                );
             }
         }
     }

@@ -221,7 +221,11 @@ impl Parser {
                     self.at += 1;
                     if self.eat('.') {
                         let name = self.name();
-                        steps.push(Step::Recursive(if name.is_empty() { None } else { Some(name) }));
+                        steps.push(Step::Recursive(if name.is_empty() {
+                            None
+                        } else {
+                            Some(name)
+                        }));
                     } else if self.eat('*') {
                         steps.push(Step::Wildcard);
                     } else {
@@ -268,7 +272,9 @@ impl Parser {
                 } else {
                     let op: String = ["==", "!=", "<=", ">=", "<", ">"]
                         .into_iter()
-                        .find(|op| self.chars[self.at..].starts_with(&op.chars().collect::<Vec<_>>()))
+                        .find(|op| {
+                            self.chars[self.at..].starts_with(&op.chars().collect::<Vec<_>>())
+                        })
                         .ok_or_else(|| "expected a comparison in a filter".to_owned())?
                         .to_owned();
                     self.at += op.len();
@@ -294,7 +300,9 @@ impl Parser {
                     if t.is_empty() {
                         Ok(None)
                     } else {
-                        t.parse().map(Some).map_err(|_| format!("invalid index {t:?}"))
+                        t.parse()
+                            .map(Some)
+                            .map_err(|_| format!("invalid index {t:?}"))
                     }
                 };
                 match text.split_once(':') {
@@ -391,7 +399,11 @@ fn go_float(f: f64) -> String {
         match text.split_once('e') {
             Some((mantissa, exp)) => {
                 let exp: i32 = exp.parse().unwrap_or(0);
-                format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+                format!(
+                    "{mantissa}e{}{:02}",
+                    if exp < 0 { '-' } else { '+' },
+                    exp.abs()
+                )
             }
             None => text,
         }
@@ -437,7 +449,10 @@ mod tests {
             find(".status.conditions[?(@.observedGeneration >= 2)].type"),
             [json!("Ready")]
         );
-        assert_eq!(find(".status.conditions[?(@.message)].type"), [json!("Ready")]);
+        assert_eq!(
+            find(".status.conditions[?(@.message)].type"),
+            [json!("Ready")]
+        );
         assert_eq!(find(".spec.dnsNames[0]"), [json!("a.example.com")]);
         assert_eq!(find(".spec.dnsNames[-1]"), [json!("b.example.com")]);
         assert_eq!(find(".spec.dnsNames[*]").len(), 2);

@@ -180,17 +180,24 @@ mod tests {
     #[test]
     fn kubectl_and_client_go_accept_headers() {
         let kubectl_get = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
-        assert_eq!(negotiate(&parts(kubectl_get), true), Ok(Answer::Table("v1")));
+        assert_eq!(
+            negotiate(&parts(kubectl_get), true),
+            Ok(Answer::Table("v1"))
+        );
         let typed = "application/vnd.kubernetes.protobuf,application/json";
         assert_eq!(negotiate(&parts(typed), true), Ok(Answer::Protobuf));
         assert_eq!(negotiate(&parts(typed), false), Ok(Answer::Json));
         assert_eq!(negotiate(&parts(""), true), Ok(Answer::Json));
         assert_eq!(negotiate(&parts("*/*"), true), Ok(Answer::Json));
         assert_eq!(
-            negotiate(&parts("application/json;q=0.5, application/json;as=Table;v=v1beta1;g=meta.k8s.io"), true),
+            negotiate(
+                &parts("application/json;q=0.5, application/json;as=Table;v=v1beta1;g=meta.k8s.io"),
+                true
+            ),
             Ok(Answer::Table("v1beta1"))
         );
-        let refused = negotiate(&parts("application/json;as=Widget;v=v1;g=x.io"), true).unwrap_err();
+        let refused =
+            negotiate(&parts("application/json;as=Widget;v=v1;g=x.io"), true).unwrap_err();
         assert_eq!((refused.code, refused.reason), (406, "NotAcceptable"));
     }
 }

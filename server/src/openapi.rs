@@ -365,10 +365,7 @@ mod tests {
             }
         });
         let split = super::split_swagger(&swagger);
-        assert_eq!(
-            split.keys().collect::<Vec<_>>(),
-            ["api/v1", "apis/apps/v1"]
-        );
+        assert_eq!(split.keys().collect::<Vec<_>>(), ["api/v1", "apis/apps/v1"]);
         let apps = &split["apis/apps/v1"];
         assert_eq!(apps["openapi"], "3.0.0");
         assert_eq!(

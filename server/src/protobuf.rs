@@ -168,10 +168,7 @@ pub(crate) fn message_of(group: &str, version: &str, kind: &str) -> Option<Strin
         "internal.apiserver.k8s.io" => format!("api.apiserverinternal.{version}"),
         "meta.k8s.io" => format!("apimachinery.pkg.apis.meta.{version}"),
         "metrics.k8s.io" => format!("metrics.pkg.apis.metrics.{version}"),
-        _ => format!(
-            "api.{}.{version}",
-            group.split('.').next().unwrap_or(group)
-        ),
+        _ => format!("api.{}.{version}", group.split('.').next().unwrap_or(group)),
     };
     let schema = schema();
     [format!("{package}.{kind}"), format!("{META}.{kind}")]
@@ -354,7 +351,10 @@ fn decode_message(name: &str, bytes: &[u8]) -> Result<Value, String> {
             .flatten();
         if let Some(entry) = entry_message.filter(|m| m.map_entry) {
             let Wire::Len(bytes) = wire else {
-                return Err(format!("{name}.{}: a map entry must be length-delimited", field.name));
+                return Err(format!(
+                    "{name}.{}: a map entry must be length-delimited",
+                    field.name
+                ));
             };
             let (key, value) = decode_entry(&field.type_name, entry, bytes)?;
             let map = values[index].get_or_insert_with(|| Value::Object(Map::new()));
@@ -365,7 +365,11 @@ fn decode_message(name: &str, bytes: &[u8]) -> Result<Value, String> {
             let list = values[index].get_or_insert_with(|| Value::Array(Vec::new()));
             if let Value::Array(list) = list {
                 match wire {
-                    Wire::Len(packed) if is_scalar(field.ty) && field.ty != ty::STRING && field.ty != ty::BYTES => {
+                    Wire::Len(packed)
+                        if is_scalar(field.ty)
+                            && field.ty != ty::STRING
+                            && field.ty != ty::BYTES =>
+                    {
                         let mut reader = Reader::new(packed);
                         while !reader.done() {
                             let wire = match wire_of(field.ty) {
@@ -452,7 +456,9 @@ fn decode_value(message: &str, field: &Field, wire: Wire<'_>) -> Result<Value, S
         (ty::BOOL, Wire::Varint(n)) => Value::Bool(n != 0),
         (ty::INT64 | ty::INT32 | ty::ENUM, Wire::Varint(n)) => Value::from(n as i64),
         (ty::UINT64 | ty::UINT32, Wire::Varint(n)) => Value::from(n),
-        (ty::SINT32 | ty::SINT64, Wire::Varint(n)) => Value::from(((n >> 1) as i64) ^ -((n & 1) as i64)),
+        (ty::SINT32 | ty::SINT64, Wire::Varint(n)) => {
+            Value::from(((n >> 1) as i64) ^ -((n & 1) as i64))
+        }
         (ty::FIXED64, Wire::Fixed64(n)) => Value::from(n),
         (ty::SFIXED64, Wire::Fixed64(n)) => Value::from(n as i64),
         (ty::DOUBLE, Wire::Fixed64(n)) => Value::from(f64::from_bits(n)),
@@ -509,7 +515,11 @@ fn decode_special(name: &str, bytes: &[u8]) -> Result<Option<Value>, String> {
                     _ => {}
                 }
             }
-            if kind == 1 { Value::from(text) } else { Value::from(int) }
+            if kind == 1 {
+                Value::from(text)
+            } else {
+                Value::from(int)
+            }
         }
         "apimachinery.pkg.api.resource.Quantity" => {
             let mut text = String::new();
@@ -554,8 +564,12 @@ fn decode_special(name: &str, bytes: &[u8]) -> Result<Option<Value>, String> {
                     ("JSONSchemaPropsOrBool", 2, Wire::Len(b)) | (_, 1, Wire::Len(b)) => {
                         schema_value = Some(decode_message(&props, b)?);
                     }
-                    ("JSONSchemaPropsOrArray", 2, Wire::Len(b)) => array.push(decode_message(&props, b)?),
-                    ("JSONSchemaPropsOrStringArray", 2, Wire::Len(b)) => array.push(Value::from(utf8(b)?)),
+                    ("JSONSchemaPropsOrArray", 2, Wire::Len(b)) => {
+                        array.push(decode_message(&props, b)?)
+                    }
+                    ("JSONSchemaPropsOrStringArray", 2, Wire::Len(b)) => {
+                        array.push(Value::from(utf8(b)?))
+                    }
                     _ => {}
                 }
             }
@@ -590,7 +604,11 @@ fn encode_message(name: &str, value: &Value) -> Result<Vec<u8>, String> {
     };
     for field in &message.fields {
         if is_inline(name, &field.name) {
-            put_len(&mut out, field.number, &encode_message(&field.type_name, value)?);
+            put_len(
+                &mut out,
+                field.number,
+                &encode_message(&field.type_name, value)?,
+            );
             continue;
         }
         let Some(value) = object.get(json_name(name, &field.name).as_ref()) else {
@@ -610,7 +628,11 @@ fn encode_message(name: &str, value: &Value) -> Result<Vec<u8>, String> {
             for (key, item) in map {
                 let mut bytes = Vec::new();
                 for part in &entry.fields {
-                    let part_value = if part.number == 1 { Value::from(key.as_str()) } else { item.clone() };
+                    let part_value = if part.number == 1 {
+                        Value::from(key.as_str())
+                    } else {
+                        item.clone()
+                    };
                     encode_value(&field.type_name, part, &part_value, &mut bytes)?;
                 }
                 put_len(&mut out, field.number, &bytes);
@@ -626,10 +648,25 @@ fn encode_message(name: &str, value: &Value) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-fn encode_value(message: &str, field: &Field, value: &Value, out: &mut Vec<u8>) -> Result<(), String> {
-    let wrong = || format!("{message}.{}: cannot encode {value} as protobuf type {}", field.name, field.ty);
+fn encode_value(
+    message: &str,
+    field: &Field,
+    value: &Value,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    let wrong = || {
+        format!(
+            "{message}.{}: cannot encode {value} as protobuf type {}",
+            field.name, field.ty
+        )
+    };
     let number = field.number;
-    let int = || value.as_i64().or_else(|| value.as_f64().map(|f| f as i64)).ok_or_else(wrong);
+    let int = || {
+        value
+            .as_i64()
+            .or_else(|| value.as_f64().map(|f| f as i64))
+            .ok_or_else(wrong)
+    };
     match field.ty {
         ty::MESSAGE => put_len(out, number, &encode_message(&field.type_name, value)?),
         ty::STRING => put_len(out, number, value.as_str().ok_or_else(wrong)?.as_bytes()),
@@ -675,14 +712,20 @@ fn encode_value(message: &str, field: &Field, value: &Value, out: &mut Vec<u8>) 
 fn encode_special(name: &str, value: &Value, out: &mut Vec<u8>) -> Result<bool, String> {
     match name {
         n if n == format!("{META}.Time") || n == format!("{META}.MicroTime") => {
-            let text = value.as_str().ok_or_else(|| format!("{name}: expected a string"))?;
-            let time: jiff::Timestamp = text.parse().map_err(|e| format!("{name}: {text:?}: {e}"))?;
+            let text = value
+                .as_str()
+                .ok_or_else(|| format!("{name}: expected a string"))?;
+            let time: jiff::Timestamp =
+                text.parse().map_err(|e| format!("{name}: {text:?}: {e}"))?;
             put_varint_field(out, 1, time.as_second() as u64);
             put_varint_field(out, 2, u64::from(time.subsec_nanosecond().unsigned_abs()));
         }
         n if n == format!("{META}.Duration") => {
-            let text = value.as_str().ok_or_else(|| format!("{name}: expected a string"))?;
-            let nanos = parse_go_duration(text).ok_or_else(|| format!("{name}: invalid duration {text:?}"))?;
+            let text = value
+                .as_str()
+                .ok_or_else(|| format!("{name}: expected a string"))?;
+            let nanos = parse_go_duration(text)
+                .ok_or_else(|| format!("{name}: invalid duration {text:?}"))?;
             put_varint_field(out, 1, nanos as u64);
         }
         "apimachinery.pkg.util.intstr.IntOrString" => match value {
@@ -692,7 +735,9 @@ fn encode_special(name: &str, value: &Value, out: &mut Vec<u8>) -> Result<bool, 
                 put_len(out, 3, text.as_bytes());
             }
             other => {
-                let n = other.as_i64().ok_or_else(|| format!("{name}: expected an integer or a string"))?;
+                let n = other
+                    .as_i64()
+                    .ok_or_else(|| format!("{name}: expected an integer or a string"))?;
                 put_varint_field(out, 1, 0);
                 put_varint_field(out, 2, n as u64);
                 put_len(out, 3, b"");
@@ -798,7 +843,9 @@ fn parse_go_duration(text: &str) -> Option<i64> {
         let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
         let number: f64 = rest[..end].parse().ok()?;
         rest = &rest[end..];
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
         let scale = match &rest[..unit_end] {
             "ns" => 1.0,
             "us" | "µs" | "μs" => 1e3,
@@ -811,7 +858,11 @@ fn parse_go_duration(text: &str) -> Option<i64> {
         total += number * scale;
         rest = &rest[unit_end..];
     }
-    Some(if negative { -(total as i64) } else { total as i64 })
+    Some(if negative {
+        -(total as i64)
+    } else {
+        total as i64
+    })
 }
 
 // ---- the wire format ----
@@ -852,7 +903,11 @@ impl<'a> Reader<'a> {
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.at.checked_add(n).filter(|e| *e <= self.bytes.len()).ok_or("truncated field")?;
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|e| *e <= self.bytes.len())
+            .ok_or("truncated field")?;
         let slice = &self.bytes[self.at..end];
         self.at = end;
         Ok(slice)
@@ -986,7 +1041,13 @@ mod tests {
 
     #[test]
     fn durations_are_go_durations() {
-        for (nanos, text) in [(0, "0s"), (1_500_000_000, "1.5s"), (90_000_000_000, "1m30s"), (3_600_000_000_000, "1h0m0s"), (2_000_000, "2ms")] {
+        for (nanos, text) in [
+            (0, "0s"),
+            (1_500_000_000, "1.5s"),
+            (90_000_000_000, "1m30s"),
+            (3_600_000_000_000, "1h0m0s"),
+            (2_000_000, "2ms"),
+        ] {
             assert_eq!(go_duration(nanos), text);
             assert_eq!(parse_go_duration(text), Some(nanos));
         }

@@ -17,8 +17,8 @@ use crate::controllers::{self, Work};
 use crate::discovery;
 use crate::encoding;
 use crate::gc;
-use crate::namespaces;
 use crate::media;
+use crate::namespaces;
 use crate::patch::{self, PatchKind};
 use crate::select::{FieldSelector, LabelSelector};
 use crate::status::{self, Failure};
@@ -128,7 +128,12 @@ impl Server {
                 },
             });
             namespaces::prepare(&mut object, name);
-            state.put(index, (String::new(), name.to_owned()), Arc::new(object), None);
+            state.put(
+                index,
+                (String::new(), name.to_owned()),
+                Arc::new(object),
+                None,
+            );
         }
     }
 
@@ -383,14 +388,24 @@ impl Server {
         query: &Query,
     ) -> Response<Body> {
         match answer {
-            media::Answer::Table(version) if value.get("kind").and_then(Value::as_str) != Some("Status") => {
+            media::Answer::Table(version)
+                if value.get("kind").and_then(Value::as_str) != Some("Status") =>
+            {
                 let def = self.def(index);
                 let include = table::Include::of(query.get("includeObject"));
                 let catalog = &self.shared.catalog;
                 let table = match value.get("items").and_then(Value::as_array) {
                     Some(items) => {
                         let items: Vec<&Value> = items.iter().collect();
-                        table::table(catalog, def, version, &items, include, table::list_metadata(&value), true)
+                        table::table(
+                            catalog,
+                            def,
+                            version,
+                            &items,
+                            include,
+                            table::list_metadata(&value),
+                            true,
+                        )
                     }
                     None => {
                         let metadata = json!({"resourceVersion": value.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::from(""))});
@@ -429,21 +444,23 @@ impl Server {
             .and_then(|l| l.parse::<usize>().ok())
             .filter(|l| *l > 0);
         let state = self.shared.lock();
-        let (start, continued): (Option<Key>, Option<u64>) =
-            match query.get("continue").filter(|c| !c.is_empty()) {
-                None => (None, None),
-                Some(token) => {
-                    let (rv, key) = decode_continue(token).ok_or_else(|| {
-                        Failure::bad_request(format!("invalid continue token {token:?}"))
-                    })?;
-                    if rv < state.compacted {
-                        return Err(Failure::gone(
-                            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
-                        ));
-                    }
-                    (Some(key), Some(rv))
+        let (start, continued): (Option<Key>, Option<u64>) = match query
+            .get("continue")
+            .filter(|c| !c.is_empty())
+        {
+            None => (None, None),
+            Some(token) => {
+                let (rv, key) = decode_continue(token).ok_or_else(|| {
+                    Failure::bad_request(format!("invalid continue token {token:?}"))
+                })?;
+                if rv < state.compacted {
+                    return Err(Failure::gone(
+                        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+                    ));
                 }
-            };
+                (Some(key), Some(rv))
+            }
+        };
         let (snapshot, at) = match versions::list_read(&state, query, continued)? {
             versions::Read::Latest => (None, state.rv),
             versions::Read::Exact(rv) => (Some(versions::objects_at(&state, index, rv)?), rv),

@@ -122,7 +122,9 @@ pub(crate) fn table(
                     let found = path.as_ref().and_then(|p| p.find(object).first().copied());
                     cells.push(match found {
                         None => Value::Null,
-                        Some(value) if column.type_ == "string" => Value::from(jsonpath::print(value)),
+                        Some(value) if column.type_ == "string" => {
+                            Value::from(jsonpath::print(value))
+                        }
                         Some(value) => json_cell(&column.type_, value),
                     });
                 }
@@ -299,8 +301,12 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
         }
         "batch/Job" => job(o),
         "batch/CronJob" => {
-            let (names, images) = containers(o.pointer("/spec/jobTemplate/spec/template/spec/containers"));
-            let last = match o.pointer("/status/lastScheduleTime").and_then(Value::as_str) {
+            let (names, images) =
+                containers(o.pointer("/spec/jobTemplate/spec/template/spec/containers"));
+            let last = match o
+                .pointer("/status/lastScheduleTime")
+                .and_then(Value::as_str)
+            {
                 Some(t) => since(t),
                 None => "<none>".to_owned(),
             };
@@ -319,7 +325,9 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
                 age,
                 names,
                 images,
-                Value::from(format_label_selector(o.pointer("/spec/jobTemplate/spec/selector"))),
+                Value::from(format_label_selector(
+                    o.pointer("/spec/jobTemplate/spec/selector"),
+                )),
             ]
         }
         "/Service" => service(o),
@@ -333,11 +341,19 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
             let hosts = if hosts.is_empty() {
                 "*".to_owned()
             } else if rules.len() > 3 {
-                format!("{} + {} more...", hosts[..hosts.len().min(3)].join(","), rules.len() - 3)
+                format!(
+                    "{} + {} more...",
+                    hosts[..hosts.len().min(3)].join(","),
+                    rules.len() - 3
+                )
             } else {
                 hosts.join(",")
             };
-            let ports = if count(o, "/spec/tls") > 0 { "80, 443" } else { "80" };
+            let ports = if count(o, "/spec/tls") > 0 {
+                "80, 443"
+            } else {
+                "80"
+            };
             vec![
                 name,
                 Value::from(or(text(o, "/spec/ingressClassName"), "<none>")),
@@ -350,11 +366,18 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
         "networking.k8s.io/IngressClass" => {
             let parameters = match o.pointer("/spec/parameters") {
                 Some(p) => {
-                    let mut text = p.get("kind").and_then(Value::as_str).unwrap_or("").to_owned();
+                    let mut text = p
+                        .get("kind")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
                     if let Some(group) = p.get("apiGroup").and_then(Value::as_str) {
                         text = format!("{text}.{group}");
                     }
-                    format!("{text}/{}", p.get("name").and_then(Value::as_str).unwrap_or(""))
+                    format!(
+                        "{text}/{}",
+                        p.get("name").and_then(Value::as_str).unwrap_or("")
+                    )
                 }
                 None => "<none>".to_owned(),
             };
@@ -366,8 +389,12 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
                 name,
                 Value::from(format!(
                     "{}/{}",
-                    o.pointer("/status/readyReplicas").and_then(Value::as_i64).unwrap_or(0),
-                    o.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(0)
+                    o.pointer("/status/readyReplicas")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(0),
+                    o.pointer("/spec/replicas")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(0)
                 )),
                 age,
                 names,
@@ -427,8 +454,16 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
                 name,
                 Value::from(phase),
                 s("/spec/volumeName"),
-                Value::from(if bound { quantity(o.pointer("/status/capacity/storage")) } else { String::new() }),
-                Value::from(if bound { access_modes(o.pointer("/status/accessModes")) } else { String::new() }),
+                Value::from(if bound {
+                    quantity(o.pointer("/status/capacity/storage"))
+                } else {
+                    String::new()
+                }),
+                Value::from(if bound {
+                    access_modes(o.pointer("/status/accessModes"))
+                } else {
+                    String::new()
+                }),
                 Value::from(class),
                 Value::from(or(text(o, "/spec/volumeAttributesClassName"), "<unset>")),
                 age,
@@ -439,16 +474,27 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
             let healthy = list(o, "/conditions")
                 .into_iter()
                 .find(|c| c.get("type").and_then(Value::as_str) == Some("Healthy"));
-            let field = |c: &Value, k: &str| c.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+            let field =
+                |c: &Value, k: &str| c.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
             let (status, message, error) = match healthy {
                 Some(c) => (
-                    if field(c, "status") == "True" { "Healthy" } else { "Unhealthy" }.to_owned(),
+                    if field(c, "status") == "True" {
+                        "Healthy"
+                    } else {
+                        "Unhealthy"
+                    }
+                    .to_owned(),
                     field(c, "message"),
                     field(c, "error"),
                 ),
                 None => ("Unknown".to_owned(), String::new(), String::new()),
             };
-            vec![name, Value::from(status), Value::from(message), Value::from(error)]
+            vec![
+                name,
+                Value::from(status),
+                Value::from(message),
+                Value::from(error),
+            ]
         }
         "apps/Deployment" => {
             let (names, images) = containers(o.pointer("/spec/template/spec/containers"));
@@ -456,8 +502,12 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
                 name,
                 Value::from(format!(
                     "{}/{}",
-                    o.pointer("/status/readyReplicas").and_then(Value::as_i64).unwrap_or(0),
-                    o.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(0)
+                    o.pointer("/status/readyReplicas")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(0),
+                    o.pointer("/spec/replicas")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(0)
                 )),
                 int("/status/updatedReplicas"),
                 int("/status/availableReplicas"),
@@ -487,17 +537,28 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
                 age,
             ]
         }
-        "/ConfigMap" => vec![name, Value::from((count(o, "/data") + count(o, "/binaryData")) as i64), age],
-        "networking.k8s.io/NetworkPolicy" => vec![
+        "/ConfigMap" => vec![
             name,
-            Value::from(format_label_selector(Some(o.pointer("/spec/podSelector").unwrap_or(&json!({}))))),
+            Value::from((count(o, "/data") + count(o, "/binaryData")) as i64),
             age,
         ],
-        "rbac.authorization.k8s.io/RoleBinding" | "rbac.authorization.k8s.io/ClusterRoleBinding" => {
+        "networking.k8s.io/NetworkPolicy" => vec![
+            name,
+            Value::from(format_label_selector(Some(
+                o.pointer("/spec/podSelector").unwrap_or(&json!({})),
+            ))),
+            age,
+        ],
+        "rbac.authorization.k8s.io/RoleBinding"
+        | "rbac.authorization.k8s.io/ClusterRoleBinding" => {
             let (users, groups, accounts) = subjects(o);
             vec![
                 name,
-                Value::from(format!("{}/{}", text(o, "/roleRef/kind"), text(o, "/roleRef/name"))),
+                Value::from(format!(
+                    "{}/{}",
+                    text(o, "/roleRef/kind"),
+                    text(o, "/roleRef/name")
+                )),
                 age,
                 Value::from(users),
                 Value::from(groups),
@@ -518,7 +579,9 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
                 Value::from(csr_condition(o)),
             ]
         }
-        "certificates.k8s.io/ClusterTrustBundle" => vec![name, Value::from(or(text(o, "/spec/signerName"), "<none>"))],
+        "certificates.k8s.io/ClusterTrustBundle" => {
+            vec![name, Value::from(or(text(o, "/spec/signerName"), "<none>"))]
+        }
         "coordination.k8s.io/Lease" => vec![name, s("/spec/holderIdentity"), age],
         "coordination.k8s.io/LeaseCandidate" => vec![
             name,
@@ -540,7 +603,11 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
                 s("/provisioner"),
                 Value::from(or(text(o, "/reclaimPolicy"), "Delete")),
                 Value::from(or(text(o, "/volumeBindingMode"), "Immediate")),
-                Value::Bool(o.pointer("/allowVolumeExpansion").and_then(Value::as_bool).unwrap_or(false)),
+                Value::Bool(
+                    o.pointer("/allowVolumeExpansion")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                ),
                 age,
             ]
         }
@@ -573,7 +640,12 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
             vec![
                 name,
                 Value::from(controller),
-                Value::from(o.pointer("/revision").and_then(Value::as_i64).unwrap_or(0).to_string()),
+                Value::from(
+                    o.pointer("/revision")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(0)
+                        .to_string(),
+                ),
                 age,
             ]
         }
@@ -586,7 +658,11 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
                 names.sort();
                 for resource in names {
                     let used = quantity(o.pointer(&format!("/status/used/{}", escape(resource))));
-                    let entry = format!("{resource}: {}/{}", or(&used, "0"), quantity(hard.get(resource)));
+                    let entry = format!(
+                        "{resource}: {}/{}",
+                        or(&used, "0"),
+                        quantity(hard.get(resource))
+                    );
                     if resource.split('.').next() == Some("limits") && resource.contains('.') {
                         limits.push(entry);
                     } else {
@@ -594,12 +670,21 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
                     }
                 }
             }
-            vec![name, Value::from(requests.join(", ")), Value::from(limits.join(", ")), age]
+            vec![
+                name,
+                Value::from(requests.join(", ")),
+                Value::from(limits.join(", ")),
+                age,
+            ]
         }
         "scheduling.k8s.io/PriorityClass" => vec![
             name,
             int("/value"),
-            Value::Bool(o.pointer("/globalDefault").and_then(Value::as_bool).unwrap_or(false)),
+            Value::Bool(
+                o.pointer("/globalDefault")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            ),
             age,
             s("/preemptionPolicy"),
         ],
@@ -609,21 +694,35 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
             s("/spec/attacher"),
             s("/spec/source/persistentVolumeName"),
             s("/spec/nodeName"),
-            Value::Bool(o.pointer("/status/attached").and_then(Value::as_bool).unwrap_or(false)),
+            Value::Bool(
+                o.pointer("/status/attached")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            ),
             age,
         ],
         "discovery.k8s.io/EndpointSlice" => {
             let ports: Vec<String> = list(o, "/ports")
                 .into_iter()
-                .map(|p| match (p.get("port").and_then(Value::as_i64), p.get("name").and_then(Value::as_str)) {
-                    (Some(port), _) => port.to_string(),
-                    (None, Some(name)) => name.to_owned(),
-                    (None, None) => "*".to_owned(),
+                .map(|p| {
+                    match (
+                        p.get("port").and_then(Value::as_i64),
+                        p.get("name").and_then(Value::as_str),
+                    ) {
+                        (Some(port), _) => port.to_string(),
+                        (None, Some(name)) => name.to_owned(),
+                        (None, None) => "*".to_owned(),
+                    }
                 })
                 .collect();
             let addresses: Vec<String> = list(o, "/endpoints")
                 .into_iter()
-                .flat_map(|e| e.get("addresses").and_then(Value::as_array).cloned().unwrap_or_default())
+                .flat_map(|e| {
+                    e.get("addresses")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default()
+                })
                 .filter_map(|a| a.as_str().map(str::to_owned))
                 .collect();
             vec![
@@ -636,7 +735,9 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
         }
         "storage.k8s.io/CSINode" => vec![name, len("/spec/drivers"), age],
         "storage.k8s.io/CSIDriver" => {
-            let flag = |p: &str, default: bool| Value::Bool(o.pointer(p).and_then(Value::as_bool).unwrap_or(default));
+            let flag = |p: &str, default: bool| {
+                Value::Bool(o.pointer(p).and_then(Value::as_bool).unwrap_or(default))
+            };
             let tokens = match o.pointer("/spec/tokenRequests").and_then(Value::as_array) {
                 Some(list) => list
                     .iter()
@@ -666,10 +767,16 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
             Value::from(or(&quantity(o.pointer("/capacity")), "<unset>")),
         ],
         "admissionregistration.k8s.io/MutatingWebhookConfiguration"
-        | "admissionregistration.k8s.io/ValidatingWebhookConfiguration" => vec![name, len("/webhooks"), age],
+        | "admissionregistration.k8s.io/ValidatingWebhookConfiguration" => {
+            vec![name, len("/webhooks"), age]
+        }
         "admissionregistration.k8s.io/ValidatingAdmissionPolicy"
         | "admissionregistration.k8s.io/MutatingAdmissionPolicy" => {
-            let rules = if key.ends_with("ValidatingAdmissionPolicy") { "/spec/validations" } else { "/spec/mutations" };
+            let rules = if key.ends_with("ValidatingAdmissionPolicy") {
+                "/spec/validations"
+            } else {
+                "/spec/mutations"
+            };
             let param = match o.pointer("/spec/paramKind") {
                 Some(p) => format!(
                     "{}/{}",
@@ -721,14 +828,32 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
             let none = || Value::from("<none>");
             let limited = o.pointer("/spec/limited");
             let queuing = limited.and_then(|l| l.pointer("/limitResponse/queuing"));
-            let from = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).cloned().unwrap_or(Value::from(0));
+            let from = |v: Option<&Value>, k: &str| {
+                v.and_then(|v| v.get(k)).cloned().unwrap_or(Value::from(0))
+            };
             vec![
                 name,
                 s("/spec/type"),
-                if limited.is_some() { from(limited, "nominalConcurrencyShares") } else { none() },
-                if queuing.is_some() { from(queuing, "queues") } else { none() },
-                if queuing.is_some() { from(queuing, "handSize") } else { none() },
-                if queuing.is_some() { from(queuing, "queueLengthLimit") } else { none() },
+                if limited.is_some() {
+                    from(limited, "nominalConcurrencyShares")
+                } else {
+                    none()
+                },
+                if queuing.is_some() {
+                    from(queuing, "queues")
+                } else {
+                    none()
+                },
+                if queuing.is_some() {
+                    from(queuing, "handSize")
+                } else {
+                    none()
+                },
+                if queuing.is_some() {
+                    from(queuing, "queueLengthLimit")
+                } else {
+                    none()
+                },
                 age,
             ]
         }
@@ -739,7 +864,9 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
                     format!(
                         "{}={}",
                         v.get("apiServerID").and_then(Value::as_str).unwrap_or(""),
-                        v.get("encodingVersion").and_then(Value::as_str).unwrap_or("")
+                        v.get("encodingVersion")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
                     )
                 })
                 .collect();
@@ -769,9 +896,18 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
             }
             vec![name, Value::from(states.join(",")), age]
         }
-        "resource.k8s.io/ResourceSlice" => vec![name, s("/spec/nodeName"), s("/spec/driver"), s("/spec/pool/name"), age],
+        "resource.k8s.io/ResourceSlice" => vec![
+            name,
+            s("/spec/nodeName"),
+            s("/spec/driver"),
+            s("/spec/pool/name"),
+            age,
+        ],
         "networking.k8s.io/ServiceCIDR" => {
-            let cidrs: Vec<&str> = list(o, "/spec/cidrs").into_iter().filter_map(Value::as_str).collect();
+            let cidrs: Vec<&str> = list(o, "/spec/cidrs")
+                .into_iter()
+                .filter_map(Value::as_str)
+                .collect();
             vec![name, Value::from(cidrs.join(",")), age]
         }
         "networking.k8s.io/IPAddress" => {
@@ -815,7 +951,7 @@ fn pod(o: &Value) -> Vec<Value> {
                 && c.get("restartPolicy").and_then(Value::as_str) == Some("Always")
         })
     };
-    let mut total = spec_containers.len()
+    let total = spec_containers.len()
         + init_specs
             .iter()
             .filter(|c| c.get("restartPolicy").and_then(Value::as_str) == Some("Always"))
@@ -855,8 +991,13 @@ fn pod(o: &Value) -> Vec<Value> {
             }
         }
         let terminated = c.pointer("/state/terminated");
-        let exit = terminated.and_then(|t| t.get("exitCode")).and_then(Value::as_i64);
-        let waiting_reason = c.pointer("/state/waiting/reason").and_then(Value::as_str).unwrap_or("");
+        let exit = terminated
+            .and_then(|t| t.get("exitCode"))
+            .and_then(Value::as_i64);
+        let waiting_reason = c
+            .pointer("/state/waiting/reason")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if terminated.is_some() && exit == Some(0) {
             continue;
         }
@@ -897,7 +1038,10 @@ fn pod(o: &Value) -> Vec<Value> {
             if let Some(t) = finished(c) {
                 last_restart = Some(last_restart.map_or(t, |l| l.max(t)));
             }
-            let waiting = c.pointer("/state/waiting/reason").and_then(Value::as_str).unwrap_or("");
+            let waiting = c
+                .pointer("/state/waiting/reason")
+                .and_then(Value::as_str)
+                .unwrap_or("");
             let terminated = c.pointer("/state/terminated");
             let t_reason = terminated
                 .and_then(|t| t.get("reason"))
@@ -910,9 +1054,14 @@ fn pod(o: &Value) -> Vec<Value> {
             } else if let Some(t) = terminated {
                 reason = match t.get("signal").and_then(Value::as_i64).filter(|s| *s != 0) {
                     Some(signal) => format!("Signal:{signal}"),
-                    None => format!("ExitCode:{}", t.get("exitCode").and_then(Value::as_i64).unwrap_or(0)),
+                    None => format!(
+                        "ExitCode:{}",
+                        t.get("exitCode").and_then(Value::as_i64).unwrap_or(0)
+                    ),
                 };
-            } else if c.get("ready") == Some(&Value::Bool(true)) && c.pointer("/state/running").is_some() {
+            } else if c.get("ready") == Some(&Value::Bool(true))
+                && c.pointer("/state/running").is_some()
+            {
                 running = true;
                 ready += 1;
             }
@@ -933,7 +1082,9 @@ fn pod(o: &Value) -> Vec<Value> {
         }
     }
     let restarts = match last_restart {
-        Some(t) if restarts != 0 => format!("{restarts} ({} ago)", human_duration(now_seconds() - t)),
+        Some(t) if restarts != 0 => {
+            format!("{restarts} ({} ago)", human_duration(now_seconds() - t))
+        }
         _ => restarts.to_string(),
     };
     let ip = list(o, "/status/podIPs")
@@ -959,7 +1110,6 @@ fn pod(o: &Value) -> Vec<Value> {
             .count();
         format!("{met}/{}", gates.len())
     };
-    total = total.max(0);
     vec![
         name(o),
         Value::from(format!("{ready}/{total}")),
@@ -974,11 +1124,17 @@ fn pod(o: &Value) -> Vec<Value> {
 }
 
 fn job(o: &Value) -> Vec<Value> {
-    let succeeded = o.pointer("/status/succeeded").and_then(Value::as_i64).unwrap_or(0);
+    let succeeded = o
+        .pointer("/status/succeeded")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
     let completions = match o.pointer("/spec/completions").and_then(Value::as_i64) {
         Some(c) => format!("{succeeded}/{c}"),
         None => {
-            let parallelism = o.pointer("/spec/parallelism").and_then(Value::as_i64).unwrap_or(0);
+            let parallelism = o
+                .pointer("/spec/parallelism")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
             if parallelism > 1 {
                 format!("{succeeded}/1 of {parallelism}")
             } else {
@@ -986,8 +1142,14 @@ fn job(o: &Value) -> Vec<Value> {
             }
         }
     };
-    let start = o.pointer("/status/startTime").and_then(Value::as_str).and_then(parse_time);
-    let end = o.pointer("/status/completionTime").and_then(Value::as_str).and_then(parse_time);
+    let start = o
+        .pointer("/status/startTime")
+        .and_then(Value::as_str)
+        .and_then(parse_time);
+    let end = o
+        .pointer("/status/completionTime")
+        .and_then(Value::as_str)
+        .and_then(parse_time);
     let duration = match (start, end) {
         (None, _) => String::new(),
         (Some(s), None) => human_duration(now_seconds() - s),
@@ -1032,14 +1194,25 @@ fn service(o: &Value) -> Vec<Value> {
         .and_then(|v| v.as_str())
         .unwrap_or("<none>")
         .to_owned();
-    let external: Vec<&str> = list(o, "/spec/externalIPs").into_iter().filter_map(Value::as_str).collect();
+    let external: Vec<&str> = list(o, "/spec/externalIPs")
+        .into_iter()
+        .filter_map(Value::as_str)
+        .collect();
     let external_ip = match kind {
         "ClusterIP" | "NodePort" => or(&external.join(","), "<none>").to_owned(),
         "LoadBalancer" => {
             let lb = load_balancer(o.pointer("/status/loadBalancer/ingress"));
-            let mut all: Vec<String> = if lb.is_empty() { Vec::new() } else { lb.split(',').map(str::to_owned).collect() };
+            let mut all: Vec<String> = if lb.is_empty() {
+                Vec::new()
+            } else {
+                lb.split(',').map(str::to_owned).collect()
+            };
             all.extend(external.iter().map(|s| (*s).to_owned()));
-            if all.is_empty() { "<pending>".to_owned() } else { all.join(",") }
+            if all.is_empty() {
+                "<pending>".to_owned()
+            } else {
+                all.join(",")
+            }
         }
         "ExternalName" => text(o, "/spec/externalName").to_owned(),
         _ => "<unknown>".to_owned(),
@@ -1072,7 +1245,14 @@ fn node(o: &Value) -> Vec<Value> {
         .into_iter()
         .find(|c| c.get("type").and_then(Value::as_str) == Some("Ready"))
     {
-        status.push(if c.get("status").and_then(Value::as_str) == Some("True") { "Ready" } else { "NotReady" }.to_owned());
+        status.push(
+            if c.get("status").and_then(Value::as_str) == Some("True") {
+                "Ready"
+            } else {
+                "NotReady"
+            }
+            .to_owned(),
+        );
     }
     if status.is_empty() {
         status.push("Unknown".to_owned());
@@ -1088,7 +1268,9 @@ fn node(o: &Value) -> Vec<Value> {
                 .iter()
                 .filter_map(|(k, v)| match k.strip_prefix("node-role.kubernetes.io/") {
                     Some(role) if !role.is_empty() => Some(role.to_owned()),
-                    _ if k == "kubernetes.io/role" => v.as_str().filter(|v| !v.is_empty()).map(str::to_owned),
+                    _ if k == "kubernetes.io/role" => {
+                        v.as_str().filter(|v| !v.is_empty()).map(str::to_owned)
+                    }
                     _ => None,
                 })
                 .collect()
@@ -1121,12 +1303,28 @@ fn node(o: &Value) -> Vec<Value> {
 
 /// A core/v1 Event, or an events.k8s.io Event read as the core one it converts to.
 fn event(o: &Value) -> Vec<Value> {
-    let events_api = o.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("events.k8s.io/"));
-    let field = |core: &str, events: &str| if events_api { events.to_owned() } else { core.to_owned() };
-    let time = |pointer: &str| o.pointer(pointer).and_then(Value::as_str).and_then(parse_time);
+    let events_api = o
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .is_some_and(|v| v.starts_with("events.k8s.io/"));
+    let field = |core: &str, events: &str| {
+        if events_api {
+            events.to_owned()
+        } else {
+            core.to_owned()
+        }
+    };
+    let time = |pointer: &str| {
+        o.pointer(pointer)
+            .and_then(Value::as_str)
+            .and_then(parse_time)
+    };
     let first = time(&field("/firstTimestamp", "/deprecatedFirstTimestamp"))
         .or_else(|| time("/eventTime"))
-        .map_or_else(|| "<unknown>".to_owned(), |t| human_duration(now_seconds() - t));
+        .map_or_else(
+            || "<unknown>".to_owned(),
+            |t| human_duration(now_seconds() - t),
+        );
     let mut last = time(&field("/lastTimestamp", "/deprecatedLastTimestamp"))
         .map_or_else(|| first.clone(), |t| human_duration(now_seconds() - t));
     let mut count = o
@@ -1138,7 +1336,10 @@ fn event(o: &Value) -> Vec<Value> {
             .get("lastObservedTime")
             .and_then(Value::as_str)
             .and_then(parse_time)
-            .map_or_else(|| "<unknown>".to_owned(), |t| human_duration(now_seconds() - t));
+            .map_or_else(
+                || "<unknown>".to_owned(),
+                |t| human_duration(now_seconds() - t),
+            );
         count = series.get("count").and_then(Value::as_i64).unwrap_or(0);
     } else if count == 0 {
         count = 1;
@@ -1146,10 +1347,29 @@ fn event(o: &Value) -> Vec<Value> {
     let involved = field("/involvedObject", "/regarding");
     let kind = text(o, &format!("{involved}/kind")).to_lowercase();
     let object_name = text(o, &format!("{involved}/name"));
-    let target = if object_name.is_empty() { kind } else { format!("{kind}/{object_name}") };
-    let component = or(text(o, &field("/source/component", "/deprecatedSource/component")), text(o, "/reportingController")).to_owned();
-    let host = or(text(o, &field("/source/host", "/deprecatedSource/host")), text(o, "/reportingInstance")).to_owned();
-    let source = if host.is_empty() { component } else { format!("{component}, {host}") };
+    let target = if object_name.is_empty() {
+        kind
+    } else {
+        format!("{kind}/{object_name}")
+    };
+    let component = or(
+        text(
+            o,
+            &field("/source/component", "/deprecatedSource/component"),
+        ),
+        text(o, "/reportingController"),
+    )
+    .to_owned();
+    let host = or(
+        text(o, &field("/source/host", "/deprecatedSource/host")),
+        text(o, "/reportingInstance"),
+    )
+    .to_owned();
+    let source = if host.is_empty() {
+        component
+    } else {
+        format!("{component}, {host}")
+    };
     let message = text(o, &field("/message", "/note")).trim().to_owned();
     vec![
         Value::from(last),
@@ -1175,13 +1395,21 @@ fn hpa_metrics(o: &Value) -> String {
     for (i, spec) in specs.iter().enumerate() {
         let kind = spec.get("type").and_then(Value::as_str).unwrap_or("");
         let status = statuses.get(i).copied();
-        let q = |v: Option<&Value>, p: &str| v.and_then(|v| v.pointer(p)).map(|x| quantity(Some(x)));
+        let q =
+            |v: Option<&Value>, p: &str| v.and_then(|v| v.pointer(p)).map(|x| quantity(Some(x)));
         let current = |p: &str| q(status, p).unwrap_or_else(|| "<unknown>".to_owned());
         let item = match kind {
             "External" | "Object" => {
-                let source = if kind == "External" { "external" } else { "object" };
+                let source = if kind == "External" {
+                    "external"
+                } else {
+                    "object"
+                };
                 match q(Some(spec), &format!("/{source}/target/averageValue")) {
-                    Some(target) => format!("{}/{target} (avg)", current(&format!("/{source}/current/averageValue"))),
+                    Some(target) => format!(
+                        "{}/{target} (avg)",
+                        current(&format!("/{source}/current/averageValue"))
+                    ),
                     None => format!(
                         "{}/{}",
                         current(&format!("/{source}/current/value")),
@@ -1195,13 +1423,25 @@ fn hpa_metrics(o: &Value) -> String {
                 q(Some(spec), "/pods/target/averageValue").unwrap_or_default()
             ),
             "Resource" | "ContainerResource" => {
-                let source = if kind == "Resource" { "resource" } else { "containerResource" };
-                let resource = spec.pointer(&format!("/{source}/name")).and_then(Value::as_str).unwrap_or("");
+                let source = if kind == "Resource" {
+                    "resource"
+                } else {
+                    "containerResource"
+                };
+                let resource = spec
+                    .pointer(&format!("/{source}/name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
                 match q(Some(spec), &format!("/{source}/target/averageValue")) {
-                    Some(target) => format!("{resource}: {}/{target}", current(&format!("/{source}/current/averageValue"))),
+                    Some(target) => format!(
+                        "{resource}: {}/{target}",
+                        current(&format!("/{source}/current/averageValue"))
+                    ),
                     None => {
                         let now = status
-                            .and_then(|s| s.pointer(&format!("/{source}/current/averageUtilization")))
+                            .and_then(|s| {
+                                s.pointer(&format!("/{source}/current/averageUtilization"))
+                            })
                             .and_then(Value::as_i64)
                             .map_or_else(|| "<unknown>".to_owned(), |u| format!("{u}%"));
                         let target = spec
@@ -1226,7 +1466,11 @@ fn hpa_metrics(o: &Value) -> String {
 
 fn csr_condition(o: &Value) -> String {
     let conditions = list(o, "/status/conditions");
-    let has = |t: &str| conditions.iter().any(|c| c.get("type").and_then(Value::as_str) == Some(t));
+    let has = |t: &str| {
+        conditions
+            .iter()
+            .any(|c| c.get("type").and_then(Value::as_str) == Some(t))
+    };
     let mut status = if has("Denied") {
         "Denied"
     } else if has("Approved") {
@@ -1269,9 +1513,17 @@ fn endpoints(o: &Value) -> String {
         let addresses: Vec<&str> = subset
             .get("addresses")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|x| x.get("ip").and_then(Value::as_str)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.get("ip").and_then(Value::as_str))
+                    .collect()
+            })
             .unwrap_or_default();
-        let ports = subset.get("ports").and_then(Value::as_array).cloned().unwrap_or_default();
+        let ports = subset
+            .get("ports")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         if ports.is_empty() {
             total += addresses.len();
             shown.extend(addresses.iter().map(|a| (*a).to_owned()));
@@ -1319,7 +1571,11 @@ fn load_balancer(ingress: Option<&Value>) -> String {
                     i.get("ip")
                         .and_then(Value::as_str)
                         .filter(|s| !s.is_empty())
-                        .or_else(|| i.get("hostname").and_then(Value::as_str).filter(|s| !s.is_empty()))
+                        .or_else(|| {
+                            i.get("hostname")
+                                .and_then(Value::as_str)
+                                .filter(|s| !s.is_empty())
+                        })
                         .map(str::to_owned)
                 })
                 .collect()
@@ -1367,12 +1623,20 @@ fn containers(list: Option<&Value>) -> (Value, Value) {
 fn format_labels(map: Option<&Value>) -> String {
     let pairs: BTreeMap<&String, String> = map
         .and_then(Value::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k, v.as_str().unwrap_or("").to_owned())).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k, v.as_str().unwrap_or("").to_owned()))
+                .collect()
+        })
         .unwrap_or_default();
     if pairs.is_empty() {
         return "<none>".to_owned();
     }
-    pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// `metav1.FormatLabelSelector`: the selector's string, `<none>` when it selects everything.
@@ -1391,7 +1655,10 @@ fn selector_string(selector: Option<&Value>) -> String {
     let mut requirements: Vec<(String, String)> = Vec::new();
     if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object) {
         for (key, value) in labels {
-            requirements.push((key.clone(), format!("{key}={}", value.as_str().unwrap_or(""))));
+            requirements.push((
+                key.clone(),
+                format!("{key}={}", value.as_str().unwrap_or("")),
+            ));
         }
     }
     for expression in selector
@@ -1400,14 +1667,22 @@ fn selector_string(selector: Option<&Value>) -> String {
         .into_iter()
         .flatten()
     {
-        let key = expression.get("key").and_then(Value::as_str).unwrap_or("").to_owned();
+        let key = expression
+            .get("key")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         let mut values: Vec<&str> = expression
             .get("values")
             .and_then(Value::as_array)
             .map(|v| v.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         values.sort_unstable();
-        let text = match expression.get("operator").and_then(Value::as_str).unwrap_or("") {
+        let text = match expression
+            .get("operator")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+        {
             "In" => format!("{key} in ({})", values.join(",")),
             "NotIn" => format!("{key} notin ({})", values.join(",")),
             "Exists" => key.clone(),
@@ -1417,7 +1692,11 @@ fn selector_string(selector: Option<&Value>) -> String {
         requirements.push((key, text));
     }
     requirements.sort_by(|a, b| a.0.cmp(&b.0));
-    requirements.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+    requirements
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn int_or_string(value: Option<&Value>) -> String {
@@ -1441,7 +1720,10 @@ fn name(object: &Value) -> Value {
 }
 
 fn text<'a>(object: &'a Value, pointer: &str) -> &'a str {
-    object.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+    object
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or("")
 }
 
 fn annotation<'a>(object: &'a Value, key: &str) -> &'a str {
@@ -1513,7 +1795,11 @@ pub(crate) fn human_duration(seconds: i64) -> String {
     let minutes = seconds / 60;
     if minutes < 10 {
         let s = seconds % 60;
-        return if s == 0 { format!("{minutes}m") } else { format!("{minutes}m{s}s") };
+        return if s == 0 {
+            format!("{minutes}m")
+        } else {
+            format!("{minutes}m{s}s")
+        };
     }
     if minutes < 60 * 3 {
         return format!("{minutes}m");
@@ -1521,14 +1807,22 @@ pub(crate) fn human_duration(seconds: i64) -> String {
     let hours = seconds / 3600;
     if hours < 8 {
         let m = minutes % 60;
-        return if m == 0 { format!("{hours}h") } else { format!("{hours}h{m}m") };
+        return if m == 0 {
+            format!("{hours}h")
+        } else {
+            format!("{hours}h{m}m")
+        };
     }
     if hours < 48 {
         return format!("{hours}h");
     }
     if hours < 24 * 8 {
         let h = hours % 24;
-        return if h == 0 { format!("{}d", hours / 24) } else { format!("{}d{h}h", hours / 24) };
+        return if h == 0 {
+            format!("{}d", hours / 24)
+        } else {
+            format!("{}d{h}h", hours / 24)
+        };
     }
     if hours < 24 * 365 * 2 {
         return format!("{}d", hours / 24);
@@ -1567,8 +1861,11 @@ mod tests {
         let data = printers();
         assert!(data.kinds.len() > 50);
         for (key, columns) in &data.kinds {
-            let cells = cells(key, &json!({"metadata": {"name": "x", "creationTimestamp": "2020-01-01T00:00:00Z"}}))
-                .unwrap_or_else(|| panic!("{key} has columns but no cells"));
+            let cells = cells(
+                key,
+                &json!({"metadata": {"name": "x", "creationTimestamp": "2020-01-01T00:00:00Z"}}),
+            )
+            .unwrap_or_else(|| panic!("{key} has columns but no cells"));
             assert_eq!(cells.len(), columns.len(), "{key}");
         }
         for target in data.aliases.values() {
@@ -1616,6 +1913,13 @@ mod tests {
         });
         let row = cells("apps/Deployment", &deployment).unwrap();
         assert_eq!(row[..4], [json!("nginx"), json!("1/3"), json!(2), json!(1)]);
-        assert_eq!(row[5..], [json!("nginx,log"), json!("nginx:1.27,busybox"), json!("app=nginx")]);
+        assert_eq!(
+            row[5..],
+            [
+                json!("nginx,log"),
+                json!("nginx:1.27,busybox"),
+                json!("app=nginx")
+            ]
+        );
     }
 }

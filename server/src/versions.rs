@@ -24,7 +24,11 @@ pub(crate) enum Read {
 
 /// Checks `resourceVersion`, `resourceVersionMatch` and `continue` as the API server's
 /// `ValidateListOptions` does, and says what to read.
-pub(crate) fn list_read(state: &State, query: &Query, continued: Option<u64>) -> Result<Read, Failure> {
+pub(crate) fn list_read(
+    state: &State,
+    query: &Query,
+    continued: Option<u64>,
+) -> Result<Read, Failure> {
     let version = query.get("resourceVersion").unwrap_or("");
     let matching = query.get("resourceVersionMatch").unwrap_or("");
     let forbidden = |why: &str| {

@@ -17,9 +17,9 @@ use tokio::time::Instant;
 use crate::encoding;
 use crate::media;
 use crate::server::{Filter, Query, Shared};
-use crate::table;
 use crate::status::Failure;
 use crate::store::EventType;
+use crate::table;
 
 /// Where a watch starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,7 +141,15 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
         Some((version, include)) => {
             let metadata = json!({"resourceVersion": object.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::from(""))});
             let first = headers.swap(false, Ordering::SeqCst);
-            let table = table::table(&shared.catalog, def, version, &[object], include, metadata, first);
+            let table = table::table(
+                &shared.catalog,
+                def,
+                version,
+                &[object],
+                include,
+                metadata,
+                first,
+            );
             event_line(kind, &table)
         }
         None if request.protobuf => encoding::watch_frame(kind, object),
@@ -152,7 +160,8 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
         if end {
             metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        let object = json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": metadata});
+        let object =
+            json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": metadata});
         if request.protobuf {
             encoding::watch_frame("BOOKMARK", &object)
         } else {

@@ -51,12 +51,20 @@ fn api_error(error: kube::Error) -> (u16, String, String) {
     }
 }
 
-async fn raw(server: &Server, method: Method, uri: &str, headers: &[(&str, &str)], body: Vec<u8>) -> (u16, String, Vec<u8>) {
+async fn raw(
+    server: &Server,
+    method: Method,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> (u16, String, Vec<u8>) {
     let mut request = Request::builder().method(method).uri(uri);
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    let response = server.call_async(request.body(Full::new(bytes::Bytes::from(body))).unwrap()).await;
+    let response = server
+        .call_async(request.body(Full::new(bytes::Bytes::from(body))).unwrap())
+        .await;
     let code = response.status().as_u16();
     let content_type = response
         .headers()
@@ -64,7 +72,13 @@ async fn raw(server: &Server, method: Method, uri: &str, headers: &[(&str, &str)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_owned();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes()
+        .to_vec();
     (code, content_type, bytes)
 }
 
@@ -85,7 +99,10 @@ async fn built_in_kinds_behave_as_on_a_real_api_server() {
         .into_iter()
         .map(|n| n.metadata.name.unwrap())
         .collect();
-    assert_eq!(names, ["default", "kube-node-lease", "kube-public", "kube-system"]);
+    assert_eq!(
+        names,
+        ["default", "kube-node-lease", "kube-public", "kube-system"]
+    );
     let created = namespaces
         .create(
             &PostParams::default(),
@@ -116,16 +133,26 @@ async fn built_in_kinds_behave_as_on_a_real_api_server() {
         .unwrap_err();
     assert_eq!(
         api_error(refused),
-        (404, "NotFound".into(), "namespaces \"nowhere\" not found".into())
+        (
+            404,
+            "NotFound".into(),
+            "namespaces \"nowhere\" not found".into()
+        )
     );
 
     // A finalizer holds one object: the namespace stays Terminating and refuses new content.
     let mut held = config_map("held", None);
     held.metadata.finalizers = Some(vec!["example.com/hold".into()]);
     team.create(&PostParams::default(), &held).await.unwrap();
-    namespaces.delete("team", &DeleteParams::background()).await.unwrap();
+    namespaces
+        .delete("team", &DeleteParams::background())
+        .await
+        .unwrap();
     let terminating = namespaces.get("team").await.unwrap();
-    assert_eq!(terminating.status.unwrap().phase.as_deref(), Some("Terminating"));
+    assert_eq!(
+        terminating.status.unwrap().phase.as_deref(),
+        Some("Terminating")
+    );
     assert!(team.get_opt("settings").await.unwrap().is_none());
     let refused = team
         .create(&PostParams::default(), &config_map("late", None))
@@ -170,7 +197,10 @@ async fn built_in_kinds_behave_as_on_a_real_api_server() {
         ("orphan", DeleteParams::orphan()),
     ] {
         let owner = maps
-            .create(&PostParams::default(), &config_map(&format!("{policy}-owner"), None))
+            .create(
+                &PostParams::default(),
+                &config_map(&format!("{policy}-owner"), None),
+            )
             .await
             .unwrap();
         let child = maps
@@ -226,12 +256,20 @@ async fn built_in_kinds_behave_as_on_a_real_api_server() {
             &PostParams::default(),
             &config_map(
                 "dangling",
-                Some(&with_uid(config_map("ghost", None), "00000000-0000-4000-8000-000000000000")),
+                Some(&with_uid(
+                    config_map("ghost", None),
+                    "00000000-0000-4000-8000-000000000000",
+                )),
             ),
         )
         .await
         .unwrap();
-    assert!(maps.get_opt(orphaned.metadata.name.as_deref().unwrap()).await.unwrap().is_none());
+    assert!(
+        maps.get_opt(orphaned.metadata.name.as_deref().unwrap())
+            .await
+            .unwrap()
+            .is_none()
+    );
 
     // A Secret's type defaults to Opaque; Deployments take their documents' types.
     let secrets: Api<Secret> = Api::default_namespaced(client.clone());
@@ -255,14 +293,20 @@ async fn built_in_kinds_behave_as_on_a_real_api_server() {
         "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}}}
     }))
     .unwrap();
-    deployments.create(&PostParams::default(), &deployment).await.unwrap();
+    deployments
+        .create(&PostParams::default(), &deployment)
+        .await
+        .unwrap();
 
     // A Table with the printer's columns.
     let (code, content_type, body) = raw(
         &server,
         Method::GET,
         "/apis/apps/v1/namespaces/default/deployments",
-        &[("accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")],
+        &[(
+            "accept",
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+        )],
         Vec::new(),
     )
     .await;
@@ -277,10 +321,23 @@ async fn built_in_kinds_behave_as_on_a_real_api_server() {
         .collect();
     assert_eq!(
         columns,
-        ["Name", "Ready", "Up-to-date", "Available", "Age", "Containers", "Images", "Selector"]
+        [
+            "Name",
+            "Ready",
+            "Up-to-date",
+            "Available",
+            "Age",
+            "Containers",
+            "Images",
+            "Selector"
+        ]
     );
     assert_eq!(
-        table["columnDefinitions"][0]["description"].as_str().unwrap().split('.').next(),
+        table["columnDefinitions"][0]["description"]
+            .as_str()
+            .unwrap()
+            .split('.')
+            .next(),
         Some("Name must be unique within a namespace")
     );
     let cells = &table["rows"][0]["cells"];
@@ -295,21 +352,33 @@ async fn built_in_kinds_behave_as_on_a_real_api_server() {
         &server,
         Method::GET,
         "/api/v1/namespaces/default/secrets/db",
-        &[("accept", "application/vnd.kubernetes.protobuf,application/json")],
+        &[(
+            "accept",
+            "application/vnd.kubernetes.protobuf,application/json",
+        )],
         Vec::new(),
     )
     .await;
-    assert_eq!((code, content_type.as_str()), (200, "application/vnd.kubernetes.protobuf"));
+    assert_eq!(
+        (code, content_type.as_str()),
+        (200, "application/vnd.kubernetes.protobuf")
+    );
     assert!(body.starts_with(b"k8s\0"));
     let mut copy = body.clone();
     // Change the name inside the message: "db" → "dc".
-    let at = copy.windows(4).position(|w| w == [0x0a, 0x02, b'd', b'b']).unwrap();
+    let at = copy
+        .windows(4)
+        .position(|w| w == [0x0a, 0x02, b'd', b'b'])
+        .unwrap();
     copy[at + 3] = b'c';
     let (code, _, _) = raw(
         &server,
         Method::POST,
         "/api/v1/namespaces/default/secrets",
-        &[("content-type", "application/vnd.kubernetes.protobuf"), ("accept", "application/json")],
+        &[
+            ("content-type", "application/vnd.kubernetes.protobuf"),
+            ("accept", "application/json"),
+        ],
         copy,
     )
     .await;

@@ -73,7 +73,11 @@ impl Session {
             .unwrap();
         // The third line says the catalog is loaded and the server is answering.
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        for expected in ["listening on http://127.0.0.1:", "kubeconfig written to", "serving "] {
+        for expected in [
+            "listening on http://127.0.0.1:",
+            "kubeconfig written to",
+            "serving ",
+        ] {
             let line = lines.next().unwrap().unwrap();
             assert!(line.starts_with(expected), "{line}");
         }
@@ -173,7 +177,11 @@ fn is_age(cell: &str) -> bool {
 /// Asserts a table: its header, and each row's cells (`AGE` cells must be ages).
 fn assert_table(text: &str, header: &[&str], expected: &[&[&str]]) {
     let rows = rows(text);
-    assert_eq!(rows.first().map(Vec::as_slice), Some(&header.iter().map(|h| (*h).to_owned()).collect::<Vec<_>>()[..]), "{text}");
+    assert_eq!(
+        rows.first().map(Vec::as_slice),
+        Some(&header.iter().map(|h| (*h).to_owned()).collect::<Vec<_>>()[..]),
+        "{text}"
+    );
     assert_eq!(rows.len() - 1, expected.len(), "{text}");
     for (row, want) in rows[1..].iter().zip(expected) {
         assert_eq!(row.len(), want.len(), "{text}");
@@ -203,13 +211,36 @@ fn session(server: &Session, crd: bool) {
     );
     assert_table(
         &server.ok(&["get", "deployments", "-o", "wide"]),
-        &["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"],
-        &[&["nginx", "0/2", "0", "0", "<age>", "nginx", "nginx:1.27", "app=nginx"]],
+        &[
+            "NAME",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR",
+        ],
+        &[&[
+            "nginx",
+            "0/2",
+            "0",
+            "0",
+            "<age>",
+            "nginx",
+            "nginx:1.27",
+            "app=nginx",
+        ]],
     );
 
     // kubectl's typed clients send protobuf bodies.
     assert_eq!(
-        server.ok(&["create", "configmap", "app-config", "--from-literal=color=blue"]),
+        server.ok(&[
+            "create",
+            "configmap",
+            "app-config",
+            "--from-literal=color=blue"
+        ]),
         "configmap/app-config created\n"
     );
     assert_table(
@@ -222,7 +253,13 @@ fn session(server: &Session, crd: bool) {
         "blue"
     );
     assert_eq!(
-        server.ok(&["create", "secret", "generic", "db", "--from-literal=password=s3cret"]),
+        server.ok(&[
+            "create",
+            "secret",
+            "generic",
+            "db",
+            "--from-literal=password=s3cret"
+        ]),
         "secret/db created\n"
     );
     assert_table(
@@ -239,7 +276,13 @@ fn session(server: &Session, crd: bool) {
         "service/web created\n"
     );
     assert_eq!(
-        server.ok(&["get", "svc", "web", "-o", "jsonpath={.spec.ports[0].targetPort}"]),
+        server.ok(&[
+            "get",
+            "svc",
+            "web",
+            "-o",
+            "jsonpath={.spec.ports[0].targetPort}"
+        ]),
         "8080"
     );
 
@@ -260,11 +303,25 @@ fn session(server: &Session, crd: bool) {
         ],
     );
     assert_eq!(
-        server.ok(&["create", "configmap", "settings", "-n", "team-a", "--from-literal=a=b"]),
+        server.ok(&[
+            "create",
+            "configmap",
+            "settings",
+            "-n",
+            "team-a",
+            "--from-literal=a=b"
+        ]),
         "configmap/settings created\n"
     );
     assert_eq!(
-        server.fails(&["create", "configmap", "x", "-n", "nowhere", "--from-literal=a=b"]),
+        server.fails(&[
+            "create",
+            "configmap",
+            "x",
+            "-n",
+            "nowhere",
+            "--from-literal=a=b"
+        ]),
         "error: failed to create configmap: namespaces \"nowhere\" not found\n"
     );
     assert_eq!(
@@ -272,7 +329,10 @@ fn session(server: &Session, crd: bool) {
         "namespace \"team-a\" deleted\n"
     );
     let (_, stdout, stderr) = server.run(&["get", "cm", "-n", "team-a"]);
-    assert_eq!((stdout.as_str(), stderr.as_str()), ("", "No resources found in team-a namespace.\n"));
+    assert_eq!(
+        (stdout.as_str(), stderr.as_str()),
+        ("", "No resources found in team-a namespace.\n")
+    );
     assert_eq!(
         server.fails(&["get", "ns", "team-a"]),
         "Error from server (NotFound): namespaces \"team-a\" not found\n"
@@ -304,7 +364,13 @@ fn session(server: &Session, crd: bool) {
     server.owned("dep3", "owner3");
     server.ok(&["delete", "configmap", "owner3", "--cascade=orphan"]);
     assert_eq!(
-        server.ok(&["get", "cm", "dep3", "-o", "jsonpath={.metadata.name}:{.metadata.ownerReferences}"]),
+        server.ok(&[
+            "get",
+            "cm",
+            "dep3",
+            "-o",
+            "jsonpath={.metadata.name}:{.metadata.ownerReferences}"
+        ]),
         "dep3:"
     );
 
@@ -322,13 +388,27 @@ fn session(server: &Session, crd: bool) {
         explain.starts_with("GROUP:      apps\nKIND:       Deployment\nVERSION:    v1\n\nFIELD: replicas <integer>\n"),
         "{explain}"
     );
-    let changed = server.file("deployment-v2.yaml", &DEPLOYMENT.replace("nginx:1.27", "nginx:1.28"));
+    let changed = server.file(
+        "deployment-v2.yaml",
+        &DEPLOYMENT.replace("nginx:1.27", "nginx:1.28"),
+    );
     let (same, diff, _) = server.run(&["diff", "-f", &changed]);
     assert!(!same, "kubectl diff exits 1 when there are differences");
-    assert!(diff.contains("-  generation: 2\n+  generation: 3\n"), "{diff}");
-    assert!(diff.contains("-      - image: nginx:1.27\n+      - image: nginx:1.28\n"), "{diff}");
+    assert!(
+        diff.contains("-  generation: 2\n+  generation: 3\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("-      - image: nginx:1.27\n+      - image: nginx:1.28\n"),
+        "{diff}"
+    );
     assert_eq!(
-        server.ok(&["wait", "--for=jsonpath={.status.phase}=Active", "namespace/default", "--timeout=30s"]),
+        server.ok(&[
+            "wait",
+            "--for=jsonpath={.status.phase}=Active",
+            "namespace/default",
+            "--timeout=30s"
+        ]),
         "namespace/default condition met\n"
     );
 
@@ -342,7 +422,13 @@ fn session(server: &Session, crd: bool) {
     for expected in [
         ["deployments", "deploy", "apps/v1", "true", "Deployment"],
         ["namespaces", "ns", "v1", "false", "Namespace"],
-        ["customresourcedefinitions", "crd,crds", "apiextensions.k8s.io/v1", "false", "CustomResourceDefinition"],
+        [
+            "customresourcedefinitions",
+            "crd,crds",
+            "apiextensions.k8s.io/v1",
+            "false",
+            "CustomResourceDefinition",
+        ],
     ] {
         assert!(
             resources.iter().any(|r| r == &expected),
@@ -369,20 +455,34 @@ fn session(server: &Session, crd: bool) {
         assert_table(
             &server.ok(&["get", "cert", "-o", "wide"]),
             &["NAME", "READY", "SECRET", "ISSUER", "STATUS", "AGE"],
-            &[&["site", "True", "site-tls", "letsencrypt", "Certificate is up to date", "<age>"]],
+            &[&[
+                "site",
+                "True",
+                "site-tls",
+                "letsencrypt",
+                "Certificate is up to date",
+                "<age>",
+            ]],
         );
     }
 
     // A watch prints the printer's columns too (ends after the timeout, with no change).
     let watched = server.ok(&["get", "cm", "app-config", "-w", "--request-timeout=2s"]);
-    assert_table(&watched, &["NAME", "DATA", "AGE"], &[&["app-config", "1", "<age>"]]);
+    assert_table(
+        &watched,
+        &["NAME", "DATA", "AGE"],
+        &[&["app-config", "1", "<age>"]],
+    );
 
     assert_eq!(
         server.ok(&["delete", "-f", &deployment]),
         "deployment.apps \"nginx\" deleted\n"
     );
     let (_, stdout, stderr) = server.run(&["get", "deploy"]);
-    assert_eq!((stdout.as_str(), stderr.as_str()), ("", "No resources found in default namespace.\n"));
+    assert_eq!(
+        (stdout.as_str(), stderr.as_str()),
+        ("", "No resources found in default namespace.\n")
+    );
 }
 
 #[test]
