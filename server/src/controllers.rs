@@ -9,9 +9,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::catalog::Catalog;
+pub(crate) use crate::server::metadata_mut;
 use crate::store::{Key, State};
 use crate::{gc, namespaces};
 
@@ -98,8 +99,13 @@ pub(crate) fn released(catalog: &Catalog, index: usize, object: &Value) -> bool 
 
 /// The object's `metadata.finalizers`.
 pub(crate) fn finalizers(object: &Value) -> Vec<&str> {
+    strings(object, "/metadata/finalizers")
+}
+
+/// The strings of the list at `pointer`.
+pub(crate) fn strings<'a>(object: &'a Value, pointer: &str) -> Vec<&'a str> {
     object
-        .pointer("/metadata/finalizers")
+        .pointer(pointer)
         .and_then(Value::as_array)
         .map(|list| list.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
@@ -116,14 +122,4 @@ pub(crate) fn without_finalizer(object: &Value, name: &str) -> Value {
         }
     }
     object
-}
-
-pub(crate) fn metadata_mut(object: &mut Value) -> &mut Map<String, Value> {
-    if !object.get("metadata").is_some_and(Value::is_object) {
-        object["metadata"] = Value::Object(Map::new());
-    }
-    match object.get_mut("metadata") {
-        Some(Value::Object(map)) => map,
-        _ => unreachable!("metadata was just made an object"),
-    }
 }

@@ -213,12 +213,7 @@ pub(crate) fn removed(
     queue: &mut VecDeque<Work>,
 ) {
     if let Some(uid) = uid(object) {
-        let dependents: Vec<(usize, Key)> = state
-            .dependents
-            .get(uid)
-            .map(|set| set.iter().cloned().collect())
-            .unwrap_or_default();
-        for (index, key) in dependents {
+        for (index, key) in dependents_of(state, uid) {
             attempt(state, catalog, index, &key, queue);
         }
     }
@@ -323,13 +318,8 @@ fn delete_dependents(
     let Some(owner_uid) = uid(owner) else {
         return;
     };
-    let dependents: Vec<(usize, Key)> = state
-        .dependents
-        .get(owner_uid)
-        .map(|set| set.iter().cloned().collect())
-        .unwrap_or_default();
-    for (dep_index, dep_key) in &dependents {
-        attempt(state, catalog, *dep_index, dep_key, queue);
+    for (dep_index, dep_key) in dependents_of(state, owner_uid) {
+        attempt(state, catalog, dep_index, &dep_key, queue);
     }
     let blocked = state.dependents.get(owner_uid).is_some_and(|set| {
         set.iter().any(|(i, k)| {
@@ -358,12 +348,7 @@ fn orphan_dependents(
     queue: &mut VecDeque<Work>,
 ) {
     if let Some(owner_uid) = uid(owner) {
-        let dependents: Vec<(usize, Key)> = state
-            .dependents
-            .get(owner_uid)
-            .map(|set| set.iter().cloned().collect())
-            .unwrap_or_default();
-        for (dep_index, dep_key) in dependents {
+        for (dep_index, dep_key) in dependents_of(state, owner_uid) {
             if let Some(dependent) = state.objects[dep_index].get(&dep_key).cloned() {
                 let updated = without_references(&dependent, &[owner_uid.to_owned()]);
                 controllers::write(state, catalog, dep_index, &dep_key, updated, queue);
@@ -432,6 +417,15 @@ fn without_references(object: &Value, uids: &[String]) -> Value {
         }
     }
     object
+}
+
+/// The objects that name `uid` as an owner.
+fn dependents_of(state: &State, uid: &str) -> Vec<(usize, Key)> {
+    state
+        .dependents
+        .get(uid)
+        .map(|set| set.iter().cloned().collect())
+        .unwrap_or_default()
 }
 
 fn uid(object: &Value) -> Option<&str> {

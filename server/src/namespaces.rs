@@ -74,11 +74,7 @@ pub(crate) fn terminating(object: &mut Value) {
 
 /// A namespace's `spec.finalizers`.
 pub(crate) fn spec_finalizers(object: &Value) -> Vec<&str> {
-    object
-        .pointer("/spec/finalizers")
-        .and_then(Value::as_array)
-        .map(|list| list.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
+    controllers::strings(object, "/spec/finalizers")
 }
 
 /// The `NamespaceLifecycle` admission plugin on a create: the namespace must exist and not

@@ -385,21 +385,7 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
         }
         "apps/StatefulSet" => {
             let (names, images) = containers(o.pointer("/spec/template/spec/containers"));
-            vec![
-                name,
-                Value::from(format!(
-                    "{}/{}",
-                    o.pointer("/status/readyReplicas")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0),
-                    o.pointer("/spec/replicas")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0)
-                )),
-                age,
-                names,
-                images,
-            ]
+            vec![name, ready(o), age, names, images]
         }
         "/Endpoints" => vec![name, Value::from(endpoints(o)), age],
         "/Node" => node(o),
@@ -500,15 +486,7 @@ fn cells(key: &str, o: &Value) -> Option<Vec<Value>> {
             let (names, images) = containers(o.pointer("/spec/template/spec/containers"));
             vec![
                 name,
-                Value::from(format!(
-                    "{}/{}",
-                    o.pointer("/status/readyReplicas")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0),
-                    o.pointer("/spec/replicas")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0)
-                )),
+                ready(o),
                 int("/status/updatedReplicas"),
                 int("/status/availableReplicas"),
                 age,
@@ -1713,6 +1691,16 @@ fn quantity(value: Option<&Value>) -> String {
         Some(Value::Number(n)) => n.to_string(),
         _ => String::new(),
     }
+}
+
+/// `ready/desired` replicas (Deployments, StatefulSets).
+fn ready(object: &Value) -> Value {
+    let count = |pointer: &str| object.pointer(pointer).and_then(Value::as_i64).unwrap_or(0);
+    Value::from(format!(
+        "{}/{}",
+        count("/status/readyReplicas"),
+        count("/spec/replicas")
+    ))
 }
 
 fn name(object: &Value) -> Value {
