@@ -32,8 +32,17 @@ pub struct ResourceDef {
     pub kind: String,
     /// The plural used in paths.
     pub plural: String,
-    /// Short names (`po`), where a document declares them (CRDs do).
+    /// The singular name (`deployment`): the kind in lower case, or a CRD's
+    /// `spec.names.singular`.
+    pub singular: String,
+    /// Short names (`po`): a built-in resource's (see `data/builtin-discovery.txt`) or a
+    /// CRD's.
     pub short_names: Vec<String>,
+    /// Categories (`all`): a built-in resource's or a CRD's.
+    pub categories: Vec<String>,
+    /// A custom resource's `additionalPrinterColumns` (its Table's columns after `Name`);
+    /// empty for built-in resources, whose columns are the API server's printers'.
+    pub printer_columns: Vec<PrinterColumn>,
     /// Whether objects live in namespaces.
     pub namespaced: bool,
     /// The verbs of the resource itself (`create`, `delete`, `get`, …), sorted.
@@ -72,11 +81,6 @@ impl ResourceDef {
         }
     }
 
-    /// The singular name: the kind in lower case, as Kubernetes derives it.
-    pub fn singular(&self) -> String {
-        self.kind.to_lowercase()
-    }
-
     /// The kind of a list of these objects.
     pub fn list_kind(&self) -> String {
         format!("{}List", self.kind)
@@ -85,6 +89,62 @@ impl ResourceDef {
     /// Whether the resource has the `status` subresource.
     pub fn has_status(&self) -> bool {
         self.subresources.contains_key("status")
+    }
+}
+
+/// One of a CustomResourceDefinition version's `additionalPrinterColumns`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrinterColumn {
+    /// The column's name (`Ready`).
+    pub name: String,
+    /// The OpenAPI type: `integer`, `number`, `string`, `boolean` or `date`.
+    pub type_: String,
+    /// The OpenAPI format (`int32`, `name`, …), or empty.
+    pub format: String,
+    /// The description, or empty.
+    pub description: String,
+    /// 0 for the standard view; higher only in `-o wide`.
+    pub priority: i64,
+    /// The simple JSONPath the cell reads (`.status.replicas`).
+    pub json_path: String,
+}
+
+impl PrinterColumn {
+    /// The columns of one entry of a CRD's `spec.versions`: its `additionalPrinterColumns`,
+    /// or, when it has none, `Age` over `.metadata.creationTimestamp`, as the API server
+    /// defaults them.
+    pub fn of_crd_version(version: &Value) -> Vec<PrinterColumn> {
+        let Some(columns) = version
+            .get("additionalPrinterColumns")
+            .and_then(Value::as_array)
+        else {
+            return vec![PrinterColumn {
+                name: "Age".to_owned(),
+                type_: "date".to_owned(),
+                format: String::new(),
+                description: String::new(),
+                priority: 0,
+                json_path: ".metadata.creationTimestamp".to_owned(),
+            }];
+        };
+        let text = |column: &Value, key: &str| {
+            column
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        columns
+            .iter()
+            .map(|column| PrinterColumn {
+                name: text(column, "name"),
+                type_: text(column, "type"),
+                format: text(column, "format"),
+                description: text(column, "description"),
+                priority: column.get("priority").and_then(Value::as_i64).unwrap_or(0),
+                json_path: text(column, "jsonPath"),
+            })
+            .collect()
     }
 }
 
@@ -132,6 +192,8 @@ pub struct Catalog {
     pub(crate) patch: PatchSchema,
     /// `api/v1`, `apis/<group>/<version>` → the OpenAPI v3 document.
     pub(crate) openapi: BTreeMap<String, Arc<Value>>,
+    /// The Swagger 2.0 document served at `/openapi/v2`, when an input was one.
+    pub(crate) openapi_v2: Option<Arc<Value>>,
 }
 
 impl fmt::Debug for Catalog {
@@ -190,12 +252,16 @@ impl Catalog {
         {
             Some(index) => index,
             None => {
+                let builtin = crate::builtin::names(group, plural);
                 self.resources.push(ResourceDef {
                     group: group.to_owned(),
                     version: version.to_owned(),
                     kind: kind.to_owned(),
                     plural: plural.to_owned(),
-                    short_names: Vec::new(),
+                    singular: kind.to_lowercase(),
+                    short_names: builtin.map(|b| b.short_names.clone()).unwrap_or_default(),
+                    categories: builtin.map(|b| b.categories.clone()).unwrap_or_default(),
+                    printer_columns: Vec::new(),
                     namespaced,
                     verbs: BTreeSet::new(),
                     subresources: BTreeMap::new(),
@@ -266,6 +332,13 @@ impl Catalog {
             .iter()
             .enumerate()
             .find(|(_, r)| r.group == group && r.version == version && r.plural == plural)
+    }
+
+    /// The resource serving `kind` in `group/version`.
+    pub(crate) fn find_kind(&self, group: &str, version: &str, kind: &str) -> Option<usize> {
+        self.resources
+            .iter()
+            .position(|r| r.group == group && r.version == version && r.kind == kind)
     }
 
     pub(crate) fn validator_for(&self, def: &ResourceDef) -> Option<&Validator> {

@@ -73,13 +73,16 @@ pub fn resources(catalog: &Catalog, group: &str, version: &str) -> Option<Value>
     {
         let mut entry = json!({
             "name": def.plural,
-            "singularName": def.singular(),
+            "singularName": def.singular,
             "namespaced": def.namespaced,
             "kind": def.kind,
             "verbs": def.verbs,
         });
         if !def.short_names.is_empty() {
             entry["shortNames"] = json!(def.short_names);
+        }
+        if !def.categories.is_empty() {
+            entry["categories"] = json!(def.categories);
         }
         list.push(entry);
         for (sub, verbs) in &def.subresources {

@@ -11,28 +11,44 @@
 //! "default")` talks to it with no socket; [`serve`] puts it on a loopback port for
 //! `kubectl` (the `kubeforge-server` binary does that).
 //!
-//! Semantics follow the Kubernetes API concepts and conventions: discovery, create, get,
-//! list (selectors, paging), update with optimistic concurrency, JSON, merge and strategic
+//! Semantics follow the Kubernetes API concepts and conventions: discovery (with the
+//! built-in resources' short names and categories), create, get, list (selectors, paging,
+//! `resourceVersionMatch`), update with optimistic concurrency, JSON, merge and strategic
 //! merge patches, `status` and `scale` subresources, finalizers, delete and
 //! deletecollection, and watches with bookmarks, `sendInitialEvents` and 410 Gone from a
-//! bounded history. Server-side apply answers 415.
+//! bounded history; Tables with the API server's printers' columns; Kubernetes' protobuf
+//! encoding for the built-in kinds (feature `protobuf`); namespaces as objects and garbage
+//! collection by owner references. Server-side apply answers 415.
 
 mod body;
+mod builtin;
 mod catalog;
+mod controllers;
 mod discovery;
+mod encoding;
+mod gc;
+mod jsonpath;
+mod media;
 #[cfg(feature = "model")]
 mod model;
+mod namespaces;
+#[cfg(feature = "model")]
+mod openapi;
 mod patch;
+#[cfg(feature = "protobuf")]
+mod protobuf;
 mod select;
 mod serve;
 mod server;
 mod service;
 mod status;
 mod store;
+mod table;
+mod versions;
 mod watch;
 
 pub use body::Body;
-pub use catalog::{Catalog, PatchField, PatchSchema, ResourceDef, Validator};
+pub use catalog::{Catalog, PatchField, PatchSchema, PrinterColumn, ResourceDef, Validator};
 #[cfg(feature = "model")]
 pub use model::LoadError;
 pub use patch::PatchKind;

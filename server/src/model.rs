@@ -11,7 +11,8 @@ use kubeforge::model::operations::Action as ModelAction;
 use kubeforge::model::{ApiSet, FieldRole, RuntimeType, Scope, Shape, TypeId, TypeKind};
 use serde_json::Value;
 
-use crate::catalog::{Catalog, PatchField, PatchSchema, verb};
+use crate::catalog::{Catalog, PatchField, PatchSchema, PrinterColumn, verb};
+use crate::openapi;
 
 /// Why a catalog could not be made from documents.
 #[derive(Debug)]
@@ -58,8 +59,14 @@ impl Catalog {
                 serde_saphyr::from_multiple(&text).unwrap_or_default()
             };
             for mut document in documents {
-                if let Some(key) = openapi_v3_key(&document) {
-                    declare_field_validation(&mut document);
+                if openapi::is_swagger(&document) {
+                    for (key, mut v3) in openapi::split_swagger(&document) {
+                        openapi::declare_field_validation(&mut v3);
+                        catalog.openapi.entry(key).or_insert_with(|| Arc::new(v3));
+                    }
+                    catalog.openapi_v2.get_or_insert_with(|| Arc::new(document));
+                } else if let Some(key) = openapi::v3_key(&document) {
+                    openapi::declare_field_validation(&mut document);
                     catalog = catalog.openapi(key, document);
                 } else if document.get("kind").and_then(Value::as_str)
                     == Some("CustomResourceDefinition")
@@ -179,30 +186,6 @@ fn named(api: &ApiSet, shape: &Shape) -> Option<TypeId> {
     }
 }
 
-/// The `/openapi/v3` key of a per-group-version OpenAPI v3 document: `api/v1` or
-/// `apis/<group>/<version>`, from its paths.
-fn openapi_v3_key(document: &Value) -> Option<String> {
-    document.get("openapi")?;
-    let paths = document.get("paths")?.as_object()?;
-    let mut keys: Vec<String> = paths
-        .keys()
-        .filter_map(|path| {
-            let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-            match segments[..] {
-                ["api", version, ..] => Some(format!("api/{version}")),
-                ["apis", group, version, ..] => Some(format!("apis/{group}/{version}")),
-                _ => None,
-            }
-        })
-        .collect();
-    keys.sort();
-    keys.dedup();
-    match keys.as_slice() {
-        [one] => Some(one.clone()),
-        _ => None,
-    }
-}
-
 /// What a real server publishes for a CustomResourceDefinition: its short names in
 /// discovery, and at `/openapi/v3/apis/<group>/<version>` each served version's schema (with
 /// its group-version-kind) and a PATCH operation that takes `fieldValidation`, which is what
@@ -220,17 +203,23 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
         text("/spec/names/plural"),
     );
     let namespaced = text("/spec/scope") != "Cluster";
-    let short_names: Vec<String> = crd
-        .pointer("/spec/names/shortNames")
-        .and_then(Value::as_array)
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let strings = |pointer: &str| -> Vec<String> {
+        crd.pointer(pointer)
+            .and_then(Value::as_array)
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let short_names = strings("/spec/names/shortNames");
+    let categories = strings("/spec/names/categories");
+    let singular = Some(text("/spec/names/singular"))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| kind.to_lowercase());
     let reversed: Vec<&str> = group.split('.').rev().collect();
     for version in crd
         .pointer("/spec/versions")
@@ -246,10 +235,11 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
         }
         if let Some((_, def)) = catalog.find(&group, name, &plural) {
             let (g, v, k) = (def.group.clone(), def.version.clone(), def.kind.clone());
-            catalog
-                .entry(&g, &v, &k, &plural, namespaced)
-                .short_names
-                .clone_from(&short_names);
+            let def = catalog.entry(&g, &v, &k, &plural, namespaced);
+            def.short_names.clone_from(&short_names);
+            def.categories.clone_from(&categories);
+            def.singular.clone_from(&singular);
+            def.printer_columns = PrinterColumn::of_crd_version(version);
         }
         let gvk = serde_json::json!({"group": group, "version": name, "kind": kind});
         let mut schema = version
@@ -288,43 +278,6 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
                 "responses": {"200": reference},
             },
         });
-    }
-}
-
-/// Adds the `fieldValidation` query parameter to every PATCH operation on a kind that does
-/// not list it (documents older than Kubernetes 1.25, OpenShift's). This server accepts it
-/// on every write, and `kubectl` reads it from `/openapi/v3` to decide that the server
-/// validates: otherwise it validates on the client against `/openapi/v2` in protobuf, which
-/// this server does not serve.
-fn declare_field_validation(document: &mut Value) {
-    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else {
-        return;
-    };
-    for item in paths.values_mut() {
-        let Some(patch) = item.get_mut("patch").and_then(Value::as_object_mut) else {
-            continue;
-        };
-        if !patch.contains_key("x-kubernetes-group-version-kind") {
-            continue;
-        }
-        let parameters = patch
-            .entry("parameters")
-            .or_insert_with(|| Value::Array(Vec::new()));
-        let Some(list) = parameters.as_array_mut() else {
-            continue;
-        };
-        if list
-            .iter()
-            .any(|p| p.get("name").and_then(Value::as_str) == Some("fieldValidation"))
-        {
-            continue;
-        }
-        list.push(serde_json::json!({
-            "name": "fieldValidation",
-            "in": "query",
-            "description": "Accepted by kubeforge-server (which keeps unknown fields, as the generated types do); added to the served document.",
-            "schema": {"type": "string", "uniqueItems": true}
-        }));
     }
 }
 

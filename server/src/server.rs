@@ -13,11 +13,18 @@ use serde_json::{Map, Value, json};
 
 use crate::body::Body;
 use crate::catalog::{Catalog, ResourceDef};
+use crate::controllers::{self, Work};
 use crate::discovery;
+use crate::encoding;
+use crate::gc;
+use crate::media;
+use crate::namespaces;
 use crate::patch::{self, PatchKind};
 use crate::select::{FieldSelector, LabelSelector};
 use crate::status::{self, Failure};
-use crate::store::{EventType, Key, State};
+use crate::store::{Key, State};
+use crate::table;
+use crate::versions;
 use crate::watch;
 
 /// Limits and timings.
@@ -88,7 +95,7 @@ impl Server {
     /// A server for `catalog`.
     pub fn with_options(catalog: Catalog, options: Options) -> Server {
         let state = State::new(catalog.resources.len(), options.history);
-        Server {
+        let server = Server {
             shared: Arc::new(Shared {
                 catalog,
                 options,
@@ -97,6 +104,36 @@ impl Server {
                 watches: AtomicUsize::new(0),
                 uid_seed: std::collections::hash_map::RandomState::new(),
             }),
+        };
+        server.seed_namespaces();
+        server
+    }
+
+    /// Creates the namespaces a cluster starts with, when the API serves namespaces.
+    fn seed_namespaces(&self) {
+        let Some(index) = namespaces::index(&self.shared.catalog) else {
+            return;
+        };
+        let mut state = self.shared.lock();
+        for name in namespaces::INITIAL {
+            let rv = state.next_rv();
+            let mut object = json!({
+                "kind": "Namespace",
+                "apiVersion": "v1",
+                "metadata": {
+                    "name": name,
+                    "uid": self.uid(rv),
+                    "resourceVersion": rv.to_string(),
+                    "creationTimestamp": now(),
+                },
+            });
+            namespaces::prepare(&mut object, name);
+            state.put(
+                index,
+                (String::new(), name.to_owned()),
+                Arc::new(object),
+                None,
+            );
         }
     }
 
@@ -165,6 +202,18 @@ impl Server {
             ["api", version] => discovery(discovery::resources(catalog, "", version)),
             ["apis", group] => discovery(discovery::group(catalog, group)),
             ["apis", group, version] => discovery(discovery::resources(catalog, group, version)),
+            ["openapi", "v2"] => {
+                let document = catalog
+                    .openapi_v2
+                    .as_ref()
+                    .ok_or_else(|| Failure::no_route(path))?;
+                if !media::accepts_json(parts) {
+                    return Err(Failure::not_acceptable(
+                        "only application/json is served at /openapi/v2 by this server",
+                    ));
+                }
+                discovery(Some((**document).clone()))
+            }
             ["openapi", "v3"] => discovery(Some(discovery::openapi_index(catalog))),
             ["openapi", "v3", ..] => {
                 let key = segments[2..].join("/");
@@ -257,10 +306,25 @@ impl Server {
         }
         let namespace = target.namespace.as_deref();
         let sub = target.subresource.as_deref();
-        match (verb, target.name.as_deref()) {
-            ("watch", _) => self.watch(target.index, namespace, &query),
-            ("list", _) => self.list(target.index, namespace, &query),
-            ("create", _) => self.create(target.index, namespace.unwrap_or(""), body, &query),
+        let protobuf = encoding::protobuf_kind(def);
+        let answer = media::negotiate(parts, protobuf)?;
+        let decoded;
+        let body = match verb {
+            "create" | "update" | "delete" | "deletecollection" => {
+                match encoding::request_body(parts, body, protobuf, verb)? {
+                    Some(json) => {
+                        decoded = json;
+                        decoded.as_slice()
+                    }
+                    None => body,
+                }
+            }
+            _ => body,
+        };
+        let (code, value) = match (verb, target.name.as_deref()) {
+            ("watch", _) => return self.watch(target.index, namespace, &query, answer),
+            ("list", _) => self.list(target.index, namespace, &query)?,
+            ("create", _) => self.create(target.index, namespace.unwrap_or(""), body, &query)?,
             ("get", Some(name)) => {
                 let object = self.get(target.index, namespace.unwrap_or(""), name)?;
                 let object = if sub == Some("scale") {
@@ -268,7 +332,7 @@ impl Server {
                 } else {
                     (*object).clone()
                 };
-                Ok(json_response(StatusCode::OK, &object))
+                (StatusCode::OK, object)
             }
             ("update", Some(name)) => {
                 let body = parse_body(body)?;
@@ -279,7 +343,7 @@ impl Server {
                     sub,
                     body,
                     &query,
-                )
+                )?
             }
             ("patch", Some(name)) => {
                 let content_type = parts
@@ -295,18 +359,63 @@ impl Server {
                     content_type,
                     body,
                     &query,
-                )
+                )?
             }
             ("delete", Some(name)) => {
-                self.delete(target.index, namespace.unwrap_or(""), name, body, &query)
+                self.delete(target.index, namespace.unwrap_or(""), name, body, &query)?
             }
             ("deletecollection", _) => {
-                self.delete_collection(target.index, namespace, body, &query)
+                self.delete_collection(target.index, namespace, body, &query)?
             }
-            _ => Err(Failure::method_not_allowed(
-                parts.method.as_str(),
-                parts.uri.path(),
-            )),
+            _ => {
+                return Err(Failure::method_not_allowed(
+                    parts.method.as_str(),
+                    parts.uri.path(),
+                ));
+            }
+        };
+        Ok(self.respond(answer, target.index, code, value, &query))
+    }
+
+    /// Encodes an answer (an object of the resource's kind, a list of them, or a `Status`)
+    /// as the client asked: JSON, or a Table.
+    fn respond(
+        &self,
+        answer: media::Answer,
+        index: usize,
+        code: StatusCode,
+        value: Value,
+        query: &Query,
+    ) -> Response<Body> {
+        match answer {
+            media::Answer::Table(version)
+                if value.get("kind").and_then(Value::as_str) != Some("Status") =>
+            {
+                let def = self.def(index);
+                let include = table::Include::of(query.get("includeObject"));
+                let catalog = &self.shared.catalog;
+                let table = match value.get("items").and_then(Value::as_array) {
+                    Some(items) => {
+                        let items: Vec<&Value> = items.iter().collect();
+                        table::table(
+                            catalog,
+                            def,
+                            version,
+                            &items,
+                            include,
+                            table::list_metadata(&value),
+                            true,
+                        )
+                    }
+                    None => {
+                        let metadata = json!({"resourceVersion": value.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::from(""))});
+                        table::table(catalog, def, version, &[&value], include, metadata, true)
+                    }
+                };
+                json_response(code, &table)
+            }
+            media::Answer::Protobuf => encoding::protobuf_response(code, &value),
+            _ => json_response(code, &value),
         }
     }
 
@@ -327,7 +436,7 @@ impl Server {
         index: usize,
         namespace: Option<&str>,
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let filter = Filter::new(namespace, query)?;
         let limit = query
@@ -335,8 +444,11 @@ impl Server {
             .and_then(|l| l.parse::<usize>().ok())
             .filter(|l| *l > 0);
         let state = self.shared.lock();
-        let start: Option<Key> = match query.get("continue").filter(|c| !c.is_empty()) {
-            None => None,
+        let (start, continued): (Option<Key>, Option<u64>) = match query
+            .get("continue")
+            .filter(|c| !c.is_empty())
+        {
+            None => (None, None),
             Some(token) => {
                 let (rv, key) = decode_continue(token).ok_or_else(|| {
                     Failure::bad_request(format!("invalid continue token {token:?}"))
@@ -346,10 +458,14 @@ impl Server {
                         "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
                     ));
                 }
-                Some(key)
+                (Some(key), Some(rv))
             }
         };
-        let objects = &state.objects[index];
+        let (snapshot, at) = match versions::list_read(&state, query, continued)? {
+            versions::Read::Latest => (None, state.rv),
+            versions::Read::Exact(rv) => (Some(versions::objects_at(&state, index, rv)?), rv),
+        };
+        let objects = snapshot.as_ref().unwrap_or(&state.objects[index]);
         let range = match &start {
             Some(key) => objects
                 .range::<Key, _>((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded)),
@@ -369,11 +485,11 @@ impl Server {
             items.push((**object).clone());
             last = Some(key.clone());
         }
-        let mut metadata = json!({"resourceVersion": state.rv.to_string()});
+        let mut metadata = json!({"resourceVersion": at.to_string()});
         if remaining > 0
             && let Some(last) = last
         {
-            metadata["continue"] = Value::from(encode_continue(state.rv, &last));
+            metadata["continue"] = Value::from(encode_continue(at, &last));
             metadata["remainingItemCount"] = Value::from(remaining);
         }
         drop(state);
@@ -383,7 +499,7 @@ impl Server {
             "metadata": metadata,
             "items": items,
         });
-        Ok(json_response(StatusCode::OK, &list))
+        Ok((StatusCode::OK, list))
     }
 
     fn watch(
@@ -391,15 +507,16 @@ impl Server {
         index: usize,
         namespace: Option<&str>,
         query: &Query,
+        answer: media::Answer,
     ) -> Result<Response<Body>, Failure> {
         let filter = Filter::new(namespace, query)?;
-        let request = watch::Request::new(index, filter, query)?;
+        let request = watch::Request::new(index, filter, query, answer)?;
+        let content_type = request.content_type();
         let receiver = watch::start(self.shared.clone(), request);
         let mut response = Response::new(Body::stream(receiver));
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
         Ok(response)
     }
 
@@ -409,7 +526,7 @@ impl Server {
         namespace: &str,
         body: &[u8],
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let mut object = self.check(index, parse_body(body)?)?;
         let meta = metadata_mut(&mut object);
@@ -442,16 +559,17 @@ impl Server {
         {
             map.remove("status");
         }
-        let key = (namespace.to_owned(), name.clone());
-        if query.dry_run() {
-            if self.shared.lock().objects[index].contains_key(&key) {
-                return Err(Failure::already_exists(&def.group, &def.plural, &name));
-            }
-            return Ok(json_response(StatusCode::CREATED, &object));
+        if namespaces::is_namespaces(&self.shared.catalog, index) {
+            namespaces::prepare(&mut object, &name);
         }
+        let key = (namespace.to_owned(), name.clone());
         let mut state = self.shared.lock();
+        namespaces::admit_create(&state, &self.shared.catalog, def, namespace, &name)?;
         if state.objects[index].contains_key(&key) {
             return Err(Failure::already_exists(&def.group, &def.plural, &name));
+        }
+        if query.dry_run() {
+            return Ok((StatusCode::CREATED, object));
         }
         let rv = state.next_rv();
         let meta = metadata_mut(&mut object);
@@ -460,10 +578,10 @@ impl Server {
         meta.insert("generation".into(), Value::from(1));
         meta.insert("creationTimestamp".into(), Value::from(now()));
         let object = Arc::new(object);
-        state.objects[index].insert(key, object.clone());
-        state.record(index, EventType::Added, object.clone(), None);
+        state.put(index, key.clone(), object.clone(), None);
+        self.settle(&mut state, vec![Work::Written(index, key)]);
         self.notify(state);
-        Ok(json_response(StatusCode::CREATED, &object))
+        Ok((StatusCode::CREATED, (*object).clone()))
     }
 
     fn update(
@@ -474,7 +592,7 @@ impl Server {
         sub: Option<&str>,
         body: Value,
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let body = if sub == Some("scale") {
             body
@@ -515,7 +633,7 @@ impl Server {
         content_type: &str,
         body: &[u8],
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let kind = PatchKind::from_content_type(content_type).ok_or_else(|| {
             Failure::unsupported_media_type(format!(
@@ -569,12 +687,26 @@ impl Server {
         new: Value,
         sub: Option<&str>,
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let mut result: Value = match sub {
             Some("status") => {
                 let mut result = (**old).clone();
                 set_or_remove(&mut result, "status", new.get("status").cloned());
+                result
+            }
+            Some("finalize") => {
+                let mut result = (**old).clone();
+                let finalizers = new
+                    .pointer("/spec/finalizers")
+                    .cloned()
+                    .unwrap_or_else(|| json!([]));
+                match result.get_mut("spec").and_then(Value::as_object_mut) {
+                    Some(spec) => {
+                        spec.insert("finalizers".into(), finalizers);
+                    }
+                    None => result["spec"] = json!({"finalizers": finalizers}),
+                }
                 result
             }
             Some("scale") => {
@@ -636,13 +768,12 @@ impl Server {
             } else {
                 (**old).clone()
             };
-            return Ok(json_response(status, &shown));
+            return Ok((status, shown));
         }
         if query.dry_run() {
-            return Ok(json_response(status, &result));
+            return Ok((status, result));
         }
-        let finalized = result.pointer("/metadata/deletionTimestamp").is_some()
-            && finalizers(&result).is_empty();
+        let finalized = controllers::released(&self.shared.catalog, index, &result);
         let key = (namespace.to_owned(), name.to_owned());
         let mut state = self.shared.lock();
         let current = state.objects[index].get(&key).cloned();
@@ -652,25 +783,21 @@ impl Server {
         let rv = state.next_rv();
         metadata_mut(&mut result).insert("resourceVersion".into(), Value::from(rv.to_string()));
         let object = Arc::new(result);
-        if finalized {
-            state.objects[index].remove(&key);
-            state.record(index, EventType::Deleted, object.clone(), Some(old.clone()));
+        let work = if finalized {
+            state.remove(index, &key, object.clone());
+            Work::Removed(index, object.clone())
         } else {
-            state.objects[index].insert(key, object.clone());
-            state.record(
-                index,
-                EventType::Modified,
-                object.clone(),
-                Some(old.clone()),
-            );
-        }
+            state.put(index, key.clone(), object.clone(), Some(old.clone()));
+            Work::Written(index, key)
+        };
+        self.settle(&mut state, vec![work]);
         self.notify(state);
         let shown = if sub == Some("scale") {
             scale_of(&object)
         } else {
             (*object).clone()
         };
-        Ok(json_response(status, &shown))
+        Ok((status, shown))
     }
 
     fn delete(
@@ -680,14 +807,13 @@ impl Server {
         name: &str,
         body: &[u8],
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let options = if body.iter().all(u8::is_ascii_whitespace) {
             Value::Null
         } else {
             parse_body(body)?
         };
-        let (code, value) = self.delete_one(index, namespace, name, &options, query)?;
-        Ok(json_response(code, &value))
+        self.delete_one(index, namespace, name, &options, query)
     }
 
     /// Deletes one object: with finalizers it only gets its `deletionTimestamp` (and the
@@ -733,42 +859,32 @@ impl Server {
                 .get("dryRun")
                 .and_then(Value::as_array)
                 .is_some_and(|a| !a.is_empty());
-        if !finalizers(&old).is_empty() {
-            if old.pointer("/metadata/deletionTimestamp").is_some() || dry_run {
-                return Ok((StatusCode::OK, (*old).clone()));
-            }
-            let mut object = (*old).clone();
-            let rv = state.next_rv();
-            let meta = metadata_mut(&mut object);
-            meta.insert("deletionTimestamp".into(), Value::from(now()));
-            meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
-            meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
-            let object = Arc::new(object);
-            state.objects[index].insert(key, object.clone());
-            state.record(index, EventType::Modified, object.clone(), Some(old));
-            self.notify(state);
-            return Ok((StatusCode::OK, (*object).clone()));
-        }
+        let catalog = &self.shared.catalog;
+        namespaces::admit_delete(catalog, index, name)?;
+        let policy = gc::Policy::of(options, query, def)?;
         let uid = old
             .pointer("/metadata/uid")
             .and_then(Value::as_str)
             .map(str::to_owned);
+        let success = || status::success(&def.group, &def.plural, name, uid.as_deref());
         if dry_run {
+            let held = !controllers::finalizers(&old).is_empty()
+                || policy != gc::Policy::Background
+                || (namespaces::is_namespaces(catalog, index)
+                    && !namespaces::spec_finalizers(&old).is_empty());
             return Ok((
                 StatusCode::OK,
-                status::success(&def.group, &def.plural, name, uid.as_deref()),
+                if held { (*old).clone() } else { success() },
             ));
         }
-        let rv = state.next_rv();
-        let mut object = (*old).clone();
-        metadata_mut(&mut object).insert("resourceVersion".into(), Value::from(rv.to_string()));
-        state.objects[index].remove(&key);
-        state.record(index, EventType::Deleted, Arc::new(object), Some(old));
+        let mut queue = std::collections::VecDeque::new();
+        let outcome = gc::delete(&mut state, catalog, index, &key, policy, &mut queue);
+        self.settle(&mut state, queue.into());
         self.notify(state);
-        Ok((
-            StatusCode::OK,
-            status::success(&def.group, &def.plural, name, uid.as_deref()),
-        ))
+        match outcome {
+            Some(gc::Outcome::Marked(object)) => Ok((StatusCode::OK, (*object).clone())),
+            Some(gc::Outcome::Removed) | None => Ok((StatusCode::OK, success())),
+        }
     }
 
     fn delete_collection(
@@ -777,7 +893,7 @@ impl Server {
         namespace: Option<&str>,
         body: &[u8],
         query: &Query,
-    ) -> Result<Response<Body>, Failure> {
+    ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let options = if body.iter().all(u8::is_ascii_whitespace) {
             Value::Null
@@ -806,7 +922,7 @@ impl Server {
             "metadata": {"resourceVersion": rv.to_string()},
             "items": items,
         });
-        Ok(json_response(StatusCode::OK, &list))
+        Ok((StatusCode::OK, list))
     }
 
     /// Checks a body's `apiVersion` and `kind` (filling them in when absent) and runs the
@@ -847,6 +963,10 @@ impl Server {
                 }
             }
         }
+        crate::builtin::defaults(&def.group, &def.kind, &mut object);
+        let Some(map) = object.as_object_mut() else {
+            return Err(Failure::internal("the body stopped being an object"));
+        };
         if !map.get("metadata").is_none_or(Value::is_object) {
             return Err(Failure::invalid(
                 &def.kind,
@@ -885,6 +1005,11 @@ impl Server {
             meta.remove("namespace");
         }
         Ok(())
+    }
+
+    /// Runs the controllers (garbage collector, namespace lifecycle) on what a write did.
+    fn settle(&self, state: &mut State, work: Vec<Work>) {
+        controllers::settle(state, &self.shared.catalog, work);
     }
 
     fn notify(&self, state: MutexGuard<'_, State>) {
@@ -1054,14 +1179,6 @@ fn without_meta_and_status(object: &Value) -> Value {
         map.remove("status");
     }
     object
-}
-
-fn finalizers(object: &Value) -> Vec<&str> {
-    object
-        .pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .map(|list| list.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
 }
 
 /// The `autoscaling/v1` `Scale` of an object with `spec.replicas`.

@@ -58,6 +58,30 @@ impl Failure {
         )
     }
 
+    /// 403 Forbidden for an object (`<resource> "<name>" is forbidden: <why>`), as admission
+    /// refuses a request.
+    pub fn forbidden(group: &str, plural: &str, name: &str, why: &str) -> Failure {
+        let resource = qualified(group, plural);
+        Failure::new(
+            403,
+            "Forbidden",
+            format!("{resource} \"{name}\" is forbidden: {why}"),
+        )
+        .with_details(name, group, plural)
+    }
+
+    /// Adds a cause (`reason`, `message`, `field`) to the details.
+    #[must_use]
+    pub fn with_cause(mut self, reason: &str, message: &str, field: &str) -> Failure {
+        let details = self.details.get_or_insert_with(|| json!({}));
+        let cause = json!({"reason": reason, "message": message, "field": field});
+        match details.get_mut("causes").and_then(Value::as_array_mut) {
+            Some(causes) => causes.push(cause),
+            None => details["causes"] = json!([cause]),
+        }
+        self
+    }
+
     /// 409 AlreadyExists.
     pub fn already_exists(group: &str, plural: &str, name: &str) -> Failure {
         let resource = qualified(group, plural);
@@ -83,6 +107,16 @@ impl Failure {
     /// 410 Expired/Gone: a resource version or continue token older than the history kept.
     pub fn gone(message: impl Into<String>) -> Failure {
         Failure::new(410, "Expired", message)
+    }
+
+    /// 406 NotAcceptable: no media type in `Accept` can be served.
+    pub fn not_acceptable(message: impl Into<String>) -> Failure {
+        Failure::new(406, "NotAcceptable", message)
+    }
+
+    /// 504 Timeout: a resource version the server has not reached.
+    pub fn timeout(message: impl Into<String>) -> Failure {
+        Failure::new(504, "Timeout", message)
     }
 
     /// 413 RequestEntityTooLarge.

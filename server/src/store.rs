@@ -5,7 +5,7 @@
 //! finds where to resume by binary search. Objects are `Arc`s shared by the store and the
 //! history, so memory is the stored objects plus at most `history` events.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -55,6 +55,11 @@ pub struct State {
     pub compacted: u64,
     /// Raised by [`State::compact`]: open watches end with 410 Gone when it changes.
     pub epoch: u64,
+    /// Every stored object by `metadata.uid`: where it is.
+    pub uids: HashMap<String, (usize, Key)>,
+    /// The objects whose `ownerReferences` name a uid, by that uid (the owner may be gone:
+    /// the garbage collector looks here for the dependents of a deleted object).
+    pub dependents: HashMap<String, BTreeSet<(usize, Key)>>,
 }
 
 impl State {
@@ -67,6 +72,59 @@ impl State {
             capacity: capacity.max(1),
             compacted: 0,
             epoch: 0,
+            uids: HashMap::new(),
+            dependents: HashMap::new(),
+        }
+    }
+
+    /// Stores `object` (whose `resourceVersion` the caller has set to [`State::rv`]) and
+    /// records the change; `old` is the object it replaces, if any.
+    pub fn put(&mut self, resource: usize, key: Key, object: Arc<Value>, old: Option<Arc<Value>>) {
+        if let Some(old) = &old {
+            self.unindex(resource, &key, old);
+        }
+        self.index(resource, &key, &object);
+        self.objects[resource].insert(key, object.clone());
+        let kind = if old.is_some() {
+            EventType::Modified
+        } else {
+            EventType::Added
+        };
+        self.record(resource, kind, object, old);
+    }
+
+    /// Removes the object at `key`, recording its deletion with `last`, the object as it
+    /// was when it went (with the new resource version).
+    pub fn remove(&mut self, resource: usize, key: &Key, last: Arc<Value>) {
+        if let Some(old) = self.objects[resource].remove(key) {
+            self.unindex(resource, key, &old);
+            self.record(resource, EventType::Deleted, last, Some(old));
+        }
+    }
+
+    fn index(&mut self, resource: usize, key: &Key, object: &Value) {
+        if let Some(uid) = object.pointer("/metadata/uid").and_then(Value::as_str) {
+            self.uids.insert(uid.to_owned(), (resource, key.clone()));
+        }
+        for owner in owner_uids(object) {
+            self.dependents
+                .entry(owner.to_owned())
+                .or_default()
+                .insert((resource, key.clone()));
+        }
+    }
+
+    fn unindex(&mut self, resource: usize, key: &Key, object: &Value) {
+        if let Some(uid) = object.pointer("/metadata/uid").and_then(Value::as_str) {
+            self.uids.remove(uid);
+        }
+        for owner in owner_uids(object) {
+            if let Some(set) = self.dependents.get_mut(owner) {
+                set.remove(&(resource, key.clone()));
+                if set.is_empty() {
+                    self.dependents.remove(owner);
+                }
+            }
         }
     }
 
@@ -77,7 +135,7 @@ impl State {
     }
 
     /// Records a change made at `self.rv`.
-    pub fn record(
+    fn record(
         &mut self,
         resource: usize,
         kind: EventType,
@@ -114,4 +172,14 @@ impl State {
         let start = self.history.partition_point(|e| e.rv <= rv);
         Some(self.history.range(start..))
     }
+}
+
+/// The uids an object's `ownerReferences` name.
+pub fn owner_uids(object: &Value) -> impl Iterator<Item = &str> {
+    object
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|reference| reference.get("uid").and_then(Value::as_str))
 }

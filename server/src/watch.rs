@@ -14,9 +14,12 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::encoding;
+use crate::media;
 use crate::server::{Filter, Query, Shared};
 use crate::status::Failure;
 use crate::store::EventType;
+use crate::table;
 
 /// Where a watch starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,10 +40,19 @@ pub(crate) struct Request {
     bookmarks: bool,
     initial_events_end: bool,
     timeout: Option<Duration>,
+    /// Send each object as a one-row Table of this version (`kubectl get -w`).
+    table: Option<(&'static str, table::Include)>,
+    /// Send protobuf frames (`application/vnd.kubernetes.protobuf;stream=watch`).
+    protobuf: bool,
 }
 
 impl Request {
-    pub(crate) fn new(index: usize, filter: Filter, query: &Query) -> Result<Request, Failure> {
+    pub(crate) fn new(
+        index: usize,
+        filter: Filter,
+        query: &Query,
+        answer: media::Answer,
+    ) -> Result<Request, Failure> {
         let send_initial = query.flag("sendInitialEvents");
         let start = match query
             .get("resourceVersion")
@@ -66,7 +78,23 @@ impl Request {
             bookmarks: query.flag("allowWatchBookmarks"),
             initial_events_end: send_initial,
             timeout,
+            table: match answer {
+                media::Answer::Table(version) => {
+                    Some((version, table::Include::of(query.get("includeObject"))))
+                }
+                _ => None,
+            },
+            protobuf: answer == media::Answer::Protobuf,
         })
+    }
+
+    /// The response's content type.
+    pub(crate) fn content_type(&self) -> &'static str {
+        if self.protobuf {
+            "application/vnd.kubernetes.protobuf;stream=watch"
+        } else {
+            "application/json"
+        }
     }
 }
 
@@ -107,15 +135,38 @@ fn event_line(kind: &str, object: &Value) -> Bytes {
 
 async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
     let def = &shared.catalog.resources[request.index];
+    // The first object sent as a Table carries the column definitions, as on a real server.
+    let headers = std::sync::atomic::AtomicBool::new(true);
+    let line = |kind: &str, object: &Value| match request.table {
+        Some((version, include)) => {
+            let metadata = json!({"resourceVersion": object.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::from(""))});
+            let first = headers.swap(false, Ordering::SeqCst);
+            let table = table::table(
+                &shared.catalog,
+                def,
+                version,
+                &[object],
+                include,
+                metadata,
+                first,
+            );
+            event_line(kind, &table)
+        }
+        None if request.protobuf => encoding::watch_frame(kind, object),
+        None => event_line(kind, object),
+    };
     let bookmark = |rv: u64, end: bool| {
         let mut metadata = json!({"resourceVersion": rv.to_string()});
         if end {
             metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        event_line(
-            "BOOKMARK",
-            &json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": metadata}),
-        )
+        let object =
+            json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": metadata});
+        if request.protobuf {
+            encoding::watch_frame("BOOKMARK", &object)
+        } else {
+            event_line("BOOKMARK", &object)
+        }
     };
     let mut changed = shared.changed.subscribe();
     changed.borrow_and_update();
@@ -126,7 +177,7 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
                 let initial: Vec<Bytes> = state.objects[request.index]
                     .values()
                     .filter(|object| request.filter.matches(object))
-                    .map(|object| event_line("ADDED", object))
+                    .map(|object| line("ADDED", object))
                     .collect();
                 (state.rv, state.epoch, initial)
             }
@@ -177,7 +228,7 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
                                 (EventType::Modified, true, false) => "DELETED",
                                 _ => return None,
                             };
-                            Some(event_line(kind, &event.object))
+                            Some(line(kind, &event.object))
                         })
                         .collect();
                     cursor = cursor.max(state.rv);
@@ -187,7 +238,13 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
         };
         match batch {
             Err(gone) => {
-                let _ = sender.send(event_line("ERROR", &gone.to_status())).await;
+                let status = gone.to_status();
+                let line = if request.protobuf {
+                    encoding::watch_frame("ERROR", &status)
+                } else {
+                    event_line("ERROR", &status)
+                };
+                let _ = sender.send(line).await;
                 return;
             }
             Ok(lines) => {

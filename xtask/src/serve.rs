@@ -22,11 +22,20 @@ pub fn run(root: &Path, args: Vec<OsString>) -> ExitCode {
     }
     full.extend(args);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    match std::process::Command::new(cargo)
-        .args(&full)
-        .current_dir(root)
-        .status()
+    let mut command = std::process::Command::new(cargo);
+    command.args(&full).current_dir(root);
+    // On Unix this process becomes `cargo run`, which becomes the server (cargo execs what it
+    // runs): one process, so Ctrl-C or a SIGTERM sent to `cargo xtask serve` reaches the
+    // server, which stops cleanly. A child process would outlive a SIGTERM sent to xtask.
+    #[cfg(unix)]
     {
+        use std::os::unix::process::CommandExt as _;
+        let error = command.exec();
+        eprintln!("error: cannot run cargo: {error}");
+        ExitCode::FAILURE
+    }
+    #[cfg(not(unix))]
+    match command.status() {
         Ok(status) if status.success() => ExitCode::SUCCESS,
         Ok(_) => ExitCode::FAILURE,
         Err(e) => {
