@@ -143,10 +143,13 @@ pub fn split_document(file: &Path) -> (PathBuf, usize) {
 }
 
 /// `text` with the file `from` renamed `to` where it names a place (`from#…`, `from
-/// (document …`).
+/// (document …`) or is quoted as code, alone (`` `from` ``) or at the end of a command line
+/// (`` `--prefer from` ``).
 fn rename_in(text: &str, from: &str, to: &str) -> String {
     text.replace(&format!("{from}#"), &format!("{to}#"))
         .replace(&format!("{from} (document"), &format!("{to} (document"))
+        .replace(&format!("`{from}`"), &format!("`{to}`"))
+        .replace(&format!(" {from}`"), &format!(" {to}`"))
 }
 
 /// A position in a source text.
@@ -176,6 +179,27 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// Renames each file `from` to `to` in the origin (a document of a multi-document file
+    /// included) and where the message and hint name it; see [`Error::rename_files`].
+    pub fn rename_files(&mut self, renames: &[(PathBuf, PathBuf)]) {
+        let (file, document) = split_document(&self.origin.file);
+        if let Some((_, to)) = renames.iter().find(|(from, _)| *from == file) {
+            self.origin.file = if file == self.origin.file {
+                to.clone()
+            } else {
+                PathBuf::from(format!("{} (document {})", to.display(), document + 1))
+            };
+        }
+        for (from, to) in renames {
+            let (from, to) = (from.display().to_string(), to.display().to_string());
+            if from == to {
+                continue;
+            }
+            self.message = rename_in(&self.message, &from, &to);
+            self.hint = self.hint.as_deref().map(|h| rename_in(h, &from, &to));
+        }
+    }
+
     /// A problem of `kind` at `origin`.
     pub fn new(kind: ErrorKind, origin: &Origin, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
@@ -301,22 +325,7 @@ impl Error {
     #[must_use]
     pub fn rename_files(mut self, renames: &[(PathBuf, PathBuf)]) -> Error {
         for diagnostic in &mut self.diagnostics {
-            let (file, document) = split_document(&diagnostic.origin.file);
-            if let Some((_, to)) = renames.iter().find(|(from, _)| *from == file) {
-                diagnostic.origin.file = if file == diagnostic.origin.file {
-                    to.clone()
-                } else {
-                    PathBuf::from(format!("{} (document {})", to.display(), document + 1))
-                };
-            }
-            for (from, to) in renames {
-                let (from, to) = (from.display().to_string(), to.display().to_string());
-                if from == to {
-                    continue;
-                }
-                diagnostic.message = rename_in(&diagnostic.message, &from, &to);
-                diagnostic.hint = diagnostic.hint.as_deref().map(|h| rename_in(h, &from, &to));
-            }
+            diagnostic.rename_files(renames);
         }
         self
     }

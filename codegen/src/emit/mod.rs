@@ -451,23 +451,8 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
     }
     if options.routes {
         routes::check_identifiers(api)?;
+        // The model keeps the name free (`naming::module_path`).
         if let Some(module) = routes::routes_module(&context) {
-            if tree.children.contains_key(routes::MODULE) {
-                return Err(Diagnostic::new(
-                    ErrorKind::Output,
-                    &module
-                        .files
-                        .values()
-                        .next()
-                        .map_or_else(|| Origin::root(Path::new("")), |f| f.source.clone()),
-                    format!(
-                        "expected the root module `{}` to be free for the route table, but schemas use it",
-                        routes::MODULE
-                    ),
-                )
-                .with_hint("turn routes off (`Config::routes(false)`), or rename the schemas' package with `ModuleRules`")
-                .into());
-            }
             tree.children.insert(routes::MODULE.to_owned(), module);
         }
     }

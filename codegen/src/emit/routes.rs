@@ -28,7 +28,7 @@ use crate::model::operations::{
 use crate::model::{Scope, Shape, TypeId};
 
 /// The name of the crate-wide routes module.
-pub(crate) const MODULE: &str = "routes";
+pub(crate) const MODULE: &str = crate::model::naming::ROUTES_MODULE;
 
 /// The items added to the file of the resource `id`: its request functions and decoders
 /// (an impl block, as text: the bulk of a resource's file), then their query structs and

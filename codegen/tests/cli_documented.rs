@@ -1,0 +1,368 @@
+//! The binary as the README shows it and as a user types it: each case runs `kubeforge` in a
+//! directory of its own, with the paths a user would type (relative, absolute, through
+//! `..`), and checks what it prints and writes; crates that must build are built.
+//!
+//! Tests over the real documents find them with `kubeforge_tests::corpus` (`../shared/corpus`
+//! or `$KUBEFORGE_CORPUS`; missing files fail in CI and print `SKIPPED` otherwise), and build
+//! in the shared target directory of the corpus tests (`kubeforge_tests::scale`), so
+//! dependencies build once.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What a run of the binary did.
+struct Run {
+    success: bool,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `kubeforge args…` in `dir`, with `stdin` as standard input.
+fn kubeforge_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubeforge"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kubeforge runs");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.unwrap_or_default()).expect("write stdin");
+    drop(input);
+    let output = child.wait_with_output().expect("kubeforge ends");
+    Run {
+        success: output.status.success(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Runs `kubeforge args…` in `dir` and panics with its output unless it succeeds.
+fn kubeforge_ok(dir: &Path, args: &[&str]) -> Run {
+    let run = kubeforge_in(dir, args, None);
+    assert!(
+        run.success,
+        "`kubeforge {}` fails in {}:\n{}",
+        args.join(" "),
+        dir.display(),
+        run.stderr
+    );
+    run
+}
+
+/// `cargo <args>` in `dir` with warnings denied, in the corpus tests' shared target
+/// directory; the compiler's output on failure.
+fn cargo(dir: &Path, args: &[&str]) {
+    kubeforge_tests::scale::cargo(dir, args);
+}
+
+/// A Swagger 2.0 document defining `io.example.v1.Widget` with `size` of JSON type `size`
+/// (with a different description per document, which merges).
+fn widget_document(size: &str) -> String {
+    serde_json::json!({
+        "swagger": "2.0",
+        "info": {"title": format!("widgets with {size} sizes"), "version": "v1"},
+        "paths": {},
+        "definitions": {
+            "io.example.v1.Widget": {
+                "type": "object",
+                "properties": {"size": {"type": size, "description": format!("a {size}")}},
+            }
+        }
+    })
+    .to_string()
+}
+
+/// The Rust type of `Widget.size` in the crate generated at `out`.
+fn widget_size(out: &Path) -> String {
+    let code = std::fs::read_to_string(out.join("src/io/example/v1/widget.rs")).expect("widget.rs");
+    let line = code
+        .lines()
+        .find(|l| l.trim_start().starts_with("pub size:"))
+        .expect("a `size` field");
+    line.trim().to_owned()
+}
+
+/// `work/docs/{int,text}.json`, two documents that really conflict, under a fresh temporary
+/// directory `work`.
+fn conflicting_documents() -> tempfile::TempDir {
+    let work = tempfile::tempdir().expect("temp dir");
+    let docs = work.path().join("docs");
+    std::fs::create_dir_all(&docs).expect("docs dir");
+    std::fs::write(docs.join("int.json"), widget_document("integer")).expect("write");
+    std::fs::write(docs.join("text.json"), widget_document("string")).expect("write");
+    work
+}
+
+const INTEGER: &str = "pub size: Option<i64>,";
+const STRING: &str = "pub size: Option<String>,";
+
+/// `--prefer` names an input however it is typed: as given, with `./`, absolute, through
+/// `..`, as another relative path to the same file, and for standard input as `-`; with
+/// `--out` near and far (the CLI names inputs relative to the output directory in the
+/// generated headers, which must not matter), and without `--out` (`kubeforge routes`).
+#[test]
+fn prefer_matches_an_input_however_it_is_typed() {
+    let work = conflicting_documents();
+    let root = work.path();
+    let docs = root.join("docs");
+    let abs = |name: &str| docs.join(name).display().to_string();
+    let sub = root.join("sub");
+    std::fs::create_dir_all(&sub).expect("sub dir");
+
+    // (current directory, inputs, preference, output directory, the size type that wins)
+    let strings = |list: &[&str]| -> Vec<String> { list.iter().map(|s| (*s).to_owned()).collect() };
+    let cases: Vec<(&Path, Vec<String>, String, String, &str)> = vec![
+        (&docs, strings(&["int.json", "text.json"]), "int.json".into(), "api".into(), INTEGER),
+        (&docs, strings(&["int.json", "text.json"]), "text.json".into(), "api".into(), STRING),
+        (
+            &docs,
+            strings(&["int.json", "text.json"]),
+            "./text.json".into(),
+            "../out/deeper/api".into(),
+            STRING,
+        ),
+        (&docs, strings(&["int.json", "text.json"]), abs("text.json"), "api".into(), STRING),
+        (
+            root,
+            vec![abs("int.json"), abs("text.json")],
+            "docs/text.json".into(),
+            "api".into(),
+            STRING,
+        ),
+        (
+            &sub,
+            strings(&["../docs/int.json", "../docs/text.json"]),
+            "../docs/../docs/text.json".into(),
+            "api".into(),
+            STRING,
+        ),
+        (
+            &sub,
+            strings(&["../docs/int.json", "../docs/text.json"]),
+            abs("int.json"),
+            root.join("elsewhere/api").display().to_string(),
+            INTEGER,
+        ),
+    ];
+    for (dir, inputs, prefer, out, expected) in cases {
+        let out_dir = dir.join(&out);
+        let mut args: Vec<&str> = inputs.iter().map(String::as_str).collect();
+        args.extend(["--out", &out, "--prefer", &prefer]);
+        let run = kubeforge_ok(dir, &args);
+        assert_eq!(
+            widget_size(&out_dir),
+            expected,
+            "`kubeforge {}` in {}",
+            args.join(" "),
+            dir.display()
+        );
+        // The override is a warning that names the input as it was typed.
+        let winner = inputs
+            .iter()
+            .find(|i| {
+                Path::new(i.as_str()).file_name() == Path::new(&prefer).file_name()
+                    || std::fs::canonicalize(dir.join(i)).ok()
+                        == std::fs::canonicalize(dir.join(&prefer)).ok()
+            })
+            .expect("the preferred input");
+        assert!(
+            run.stderr
+                .contains(&format!("┌─ {winner}:1:")),
+            "the warning names `{winner}` as typed:\n{}",
+            run.stderr
+        );
+
+        // The same inputs and preference without `--out`.
+        let mut args: Vec<&str> = vec!["routes"];
+        args.extend(inputs.iter().map(String::as_str));
+        args.extend(["--prefer", &prefer]);
+        kubeforge_ok(dir, &args);
+    }
+
+    // Standard input is `-`.
+    let text = std::fs::read(docs.join("text.json")).expect("read");
+    let run = kubeforge_in(
+        &docs,
+        &["int.json", "-", "--out", "stdin-api", "--prefer", "-"],
+        Some(&text),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(widget_size(&docs.join("stdin-api")), STRING);
+
+    // Without a preference the conflict is an error whose hint names the flag with the
+    // inputs as typed, and the hint's command works as written.
+    let run = kubeforge_in(
+        &sub,
+        &["../docs/int.json", "../docs/text.json", "--out", "api"],
+        None,
+    );
+    assert!(!run.success);
+    assert!(
+        run.stderr.contains("--prefer ../docs/int.json"),
+        "{}",
+        run.stderr
+    );
+    kubeforge_ok(
+        &sub,
+        &[
+            "../docs/int.json",
+            "../docs/text.json",
+            "--out",
+            "api",
+            "--prefer",
+            "../docs/int.json",
+        ],
+    );
+
+    // A preference that names no input is an error listing the inputs as typed.
+    let run = kubeforge_in(
+        &docs,
+        &[
+            "int.json",
+            "text.json",
+            "--out",
+            "api",
+            "--prefer",
+            "other.json",
+        ],
+        None,
+    );
+    assert!(!run.success);
+    assert!(
+        run.stderr.contains("`other.json`")
+            && run.stderr.contains("`int.json`, `text.json`"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The README's recipe "For OpenShift users", exactly as written, in a directory holding
+/// the two published documents: it generates, prints the ten overrides as warnings naming
+/// `swagger.json`, and the crate builds with warnings denied. The second command (with a
+/// group-version document a cluster serves) generates too, with ImageStream's routes.
+#[test]
+fn readme_openshift_recipe_runs_as_written_and_builds() {
+    let Some(corpus) = kubeforge_tests::corpus(
+        "the README's OpenShift recipe",
+        &["kubernetes/swagger.json", "openshift/openapi.json"],
+    ) else {
+        return;
+    };
+    let work = kubeforge_tests::scale::dir().join("crates/readme-openshift");
+    if work.exists() {
+        std::fs::remove_dir_all(&work).expect("clean the work directory");
+    }
+    std::fs::create_dir_all(&work).expect("work dir");
+    for (from, to) in [
+        ("kubernetes/swagger.json", "swagger.json"),
+        ("openshift/openapi.json", "openapi.json"),
+    ] {
+        std::fs::copy(corpus.join(from), work.join(to)).expect("copy a corpus document");
+    }
+    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("README.md");
+    let command = "kubeforge swagger.json openapi.json --out api --prefer swagger.json";
+    assert!(
+        readme.contains(&format!("```sh\n{command}\n```")),
+        "README.md shows the recipe as `{command}`"
+    );
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    let run = kubeforge_ok(&work, &args);
+    let overrides: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning[overridden-definition]"))
+        .collect();
+    assert_eq!(overrides.len(), 10, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("┌─ swagger.json:"),
+        "{}",
+        run.stderr
+    );
+    cargo(&work.join("api"), &["build", "--quiet"]);
+
+    // With the document a cluster serves for image.openshift.io/v1 (as `oc get --raw`
+    // writes it; `schemas/` holds one).
+    std::fs::copy(
+        workspace().join("schemas/image.openshift.io_v1.json"),
+        work.join("image.openshift.io_v1.json"),
+    )
+    .expect("copy the group-version document");
+    let command =
+        "kubeforge swagger.json openapi.json image.openshift.io_v1.json --out api --prefer swagger.json";
+    assert!(readme.contains(command), "README.md shows `{command}`");
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    kubeforge_ok(&work, &args);
+    let stream = std::fs::read_to_string(work.join("api/src/openshift/image/v1/image_stream.rs"))
+        .expect("ImageStream's file");
+    assert!(stream.contains("pub fn list_namespaced_image_stream("));
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Schemas named like what the crate root declares itself (`Routes`, `Lib`, `Builder`, and
+/// packages `routes` and `lib`) beside a route table: the crate compiles, every type is
+/// where its name says, and the renamed one is a warning.
+#[test]
+fn schema_names_never_clash_with_the_crate_roots_own() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let document = serde_json::json!({
+        "swagger": "2.0",
+        "info": {"title": "names the crate root has", "version": "v1"},
+        "paths": {
+            "/apis/example.com/v1/routes": {
+                "get": {
+                    "operationId": "listRoutes",
+                    "x-kubernetes-action": "list",
+                    "parameters": [{"name": "limit", "in": "query", "type": "integer"}],
+                    "responses": {"200": {"description": "OK", "schema": {"$ref": "#/definitions/Routes"}}}
+                }
+            }
+        },
+        "definitions": {
+            "Routes": {"type": "object", "properties": {"hops": {"type": "array", "items": {"type": "string"}}}},
+            "Lib": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "Builder": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}},
+            "routes.v1.Table": {"type": "object", "properties": {"size": {"type": "integer", "format": "int32"}}},
+            "lib.v1.Book": {"type": "object", "properties": {"title": {"type": "string"}}}
+        }
+    });
+    std::fs::write(work.path().join("names.json"), document.to_string()).expect("write");
+    let run = kubeforge_ok(
+        work.path(),
+        &["names.json", "--out", "names", "--crate-name", "names"],
+    );
+    assert!(
+        run.stderr.contains(
+            "the schema `Builder` becomes the Rust type `Builder`, which the generated crate declares itself; it is generated as `Builder2`"
+        ),
+        "{}",
+        run.stderr
+    );
+    let crate_dir = work.path().join("names");
+    std::fs::create_dir_all(crate_dir.join("tests")).expect("tests dir");
+    std::fs::write(
+        crate_dir.join("tests/names.rs"),
+        r##"
+#[test]
+fn every_type_is_where_its_name_says() {
+    let routes = names::Routes::builder().hop("a").build();
+    assert_eq!(serde_json::to_string(&routes).unwrap(), r#"{"hops":["a"]}"#);
+    let _lib: names::Lib = serde_json::from_str(r#"{"name":"x"}"#).unwrap();
+    let built: names::Builder2 = names::Builder2::builder("b").build();
+    assert_eq!(built.name, "b");
+    let _table: names::routes_::v1::Table = serde_json::from_str(r#"{"size":1}"#).unwrap();
+    let _book: names::lib_::v1::Book = serde_json::from_str(r#"{"title":"t"}"#).unwrap();
+    let request = names::routes::list_routes(&names::routes::ListRoutesQuery::default()).unwrap();
+    assert_eq!(request.uri(), "/apis/example.com/v1/routes");
+}
+"##,
+    )
+    .expect("write the test");
+    std::fs::copy(workspace().join("Cargo.lock"), crate_dir.join("Cargo.lock")).expect("lock");
+    cargo(&crate_dir, &["test", "--quiet"]);
+}
