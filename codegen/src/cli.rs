@@ -413,6 +413,8 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
                 eprintln!("{}", render_one(&warning, stdin.as_deref()));
             }
             for note in output.notes() {
+                let mut note = note.clone();
+                note.rename_files(&typed);
                 eprintln!("{note}");
             }
             for note in &report.notes {

@@ -142,6 +142,19 @@ pub fn split_document(file: &Path) -> (PathBuf, usize) {
     (file.to_path_buf(), 0)
 }
 
+/// `origin` with its file renamed by the first of `renames` that names it (a document of a
+/// multi-document file included).
+fn rename_origin(origin: &mut Origin, renames: &[(PathBuf, PathBuf)]) {
+    let (file, document) = split_document(&origin.file);
+    if let Some((_, to)) = renames.iter().find(|(from, _)| *from == file) {
+        origin.file = if file == origin.file {
+            to.clone()
+        } else {
+            PathBuf::from(format!("{} (document {})", to.display(), document + 1))
+        };
+    }
+}
+
 /// `text` with the file `from` renamed `to` where it names a place (`from#…`, `from
 /// (document …`) or is quoted as code, alone (`` `from` ``) or at the end of a command line
 /// (`` `--prefer from` ``).
@@ -182,14 +195,7 @@ impl Diagnostic {
     /// Renames each file `from` to `to` in the origin (a document of a multi-document file
     /// included) and where the message and hint name it; see [`Error::rename_files`].
     pub fn rename_files(&mut self, renames: &[(PathBuf, PathBuf)]) {
-        let (file, document) = split_document(&self.origin.file);
-        if let Some((_, to)) = renames.iter().find(|(from, _)| *from == file) {
-            self.origin.file = if file == self.origin.file {
-                to.clone()
-            } else {
-                PathBuf::from(format!("{} (document {})", to.display(), document + 1))
-            };
-        }
+        rename_origin(&mut self.origin, renames);
         for (from, to) in renames {
             let (from, to) = (from.display().to_string(), to.display().to_string());
             if from == to {
@@ -256,6 +262,18 @@ pub struct Note {
 }
 
 impl Note {
+    /// Renames each file `from` to `to` where the note names it, as
+    /// [`Diagnostic::rename_files`] does.
+    pub fn rename_files(&mut self, renames: &[(PathBuf, PathBuf)]) {
+        rename_origin(&mut self.origin, renames);
+        for (from, to) in renames {
+            let (from, to) = (from.display().to_string(), to.display().to_string());
+            if from != to {
+                self.message = rename_in(&self.message, &from, &to);
+            }
+        }
+    }
+
     /// A note about `origin`.
     pub fn new(origin: &Origin, message: impl Into<String>) -> Note {
         Note {

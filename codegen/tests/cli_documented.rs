@@ -366,3 +366,110 @@ fn every_type_is_where_its_name_says() {
     std::fs::copy(workspace().join("Cargo.lock"), crate_dir.join("Cargo.lock")).expect("lock");
     cargo(&crate_dir, &["test", "--quiet"]);
 }
+
+/// A Swagger 2.0 document with one operation taking a form field (`in: formData`, which
+/// Kubernetes never declares and kubeforge has no body for): that operation is skipped with
+/// a note naming it, and everything else is generated and builds, also with `--no-routes`
+/// and with a `--select` that leaves the operation out. A form field at path level skips
+/// every operation of the path.
+#[test]
+fn a_form_operation_is_skipped_with_a_note_and_the_rest_generates() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let document = serde_json::json!({
+        "swagger": "2.0",
+        "info": {"title": "gadgets with a form upload", "version": "v1"},
+        "paths": {
+            "/apis/example.com/v1/gadgets": {
+                "get": {
+                    "operationId": "listExampleComV1Gadget",
+                    "x-kubernetes-action": "list",
+                    "x-kubernetes-group-version-kind": {"group": "example.com", "version": "v1", "kind": "Gadget"},
+                    "parameters": [{"name": "limit", "in": "query", "type": "integer"}],
+                    "responses": {"200": {"description": "OK", "schema": {"$ref": "#/definitions/com.example.v1.GadgetList"}}}
+                },
+                "post": {
+                    "operationId": "uploadExampleComV1Gadget",
+                    "consumes": ["multipart/form-data"],
+                    "parameters": [
+                        {"name": "pretty", "in": "query", "type": "string"},
+                        {"name": "file", "in": "formData", "type": "file"}
+                    ],
+                    "responses": {"201": {"description": "Created", "schema": {"$ref": "#/definitions/com.example.v1.Gadget"}}}
+                }
+            },
+            "/apis/example.com/v1/upload": {
+                "parameters": [{"name": "name", "in": "formData", "type": "string"}],
+                "put": {
+                    "operationId": "putUpload",
+                    "responses": {"200": {"description": "OK"}}
+                }
+            }
+        },
+        "definitions": {
+            "com.example.v1.Gadget": {
+                "type": "object",
+                "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Gadget"}],
+                "properties": {
+                    "apiVersion": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "metadata": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+                    "size": {"type": "integer", "format": "int32"}
+                }
+            },
+            "com.example.v1.GadgetList": {
+                "type": "object",
+                "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "GadgetList"}],
+                "required": ["items"],
+                "properties": {
+                    "apiVersion": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "items": {"type": "array", "items": {"$ref": "#/definitions/com.example.v1.Gadget"}},
+                    "metadata": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"}
+                }
+            }
+        }
+    });
+    std::fs::write(work.path().join("gadgets.json"), document.to_string()).expect("write");
+    for extra in [
+        &[][..],
+        &["--no-routes"][..],
+        &["--select", "kind=Gadget"][..],
+    ] {
+        let mut args = vec!["gadgets.json", "--out", "gadgets", "--crate-name", "gadgets"];
+        args.extend(extra);
+        let run = kubeforge_ok(work.path(), &args);
+        assert!(
+            run.stderr.contains(
+                "note: skipped the operation POST /apis/example.com/v1/gadgets (`uploadExampleComV1Gadget`): its parameter `file` is a form field (`in: formData`)"
+            ) && run
+                .stderr
+                .contains("--> gadgets.json#/paths/~1apis~1example.com~1v1~1gadgets/post/parameters/1/in"),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(
+                "note: skipped the operation PUT /apis/example.com/v1/upload (`putUpload`): its parameter `name` is a form field"
+            ),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr
+                .contains("1 resource in: gadgets::com::example::v1::Gadget"),
+            "{}",
+            run.stderr
+        );
+        let gadget = std::fs::read_to_string(work.path().join("gadgets/src/com/example/v1/gadget.rs"))
+            .expect("Gadget's file");
+        assert!(gadget.contains("pub struct Gadget {"));
+        assert!(!gadget.contains("upload"), "the form operation has no function");
+        assert_eq!(
+            gadget.contains("pub fn list_gadget("),
+            extra.is_empty() || extra[0] == "--select",
+            "the list operation is generated with the routes"
+        );
+    }
+    std::fs::copy(workspace().join("Cargo.lock"), work.path().join("gadgets/Cargo.lock")).expect("lock");
+    cargo(&work.path().join("gadgets"), &["build", "--quiet"]);
+}
