@@ -473,3 +473,87 @@ fn a_form_operation_is_skipped_with_a_note_and_the_rest_generates() {
     std::fs::copy(workspace().join("Cargo.lock"), work.path().join("gadgets/Cargo.lock")).expect("lock");
     cargo(&work.path().join("gadgets"), &["build", "--quiet"]);
 }
+
+/// A CRD whose integers have no format (a Go `int`, as controller-gen writes it): the crate
+/// the command line makes reads `1.0`, `1e3` and `-2.0` as integers, as the API server's
+/// validation of custom resources takes them, and writes them back as the server stores
+/// them; a fraction is refused, and so is `1.0` for a formatted integer (read as Go reads
+/// Kubernetes' own types). The same with serde's derive kept (`--type-attribute` with a
+/// `#[serde(…)]` attribute).
+#[test]
+fn an_integer_without_format_reads_whole_floats_as_the_api_server_does() {
+    let work = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        work.path().join("widgets.yaml"),
+        r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer}
+              ports: {type: array, items: {type: integer}}
+              limits: {type: object, additionalProperties: {type: integer}}
+              weight: {type: integer, format: int32}
+          status:
+            type: object
+            properties:
+              ready: {type: integer}
+"#,
+    )
+    .expect("write the CRD");
+    for extra in [&[][..], &["--type-attribute", "WidgetSpec=#[serde(expecting = \"a widget spec\")]"][..]] {
+        let mut args = vec!["widgets.yaml", "--out", "widgets", "--crate-name", "widgets"];
+        args.extend(extra);
+        kubeforge_ok(work.path(), &args);
+        let crate_dir = work.path().join("widgets");
+        std::fs::create_dir_all(crate_dir.join("tests")).expect("tests dir");
+        std::fs::write(
+            crate_dir.join("tests/integers.rs"),
+            r##"
+use widgets::com::example::v1::{Widget, WidgetSpec};
+
+fn through(json: serde_json::Value) -> Result<serde_json::Value, serde_json::Error> {
+    let spec: WidgetSpec = serde_json::from_value(json)?;
+    Ok(serde_json::to_value(spec).unwrap())
+}
+
+#[test]
+fn whole_floats_are_integers() {
+    use serde_json::json;
+    assert_eq!(
+        through(json!({"replicas": 1.0, "ports": [80.0, 443, 8e3], "limits": {"a": -2.0}})).unwrap(),
+        json!({"replicas": 1, "ports": [80, 443, 8000], "limits": {"a": -2}})
+    );
+    assert!(through(json!({"replicas": 1.5})).is_err());
+    assert!(through(json!({"ports": [1.25]})).is_err());
+    assert!(through(json!({"weight": 1.0})).is_err());
+    assert_eq!(through(json!({"weight": 3})).unwrap(), json!({"weight": 3}));
+    let widget: Widget = serde_json::from_str(
+        r#"{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+            "spec": {"replicas": 2.0}, "status": {"ready": 1e0}}"#,
+    )
+    .unwrap();
+    assert_eq!(widget.spec.unwrap().replicas, Some(2));
+    assert_eq!(widget.status.unwrap().ready, Some(1));
+}
+"##,
+        )
+        .expect("write the test");
+        std::fs::copy(workspace().join("Cargo.lock"), crate_dir.join("Cargo.lock")).expect("lock");
+        cargo(&crate_dir, &["test", "--quiet"]);
+    }
+}

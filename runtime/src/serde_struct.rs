@@ -174,6 +174,30 @@ where
     Ok(())
 }
 
+/// [`value`] for a field of `type: integer` without a format (or a list, map or option of
+/// them): a whole number written with a fraction or exponent (`1.0`) reads as the integer,
+/// as the API server reads it (see [`crate::integer`]).
+///
+/// # Errors
+///
+/// When the field was already read, or its value does not deserialize as `T`.
+#[inline]
+pub fn integral_value<'de, A, T>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value_seed(crate::integer::Integral::new())?);
+    Ok(())
+}
+
 /// Skips the value of a key the struct does not have.
 ///
 /// # Errors
@@ -283,6 +307,27 @@ where
     T: Deserialize<'de>,
 {
     let value = map.next_value()?;
+    extra.insert(std::mem::take(name), value);
+    Ok(())
+}
+
+/// [`extra`] for values of `type: integer` without a format: a whole number written with a
+/// fraction or exponent reads as the integer (see [`crate::integer`]).
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+#[inline]
+pub fn integral_extra<'de, A, T>(
+    map: &mut A,
+    extra: &mut crate::ExtraFields<T>,
+    name: &mut String,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    let value = map.next_value_seed(crate::integer::Integral::new())?;
     extra.insert(std::mem::take(name), value);
     Ok(())
 }

@@ -621,7 +621,7 @@ pub(crate) fn shape_text(context: &Context<'_>, shape: &Shape) -> String {
     match shape {
         Shape::Bool => "bool".to_owned(),
         Shape::I32 => "i32".to_owned(),
-        Shape::I64 => "i64".to_owned(),
+        Shape::I64 | Shape::Integer => "i64".to_owned(),
         Shape::U32 => "u32".to_owned(),
         Shape::U64 => "u64".to_owned(),
         Shape::F64 => "f64".to_owned(),

@@ -480,6 +480,8 @@ fn shape_key(shape: &Shape, spell: &dyn Fn(TypeId) -> String) -> String {
         Shape::Bool => "b".to_owned(),
         Shape::I32 => "i32".to_owned(),
         Shape::I64 => "i64".to_owned(),
+        // Another reading than `i64` (whole-number floats), so another shape.
+        Shape::Integer => "int".to_owned(),
         Shape::U32 => "u32".to_owned(),
         Shape::U64 => "u64".to_owned(),
         Shape::F64 => "f64".to_owned(),

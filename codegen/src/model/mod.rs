@@ -102,7 +102,7 @@ impl ApiSet {
             Shape::Json => "serde_json::Value".to_owned(),
             Shape::Bool => "bool".to_owned(),
             Shape::I32 => "i32".to_owned(),
-            Shape::I64 => "i64".to_owned(),
+            Shape::I64 | Shape::Integer => "i64".to_owned(),
             Shape::U32 => "u32".to_owned(),
             Shape::U64 => "u64".to_owned(),
             Shape::Nullable(inner) => format!("Option<{}>", self.shape_text(inner)),
@@ -357,8 +357,13 @@ pub enum Shape {
     Bool,
     /// `i32` (`format: int32`).
     I32,
-    /// `i64` (`format: int64`, or an integer without format).
+    /// `i64` (`format: int64`): read as Go reads Kubernetes' own types, so `1.0` is refused.
     I64,
+    /// `i64` for an integer without a format (or an unknown one), as a CRD has for a Go `int`:
+    /// a whole number written with a fraction or exponent (`1.0`, `1e3`) reads as the
+    /// integer, as the API server's validation of custom resources takes it
+    /// ([`Shape::reads_whole_floats`]).
+    Integer,
     /// `u32` (`format: uint32`).
     U32,
     /// `u64` (`format: uint64`).
@@ -379,6 +384,21 @@ pub enum Shape {
     Ref(TypeId),
     /// `Option<T>` where the schema admits `null` (`nullable: true`): `None` is `null`.
     Nullable(Box<Shape>),
+}
+
+impl Shape {
+    /// Whether a value of this shape holds integers without a format ([`Shape::Integer`]),
+    /// itself or as the items of a list, map or nullable (through aliases): its reader then
+    /// takes whole-number floats as integers (`kubeforge_runtime::integer`).
+    pub fn reads_whole_floats(&self, types: &[TypeDef]) -> bool {
+        match builders::resolve(types, self) {
+            Shape::Integer => true,
+            Shape::Vec(inner) | Shape::Map(inner) | Shape::Nullable(inner) => {
+                inner.reads_whole_floats(types)
+            }
+            _ => false,
+        }
+    }
 }
 
 /// The Kubernetes special types that live in the runtime crate.

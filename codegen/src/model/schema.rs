@@ -861,7 +861,10 @@ pub(crate) fn scalar_shape(ty: Type, format: Option<&str>) -> Option<Shape> {
         (Type::Integer, Some("uint32")) => Shape::U32,
         (Type::Integer, Some("uint64")) => Shape::U64,
         // The API server reads JSON integers as int64, so no larger value can be stored.
-        (Type::Integer, _) => Shape::I64,
+        (Type::Integer, Some("int64")) => Shape::I64,
+        // No format (or an unknown one, which Kubernetes ignores): a CRD's Go `int`, whose
+        // whole-number floats the API server takes too (`Shape::Integer`).
+        (Type::Integer, _) => Shape::Integer,
         // The integer or float form as written (`3` stays `3`).
         (Type::Number, _) => Shape::Runtime(RuntimeType::Number),
         (Type::Boolean, _) => Shape::Bool,
@@ -933,6 +936,7 @@ fn shape_is_eq(shape: &Shape, eq: &[bool]) -> bool {
         Shape::Bool
         | Shape::I32
         | Shape::I64
+        | Shape::Integer
         | Shape::U32
         | Shape::U64
         | Shape::String

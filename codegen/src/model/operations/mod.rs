@@ -313,7 +313,7 @@ impl QueryParam {
 fn shape_type_name(shape: &Shape) -> &'static str {
     match shape {
         Shape::Bool => "boolean",
-        Shape::I32 | Shape::I64 | Shape::U32 | Shape::U64 => "integer",
+        Shape::I32 | Shape::I64 | Shape::Integer | Shape::U32 | Shape::U64 => "integer",
         Shape::Nullable(inner) => shape_type_name(inner),
         Shape::F64 => "number",
         Shape::Vec(_) => "array",
