@@ -486,7 +486,7 @@ fn pod_every_action() {
     let ns = "default";
 
     let request =
-        Pod::list_pod_for_all_namespaces(&routes::ListOrWatchQueryWithoutSendInitialEvents {
+        Pod::list_pod_for_all_namespaces(&routes::ListOrWatchQuery {
             field_selector: Some("spec.nodeName=node-1".into()),
             ..Default::default()
         })
@@ -509,7 +509,7 @@ fn pod_every_action() {
 
     let request = Pod::list_namespaced_pod(
         ns,
-        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+        &routes::ListOrWatchQuery::default(),
     )
     .unwrap();
     check(
@@ -529,13 +529,13 @@ fn pod_every_action() {
     check_errors(Pod::list_namespaced_pod_response);
 
     let request = Pod::watch_pod_list_for_all_namespaces(
-        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+        &routes::ListOrWatchQuery::default(),
     )
     .unwrap();
     check(&request, &Method::GET, "/api/v1/watch/pods", None, None);
     let request = Pod::watch_namespaced_pod_list(
         ns,
-        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+        &routes::ListOrWatchQuery::default(),
     )
     .unwrap();
     check(
@@ -548,7 +548,7 @@ fn pod_every_action() {
     let request = Pod::watch_namespaced_pod(
         ns,
         "web",
-        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
+        &routes::ListOrWatchQuery::default(),
     )
     .unwrap();
     check(
@@ -670,7 +670,7 @@ fn pod_every_action() {
     let request = Pod::delete_collection_namespaced_pod(
         ns,
         None,
-        &routes::DeleteCollectionQueryWithoutSendInitialEvents::default(),
+        &routes::DeleteCollectionQuery::default(),
     )
     .unwrap();
     check(

@@ -67,6 +67,9 @@ pub struct ApiSet {
     /// Every operation, in the reference pages' order: each resource's in type order, then
     /// those on no resource (see `operations/`).
     pub operations: Vec<operations::Operation>,
+    /// The query structs that operations of one kind share, in the routes module (see
+    /// [`operations::SharedQuery`]), by name.
+    pub query_structs: Vec<operations::SharedQuery>,
     /// What load and model skipped or left unused, for the user to read.
     pub notes: Vec<crate::diagnostics::Note>,
     /// Extern types from the companion crate `kubeforge-meta` that the inputs define: each
@@ -529,14 +532,9 @@ pub fn build_with_options(
     schema::compute_derives(&mut types);
     let (mut resources, mut lists) = resources::find(raw, &types);
     let builders = builders::plan(&types, &resources);
-    let mut operations = operations::build(raw, &types, &resources, &lists)?;
-    // An extern resource's operations and traits belong to the crate that defines it.
-    operations.retain(|op| {
-        op.resource
-            .as_ref()
-            .and_then(|r| r.id)
-            .is_none_or(|id| !externs::is_extern(&types, id))
-    });
+    // An extern resource's operations (left out by `operations::build`) and traits belong to
+    // the crate that defines it.
+    let (operations, query_structs) = operations::build(raw, &types, &resources, &lists)?;
     resources.retain(|id, _| !externs::is_extern(&types, *id));
     lists.retain(|list, item| {
         !externs::is_extern(&types, *list) && !externs::is_extern(&types, *item)
@@ -547,6 +545,7 @@ pub fn build_with_options(
         lists,
         builders,
         operations,
+        query_structs,
         notes,
         reexports: applied.reexports,
     })

@@ -284,7 +284,7 @@ impl Pod {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn list_pod_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/pods");
         target.push_params(query);
@@ -321,7 +321,7 @@ impl Pod {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_list_pod_for_all_namespaces(
-        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/pods");
         target.push_query("watch", &true);
@@ -352,7 +352,7 @@ impl Pod {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_pod_list_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/watch/pods");
         target.push_params(query);
@@ -394,7 +394,7 @@ impl Pod {
     pub fn delete_collection_namespaced_pod(
         namespace: &str,
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
+        query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
@@ -437,7 +437,7 @@ impl Pod {
     #[inline]
     pub fn list_namespaced_pod(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
@@ -477,7 +477,7 @@ impl Pod {
     #[inline]
     pub fn watch_list_namespaced_pod(
         namespace: &str,
-        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
@@ -552,7 +552,7 @@ impl Pod {
     #[inline]
     pub fn watch_namespaced_pod_list(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",
@@ -779,7 +779,7 @@ impl Pod {
     pub fn watch_namespaced_pod(
         namespace: &str,
         name: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",

@@ -282,7 +282,7 @@ impl ImageStream {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn list_image_stream_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/imagestreams",
@@ -321,7 +321,7 @@ impl ImageStream {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_list_image_stream_for_all_namespaces(
-        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/imagestreams",
@@ -354,7 +354,7 @@ impl ImageStream {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_image_stream_list_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/imagestreams",
@@ -398,7 +398,7 @@ impl ImageStream {
     pub fn delete_collection_namespaced_image_stream(
         namespace: &str,
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
+        query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
@@ -443,7 +443,7 @@ impl ImageStream {
     #[inline]
     pub fn list_namespaced_image_stream(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
@@ -485,7 +485,7 @@ impl ImageStream {
     #[inline]
     pub fn watch_list_namespaced_image_stream(
         namespace: &str,
-        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
@@ -522,7 +522,7 @@ impl ImageStream {
     pub fn create_namespaced_image_stream(
         namespace: &str,
         body: &Self,
-        query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
@@ -564,7 +564,7 @@ impl ImageStream {
     #[inline]
     pub fn watch_namespaced_image_stream_list(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/namespaces/",
@@ -703,7 +703,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &::kubeforge_runtime::Patch,
-        query: &crate::routes::PatchQueryWithoutFieldValidation,
+        query: &crate::routes::PatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         const ACCEPTED: &[&str] = &[
             "application/apply-patch+cbor",
@@ -755,7 +755,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
@@ -799,7 +799,7 @@ impl ImageStream {
     pub fn watch_namespaced_image_stream(
         namespace: &str,
         name: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/namespaces/",
@@ -892,7 +892,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &::kubeforge_runtime::Patch,
-        query: &crate::routes::PatchQueryWithoutFieldValidation,
+        query: &crate::routes::PatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         const ACCEPTED: &[&str] = &[
             "application/apply-patch+cbor",
@@ -945,7 +945,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
