@@ -596,7 +596,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// Query struct names stay the same when a release adds a parameter: the crates `kubeforge`
 /// makes from the corpus's Kubernetes 1.35 and 1.36 swagger documents both compile the same
-/// caller's code ([`QUERY_CALLER`]), and `kubeforge diff` calls the new parameter additive.
+/// caller's code ([`QUERY_CALLER`]); `diff_reports_meta_type_changes_and_keeps_query_structs`
+/// checks that `kubeforge diff` calls the new parameter additive.
 #[test]
 fn a_caller_compiles_against_kubernetes_1_35_and_1_36_unchanged() {
     let Some(corpus) = kubeforge_tests::corpus(
@@ -639,4 +640,49 @@ fn a_caller_compiles_against_kubernetes_1_35_and_1_36_unchanged() {
         std::fs::copy(workspace().join("Cargo.lock"), caller.join("Cargo.lock")).expect("lock");
         cargo(&caller, &["check", "--quiet"]);
     }
+}
+
+/// `kubeforge diff swagger-1.35.json -- swagger.json`, as the README shows it, in the
+/// corpus's Kubernetes directory: 1.36's `ListMeta.shardInfo` is reported though both crates
+/// take `ListMeta` from the companion crate (and says so), `shardSelector` is a new field of
+/// the query structs that keep their names (additive), and no function takes another query
+/// struct. The Markdown form is what README's excerpt shows.
+#[test]
+fn diff_reports_meta_type_changes_and_keeps_query_structs() {
+    let Some(corpus) = kubeforge_tests::corpus(
+        "kubeforge diff 1.35 → 1.36",
+        &["kubernetes/swagger-1.35.json", "kubernetes/swagger.json"],
+    ) else {
+        return;
+    };
+    let dir = corpus.join("kubernetes");
+    let run = kubeforge_ok(&dir, &["diff", "swagger-1.35.json", "--", "swagger.json"]);
+    let text = &run.stdout;
+    assert!(
+        text.contains(
+            "  additive    v1::ListMeta.shardInfo: new optional field: Option<apimachinery::pkg::apis::meta::v1::ShardInfo> (the type comes from the companion crate kubeforge-meta)"
+        ),
+        "{text}"
+    );
+    for name in ["ListOrWatchQuery", "WatchQuery", "DeleteCollectionQuery"] {
+        assert!(
+            text.contains(&format!(
+                "  additive    {name}.shardSelector: new query parameter field: Option<String>"
+            )),
+            "{text}"
+        );
+    }
+    assert!(!text.contains("takes another query struct"), "{text}");
+    assert!(!text.contains("query struct removed"), "{text}");
+    let markdown = kubeforge_ok(
+        &dir,
+        &["diff", "--markdown", "swagger-1.35.json", "--", "swagger.json"],
+    );
+    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("README.md");
+    assert!(
+        readme.contains("An excerpt of `kubeforge diff --markdown swagger-1.35.json -- swagger.json`"),
+        "README.md names the command"
+    );
+    let first = markdown.stdout.lines().nth(2).expect("the summary line");
+    assert!(readme.contains(first), "README.md's excerpt starts with `{first}`");
 }

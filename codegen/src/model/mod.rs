@@ -75,6 +75,11 @@ pub struct ApiSet {
     /// Extern types from the companion crate `kubeforge-meta` that the inputs define: each
     /// is re-exported at its place (`pub use`), so the module tree still names it.
     pub reexports: std::collections::BTreeSet<TypeId>,
+    /// Each type taken from the companion crate, with the kind its definition here made (the
+    /// inputs', or the built-in one that fills in what they lack) before it became the
+    /// companion's: what `kubeforge diff` compares, so that a change in the documents shows
+    /// even where both crates use the companion's type.
+    pub companion_kinds: BTreeMap<TypeId, TypeKind>,
 }
 
 impl ApiSet {
@@ -113,6 +118,19 @@ impl ApiSet {
             Shape::String => "String".to_owned(),
             Shape::Runtime(runtime) => runtime.name().to_owned(),
         }
+    }
+
+    /// The kind type `id`'s definition makes: the generated one, or for a type taken from
+    /// the companion crate the one its definition here made ([`ApiSet::companion_kinds`]).
+    pub fn defined_kind(&self, id: TypeId) -> &TypeKind {
+        self.companion_kinds
+            .get(&id)
+            .unwrap_or(&self.get(id).kind)
+    }
+
+    /// Whether type `id` is taken from the companion crate `kubeforge-meta`.
+    pub fn is_companion(&self, id: TypeId) -> bool {
+        self.companion_kinds.contains_key(&id)
     }
 
     /// The operations on the resource `id`, in order.
@@ -548,5 +566,6 @@ pub fn build_with_options(
         query_structs,
         notes,
         reexports: applied.reexports,
+        companion_kinds: applied.companion_kinds,
     })
 }

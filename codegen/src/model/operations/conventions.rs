@@ -564,8 +564,8 @@ const GET_PARAMS: &[&str] = &["exact", "export", "pretty"];
 /// the class's standard set, the one synthesized routes take: what names a shared query
 /// struct (`names::SharedQuery`). Each class is recognised by a parameter only it has, so a
 /// set older or newer than the standard one stays in its class, as long as it has at least
-/// half of the standard set (an exec's lone `tty` is no attach set); a get's set is one at
-/// least half of whose parameters are a get's (`pods/log`, with ten, is none).
+/// half of the standard set (an exec's lone `tty` is no attach set); a get's set has only
+/// a get's parameters (`pods/log`'s is none).
 pub(super) fn query_class(names: &[&str]) -> Option<(&'static str, &'static [&'static str])> {
     let (class, standard) = query_class_by_signature(names)?;
     let common = standard.iter().filter(|n| names.contains(n)).count();
@@ -598,9 +598,7 @@ fn query_class_by_signature(names: &[&str]) -> Option<(&'static str, &'static [&
         ("PortForward", &["ports"])
     } else if names == ["path"] {
         ("Proxy", &["path"])
-    } else if !names.is_empty()
-        && names.iter().filter(|n| GET_PARAMS.contains(n)).count() * 2 >= names.len()
-    {
+    } else if !names.is_empty() && names.iter().all(|n| GET_PARAMS.contains(n)) {
         ("Get", &["pretty"])
     } else {
         return None;
