@@ -686,3 +686,42 @@ fn diff_reports_meta_type_changes_and_keeps_query_structs() {
     let first = markdown.stdout.lines().nth(2).expect("the summary line");
     assert!(readme.contains(first), "README.md's excerpt starts with `{first}`");
 }
+
+/// The rustdoc of a crate the command line makes from the corpus's CRDs builds with warnings
+/// denied (broken intra-doc links, bare URLs, invalid HTML, unescaped brackets in the API's
+/// prose): the crate's docs are part of what a user gets (docs.rs builds them).
+#[test]
+fn generated_rustdoc_builds_without_warnings() {
+    let Some(corpus) = kubeforge_tests::corpus("rustdoc of a CRD crate", &["crds"]) else {
+        return;
+    };
+    let work = kubeforge_tests::scale::dir().join("crates/rustdoc-crds");
+    std::fs::create_dir_all(&work).expect("work dir");
+    let mut crds: Vec<String> = std::fs::read_dir(corpus.join("crds"))
+        .expect("crds")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .map(|p| p.display().to_string())
+        .collect();
+    crds.sort();
+    let mut args: Vec<&str> = crds.iter().map(String::as_str).collect();
+    args.extend(["--out", "crds", "--crate-name", "crds"]);
+    kubeforge_ok(&work, &args);
+    let crate_dir = work.join("crds");
+    std::fs::copy(workspace().join("Cargo.lock"), crate_dir.join("Cargo.lock")).expect("lock");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["doc", "--no-deps", "--quiet"])
+        .current_dir(&crate_dir)
+        .env("CARGO_TARGET_DIR", kubeforge_tests::scale::dir_target())
+        .env("RUSTFLAGS", "-D warnings")
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "rustdoc warns on the generated crate:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
