@@ -29,7 +29,9 @@ fn kubeforge_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
         .spawn()
         .expect("kubeforge runs");
     let mut input = child.stdin.take().expect("stdin");
-    input.write_all(stdin.unwrap_or_default()).expect("write stdin");
+    input
+        .write_all(stdin.unwrap_or_default())
+        .expect("write stdin");
     drop(input);
     let output = child.wait_with_output().expect("kubeforge ends");
     Run {
@@ -115,8 +117,20 @@ fn prefer_matches_an_input_however_it_is_typed() {
     // (current directory, inputs, preference, output directory, the size type that wins)
     let strings = |list: &[&str]| -> Vec<String> { list.iter().map(|s| (*s).to_owned()).collect() };
     let cases: Vec<(&Path, Vec<String>, String, String, &str)> = vec![
-        (&docs, strings(&["int.json", "text.json"]), "int.json".into(), "api".into(), INTEGER),
-        (&docs, strings(&["int.json", "text.json"]), "text.json".into(), "api".into(), STRING),
+        (
+            &docs,
+            strings(&["int.json", "text.json"]),
+            "int.json".into(),
+            "api".into(),
+            INTEGER,
+        ),
+        (
+            &docs,
+            strings(&["int.json", "text.json"]),
+            "text.json".into(),
+            "api".into(),
+            STRING,
+        ),
         (
             &docs,
             strings(&["int.json", "text.json"]),
@@ -124,7 +138,13 @@ fn prefer_matches_an_input_however_it_is_typed() {
             "../out/deeper/api".into(),
             STRING,
         ),
-        (&docs, strings(&["int.json", "text.json"]), abs("text.json"), "api".into(), STRING),
+        (
+            &docs,
+            strings(&["int.json", "text.json"]),
+            abs("text.json"),
+            "api".into(),
+            STRING,
+        ),
         (
             root,
             vec![abs("int.json"), abs("text.json")],
@@ -169,8 +189,7 @@ fn prefer_matches_an_input_however_it_is_typed() {
             })
             .expect("the preferred input");
         assert!(
-            run.stderr
-                .contains(&format!("┌─ {winner}:1:")),
+            run.stderr.contains(&format!("┌─ {winner}:1:")),
             "the warning names `{winner}` as typed:\n{}",
             run.stderr
         );
@@ -232,8 +251,7 @@ fn prefer_matches_an_input_however_it_is_typed() {
     );
     assert!(!run.success);
     assert!(
-        run.stderr.contains("`other.json`")
-            && run.stderr.contains("`int.json`, `text.json`"),
+        run.stderr.contains("`other.json`") && run.stderr.contains("`int.json`, `text.json`"),
         "{}",
         run.stderr
     );
@@ -276,11 +294,7 @@ fn readme_openshift_recipe_runs_as_written_and_builds() {
         .filter(|l| l.starts_with("warning[overridden-definition]"))
         .collect();
     assert_eq!(overrides.len(), 10, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("┌─ swagger.json:"),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("┌─ swagger.json:"), "{}", run.stderr);
     cargo(&work.join("api"), &["build", "--quiet"]);
 
     // With the document a cluster serves for image.openshift.io/v1 (as `oc get --raw`
@@ -290,8 +304,7 @@ fn readme_openshift_recipe_runs_as_written_and_builds() {
         work.join("image.openshift.io_v1.json"),
     )
     .expect("copy the group-version document");
-    let command =
-        "kubeforge swagger.json openapi.json image.openshift.io_v1.json --out api --prefer swagger.json";
+    let command = "kubeforge swagger.json openapi.json image.openshift.io_v1.json --out api --prefer swagger.json";
     assert!(readme.contains(command), "README.md shows `{command}`");
     let args: Vec<&str> = command.split(' ').skip(1).collect();
     kubeforge_ok(&work, &args);
@@ -435,7 +448,13 @@ fn a_form_operation_is_skipped_with_a_note_and_the_rest_generates() {
         &["--no-routes"][..],
         &["--select", "kind=Gadget"][..],
     ] {
-        let mut args = vec!["gadgets.json", "--out", "gadgets", "--crate-name", "gadgets"];
+        let mut args = vec![
+            "gadgets.json",
+            "--out",
+            "gadgets",
+            "--crate-name",
+            "gadgets",
+        ];
         args.extend(extra);
         let run = kubeforge_ok(work.path(), &args);
         assert!(
@@ -460,17 +479,25 @@ fn a_form_operation_is_skipped_with_a_note_and_the_rest_generates() {
             "{}",
             run.stderr
         );
-        let gadget = std::fs::read_to_string(work.path().join("gadgets/src/com/example/v1/gadget.rs"))
-            .expect("Gadget's file");
+        let gadget =
+            std::fs::read_to_string(work.path().join("gadgets/src/com/example/v1/gadget.rs"))
+                .expect("Gadget's file");
         assert!(gadget.contains("pub struct Gadget {"));
-        assert!(!gadget.contains("upload"), "the form operation has no function");
+        assert!(
+            !gadget.contains("upload"),
+            "the form operation has no function"
+        );
         assert_eq!(
             gadget.contains("pub fn list_gadget("),
             extra.is_empty() || extra[0] == "--select",
             "the list operation is generated with the routes"
         );
     }
-    std::fs::copy(workspace().join("Cargo.lock"), work.path().join("gadgets/Cargo.lock")).expect("lock");
+    std::fs::copy(
+        workspace().join("Cargo.lock"),
+        work.path().join("gadgets/Cargo.lock"),
+    )
+    .expect("lock");
     cargo(&work.path().join("gadgets"), &["build", "--quiet"]);
 }
 
@@ -515,8 +542,20 @@ spec:
 "#,
     )
     .expect("write the CRD");
-    for extra in [&[][..], &["--type-attribute", "WidgetSpec=#[serde(expecting = \"a widget spec\")]"][..]] {
-        let mut args = vec!["widgets.yaml", "--out", "widgets", "--crate-name", "widgets"];
+    for extra in [
+        &[][..],
+        &[
+            "--type-attribute",
+            "WidgetSpec=#[serde(expecting = \"a widget spec\")]",
+        ][..],
+    ] {
+        let mut args = vec![
+            "widgets.yaml",
+            "--out",
+            "widgets",
+            "--crate-name",
+            "widgets",
+        ];
         args.extend(extra);
         kubeforge_ok(work.path(), &args);
         let crate_dir = work.path().join("widgets");
@@ -676,15 +715,26 @@ fn diff_reports_meta_type_changes_and_keeps_query_structs() {
     assert!(!text.contains("query struct removed"), "{text}");
     let markdown = kubeforge_ok(
         &dir,
-        &["diff", "--markdown", "swagger-1.35.json", "--", "swagger.json"],
+        &[
+            "diff",
+            "--markdown",
+            "swagger-1.35.json",
+            "--",
+            "swagger.json",
+        ],
     );
     let readme = std::fs::read_to_string(workspace().join("README.md")).expect("README.md");
     assert!(
-        readme.contains("An excerpt of `kubeforge diff --markdown swagger-1.35.json -- swagger.json`"),
+        readme.contains(
+            "An excerpt of `kubeforge diff --markdown swagger-1.35.json -- swagger.json`"
+        ),
         "README.md names the command"
     );
     let first = markdown.stdout.lines().nth(2).expect("the summary line");
-    assert!(readme.contains(first), "README.md's excerpt starts with `{first}`");
+    assert!(
+        readme.contains(first),
+        "README.md's excerpt starts with `{first}`"
+    );
 }
 
 /// The rustdoc of a crate the command line makes from the corpus's CRDs builds with warnings

@@ -20,9 +20,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{
-    self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Visitor,
-};
+use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Visitor};
 
 /// The largest whole `f64` the API server's validation takes for an integer, 2⁵³ − 1
 /// (JavaScript's `Number.MAX_SAFE_INTEGER`).
@@ -97,7 +95,9 @@ pub fn deserialize<'de, D: Deserializer<'de>, T: de::Deserialize<'de>>(
 ///
 /// When the value does not deserialize as `T`, whole-number floats read as integers.
 #[inline]
-pub fn from_value<T: de::DeserializeOwned>(value: serde_json::Value) -> Result<T, serde_json::Error> {
+pub fn from_value<T: de::DeserializeOwned>(
+    value: serde_json::Value,
+) -> Result<T, serde_json::Error> {
     Integral::new().deserialize(value)
 }
 
@@ -366,6 +366,9 @@ mod tests {
         assert!(!is_integer(&number("7.5")));
         assert_eq!(whole(f64::NAN), None);
         assert_eq!(whole(f64::INFINITY), None);
-        assert_eq!(whole(-9_007_199_254_740_991.0), Some(-9_007_199_254_740_991));
+        assert_eq!(
+            whole(-9_007_199_254_740_991.0),
+            Some(-9_007_199_254_740_991)
+        );
     }
 }

@@ -74,7 +74,10 @@ fn an_integer_without_format_reads_whole_floats_as_the_api_server_does() {
         (json!(-0.0), json!(0)),
         (json!(1e3), json!(1000)),
         (json!(-2.5e2), json!(-250)),
-        (json!(9_007_199_254_740_991.0), json!(9_007_199_254_740_991_i64)),
+        (
+            json!(9_007_199_254_740_991.0),
+            json!(9_007_199_254_740_991_i64),
+        ),
     ] {
         assert_eq!(
             through::<Counters>(&json!({"bytes": 1, "plain": written})),

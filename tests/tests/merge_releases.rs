@@ -273,7 +273,8 @@ fn a_real_conflict_is_an_error_naming_the_flag_and_prefer_decides_it() {
 /// their real path and by that name, and in-memory inputs by their name with `./`.
 #[test]
 fn prefer_names_an_input_by_any_path_to_it() {
-    let a = json!({"type": "object", "properties": {"size": {"type": "integer", "format": "int32"}}});
+    let a =
+        json!({"type": "object", "properties": {"size": {"type": "integer", "format": "int32"}}});
     let b = json!({"type": "object", "properties": {"size": {"type": "string"}}});
     let dir = tempfile::tempdir().expect("temp dir");
     let docs = dir.path().join("docs");
@@ -295,10 +296,16 @@ fn prefer_names_an_input_by_any_path_to_it() {
             .input(docs.join("a.json"))
             .input(docs.join("b.json"))
     };
-    assert_eq!(size(files().prefer(docs.join("../docs/./b.json"))), Shape::String);
+    assert_eq!(
+        size(files().prefer(docs.join("../docs/./b.json"))),
+        Shape::String
+    );
     assert_eq!(size(files().prefer(docs.join("a.json"))), Shape::I32);
     #[cfg(unix)]
-    assert_eq!(size(files().prefer(dir.path().join("link.json"))), Shape::String);
+    assert_eq!(
+        size(files().prefer(dir.path().join("link.json"))),
+        Shape::String
+    );
     let named = || {
         Config::new()
             .input_named(docs.join("a.json"), "../docs/a.json")

@@ -85,7 +85,11 @@ fn dependencies_of_the_published_crates_support_the_msrv() {
         .filter(|(_, p)| PUBLISHED.contains(&p["name"].as_str().unwrap_or_default()))
         .map(|(id, _)| *id)
         .collect();
-    assert_eq!(todo.len(), PUBLISHED.len(), "every published crate is in the workspace");
+    assert_eq!(
+        todo.len(),
+        PUBLISHED.len(),
+        "every published crate is in the workspace"
+    );
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     while let Some(id) = todo.pop() {
         if !seen.insert(id) {

@@ -533,8 +533,12 @@ impl Pair<'_> {
 fn companion_detail(old: bool, new: bool) -> Option<&'static str> {
     match (old, new) {
         (true, true) => Some("the type comes from the companion crate `kubeforge-meta`"),
-        (false, true) => Some("the new crate takes the type from the companion crate `kubeforge-meta`"),
-        (true, false) => Some("the old crate took the type from the companion crate `kubeforge-meta`"),
+        (false, true) => {
+            Some("the new crate takes the type from the companion crate `kubeforge-meta`")
+        }
+        (true, false) => {
+            Some("the old crate took the type from the companion crate `kubeforge-meta`")
+        }
         (false, false) => None,
     }
 }
@@ -764,9 +768,17 @@ fn compare_operation(
     // one where there was none (a new argument), breaks every call.
     for watch in [false, true] {
         let kinds = if watch {
-            ["watch_query_changed", "watch_query_added", "watch_query_removed"]
+            [
+                "watch_query_changed",
+                "watch_query_added",
+                "watch_query_removed",
+            ]
         } else {
-            ["query_struct_changed", "query_struct_added", "query_struct_removed"]
+            [
+                "query_struct_changed",
+                "query_struct_added",
+                "query_struct_removed",
+            ]
         };
         match (
             query_struct(old_api, old, watch),

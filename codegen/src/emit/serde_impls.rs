@@ -309,12 +309,7 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         );
         code.deeper();
         match &otherwise {
-            Some(args) => code.list(
-                read_extra,
-                &[&args[0], &args[1], &args[2]],
-                ")",
-                "?;",
-            ),
+            Some(args) => code.list(read_extra, &[&args[0], &args[1], &args[2]], ")", "?;"),
             None => code.line(&format!("serde_struct::skip(&mut {map})?;")),
         }
         code.close("}");
@@ -342,12 +337,7 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
             );
         }
         match &otherwise {
-            Some(args) => code.arm(
-                "None",
-                read_extra,
-                &[&args[0], &args[1], &args[2]],
-                ")",
-            ),
+            Some(args) => code.arm("None", read_extra, &[&args[0], &args[1], &args[2]], ")"),
             None => code.line(&format!("None => serde_struct::skip(&mut {map}),")),
         }
         code.close("}?;");

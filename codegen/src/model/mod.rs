@@ -123,9 +123,7 @@ impl ApiSet {
     /// The kind type `id`'s definition makes: the generated one, or for a type taken from
     /// the companion crate the one its definition here made ([`ApiSet::companion_kinds`]).
     pub fn defined_kind(&self, id: TypeId) -> &TypeKind {
-        self.companion_kinds
-            .get(&id)
-            .unwrap_or(&self.get(id).kind)
+        self.companion_kinds.get(&id).unwrap_or(&self.get(id).kind)
     }
 
     /// Whether type `id` is taken from the companion crate `kubeforge-meta`.

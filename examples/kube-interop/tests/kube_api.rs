@@ -9,8 +9,7 @@ use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::client::{Body, Client};
 use kube_interop::k8s::openshift::image::v1::{ImageLookupPolicy, ImageStream, ImageStreamSpec};
 use kube_interop::k8s::routes::{
-    CreateOrReplaceQuery, DeleteQuery, GetQuery,
-    ListOrWatchQuery, PatchQuery,
+    CreateOrReplaceQuery, DeleteQuery, GetQuery, ListOrWatchQuery, PatchQuery,
 };
 use serde_json::{Value, json};
 

@@ -113,7 +113,10 @@ struct QueryUse<'a> {
 /// set of a kind takes its kind's struct, unless a parameter of it has another type than
 /// the struct's (the type most of the kind's operations give it, ties by the type's
 /// spelling): such a set keeps a struct of its own, named after its operation.
-fn shared_queries(uses: &[QueryUse<'_>], routes_names: &mut Namespace) -> Vec<(SharedQuery, BTreeSet<QueryKey>)> {
+fn shared_queries(
+    uses: &[QueryUse<'_>],
+    routes_names: &mut Namespace,
+) -> Vec<(SharedQuery, BTreeSet<QueryKey>)> {
     let mut by_kind: BTreeMap<&'static str, Vec<&QueryUse<'_>>> = BTreeMap::new();
     for query in uses {
         let names: Vec<&str> = query.key.iter().map(|(name, _)| name.as_str()).collect();
@@ -471,7 +474,10 @@ mod tests {
             BTreeMap::from([("shardSelector".to_owned(), 2)])
         );
         assert!(keys.contains(&query_key(older.iter())));
-        assert!(!keys.contains(&query_key(odd.iter())), "`limit` as a string keeps its own");
+        assert!(
+            !keys.contains(&query_key(odd.iter())),
+            "`limit` as a string keeps its own"
+        );
     }
 
     #[test]
