@@ -167,11 +167,7 @@ where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
-    if slot.is_some() {
-        return Err(de::Error::duplicate_field(name));
-    }
-    *slot = Some(map.next_value()?);
-    Ok(())
+    value_seed(map, slot, name, PhantomData)
 }
 
 /// [`value`] for a field of `type: integer` without a format (or a list, map or option of
@@ -191,10 +187,25 @@ where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
+    value_seed(map, slot, name, crate::integer::Integral::new())
+}
+
+/// Reads the value of a field through `seed` into its slot, once.
+#[inline]
+fn value_seed<'de, A, S>(
+    map: &mut A,
+    slot: &mut Option<S::Value>,
+    name: &'static str,
+    seed: S,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    S: DeserializeSeed<'de>,
+{
     if slot.is_some() {
         return Err(de::Error::duplicate_field(name));
     }
-    *slot = Some(map.next_value_seed(crate::integer::Integral::new())?);
+    *slot = Some(map.next_value_seed(seed)?);
     Ok(())
 }
 
@@ -306,9 +317,7 @@ where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
-    let value = map.next_value()?;
-    extra.insert(std::mem::take(name), value);
-    Ok(())
+    extra_seed(map, extra, name, PhantomData)
 }
 
 /// [`extra`] for values of `type: integer` without a format: a whole number written with a
@@ -327,7 +336,22 @@ where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
-    let value = map.next_value_seed(crate::integer::Integral::new())?;
+    extra_seed(map, extra, name, crate::integer::Integral::new())
+}
+
+/// Reads the value of the key last stored by [`NamedKey`] through `seed` into `extra`.
+#[inline]
+fn extra_seed<'de, A, S>(
+    map: &mut A,
+    extra: &mut crate::ExtraFields<S::Value>,
+    name: &mut String,
+    seed: S,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    S: DeserializeSeed<'de>,
+{
+    let value = map.next_value_seed(seed)?;
     extra.insert(std::mem::take(name), value);
     Ok(())
 }
