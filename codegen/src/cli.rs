@@ -96,8 +96,9 @@ pub struct InputArgs {
     #[arg(long = "select", value_name = "PATTERN", value_parser = clap::value_parser!(Pattern))]
     pub select: Vec<Pattern>,
     /// Where two inputs define one schema differently enough to make different types, use
-    /// this input's definition (named exactly as given) and warn; without it that is an
-    /// error. Repeatable: earlier wins. Definitions that make the same type always merge.
+    /// this input's definition and warn; without it that is an error. DOCUMENT is one of the
+    /// inputs, by any path to it (`-` for standard input). Repeatable: earlier wins.
+    /// Definitions that make the same type always merge.
     #[arg(long, value_name = "DOCUMENT")]
     pub prefer: Vec<PathBuf>,
 }
@@ -231,7 +232,11 @@ impl InputArgs {
             config = config.select(selector.clone());
         }
         for document in &self.prefer {
-            config = config.prefer(document);
+            config = if document.as_os_str() == "-" {
+                config.prefer(STDIN)
+            } else {
+                config.prefer(document)
+            };
         }
         config
     }
@@ -410,10 +415,15 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
                     return ExitCode::FAILURE;
                 }
             }
+            let typed = args.input.typed_names(Some(out));
             for warning in output.warnings() {
-                eprintln!("{}", render_one(warning, stdin.as_deref()));
+                let mut warning = warning.clone();
+                warning.rename_files(&typed);
+                eprintln!("{}", render_one(&warning, stdin.as_deref()));
             }
             for note in output.notes() {
+                let mut note = note.clone();
+                note.rename_files(&typed);
                 eprintln!("{note}");
             }
             for note in &report.notes {

@@ -142,11 +142,27 @@ pub fn split_document(file: &Path) -> (PathBuf, usize) {
     (file.to_path_buf(), 0)
 }
 
+/// `origin` with its file renamed by the first of `renames` that names it (a document of a
+/// multi-document file included).
+fn rename_origin(origin: &mut Origin, renames: &[(PathBuf, PathBuf)]) {
+    let (file, document) = split_document(&origin.file);
+    if let Some((_, to)) = renames.iter().find(|(from, _)| *from == file) {
+        origin.file = if file == origin.file {
+            to.clone()
+        } else {
+            PathBuf::from(format!("{} (document {})", to.display(), document + 1))
+        };
+    }
+}
+
 /// `text` with the file `from` renamed `to` where it names a place (`from#…`, `from
-/// (document …`).
+/// (document …`) or is quoted as code, alone (`` `from` ``) or at the end of a command line
+/// (`` `--prefer from` ``).
 fn rename_in(text: &str, from: &str, to: &str) -> String {
     text.replace(&format!("{from}#"), &format!("{to}#"))
         .replace(&format!("{from} (document"), &format!("{to} (document"))
+        .replace(&format!("`{from}`"), &format!("`{to}`"))
+        .replace(&format!(" {from}`"), &format!(" {to}`"))
 }
 
 /// A position in a source text.
@@ -176,6 +192,20 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// Renames each file `from` to `to` in the origin (a document of a multi-document file
+    /// included) and where the message and hint name it; see [`Error::rename_files`].
+    pub fn rename_files(&mut self, renames: &[(PathBuf, PathBuf)]) {
+        rename_origin(&mut self.origin, renames);
+        for (from, to) in renames {
+            let (from, to) = (from.display().to_string(), to.display().to_string());
+            if from == to {
+                continue;
+            }
+            self.message = rename_in(&self.message, &from, &to);
+            self.hint = self.hint.as_deref().map(|h| rename_in(h, &from, &to));
+        }
+    }
+
     /// A problem of `kind` at `origin`.
     pub fn new(kind: ErrorKind, origin: &Origin, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
@@ -232,6 +262,18 @@ pub struct Note {
 }
 
 impl Note {
+    /// Renames each file `from` to `to` where the note names it, as
+    /// [`Diagnostic::rename_files`] does.
+    pub fn rename_files(&mut self, renames: &[(PathBuf, PathBuf)]) {
+        rename_origin(&mut self.origin, renames);
+        for (from, to) in renames {
+            let (from, to) = (from.display().to_string(), to.display().to_string());
+            if from != to {
+                self.message = rename_in(&self.message, &from, &to);
+            }
+        }
+    }
+
     /// A note about `origin`.
     pub fn new(origin: &Origin, message: impl Into<String>) -> Note {
         Note {
@@ -301,22 +343,7 @@ impl Error {
     #[must_use]
     pub fn rename_files(mut self, renames: &[(PathBuf, PathBuf)]) -> Error {
         for diagnostic in &mut self.diagnostics {
-            let (file, document) = split_document(&diagnostic.origin.file);
-            if let Some((_, to)) = renames.iter().find(|(from, _)| *from == file) {
-                diagnostic.origin.file = if file == diagnostic.origin.file {
-                    to.clone()
-                } else {
-                    PathBuf::from(format!("{} (document {})", to.display(), document + 1))
-                };
-            }
-            for (from, to) in renames {
-                let (from, to) = (from.display().to_string(), to.display().to_string());
-                if from == to {
-                    continue;
-                }
-                diagnostic.message = rename_in(&diagnostic.message, &from, &to);
-                diagnostic.hint = diagnostic.hint.as_deref().map(|h| rename_in(h, &from, &to));
-            }
+            diagnostic.rename_files(renames);
         }
         self
     }

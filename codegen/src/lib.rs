@@ -121,11 +121,7 @@ impl ModuleRules {
         }
         match name.rsplit_once('.') {
             Some((package, base)) => (
-                package
-                    .split('.')
-                    .filter(|s| !s.is_empty())
-                    .map(model::naming::module_name)
-                    .collect(),
+                model::naming::module_path(package.split('.')),
                 base.to_owned(),
             ),
             None => (Vec::new(), name),
@@ -148,6 +144,25 @@ enum Source {
 }
 
 impl Input {
+    /// Whether `wanted` names this input, however it was typed: the name it was given
+    /// under, or any path to the same file (relative to the current directory or absolute,
+    /// with `.` and `..`; a symbolic link counts as the file it points to).
+    fn is_named(&self, wanted: &Path) -> bool {
+        if wanted == self.display || lexical(wanted) == lexical(&self.display) {
+            return true;
+        }
+        let Source::File(path) = &self.source else {
+            return false;
+        };
+        if wanted == path || lexical(wanted) == lexical(path) {
+            return true;
+        }
+        match (std::fs::canonicalize(wanted), std::fs::canonicalize(path)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    }
+
     fn text(&self) -> Option<String> {
         match &self.source {
             Source::File(path) => std::fs::read_to_string(path).ok(),
@@ -161,6 +176,27 @@ impl Input {
             Source::Memory(bytes) => load::load_bytes(bytes, &self.display),
         }
     }
+}
+
+/// `path` made absolute against the current directory, with `.` and `..` resolved by
+/// position alone (no file system access, so it also works for names of in-memory inputs).
+fn lexical(path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().map_or_else(|_| path.to_path_buf(), |dir| dir.join(path))
+    };
+    let mut out = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The generator's configuration; a builder in the style of prost-build.
@@ -238,9 +274,10 @@ impl Config {
         self
     }
 
-    /// Prefers the input named `document` (as it was given to [`Config::input`] and its
-    /// siblings) where two inputs define one schema name differently enough to make
-    /// different types. Definitions that make the same type merge without it (see the
+    /// Prefers the input named `document` where two inputs define one schema name
+    /// differently enough to make different types. `document` names an input however it
+    /// was typed: the name given to [`Config::input`] and its siblings, or any path to the
+    /// same file (relative, absolute, through `..`). Definitions that make the same type merge without it (see the
     /// README's "Merging documents"); for the others, the preferred document's definition
     /// wins and each override is a warning ([`Output::warnings`]; the command line prints
     /// them, [`Config::compile`] prints nothing). Without a preference such a conflict is an
@@ -600,6 +637,43 @@ impl Config {
         Ok((api, warnings))
     }
 
+    /// The inputs [`Config::prefer`] names, by the names merging knows them under, in the
+    /// order of preference (an input named by several preferences ranks by the first).
+    fn preferred_inputs(&self) -> Result<Vec<PathBuf>, Error> {
+        let mut ranked: Vec<PathBuf> = Vec::new();
+        for wanted in &self.prefer {
+            let matching: Vec<&Input> = self
+                .inputs
+                .iter()
+                .filter(|input| input.is_named(wanted))
+                .collect();
+            if matching.is_empty() {
+                let inputs: Vec<String> = self
+                    .inputs
+                    .iter()
+                    .map(|i| format!("`{}`", i.display.display()))
+                    .collect();
+                return Err(Diagnostic::new(
+                    ErrorKind::ConflictingDefinition,
+                    &Origin::root(Path::new("<config>")),
+                    format!(
+                        "expected the preferred document `{}` to be one of the inputs ({}), but it names none of them",
+                        wanted.display(),
+                        inputs.join(", ")
+                    ),
+                )
+                .with_hint("name one of the inputs, by the path it was given under or any other path to the same file")
+                .into());
+            }
+            for input in matching {
+                if !ranked.contains(&input.display) {
+                    ranked.push(input.display.clone());
+                }
+            }
+        }
+        Ok(ranked)
+    }
+
     fn model_unlocated(
         &self,
         timings: &mut Timings,
@@ -621,24 +695,9 @@ impl Config {
         if let Some(e) = problems {
             return Err(e);
         }
-        if let Some(unknown) = self
-            .prefer
-            .iter()
-            .find(|p| !self.inputs.iter().any(|i| &i.display == *p))
-        {
-            return Err(Diagnostic::new(
-                ErrorKind::ConflictingDefinition,
-                &Origin::root(Path::new("<config>")),
-                format!(
-                    "expected the preferred document `{}` to be one of the inputs, as given",
-                    unknown.display()
-                ),
-            )
-            .with_hint("name the document exactly as it was given as an input")
-            .into());
-        }
+        let prefer = self.preferred_inputs()?;
         let mut raw = load::select(
-            load::merge(documents, &self.prefer)?,
+            load::merge(documents, &prefer)?,
             &self.selectors,
             &self.modules,
         )?;

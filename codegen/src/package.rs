@@ -46,9 +46,16 @@ impl RuntimeDependency {
 
 impl Default for RuntimeDependency {
     /// The runtime crate beside this generator's source, which is what `cargo install --path
-    /// codegen` and the workspace's own tools use.
+    /// codegen` and the workspace's own tools use; for a generator built from a registry's
+    /// package (no runtime beside it), the runtime of the same version from the registry (the
+    /// crates are released together).
     fn default() -> Self {
-        RuntimeDependency::Path(Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime"))
+        let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");
+        if beside.join("Cargo.toml").is_file() {
+            RuntimeDependency::Path(beside)
+        } else {
+            RuntimeDependency::Version(env!("CARGO_PKG_VERSION").to_owned())
+        }
     }
 }
 
@@ -155,7 +162,7 @@ unsafe_code = "forbid"
 }
 
 /// Writes `Cargo.toml` and `src/` into `dir`, each only where it changed, under the write
-/// policy of [`crate::write`] (one lock for both). A `Cargo.toml` without the generated
+/// policy of `write.rs` (one lock for both). A `Cargo.toml` without the generated
 /// header is the user's: it is left alone, listed in [`WriteReport::kept`], and a note says
 /// what the generated manifest would add.
 pub fn write_crate(

@@ -96,7 +96,7 @@ fn corpus_dir(test: &str) -> Option<std::path::PathBuf> {
     }
 }
 
-/// Runs `cargo test` in `dir` with its own target directory under the workspace's `target/`
+/// Runs `cargo test` in `dir` with its own target directory under cargo's `CARGO_TARGET_TMPDIR`
 /// and the workspace's lockfile (so the versions are the ones this workspace tested), and
 /// panics with the output on failure.
 fn cargo_test(dir: &std::path::Path, target: &str) {
@@ -106,7 +106,10 @@ fn cargo_test(dir: &std::path::Path, target: &str) {
     let output = Command::new(cargo)
         .args(["test", "--quiet"])
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", workspace.join("target").join(target))
+        .env(
+            "CARGO_TARGET_DIR",
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(target),
+        )
         .output()
         .expect("cargo runs");
     assert!(

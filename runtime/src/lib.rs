@@ -85,6 +85,7 @@ mod byte_string;
 mod date_time;
 mod extra_fields;
 mod int_or_string;
+pub mod integer;
 mod number;
 mod quantity;
 pub mod request;

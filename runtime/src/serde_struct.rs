@@ -167,10 +167,45 @@ where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
+    value_seed(map, slot, name, PhantomData)
+}
+
+/// [`value`] for a field of `type: integer` without a format (or a list, map or option of
+/// them): a whole number written with a fraction or exponent (`1.0`) reads as the integer,
+/// as the API server reads it (see [`crate::integer`]).
+///
+/// # Errors
+///
+/// When the field was already read, or its value does not deserialize as `T`.
+#[inline]
+pub fn integral_value<'de, A, T>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    value_seed(map, slot, name, crate::integer::Integral::new())
+}
+
+/// Reads the value of a field through `seed` into its slot, once.
+#[inline]
+fn value_seed<'de, A, S>(
+    map: &mut A,
+    slot: &mut Option<S::Value>,
+    name: &'static str,
+    seed: S,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    S: DeserializeSeed<'de>,
+{
     if slot.is_some() {
         return Err(de::Error::duplicate_field(name));
     }
-    *slot = Some(map.next_value()?);
+    *slot = Some(map.next_value_seed(seed)?);
     Ok(())
 }
 
@@ -282,7 +317,41 @@ where
     A: MapAccess<'de>,
     T: Deserialize<'de>,
 {
-    let value = map.next_value()?;
+    extra_seed(map, extra, name, PhantomData)
+}
+
+/// [`extra`] for values of `type: integer` without a format: a whole number written with a
+/// fraction or exponent reads as the integer (see [`crate::integer`]).
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+#[inline]
+pub fn integral_extra<'de, A, T>(
+    map: &mut A,
+    extra: &mut crate::ExtraFields<T>,
+    name: &mut String,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    extra_seed(map, extra, name, crate::integer::Integral::new())
+}
+
+/// Reads the value of the key last stored by [`NamedKey`] through `seed` into `extra`.
+#[inline]
+fn extra_seed<'de, A, S>(
+    map: &mut A,
+    extra: &mut crate::ExtraFields<S::Value>,
+    name: &mut String,
+    seed: S,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    S: DeserializeSeed<'de>,
+{
+    let value = map.next_value_seed(seed)?;
     extra.insert(std::mem::take(name), value);
     Ok(())
 }

@@ -312,6 +312,15 @@ fn check(
             "a 32-bit integer",
         ),
         Shape::I64 => expect(value.is_i64(), "an integer"),
+        // As the API server's validation of custom resources: a whole-number float too.
+        Shape::Integer => expect(
+            value.is_i64()
+                || value
+                    .as_f64()
+                    .and_then(kubeforge_runtime::integer::whole)
+                    .is_some(),
+            "an integer",
+        ),
         Shape::U32 => expect(
             value.as_u64().is_some_and(|n| u32::try_from(n).is_ok()),
             "an unsigned 32-bit integer",

@@ -396,7 +396,7 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut label, "label")
                                         }
                                         Some(SettingsField::zero) => {
-                                            serde_struct::value(&mut map, &mut zero, "zero")
+                                            serde_struct::integral_value(&mut map, &mut zero, "zero")
                                         }
                                         Some(SettingsField::empty) => {
                                             serde_struct::value(&mut map, &mut empty, "empty")

@@ -2500,7 +2500,7 @@ pub mod routes {
 
     pub use self::matcher::resolve;
     mod query {
-        /// The optional query parameters that 4 of the API's operations take, such as `createExampleIoV1NamespacedWorkflow`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's create and replace operations (4 of them, such as `createExampleIoV1NamespacedWorkflow`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct CreateOrReplaceQuery {
             /// When set to `All`, the request is fully processed but nothing is persisted.
@@ -2581,7 +2581,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 2 of the API's operations take, such as `deleteExampleIoV1CollectionNamespacedWorkflow`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's delete-collection operations (2 of them, such as `deleteExampleIoV1CollectionNamespacedWorkflow`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct DeleteCollectionQuery {
             /// Continue token returned by a previous paged list call.
@@ -2756,7 +2756,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 2 of the API's operations take, such as `deleteExampleIoV1NamespacedWorkflow`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's delete operations (2 of them, such as `deleteExampleIoV1NamespacedWorkflow`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct DeleteQuery {
             /// When set to `All`, the request is fully processed but nothing is persisted.
@@ -2854,7 +2854,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 2 of the API's operations take, such as `readExampleIoV1NamespacedWorkflow`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's get operations (2 of them, such as `readExampleIoV1NamespacedWorkflow`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct GetQuery {
             /// Pretty-print the output when set to 'true'.
@@ -2908,7 +2908,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 10 of the API's operations take, such as `listExampleIoV1WorkflowForAllNamespaces`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's list operations (10 of them, such as `listExampleIoV1NamespacedWorkflow`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct ListOrWatchQuery {
             /// Asks for BOOKMARK watch events; servers may ignore it.
@@ -3061,7 +3061,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 2 of the API's operations take, such as `patchExampleIoV1NamespacedWorkflow`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's patch operations (2 of them, such as `patchExampleIoV1NamespacedWorkflow`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct PatchQuery {
             /// When set to `All`, the request is fully processed but nothing is persisted.
@@ -3151,7 +3151,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 4 of the API's operations take, such as `listExampleIoV1WorkflowForAllNamespaces`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's watch operations (4 of them, such as `listExampleIoV1NamespacedWorkflow?watch=true`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct WatchQuery {
             /// Asks for BOOKMARK watch events; servers may ignore it.

@@ -208,7 +208,7 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut level, "level")
                                         }
                                         Some(PolicyField::count) => {
-                                            serde_struct::value(&mut map, &mut count, "count")
+                                            serde_struct::integral_value(&mut map, &mut count, "count")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;

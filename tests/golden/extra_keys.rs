@@ -251,7 +251,11 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut unknown_fields, "unknownFields")
                                         }
                                         None => {
-                                            serde_struct::extra(&mut map, &mut additional_properties_2, &mut key)
+                                            serde_struct::integral_extra(
+                                                &mut map,
+                                                &mut additional_properties_2,
+                                                &mut key,
+                                            )
                                         }
                                     }?;
                                 }
@@ -495,7 +499,13 @@ pub mod io {
                                         Some(PatternedField::name) => {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
-                                        None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
+                                        None => {
+                                            serde_struct::integral_extra(
+                                                &mut map,
+                                                &mut additional_properties,
+                                                &mut key,
+                                            )
+                                        }
                                     }?;
                                 }
 
@@ -866,7 +876,11 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(ReleaseValuesField::replica_count) => {
-                                            serde_struct::value(&mut map, &mut replica_count, "replicaCount")
+                                            serde_struct::integral_value(
+                                                &mut map,
+                                                &mut replica_count,
+                                                "replicaCount",
+                                            )
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;

@@ -154,7 +154,7 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut total, "total")
                                         }
                                         Some(CountersField::plain) => {
-                                            serde_struct::value(&mut map, &mut plain, "plain")
+                                            serde_struct::integral_value(&mut map, &mut plain, "plain")
                                         }
                                         Some(CountersField::sizes) => {
                                             serde_struct::value(&mut map, &mut sizes, "sizes")

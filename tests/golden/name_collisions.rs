@@ -269,7 +269,7 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(WidgetSpec2Field::size) => {
-                                            serde_struct::value(&mut map, &mut size, "size")
+                                            serde_struct::integral_value(&mut map, &mut size, "size")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;

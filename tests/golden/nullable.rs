@@ -329,7 +329,7 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut labels, "labels")
                                         }
                                         Some(NullablesField::scores) => {
-                                            serde_struct::value(&mut map, &mut scores, "scores")
+                                            serde_struct::integral_value(&mut map, &mut scores, "scores")
                                         }
                                         Some(NullablesField::plain) => {
                                             serde_struct::value(&mut map, &mut plain, "plain")

@@ -2645,7 +2645,7 @@ pub mod routes {
 
     pub use self::matcher::resolve;
     mod query {
-        /// The optional query parameters that 2 of the API's operations take, such as `createExampleIoV1NamespacedRelay`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's create and replace operations (2 of them, such as `createExampleIoV1NamespacedRelay`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct CreateOrReplaceQuery {
             /// When set to `All`, the request is fully processed but nothing is persisted.
@@ -2726,7 +2726,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 1 of the API's operations take, such as `deleteExampleIoV1CollectionNamespacedRelay`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's delete-collection operations (`deleteExampleIoV1CollectionNamespacedRelay`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct DeleteCollectionQuery {
             /// Continue token returned by a previous paged list call.
@@ -2901,7 +2901,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 1 of the API's operations take, such as `deleteExampleIoV1NamespacedRelay`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's delete operations (`deleteExampleIoV1NamespacedRelay`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct DeleteQuery {
             /// When set to `All`, the request is fully processed but nothing is persisted.
@@ -2999,7 +2999,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 1 of the API's operations take, such as `readExampleIoV1NamespacedRelay`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's get operations (`readExampleIoV1NamespacedRelay`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct GetQuery {
             /// Pretty-print the output when set to 'true'.
@@ -3053,7 +3053,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 5 of the API's operations take, such as `listExampleIoV1RelayForAllNamespaces`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's list operations (5 of them, such as `listExampleIoV1NamespacedRelay`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct ListOrWatchQuery {
             /// Asks for BOOKMARK watch events; servers may ignore it.
@@ -3206,7 +3206,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 1 of the API's operations take, such as `patchExampleIoV1NamespacedRelay`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's patch operations (`patchExampleIoV1NamespacedRelay`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct PatchQuery {
             /// When set to `All`, the request is fully processed but nothing is persisted.
@@ -3296,7 +3296,7 @@ pub mod routes {
             }
         }
 
-        /// The optional query parameters that 2 of the API's operations take, such as `listExampleIoV1RelayForAllNamespaces`; only those set are sent. The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from the parameters alone, so other input documents never change it.
+        /// The optional query parameters of the API's watch operations (2 of them, such as `listExampleIoV1NamespacedRelay?watch=true`); only those set are sent. The name says what the operations do, never which parameters they take, so a release that adds a parameter adds a field here and renames nothing.
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         pub struct WatchQuery {
             /// Asks for BOOKMARK watch events; servers may ignore it.

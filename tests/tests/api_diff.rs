@@ -421,9 +421,30 @@ fn operations_parameters_and_responses() {
         kinds(&required),
         [(Effect::Breaking, "required_parameter_added")]
     );
+    // The last optional parameter gone, the function loses its query argument; the first
+    // one added, it gains one: either breaks every call.
+    let none = things(&json!([]), "com.example.v1.Thing");
     assert_eq!(
-        kinds(&things(&json!([]), "com.example.v1.Thing")),
-        [(Effect::Breaking, "parameter_removed")]
+        kinds(&none),
+        [
+            (Effect::Breaking, "parameter_removed"),
+            (Effect::Breaking, "query_struct_removed")
+        ]
+    );
+    assert_eq!(
+        report(&none, &base)
+            .changes
+            .iter()
+            .map(|c| (c.effect, c.kind, c.new.as_deref()))
+            .collect::<Vec<_>>(),
+        [
+            (
+                Effect::Breaking,
+                "query_struct_added",
+                Some("routes::ListThingsQuery")
+            ),
+            (Effect::Additive, "parameter_added", Some("limit: i64")),
+        ]
     );
     assert_eq!(
         kinds(&things(
@@ -447,6 +468,56 @@ fn operations_parameters_and_responses() {
             .collect::<Vec<_>>(),
         [(Effect::Additive, "operation_added")]
     );
+}
+
+/// A parameter added to the operations of a kind adds a field to their shared struct
+/// (additive: the struct keeps its name); a parameter that moves the set to another kind
+/// makes the function take another struct, which breaks every call.
+#[test]
+fn query_structs_keep_their_names_and_another_struct_is_breaking() {
+    let write = [
+        param("dryRun", false, "string"),
+        param("fieldManager", false, "string"),
+        param("pretty", false, "string"),
+    ];
+    let base = things(&json!(write), "com.example.v1.Thing");
+    let mut more = write.to_vec();
+    more.push(param("fieldValidation", false, "string"));
+    let added = report(&base, &things(&json!(more), "com.example.v1.Thing"));
+    let changes: Vec<(Effect, &str, &str)> = added
+        .changes
+        .iter()
+        .map(|c| (c.effect, c.kind, c.subject.as_str()))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (
+                Effect::Additive,
+                "parameter_added",
+                "GET /apis/example.com/v1/things"
+            ),
+            (
+                Effect::Additive,
+                "query_field_added",
+                "routes::CreateOrReplaceQuery.fieldValidation"
+            ),
+        ]
+    );
+    let mut patch = write.to_vec();
+    patch.push(param("force", false, "boolean"));
+    let moved = report(&base, &things(&json!(patch), "com.example.v1.Thing"));
+    let renamed = moved
+        .changes
+        .iter()
+        .find(|c| c.kind == "query_struct_changed")
+        .unwrap_or_else(|| panic!("{:#?}", moved.changes));
+    assert_eq!(renamed.effect, Effect::Breaking);
+    assert_eq!(renamed.old.as_deref(), Some("routes::CreateOrReplaceQuery"));
+    assert_eq!(renamed.new.as_deref(), Some("routes::PatchQuery"));
+    assert!(moved.changes.iter().any(|c| c.kind == "query_type_removed"
+        && c.effect == Effect::Breaking
+        && c.subject == "routes::CreateOrReplaceQuery"));
 }
 
 #[test]

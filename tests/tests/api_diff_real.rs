@@ -209,6 +209,47 @@ fn kubernetes_1_35_to_1_36() {
         Some("Option<Vec<i64>>"),
     );
 
+    // A meta type both crates take from the companion crate still shows what the documents
+    // changed: /definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta/properties/shardInfo
+    // ($ref ShardInfo), absent from 1.35's ListMeta; the change says where the type comes from.
+    expect(
+        &report,
+        "field_added",
+        "apimachinery::pkg::apis::meta::v1::ListMeta.shardInfo",
+        Effect::Additive,
+        None,
+        Some("Option<apimachinery::pkg::apis::meta::v1::ShardInfo>"),
+    );
+    let shard_info = find(
+        &report,
+        "field_added",
+        "apimachinery::pkg::apis::meta::v1::ListMeta.shardInfo",
+    );
+    assert_eq!(
+        shard_info.detail.as_deref(),
+        Some("the type comes from the companion crate `kubeforge-meta`")
+    );
+
+    // The query structs keep their names: 1.36's `shardSelector` (on every list, watch and
+    // delete-collection operation, e.g. /paths/~1api~1v1~1pods/get/parameters) is a new
+    // field of each, additive, and no operation takes another struct.
+    for name in ["ListOrWatchQuery", "WatchQuery", "DeleteCollectionQuery"] {
+        expect(
+            &report,
+            "query_field_added",
+            &format!("routes::{name}.shardSelector"),
+            Effect::Additive,
+            None,
+            Some("Option<String>"),
+        );
+    }
+    let renamed: Vec<&Change> = report
+        .changes
+        .iter()
+        .filter(|c| c.kind.contains("query_struct") || c.kind.contains("query_type"))
+        .collect();
+    assert_eq!(renamed, Vec::<&Change>::new(), "no query struct renamed");
+
     // Nothing spurious: the definitions of apps, node.k8s.io and events.k8s.io are equal in
     // both documents (compared as JSON by hand), and their paths differ only by the
     // shardSelector parameter on 30, 4 and 6 operations.

@@ -351,13 +351,6 @@ const LOCATED: &[(&str, ErrorKind, usize, usize, &str)] = &[
         "no schema `Nope`",
     ),
     (
-        "swagger_form_data.json",
-        ErrorKind::InvalidOperation,
-        17,
-        19,
-        "\"formData\"",
-    ),
-    (
         "crd_kind_clashes_with_generated_list.yaml",
         ErrorKind::ConflictingDefinition,
         19,

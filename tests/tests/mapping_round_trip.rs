@@ -59,6 +59,49 @@ fn integer_formats_keep_their_range() {
     refused::<Counters>(&json!({"bytes": 1, "small": 4_294_967_296_u64}));
 }
 
+/// An integer without a format (a CRD's Go `int`) reads a whole number written with a
+/// fraction or exponent as the integer, as the API server's validation of custom resources
+/// takes it, and writes it back as the server stores it (`1.0` → `1`): in a field, a list of
+/// nullable items and extra keys alike. Formatted integers read as Go reads Kubernetes' own
+/// types, which refuses `1.0`.
+#[test]
+fn an_integer_without_format_reads_whole_floats_as_the_api_server_does() {
+    use golden::extra_keys::io::example::v1::Patterned;
+    use golden::integer_formats::io::example::v1::Counters;
+    use golden::nullable::io::example::v1::Nullables;
+    for (written, read) in [
+        (json!(1.0), json!(1)),
+        (json!(-0.0), json!(0)),
+        (json!(1e3), json!(1000)),
+        (json!(-2.5e2), json!(-250)),
+        (
+            json!(9_007_199_254_740_991.0),
+            json!(9_007_199_254_740_991_i64),
+        ),
+    ] {
+        assert_eq!(
+            through::<Counters>(&json!({"bytes": 1, "plain": written})),
+            json!({"bytes": 1, "plain": read}),
+            "{written}"
+        );
+    }
+    for fraction in [json!(1.5), json!(9_007_199_254_740_992.0), json!(1e300)] {
+        refused::<Counters>(&json!({"bytes": 1, "plain": fraction}));
+    }
+    for formatted in ["bytes", "small", "count", "total"] {
+        refused::<Counters>(&json!({"bytes": 1, formatted: 1.0}));
+    }
+    assert_eq!(
+        through::<Nullables>(&json!({"name": "a", "child": null, "scores": [1.0, null, 2e0]})),
+        json!({"name": "a", "child": null, "scores": [1, null, 2]})
+    );
+    assert_eq!(
+        through::<Patterned>(&json!({"name": "p", "x-a": 4.0})),
+        json!({"name": "p", "x-a": 4})
+    );
+    refused::<Patterned>(&json!({"name": "p", "x-a": 4.5}));
+}
+
 #[test]
 fn nullable_fields_items_and_values_keep_null() {
     use golden::nullable::io::example::v1::{Child, Nullables};

@@ -267,6 +267,61 @@ fn a_real_conflict_is_an_error_naming_the_flag_and_prefer_decides_it() {
     );
 }
 
+/// `Config::prefer` names an input however it was given or typed: files given absolute
+/// are preferred by a path through `..` or a symbolic link to them, files given under a
+/// display name (`input_named`, as the command line names them relative to `--out`) by
+/// their real path and by that name, and in-memory inputs by their name with `./`.
+#[test]
+fn prefer_names_an_input_by_any_path_to_it() {
+    let a =
+        json!({"type": "object", "properties": {"size": {"type": "integer", "format": "int32"}}});
+    let b = json!({"type": "object", "properties": {"size": {"type": "string"}}});
+    let dir = tempfile::tempdir().expect("temp dir");
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).expect("docs");
+    std::fs::write(docs.join("a.json"), document(&a)).expect("write a");
+    std::fs::write(docs.join("b.json"), document(&b)).expect("write b");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(docs.join("b.json"), dir.path().join("link.json")).expect("link");
+    let size = |config: Config| -> Shape {
+        let api = config.model().unwrap_or_else(|e| panic!("{e}"));
+        widget_fields(&api)
+            .into_iter()
+            .find(|(name, ..)| name == "size")
+            .expect("size")
+            .1
+    };
+    let files = || {
+        Config::new()
+            .input(docs.join("a.json"))
+            .input(docs.join("b.json"))
+    };
+    assert_eq!(
+        size(files().prefer(docs.join("../docs/./b.json"))),
+        Shape::String
+    );
+    assert_eq!(size(files().prefer(docs.join("a.json"))), Shape::I32);
+    #[cfg(unix)]
+    assert_eq!(
+        size(files().prefer(dir.path().join("link.json"))),
+        Shape::String
+    );
+    let named = || {
+        Config::new()
+            .input_named(docs.join("a.json"), "../docs/a.json")
+            .input_named(docs.join("b.json"), "../docs/b.json")
+    };
+    assert_eq!(size(named().prefer("../docs/b.json")), Shape::String);
+    assert_eq!(size(named().prefer(docs.join("b.json"))), Shape::String);
+    assert_eq!(size(config(&a, &b).prefer("./b.json")), Shape::String);
+    assert_eq!(size(config(&a, &b).prefer("a.json")), Shape::I32);
+    let error = files()
+        .prefer(docs.join("c.json"))
+        .model()
+        .expect_err("no input is c.json");
+    assert!(error.to_string().contains("c.json"), "{error}");
+}
+
 /// Kubernetes 1.36's swagger, OpenShift's `openapi.json` (a copy of 314 `io.k8s.*`
 /// definitions from another release), and the seed `image.openshift.io/v1` document as a
 /// cluster serves it (`schemas/`, which carries ImageStream's paths).
@@ -371,10 +426,9 @@ fn kubernetes_and_openshift_merge_into_one_crate() {
             .collect()
     };
     assert_eq!(openshift(&api).len(), 14, "{:#?}", openshift(&api));
-    // The route table's content, the functions' and decoders' names included. The name of a
-    // shared query struct is left out: 1.36's list operations take `sendInitialEvents`,
-    // the seed's (an older server's) do not, so the merged API has two list parameter sets
-    // and the seed's is numbered (`ListOrWatchQuery2`); its parameters are compared.
+    // The route table's content, the functions' and decoders' names included (the query
+    // structs' too: named after the kind of operation, they are the same whichever
+    // documents come along).
     assert_eq!(openshift(&api), openshift(&seed));
 
     // One crate that builds with warnings denied; a Pod and an ImageStream built with its
@@ -478,7 +532,7 @@ fn describe(api: &ApiSet, op: &kubeforge::model::operations::Operation) -> Strin
         .collect();
     let path_params: Vec<&str> = op.path_params.iter().map(|p| p.name.as_str()).collect();
     format!(
-        "{} {} {} {:?} {resource:?} path{path_params:?} query{query:?} body{body:?} responses{responses:?} accept {:?} deprecated {} {:?} {:?} {:?}",
+        "{} {} {} {:?} {resource:?} path{path_params:?} query{query:?} body{body:?} responses{responses:?} accept {:?} deprecated {} {:?} {:?} {:?} {:?} {:?}",
         op.id,
         op.method.as_str(),
         op.path.text,
@@ -488,5 +542,7 @@ fn describe(api: &ApiSet, op: &kubeforge::model::operations::Operation) -> Strin
         op.names.function,
         op.names.decoder,
         op.names.response,
+        op.names.query,
+        op.watch.as_ref().and_then(|w| w.query.as_ref()),
     )
 }

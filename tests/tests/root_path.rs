@@ -13,10 +13,15 @@ const SCHEMA: &str = r##"{"openapi": "3.0.0", "info": {"title": "t", "version": 
       "part": {"$ref": "#/components/schemas/io.example.v1.Part"}}},
     "io.example.v1.Part": {"type": "object", "properties": {"name": {"type": "string"}}}}}}"##;
 
+/// The test's own directory, under the target directory cargo gives it.
+fn scratch() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("root-path-check")
+}
+
 /// `cargo check` of a crate whose `lib.rs` is `lib` beside the generated `gen.rs`; the
 /// compiler's output on failure.
 fn check(lib: &str) -> Result<(), String> {
-    let dir = workspace_root().join("target/root-path-check");
+    let dir = scratch();
     let src = dir.join("crate/src");
     std::fs::create_dir_all(&src).expect("crate dir");
     let output = Config::new()
@@ -73,7 +78,7 @@ fn code_included_elsewhere_than_its_root_path_says_where_it_belongs() {
 
 /// The compiler's full (not short) output for `lib`.
 fn check_full(lib: &str) -> String {
-    let dir = workspace_root().join("target/root-path-check");
+    let dir = scratch();
     std::fs::write(dir.join("crate/src/lib.rs"), lib).expect("write lib.rs");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)

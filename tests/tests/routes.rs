@@ -550,9 +550,10 @@ fn query_names(inputs: &[&str]) -> BTreeMap<String, (Option<String>, Option<Stri
 }
 
 /// Adding an input document never renames a query struct of the others: a shared struct's
-/// name comes from its parameter set (OpenShift's list parameters, without
-/// `sendInitialEvents`, used to take `ListOrWatchQuery` and push Kubernetes' to
-/// `ListOrWatchQuery2`).
+/// name is the kind of its operations (OpenShift's list parameters, without
+/// `sendInitialEvents`, and Kubernetes' are both `ListOrWatchQuery`; named after the
+/// parameter sets they once were `ListOrWatchQuery2`, then
+/// `ListOrWatchQueryWithoutSendInitialEvents`).
 #[test]
 fn query_struct_names_do_not_depend_on_other_inputs() {
     for (alone, extra) in [
@@ -573,8 +574,8 @@ fn query_struct_names_do_not_depend_on_other_inputs() {
     assert_eq!(
         names["listImageOpenshiftIoV1NamespacedImageStream"],
         (
-            Some("ListOrWatchQueryWithoutSendInitialEvents".to_owned()),
-            Some("WatchQueryWithoutSendInitialEvents".to_owned())
+            Some("ListOrWatchQuery".to_owned()),
+            Some("WatchQuery".to_owned())
         )
     );
     let names = query_names(&["coordination.k8s.io_v1.json"]);

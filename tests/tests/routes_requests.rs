@@ -485,12 +485,11 @@ fn pod_every_action() {
     let pod: Pod = serde_json::from_value(pod_json.clone()).unwrap();
     let ns = "default";
 
-    let request =
-        Pod::list_pod_for_all_namespaces(&routes::ListOrWatchQueryWithoutSendInitialEvents {
-            field_selector: Some("spec.nodeName=node-1".into()),
-            ..Default::default()
-        })
-        .unwrap();
+    let request = Pod::list_pod_for_all_namespaces(&routes::ListOrWatchQuery {
+        field_selector: Some("spec.nodeName=node-1".into()),
+        ..Default::default()
+    })
+    .unwrap();
     check(
         &request,
         &Method::GET,
@@ -507,11 +506,7 @@ fn pod_every_action() {
     );
     check_errors(Pod::list_pod_for_all_namespaces_response);
 
-    let request = Pod::list_namespaced_pod(
-        ns,
-        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
-    )
-    .unwrap();
+    let request = Pod::list_namespaced_pod(ns, &routes::ListOrWatchQuery::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -528,16 +523,10 @@ fn pod_every_action() {
     );
     check_errors(Pod::list_namespaced_pod_response);
 
-    let request = Pod::watch_pod_list_for_all_namespaces(
-        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
-    )
-    .unwrap();
+    let request =
+        Pod::watch_pod_list_for_all_namespaces(&routes::ListOrWatchQuery::default()).unwrap();
     check(&request, &Method::GET, "/api/v1/watch/pods", None, None);
-    let request = Pod::watch_namespaced_pod_list(
-        ns,
-        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
-    )
-    .unwrap();
+    let request = Pod::watch_namespaced_pod_list(ns, &routes::ListOrWatchQuery::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -545,12 +534,8 @@ fn pod_every_action() {
         None,
         None,
     );
-    let request = Pod::watch_namespaced_pod(
-        ns,
-        "web",
-        &routes::ListOrWatchQueryWithoutSendInitialEvents::default(),
-    )
-    .unwrap();
+    let request =
+        Pod::watch_namespaced_pod(ns, "web", &routes::ListOrWatchQuery::default()).unwrap();
     check(
         &request,
         &Method::GET,
@@ -667,12 +652,9 @@ fn pod_every_action() {
     );
     check_errors(Pod::delete_namespaced_pod_response);
 
-    let request = Pod::delete_collection_namespaced_pod(
-        ns,
-        None,
-        &routes::DeleteCollectionQueryWithoutSendInitialEvents::default(),
-    )
-    .unwrap();
+    let request =
+        Pod::delete_collection_namespaced_pod(ns, None, &routes::DeleteCollectionQuery::default())
+            .unwrap();
     check(
         &request,
         &Method::DELETE,

@@ -38,6 +38,7 @@ pub(super) fn changes(old: &ApiSet, new: &ApiSet) -> Vec<Change> {
         }
     }
     operations(old, new, &mut out);
+    query_structs(old, new, &mut out);
     out
 }
 
@@ -182,8 +183,14 @@ fn types_added_removed(
             }
             _ => {
                 let mut c = change(new, id, None, Effect::Additive, "type_added");
+                let mut details = Vec::new();
                 if let Some(like) = same_elsewhere(old, new.get(id)) {
-                    c = c.detail(format!("same fields as `{like}`"));
+                    details.push(format!("same fields as `{like}`"));
+                }
+                let companion = new.is_companion(id);
+                details.extend(companion_detail(companion, companion).map(str::to_owned));
+                if !details.is_empty() {
+                    c = c.detail(details.join("; "));
                 }
                 out.push(c);
             }
@@ -191,7 +198,12 @@ fn types_added_removed(
     }
     for &id in removed {
         if !moved_from.contains(&id) {
-            out.push(change(old, id, None, Effect::Breaking, "type_removed"));
+            let mut c = change(old, id, None, Effect::Breaking, "type_removed");
+            let companion = old.is_companion(id);
+            if let Some(detail) = companion_detail(companion, companion) {
+                c = c.detail(detail);
+            }
+            out.push(c);
         }
     }
 }
@@ -228,7 +240,28 @@ impl Pair<'_> {
         change(self.new, self.new_id, field, effect, kind)
     }
 
+    /// [`Pair::compare_kinds`], each change said to concern the companion crate's type
+    /// where either crate takes the type from it: the documents' definitions are compared
+    /// (`ApiSet::defined_kind`), so what they changed shows though the type is
+    /// `kubeforge-meta`'s.
     fn compare(&self, out: &mut Vec<Change>) {
+        let start = out.len();
+        self.compare_kinds(out);
+        let detail = companion_detail(
+            self.old.is_companion(self.old_id),
+            self.new.is_companion(self.new_id),
+        );
+        if let Some(detail) = detail {
+            for change in &mut out[start..] {
+                change.detail = Some(match change.detail.take() {
+                    Some(earlier) => format!("{earlier}; {detail}"),
+                    None => detail.to_owned(),
+                });
+            }
+        }
+    }
+
+    fn compare_kinds(&self, out: &mut Vec<Change>) {
         let old_path = self.old.type_path(self.old_id);
         let new_path = self.new.type_path(self.new_id);
         if old_path != new_path {
@@ -243,7 +276,10 @@ impl Pair<'_> {
             (true, false) => out.push(self.change(None, Effect::Compatible, "type_undeprecated")),
             _ => {}
         }
-        match (&self.old_ty().kind, &self.new_ty().kind) {
+        match (
+            self.old.defined_kind(self.old_id),
+            self.new.defined_kind(self.new_id),
+        ) {
             (TypeKind::Struct(old), TypeKind::Struct(new)) => {
                 self.fields(old, new, out);
                 self.constructor(out);
@@ -491,6 +527,22 @@ impl Pair<'_> {
     }
 }
 
+/// What to say beside a change to a type that the old crate, the new one or both take from
+/// the companion crate `kubeforge-meta`: the change is the documents', while the crate's type
+/// is the companion's.
+fn companion_detail(old: bool, new: bool) -> Option<&'static str> {
+    match (old, new) {
+        (true, true) => Some("the type comes from the companion crate `kubeforge-meta`"),
+        (false, true) => {
+            Some("the new crate takes the type from the companion crate `kubeforge-meta`")
+        }
+        (true, false) => {
+            Some("the old crate took the type from the companion crate `kubeforge-meta`")
+        }
+        (false, false) => None,
+    }
+}
+
 fn kind_name(kind: &TypeKind) -> &'static str {
     match kind {
         TypeKind::Struct(_) => "struct",
@@ -573,12 +625,103 @@ fn operations(old: &ApiSet, new: &ApiSet, out: &mut Vec<Change>) {
     }
 }
 
+/// The query structs operations share (`routes::ListOrWatchQuery`, …), by name: new and
+/// removed structs, and their fields by wire name. Which operations take which struct is
+/// compared with the operations.
+fn query_structs(old: &ApiSet, new: &ApiSet, out: &mut Vec<Change>) {
+    let index = |api: &ApiSet| -> BTreeMap<String, BTreeMap<String, String>> {
+        api.query_structs
+            .iter()
+            .map(|q| {
+                let fields = q
+                    .params
+                    .iter()
+                    .map(|p| (p.name.clone(), api.shape_text(&p.shape)))
+                    .collect();
+                (q.name.clone(), fields)
+            })
+            .collect()
+    };
+    let (old_structs, new_structs) = (index(old), index(new));
+    let change = |name: &str, field: Option<&str>, effect, kind| Change {
+        section: "routes".to_owned(),
+        effect,
+        kind,
+        subject: match field {
+            Some(field) => format!("routes::{name}.{field}"),
+            None => format!("routes::{name}"),
+        },
+        old: None,
+        new: None,
+        detail: None,
+    };
+    for (name, fields) in &new_structs {
+        let Some(old_fields) = old_structs.get(name) else {
+            out.push(change(name, None, Effect::Additive, "query_type_added"));
+            continue;
+        };
+        for (field, ty) in fields {
+            match old_fields.get(field) {
+                None => out.push(
+                    change(name, Some(field), Effect::Additive, "query_field_added")
+                        .now(format!("Option<{ty}>")),
+                ),
+                Some(old_ty) if old_ty != ty => out.push(
+                    change(name, Some(field), Effect::Breaking, "query_field_changed")
+                        .was(format!("Option<{old_ty}>"))
+                        .now(format!("Option<{ty}>")),
+                ),
+                Some(_) => {}
+            }
+        }
+        for (field, ty) in old_fields {
+            if !fields.contains_key(field) {
+                out.push(
+                    change(name, Some(field), Effect::Breaking, "query_field_removed")
+                        .was(format!("Option<{ty}>")),
+                );
+            }
+        }
+    }
+    for name in old_structs.keys() {
+        if !new_structs.contains_key(name) {
+            out.push(change(name, None, Effect::Breaking, "query_type_removed"));
+        }
+    }
+}
+
+/// The query struct an operation's function takes (or its watch function's, with `watch`),
+/// by its path below the crate root: `routes::ListOrWatchQuery` for a shared one, the
+/// resource's module for an operation's own.
+fn query_struct(api: &ApiSet, op: &Operation, watch: bool) -> Option<String> {
+    let (name, shared) = if watch {
+        let watch = op.watch.as_ref()?;
+        (watch.query.as_ref()?, watch.query_shared)
+    } else {
+        (op.names.query.as_ref()?, op.names.query_shared)
+    };
+    let module = match op.resource.as_ref().and_then(|r| r.id) {
+        Some(id) if !shared => api.get(id).module.join("::"),
+        _ => "routes".to_owned(),
+    };
+    Some(if module.is_empty() {
+        name.clone()
+    } else {
+        format!("{module}::{name}")
+    })
+}
+
 /// The function a user calls for an operation: `Pod::read_namespaced_pod` or, for one on no
 /// resource, `routes::get_api_versions`.
 fn function(op: &Operation) -> String {
+    function_named(op, &op.names.function)
+}
+
+/// The path a user calls the function `name` of `op`'s owner by.
+fn function_named(op: &Operation, name: &str) -> String {
     match &op.resource {
-        Some(r) => format!("{}::{}", r.gvk.kind, op.names.function),
-        None => format!("routes::{}", op.names.function),
+        Some(r) => format!("{}::{name}", r.gvk.kind),
+        None => format!("routes::{name}"),
     }
 }
 
@@ -620,6 +763,47 @@ fn compare_operation(
                 .was(old.action.as_str())
                 .now(new.action.as_str()),
         );
+    }
+    // The query struct the function takes, and the watch function's: another struct, or
+    // one where there was none (a new argument), breaks every call.
+    for watch in [false, true] {
+        let kinds = if watch {
+            [
+                "watch_query_changed",
+                "watch_query_added",
+                "watch_query_removed",
+            ]
+        } else {
+            [
+                "query_struct_changed",
+                "query_struct_added",
+                "query_struct_removed",
+            ]
+        };
+        match (
+            query_struct(old_api, old, watch),
+            query_struct(new_api, new, watch),
+        ) {
+            (Some(before), Some(after)) if before != after => {
+                out.push(change(Effect::Breaking, kinds[0]).was(before).now(after));
+            }
+            (None, Some(after)) if !watch || old.watch.is_some() => {
+                out.push(change(Effect::Breaking, kinds[1]).now(after));
+            }
+            (Some(before), None) if !watch || new.watch.is_some() => {
+                out.push(change(Effect::Breaking, kinds[2]).was(before));
+            }
+            _ => {}
+        }
+    }
+    match (&old.watch, &new.watch) {
+        (None, Some(watch)) => out.push(
+            change(Effect::Additive, "watch_added").now(function_named(new, &watch.function)),
+        ),
+        (Some(watch), None) => out.push(
+            change(Effect::Breaking, "watch_removed").was(function_named(old, &watch.function)),
+        ),
+        _ => {}
     }
     let old_scope = old.resource.as_ref().map(|r| r.scope);
     let new_scope = new.resource.as_ref().map(|r| r.scope);

@@ -1,6 +1,10 @@
 //! A semantic diff of two APIs: what changed between two models ([`crate::model::ApiSet`])
 //! as the user of the generated crate sees it, each change with its semver effect.
 //!
+//! A type either API takes from the companion crate `kubeforge-meta` is compared as its
+//! definition there made it (`ApiSet::defined_kind`): the documents' changes show, and each
+//! says the type is the companion's.
+//!
 //! Things are compared by stable identity, never by position: types by schema name (a type
 //! removed in one place and added in another with the same name and fields is a move),
 //! fields by JSON name, enum values by wire value, operations by method and path template.
@@ -13,10 +17,13 @@
 //! - **breaking**: a removed type, field, enum value, resource, subresource, operation or
 //!   parameter; a moved or renamed type or field; a field's Rust type changed, including
 //!   required ↔ optional; a new required field or any other change of a builder's
-//!   constructor arguments; a new required query parameter; a changed scope, plural, body
-//!   or response type; a new branch of a one-of enum (it has no fallback variant).
-//! - **additive**: a new type, optional field, enum value, resource, subresource, operation
-//!   or optional query parameter. A new enum value is additive because the enums are
+//!   constructor arguments; a new required query parameter; a function that takes another
+//!   query struct, or one where it took none or none where it took one (its watch function
+//!   alike); a query struct or one of its fields removed or retyped; a changed scope,
+//!   plural, body or response type; a new branch of a one-of enum (it has no fallback
+//!   variant).
+//! - **additive**: a new type, optional field, enum value, resource, subresource, operation,
+//!   watch function, optional query parameter, query struct or query struct field. A new enum value is additive because the enums are
 //!   forward-compatible: the value already read as `Other("…")`, so a `match` with a `_`
 //!   arm keeps compiling (one naming every variant without `_` does not).
 //! - **compatible**: nothing a program names changed: a default a builder starts from, a

@@ -471,23 +471,8 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
     }
     if options.routes {
         routes::check_identifiers(api)?;
+        // The model keeps the name free (`naming::module_path`).
         if let Some(module) = routes::routes_module(&context) {
-            if tree.children.contains_key(routes::MODULE) {
-                return Err(Diagnostic::new(
-                    ErrorKind::Output,
-                    &module
-                        .files
-                        .values()
-                        .next()
-                        .map_or_else(|| Origin::root(Path::new("")), |f| f.source.clone()),
-                    format!(
-                        "expected the root module `{}` to be free for the route table, but schemas use it",
-                        routes::MODULE
-                    ),
-                )
-                .with_hint("turn routes off (`Config::routes(false)`), or rename the schemas' package with `ModuleRules`")
-                .into());
-            }
             tree.children.insert(routes::MODULE.to_owned(), module);
         }
     }
@@ -656,7 +641,7 @@ pub(crate) fn shape_text(context: &Context<'_>, shape: &Shape) -> String {
     match shape {
         Shape::Bool => "bool".to_owned(),
         Shape::I32 => "i32".to_owned(),
-        Shape::I64 => "i64".to_owned(),
+        Shape::I64 | Shape::Integer => "i64".to_owned(),
         Shape::U32 => "u32".to_owned(),
         Shape::U64 => "u64".to_owned(),
         Shape::F64 => "f64".to_owned(),

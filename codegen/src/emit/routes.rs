@@ -28,7 +28,7 @@ use crate::model::operations::{
 use crate::model::{Scope, Shape, TypeId};
 
 /// The name of the crate-wide routes module.
-pub(crate) const MODULE: &str = "routes";
+pub(crate) const MODULE: &str = crate::model::naming::ROUTES_MODULE;
 
 /// The items added to the file of the resource `id`: its request functions and decoders
 /// (an impl block, as text: the bulk of a resource's file), then their query structs and
@@ -966,6 +966,16 @@ impl<'a> QueryStruct<'a> {
 
 /// The struct of optional query parameters, with its `QueryParams` impl and builder.
 fn query_struct(context: &Context<'_>, query: &QueryStruct<'_>, doc: &str) -> TokenStream {
+    query_struct_with_notes(context, query, doc, &[])
+}
+
+/// [`query_struct`] with a paragraph added to the docs of some fields (by wire name).
+fn query_struct_with_notes(
+    context: &Context<'_>,
+    query: &QueryStruct<'_>,
+    doc: &str,
+    notes: &[(String, String)],
+) -> TokenStream {
     let runtime = &context.runtime;
     let (builder, eq) = (query.builder, query.eq);
     let optional: Vec<_> = query.params.iter().filter(|q| !q.required).collect();
@@ -977,7 +987,14 @@ fn query_struct(context: &Context<'_>, query: &QueryStruct<'_>, doc: &str) -> To
         quote!(Clone, Debug, Default, PartialEq)
     };
     let fields = optional.iter().map(|q| {
-        let doc = doc_text(&escaped(q.description.as_deref().unwrap_or_default()));
+        let mut text = escaped(q.description.as_deref().unwrap_or_default());
+        if let Some((_, note)) = notes.iter().find(|(name, _)| *name == q.name) {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(note);
+        }
+        let doc = doc_text(&text);
         let field = ident(&q.rust_name);
         let ty = shape_type(context, &q.shape);
         quote! {
@@ -1015,43 +1032,56 @@ fn query_struct(context: &Context<'_>, query: &QueryStruct<'_>, doc: &str) -> To
     tokens
 }
 
-/// The query structs shared by several operations (`model::operations::shared_query_names`),
-/// for the routes module: each with its fields' docs from its first operation.
+/// The query structs shared by the operations of one kind (`model::operations::SharedQuery`),
+/// for the routes module.
 fn shared_query_structs(context: &Context<'_>) -> Option<File> {
-    let mut sets: std::collections::BTreeMap<&str, Vec<(QueryStruct<'_>, &Operation)>> =
-        std::collections::BTreeMap::new();
-    for op in &context.api.operations {
-        if let Some(query) = QueryStruct::of(op).filter(|_| op.names.query_shared) {
-            sets.entry(query.name).or_default().push((query, op));
-        }
-        if let Some(watch) = &op.watch
-            && let Some(query) = QueryStruct::of_watch(watch).filter(|_| watch.query_shared)
-        {
-            sets.entry(query.name).or_default().push((query, op));
-        }
+    let api = context.api;
+    let first = api.operations.first()?;
+    if api.query_structs.is_empty() {
+        return None;
     }
-    let first = sets.values().next()?.first()?.1;
     let source = Origin {
         file: first.origin.file.clone(),
         pointer: "/paths".to_owned(),
     };
     let mut tokens = TokenStream::new();
     let mut exports = Vec::new();
-    for (name, uses) in &sets {
-        let Some((query, op)) = uses.first() else {
-            continue;
+    for shared in &api.query_structs {
+        let uses = shared.operations.len();
+        let example = shared.operations.first().map_or("", String::as_str);
+        let which = if uses == 1 {
+            format!("`{example}`")
+        } else {
+            format!("{uses} of them, such as `{example}`")
         };
         let doc = format!(
-            "The optional query parameters that {} of the API's operations take, such as `{}`; only those set are sent. \
-             The name says which Kubernetes parameter set this is, and how it differs from the standard one: it comes from \
-             the parameters alone, so other input documents never change it.",
-            uses.len(),
-            op.id,
+            "The optional query parameters of the API's {} operations ({which}); only those set are sent. \
+             The name says what the operations do, never which parameters they take, so a release that adds a parameter \
+             adds a field here and renames nothing.",
+            shared.kind,
         );
-        tokens.extend(query_struct(context, query, &doc));
-        exports.push((*name).to_owned());
-        if let Some(builder) = query.builder.filter(|_| context.builders) {
-            exports.push(builder.clone());
+        let notes: Vec<(String, String)> = shared
+            .declared_by
+            .iter()
+            .map(|(param, declared)| {
+                (
+                    param.clone(),
+                    format!(
+                        "Declared by {declared} of the {uses} operations that take this struct; the others send it too when it is set, and a server that does not know it ignores it."
+                    ),
+                )
+            })
+            .collect();
+        let query = QueryStruct {
+            name: &shared.name,
+            builder: Some(&shared.builder),
+            params: &shared.params,
+            eq: shared.eq,
+        };
+        tokens.extend(query_struct_with_notes(context, &query, &doc, &notes));
+        exports.push(shared.name.clone());
+        if context.builders {
+            exports.push(shared.builder.clone());
         }
     }
     Some(File {

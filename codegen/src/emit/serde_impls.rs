@@ -287,6 +287,12 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
     } else {
         "serde_struct::Key::<Self>::new()".to_owned()
     };
+    // The extra keys' values: whole-number floats are integers for an integer without format.
+    let read_extra = if extra.is_some_and(|f| f.shape.reads_whole_floats(&context.api.types)) {
+        "serde_struct::integral_extra("
+    } else {
+        "serde_struct::extra("
+    };
     let otherwise = extra.map(|extra| {
         [
             format!("&mut {map}"),
@@ -303,12 +309,7 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         );
         code.deeper();
         match &otherwise {
-            Some(args) => code.list(
-                "serde_struct::extra(",
-                &[&args[0], &args[1], &args[2]],
-                ")",
-                "?;",
-            ),
+            Some(args) => code.list(read_extra, &[&args[0], &args[1], &args[2]], ")", "?;"),
             None => code.line(&format!("serde_struct::skip(&mut {map})?;")),
         }
         code.close("}");
@@ -323,20 +324,20 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         code.open(&format!("match {index} {{"));
         let map_arg = format!("&mut {map}");
         for (field, json) in fields.iter().zip(&json_names) {
+            let read = if field.shape.reads_whole_floats(&context.api.types) {
+                "serde_struct::integral_value("
+            } else {
+                "serde_struct::value("
+            };
             code.arm(
                 &format!("Some({field_enum}::{})", field.rust_name),
-                "serde_struct::value(",
+                read,
                 &[&map_arg, &format!("&mut {}", field.rust_name), json],
                 ")",
             );
         }
         match &otherwise {
-            Some(args) => code.arm(
-                "None",
-                "serde_struct::extra(",
-                &[&args[0], &args[1], &args[2]],
-                ")",
-            ),
+            Some(args) => code.arm("None", read_extra, &[&args[0], &args[1], &args[2]], ")"),
             None => code.line(&format!("None => serde_struct::skip(&mut {map}),")),
         }
         code.close("}?;");

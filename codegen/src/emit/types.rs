@@ -177,12 +177,27 @@ fn field_text(
         }
         FieldRole::Extra => {
             serde_args.push("flatten".to_owned());
+            if field.shape.reads_whole_floats(&context.api.types) {
+                serde_args.push(format!(
+                    "deserialize_with = {}",
+                    str_literal(&format!("{runtime}::integer::deserialize"))
+                ));
+            }
             (extra_text(context, &field.shape), None)
         }
         FieldRole::Plain => {
             let mut inner = shape_text(context, &field.shape);
             if field.boxed {
                 inner = format!("Box<{inner}>");
+            }
+            if field.shape.reads_whole_floats(&context.api.types) {
+                serde_args.push(format!(
+                    "deserialize_with = {}",
+                    str_literal(&format!("{runtime}::integer::deserialize"))
+                ));
+                if !field.required {
+                    serde_args.push("default".to_owned());
+                }
             }
             if field.required {
                 (inner, None)
@@ -373,22 +388,31 @@ fn union_item(
         "?;",
     );
     code.open("let read = match value {");
+    let runtime = &context.runtime_text;
     for variant in variants {
+        // An integer without a format takes whole-number floats too (`1.0`).
+        let whole = variant.shape.reads_whole_floats(&context.api.types);
+        let integer_pattern;
         let pattern = match variant.json_type {
             "string" => "::serde_json::Value::String(_)",
             "boolean" => "::serde_json::Value::Bool(_)",
             "array" => "::serde_json::Value::Array(_)",
             "object" => "::serde_json::Value::Object(_)",
+            "integer" if whole => {
+                integer_pattern = format!(
+                    "::serde_json::Value::Number(ref n) if {runtime}::integer::is_integer(n)"
+                );
+                &integer_pattern
+            }
             "integer" => "::serde_json::Value::Number(ref n) if !n.is_f64()",
             _ => "::serde_json::Value::Number(_)",
         };
-        code.arm_expr(
-            pattern,
-            &format!(
-                "::serde_json::from_value(value).map(Self::{})",
-                variant.rust_name
-            ),
-        );
+        let read = if whole {
+            format!("{runtime}::integer::from_value(value)")
+        } else {
+            "::serde_json::from_value(value)".to_owned()
+        };
+        code.arm_expr(pattern, &format!("{read}.map(Self::{})", variant.rust_name));
     }
     let expecting: Vec<&str> = variants.iter().map(|v| v.json_type).collect();
     // `{found}` inline: generated code passes pedantic clippy (`uninlined_format_args`).

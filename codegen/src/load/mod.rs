@@ -279,6 +279,7 @@ pub fn load_bytes(bytes: &[u8], display_path: &Path) -> Result<Document, Error> 
                 let read = openapi::read(kind, value, origin, &mut diagnostics);
                 document.schemas.extend(read.schemas);
                 document.operations.extend(read.operations);
+                document.notes.extend(read.notes);
             }
         }
     }
@@ -296,7 +297,9 @@ pub fn load_bytes(bytes: &[u8], display_path: &Path) -> Result<Document, Error> 
         }
         skipped.into_iter().for_each(|(d, _)| diagnostics.push(d));
     } else {
-        document.notes = skipped.into_iter().map(|(_, note)| note).collect();
+        document
+            .notes
+            .extend(skipped.into_iter().map(|(_, note)| note));
     }
     diagnostics.finish(document)
 }

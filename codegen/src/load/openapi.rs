@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::swagger::{self, Globals};
 use super::{Document, DocumentKind, RawOperation, RawSchema, json_type};
-use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
+use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Note, Origin};
 
 const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
@@ -62,13 +62,14 @@ pub(super) fn read(
             )),
         }
     }
-    let operations = read_paths(kind, value, origin, diagnostics);
+    let mut notes = Vec::new();
+    let operations = read_paths(kind, value, origin, diagnostics, &mut notes);
     Document {
         kind,
         schemas,
         operations,
         resources: Vec::new(),
-        notes: Vec::new(),
+        notes,
     }
 }
 
@@ -77,6 +78,7 @@ fn read_paths(
     value: &Value,
     origin: &Origin,
     diagnostics: &mut Diagnostics,
+    notes: &mut Vec<Note>,
 ) -> Vec<RawOperation> {
     let globals = Globals::of(value, origin);
     let paths_origin = origin.child("paths");
@@ -121,16 +123,19 @@ fn read_paths(
                 Vec::new()
             }
         };
+        // A form parameter at path level applies to every operation of the path.
+        let mut path_form = None;
         if kind == DocumentKind::Swagger2 {
             // A body parameter at path level would apply to every operation; Kubernetes never
             // declares one there, so only the others are kept.
-            let (parameters, _) = swagger::parameters(
+            let parameters = swagger::parameters(
                 &path_parameters,
                 &item_origin.child("parameters"),
                 &globals,
                 diagnostics,
             );
-            path_parameters = parameters;
+            path_parameters = parameters.list;
+            path_form = parameters.form;
         }
         for method in METHODS {
             let Some(operation) = item.get(method) else {
@@ -156,13 +161,17 @@ fn read_paths(
                         .and_then(Value::as_array)
                         .cloned()
                         .unwrap_or_default();
-                    let (parameters, body) = swagger::parameters(
+                    let parameters = swagger::parameters(
                         &list,
                         &op_origin.child("parameters"),
                         &globals,
                         diagnostics,
                     );
-                    swagger::operation(operation, parameters, body, &globals)
+                    if let Some((name, at)) = parameters.form.or_else(|| path_form.clone()) {
+                        notes.push(form_note(method, path, operation, &name, &at));
+                        continue;
+                    }
+                    swagger::operation(operation, parameters.list, parameters.body, &globals)
                 }
             };
             operations.push(RawOperation {
@@ -175,4 +184,21 @@ fn read_paths(
         }
     }
     operations
+}
+
+/// The note for an operation skipped because it takes a form parameter: the rest of the
+/// document (its types, its other operations) is generated as usual.
+fn form_note(method: &str, path: &str, operation: &Value, name: &str, at: &Origin) -> Note {
+    let id = operation
+        .get("operationId")
+        .and_then(Value::as_str)
+        .map(|id| format!(" (`{id}`)"))
+        .unwrap_or_default();
+    Note::new(
+        at,
+        format!(
+            "skipped the operation {} {path}{id}: its parameter `{name}` is a form field (`in: formData`), and kubeforge generates no form bodies; the document's types and its other operations are generated",
+            method.to_ascii_uppercase()
+        ),
+    )
 }

@@ -78,16 +78,27 @@ fn strings(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Normalizes a list of parameters (of a path item or an operation). Returns the non-body
-/// parameters and the body parameter, if any.
+/// A list of parameters (of a path item or an operation) in the v3 form.
+pub(super) struct Parameters {
+    /// The non-body parameters, each with its `schema`.
+    pub list: Vec<Value>,
+    /// The body parameter, if any.
+    pub body: Option<Value>,
+    /// The first form parameter (`in: formData`), by name and where its `in` is: the v3 form
+    /// has no such parameter and the generator no form bodies, so its operation is skipped.
+    pub form: Option<(String, Origin)>,
+}
+
+/// Normalizes a list of parameters (of a path item or an operation).
 pub(super) fn parameters(
     list: &[Value],
     origin: &Origin,
     globals: &Globals<'_>,
     diagnostics: &mut Diagnostics,
-) -> (Vec<Value>, Option<Value>) {
+) -> Parameters {
     let mut out = Vec::with_capacity(list.len());
     let mut body = None;
+    let mut form = None;
     for (i, parameter) in list.iter().enumerate() {
         let item_origin = origin.child(&i.to_string());
         let Some(mut parameter) = resolve(parameter, &item_origin, globals, diagnostics) else {
@@ -99,17 +110,14 @@ pub(super) fn parameters(
                 body = Some(parameter);
                 continue;
             }
-            // The v3 form has no such parameter, so this is said in Swagger 2.0's terms here
-            // rather than in the model's v3 terms.
             Some("formData") => {
-                diagnostics.push(
-                    Diagnostic::new(
-                        ErrorKind::InvalidOperation,
-                        &item_origin.child("in"),
-                        "expected a parameter in path, query, header or body, found \"formData\" (form parameters are not supported)",
-                    )
-                    .with_hint("Kubernetes APIs take JSON bodies: declare one parameter with `in: body` and a `schema` instead of form fields"),
-                );
+                if form.is_none() {
+                    let name = parameter
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    form = Some((name.to_owned(), item_origin.child("in")));
+                }
                 continue;
             }
             _ => {}
@@ -127,7 +135,11 @@ pub(super) fn parameters(
         }
         out.push(parameter);
     }
-    (out, body)
+    Parameters {
+        list: out,
+        body,
+        form,
+    }
 }
 
 /// A parameter, with a `$ref` to the global `parameters` replaced by its target.

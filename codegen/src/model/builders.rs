@@ -409,6 +409,10 @@ fn value_literal(types: &[TypeDef], shape: &Shape, value: &Value, depth: usize) 
             .map(|n| Literal::UInt(n.into())),
         Shape::U64 => value.as_u64().map(Literal::UInt),
         Shape::I64 => int.map(Literal::Int),
+        // A whole-number float is an integer here, as it is when read.
+        Shape::Integer => int
+            .or_else(|| value.as_f64().and_then(kubeforge_runtime::integer::whole))
+            .map(Literal::Int),
         Shape::F64 => value.as_f64().filter(|n| n.is_finite()).map(Literal::Float),
         Shape::Runtime(RuntimeType::Number) => match value.as_number()? {
             n if n.is_f64() => n.as_f64().map(Literal::Float),

@@ -213,7 +213,7 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
         if canon[id] == id && !renamed.contains(&id) {
             namespaces
                 .entry(ty.module.clone())
-                .or_default()
+                .or_insert_with_key(|module| naming::ModuleNames::new(module).types)
                 .reserve(&ty.name);
         }
     }
@@ -222,7 +222,7 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
         let base = schema.rsplit('.').next().unwrap_or(schema);
         ty.name = namespaces
             .entry(ty.module.clone())
-            .or_default()
+            .or_insert_with_key(|module| naming::ModuleNames::new(module).types)
             .claim(&naming::type_name(base));
         let doc = format!(
             "The shape of Kubernetes' `{schema}`, generated here because the inputs do not include it."
@@ -480,6 +480,8 @@ fn shape_key(shape: &Shape, spell: &dyn Fn(TypeId) -> String) -> String {
         Shape::Bool => "b".to_owned(),
         Shape::I32 => "i32".to_owned(),
         Shape::I64 => "i64".to_owned(),
+        // Another reading than `i64` (whole-number floats), so another shape.
+        Shape::Integer => "int".to_owned(),
         Shape::U32 => "u32".to_owned(),
         Shape::U64 => "u64".to_owned(),
         Shape::F64 => "f64".to_owned(),

@@ -214,11 +214,13 @@ pub(super) fn companion(builtin: &BuiltinMatches) -> (Vec<ExternType>, Vec<Note>
     (externs, notes)
 }
 
-/// What [`apply`] did besides changing kinds: notes for unused mappings, and the companion
-/// types the inputs define (re-exported at their place).
+/// What [`apply`] did besides changing kinds: notes for unused mappings, the companion
+/// types the inputs define (re-exported at their place), and the kind each companion type
+/// had before it became the companion's.
 pub(super) struct Applied {
     pub notes: Vec<Note>,
     pub reexports: BTreeSet<TypeId>,
+    pub companion_kinds: BTreeMap<TypeId, TypeKind>,
 }
 
 /// Turns every type that a mapping names into [`TypeKind::Extern`]: `externs` (the user's)
@@ -236,6 +238,7 @@ pub(super) fn apply(
     let mut applied = Applied {
         notes: Vec::new(),
         reexports: BTreeSet::new(),
+        companion_kinds: BTreeMap::new(),
     };
     if externs.is_empty() && companion.is_empty() {
         return Ok(applied);
@@ -345,6 +348,7 @@ pub(super) fn apply(
             if alike.contains(&ty.schema_name) {
                 applied.reexports.insert(id);
             }
+            applied.companion_kinds.insert(id, ty.kind.clone());
         } else {
             ty.derive_eq = false;
             ty.derive_default = false;

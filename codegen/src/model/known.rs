@@ -4,7 +4,7 @@
 //! rebuilds it from the 1.36 swagger with [`table_text`], and `--check` fails when it is
 //! stale. It is derived data: names and shapes, no descriptions.
 //!
-//! Only types with at least [`MIN_PROPERTIES`] properties are listed, so a one-field
+//! Only types with at least `MIN_PROPERTIES` properties are listed, so a one-field
 //! object (`{name}`) is not named after whichever type happens to have it. Where several
 //! types have one shape (`ConfigMapKeySelector`, `SecretKeySelector`), an occurrence takes
 //! the one sharing most words with its property name (`configMapKeyRef`, `secretKeyRef`),

@@ -72,6 +72,9 @@ pub struct ApiSet {
     /// Every operation, in the reference pages' order: each resource's in type order, then
     /// those on no resource (see `operations/`).
     pub operations: Vec<operations::Operation>,
+    /// The query structs that operations of one kind share, in the routes module (see
+    /// [`operations::SharedQuery`]), by name.
+    pub query_structs: Vec<operations::SharedQuery>,
     /// What load and model skipped or left unused, for the user to read.
     pub notes: Vec<crate::diagnostics::Note>,
     /// Extern types from the companion crate `kubeforge-meta` that the inputs define: each
@@ -84,6 +87,11 @@ pub struct ApiSet {
     /// and unions generated here, and the companion's. A reference to any other type (an
     /// alias, a user's extern) takes that type's node in place.
     pub validated: std::collections::BTreeSet<TypeId>,
+    /// Each type taken from the companion crate, with the kind its definition here made (the
+    /// inputs', or the built-in one that fills in what they lack) before it became the
+    /// companion's: what `kubeforge diff` compares, so that a change in the documents shows
+    /// even where both crates use the companion's type.
+    pub companion_kinds: BTreeMap<TypeId, TypeKind>,
 }
 
 impl ApiSet {
@@ -114,7 +122,7 @@ impl ApiSet {
             Shape::Json => "serde_json::Value".to_owned(),
             Shape::Bool => "bool".to_owned(),
             Shape::I32 => "i32".to_owned(),
-            Shape::I64 => "i64".to_owned(),
+            Shape::I64 | Shape::Integer => "i64".to_owned(),
             Shape::U32 => "u32".to_owned(),
             Shape::U64 => "u64".to_owned(),
             Shape::Nullable(inner) => format!("Option<{}>", self.shape_text(inner)),
@@ -122,6 +130,17 @@ impl ApiSet {
             Shape::String => "String".to_owned(),
             Shape::Runtime(runtime) => runtime.name().to_owned(),
         }
+    }
+
+    /// The kind type `id`'s definition makes: the generated one, or for a type taken from
+    /// the companion crate the one its definition here made ([`ApiSet::companion_kinds`]).
+    pub fn defined_kind(&self, id: TypeId) -> &TypeKind {
+        self.companion_kinds.get(&id).unwrap_or(&self.get(id).kind)
+    }
+
+    /// Whether type `id` is taken from the companion crate `kubeforge-meta`.
+    pub fn is_companion(&self, id: TypeId) -> bool {
+        self.companion_kinds.contains_key(&id)
     }
 
     /// The operations on the resource `id`, in order.
@@ -369,8 +388,13 @@ pub enum Shape {
     Bool,
     /// `i32` (`format: int32`).
     I32,
-    /// `i64` (`format: int64`, or an integer without format).
+    /// `i64` (`format: int64`): read as Go reads Kubernetes' own types, so `1.0` is refused.
     I64,
+    /// `i64` for an integer without a format (or an unknown one), as a CRD has for a Go `int`:
+    /// a whole number written with a fraction or exponent (`1.0`, `1e3`) reads as the
+    /// integer, as the API server's validation of custom resources takes it
+    /// ([`Shape::reads_whole_floats`]).
+    Integer,
     /// `u32` (`format: uint32`).
     U32,
     /// `u64` (`format: uint64`).
@@ -391,6 +415,21 @@ pub enum Shape {
     Ref(TypeId),
     /// `Option<T>` where the schema admits `null` (`nullable: true`): `None` is `null`.
     Nullable(Box<Shape>),
+}
+
+impl Shape {
+    /// Whether a value of this shape holds integers without a format ([`Shape::Integer`]),
+    /// itself or as the items of a list, map or nullable (through aliases): its reader then
+    /// takes whole-number floats as integers (`kubeforge_runtime::integer`).
+    pub fn reads_whole_floats(&self, types: &[TypeDef]) -> bool {
+        match builders::resolve(types, self) {
+            Shape::Integer => true,
+            Shape::Vec(inner) | Shape::Map(inner) | Shape::Nullable(inner) => {
+                inner.reads_whole_floats(types)
+            }
+            _ => false,
+        }
+    }
 }
 
 /// The Kubernetes special types that live in the runtime crate.
@@ -542,14 +581,9 @@ pub fn build_with_options(
     schema::compute_derives(&mut types);
     let (mut resources, mut lists) = resources::find(raw, &types);
     let builders = builders::plan(&types, &resources);
-    let mut operations = operations::build(raw, &types, &resources, &lists)?;
-    // An extern resource's operations and traits belong to the crate that defines it.
-    operations.retain(|op| {
-        op.resource
-            .as_ref()
-            .and_then(|r| r.id)
-            .is_none_or(|id| !externs::is_extern(&types, id))
-    });
+    // An extern resource's operations (left out by `operations::build`) and traits belong to
+    // the crate that defines it.
+    let (operations, query_structs) = operations::build(raw, &types, &resources, &lists)?;
     resources.retain(|id, _| !externs::is_extern(&types, *id));
     let apply = apply::plan(&types, &resources, &builders, &semantics);
     lists.retain(|list, item| {
@@ -562,9 +596,11 @@ pub fn build_with_options(
         builders,
         apply,
         operations,
+        query_structs,
         notes,
         reexports: applied.reexports,
         semantics,
         validated,
+        companion_kinds: applied.companion_kinds,
     })
 }

@@ -11,7 +11,9 @@
 //! - an acronym's plural stays one word (`podIPs` → `pod_ips`, not `pod_i_ps`).
 //!
 //! Uniqueness is not decided here: [`Namespace`] hands out names within one scope and
-//! disambiguates deterministically with numeric suffixes.
+//! disambiguates deterministically with numeric suffixes. What is decided here is which
+//! names the generated tree declares itself, so that no schema can take them
+//! ([`ModuleNames::new`], [`module_path`]).
 
 use std::collections::BTreeSet;
 
@@ -32,6 +34,24 @@ const KEYWORDS: &[&str] = &[
 const RESERVED_TYPE_NAMES: &[&str] = &[
     "Option", "Result", "Some", "None", "Ok", "Err", "Box", "Vec", "String",
 ];
+
+/// The modules the generated root declares itself, besides those made from schemas: the
+/// route table's `routes`, and `lib`, since `src/lib/mod.rs` beside a crate's `src/lib.rs`
+/// would make `mod lib;` ambiguous. A schema package starting with one of them gets a
+/// trailing `_` ([`module_path`]).
+const ROOT_MODULES: &[&str] = &[ROUTES_MODULE, "lib"];
+
+/// The module of the route table, at the generated root.
+pub const ROUTES_MODULE: &str = "routes";
+
+/// The file stems every module's own file takes (`mod.rs`; `lib.rs` at a crate's root), and
+/// at the root also [`ROOT_MODULES`]: a schema's file never takes one (`Routes` is in
+/// `routes_2.rs`).
+const MODULE_FILES: &[&str] = &["mod", "lib"];
+
+/// The types the generated root declares itself: the generic `Builder<T>` every builder is an
+/// alias of.
+const ROOT_TYPES: &[&str] = &["Builder"];
 
 fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
@@ -244,6 +264,55 @@ pub fn field_name(json_name: &str) -> String {
 /// [`file_stem`]).
 pub fn module_name(segment: &str) -> String {
     shortened(snake_name(segment))
+}
+
+/// The module path of a package's segments (`["io", "k8s-x", "v1"]` → `io::k8s_x::v1`):
+/// each a [`module_name`], empty segments dropped, and a first one that the generated root
+/// declares itself (`routes`, `lib`) given a trailing `_`, so that a schema module can
+/// never clash with them.
+pub fn module_path<'a>(segments: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut path: Vec<String> = segments
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .map(module_name)
+        .collect();
+    if let Some(first) = path.first_mut()
+        && ROOT_MODULES.contains(&first.as_str())
+    {
+        first.push('_');
+    }
+    path
+}
+
+/// The names of one module of the generated tree: its types share one namespace, its files
+/// and submodules another.
+#[derive(Debug, Default)]
+pub struct ModuleNames {
+    /// Type names.
+    pub types: Namespace,
+    /// File stems and submodule names.
+    pub files: Namespace,
+}
+
+impl ModuleNames {
+    /// The names of the module at `module` (empty for the root), with every name the
+    /// generator declares there itself already taken: the module's own files, and at the
+    /// root the route table's module and the generic builder.
+    pub fn new(module: &[String]) -> ModuleNames {
+        let mut names = ModuleNames::default();
+        for file in MODULE_FILES {
+            names.files.reserve(file);
+        }
+        if module.is_empty() {
+            for name in ROOT_MODULES {
+                names.files.reserve(name);
+            }
+            for name in ROOT_TYPES {
+                names.types.reserve(name);
+            }
+        }
+        names
+    }
 }
 
 /// The name of the private function of a generated route matcher that resolves the paths
@@ -478,24 +547,34 @@ pub fn collisions(api: &super::ApiSet, rules: &crate::ModuleRules) -> Vec<crate:
             segments.push(name.to_owned());
             segments.join("::")
         };
-        let holder = api
-            .types
-            .iter()
-            .find(|other| other.module == ty.module && other.name == wanted)
-            .map_or_else(
-                || "another type".to_owned(),
-                |other| format!("`{}`", other.schema_name),
-            );
-        warnings.push(crate::Diagnostic::new(
-            crate::diagnostics::ErrorKind::NumberedName,
-            &ty.origin,
+        let message = if ModuleNames::new(&ty.module).types.is_taken(&wanted) {
+            format!(
+                "the schema `{}` becomes the Rust type `{}`, which the generated crate declares itself; it is generated as `{}`",
+                ty.schema_name,
+                path(&wanted),
+                path(&ty.name)
+            )
+        } else {
+            let holder = api
+                .types
+                .iter()
+                .find(|other| other.module == ty.module && other.name == wanted)
+                .map_or_else(
+                    || "another type".to_owned(),
+                    |other| format!("`{}`", other.schema_name),
+                );
             format!(
                 "the schemas {holder} and `{}` both become the Rust type `{}`; `{}` is generated as `{}`",
                 ty.schema_name,
                 path(&wanted),
                 ty.schema_name,
                 path(&ty.name)
-            ),
+            )
+        };
+        warnings.push(crate::Diagnostic::new(
+            crate::diagnostics::ErrorKind::NumberedName,
+            &ty.origin,
+            message,
         ));
     }
     warnings
@@ -514,6 +593,11 @@ impl Namespace {
     /// Reserves `name` without checking; for names the scope already has.
     pub fn reserve(&mut self, name: &str) {
         self.taken.insert(name.to_owned());
+    }
+
+    /// Whether `name` is taken.
+    pub fn is_taken(&self, name: &str) -> bool {
+        self.taken.contains(name)
     }
 
     /// Claims exactly `name` if it is free; whether it was.

@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::naming::{self, Namespace};
+use super::naming::{self, ModuleNames, Namespace};
 use super::wellknown::{self, WellKnown};
 use super::{
     Field, FieldRole, Gvk, Options, PatchStrategy, RuntimeType, Shape, TypeDef, TypeId, TypeKind,
@@ -47,13 +47,6 @@ use crate::load::{LoadedApi, NamedSchema, json_type};
 
 /// Deeper nesting than this is rejected rather than risking the stack.
 const MAX_DEPTH: usize = 64;
-
-/// The names used in one module: types share one namespace, files (and submodules) another.
-#[derive(Default)]
-struct ModuleNames {
-    types: Namespace,
-    files: Namespace,
-}
 
 struct Builder<'a> {
     ids: BTreeMap<&'a str, TypeId>,
@@ -90,19 +83,23 @@ pub(super) fn build_types(
     // Module names first: a file stem must not collide with a submodule of the same module.
     let placed: Vec<(Vec<String>, String)> = schemas.iter().map(|s| rules.place(&s.name)).collect();
     for (module, _) in &placed {
-        for depth in 0..module.len() {
-            let names = builder.modules.entry(module[..depth].to_vec()).or_default();
-            names.files.reserve(&module[depth]);
+        for depth in 0..=module.len() {
+            let names = builder
+                .modules
+                .entry(module[..depth].to_vec())
+                .or_insert_with_key(|path| ModuleNames::new(path));
+            if let Some(child) = module.get(depth) {
+                names.files.reserve(child);
+            }
         }
-        let names = builder.modules.entry(module.clone()).or_default();
-        // `mod.rs` and `lib.rs` are the module files themselves.
-        names.files.reserve("mod");
-        names.files.reserve("lib");
     }
 
     // Then every named type claims its name, before any nested type can take it.
     for (schema, (module, base)) in schemas.iter().zip(placed) {
-        let names = builder.modules.entry(module.clone()).or_default();
+        let names = builder
+            .modules
+            .entry(module.clone())
+            .or_insert_with_key(|path| ModuleNames::new(path));
         let name = names.types.claim(&naming::type_name(&base));
         let file = names.files.claim(&naming::file_stem(&name));
         builder
@@ -864,7 +861,10 @@ pub(crate) fn scalar_shape(ty: Type, format: Option<&str>) -> Option<Shape> {
         (Type::Integer, Some("uint32")) => Shape::U32,
         (Type::Integer, Some("uint64")) => Shape::U64,
         // The API server reads JSON integers as int64, so no larger value can be stored.
-        (Type::Integer, _) => Shape::I64,
+        (Type::Integer, Some("int64")) => Shape::I64,
+        // No format (or an unknown one, which Kubernetes ignores): a CRD's Go `int`, whose
+        // whole-number floats the API server takes too (`Shape::Integer`).
+        (Type::Integer, _) => Shape::Integer,
         // The integer or float form as written (`3` stays `3`).
         (Type::Number, _) => Shape::Runtime(RuntimeType::Number),
         (Type::Boolean, _) => Shape::Bool,
@@ -936,6 +936,7 @@ fn shape_is_eq(shape: &Shape, eq: &[bool]) -> bool {
         Shape::Bool
         | Shape::I32
         | Shape::I64
+        | Shape::Integer
         | Shape::U32
         | Shape::U64
         | Shape::String

@@ -9,8 +9,7 @@ use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::client::{Body, Client};
 use kube_interop::k8s::openshift::image::v1::{ImageLookupPolicy, ImageStream, ImageStreamSpec};
 use kube_interop::k8s::routes::{
-    CreateOrReplaceQueryWithoutFieldValidation, DeleteQuery, GetQuery,
-    ListOrWatchQueryWithoutSendInitialEvents, PatchQueryWithoutFieldValidation,
+    CreateOrReplaceQuery, DeleteQuery, GetQuery, ListOrWatchQuery, PatchQuery,
 };
 use serde_json::{Value, json};
 
@@ -151,7 +150,7 @@ async fn list_matches() {
     assert_eq!(list.items, vec![stream()]);
     let ours = ImageStream::list_namespaced_image_stream(
         "ci",
-        &ListOrWatchQueryWithoutSendInitialEvents {
+        &ListOrWatchQuery {
             label_selector: Some("app=web".into()),
             field_selector: Some("metadata.name=ruby".into()),
             limit: Some(10),
@@ -185,7 +184,7 @@ async fn create_matches() {
     let ours = ImageStream::create_namespaced_image_stream(
         "ci",
         &stream(),
-        &CreateOrReplaceQueryWithoutFieldValidation {
+        &CreateOrReplaceQuery {
             dry_run: Some("All".into()),
             field_manager: Some("kubeforge-test".into()),
             ..Default::default()
@@ -207,7 +206,7 @@ async fn replace_matches() {
         "ci",
         "ruby",
         &stream(),
-        &CreateOrReplaceQueryWithoutFieldValidation::default(),
+        &CreateOrReplaceQuery::default(),
     )
     .unwrap();
     assert_eq!(sent, Sent::of(&ours));
@@ -233,7 +232,7 @@ async fn apply_patch_matches() {
         "ci",
         "ruby",
         &kubeforge_runtime::Patch::Apply(change()),
-        &PatchQueryWithoutFieldValidation {
+        &PatchQuery {
             field_manager: Some("kubeforge-test".into()),
             force: Some(true),
             ..Default::default()
@@ -254,7 +253,7 @@ async fn merge_patch_matches() {
         "ci",
         "ruby",
         &kubeforge_runtime::Patch::Merge(change()),
-        &PatchQueryWithoutFieldValidation::default(),
+        &PatchQuery::default(),
     )
     .unwrap();
     assert_eq!(sent, Sent::of(&ours));

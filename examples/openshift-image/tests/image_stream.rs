@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use openshift_image::k8s::openshift::image::v1::{
     ImageStream, ImageStreamList, TagReferencePolicy,
 };
-use openshift_image::k8s::routes::CreateOrReplaceQueryWithoutFieldValidation;
+use openshift_image::k8s::routes::CreateOrReplaceQuery;
 use openshift_image::mirror;
 use serde_json::json;
 
@@ -57,7 +57,7 @@ fn request_functions_build_the_create_call() {
     let request = ImageStream::create_namespaced_image_stream(
         "ci",
         &stream,
-        &CreateOrReplaceQueryWithoutFieldValidation {
+        &CreateOrReplaceQuery {
             field_manager: Some("example".into()),
             ..Default::default()
         },

@@ -4,17 +4,10 @@ mod matcher;
 pub use self::matcher::resolve;
 mod query;
 pub use self::query::{
-    CreateOrReplaceQuery, CreateOrReplaceQueryBuilder,
-    CreateOrReplaceQueryWithoutFieldValidation,
-    CreateOrReplaceQueryWithoutFieldValidationBuilder, DeleteCollectionQuery,
-    DeleteCollectionQueryBuilder, DeleteCollectionQueryWithoutSendInitialEvents,
-    DeleteCollectionQueryWithoutSendInitialEventsBuilder, DeleteQuery,
-    DeleteQueryBuilder, GetQuery, GetQueryBuilder, ListOrWatchQuery,
-    ListOrWatchQueryBuilder, ListOrWatchQueryWithoutSendInitialEvents,
-    ListOrWatchQueryWithoutSendInitialEventsBuilder, PatchQuery, PatchQueryBuilder,
-    PatchQueryWithoutFieldValidation, PatchQueryWithoutFieldValidationBuilder,
-    WatchQuery, WatchQueryBuilder, WatchQueryWithoutSendInitialEvents,
-    WatchQueryWithoutSendInitialEventsBuilder,
+    CreateOrReplaceQuery, CreateOrReplaceQueryBuilder, DeleteCollectionQuery,
+    DeleteCollectionQueryBuilder, DeleteQuery, DeleteQueryBuilder, GetQuery,
+    GetQueryBuilder, ListOrWatchQuery, ListOrWatchQueryBuilder, PatchQuery,
+    PatchQueryBuilder, WatchQuery, WatchQueryBuilder,
 };
 mod route;
 pub use self::route::{ROUTES, ResponseError, Route};

@@ -562,9 +562,10 @@ const GET_PARAMS: &[&str] = &["exact", "export", "pretty"];
 
 /// The convention class a set of optional query parameters (sorted names) belongs to, and
 /// the class's standard set, the one synthesized routes take: what names a shared query
-/// struct (`names::shared_query_name`). Each class is recognised by a parameter only it
-/// has, so a set older or newer than the standard one stays in its class, as long as it
-/// has at least half of the standard set (an exec's lone `tty` is no attach set).
+/// struct (`names::SharedQuery`). Each class is recognised by a parameter only it has, so a
+/// set older or newer than the standard one stays in its class, as long as it has at least
+/// half of the standard set (an exec's lone `tty` is no attach set); a get's set has only
+/// a get's parameters (`pods/log`'s is none).
 pub(super) fn query_class(names: &[&str]) -> Option<(&'static str, &'static [&'static str])> {
     let (class, standard) = query_class_by_signature(names)?;
     let common = standard.iter().filter(|n| names.contains(n)).count();
@@ -602,6 +603,23 @@ fn query_class_by_signature(names: &[&str]) -> Option<(&'static str, &'static [&
     } else {
         return None;
     })
+}
+
+/// What the operations of a class do, in words, for docs: `list`, `delete-collection`.
+pub(super) fn query_class_words(class: &str) -> &'static str {
+    match class {
+        "DeleteCollection" => "delete-collection",
+        "Delete" => "delete",
+        "ListOrWatch" => "list",
+        "Watch" => "watch",
+        "Patch" => "patch",
+        "CreateOrReplace" => "create and replace",
+        "Exec" => "exec",
+        "Attach" => "attach",
+        "PortForward" => "port-forward",
+        "Proxy" => "proxy",
+        _ => "get",
+    }
 }
 
 /// The docs of an operation whose `x-kubernetes-action` has no convention.

@@ -31,7 +31,7 @@ use names::assign_names;
 use read::read_operation;
 
 pub use conventions::PATCH_CONTENT_TYPES;
-pub use names::group_version_token;
+pub use names::{SharedQuery, group_version_token};
 pub use template::{MAX_PATH_PARAMS, PathPart, PathTemplate, Segment};
 
 const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
@@ -313,7 +313,7 @@ impl QueryParam {
 fn shape_type_name(shape: &Shape) -> &'static str {
     match shape {
         Shape::Bool => "boolean",
-        Shape::I32 | Shape::I64 | Shape::U32 | Shape::U64 => "integer",
+        Shape::I32 | Shape::I64 | Shape::Integer | Shape::U32 | Shape::U64 => "integer",
         Shape::Nullable(inner) => shape_type_name(inner),
         Shape::F64 => "number",
         Shape::Vec(_) => "array",
@@ -460,13 +460,13 @@ pub fn status_type(types: &[TypeDef]) -> Option<TypeId> {
 }
 
 /// Reads every operation under `paths`, synthesizes the tables of resources served by none,
-/// and names everything.
+/// and names everything; with the query structs the operations share.
 pub(super) fn build(
     raw: &LoadedApi,
     types: &[TypeDef],
     resources: &BTreeMap<TypeId, Resource>,
     lists: &BTreeMap<TypeId, TypeId>,
-) -> Result<Vec<Operation>, Error> {
+) -> Result<(Vec<Operation>, Vec<SharedQuery>), Error> {
     let index = Index::new(types, resources, lists);
     let mut diagnostics = Diagnostics::default();
     let mut operations: Vec<Operation> = Vec::new();
@@ -490,11 +490,19 @@ pub(super) fn build(
     for op in &mut operations {
         conventions::apply(op, &index);
     }
+    // An extern resource's operations belong to the crate that defines it: they neither
+    // get names nor add to a shared query struct.
+    operations.retain(|op| {
+        op.resource
+            .as_ref()
+            .and_then(|r| r.id)
+            .is_none_or(|id| !matches!(types[id.0].kind, TypeKind::Extern(_)))
+    });
     sort(&mut operations);
     check_unique(&operations, &mut diagnostics);
-    assign_names(&mut operations, types);
+    let queries = assign_names(&mut operations, types);
     names::assign_query_constants(&mut operations);
-    diagnostics.finish(operations)
+    diagnostics.finish((operations, queries))
 }
 
 /// The table Kubernetes serves for `resource` (the type `id`), following its conventions:

@@ -1,7 +1,7 @@
 //! Every name made for operations: route variants, functions, decoders, query structs and
 //! their builders, response enums.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Operation, QueryParam, ResponseBody, conventions};
 use crate::model::naming::{self, Namespace};
@@ -75,37 +75,125 @@ fn query_key<'a>(params: impl IntoIterator<Item = &'a QueryParam>) -> QueryKey {
         .collect()
 }
 
-/// The name of the shared query struct for a set of optional query parameters, made from the
-/// set alone (never from the operations that take it or the order they come in, so adding or
-/// removing an input document renames nothing): the convention class the set belongs to
-/// (`conventions::query_class`: `ListOrWatchQuery`, `WatchQuery`, `DeleteQuery`, …), then
-/// `With…` for each parameter the class's standard set lacks and `Without…` for each it
-/// has that this set lacks (OpenShift's list parameters, without `sendInitialEvents`:
-/// `ListOrWatchQueryWithoutSendInitialEvents`). A set of no class is no shared struct:
-/// each of its operations has its own, named after the operation.
-fn shared_query_name(key: &QueryKey) -> Option<String> {
-    let names: Vec<&str> = key.iter().map(|(name, _)| name.as_str()).collect();
-    let (class, standard) = conventions::query_class(&names)?;
-    let mut name = format!("{class}Query");
-    let with: Vec<&str> = names
-        .iter()
-        .copied()
-        .filter(|n| !standard.contains(n))
-        .collect();
-    let without: Vec<&str> = standard
-        .iter()
-        .copied()
-        .filter(|n| !names.contains(n))
-        .collect();
-    for (word, list) in [("With", with), ("Without", without)] {
-        if !list.is_empty() {
-            name.push_str(word);
-            for param in list {
-                name.push_str(&naming::type_name(param));
-            }
+/// A struct of optional query parameters in the routes module, shared by the operations of
+/// one Kubernetes kind (`conventions::query_class`: list, watch, create/replace, patch,
+/// delete, delete-collection, get, exec, attach, port-forward, proxy) and named after that
+/// kind alone (`ListOrWatchQuery`, `DeleteCollectionQuery`, …), so that a release adding a
+/// parameter adds a field and renames nothing (k8s-openapi's `ListOptional` keeps its name
+/// the same way). Its fields are every optional parameter its operations declare.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedQuery {
+    /// The struct's name.
+    pub name: String,
+    /// Its builder's name.
+    pub builder: String,
+    /// What its operations do, in words (`list`, `delete-collection`).
+    pub kind: &'static str,
+    /// Its fields: every optional parameter any of its operations declares, sorted by name,
+    /// with unique Rust names and setters.
+    pub params: Vec<QueryParam>,
+    /// Whether it can derive `Eq` (no parameter holds a float).
+    pub eq: bool,
+    /// The operations taking it, by operation ID (the watch on a list as the list's ID +
+    /// `?watch=true`), sorted.
+    pub operations: Vec<String>,
+    /// For each parameter not every one of those operations declares, how many do.
+    pub declared_by: BTreeMap<String, usize>,
+}
+
+/// One use of a set of optional query parameters: an operation's, or the watch on a list
+/// path's.
+struct QueryUse<'a> {
+    key: QueryKey,
+    params: &'a [QueryParam],
+    operation: String,
+}
+
+/// The shared query structs (see [`SharedQuery`]) and which parameter sets take each. Each
+/// set of a kind takes its kind's struct, unless a parameter of it has another type than
+/// the struct's (the type most of the kind's operations give it, ties by the type's
+/// spelling): such a set keeps a struct of its own, named after its operation.
+fn shared_queries(
+    uses: &[QueryUse<'_>],
+    routes_names: &mut Namespace,
+) -> Vec<(SharedQuery, BTreeSet<QueryKey>)> {
+    let mut by_kind: BTreeMap<&'static str, Vec<&QueryUse<'_>>> = BTreeMap::new();
+    for query in uses {
+        let names: Vec<&str> = query.key.iter().map(|(name, _)| name.as_str()).collect();
+        if let Some((class, _)) = conventions::query_class(&names) {
+            by_kind.entry(class).or_default().push(query);
         }
     }
-    Some(name)
+    let mut shared = Vec::new();
+    for (class, uses) in by_kind {
+        // The type of each parameter: the one most of the kind's operations give it.
+        let mut counts: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+        for query in &uses {
+            for (name, shape) in &query.key {
+                *counts.entry(name).or_default().entry(shape).or_default() += 1;
+            }
+        }
+        let chosen: BTreeMap<&str, &str> = counts
+            .iter()
+            .map(|(name, shapes)| {
+                let best = shapes
+                    .iter()
+                    .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+                    .map(|(shape, _)| *shape)
+                    .unwrap_or_default();
+                (*name, best)
+            })
+            .collect();
+        let members: Vec<&QueryUse<'_>> = uses
+            .into_iter()
+            .filter(|query| {
+                query
+                    .key
+                    .iter()
+                    .all(|(name, shape)| chosen.get(name.as_str()) == Some(&shape.as_str()))
+            })
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let mut params: BTreeMap<&str, QueryParam> = BTreeMap::new();
+        let mut declared: BTreeMap<String, usize> = BTreeMap::new();
+        for query in &members {
+            for param in query.params.iter().filter(|q| !q.required) {
+                params
+                    .entry(param.name.as_str())
+                    .or_insert_with(|| param.clone());
+                *declared.entry(param.name.clone()).or_default() += 1;
+            }
+        }
+        let mut params: Vec<QueryParam> = params.into_values().collect();
+        let mut fields = Namespace::default();
+        for param in &mut params {
+            param.rust_name = fields.claim(&naming::snake_name(&param.name));
+        }
+        set_setters(&mut params);
+        let name = routes_names.claim(&format!("{class}Query"));
+        let builder = routes_names.claim(&naming::builder_type_name(&name));
+        let uses = members.len();
+        declared.retain(|_, count| *count < uses);
+        let keys: BTreeSet<QueryKey> = members.iter().map(|q| q.key.clone()).collect();
+        let mut operations: Vec<String> = members.iter().map(|q| q.operation.clone()).collect();
+        operations.sort();
+        shared.push((
+            SharedQuery {
+                name,
+                builder,
+                kind: conventions::query_class_words(class),
+                eq: query_eq(&params),
+                params,
+                operations,
+                declared_by: declared,
+            },
+            keys,
+        ));
+    }
+    shared.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    shared
 }
 
 /// Whether a query struct of these parameters can derive `Eq` (floats cannot).
@@ -125,9 +213,9 @@ fn query_eq(params: &[QueryParam]) -> bool {
 
 /// Names every operation: route variants are unique in the API, functions per owner (the
 /// resource type, or the routes module), query and response types per module, next to the
-/// types already there, and shared query structs by their parameter set
-/// ([`shared_query_name`]).
-pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) {
+/// types already there, and shared query structs by the kind of operation
+/// ([`SharedQuery`]), which it returns.
+pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) -> Vec<SharedQuery> {
     let mut variants = Namespace::default();
     let mut functions: BTreeMap<Option<TypeId>, Namespace> = BTreeMap::new();
     let mut modules: BTreeMap<Option<Vec<String>>, Namespace> = BTreeMap::new();
@@ -137,29 +225,33 @@ pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) {
     }
     // Shared structs claim their names first, in the order of their names, so that no
     // operation's own struct can take one.
-    let mut keys: Vec<QueryKey> = Vec::new();
+    let mut uses: Vec<QueryUse<'_>> = Vec::new();
     for op in operations.iter() {
-        keys.push(query_key(&op.query_params));
+        uses.push(QueryUse {
+            key: query_key(&op.query_params),
+            params: &op.query_params,
+            operation: op.id.clone(),
+        });
         if let Some(watch) = &op.watch {
-            keys.push(query_key(&watch.query_params));
+            uses.push(QueryUse {
+                key: query_key(&watch.query_params),
+                params: &watch.query_params,
+                operation: format!("{}?watch=true", op.id),
+            });
         }
     }
-    let mut shared_names: Vec<(String, &QueryKey)> = keys
-        .iter()
-        .filter_map(|key| shared_query_name(key).map(|name| (name, key)))
-        .collect();
-    shared_names.sort();
-    shared_names.dedup();
-    let mut shared: BTreeMap<&QueryKey, (String, String)> = BTreeMap::new();
-    for (name, key) in shared_names {
-        let query = routes_names.claim(&name);
-        let builder = routes_names.claim(&naming::builder_type_name(&query));
-        shared.insert(key, (query, builder));
+    let queries = shared_queries(&uses, &mut routes_names);
+    drop(uses);
+    let mut shared: BTreeMap<QueryKey, (String, String, bool)> = BTreeMap::new();
+    for (query, keys) in &queries {
+        for key in keys {
+            shared.insert(
+                key.clone(),
+                (query.name.clone(), query.builder.clone(), query.eq),
+            );
+        }
     }
-    let shared: BTreeMap<QueryKey, (String, String)> = shared
-        .into_iter()
-        .map(|(key, names)| (key.clone(), names))
-        .collect();
+    let queries: Vec<SharedQuery> = queries.into_iter().map(|(query, _)| query).collect();
     modules.insert(None, routes_names);
     for op in operations.iter_mut() {
         let owner = op.resource.as_ref().and_then(|r| r.id);
@@ -178,10 +270,11 @@ pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) {
         let camel = naming::type_name(&short);
         let key = query_key(&op.query_params);
         op.names.query_eq = query_eq(&op.query_params);
-        if let Some((query, builder)) = shared.get(&key) {
+        if let Some((query, builder, eq)) = shared.get(&key) {
             op.names.query = Some(query.clone());
             op.names.query_builder = Some(builder.clone());
             op.names.query_shared = true;
+            op.names.query_eq = *eq;
         } else {
             op.names.query = (!key.is_empty())
                 .then(|| type_names.claim(&format!("{}Query", camel.trim_end_matches('_'))));
@@ -227,10 +320,11 @@ pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) {
             watch.function = name;
             let key = query_key(&watch.query_params);
             watch.query_eq = query_eq(&watch.query_params);
-            if let Some((query, builder)) = shared.get(&key) {
+            if let Some((query, builder, eq)) = shared.get(&key) {
                 watch.query = Some(query.clone());
                 watch.query_builder = Some(builder.clone());
                 watch.query_shared = true;
+                watch.query_eq = *eq;
             } else if !key.is_empty() {
                 let query = type_names.claim(&format!("Watch{}Query", camel.trim_end_matches('_')));
                 watch.query_builder = Some(type_names.claim(&naming::builder_type_name(&query)));
@@ -245,6 +339,7 @@ pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) {
         }
         op.names.function = function;
     }
+    queries
 }
 
 /// Names the route table's query parameter constants: each distinct parameter (name, type,
@@ -294,6 +389,96 @@ fn set_setters(params: &mut [QueryParam]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn param(name: &str, shape: Shape) -> QueryParam {
+        QueryParam {
+            name: name.to_owned(),
+            rust_name: naming::snake_name(name),
+            shape,
+            description: None,
+            required: false,
+            setter: String::new(),
+            constant: String::new(),
+        }
+    }
+
+    /// One struct per kind, with every parameter any of its operations declares; a set
+    /// whose parameter has another type than most of the kind's keeps its own struct.
+    #[test]
+    fn shared_query_structs_are_named_by_kind_and_take_every_parameter() {
+        let list = |extra: &[&str]| -> Vec<QueryParam> {
+            let mut names = vec![
+                "allowWatchBookmarks",
+                "continue",
+                "fieldSelector",
+                "labelSelector",
+                "limit",
+                "pretty",
+                "watch",
+            ];
+            names.extend(extra);
+            names.sort_unstable();
+            names
+                .into_iter()
+                .map(|n| {
+                    param(
+                        n,
+                        match n {
+                            "limit" => Shape::I64,
+                            "watch" | "allowWatchBookmarks" => Shape::Bool,
+                            _ => Shape::String,
+                        },
+                    )
+                })
+                .collect()
+        };
+        let older = list(&[]);
+        let newer = list(&["shardSelector"]);
+        let mut odd = list(&[]);
+        odd.iter_mut()
+            .find(|q| q.name == "limit")
+            .expect("limit")
+            .shape = Shape::String;
+        let uses: Vec<QueryUse<'_>> = [("a", &older), ("b", &newer), ("c", &newer), ("d", &odd)]
+            .into_iter()
+            .map(|(id, params)| QueryUse {
+                key: query_key(params.iter()),
+                params,
+                operation: id.to_owned(),
+            })
+            .collect();
+        let mut names = Namespace::default();
+        let shared = shared_queries(&uses, &mut names);
+        let [(query, keys)] = &shared[..] else {
+            panic!("one kind, one struct: {shared:?}")
+        };
+        assert_eq!(query.name, "ListOrWatchQuery");
+        assert_eq!(query.builder, "ListOrWatchQueryBuilder");
+        assert_eq!(query.operations, ["a", "b", "c"]);
+        let fields: Vec<&str> = query.params.iter().map(|q| q.name.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "allowWatchBookmarks",
+                "continue",
+                "fieldSelector",
+                "labelSelector",
+                "limit",
+                "pretty",
+                "shardSelector",
+                "watch"
+            ]
+        );
+        assert_eq!(
+            query.declared_by,
+            BTreeMap::from([("shardSelector".to_owned(), 2)])
+        );
+        assert!(keys.contains(&query_key(older.iter())));
+        assert!(
+            !keys.contains(&query_key(odd.iter())),
+            "`limit` as a string keeps its own"
+        );
+    }
 
     #[test]
     fn group_version_tokens() {

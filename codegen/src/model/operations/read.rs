@@ -290,6 +290,8 @@ fn as_text(shape: Shape) -> Option<Shape> {
     match shape {
         Shape::Runtime(_) => Some(Shape::String),
         Shape::Nullable(inner) => as_text(*inner),
+        // A query parameter is text: every integer is `i64` there.
+        Shape::Integer => Some(Shape::I64),
         Shape::Bool
         | Shape::I32
         | Shape::I64

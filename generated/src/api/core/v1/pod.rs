@@ -399,7 +399,7 @@ impl Pod {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn list_pod_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/pods");
         target.push_params(query);
@@ -436,7 +436,7 @@ impl Pod {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_list_pod_for_all_namespaces(
-        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/pods");
         target.push_query("watch", &true);
@@ -467,7 +467,7 @@ impl Pod {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_pod_list_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/watch/pods");
         target.push_params(query);
@@ -509,7 +509,7 @@ impl Pod {
     pub fn delete_collection_namespaced_pod(
         namespace: &str,
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
+        query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
@@ -552,7 +552,7 @@ impl Pod {
     #[inline]
     pub fn list_namespaced_pod(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
@@ -592,7 +592,7 @@ impl Pod {
     #[inline]
     pub fn watch_list_namespaced_pod(
         namespace: &str,
-        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
         target.push_segment("namespace", namespace)?;
@@ -667,7 +667,7 @@ impl Pod {
     #[inline]
     pub fn watch_namespaced_pod_list(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",
@@ -894,7 +894,7 @@ impl Pod {
     pub fn watch_namespaced_pod(
         namespace: &str,
         name: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/api/v1/watch/namespaces/",

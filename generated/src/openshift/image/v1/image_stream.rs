@@ -403,7 +403,7 @@ impl ImageStream {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn list_image_stream_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/imagestreams",
@@ -442,7 +442,7 @@ impl ImageStream {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_list_image_stream_for_all_namespaces(
-        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/imagestreams",
@@ -475,7 +475,7 @@ impl ImageStream {
     /// Never in practice: the request is always well-formed.
     #[inline]
     pub fn watch_image_stream_list_for_all_namespaces(
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/imagestreams",
@@ -519,7 +519,7 @@ impl ImageStream {
     pub fn delete_collection_namespaced_image_stream(
         namespace: &str,
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-        query: &crate::routes::DeleteCollectionQueryWithoutSendInitialEvents,
+        query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
@@ -564,7 +564,7 @@ impl ImageStream {
     #[inline]
     pub fn list_namespaced_image_stream(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
@@ -606,7 +606,7 @@ impl ImageStream {
     #[inline]
     pub fn watch_list_namespaced_image_stream(
         namespace: &str,
-        query: &crate::routes::WatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
@@ -643,7 +643,7 @@ impl ImageStream {
     pub fn create_namespaced_image_stream(
         namespace: &str,
         body: &Self,
-        query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
@@ -685,7 +685,7 @@ impl ImageStream {
     #[inline]
     pub fn watch_namespaced_image_stream_list(
         namespace: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/namespaces/",
@@ -824,7 +824,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &::kubeforge_runtime::Patch,
-        query: &crate::routes::PatchQueryWithoutFieldValidation,
+        query: &crate::routes::PatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         const ACCEPTED: &[&str] = &[
             "application/apply-patch+cbor",
@@ -876,7 +876,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
@@ -920,7 +920,7 @@ impl ImageStream {
     pub fn watch_namespaced_image_stream(
         namespace: &str,
         name: &str,
-        query: &crate::routes::ListOrWatchQueryWithoutSendInitialEvents,
+        query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/watch/namespaces/",
@@ -1013,7 +1013,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &::kubeforge_runtime::Patch,
-        query: &crate::routes::PatchQueryWithoutFieldValidation,
+        query: &crate::routes::PatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         const ACCEPTED: &[&str] = &[
             "application/apply-patch+cbor",
@@ -1066,7 +1066,7 @@ impl ImageStream {
         namespace: &str,
         name: &str,
         body: &Self,
-        query: &crate::routes::CreateOrReplaceQueryWithoutFieldValidation,
+        query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
         let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
             "/apis/image.openshift.io/v1/namespaces/",
