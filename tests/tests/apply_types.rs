@@ -97,3 +97,41 @@ fn a_whole_object_converts_to_its_apply_configuration_unchanged() {
     let apply: kubeforge_api::api::core::v1::PodApply = pod.into();
     assert_eq!(serde_json::to_value(&apply).unwrap(), object);
 }
+
+#[test]
+fn the_apply_request_sends_the_configuration_as_an_apply_patch_with_its_field_manager() {
+    use kubeforge_api::routes::PatchQuery;
+    let apply = Pod::apply("web", "default")
+        .spec(PodSpec::apply().container(Container::apply("nginx").image("nginx:1.27")));
+    // The query's own field manager gives way to the argument; `force` is sent as set.
+    let query = PatchQuery::builder()
+        .field_manager("ignored")
+        .force(true)
+        .build();
+    let request = Pod::apply_namespaced_pod("default", "web", &apply, "my-controller", &query)
+        .expect("a request");
+    assert_eq!(request.method(), "PATCH");
+    assert_eq!(
+        request.uri().to_string(),
+        "/api/v1/namespaces/default/pods/web?fieldManager=my-controller&force=true"
+    );
+    assert_eq!(
+        request.headers()["content-type"],
+        "application/apply-patch+yaml"
+    );
+    let body: Value = serde_json::from_slice(request.body()).unwrap();
+    assert_eq!(body, serde_json::to_value(&apply).unwrap());
+    // The status subresource has its own.
+    let status = Pod::apply_namespaced_pod_status(
+        "default",
+        "web",
+        &Pod::apply("web", "default"),
+        "kubelet",
+        &PatchQuery::default(),
+    )
+    .expect("a request");
+    assert_eq!(
+        status.uri().to_string(),
+        "/api/v1/namespaces/default/pods/web/status?fieldManager=kubelet"
+    );
+}

@@ -240,12 +240,126 @@ fn operation_functions(
     );
     code.blank();
 
+    if context.apply {
+        apply_function(code, context, op, owner, cfg.as_deref());
+    }
+
     decoder_function(code, context, op, owner, local, cfg.as_deref());
 
     if let Some(watch) = &op.watch {
         code.blank();
         watch_functions(code, context, op, watch, owner, local, cfg.as_deref());
     }
+}
+
+/// The server-side apply function beside a patch function (`OperationNames::apply`), when
+/// the resource has an apply configuration: it sends the configuration as an apply patch
+/// with the field manager, and its response is the patch's.
+fn apply_function(
+    code: &mut Code,
+    context: &Context<'_>,
+    op: &Operation,
+    owner: &str,
+    cfg: Option<&str>,
+) {
+    let (Some(names), Some(id)) = (
+        op.names.apply.as_ref(),
+        op.resource.as_ref().and_then(|r| r.id),
+    ) else {
+        return;
+    };
+    let Some(apply) = context.api.apply_of(id) else {
+        return;
+    };
+    let runtime = &context.runtime_text;
+    let routes = routes_path_text(context);
+    let mut params = path_arguments(op);
+    params.push(format!("{}: &{}", names.body_arg, apply.name));
+    params.push(format!("{}: &str", names.field_manager_arg));
+    let mut steps: Vec<String> = Vec::new();
+    steps.push(format!(
+        "target.push_query({}, {});",
+        str_literal("fieldManager"),
+        names.field_manager_arg
+    ));
+    if let (Some(query), Some(arg)) = (&op.names.query, &op.names.query_arg) {
+        let ty = if op.names.query_shared {
+            format!("{routes}::{query}")
+        } else {
+            query.clone()
+        };
+        params.push(format!("{arg}: &{ty}"));
+        // The field manager is the argument's, whatever the query says.
+        match op.query_params.iter().find(|q| q.name == "fieldManager") {
+            Some(field) => steps.push(format!(
+                "target.push_params(&{ty} {{ {}: None, ..{arg}.clone() }});",
+                field.rust_name
+            )),
+            None => steps.push(format!("target.push_params({arg});")),
+        }
+    }
+    let accepted: Vec<String> = op
+        .body
+        .iter()
+        .flat_map(|b| &b.content_types)
+        .map(|c| str_literal(c))
+        .collect();
+    let (first, path_steps) = path_steps(op);
+    let accept = match &op.accept {
+        Some(accept) => format!("Some({})", str_literal(accept)),
+        None => "None".to_owned(),
+    };
+    if context.docs {
+        let what = match op.resource.as_ref().and_then(|r| r.subresource.as_deref()) {
+            Some(sub) => format!("the `{sub}` of a `{}`", context.api.get(id).name),
+            None => format!("a `{}`", context.api.get(id).name),
+        };
+        write_docs(
+            code,
+            context,
+            &format!(
+                "Server-side apply of {what}: `{} {}` with the apply configuration as an \
+                 `application/apply-patch+yaml` body, as the field manager `{}`; the query adds \
+                 `force`, `dryRun` and the rest. Decode the response with [`{owner}{}`].\n\n\
+                 # Errors\n\nWhen a path parameter is empty, `.` or `..`, or the configuration \
+                 cannot be serialized.",
+                op.method.as_str(),
+                op.path.text,
+                names.field_manager_arg,
+                op.names.decoder,
+            ),
+        );
+    }
+    let cfg = match cfg {
+        Some(cfg) => format!("{}\n{cfg}", super::apply::cfg()),
+        None => super::apply::cfg(),
+    };
+    let body = format!(
+        "Some({runtime}::Patch::apply({})?.to_body(ACCEPTED)?)",
+        names.body_arg
+    );
+    let accepted: Vec<&str> = accepted.iter().map(String::as_str).collect();
+    let steps: Vec<&str> = path_steps
+        .iter()
+        .map(String::as_str)
+        .chain(steps.iter().map(String::as_str))
+        .collect();
+    request_function(
+        code,
+        context,
+        &RequestFunction {
+            name: &names.function,
+            cfg: Some(&cfg),
+            params: &params,
+            accepted: &accepted,
+            first,
+            steps: &steps,
+            method: op.method.as_str(),
+            accept: &accept,
+            body: &body,
+        },
+    );
+    code.blank();
 }
 
 /// A function's signature up to its opening brace: `head(params) -> result {`, with the
@@ -284,7 +398,7 @@ struct RequestFunction<'a> {
 fn request_function(code: &mut Code, context: &Context<'_>, f: &RequestFunction<'_>) {
     let runtime = &context.runtime_text;
     if let Some(cfg) = f.cfg {
-        code.line(cfg);
+        code.lines(cfg);
     }
     code.line("#[inline]");
     let params: Vec<&str> = f.params.iter().map(String::as_str).collect();

@@ -103,7 +103,27 @@ pub struct OperationNames {
     pub query_arg: Option<String>,
     /// Whether the query struct can derive `Eq` (no parameter holds a float).
     pub query_eq: bool,
+    /// For a PATCH of a resource or its status that takes `application/apply-patch+yaml`:
+    /// the server-side apply function beside the patch function.
+    pub apply: Option<ApplyNames>,
 }
+
+/// The names of an operation's server-side apply function: `apply_namespaced_deployment`
+/// beside `patch_namespaced_deployment`, taking the resource's apply configuration and the
+/// field manager, and decoded by the patch's decoder.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApplyNames {
+    /// The function.
+    pub function: String,
+    /// Its argument for the apply configuration.
+    pub body_arg: String,
+    /// Its argument for the field manager (the `fieldManager` query parameter, required
+    /// for apply).
+    pub field_manager_arg: String,
+}
+
+/// The content type of a server-side apply patch.
+pub const APPLY_PATCH: &str = "application/apply-patch+yaml";
 
 /// The watch that a list operation also serves: `GET <list path>?watch=true`.
 #[derive(Clone, Debug, PartialEq, Eq)]

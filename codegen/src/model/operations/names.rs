@@ -312,6 +312,26 @@ pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) -> V
         let functions = functions.entry(owner).or_default();
         let function = functions.claim(&naming::snake_name(&short));
         op.names.decoder = functions.claim(&format!("{}_response", function.trim_end_matches('_')));
+        op.names.apply = applies(op).then(|| {
+            let base = function.strip_prefix("patch").unwrap_or(&function);
+            let name = functions.claim(&format!("apply{base}"));
+            // Its arguments: the path parameters, the configuration, the field manager,
+            // then the patch's optional query parameters under the patch's name for them.
+            let mut apply_args = Namespace::default();
+            for param in &op.path_params {
+                apply_args.reserve(&param.rust_name);
+            }
+            if let Some(query) = &op.names.query_arg {
+                apply_args.reserve(query);
+            }
+            let body_arg = apply_args.claim("body");
+            let field_manager_arg = apply_args.claim("field_manager");
+            super::ApplyNames {
+                function: name,
+                body_arg,
+                field_manager_arg,
+            }
+        });
         if let Some(watch) = &mut op.watch {
             // `list_namespaced_lease` → `watch_list_namespaced_lease`: the deprecated
             // `/watch/` operations already have `watch_namespaced_lease_list`.
@@ -340,6 +360,19 @@ pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) -> V
         op.names.function = function;
     }
     queries
+}
+
+/// Whether an operation gets a server-side apply function: a PATCH of a resource, or of its
+/// `status`, that takes apply patches.
+fn applies(op: &Operation) -> bool {
+    op.action == super::Action::Patch
+        && op.resource.as_ref().is_some_and(|r| {
+            r.id.is_some() && r.subresource.as_deref().is_none_or(|s| s == "status")
+        })
+        && op.body.as_ref().is_some_and(|b| {
+            b.kind == super::BodyKind::Patch
+                && b.content_types.iter().any(|c| c == super::APPLY_PATCH)
+        })
 }
 
 /// Names the route table's query parameter constants: each distinct parameter (name, type,

@@ -793,6 +793,43 @@ impl Lease {
         )
     }
 
+    /// Server-side apply of a `Lease`: `PATCH /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` with the apply configuration as an `application/apply-patch+yaml` body, as the field manager `field_manager`; the query adds `force`, `dryRun` and the rest. Decode the response with [`Lease::patch_namespaced_lease_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the configuration cannot be serialized.
+    #[cfg(feature = "apply")]
+    #[inline]
+    pub fn apply_namespaced_lease(
+        namespace: &str,
+        name: &str,
+        body: &LeaseApply,
+        field_manager: &str,
+        query: &crate::routes::PatchQuery,
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/apis/coordination.k8s.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/leases/");
+        target.push_segment("name", name)?;
+        target.push_query("fieldManager", field_manager);
+        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
+        )
+    }
+
     /// Decodes the response to [`Lease::patch_namespaced_lease`]: 200 OK → `api::coordination::v1::Lease`, 201 Created → `api::coordination::v1::Lease`.
     ///
     /// # Errors

@@ -799,6 +799,41 @@ impl Endpoints {
         )
     }
 
+    /// Server-side apply of a `Endpoints`: `PATCH /api/v1/namespaces/{namespace}/endpoints/{name}` with the apply configuration as an `application/apply-patch+yaml` body, as the field manager `field_manager`; the query adds `force`, `dryRun` and the rest. Decode the response with [`Endpoints::patch_namespaced_endpoints_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the configuration cannot be serialized.
+    #[cfg(feature = "apply")]
+    #[inline]
+    pub fn apply_namespaced_endpoints(
+        namespace: &str,
+        name: &str,
+        body: &EndpointsApply,
+        field_manager: &str,
+        query: &crate::routes::PatchQuery,
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/endpoints/");
+        target.push_segment("name", name)?;
+        target.push_query("fieldManager", field_manager);
+        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
+        )
+    }
+
     /// Decodes the response to [`Endpoints::patch_namespaced_endpoints`]: 200 OK → `api::core::v1::Endpoints`, 201 Created → `api::core::v1::Endpoints`.
     ///
     /// # Errors

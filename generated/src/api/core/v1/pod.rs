@@ -824,6 +824,41 @@ impl Pod {
         )
     }
 
+    /// Server-side apply of a `Pod`: `PATCH /api/v1/namespaces/{namespace}/pods/{name}` with the apply configuration as an `application/apply-patch+yaml` body, as the field manager `field_manager`; the query adds `force`, `dryRun` and the rest. Decode the response with [`Pod::patch_namespaced_pod_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the configuration cannot be serialized.
+    #[cfg(feature = "apply")]
+    #[inline]
+    pub fn apply_namespaced_pod(
+        namespace: &str,
+        name: &str,
+        body: &PodApply,
+        field_manager: &str,
+        query: &crate::routes::PatchQuery,
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_query("fieldManager", field_manager);
+        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
+        )
+    }
+
     /// Decodes the response to [`Pod::patch_namespaced_pod`]: 200 OK → `api::core::v1::Pod`, 201 Created → `api::core::v1::Pod`.
     ///
     /// # Errors
@@ -1186,6 +1221,42 @@ impl Pod {
             target,
             Some("application/json"),
             Some(body.to_body(ACCEPTED)?),
+        )
+    }
+
+    /// Server-side apply of the `status` of a `Pod`: `PATCH /api/v1/namespaces/{namespace}/pods/{name}/status` with the apply configuration as an `application/apply-patch+yaml` body, as the field manager `field_manager`; the query adds `force`, `dryRun` and the rest. Decode the response with [`Pod::patch_namespaced_pod_status_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the configuration cannot be serialized.
+    #[cfg(feature = "apply")]
+    #[inline]
+    pub fn apply_namespaced_pod_status(
+        namespace: &str,
+        name: &str,
+        body: &PodApply,
+        field_manager: &str,
+        query: &crate::routes::PatchQuery,
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/pods/");
+        target.push_segment("name", name)?;
+        target.push_literal("/status");
+        target.push_query("fieldManager", field_manager);
+        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
         )
     }
 

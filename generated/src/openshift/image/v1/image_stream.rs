@@ -848,6 +848,43 @@ impl ImageStream {
         )
     }
 
+    /// Server-side apply of a `ImageStream`: `PATCH /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}` with the apply configuration as an `application/apply-patch+yaml` body, as the field manager `field_manager`; the query adds `force`, `dryRun` and the rest. Decode the response with [`ImageStream::patch_namespaced_image_stream_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the configuration cannot be serialized.
+    #[cfg(feature = "apply")]
+    #[inline]
+    pub fn apply_namespaced_image_stream(
+        namespace: &str,
+        name: &str,
+        body: &ImageStreamApply,
+        field_manager: &str,
+        query: &crate::routes::PatchQuery,
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams/");
+        target.push_segment("name", name)?;
+        target.push_query("fieldManager", field_manager);
+        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
+        )
+    }
+
     /// Decodes the response to [`ImageStream::patch_namespaced_image_stream`]: 200 OK → `openshift::image::v1::ImageStream`.
     ///
     /// # Errors
@@ -1035,6 +1072,44 @@ impl ImageStream {
             target,
             Some("application/json"),
             Some(body.to_body(ACCEPTED)?),
+        )
+    }
+
+    /// Server-side apply of the `status` of a `ImageStream`: `PATCH /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` with the apply configuration as an `application/apply-patch+yaml` body, as the field manager `field_manager`; the query adds `force`, `dryRun` and the rest. Decode the response with [`ImageStream::patch_namespaced_image_stream_status_response`].
+    ///
+    /// # Errors
+    ///
+    /// When a path parameter is empty, `.` or `..`, or the configuration cannot be serialized.
+    #[cfg(feature = "apply")]
+    #[inline]
+    pub fn apply_namespaced_image_stream_status(
+        namespace: &str,
+        name: &str,
+        body: &ImageStreamApply,
+        field_manager: &str,
+        query: &crate::routes::PatchQuery,
+    ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+        const ACCEPTED: &[&str] = &[
+            "application/apply-patch+cbor",
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ];
+        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+            "/apis/image.openshift.io/v1/namespaces/",
+        );
+        target.push_segment("namespace", namespace)?;
+        target.push_literal("/imagestreams/");
+        target.push_segment("name", name)?;
+        target.push_literal("/status");
+        target.push_query("fieldManager", field_manager);
+        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
+        ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::http::Method::PATCH,
+            target,
+            Some("application/json"),
+            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
         )
     }
 
