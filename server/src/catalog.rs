@@ -132,6 +132,8 @@ pub struct Catalog {
     pub(crate) patch: PatchSchema,
     /// `api/v1`, `apis/<group>/<version>` → the OpenAPI v3 document.
     pub(crate) openapi: BTreeMap<String, Arc<Value>>,
+    /// The schema nodes field management merges by (server-side apply).
+    pub(crate) schemas: Arc<crate::apply::Schemas>,
 }
 
 impl fmt::Debug for Catalog {

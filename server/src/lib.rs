@@ -15,8 +15,10 @@
 //! list (selectors, paging), update with optimistic concurrency, JSON, merge and strategic
 //! merge patches, `status` and `scale` subresources, finalizers, delete and
 //! deletecollection, and watches with bookmarks, `sendInitialEvents` and 410 Gone from a
-//! bounded history. Server-side apply answers 415.
+//! bounded history. Server-side apply and `metadata.managedFields` follow
+//! structured-merge-diff, merging by the schema's list, map and struct types (see `apply`).
 
+mod apply;
 mod body;
 mod catalog;
 mod discovery;

@@ -19,7 +19,8 @@ pub enum PatchKind {
     Merge,
     /// `application/strategic-merge-patch+json`.
     Strategic,
-    /// `application/apply-patch+yaml` (server-side apply, not implemented).
+    /// `application/apply-patch+yaml` (server-side apply, which the server runs through its
+    /// field management rather than [`apply`]).
     Apply,
 }
 
@@ -66,7 +67,9 @@ pub fn apply(
             strategic(target, &patch, schema, ty);
             Ok(())
         }
-        PatchKind::Apply => Err("server-side apply is not implemented".to_owned()),
+        PatchKind::Apply => {
+            Err("a server-side apply is merged by field management, not as a patch".to_owned())
+        }
     }
 }
 
