@@ -686,6 +686,10 @@ impl Server {
         manager: Option<&str>,
     ) -> Result<Response<Body>, Failure> {
         let def = self.def(index);
+        // An apply on a subresource has recorded its managed fields in `new`.
+        let applied_fields = manager
+            .is_none()
+            .then(|| new.pointer("/metadata/managedFields").cloned());
         let mut result: Value = match sub {
             Some("status") => {
                 let mut result = (**old).clone();
@@ -729,8 +733,18 @@ impl Server {
                 result
             }
         };
-        if let Some(manager) = manager {
-            Fields::new(&self.shared.catalog, def, sub).updated(old, &mut result, manager);
+        match (manager, applied_fields) {
+            (Some(manager), _) => {
+                Fields::new(&self.shared.catalog, def, sub).updated(old, &mut result, manager);
+            }
+            (None, Some(fields)) => {
+                let meta = metadata_mut(&mut result);
+                match fields {
+                    Some(fields) => meta.insert("managedFields".into(), fields),
+                    None => meta.remove("managedFields"),
+                };
+            }
+            (None, None) => {}
         }
         let spec_changed = without_meta_and_status(&result) != without_meta_and_status(old);
         let meta = metadata_mut(&mut result);
