@@ -492,6 +492,51 @@ async fn a_field_no_longer_applied_is_removed_unless_another_manager_owns_it() {
 }
 
 #[tokio::test]
+async fn fields_nobody_owns_survive_a_prune() {
+    let server = server();
+    let uri = format!("{PODS}/web");
+    let config = pod(
+        "web",
+        json!({"containers": [{"name": "app", "image": "a"}], "hostname": "h"}),
+    );
+    let (code, object) = apply(&server, &uri, "alice", false, &config).await;
+    assert_eq!(code, 201);
+    // An update that rewrites the managed fields (as the documentation allows) leaves the
+    // hostname to nobody, as a default the server filled in would be.
+    let mut rewritten = object.clone();
+    let fields = &mut rewritten["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"];
+    fields.as_object_mut().unwrap().remove("f:hostname");
+    let (code, object) = send(
+        &server,
+        Method::PUT,
+        &format!("{uri}?fieldManager=editor"),
+        "application/json",
+        None,
+        &rewritten.to_string(),
+    )
+    .await;
+    assert_eq!(code, 200, "{object}");
+    assert_eq!(
+        managers(&object),
+        [("alice".into(), "Apply".into(), String::new())]
+    );
+    assert!(
+        owned(&object, "alice", "Apply")
+            .pointer("/f:spec/f:hostname")
+            .is_none()
+    );
+    // Alice's next apply prunes only what she applied before and gives up.
+    let next = pod(
+        "web",
+        json!({"containers": [{"name": "app", "image": "a"}], "activeDeadlineSeconds": 3}),
+    );
+    let (code, object) = apply(&server, &uri, "alice", false, &next).await;
+    assert_eq!(code, 200, "{object}");
+    assert_eq!(object["spec"]["hostname"], "h");
+    assert_eq!(object["spec"]["activeDeadlineSeconds"], 3);
+}
+
+#[tokio::test]
 async fn merge_strategies_follow_list_and_map_types() {
     let server = server();
     let uri = format!("{PODS}/web");
