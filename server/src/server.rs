@@ -626,6 +626,11 @@ impl Server {
     ) -> Result<Response<Body>, Failure> {
         let def = self.def(index);
         let config = apply::parse_config(body)?;
+        let config = if sub == Some("scale") {
+            apply::scale_config(def, &config)?
+        } else {
+            config
+        };
         let force = query.flag("force");
         let fields = Fields::new(&self.shared.catalog, def, sub);
         let old = match self.get(index, namespace, name) {

@@ -1471,4 +1471,54 @@ async fn the_scale_subresource_and_an_hpa_take_over_replicas() {
     let (code, object) = apply(&server, &uri, "kubectl", false, &without).await;
     assert_eq!(code, 200, "{object}");
     assert_eq!(object["spec"]["replicas"], 5);
+    // An apply of a Scale to the subresource owns the replicas of the object.
+    let scale = json!({"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "nginx"}, "spec": {"replicas": 7}});
+    let (code, status) = apply(
+        &server,
+        &format!("{uri}/scale"),
+        "autoscaler",
+        false,
+        &scale,
+    )
+    .await;
+    assert_eq!(code, 409);
+    assert_eq!(
+        status["message"],
+        "Apply failed with 1 conflict: conflict with \"kube-controller-manager\" with subresource \"scale\" using apps/v1: .spec.replicas"
+    );
+    let (code, answer) = apply(&server, &format!("{uri}/scale"), "autoscaler", true, &scale).await;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(
+        (answer["kind"].as_str(), answer["spec"]["replicas"].as_i64()),
+        (Some("Scale"), Some(7))
+    );
+    let object = get(&server, &uri).await;
+    assert_eq!(object["spec"]["replicas"], 7);
+    let autoscaler = entry(&object, "autoscaler");
+    assert_eq!(
+        (
+            &autoscaler["operation"],
+            &autoscaler["subresource"],
+            &autoscaler["fieldsV1"]
+        ),
+        (
+            &json!("Apply"),
+            &json!("scale"),
+            &json!({"f:spec": {"f:replicas": {}}})
+        )
+    );
+    assert!(
+        object["metadata"]["managedFields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["manager"] != "kube-controller-manager")
+    );
+    let wrong =
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "nginx"}});
+    let (code, status) = apply(&server, &format!("{uri}/scale"), "autoscaler", true, &wrong).await;
+    assert_eq!(
+        (code, status["message"].as_str()),
+        (400, Some("invalid object type: apps/v1, Kind=Deployment"))
+    );
 }

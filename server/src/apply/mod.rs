@@ -168,6 +168,41 @@ impl<'c> Fields<'c> {
     }
 }
 
+/// An apply to the `scale` subresource (an `autoscaling/v1` `Scale`), as the apply of its
+/// `spec.replicas` to the object: the API server records it so (its `ScaleHandler` maps the
+/// Scale's managed fields to the object's `spec.replicas`, with `subresource: scale`).
+pub(crate) fn scale_config(def: &ResourceDef, config: &Value) -> Result<Value, Failure> {
+    let text = |pointer: &str| {
+        config
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    if (text("/apiVersion"), text("/kind")) != ("autoscaling/v1", "Scale") {
+        let (group, version) = text("/apiVersion")
+            .split_once('/')
+            .unwrap_or(("", text("/apiVersion")));
+        return Err(Failure::bad_request(format!(
+            "invalid object type: {group}/{version}, Kind={}",
+            text("/kind")
+        )));
+    }
+    if config.pointer("/metadata/managedFields").is_some() {
+        return Err(Failure::bad_request(
+            "metadata.managedFields must be nil".to_owned(),
+        ));
+    }
+    let mut object = json!({
+        "apiVersion": def.api_version(),
+        "kind": def.kind,
+        "metadata": {"name": text("/metadata/name")},
+    });
+    if let Some(replicas) = config.pointer("/spec/replicas") {
+        object["spec"] = json!({ "replicas": replicas });
+    }
+    Ok(object)
+}
+
 /// The object with the nulls SMD leaves (a map or list it emptied, a field applied as null)
 /// dropped, as decoding into the API type (or pruning, for a custom resource) does.
 fn drop_nulls(mut value: Value) -> Value {
