@@ -79,6 +79,24 @@ async fn apply(
     .await
 }
 
+/// A create (a POST to `uri`, which may carry a query) with a User-Agent.
+async fn create(server: &Server, uri: &str, agent: Option<&str>, body: &Value) -> (u16, Value) {
+    send(
+        server,
+        Method::POST,
+        uri,
+        "application/json",
+        agent,
+        &body.to_string(),
+    )
+    .await
+}
+
+/// A JSON merge patch of `uri` (which may carry a query) with a User-Agent.
+async fn merge_patch(server: &Server, uri: &str, agent: Option<&str>, patch: &str) -> (u16, Value) {
+    send(server, Method::PATCH, uri, MERGE, agent, patch).await
+}
+
 async fn get(server: &Server, path: &str) -> Value {
     let (code, object) = send(server, Method::GET, path, "application/json", None, "").await;
     assert_eq!(code, 200, "{object}");
@@ -212,15 +230,7 @@ async fn apply_request_errors_are_the_api_servers() {
 
     let (code, created) = apply(&server, &uri, "alice", false, &config).await;
     assert_eq!(code, 201, "{created}");
-    let (code, status) = send(
-        &server,
-        Method::PATCH,
-        &format!("{uri}?force=true"),
-        MERGE,
-        None,
-        "{}",
-    )
-    .await;
+    let (code, status) = merge_patch(&server, &format!("{uri}?force=true"), None, "{}").await;
     assert_eq!(code, 422);
     assert_eq!(
         status["message"],
@@ -310,11 +320,9 @@ async fn apply_request_errors_are_the_api_servers() {
     stale["metadata"]["resourceVersion"] = json!("1");
     let (code, _) = apply(&server, &uri, "alice", false, &config).await;
     assert_eq!(code, 200);
-    let (code, _) = send(
+    let (code, _) = merge_patch(
         &server,
-        Method::PATCH,
         &format!("{uri}?fieldManager=x"),
-        MERGE,
         None,
         r#"{"metadata":{"labels":{"a":"b"}}}"#,
     )
@@ -333,15 +341,7 @@ async fn conflicts_name_each_field_and_its_manager_and_force_takes_them() {
         json!({"containers": [{"name": "app", "image": "nginx:1"}], "activeDeadlineSeconds": 10}),
     );
     // Created with kubectl's User-Agent and no fieldManager: the manager is `kubectl`.
-    let (code, created) = send(
-        &server,
-        Method::POST,
-        PODS,
-        "application/json",
-        Some(KUBECTL),
-        &body.to_string(),
-    )
-    .await;
+    let (code, created) = create(&server, PODS, Some(KUBECTL), &body).await;
     assert_eq!(code, 201, "{created}");
     assert_eq!(
         managers(&created),
@@ -404,11 +404,9 @@ async fn conflicts_name_each_field_and_its_manager_and_force_takes_them() {
             .is_none()
     );
     // An update is never refused: it takes the field from the applier.
-    let (code, edited) = send(
+    let (code, edited) = merge_patch(
         &server,
-        Method::PATCH,
         &format!("{uri}?fieldManager=kubectl-edit"),
-        MERGE,
         None,
         r#"{"spec":{"activeDeadlineSeconds":30}}"#,
     )
@@ -451,11 +449,9 @@ async fn a_field_no_longer_applied_is_removed_unless_another_manager_owns_it() {
     bob["metadata"]["labels"] = json!({"b": "2"});
     let (code, _) = apply(&server, &uri, "bob", false, &bob).await;
     assert_eq!(code, 200);
-    let (code, _) = send(
+    let (code, _) = merge_patch(
         &server,
-        Method::PATCH,
         &format!("{uri}?fieldManager=kubectl-label"),
-        MERGE,
         None,
         r#"{"metadata":{"labels":{"c":"4"}}}"#,
     )
@@ -748,26 +744,16 @@ async fn updates_and_patches_are_recorded_as_update_managers() {
         json!({"containers": [{"name": "app", "image": "a"}]}),
     );
     // No fieldManager and no User-Agent: `unknown`.
-    let (code, created) = send(
-        &server,
-        Method::POST,
-        PODS,
-        "application/json",
-        None,
-        &body.to_string(),
-    )
-    .await;
+    let (code, created) = create(&server, PODS, None, &body).await;
     assert_eq!(code, 201);
     assert_eq!(
         owned(&created, "unknown", "Update"),
         json!({"f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:image": {}, "f:name": {}}}}})
     );
     // The User-Agent up to its first slash.
-    let (code, patched) = send(
+    let (code, patched) = merge_patch(
         &server,
-        Method::PATCH,
         &uri,
-        MERGE,
         Some(KUBECTL),
         r#"{"metadata":{"labels":{"a":"1"}}}"#,
     )
@@ -820,15 +806,7 @@ async fn updates_and_patches_are_recorded_as_update_managers() {
     );
     assert!(owned(&replaced, "kubectl-replace", "Update").is_null());
     // A write that changes nothing changes no managed fields (and makes no version).
-    let (code, same) = send(
-        &server,
-        Method::PATCH,
-        &format!("{uri}?fieldManager=idle"),
-        MERGE,
-        None,
-        "{}",
-    )
-    .await;
+    let (code, same) = merge_patch(&server, &format!("{uri}?fieldManager=idle"), None, "{}").await;
     assert_eq!(code, 200);
     assert_eq!(same, replaced);
     // Managers are sorted by operation, then time, then name.
@@ -855,22 +833,12 @@ async fn cleared_managed_fields_stay_cleared_until_the_first_apply() {
         "web",
         json!({"containers": [{"name": "app", "image": "a"}]}),
     );
-    let (code, _) = send(
-        &server,
-        Method::POST,
-        PODS,
-        "application/json",
-        None,
-        &body.to_string(),
-    )
-    .await;
+    let (code, _) = create(&server, PODS, None, &body).await;
     assert_eq!(code, 201);
     // The documented reset: one empty entry (and so does an empty list).
-    let (code, cleared) = send(
+    let (code, cleared) = merge_patch(
         &server,
-        Method::PATCH,
         &uri,
-        MERGE,
         None,
         r#"{"metadata":{"managedFields":[{}]}}"#,
     )
@@ -880,11 +848,9 @@ async fn cleared_managed_fields_stay_cleared_until_the_first_apply() {
         cleared["metadata"].get("managedFields").is_none(),
         "{cleared}"
     );
-    let (code, updated) = send(
+    let (code, updated) = merge_patch(
         &server,
-        Method::PATCH,
         &format!("{uri}?fieldManager=m"),
-        MERGE,
         None,
         r#"{"spec":{"hostname":"h"}}"#,
     )
@@ -941,22 +907,18 @@ async fn kubectl_takes_over_what_its_client_side_apply_set() {
     let last = body.to_string();
     body["metadata"]["annotations"] =
         json!({"kubectl.kubernetes.io/last-applied-configuration": last});
-    let (code, _) = send(
+    let (code, _) = create(
         &server,
-        Method::POST,
         &format!("{PODS}?fieldManager=kubectl-client-side-apply"),
-        "application/json",
         None,
-        &body.to_string(),
+        &body,
     )
     .await;
     assert_eq!(code, 201);
     // Someone else changes the deadline after the client-side apply.
-    let (code, _) = send(
+    let (code, _) = merge_patch(
         &server,
-        Method::PATCH,
         &format!("{uri}?fieldManager=kubectl-edit"),
-        MERGE,
         None,
         r#"{"spec":{"activeDeadlineSeconds":6}}"#,
     )
@@ -999,23 +961,13 @@ async fn at_most_ten_update_managers_are_kept() {
         "web",
         json!({"containers": [{"name": "app", "image": "a"}]}),
     );
-    let (code, _) = send(
-        &server,
-        Method::POST,
-        &format!("{PODS}?fieldManager=m00"),
-        "application/json",
-        None,
-        &body.to_string(),
-    )
-    .await;
+    let (code, _) = create(&server, &format!("{PODS}?fieldManager=m00"), None, &body).await;
     assert_eq!(code, 201);
     for i in 1..=11 {
         let patch = json!({"metadata": {"labels": {format!("l{i}"): "x"}}});
-        let (code, _) = send(
+        let (code, _) = merge_patch(
             &server,
-            Method::PATCH,
             &format!("{uri}?fieldManager=m{i:02}"),
-            MERGE,
             None,
             &patch.to_string(),
         )
@@ -1077,14 +1029,7 @@ fn job_pod() -> Value {
 #[tokio::test]
 async fn a_controllers_pod_and_the_kubelets_status_are_recorded_as_a_real_server() {
     let server = server();
-    let (code, created) = send(
-        &server,
-        Method::POST,
-        PODS,
-        "application/json",
-        Some("kube-controller-manager/v1.36.0 (linux/amd64) kubernetes/abcdef0/system:serviceaccount:kube-system:job-controller"),
-        &job_pod().to_string(),
-    )
+    let (code, created) = create(&server, PODS, Some("kube-controller-manager/v1.36.0 (linux/amd64) kubernetes/abcdef0/system:serviceaccount:kube-system:job-controller"), &job_pod())
     .await;
     assert_eq!(code, 201, "{created}");
     let controller = entry(&created, "kube-controller-manager");
@@ -1265,15 +1210,7 @@ async fn a_custom_resource_is_recorded_as_a_real_server() {
     let (server, _dir) = foobar_server();
     let body = json!({"apiVersion": "example.com/v1", "kind": "FooBar", "metadata": {"name": "fb1"},
         "spec": {"prop1": "value1", "prop2": [true, false, true], "prop4": 6, "prop5": "7"}});
-    let (code, created) = send(
-        &server,
-        Method::POST,
-        FOOBARS,
-        "application/json",
-        None,
-        &body.to_string(),
-    )
-    .await;
+    let (code, created) = create(&server, FOOBARS, None, &body).await;
     assert_eq!(code, 201, "{created}");
     // A custom resource is unstructured: its creator owns `spec` itself (`"."`); a list
     // without a list type is atomic.
@@ -1385,15 +1322,7 @@ async fn a_deployment_create_and_its_patches_are_recorded_as_a_real_server() {
     ) else {
         return;
     };
-    let (code, created) = send(
-        &server,
-        Method::POST,
-        DEPLOYMENTS,
-        "application/json",
-        None,
-        &defaulted_deployment().to_string(),
-    )
-    .await;
+    let (code, created) = create(&server, DEPLOYMENTS, None, &defaulted_deployment()).await;
     assert_eq!(code, 201, "{created}");
     // A built-in type's empty object already has the structs Go holds by value (spec,
     // strategy, template and its metadata and spec) and the required lists (containers):

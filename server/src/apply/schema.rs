@@ -210,32 +210,8 @@ impl Schemas {
     /// What a type admits.
     pub(crate) fn atom<'a>(&'a self, ty: Ty<'a>) -> Atom<'a> {
         match ty {
-            Ty::Untyped => Atom {
-                scalar: Some(Scalar::Untyped),
-                list: Some(ListTy {
-                    atomic: true,
-                    keys: Vec::new(),
-                    element: Ty::Untyped,
-                }),
-                map: Some(MapTy {
-                    atomic: true,
-                    fields: None,
-                    element: Some(Ty::Untyped),
-                }),
-            },
-            Ty::Deduced => Atom {
-                scalar: Some(Scalar::Untyped),
-                list: Some(ListTy {
-                    atomic: true,
-                    keys: Vec::new(),
-                    element: Ty::Untyped,
-                }),
-                map: Some(MapTy {
-                    atomic: false,
-                    fields: None,
-                    element: Some(Ty::Deduced),
-                }),
-            },
+            Ty::Untyped => untyped(true, Ty::Untyped),
+            Ty::Deduced => untyped(false, Ty::Deduced),
             Ty::Node {
                 node,
                 preserve,
@@ -324,6 +300,24 @@ impl Schemas {
                 None => Ty::Untyped,
             },
         }
+    }
+}
+
+/// SMD's untyped atoms: any scalar, an atomic list of untyped values, and a map of
+/// `element`s (atomic for `__untyped_atomic_`, granular for `__untyped_deduced_`).
+fn untyped(atomic_map: bool, element: Ty<'_>) -> Atom<'_> {
+    Atom {
+        scalar: Some(Scalar::Untyped),
+        list: Some(ListTy {
+            atomic: true,
+            keys: Vec::new(),
+            element: Ty::Untyped,
+        }),
+        map: Some(MapTy {
+            atomic: atomic_map,
+            fields: None,
+            element: Some(element),
+        }),
     }
 }
 
