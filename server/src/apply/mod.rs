@@ -26,6 +26,7 @@ mod zero;
 
 use serde_json::{Value, json};
 
+#[cfg(feature = "model")]
 pub(crate) use schema::Root;
 pub(crate) use schema::Schemas;
 

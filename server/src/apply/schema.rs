@@ -147,6 +147,7 @@ impl<'s> MapTy<'s> {
 
 impl Schemas {
     /// Marks a kind as a custom resource (unstructured: its empty object has no fields).
+    #[cfg(feature = "model")]
     pub(crate) fn mark_custom(&mut self, group: &str, version: &str, kind: &str) {
         if let Some(root) =
             self.roots
