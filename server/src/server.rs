@@ -653,8 +653,9 @@ impl Server {
             }
             Err(failure) => return Err(failure),
         };
-        let applied = fields.applied(Some(&old), &config, manager, force)?;
+        let mut applied = fields.applied(Some(&old), &config, manager, force)?;
         same_name(&applied, name)?;
+        self.place(def, metadata_mut(&mut applied), namespace)?;
         let old_rv = old.pointer("/metadata/resourceVersion");
         if applied
             .pointer("/metadata/resourceVersion")
@@ -662,7 +663,7 @@ impl Server {
         {
             return Err(stale(def, name));
         }
-        let applied = if sub.is_some() {
+        let applied = if sub == Some("scale") {
             applied
         } else {
             self.check(index, applied)?

@@ -273,6 +273,14 @@ async fn apply_request_errors_are_the_api_servers() {
         status["message"],
         "failed to create typed patch object (/web; /v1, Kind=Pod): .spec.containers: duplicate entries for key [name=\"app\"]"
     );
+    let mut elsewhere = config.clone();
+    elsewhere["metadata"]["namespace"] = json!("elsewhere");
+    let (code, status) = apply(&server, &uri, "alice", false, &elsewhere).await;
+    assert_eq!(
+        (code, status["reason"].as_str()),
+        (400, Some("BadRequest")),
+        "{status}"
+    );
     let other = pod("other", json!({}));
     let (code, status) = apply(&server, &uri, "alice", false, &other).await;
     assert_eq!(code, 400);
@@ -1137,6 +1145,15 @@ async fn a_controllers_pod_and_the_kubelets_status_are_recorded_as_a_real_server
             "f:podIPs": {".": {}, "k:{\"ip\":\"10.244.0.5\"}": {".": {}, "f:ip": {}}},
             "f:resources": {}, "f:startTime": {},
         }})
+    );
+    // An apply of another status field keeps the nulls the object holds.
+    let message = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "status": {"message": "done"}});
+    let (code, applied) = apply(&server, &status_uri, "reporter", false, &message).await;
+    assert_eq!(code, 200, "{applied}");
+    assert_eq!(applied["status"]["message"], "done");
+    assert_eq!(
+        applied["status"]["conditions"],
+        object["status"]["conditions"]
     );
     // The controller's entry is untouched by status writes.
     assert_eq!(

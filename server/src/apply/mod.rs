@@ -140,7 +140,7 @@ impl<'c> Fields<'c> {
             let live = live.unwrap_or(write.empty);
             write
                 .apply(live, config, manager, force)
-                .map(drop_nulls)
+                .map(|object| without_new_nulls(object, live))
                 .map_err(|failed| match failed {
                     Failed::Conflicts(conflicts) => conflict::failure(&conflicts),
                     Failed::BadRequest(message) => Failure::bad_request(message),
@@ -198,26 +198,37 @@ pub(crate) fn scale_config(def: &ResourceDef, config: &Value) -> Result<Value, F
         "kind": def.kind,
         "metadata": {"name": text("/metadata/name")},
     });
+    if let Some(version) = config.pointer("/metadata/resourceVersion") {
+        object["metadata"]["resourceVersion"] = version.clone();
+    }
     if let Some(replicas) = config.pointer("/spec/replicas") {
         object["spec"] = json!({ "replicas": replicas });
     }
     Ok(object)
 }
 
-/// The object with the nulls SMD leaves (a map or list it emptied, a field applied as null)
-/// dropped, as decoding into the API type (or pruning, for a custom resource) does.
-fn drop_nulls(mut value: Value) -> Value {
-    fn clean(value: &mut Value) {
+/// The object without the nulls SMD leaves where the live object had none (a map or list it
+/// emptied, a field applied as null), as decoding into the API type (or pruning, for a
+/// custom resource) drops them; nulls the live object held stay, so a repeated apply
+/// changes nothing.
+fn without_new_nulls(mut value: Value, live: &Value) -> Value {
+    fn clean(value: &mut Value, live: &Value) {
         match value {
             Value::Object(map) => {
-                map.retain(|_, v| !v.is_null());
-                map.values_mut().for_each(clean);
+                map.retain(|key, v| !v.is_null() || live.get(key).is_some_and(Value::is_null));
+                for (key, v) in map.iter_mut() {
+                    clean(v, live.get(key).unwrap_or(&Value::Null));
+                }
             }
-            Value::Array(items) => items.iter_mut().for_each(clean),
+            Value::Array(items) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    clean(item, live.get(i).unwrap_or(&Value::Null));
+                }
+            }
             _ => {}
         }
     }
-    clean(&mut value);
+    clean(&mut value, live);
     value
 }
 
