@@ -302,6 +302,19 @@ async fn apply_request_errors_are_the_api_servers() {
         status["message"],
         "error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}"
     );
+    let (code, status) = send(
+        &server,
+        Method::PATCH,
+        &format!("{uri}?fieldManager=a"),
+        "application/apply-patch+cbor",
+        None,
+        "\u{a0}",
+    )
+    .await;
+    assert_eq!(
+        (code, status["reason"].as_str()),
+        (415, Some("UnsupportedMediaType"))
+    );
     // The status subresource of an object that does not exist is not created.
     let (code, _) = apply(
         &server,
