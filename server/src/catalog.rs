@@ -194,6 +194,8 @@ pub struct Catalog {
     pub(crate) openapi: BTreeMap<String, Arc<Value>>,
     /// The Swagger 2.0 document served at `/openapi/v2`, when an input was one.
     pub(crate) openapi_v2: Option<Arc<Value>>,
+    /// The schema nodes field management merges by (server-side apply).
+    pub(crate) schemas: Arc<crate::apply::Schemas>,
 }
 
 impl fmt::Debug for Catalog {

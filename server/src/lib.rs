@@ -18,8 +18,11 @@
 //! deletecollection, and watches with bookmarks, `sendInitialEvents` and 410 Gone from a
 //! bounded history; Tables with the API server's printers' columns; Kubernetes' protobuf
 //! encoding for the built-in kinds (feature `protobuf`); namespaces as objects and garbage
-//! collection by owner references. Server-side apply answers 415.
+//! collection by owner references; server-side apply and `metadata.managedFields` as
+//! structured-merge-diff defines them, merging by the schema's list, map and struct types
+//! (see `apply`).
 
+mod apply;
 mod body;
 mod builtin;
 mod catalog;

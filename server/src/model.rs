@@ -8,9 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use kubeforge::model::operations::Action as ModelAction;
+use kubeforge::model::semantics::Semantics;
 use kubeforge::model::{ApiSet, FieldRole, RuntimeType, Scope, Shape, TypeId, TypeKind};
 use serde_json::Value;
 
+use crate::apply::{Root, Schemas};
 use crate::catalog::{Catalog, PatchField, PatchSchema, PrinterColumn, verb};
 use crate::openapi;
 
@@ -151,8 +153,41 @@ impl Catalog {
                 }),
             );
         }
+        catalog.schemas = Arc::new(merge_schemas(api));
         catalog.patch_schema(patch)
     }
+}
+
+/// The schema nodes of every named type (by `TypeId`), for field management: what the model
+/// decided (`ApiSet::semantics`), indexed so that a node's `$ref`s resolve.
+fn merge_schemas(api: &ApiSet) -> Schemas {
+    let mut schemas = Schemas {
+        nodes: (0..api.types.len())
+            .map(|index| match api.semantics.get(&TypeId(index)) {
+                Some(Semantics::Root(node)) => Some((**node).clone()),
+                _ => None,
+            })
+            .collect(),
+        untyped: api
+            .types
+            .iter()
+            .enumerate()
+            .filter(|(_, ty)| ty.schema_name == "io.k8s.apimachinery.pkg.runtime.RawExtension")
+            .map(|(index, _)| index)
+            .collect(),
+        ..Schemas::default()
+    };
+    for (id, resource) in &api.resources {
+        let gvk = &resource.gvk;
+        schemas.roots.insert(
+            (gvk.group.clone(), gvk.version.clone(), gvk.kind.clone()),
+            Root {
+                index: id.0,
+                builtin: true,
+            },
+        );
+    }
+    schemas
 }
 
 fn model_verb(action: &ModelAction) -> Option<&'static str> {
@@ -233,6 +268,7 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
         if version.get("served") == Some(&Value::Bool(false)) {
             continue;
         }
+        Arc::make_mut(&mut catalog.schemas).mark_custom(&group, name, &kind);
         if let Some((_, def)) = catalog.find(&group, name, &plural) {
             let (g, v, k) = (def.group.clone(), def.version.clone(), def.kind.clone());
             let def = catalog.entry(&g, &v, &k, &plural, namespaced);

@@ -11,6 +11,7 @@ use base64::Engine;
 use http::{HeaderValue, Method, Response, StatusCode, header};
 use serde_json::{Map, Value, json};
 
+use crate::apply::{self, Fields};
 use crate::body::Body;
 use crate::catalog::{Catalog, ResourceDef};
 use crate::controllers::{self, Work};
@@ -306,6 +307,11 @@ impl Server {
         }
         let namespace = target.namespace.as_deref();
         let sub = target.subresource.as_deref();
+        let user_agent = parts
+            .headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok());
+        let manager = apply::manager_of(query.get("fieldManager"), user_agent);
         let protobuf = encoding::protobuf_kind(def);
         let answer = media::negotiate(parts, protobuf)?;
         let decoded;
@@ -324,7 +330,17 @@ impl Server {
         let (code, value) = match (verb, target.name.as_deref()) {
             ("watch", _) => return self.watch(target.index, namespace, &query, answer),
             ("list", _) => self.list(target.index, namespace, &query)?,
-            ("create", _) => self.create(target.index, namespace.unwrap_or(""), body, &query)?,
+            ("create", _) => {
+                apply::check_manager("CreateOptions", query.get("fieldManager"), false)?;
+                let object = self.check(target.index, parse_body(body)?)?;
+                self.create(
+                    target.index,
+                    namespace.unwrap_or(""),
+                    object,
+                    &query,
+                    Some(&manager),
+                )?
+            }
             ("get", Some(name)) => {
                 let object = self.get(target.index, namespace.unwrap_or(""), name)?;
                 let object = if sub == Some("scale") {
@@ -335,6 +351,7 @@ impl Server {
                 (StatusCode::OK, object)
             }
             ("update", Some(name)) => {
+                apply::check_manager("UpdateOptions", query.get("fieldManager"), false)?;
                 let body = parse_body(body)?;
                 self.update(
                     target.index,
@@ -343,6 +360,7 @@ impl Server {
                     sub,
                     body,
                     &query,
+                    &manager,
                 )?
             }
             ("patch", Some(name)) => {
@@ -359,6 +377,7 @@ impl Server {
                     content_type,
                     body,
                     &query,
+                    &manager,
                 )?
             }
             ("delete", Some(name)) => {
@@ -520,15 +539,17 @@ impl Server {
         Ok(response)
     }
 
+    /// Creates `object` (checked). `manager` is the updater to record as owning its fields;
+    /// `None` when an apply has already recorded its managed fields.
     fn create(
         &self,
         index: usize,
         namespace: &str,
-        body: &[u8],
+        mut object: Value,
         query: &Query,
+        manager: Option<&str>,
     ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
-        let mut object = self.check(index, parse_body(body)?)?;
         let meta = metadata_mut(&mut object);
         let name = match meta.get("name").and_then(Value::as_str) {
             Some(name) if !name.is_empty() => name.to_owned(),
@@ -553,6 +574,9 @@ impl Server {
             "creationTimestamp",
         ] {
             meta.remove(key);
+        }
+        if let Some(manager) = manager {
+            Fields::new(&self.shared.catalog, def, None).created(&mut object, manager);
         }
         if def.has_status()
             && let Some(map) = object.as_object_mut()
@@ -584,6 +608,7 @@ impl Server {
         Ok((StatusCode::CREATED, (*object).clone()))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
         index: usize,
@@ -592,6 +617,7 @@ impl Server {
         sub: Option<&str>,
         body: Value,
         query: &Query,
+        manager: &str,
     ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let body = if sub == Some("scale") {
@@ -620,7 +646,16 @@ impl Server {
         {
             return Err(stale(def, name));
         }
-        self.commit(index, namespace, name, &old, body, sub, query)
+        self.commit(
+            index,
+            namespace,
+            name,
+            &old,
+            body,
+            sub,
+            query,
+            Some(manager),
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -633,16 +668,30 @@ impl Server {
         content_type: &str,
         body: &[u8],
         query: &Query,
+        manager: &str,
     ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let kind = PatchKind::from_content_type(content_type).ok_or_else(|| {
             Failure::unsupported_media_type(format!(
-                "the body of the request was in an unknown format ({content_type:?}): accepted media types are application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json"
+                "the body of the request was in an unknown format ({content_type:?}): accepted media types are application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
             ))
         })?;
+        apply::check_manager(
+            "PatchOptions",
+            query.get("fieldManager"),
+            kind == PatchKind::Apply,
+        )?;
         if kind == PatchKind::Apply {
-            return Err(Failure::unsupported_media_type(
-                "server-side apply (application/apply-patch+yaml) is not implemented by this server: use client-side apply (kubectl apply without --server-side) or a merge, JSON or strategic merge patch",
+            return self.apply(index, namespace, name, sub, body, query, manager);
+        }
+        if query.get("force").is_some() {
+            return Err(apply::invalid_options(
+                "PatchOptions",
+                "force",
+                &[(
+                    "FieldValueForbidden",
+                    "Forbidden: may not be specified for non-apply patch".to_owned(),
+                )],
             ));
         }
         let old = self.get(index, namespace, name)?;
@@ -668,7 +717,76 @@ impl Server {
         } else {
             self.check(index, patched)?
         };
-        self.commit(index, namespace, name, &old, patched, sub, query)
+        self.commit(
+            index,
+            namespace,
+            name,
+            &old,
+            patched,
+            sub,
+            query,
+            Some(manager),
+        )
+    }
+
+    /// Server-side apply: merges the configuration into the object (creating it when it does
+    /// not exist, as the API server does), with the field management of `apply`.
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+        body: &[u8],
+        query: &Query,
+        manager: &str,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let def = self.def(index);
+        let config = apply::parse_config(body)?;
+        let config = if sub == Some("scale") {
+            apply::scale_config(def, &config)?
+        } else {
+            config
+        };
+        let force = query.flag("force");
+        let fields = Fields::new(&self.shared.catalog, def, sub);
+        let old = match self.get(index, namespace, name) {
+            Ok(old) => old,
+            Err(failure) if failure.code == 404 && sub.is_none() => {
+                if let Some(uid) = config.pointer("/metadata/uid").and_then(Value::as_str) {
+                    return Err(Failure::conflict(
+                        &def.group,
+                        &def.plural,
+                        name,
+                        &format!(
+                            "uid mismatch: the provided object specified uid {uid}, and no existing object was found"
+                        ),
+                    ));
+                }
+                let object = fields.applied(None, &config, manager, force)?;
+                same_name(&object, name)?;
+                let object = self.check(index, object)?;
+                return self.create(index, namespace, object, query, None);
+            }
+            Err(failure) => return Err(failure),
+        };
+        let mut applied = fields.applied(Some(&old), &config, manager, force)?;
+        same_name(&applied, name)?;
+        self.place(def, metadata_mut(&mut applied), namespace)?;
+        let old_rv = old.pointer("/metadata/resourceVersion");
+        if applied
+            .pointer("/metadata/resourceVersion")
+            .is_some_and(|rv| Some(rv) != old_rv)
+        {
+            return Err(stale(def, name));
+        }
+        let applied = if sub == Some("scale") {
+            applied
+        } else {
+            self.check(index, applied)?
+        };
+        self.commit(index, namespace, name, &old, applied, sub, query, None)
     }
 
     /// Writes `new` over `old` by the rules of the main resource or subresource `sub`:
@@ -677,6 +795,8 @@ impl Server {
     /// `generation` rises when anything but metadata and status changed; a write that
     /// changes nothing makes no new version; an object being deleted whose last finalizer
     /// is removed is deleted.
+    /// `manager` is the updater recorded as owning what changed; `None` when an apply has
+    /// already recorded the managed fields.
     #[allow(clippy::too_many_arguments)]
     fn commit(
         &self,
@@ -687,8 +807,13 @@ impl Server {
         new: Value,
         sub: Option<&str>,
         query: &Query,
+        manager: Option<&str>,
     ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
+        // An apply on a subresource has recorded its managed fields in `new`.
+        let applied_fields = manager
+            .is_none()
+            .then(|| new.pointer("/metadata/managedFields").cloned());
         let mut result: Value = match sub {
             Some("status") => {
                 let mut result = (**old).clone();
@@ -746,6 +871,19 @@ impl Server {
                 result
             }
         };
+        match (manager, applied_fields) {
+            (Some(manager), _) => {
+                Fields::new(&self.shared.catalog, def, sub).updated(old, &mut result, manager);
+            }
+            (None, Some(fields)) => {
+                let meta = metadata_mut(&mut result);
+                match fields {
+                    Some(fields) => meta.insert("managedFields".into(), fields),
+                    None => meta.remove("managedFields"),
+                };
+            }
+            (None, None) => {}
+        }
         let spec_changed = without_meta_and_status(&result) != without_meta_and_status(old);
         let meta = metadata_mut(&mut result);
         meta.insert(
@@ -1142,6 +1280,21 @@ fn parse_body(body: &[u8]) -> Result<Value, Failure> {
     serde_json::from_slice(body).map_err(|e| {
         Failure::bad_request(format!("the body of the request is not valid JSON: {e}"))
     })
+}
+
+/// The name of the object an apply made must be the one on the URL.
+fn same_name(object: &Value, name: &str) -> Result<(), Failure> {
+    let found = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if found == name {
+        Ok(())
+    } else {
+        Err(Failure::bad_request(format!(
+            "the name of the object ({found}) does not match the name on the URL ({name})"
+        )))
+    }
 }
 
 fn stale(def: &ResourceDef, name: &str) -> Failure {

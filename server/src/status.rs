@@ -170,6 +170,13 @@ impl Failure {
             "reason": self.reason,
             "code": self.code,
         });
+        // An error the server did not classify has no reason (Go's `StatusReasonUnknown`,
+        // left out of the JSON).
+        if self.reason.is_empty()
+            && let Some(map) = status.as_object_mut()
+        {
+            map.remove("reason");
+        }
         if let Some(details) = &self.details {
             status["details"] = details.clone();
         }

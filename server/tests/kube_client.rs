@@ -251,7 +251,9 @@ async fn merge_json_and_strategic_patches() {
         .patch("web", &PatchParams::apply("test"), &Patch::Apply(json!({})))
         .await
         .unwrap_err();
-    assert_eq!(api_error(apply), (415, "UnsupportedMediaType".into()));
+    // An apply without apiVersion and kind: the API server's 400 (server-side apply itself
+    // is tested in server_side_apply.rs).
+    assert_eq!(api_error(apply), (400, "BadRequest".into()));
 }
 
 #[tokio::test]

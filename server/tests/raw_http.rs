@@ -200,7 +200,8 @@ async fn bad_input_gets_a_status_and_the_server_stays_up() {
         "{}",
     )
     .await;
-    assert_status(&json_of(answer).await, 415, "UnsupportedMediaType");
+    // An apply without `fieldManager` (see server_side_apply.rs for apply itself).
+    assert_status(&json_of(answer).await, 422, "Invalid");
     // Still serving.
     assert_eq!(
         call(&server, Method::GET, &format!("{LEASES}/x"), "")
