@@ -14,6 +14,9 @@ fn main() {
             "::k8s_openapi::api::core::v1::ObjectReference",
         )
         .k8s_openapi_traits(true)
+        // `ImageStream::apply(…)` and `ImageStreamApply`, compiled with this crate's feature
+        // `apply` (declared in Cargo.toml).
+        .apply_types(true)
         .root_path("crate::k8s")
         .include_file("openshift.rs")
         .compile()

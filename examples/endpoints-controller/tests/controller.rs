@@ -73,10 +73,45 @@ async fn endpoints_follow_the_pods() {
             .unwrap();
     }
     eventually(&endpoints, "web", Some(&["10.0.0.1", "10.0.0.2"])).await;
+
+    // The controller owns what it applied, as an `Apply` manager; another manager's field
+    // survives the controller's next apply.
+    let web = endpoints.get("web").await.unwrap();
+    let managers: Vec<(String, String)> = web
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| {
+            (
+                m.manager.unwrap_or_default(),
+                m.operation.unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(
+        managers.contains(&(
+            endpoints_controller::FIELD_MANAGER.to_owned(),
+            "Apply".to_owned()
+        )),
+        "{managers:?}"
+    );
+    let note = Patch::Merge(serde_json::json!({"metadata": {"annotations": {"team": "web"}}}));
+    endpoints
+        .patch("web", &PatchParams::default(), &note)
+        .await
+        .unwrap();
+
     pods.delete("web-1", &DeleteParams::default())
         .await
         .unwrap();
     eventually(&endpoints, "web", Some(&["10.0.0.2"])).await;
+    let web = endpoints.get("web").await.unwrap();
+    assert_eq!(
+        web.metadata.annotations.unwrap_or_default().get("team"),
+        Some(&"web".to_owned()),
+        "the controller's apply removed a field another manager owns"
+    );
     pods.delete("web-2", &DeleteParams::default())
         .await
         .unwrap();

@@ -242,6 +242,45 @@ async fn apply_patch_matches() {
     assert_eq!(sent, Sent::of(&ours));
 }
 
+/// A generated apply configuration through kube's `Patch::Apply`: kube sends exactly what the
+/// generated apply function sends, and only the fields that were set.
+#[tokio::test]
+async fn apply_configuration_through_kube_matches() {
+    use kube_interop::k8s::openshift::image::v1::ImageStreamApply;
+    let configuration = || -> ImageStreamApply {
+        ImageStream::apply("ruby", "ci")
+            .spec(ImageStreamSpec::apply().lookup_policy(ImageLookupPolicy::apply().local(true)))
+    };
+    let (patched, sent) = through_kube(|api| async move {
+        let params = PatchParams::apply("kubeforge-test").force();
+        api.patch("ruby", &params, &Patch::Apply(&configuration()))
+            .await
+    })
+    .await;
+    assert_eq!(patched, stream());
+    assert_eq!(
+        sent.body,
+        json!({
+            "apiVersion": "image.openshift.io/v1",
+            "kind": "ImageStream",
+            "metadata": {"name": "ruby", "namespace": "ci"},
+            "spec": {"lookupPolicy": {"local": true}},
+        })
+    );
+    let ours = ImageStream::apply_namespaced_image_stream(
+        "ci",
+        "ruby",
+        &configuration(),
+        "kubeforge-test",
+        &PatchQuery {
+            force: Some(true),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(sent, Sent::of(&ours));
+}
+
 #[tokio::test]
 async fn merge_patch_matches() {
     let (_, sent) = through_kube(|api| async move {
