@@ -30,7 +30,7 @@ pub(crate) fn impl_text(context: &Context<'_>, id: TypeId) -> String {
                 .collect();
             let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
             code.open(&format!("static SCHEMA: {schema} = {schema}::new("));
-            code.line(&format!("{},", str_literal(&json)));
+            code.line(&format!("{},", raw_str_literal(&json)));
             code.array("&[", &refs, "],");
             code.close(");");
         }
@@ -49,6 +49,17 @@ pub(crate) fn impl_text(context: &Context<'_>, id: TypeId) -> String {
     code.finish()
 }
 
+/// A raw string literal of `text` (`r#"…"#`, with as many `#` as it needs), so that the
+/// embedded JSON reads as JSON.
+fn raw_str_literal(text: &str) -> String {
+    let mut hashes = 1;
+    while text.contains(&format!("\"{}", "#".repeat(hashes))) {
+        hashes += 1;
+    }
+    let hashes = "#".repeat(hashes);
+    format!("r{hashes}\"{text}\"{hashes}")
+}
+
 /// The function that gives the schema of the type `id`.
 fn schema_fn(context: &Context<'_>, id: TypeId) -> String {
     format!(
@@ -56,4 +67,20 @@ fn schema_fn(context: &Context<'_>, id: TypeId) -> String {
         type_path_text(context, id),
         context.runtime_text
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::raw_str_literal;
+
+    #[test]
+    fn raw_literals_take_as_many_hashes_as_the_text_needs() {
+        assert_eq!(raw_str_literal(r#"{"a":1}"#), r##"r#"{"a":1}"#"##);
+        // A pattern holding `"#` (escaped in JSON as `\"#`) needs two.
+        let json = r##"{"pattern":"\"#"}"##;
+        let literal = raw_str_literal(json);
+        assert!(literal.starts_with("r##\""), "{literal}");
+        let parsed: syn::LitStr = syn::parse_str(&literal).expect("a string literal");
+        assert_eq!(parsed.value(), json);
+    }
 }

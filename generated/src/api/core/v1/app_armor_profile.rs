@@ -221,7 +221,7 @@ impl From<AppArmorProfile> for AppArmorProfileApply {
 impl ::kubeforge_runtime::schema::Validate for AppArmorProfile {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"localhostProfile\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["type"],"properties":{"localhostProfile":{"type":"string"},"type":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

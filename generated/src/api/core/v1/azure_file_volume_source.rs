@@ -244,7 +244,7 @@ impl From<AzureFileVolumeSource> for AzureFileVolumeSourceApply {
 impl ::kubeforge_runtime::schema::Validate for AzureFileVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"secretName\",\"shareName\"],\"properties\":{\"readOnly\":{\"type\":\"boolean\"},\"secretName\":{\"type\":\"string\",\"default\":\"\"},\"shareName\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["secretName","shareName"],"properties":{"readOnly":{"type":"boolean"},"secretName":{"type":"string","default":""},"shareName":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

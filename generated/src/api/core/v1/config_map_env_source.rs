@@ -206,7 +206,7 @@ impl From<ConfigMapEnvSource> for ConfigMapEnvSourceApply {
 impl ::kubeforge_runtime::schema::Validate for ConfigMapEnvSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"\"},\"optional\":{\"type\":\"boolean\"}}}",
+            r#"{"type":"object","properties":{"name":{"type":"string","default":""},"optional":{"type":"boolean"}}}"#,
             &[],
         );
         &SCHEMA

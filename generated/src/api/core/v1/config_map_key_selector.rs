@@ -243,7 +243,7 @@ impl From<ConfigMapKeySelector> for ConfigMapKeySelectorApply {
 impl ::kubeforge_runtime::schema::Validate for ConfigMapKeySelector {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"key\"],\"properties\":{\"key\":{\"type\":\"string\",\"default\":\"\"},\"name\":{\"type\":\"string\",\"default\":\"\"},\"optional\":{\"type\":\"boolean\"}},\"mapType\":\"atomic\"}",
+            r#"{"type":"object","required":["key"],"properties":{"key":{"type":"string","default":""},"name":{"type":"string","default":""},"optional":{"type":"boolean"}},"mapType":"atomic"}"#,
             &[],
         );
         &SCHEMA

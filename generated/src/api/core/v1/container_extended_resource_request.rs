@@ -250,7 +250,7 @@ impl From<ContainerExtendedResourceRequest> for ContainerExtendedResourceRequest
 impl ::kubeforge_runtime::schema::Validate for ContainerExtendedResourceRequest {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"containerName\",\"resourceName\",\"requestName\"],\"properties\":{\"containerName\":{\"type\":\"string\",\"default\":\"\"},\"requestName\":{\"type\":\"string\",\"default\":\"\"},\"resourceName\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["containerName","resourceName","requestName"],"properties":{"containerName":{"type":"string","default":""},"requestName":{"type":"string","default":""},"resourceName":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

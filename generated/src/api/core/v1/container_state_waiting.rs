@@ -206,7 +206,7 @@ impl From<ContainerStateWaiting> for ContainerStateWaitingApply {
 impl ::kubeforge_runtime::schema::Validate for ContainerStateWaiting {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","properties":{"message":{"type":"string"},"reason":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

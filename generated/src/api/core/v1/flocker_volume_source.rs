@@ -206,7 +206,7 @@ impl From<FlockerVolumeSource> for FlockerVolumeSourceApply {
 impl ::kubeforge_runtime::schema::Validate for FlockerVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"properties\":{\"datasetName\":{\"type\":\"string\"},\"datasetUUID\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","properties":{"datasetName":{"type":"string"},"datasetUUID":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

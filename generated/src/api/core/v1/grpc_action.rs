@@ -211,7 +211,7 @@ impl From<GRPCAction> for GRPCActionApply {
 impl ::kubeforge_runtime::schema::Validate for GRPCAction {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"port\"],\"properties\":{\"port\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0},\"service\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["port"],"properties":{"port":{"type":"integer","format":"int32","default":0},"service":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

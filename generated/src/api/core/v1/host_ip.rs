@@ -180,7 +180,7 @@ impl From<HostIP> for HostIPApply {
 impl ::kubeforge_runtime::schema::Validate for HostIP {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"ip\"],\"properties\":{\"ip\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["ip"],"properties":{"ip":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

@@ -211,7 +211,7 @@ impl From<HostPathVolumeSource> for HostPathVolumeSourceApply {
 impl ::kubeforge_runtime::schema::Validate for HostPathVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"path\":{\"type\":\"string\",\"default\":\"\"},\"type\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","required":["path"],"properties":{"path":{"type":"string","default":""},"type":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

@@ -206,7 +206,7 @@ impl From<ImageVolumeSource> for ImageVolumeSourceApply {
 impl ::kubeforge_runtime::schema::Validate for ImageVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"properties\":{\"pullPolicy\":{\"type\":\"string\"},\"reference\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","properties":{"pullPolicy":{"type":"string"},"reference":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

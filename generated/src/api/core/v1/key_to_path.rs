@@ -239,7 +239,7 @@ impl From<KeyToPath> for KeyToPathApply {
 impl ::kubeforge_runtime::schema::Validate for KeyToPath {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"key\",\"path\"],\"properties\":{\"key\":{\"type\":\"string\",\"default\":\"\"},\"mode\":{\"type\":\"integer\",\"format\":\"int32\"},\"path\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["key","path"],"properties":{"key":{"type":"string","default":""},"mode":{"type":"integer","format":"int32"},"path":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

@@ -211,7 +211,7 @@ impl From<PhotonPersistentDiskVolumeSource> for PhotonPersistentDiskVolumeSource
 impl ::kubeforge_runtime::schema::Validate for PhotonPersistentDiskVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"pdID\"],\"properties\":{\"fsType\":{\"type\":\"string\"},\"pdID\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["pdID"],"properties":{"fsType":{"type":"string"},"pdID":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

@@ -206,7 +206,7 @@ impl From<PodDNSConfigOption> for PodDNSConfigOptionApply {
 impl ::kubeforge_runtime::schema::Validate for PodDNSConfigOption {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

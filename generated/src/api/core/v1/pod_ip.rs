@@ -181,7 +181,7 @@ impl From<PodIP> for PodIPApply {
 impl ::kubeforge_runtime::schema::Validate for PodIP {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"ip\"],\"properties\":{\"ip\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["ip"],"properties":{"ip":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

@@ -180,7 +180,7 @@ impl From<PodOS> for PodOSApply {
 impl ::kubeforge_runtime::schema::Validate for PodOS {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

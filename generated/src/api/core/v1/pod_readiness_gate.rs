@@ -182,7 +182,7 @@ impl From<PodReadinessGate> for PodReadinessGateApply {
 impl ::kubeforge_runtime::schema::Validate for PodReadinessGate {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"conditionType\"],\"properties\":{\"conditionType\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["conditionType"],"properties":{"conditionType":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

@@ -266,7 +266,7 @@ impl From<PodResourceClaim> for PodResourceClaimApply {
 impl ::kubeforge_runtime::schema::Validate for PodResourceClaim {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"\"},\"resourceClaimName\":{\"type\":\"string\"},\"resourceClaimTemplateName\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""},"resourceClaimName":{"type":"string"},"resourceClaimTemplateName":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

@@ -223,7 +223,7 @@ impl From<PodResourceClaimStatus> for PodResourceClaimStatusApply {
 impl ::kubeforge_runtime::schema::Validate for PodResourceClaimStatus {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"\"},\"resourceClaimName\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""},"resourceClaimName":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

@@ -213,7 +213,7 @@ impl From<ResourceClaim> for ResourceClaimApply {
 impl ::kubeforge_runtime::schema::Validate for ResourceClaim {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"\"},\"request\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""},"request":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

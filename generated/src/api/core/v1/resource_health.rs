@@ -213,7 +213,7 @@ impl From<ResourceHealth> for ResourceHealthApply {
 impl ::kubeforge_runtime::schema::Validate for ResourceHealth {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"resourceID\"],\"properties\":{\"health\":{\"type\":\"string\"},\"resourceID\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["resourceID"],"properties":{"health":{"type":"string"},"resourceID":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

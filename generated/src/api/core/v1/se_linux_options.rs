@@ -264,7 +264,7 @@ impl From<SELinuxOptions> for SELinuxOptionsApply {
 impl ::kubeforge_runtime::schema::Validate for SELinuxOptions {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"properties\":{\"level\":{\"type\":\"string\"},\"role\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"user\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","properties":{"level":{"type":"string"},"role":{"type":"string"},"type":{"type":"string"},"user":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

@@ -221,7 +221,7 @@ impl From<SeccompProfile> for SeccompProfileApply {
 impl ::kubeforge_runtime::schema::Validate for SeccompProfile {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"localhostProfile\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["type"],"properties":{"localhostProfile":{"type":"string"},"type":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

@@ -307,7 +307,7 @@ impl From<Toleration> for TolerationApply {
 impl ::kubeforge_runtime::schema::Validate for Toleration {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"properties\":{\"effect\":{\"type\":\"string\"},\"key\":{\"type\":\"string\"},\"operator\":{\"type\":\"string\"},\"tolerationSeconds\":{\"type\":\"integer\",\"format\":\"int64\"},\"value\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","properties":{"effect":{"type":"string"},"key":{"type":"string"},"operator":{"type":"string"},"tolerationSeconds":{"type":"integer","format":"int64"},"value":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

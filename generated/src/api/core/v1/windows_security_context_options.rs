@@ -285,7 +285,7 @@ impl From<WindowsSecurityContextOptions> for WindowsSecurityContextOptionsApply 
 impl ::kubeforge_runtime::schema::Validate for WindowsSecurityContextOptions {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"properties\":{\"gmsaCredentialSpec\":{\"type\":\"string\"},\"gmsaCredentialSpecName\":{\"type\":\"string\"},\"hostProcess\":{\"type\":\"boolean\"},\"runAsUserName\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","properties":{"gmsaCredentialSpec":{"type":"string"},"gmsaCredentialSpecName":{"type":"string"},"hostProcess":{"type":"boolean"},"runAsUserName":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

@@ -254,7 +254,7 @@ impl From<WorkloadReference> for WorkloadReferenceApply {
 impl ::kubeforge_runtime::schema::Validate for WorkloadReference {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"name\",\"podGroup\"],\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"\"},\"podGroup\":{\"type\":\"string\",\"default\":\"\"},\"podGroupReplicaKey\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","required":["name","podGroup"],"properties":{"name":{"type":"string","default":""},"podGroup":{"type":"string","default":""},"podGroupReplicaKey":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA

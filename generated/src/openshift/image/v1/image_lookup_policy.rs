@@ -182,7 +182,7 @@ impl From<ImageLookupPolicy> for ImageLookupPolicyApply {
 impl ::kubeforge_runtime::schema::Validate for ImageLookupPolicy {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"local\"],\"properties\":{\"local\":{\"type\":\"boolean\",\"default\":false}}}",
+            r#"{"type":"object","required":["local"],"properties":{"local":{"type":"boolean","default":false}}}"#,
             &[],
         );
         &SCHEMA

@@ -235,7 +235,7 @@ impl From<TagImportPolicy> for TagImportPolicyApply {
 impl ::kubeforge_runtime::schema::Validate for TagImportPolicy {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"properties\":{\"importMode\":{\"type\":\"string\"},\"insecure\":{\"type\":\"boolean\"},\"scheduled\":{\"type\":\"boolean\"}}}",
+            r#"{"type":"object","properties":{"importMode":{"type":"string"},"insecure":{"type":"boolean"},"scheduled":{"type":"boolean"}}}"#,
             &[],
         );
         &SCHEMA

@@ -182,7 +182,7 @@ impl From<TagReferencePolicy> for TagReferencePolicyApply {
 impl ::kubeforge_runtime::schema::Validate for TagReferencePolicy {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"default\":\"\"}}}",
+            r#"{"type":"object","required":["type"],"properties":{"type":{"type":"string","default":""}}}"#,
             &[],
         );
         &SCHEMA

@@ -144,7 +144,7 @@ impl From<PreconditionsBuilder> for Preconditions {
 impl ::kubeforge_runtime::schema::Validate for Preconditions {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            "{\"type\":\"object\",\"properties\":{\"resourceVersion\":{\"type\":\"string\"},\"uid\":{\"type\":\"string\"}}}",
+            r#"{"type":"object","properties":{"resourceVersion":{"type":"string"},"uid":{"type":"string"}}}"#,
             &[],
         );
         &SCHEMA
