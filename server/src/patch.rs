@@ -20,7 +20,7 @@ pub enum PatchKind {
     /// `application/strategic-merge-patch+json`.
     Strategic,
     /// `application/apply-patch+yaml` (server-side apply, which the server runs through its
-    /// field management rather than [`apply`]).
+    /// field management rather than `patch::apply`).
     Apply,
 }
 

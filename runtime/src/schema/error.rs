@@ -93,7 +93,7 @@ impl ErrorType {
 /// The value an error shows, printed as apimachinery prints the Go value it would hold.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BadValue {
-    /// Not shown (`field.OmitValueType`): "Invalid value: <detail>".
+    /// Not shown (`field.OmitValueType`): `"Invalid value: <detail>"`.
     Omitted,
     /// A Go string: `"text"`, quoted as `%q`.
     String(String),
