@@ -3,6 +3,12 @@
 //! The tests themselves are in `tests/`; this library holds what they share, and compiles
 //! every golden output (`golden/<case>.rs`) so that a golden that does not build, or does
 //! not pass the workspace's lints, fails the build.
+//!
+//! Every test of the workspace finds what it needs from outside the repository here, one way:
+//! the corpus ([`corpus`]) and `kubectl` ([`kubectl`]). When something is missing, a test
+//! never passes silently: outside CI it prints `SKIPPED: <test>: …` ([`notice`]), in CI
+//! ([`in_ci`]) it fails, naming what is missing. The generator's own tests use it too, through
+//! a dev-dependency (a cycle cargo allows).
 
 pub mod claims;
 pub mod examples;
@@ -105,6 +111,67 @@ pub fn validation_data(test: &str, needed: &[&str]) -> Option<PathBuf> {
 #[track_caller]
 pub fn corpus_dir(test: &str) -> Option<PathBuf> {
     corpus(test, &[])
+}
+
+/// The `kubectl` on `PATH`, as a user's shell finds it.
+///
+/// When there is none: in CI the test fails, saying so; outside CI it prints
+/// `SKIPPED: <test>: …` and returns `None`.
+#[track_caller]
+pub fn kubectl(test: &str) -> Option<PathBuf> {
+    program_in(
+        "kubectl",
+        std::env::var_os("PATH").as_deref(),
+        test,
+        in_ci(),
+    )
+}
+
+/// The program `name` on the search path `path` (a `PATH` value), for `test`, in a given CI
+/// mode; see [`kubectl`].
+///
+/// # Panics
+///
+/// In CI, when no directory of `path` holds an executable `name`.
+#[track_caller]
+pub fn program_in(
+    name: &str,
+    path: Option<&std::ffi::OsStr>,
+    test: &str,
+    ci: bool,
+) -> Option<PathBuf> {
+    let found = path
+        .into_iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate));
+    if found.is_some() {
+        return found;
+    }
+    let searched = path.map_or_else(
+        || "PATH is not set".to_owned(),
+        |p| format!("searched PATH={}", p.to_string_lossy()),
+    );
+    assert!(
+        !ci,
+        "{test}: `{name}` is not installed and CI is set, so this is a failure, not a skip ({searched})"
+    );
+    notice(&format!(
+        "SKIPPED: {test}: `{name}` is not installed ({searched})"
+    ));
+    None
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    // `metadata` follows symbolic links (kubectl is often one).
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
 }
 
 /// Builds `modules` (name → generated code) as the modules of one throwaway crate under
