@@ -13,6 +13,7 @@
 pub mod claims;
 pub mod examples;
 pub mod golden;
+pub mod harness;
 pub mod instances;
 pub mod json_diff;
 pub mod scale;
@@ -208,6 +209,30 @@ pub fn build_modules_as_crate(scratch: &Path, name: &str, modules: &[(String, St
         "{name}: generated code does not compile:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// Adds the program `source` as the binary `bin` to the crate [`build_modules_as_crate`] made
+/// under `<scratch>/<name>`, builds it (warnings denied), and returns its path. The program
+/// reaches the modules as `<name with _>::<module>`.
+pub fn build_program(scratch: &Path, name: &str, bin: &str, source: &str) -> PathBuf {
+    let dir = scratch.join(name);
+    let bins = dir.join("crate/src/bin");
+    std::fs::create_dir_all(&bins).expect("bin dir");
+    std::fs::write(bins.join(format!("{bin}.rs")), source).expect("write the program");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args(["build", "--quiet", "--bin", bin])
+        .current_dir(dir.join("crate"))
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env("RUSTFLAGS", "-D warnings")
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "{name}: the program {bin} does not compile:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    dir.join("target/debug").join(bin)
 }
 
 /// Whether goldens should be rewritten instead of compared (`KUBEFORGE_BLESS=1`).
