@@ -66,6 +66,11 @@ fn lease(name: &str, holder: &str) -> Lease {
     lease
 }
 
+/// The request that creates `lease` in `default`.
+fn create(lease: &Lease) -> http::Request<Vec<u8>> {
+    Lease::create_namespaced_lease("default", lease, &CreateOrReplaceQuery::default()).unwrap()
+}
+
 fn status_of<T: std::fmt::Debug>(result: Result<T, ResponseError<Status>>) -> (StatusCode, Status) {
     match result {
         Err(ResponseError::Status { status, body }) => (status, *body),
@@ -80,10 +85,6 @@ fn metadata(lease: &Lease) -> &kubeforge_api::apimachinery::pkg::apis::meta::v1:
 #[tokio::test]
 async fn responses_decode_into_the_generated_types_and_errors_into_status() {
     let server = server();
-    let create = |lease: &Lease| {
-        Lease::create_namespaced_lease("default", lease, &CreateOrReplaceQuery::default()).unwrap()
-    };
-
     // Created: the object as the server stored it, typed.
     let (status, body) = exchange(&server, create(&lease("lock", TRICKY))).await;
     assert_eq!(status, StatusCode::CREATED);
@@ -291,9 +292,6 @@ fn summary(events: &[WatchEvent<Lease, Status>]) -> Vec<String> {
 #[tokio::test]
 async fn watch_streams_decode_as_they_arrive_and_byte_by_byte() {
     let server = server();
-    let create = |lease: &Lease| {
-        Lease::create_namespaced_lease("default", lease, &CreateOrReplaceQuery::default()).unwrap()
-    };
     let (status, _) = exchange(&server, create(&lease("a", TRICKY))).await;
     assert_eq!(status, StatusCode::CREATED);
 
@@ -370,16 +368,8 @@ async fn watch_streams_decode_as_they_arrive_and_byte_by_byte() {
 #[tokio::test]
 async fn watch_errors_decode_as_status() {
     let server = server();
-    let create = |name: &str| {
-        Lease::create_namespaced_lease(
-            "default",
-            &lease(name, "x"),
-            &CreateOrReplaceQuery::default(),
-        )
-        .unwrap()
-    };
     for i in 0..3 {
-        exchange(&server, create(&format!("n{i}"))).await;
+        exchange(&server, create(&lease(&format!("n{i}"), "x"))).await;
     }
     server.compact();
     // A version from before the compaction: a 200 stream whose one event is a 410 Status.

@@ -196,19 +196,7 @@ pub fn build_modules_as_crate(scratch: &Path, name: &str, modules: &[(String, St
         generated_dependencies()
     );
     std::fs::write(dir.join("crate/Cargo.toml"), manifest).expect("write manifest");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = std::process::Command::new(cargo)
-        .args(["build", "--quiet"])
-        .current_dir(dir.join("crate"))
-        .env("CARGO_TARGET_DIR", dir.join("target"))
-        .env("RUSTFLAGS", "-D warnings")
-        .output()
-        .expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "{name}: generated code does not compile:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    build_scratch_crate(&dir, &[], "generated code");
 }
 
 /// Adds the program `source` as the binary `bin` to the crate [`build_modules_as_crate`] made
@@ -219,9 +207,17 @@ pub fn build_program(scratch: &Path, name: &str, bin: &str, source: &str) -> Pat
     let bins = dir.join("crate/src/bin");
     std::fs::create_dir_all(&bins).expect("bin dir");
     std::fs::write(bins.join(format!("{bin}.rs")), source).expect("write the program");
+    build_scratch_crate(&dir, &["--bin", bin], &format!("the program {bin}"));
+    dir.join("target/debug").join(bin)
+}
+
+/// `cargo build` of `<dir>/crate` into `<dir>/target`, warnings denied; panics with the
+/// compiler's output, saying that `what` does not compile, on failure.
+fn build_scratch_crate(dir: &Path, args: &[&str], what: &str) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = std::process::Command::new(cargo)
-        .args(["build", "--quiet", "--bin", bin])
+        .args(["build", "--quiet"])
+        .args(args)
         .current_dir(dir.join("crate"))
         .env("CARGO_TARGET_DIR", dir.join("target"))
         .env("RUSTFLAGS", "-D warnings")
@@ -229,10 +225,10 @@ pub fn build_program(scratch: &Path, name: &str, bin: &str, source: &str) -> Pat
         .expect("cargo runs");
     assert!(
         output.status.success(),
-        "{name}: the program {bin} does not compile:\n{}",
+        "{}: {what} does not compile:\n{}",
+        dir.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    dir.join("target/debug").join(bin)
 }
 
 /// Whether goldens should be rewritten instead of compared (`KUBEFORGE_BLESS=1`).

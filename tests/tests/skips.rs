@@ -67,16 +67,22 @@ fn child_needs_the_corpus() {
     assert!(found.is_none(), "the corpus was expected to be empty");
 }
 
-fn run_child(corpus: &Path, ci: Option<&str>) -> Output {
+/// Runs the ignored test `child` of this binary with `variable` set to `value`, and `CI` as
+/// given.
+fn run_child_test(child: &str, variable: &str, value: &Path, ci: Option<&str>) -> Output {
     let mut command = Command::new(std::env::current_exe().expect("the test binary"));
     command
-        .args(["child_needs_the_corpus", "--exact", "--ignored"])
-        .env("KUBEFORGE_CORPUS", corpus)
+        .args([child, "--exact", "--ignored"])
+        .env(variable, value)
         .env_remove("CI");
     if let Some(ci) = ci {
         command.env("CI", ci);
     }
     command.output().expect("the test binary runs")
+}
+
+fn run_child(corpus: &Path, ci: Option<&str>) -> Output {
+    run_child_test("child_needs_the_corpus", "KUBEFORGE_CORPUS", corpus, ci)
 }
 
 fn text(output: &Output) -> String {
@@ -129,15 +135,7 @@ fn child_needs_kubectl() {
 }
 
 fn run_kubectl_child(path: &Path, ci: Option<&str>) -> Output {
-    let mut command = Command::new(std::env::current_exe().expect("the test binary"));
-    command
-        .args(["child_needs_kubectl", "--exact", "--ignored"])
-        .env("PATH", path)
-        .env_remove("CI");
-    if let Some(ci) = ci {
-        command.env("CI", ci);
-    }
-    command.output().expect("the test binary runs")
+    run_child_test("child_needs_kubectl", "PATH", path, ci)
 }
 
 #[test]
