@@ -171,8 +171,8 @@ pub const MUTANTS: &[Mutant] = &[
         name: "stale-replace-accepted",
         breaks: "a replace with an old `resourceVersion` is refused with 409 Conflict",
         file: "server/src/server.rs",
-        find: "        {\n            return Err(stale(def, name));\n        }\n        self.commit(index, namespace, name, &old, body, sub, query)",
-        replace: "        {\n            let _ = stale(def, name);\n        }\n        self.commit(index, namespace, name, &old, body, sub, query)",
+        find: "        {\n            return Err(stale(def, name));\n        }\n        self.commit(\n            index,\n            namespace,\n            name,\n            &old,\n            body,",
+        replace: "        {\n            let _ = stale(def, name);\n        }\n        self.commit(\n            index,\n            namespace,\n            name,\n            &old,\n            body,",
         tests: &[
             "kubeforge-server:generated_decoders",
             "kubeforge-server:kube_client",
