@@ -84,18 +84,6 @@ fn works() {
     );
 }
 
-/// `../shared/corpus` beside the workspace, or `None` after a visible skip notice (the same
-/// rule as `kubeforge_tests::corpus_dir`, which this crate cannot depend on).
-fn corpus_dir(test: &str) -> Option<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: {test}: {} is absent", dir.display());
-        None
-    }
-}
-
 /// Runs `cargo test` in `dir` with its own target directory under cargo's `CARGO_TARGET_TMPDIR`
 /// and the workspace's lockfile (so the versions are the ones this workspace tested), and
 /// panics with the output on failure.
@@ -127,7 +115,10 @@ fn cargo_test(dir: &std::path::Path, target: &str) {
 /// tower service (no cluster, no network): list and get send the right requests and decode.
 #[test]
 fn kube_api_takes_a_crate_generated_with_kube() {
-    let Some(corpus) = corpus_dir("cli --kube with kube::Api") else {
+    let Some(corpus) = kubeforge_tests::corpus(
+        "cli --kube with kube::Api",
+        &["crds/cert-manager-Certificate.yaml"],
+    ) else {
         return;
     };
     let work = tempfile::tempdir().expect("temp dir");
@@ -385,7 +376,13 @@ fn flags_reach_the_generated_code() {
 /// operation.
 #[test]
 fn routes_prints_any_input_in_100_columns() {
-    let Some(corpus) = corpus_dir("cli routes") else {
+    let Some(corpus) = kubeforge_tests::corpus(
+        "cli routes",
+        &[
+            "kubernetes/swagger.json",
+            "crds/cert-manager-Certificate.yaml",
+        ],
+    ) else {
         return;
     };
     for (input, operations) in [

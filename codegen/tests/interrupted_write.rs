@@ -5,7 +5,9 @@
 //!
 //! The kills are deterministic: the hidden hook `KUBEFORGE_TEST_ABORT_AFTER=N` (read in one
 //! place, `write.rs`) aborts the process, as `kill -9` would, just before its `N`th file
-//! system operation, and the test tries every `N` until a run completes.
+//! system operation, and the test tries every `N` until a run completes: for the command
+//! line's crate (its `src/` tree and `Cargo.toml`), and for a build script's include file
+//! (`Config::compile`, run in a child process of this test binary).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -351,4 +353,117 @@ fn a_second_writer_waits_for_the_lock_and_says_so() {
     assert!(child.wait().expect("waits").success());
     assert_eq!(tree(&out), new);
     assert_eq!(leftovers(&out), Vec::<String>::new());
+}
+
+/// The build-script path (`Config::compile`) in a child process: this test binary again,
+/// running only the ignored test below, which compiles `KUBEFORGE_TEST_INCLUDE_INPUT` into the
+/// directory `KUBEFORGE_TEST_INCLUDE_OUT` (killed before operation `abort_after`, if given).
+fn compile_in_child(input: &Path, out: &Path, abort_after: Option<usize>) -> std::process::Output {
+    let mut command = Command::new(std::env::current_exe().expect("the test binary"));
+    command
+        .args(["child_compiles_the_include_file", "--exact", "--ignored"])
+        .env("KUBEFORGE_TEST_INCLUDE_INPUT", input)
+        .env("KUBEFORGE_TEST_INCLUDE_OUT", out)
+        .env_remove("KUBEFORGE_TEST_ABORT_AFTER");
+    if let Some(n) = abort_after {
+        command.env("KUBEFORGE_TEST_ABORT_AFTER", n.to_string());
+    }
+    command.output().expect("the test binary runs")
+}
+
+#[test]
+#[ignore = "run by a_build_script_killed_at_every_point_leaves_the_old_or_new_include_file"]
+fn child_compiles_the_include_file() {
+    let input = std::env::var_os("KUBEFORGE_TEST_INCLUDE_INPUT").expect("input");
+    let out = std::env::var_os("KUBEFORGE_TEST_INCLUDE_OUT").expect("output directory");
+    kubeforge::Config::new()
+        .input(input)
+        .out_dir(out)
+        .include_file("api.rs")
+        .compile()
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// What is in the output directory besides the include file: staging files, locks.
+fn include_leftovers(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("output directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "api.rs")
+        .collect();
+    names.sort();
+    names
+}
+
+/// A build script's include file is replaced like `Cargo.toml`: staged beside it and renamed
+/// over it. Killed before each file system operation in turn, the build leaves the old file or
+/// the new one, whole, never an empty or half-written one; the next build cleans up.
+#[test]
+fn a_build_script_killed_at_every_point_leaves_the_old_or_new_include_file() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (alpha, beta) = (
+        document(work.path(), "alpha", 3),
+        document(work.path(), "beta", 4),
+    );
+    let out = work.path().join("out");
+    std::fs::create_dir(&out).expect("output directory");
+    let include = out.join("api.rs");
+    let build = |input: &Path| {
+        let output = compile_in_child(input, &out, None);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        std::fs::read(&include).expect("the include file")
+    };
+    let (new, old) = (build(&beta), build(&alpha));
+    assert_ne!(old, new);
+    let mut points = 0;
+    for n in 1.. {
+        assert_eq!(build(&alpha), old);
+        assert_eq!(
+            include_leftovers(&out),
+            Vec::<String>::new(),
+            "after a kill before operation {}",
+            n - 1
+        );
+        let output = compile_in_child(&beta, &out, Some(n));
+        if output.status.success() {
+            break;
+        }
+        assert!(
+            killed(output.status),
+            "the build killed at operation {n} failed instead of being killed ({}):\n{}",
+            describe(output.status),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        points += 1;
+        let after = std::fs::read(&include).expect("the include file is still there");
+        assert!(
+            after == old || after == new,
+            "killed before operation {n}, the include file is neither the old one nor the new one ({} bytes)",
+            after.len()
+        );
+    }
+    assert_eq!(std::fs::read(&include).expect("include file"), new);
+    // Create the staging file, write it, rename it: at least those three.
+    assert!(points >= 3, "only {points} kill points");
+    assert_eq!(include_leftovers(&out), Vec::<String>::new());
+
+    // A first build: no file, or the whole new one.
+    for n in 1.. {
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir(&out).expect("output directory");
+        let output = compile_in_child(&beta, &out, Some(n));
+        if output.status.success() {
+            break;
+        }
+        assert!(killed(output.status), "{}", describe(output.status));
+        if let Ok(after) = std::fs::read(&include) {
+            assert_eq!(after, new, "killed before operation {n} of a first build");
+        }
+        assert_eq!(build(&beta), new);
+        assert_eq!(include_leftovers(&out), Vec::<String>::new());
+    }
 }

@@ -2,37 +2,27 @@
 //! 127.0.0.1:0, serving `schemas/` and cert-manager's Certificate CRD from the corpus:
 //! create, get (JSON, YAML, table, label selectors), client-side apply twice, patches of
 //! every type, label, annotate, delete with and without a finalizer, `get -w` while another
-//! process writes, api-resources, api-versions and explain. Skips visibly without kubectl.
+//! process writes, api-resources, api-versions and explain. `kubectl` is the one on `PATH`:
+//! without it the tests say `SKIPPED`, and fail in CI.
 
-use std::io::{BufRead, BufReader, Write as _};
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::Value;
 
-const KUBECTL: &str = "/usr/bin/kubectl";
-
-fn notice(message: &str) {
-    let mut stderr = std::io::stderr().lock();
-    stderr
-        .write_all(format!("{message}\n").as_bytes())
-        .unwrap_or_default();
-}
-
 /// The running binary; SIGTERM on drop.
 struct Running {
     child: Child,
     dir: tempfile::TempDir,
+    kubectl: PathBuf,
 }
 
 impl Running {
     fn start(test: &str) -> Option<Running> {
-        if !Path::new(KUBECTL).exists() {
-            notice(&format!("SKIPPED: {test}: {KUBECTL} is not installed"));
-            return None;
-        }
+        let kubectl = kubeforge_tests::kubectl(test)?;
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut inputs: Vec<PathBuf> = std::fs::read_dir(root.join("schemas"))
             .unwrap()
@@ -61,7 +51,11 @@ impl Running {
         let second = lines.next().unwrap().unwrap();
         assert!(second.starts_with("kubeconfig written to"), "{second}");
         std::thread::spawn(move || lines.for_each(drop));
-        Some(Running { child, dir })
+        Some(Running {
+            child,
+            dir,
+            kubectl,
+        })
     }
 
     fn crd(&self) -> bool {
@@ -71,7 +65,7 @@ impl Running {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(KUBECTL);
+        let mut command = Command::new(&self.kubectl);
         command
             .arg("--kubeconfig")
             .arg(self.dir.path().join("config"))
@@ -480,6 +474,14 @@ fn kubectl_get_watch_sees_another_process_create_and_delete() {
     else {
         return;
     };
+    // An object that exists before the watch: kubectl lists it (`ADDED first`) and then
+    // watches from the list's resource version, so every write after that line is in the
+    // watch, however long kubectl takes to open it. No sleep: the line is the signal.
+    let first = server.file(
+        "first.yaml",
+        &CASES[0].v1.replace("name: lock", "name: first"),
+    );
+    server.ok(&["create", "-f", &first]);
     let mut watch = server
         .command(&[
             "get",
@@ -501,20 +503,19 @@ fn kubectl_get_watch_sees_another_process_create_and_delete() {
             }
         }
     });
-    // The watch is open once kubectl has listed; give it a moment, then write.
-    std::thread::sleep(Duration::from_millis(800));
+    let next = || {
+        let line = receiver
+            .recv_timeout(Duration::from_secs(30))
+            .expect("kubectl get -w printed too little");
+        let words: Vec<String> = line.split_whitespace().take(2).map(str::to_owned).collect();
+        words.join(" ")
+    };
+    assert_eq!(next(), "ADDED first");
     let file = server.file("lease.yaml", CASES[0].v1);
     server.ok(&["create", "-f", &file]);
     server.ok(&["label", "lease", "lock", "x=y"]);
     server.ok(&["delete", "lease", "lock"]);
-    let mut events = Vec::new();
-    while events.len() < 3 {
-        let line = receiver
-            .recv_timeout(Duration::from_secs(10))
-            .expect("kubectl get -w printed too little");
-        let words: Vec<String> = line.split_whitespace().take(2).map(str::to_owned).collect();
-        events.push(words.join(" "));
-    }
+    let events: Vec<String> = (0..3).map(|_| next()).collect();
     assert_eq!(events, ["ADDED lock", "MODIFIED lock", "DELETED lock"]);
     let _ = watch.kill();
     let _ = watch.wait();

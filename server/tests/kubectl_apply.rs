@@ -29,24 +29,6 @@ are the ways you can resolve this warning:
 See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts
 ";
 
-/// `kubectl` on `PATH`; `None` (with a `SKIPPED` notice) when there is none, a failure
-/// under `CI`.
-fn find_kubectl(test: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("kubectl"))
-            .find(|candidate| candidate.is_file())
-    });
-    if found.is_none() {
-        assert!(
-            !kubeforge_tests::in_ci(),
-            "{test}: kubectl is not on PATH and CI is set, so this is a failure, not a skip"
-        );
-        kubeforge_tests::notice(&format!("SKIPPED: {test}: kubectl is not on PATH"));
-    }
-    found
-}
-
 /// The server binary on a loopback port, and a kubeconfig for it; killed on drop.
 struct Cluster {
     kubectl: PathBuf,
@@ -56,7 +38,7 @@ struct Cluster {
 
 impl Cluster {
     fn start(test: &str) -> Option<Cluster> {
-        let kubectl = find_kubectl(test)?;
+        let kubectl = kubeforge_tests::kubectl(test)?;
         let documents = [
             "kubernetes/v3/api__v1_openapi.json",
             "kubernetes/v3/apis__apps__v1_openapi.json",

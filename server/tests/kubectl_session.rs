@@ -35,23 +35,6 @@ spec:
         - containerPort: 80
 ";
 
-/// `kubectl` on `PATH`, or `None` (in CI: a failure naming it).
-fn kubectl(test: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("kubectl"))
-            .find(|candidate| candidate.is_file())
-    });
-    if found.is_none() {
-        assert!(
-            !kubeforge_tests::in_ci(),
-            "{test}: kubectl is not on PATH and CI is set, so this is a failure, not a skip"
-        );
-        kubeforge_tests::notice(&format!("SKIPPED: {test}: kubectl is not on PATH"));
-    }
-    found
-}
-
 /// The server binary on a loopback port, and kubectl configured for it.
 struct Session {
     child: Child,
@@ -61,7 +44,7 @@ struct Session {
 
 impl Session {
     fn start(test: &str, inputs: &[PathBuf]) -> Option<Session> {
-        let kubectl = kubectl(test)?;
+        let kubectl = kubeforge_tests::kubectl(test)?;
         let dir = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_kubeforge-server"))
             .arg("serve")

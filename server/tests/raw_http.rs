@@ -281,9 +281,10 @@ async fn events(body: &mut Body, n: usize) -> Vec<Value> {
     let mut out = Vec::new();
     let mut pending = Vec::new();
     while out.len() < n {
-        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+        // A bound on a stuck test, not a timing expectation: events come at once.
+        let frame = tokio::time::timeout(Duration::from_secs(30), body.frame())
             .await
-            .expect("no event within 5 s")
+            .expect("no event within 30 s")
             .expect("the watch ended")
             .unwrap();
         pending.extend_from_slice(&frame.into_data().unwrap());
@@ -293,6 +294,23 @@ async fn events(body: &mut Body, n: usize) -> Vec<Value> {
         }
     }
     out
+}
+
+/// Reads events until a bookmark at resource version `rv`; fails on any other event.
+/// Returns the versions of the bookmarks read, `rv` last.
+async fn bookmarks_until(body: &mut Body, rv: u64) -> Vec<u64> {
+    let mut seen = Vec::new();
+    while seen.last() != Some(&rv) {
+        let event = events(body, 1).await.remove(0);
+        assert_eq!(event["type"], "BOOKMARK", "{event}");
+        let version = event["object"]["metadata"]["resourceVersion"]
+            .as_str()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("a bookmark without a version: {event}"));
+        assert!(version <= rv, "a bookmark beyond {rv}: {event}");
+        seen.push(version);
+    }
+    seen
 }
 
 fn summary(events: &[Value]) -> Vec<(String, String)> {
@@ -373,13 +391,20 @@ async fn watch_semantics() {
             ("DELETED".into(), "a".into())
         ]
     );
+    // No bookmark comes before it: the last one (the initial events' end) is at the current
+    // version.
     let next = events(&mut initial, 1).await;
     assert_eq!(summary(&next), [("DELETED".into(), "b".into())]);
     assert_eq!(next[0]["object"]["metadata"]["resourceVersion"], "3");
-    // Bookmarks follow the resource version when nothing matches.
-    let bookmark = events(&mut initial, 1).await;
-    assert_eq!(bookmark[0]["type"], "BOOKMARK");
-    assert_eq!(bookmark[0]["object"]["metadata"]["resourceVersion"], "4");
+    // Bookmarks follow the resource version when nothing matches: whenever the interval
+    // falls, the stream carries bookmarks of ever newer versions, and reaches 4 (the delete
+    // of a) without another event. One at 3 may come first if the interval fell between the
+    // two writes, so the test waits for the bookmark at 4 rather than for a time.
+    let bookmarks = bookmarks_until(&mut initial, 4).await;
+    assert!(
+        bookmarks.iter().all(|rv| (3..=4).contains(rv)) && bookmarks.is_sorted(),
+        "{bookmarks:?}"
+    );
 
     // From a resource version: only what came after it.
     let mut after = send(
@@ -492,4 +517,121 @@ async fn a_watch_whose_client_disappears_leaves_no_task() {
     .await;
     let ended = tokio::time::timeout(Duration::from_secs(5), short.into_body().collect()).await;
     assert!(ended.is_ok(), "timeoutSeconds ends the watch");
+}
+
+/// Opens a watch on the leases of `default` with `query`.
+async fn watch(server: &Server, query: &str) -> Body {
+    send(server, Method::GET, &format!("{LEASES}?{query}"), "", "")
+        .await
+        .into_body()
+}
+
+async fn create(server: &Server, name: &str, labels: Value) {
+    let (status, body) = call(
+        server,
+        Method::POST,
+        LEASES,
+        &json!({"metadata": {"name": name, "labels": labels}}).to_string(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+}
+
+async fn merge_patch(server: &Server, name: &str, patch: Value) {
+    let response = send(
+        server,
+        Method::PATCH,
+        &format!("{LEASES}/{name}"),
+        "application/merge-patch+json",
+        patch.to_string(),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
+/// The history keeps the last 8 events. A watch from the version just before the oldest
+/// kept event gets all of them; one from a version before that would miss an event, and
+/// gets 410 Gone instead: never a silent gap.
+#[tokio::test]
+async fn a_watch_resumes_exactly_up_to_the_compaction_boundary() {
+    let server = server();
+    for i in 0..10 {
+        create(&server, &format!("n{i}"), json!({})).await;
+    }
+    // Versions 1 to 10; the history holds 3 to 10, so version 2's event (n1) is gone.
+    let mut at_boundary = watch(&server, "watch=true&resourceVersion=2").await;
+    let names: Vec<String> = summary(&events(&mut at_boundary, 8).await)
+        .into_iter()
+        .map(|(kind, name)| format!("{kind} {name}"))
+        .collect();
+    assert_eq!(
+        names,
+        (2..10).map(|i| format!("ADDED n{i}")).collect::<Vec<_>>()
+    );
+    let mut past_boundary = watch(&server, "watch=true&resourceVersion=1").await;
+    let gone = events(&mut past_boundary, 1).await;
+    assert_eq!(gone[0]["type"], "ERROR", "{}", gone[0]);
+    assert_eq!(gone[0]["object"]["code"], 410);
+    assert_eq!(gone[0]["object"]["reason"], "Expired");
+    // And the watch ends after it.
+    let rest = tokio::time::timeout(Duration::from_secs(30), past_boundary.collect())
+        .await
+        .expect("the watch ends after 410")
+        .unwrap()
+        .to_bytes();
+    assert!(rest.is_empty(), "{}", String::from_utf8_lossy(&rest));
+}
+
+/// A watch with a label selector sees an object as the API server shows it: `ADDED` when a
+/// change brings it into the selection, `MODIFIED` while it stays, `DELETED` when a change
+/// takes it out, and nothing while it is outside.
+#[tokio::test]
+async fn relabelling_moves_an_object_into_and_out_of_a_selective_watch() {
+    let server = server();
+    create(&server, "a", json!({"n": "a"})).await;
+    // From version 1, so what follows is read from the history: the same events however
+    // late the watch's task starts.
+    let mut selective = watch(&server, "watch=true&resourceVersion=1&labelSelector=n%3Db").await;
+    let mut everything = watch(&server, "watch=true&resourceVersion=1").await;
+    merge_patch(&server, "a", json!({"metadata": {"labels": {"n": "b"}}})).await;
+    merge_patch(
+        &server,
+        "a",
+        json!({"metadata": {"annotations": {"k": "v"}}}),
+    )
+    .await;
+    merge_patch(&server, "a", json!({"metadata": {"labels": {"n": "c"}}})).await;
+    merge_patch(
+        &server,
+        "a",
+        json!({"metadata": {"annotations": {"k": "w"}}}),
+    )
+    .await;
+    call(&server, Method::DELETE, &format!("{LEASES}/a"), "").await;
+    create(&server, "c", json!({"n": "b"})).await;
+    let seen = events(&mut selective, 4).await;
+    assert_eq!(
+        summary(&seen),
+        [
+            ("ADDED".into(), "a".into()),
+            ("MODIFIED".into(), "a".into()),
+            ("DELETED".into(), "a".into()),
+            ("ADDED".into(), "c".into()),
+        ]
+    );
+    // Each carries the object as the change left it: in, then out of the selection.
+    assert_eq!(seen[0]["object"]["metadata"]["labels"]["n"], "b");
+    assert_eq!(seen[1]["object"]["metadata"]["annotations"]["k"], "v");
+    assert_eq!(seen[2]["object"]["metadata"]["labels"]["n"], "c");
+    assert_eq!(
+        summary(&events(&mut everything, 6).await),
+        [
+            ("MODIFIED".into(), "a".into()),
+            ("MODIFIED".into(), "a".into()),
+            ("MODIFIED".into(), "a".into()),
+            ("MODIFIED".into(), "a".into()),
+            ("DELETED".into(), "a".into()),
+            ("ADDED".into(), "c".into()),
+        ]
+    );
 }

@@ -220,6 +220,18 @@ pub mod routes {
                                         allowed: MethodSet::GET,
                                     };
                                 }
+                            } else if let Some(rest) = strip_segments(rest, "/stats") {
+                                if rest.is_empty() {
+                                    if *method == Method::GET {
+                                        return Resolution::Found {
+                                            route: Route::ReadExampleComV1WidgetStats,
+                                            params: PathParams::of(&["name"], &[param0]),
+                                        };
+                                    }
+                                    return Resolution::MethodNotAllowed {
+                                        allowed: MethodSet::GET,
+                                    };
+                                }
                             } else if let Some(rest) = strip_segments(rest, "/status") {
                                 if rest.is_empty() {
                                     if *method == Method::GET {
@@ -674,6 +686,41 @@ pub mod routes {
             }
         }
 
+        /// A widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.
+        ///
+        /// `GET /apis/example.com/v1/widgets/{name}/stats`. Decode the response with [`read_example_com_v1_widget_stats_response`].
+        ///
+        /// # Errors
+        ///
+        /// When a path parameter is empty, `.` or `..`.
+        #[inline]
+        pub fn read_example_com_v1_widget_stats(
+            name: &str,
+        ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
+            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
+                "/apis/example.com/v1/widgets/",
+            );
+            target.push_segment("name", name)?;
+            target.push_literal("/stats");
+            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+        }
+
+        /// Decodes the response to [`read_example_com_v1_widget_stats`]: 200 OK → `String` (text/plain).
+        ///
+        /// # Errors
+        ///
+        /// [`ResponseError::Status`](::kubeforge_runtime::ResponseError::Status) with the server's `Status` for other statuses, or [`ResponseError::Decode`](::kubeforge_runtime::ResponseError::Decode) when the body is not the declared type.
+        #[inline]
+        pub fn read_example_com_v1_widget_stats_response(
+            status: ::kubeforge_runtime::http::StatusCode,
+            body: &[u8],
+        ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
+            match status.as_u16() {
+                200 => ::kubeforge_runtime::response::text(status, body),
+                _ => Err(::kubeforge_runtime::response::error(status, body)),
+            }
+        }
+
         /// The widget's status.
         ///
         /// `GET /apis/example.com/v1/widgets/{name}/status`. Decode the response with [`read_example_com_v1_widget_status_response`].
@@ -724,6 +771,7 @@ pub mod routes {
         read_example_com_v1_widget_exec, read_example_com_v1_widget_exec_response,
         read_example_com_v1_widget_logs, read_example_com_v1_widget_logs_response,
         read_example_com_v1_widget_scale, read_example_com_v1_widget_scale_response,
+        read_example_com_v1_widget_stats, read_example_com_v1_widget_stats_response,
         read_example_com_v1_widget_status, read_example_com_v1_widget_status_response,
     };
     mod route {
@@ -758,6 +806,8 @@ pub mod routes {
             ReadExampleComV1WidgetLogs,
             /// `GET /apis/example.com/v1/widgets/{name}/scale`
             ReadExampleComV1WidgetScale,
+            /// `GET /apis/example.com/v1/widgets/{name}/stats`
+            ReadExampleComV1WidgetStats,
             /// `GET /apis/example.com/v1/widgets/{name}/status`
             ReadExampleComV1WidgetStatus,
         }
@@ -778,6 +828,7 @@ pub mod routes {
                 Route::ReadExampleComV1WidgetExec,
                 Route::ReadExampleComV1WidgetLogs,
                 Route::ReadExampleComV1WidgetScale,
+                Route::ReadExampleComV1WidgetStats,
                 Route::ReadExampleComV1WidgetStatus,
             ];
 
@@ -790,7 +841,7 @@ pub mod routes {
 
         /// The route table: every operation of the API, with its method, path template,
         /// action, resource, parameters, body and responses. Indexed by [`Route`].
-        pub static ROUTES: [::kubeforge_runtime::RouteInfo; 14] = [
+        pub static ROUTES: [::kubeforge_runtime::RouteInfo; 15] = [
             ::kubeforge_runtime::RouteInfo {
                 operation_id: "readExampleComV1ArchiveStats",
                 method: ::kubeforge_runtime::http::Method::GET,
@@ -1037,6 +1088,25 @@ pub mod routes {
                 ],
                 deprecated: false,
                 description: "The widget's scale.",
+            },
+            ::kubeforge_runtime::RouteInfo {
+                operation_id: "readExampleComV1WidgetStats",
+                method: ::kubeforge_runtime::http::Method::GET,
+                path: "/apis/example.com/v1/widgets/{name}/stats",
+                action: ::kubeforge_runtime::Action::Get,
+                resource: None,
+                path_params: &["name"],
+                query: &[],
+                body: None,
+                responses: &[
+                    ::kubeforge_runtime::route::ResponseInfo {
+                        status: 200,
+                        description: "OK",
+                        ty: Some("String"),
+                    },
+                ],
+                deprecated: false,
+                description: "A widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.",
             },
             ::kubeforge_runtime::RouteInfo {
                 operation_id: "readExampleComV1WidgetStatus",

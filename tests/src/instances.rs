@@ -26,6 +26,13 @@
 //! - recursion and size bounded by [`Options::max_depth`] and [`Options::max_nodes`];
 //! - with [`Options::unknown_fields`], fields unknown to every object with properties, as a
 //!   newer server sends them.
+//!
+//! [`Instance::order`] says where order matters: for every object with keys beside its
+//! properties (extra and unknown ones), those keys in the order they were sent, which a
+//! lossless round trip writes back in that order after the properties (README's mapping
+//! table). A `serde_json::Value` comparison cannot see it: its `==` ignores order. The
+//! properties' own order is the type's, and a map's (`additionalProperties` or
+//! `patternProperties` without `properties`, a `BTreeMap`) is sorted; neither is listed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -233,6 +240,39 @@ pub struct Instance {
     pub expected: Value,
     /// Every named schema the value contains an instance of (the root included).
     pub contains: BTreeSet<String>,
+    /// Every object (a JSON pointer into `expected`) with keys beside its properties, and
+    /// those keys in the order they were sent: a round trip writes them in this order, after
+    /// the properties.
+    pub order: Vec<(String, Vec<String>)>,
+}
+
+impl Instance {
+    /// Where `actual` (a round trip's output) does not keep [`order`](Self::order); see
+    /// [`order_differences`].
+    pub fn order_differences(&self, actual: &Value) -> Vec<String> {
+        order_differences(&self.order, actual)
+    }
+}
+
+/// Where `actual` (a round trip's output) does not keep `order` (an [`Instance::order`]): the
+/// pointer of each object whose keys beside the properties are not its last keys, in the
+/// order sent, with the keys as found.
+pub fn order_differences(order: &[(String, Vec<String>)], actual: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for (pointer, keys) in order {
+        let Some(object) = actual.pointer(pointer).and_then(Value::as_object) else {
+            continue; // a value difference, reported as such
+        };
+        let tail = object.keys().skip(object.len().saturating_sub(keys.len()));
+        if !tail.eq(keys.iter()) {
+            let found: Vec<&String> = object.keys().collect();
+            out.push(format!(
+                "{}: the keys beside the properties must come last, in the order sent: {keys:?}; found {found:?}",
+                if pointer.is_empty() { "/" } else { pointer }
+            ));
+        }
+    }
+    out
 }
 
 /// The seed of instance `index` of `schema` in `input`, from their content only (FNV-1a).
@@ -259,6 +299,8 @@ pub fn generate(set: &SchemaSet, root: &str, options: &Options, seed: u64) -> In
         rng: SplitMix(seed),
         nodes: 0,
         contains: BTreeSet::new(),
+        path: Vec::new(),
+        order: Vec::new(),
     };
     generator.nodes = generator.below(options.max_nodes + 1);
     let (input, expected) = generator.reference(root, 0, false);
@@ -266,6 +308,7 @@ pub fn generate(set: &SchemaSet, root: &str, options: &Options, seed: u64) -> In
         input,
         expected,
         contains: generator.contains,
+        order: generator.order,
     }
 }
 
@@ -306,6 +349,10 @@ struct Generator<'a> {
     /// The remaining budget of optional values.
     nodes: usize,
     contains: BTreeSet<String>,
+    /// Where the value being generated is: keys and indices from the root.
+    path: Vec<String>,
+    /// See [`Instance::order`].
+    order: Vec<(String, Vec<String>)>,
 }
 
 impl Generator<'_> {
@@ -326,6 +373,22 @@ impl Generator<'_> {
     }
 
     /// Whether there is room for one more optional value at `depth`, and if so, take it.
+    /// An instance of `schema` under the key or index `step` of the current value.
+    fn child(&mut self, step: impl ToString, schema: &Value, depth: usize) -> Pair {
+        self.path.push(step.to_string());
+        let pair = self.node(schema, depth);
+        self.path.pop();
+        pair
+    }
+
+    /// The JSON pointer of the current value.
+    fn pointer(&self) -> String {
+        self.path
+            .iter()
+            .map(|step| format!("/{}", step.replace('~', "~0").replace('/', "~1")))
+            .collect()
+    }
+
     fn room(&mut self, depth: usize) -> bool {
         if depth >= self.options.max_depth || self.nodes == 0 {
             false
@@ -430,7 +493,7 @@ impl Generator<'_> {
                     if !self.room(depth) {
                         break;
                     }
-                    let (i, e) = self.node(&items, depth + 1);
+                    let (i, e) = self.child(expected.len(), &items, depth + 1);
                     input.push(i);
                     expected.push(e);
                 }
@@ -509,7 +572,7 @@ impl Generator<'_> {
             let pair = match (name.as_str(), &gvk) {
                 ("apiVersion", Some(gvk)) => same(Value::String(api_version(gvk))),
                 ("kind", Some(gvk)) => same(gvk.get("kind").cloned().unwrap_or(Value::Null)),
-                _ => self.node(property, depth + 1),
+                _ => self.child(name, property, depth + 1),
             };
             input.insert(name.clone(), pair.0);
             // A `null` the schema admits without being nullable (a schema without type) is
@@ -542,11 +605,10 @@ impl Generator<'_> {
                 }
             }
         }
-        let mut extra = |key: String, pair: Pair| {
-            if !properties.contains_key(&key) && !input.contains_key(&key) {
-                input.insert(key.clone(), pair.0);
-                expected.insert(key, pair.1);
-            }
+        // The keys beside the properties, in the order sent.
+        let mut extras: Vec<String> = Vec::new();
+        let free = |key: &str, input: &Map<String, Value>| {
+            !properties.contains_key(key) && !input.contains_key(key)
         };
         match object.get("additionalProperties") {
             Some(Value::Bool(false)) | None => {}
@@ -556,8 +618,12 @@ impl Generator<'_> {
                         break;
                     }
                     let key = self.key();
-                    let pair = self.node(values, depth + 1);
-                    extra(key, pair);
+                    if free(&key, &input) {
+                        let pair = self.child(&key, values, depth + 1);
+                        input.insert(key.clone(), pair.0);
+                        expected.insert(key.clone(), pair.1);
+                        extras.push(key);
+                    }
                 }
             }
         }
@@ -573,8 +639,12 @@ impl Generator<'_> {
             };
             if self.room(depth) {
                 let key = format!("{prefix}{}", self.word());
-                let pair = self.node(values, depth + 1);
-                extra(key, pair);
+                if free(&key, &input) {
+                    let pair = self.child(&key, values, depth + 1);
+                    input.insert(key.clone(), pair.0);
+                    expected.insert(key.clone(), pair.1);
+                    extras.push(key);
+                }
             }
         }
         let free_form = properties.is_empty() && !object.contains_key("additionalProperties");
@@ -597,7 +667,25 @@ impl Generator<'_> {
         for _ in 0..unknown {
             let key = format!("unknown{}", self.word());
             let value = self.any_json(depth + 1);
-            extra(key, same(value));
+            if free(&key, &input) {
+                input.insert(key.clone(), value.clone());
+                expected.insert(key.clone(), value);
+                extras.push(key);
+            }
+        }
+        // A map is a `BTreeMap` (its keys come back sorted); elsewhere the keys beside the
+        // properties keep their order.
+        let map = !object.contains_key("properties")
+            && !preserve
+            && (object
+                .get("patternProperties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| !p.is_empty())
+                || object
+                    .get("additionalProperties")
+                    .is_some_and(|a| *a != Value::Bool(false)));
+        if !map && !extras.is_empty() {
+            self.order.push((self.pointer(), extras));
         }
         (Value::Object(input), Value::Object(expected))
     }

@@ -3,10 +3,17 @@
 //! The tests themselves are in `tests/`; this library holds what they share, and compiles
 //! every golden output (`golden/<case>.rs`) so that a golden that does not build, or does
 //! not pass the workspace's lints, fails the build.
+//!
+//! Every test of the workspace finds what it needs from outside the repository here, one way:
+//! the corpus ([`corpus`]) and `kubectl` ([`kubectl`]). When something is missing, a test
+//! never passes silently: outside CI it prints `SKIPPED: <test>: …` ([`notice`]), in CI
+//! ([`in_ci`]) it fails, naming what is missing. The generator's own tests use it too, through
+//! a dev-dependency (a cycle cargo allows).
 
 pub mod claims;
 pub mod examples;
 pub mod golden;
+pub mod harness;
 pub mod instances;
 pub mod json_diff;
 pub mod scale;
@@ -107,6 +114,67 @@ pub fn corpus_dir(test: &str) -> Option<PathBuf> {
     corpus(test, &[])
 }
 
+/// The `kubectl` on `PATH`, as a user's shell finds it.
+///
+/// When there is none: in CI the test fails, saying so; outside CI it prints
+/// `SKIPPED: <test>: …` and returns `None`.
+#[track_caller]
+pub fn kubectl(test: &str) -> Option<PathBuf> {
+    program_in(
+        "kubectl",
+        std::env::var_os("PATH").as_deref(),
+        test,
+        in_ci(),
+    )
+}
+
+/// The program `name` on the search path `path` (a `PATH` value), for `test`, in a given CI
+/// mode; see [`kubectl`].
+///
+/// # Panics
+///
+/// In CI, when no directory of `path` holds an executable `name`.
+#[track_caller]
+pub fn program_in(
+    name: &str,
+    path: Option<&std::ffi::OsStr>,
+    test: &str,
+    ci: bool,
+) -> Option<PathBuf> {
+    let found = path
+        .into_iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate));
+    if found.is_some() {
+        return found;
+    }
+    let searched = path.map_or_else(
+        || "PATH is not set".to_owned(),
+        |p| format!("searched PATH={}", p.to_string_lossy()),
+    );
+    assert!(
+        !ci,
+        "{test}: `{name}` is not installed and CI is set, so this is a failure, not a skip ({searched})"
+    );
+    notice(&format!(
+        "SKIPPED: {test}: `{name}` is not installed ({searched})"
+    ));
+    None
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    // `metadata` follows symbolic links (kubectl is often one).
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
 /// Builds `modules` (name → generated code) as the modules of one throwaway crate under
 /// `<scratch>/<name>`, with warnings denied, and panics with the compiler's output on
 /// failure. `scratch` is the test's own directory, `env!("CARGO_TARGET_TMPDIR")` in an
@@ -128,9 +196,28 @@ pub fn build_modules_as_crate(scratch: &Path, name: &str, modules: &[(String, St
         generated_dependencies()
     );
     std::fs::write(dir.join("crate/Cargo.toml"), manifest).expect("write manifest");
+    build_scratch_crate(&dir, &[], "generated code");
+}
+
+/// Adds the program `source` as the binary `bin` to the crate [`build_modules_as_crate`] made
+/// under `<scratch>/<name>`, builds it (warnings denied), and returns its path. The program
+/// reaches the modules as `<name with _>::<module>`.
+pub fn build_program(scratch: &Path, name: &str, bin: &str, source: &str) -> PathBuf {
+    let dir = scratch.join(name);
+    let bins = dir.join("crate/src/bin");
+    std::fs::create_dir_all(&bins).expect("bin dir");
+    std::fs::write(bins.join(format!("{bin}.rs")), source).expect("write the program");
+    build_scratch_crate(&dir, &["--bin", bin], &format!("the program {bin}"));
+    dir.join("target/debug").join(bin)
+}
+
+/// `cargo build` of `<dir>/crate` into `<dir>/target`, warnings denied; panics with the
+/// compiler's output, saying that `what` does not compile, on failure.
+fn build_scratch_crate(dir: &Path, args: &[&str], what: &str) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = std::process::Command::new(cargo)
         .args(["build", "--quiet"])
+        .args(args)
         .current_dir(dir.join("crate"))
         .env("CARGO_TARGET_DIR", dir.join("target"))
         .env("RUSTFLAGS", "-D warnings")
@@ -138,7 +225,8 @@ pub fn build_modules_as_crate(scratch: &Path, name: &str, modules: &[(String, St
         .expect("cargo runs");
     assert!(
         output.status.success(),
-        "{name}: generated code does not compile:\n{}",
+        "{}: {what} does not compile:\n{}",
+        dir.display(),
         String::from_utf8_lossy(&output.stderr)
     );
 }

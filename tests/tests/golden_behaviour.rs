@@ -718,7 +718,9 @@ mod route_table {
 
 /// `wide_routes.json`: nodes with many static children, several of one length, one of them
 /// beside a parameter: same-length names must be told apart, the parameter must still take
-/// every other segment, and a static branch that finds no path must give its parameters back.
+/// every other segment, a static branch that finds no path must give its parameters back,
+/// and where a static path and a parameter's both match (`widgets/special/stats` and
+/// `widgets/{name}/stats`) the static one wins.
 mod wide_routes {
     use super::{Method, Resolution};
     use kubeforge_tests::golden::wide_routes::routes::{Route, resolve};
@@ -776,8 +778,10 @@ mod wide_routes {
         for w in [
             "archive", "history", "metrics", "pending", "special", "summary",
         ] {
+            // `widgets/{name}/stats` matches too: the static path wins.
             let (route, params) = found(&format!("/apis/example.com/v1/widgets/{w}/stats"));
             assert!(format!("{route:?}").ends_with("Stats"), "{w}: {route:?}");
+            assert_ne!(route, Route::ReadExampleComV1WidgetStats, "{w}");
             assert!(params.is_empty(), "{w}: {params:?}");
             // Elsewhere the same segment is a widget's name.
             assert_eq!(
@@ -801,6 +805,10 @@ mod wide_routes {
         assert_eq!(
             found("/apis/example.com/v1/widgets/specia1/logs"),
             (Route::ReadExampleComV1WidgetLogs, name("specia1"))
+        );
+        assert_eq!(
+            found("/apis/example.com/v1/widgets/specia1/stats"),
+            (Route::ReadExampleComV1WidgetStats, name("specia1"))
         );
         assert!(
             resolve(&Method::GET, "/apis/example.com/v1/widgets/special/stats/x").is_not_found()

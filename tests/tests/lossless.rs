@@ -14,23 +14,32 @@
 //! `key \t input \t expected` lines and dispatches on the schema to its Rust type through a
 //! generated `match`.
 //!
+//! The comparison sees the order of keys where the README promises one: the keys beside a
+//! type's properties (extra and unknown ones) come back after the properties, in the order
+//! they were sent ([`instances::Instance::order`]). `serde_json::Value`'s `==` ignores order,
+//! so the harness also sends back the output of every instance that has such keys, and the
+//! test checks their order (cause `key-order`).
+//!
 //! `tests/lossless-gaps.txt` lists every schema known to fail today, with its causes
-//! ([`CAUSES`]); the test fails on a failure no entry explains, and (at [`LIST_INSTANCES`]
-//! instances) on an entry that no longer fails (stale). An instance's failure is explained by
-//! an entry for its own schema, or for a schema it contains an instance of (a `Pod` with a
-//! failing `Quantity` inside). A failing run writes the list that explains its failures
-//! exactly to `target/tmp/scale/lossless/<harness>.gaps.txt`.
+//! ([`CAUSES`]); the test fails on a failure no entry explains, and on an entry that no
+//! longer fails, or lists a cause none of its failures shows (stale). An instance's failure is
+//! explained by an entry for its own schema, or for a schema it contains an instance of (a
+//! `Pod` with a failing `Quantity` inside), that lists every cause the failure shows: an
+//! entry excuses its own reasons only. Listed schemas always get [`LIST_INSTANCES`]
+//! instances, the number the list was made with, so the stale check holds at any
+//! `KUBEFORGE_LOSSLESS_INSTANCES` (CI's 16 included). A failing run writes the list that
+//! explains its failures exactly to `target/tmp/scale/lossless/<harness>.gaps.txt`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::fs;
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use kubeforge::model::{ApiSet, TypeKind};
 use kubeforge::{Config, Layout};
+use kubeforge_tests::harness;
 use kubeforge_tests::instances::{self, Options, SchemaSet};
 use kubeforge_tests::json_diff::differences;
 use kubeforge_tests::sorted_files;
@@ -81,6 +90,10 @@ const CAUSES: &[(&str, &str)] = &[
         "changed",
         "a value comes back different (another mapping gap)",
     ),
+    (
+        "key-order",
+        "the keys beside an object's properties (extra or unknown ones) do not come back after the properties in the order they were sent",
+    ),
     ("no-type", "the generator made no type for the schema"),
     (
         "companion-marker",
@@ -92,8 +105,9 @@ const CAUSES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The number of instances per schema `tests/lossless-gaps.txt` was made with. With fewer (as
-/// in CI), listed gaps that do not fail are not reported stale.
+/// The number of instances per schema `tests/lossless-gaps.txt` was made with: a listed
+/// schema gets at least this many in every run, so that an entry that no longer fails is
+/// found stale with fewer instances per schema too (as in CI).
 const LIST_INSTANCES: usize = 64;
 
 /// The known gaps: `(input, schema)` → causes, from `tests/lossless-gaps.txt`.
@@ -133,9 +147,37 @@ fn gaps() -> BTreeMap<(String, String), Vec<String>> {
 
 /// The causes recognisable in one failure: the harness's message, and for a value that came
 /// back different, where it differs.
-fn classify(message: &str, expected: &Value, back: Option<&Value>) -> BTreeSet<&'static str> {
+///
+/// `envelope`: the schema is a watch event, whose keys beside `type` and `object` have no
+/// place in the runtime's `WatchEvent` (cause `envelope-keys`).
+fn classify(
+    message: &str,
+    expected: &Value,
+    back: Option<&Value>,
+    envelope: bool,
+) -> BTreeSet<&'static str> {
     let mut causes = BTreeSet::new();
-    if let Some(back) = back {
+    if message.starts_with("order ") {
+        causes.insert("key-order");
+    } else if let Some(back) = back {
+        if envelope && let (Value::Object(e), Value::Object(b)) = (expected, back) {
+            // The envelope's own keys; `type` and `object` are compared as any other.
+            if e.keys()
+                .any(|k| !b.contains_key(k) && k != "type" && k != "object")
+            {
+                causes.insert("envelope-keys");
+            }
+            let kept = |map: &serde_json::Map<String, Value>| -> Value {
+                Value::Object(
+                    map.iter()
+                        .filter(|(k, _)| *k == "type" || *k == "object")
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                )
+            };
+            differ(&kept(e), &kept(b), &mut causes);
+            return causes;
+        }
         differ(expected, back, &mut causes);
     } else if message.contains("invalid type: null, expected the string") {
         causes.insert("marker-null");
@@ -422,6 +464,7 @@ fn check(name: &str, dir: &Path, parts: &[Part]) {
     let mut arms = String::new();
     let mut keys: BTreeMap<(usize, String), String> = BTreeMap::new();
     let mut missing: Vec<(usize, String)> = Vec::new();
+    let mut envelopes: BTreeSet<(usize, String)> = BTreeSet::new();
     for (p, part) in parts.iter().enumerate() {
         let by_schema: BTreeMap<&str, _> = part
             .api
@@ -441,74 +484,32 @@ fn check(name: &str, dir: &Path, parts: &[Part]) {
                 .cloned()
                 .collect::<Vec<_>>()
                 .join("::");
+            if matches!(ty.kind, TypeKind::WatchEvent { .. }) {
+                envelopes.insert((p, root.name.clone()));
+            }
             let generics = match ty.kind {
                 TypeKind::WatchEvent { .. } => "<::serde_json::Value>",
                 TypeKind::Extern(_) => continue,
                 _ => "",
             };
             let key = format!("{}#{}", part.input, root.name);
-            writeln!(
-                arms,
-                "        {key:?} => check::<{}{path}{generics}>(input, expected),",
-                part.prefix
-            )
-            .expect("write to string");
+            arms.push_str(&harness::arm(
+                &key,
+                &format!("{}{path}{generics}", part.prefix),
+            ));
             keys.insert((p, root.name.clone()), key);
         }
     }
-    let program = format!(
-        r#"//! Written by kubeforge's lossless test: round-trips the instances it is given on stdin.
-use std::io::{{BufRead as _, Write as _}};
-
-use serde::{{Serialize, de::DeserializeOwned}};
-use serde_json::Value;
-
-fn check<T: DeserializeOwned + Serialize>(input: &str, expected: &str) -> Option<String> {{
-    let typed: T = match serde_json::from_str(input) {{
-        Ok(typed) => typed,
-        Err(e) => return Some(format!("does not deserialize: {{e}}")),
-    }};
-    let text = match serde_json::to_string(&typed) {{
-        Ok(text) => text,
-        Err(e) => return Some(format!("does not serialize: {{e}}")),
-    }};
-    let back: Value = serde_json::from_str(&text).expect("output is JSON");
-    let expected: Value = serde_json::from_str(expected).expect("expected is JSON");
-    (back != expected).then(|| format!("back {{text}}"))
-}}
-
-fn dispatch(key: &str, input: &str, expected: &str) -> Option<String> {{
-    match key {{
-{arms}        _ => Some(format!("no type for {{key}}")),
-    }}
-}}
-
-fn main() {{
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut count = 0usize;
-    for (number, line) in std::io::stdin().lock().lines().enumerate() {{
-        let line = line.expect("stdin readable");
-        let mut fields = line.splitn(3, '\t');
-        let (Some(key), Some(input), Some(expected)) = (fields.next(), fields.next(), fields.next()) else {{
-            panic!("line {{number}} is not key, input, expected");
-        }};
-        if let Some(failure) = dispatch(key, input, expected) {{
-            writeln!(out, "{{number}}\t{{}}", failure.replace('\n', " ")).expect("stdout");
-        }}
-        count += 1;
-    }}
-    writeln!(out, "done\t{{count}}").expect("stdout");
-}}
-"#
-    );
+    let program = harness::program(&arms);
     fs::create_dir_all(dir.join("examples")).expect("examples dir");
     write_if_changed(&dir.join(format!("examples/{example}.rs")), &program);
     let started = Instant::now();
     scale::cargo(dir, &["build", "--quiet", "--example", &example]);
     let build_time = started.elapsed();
 
-    // Every instance, streamed to the harness.
+    // Every instance, streamed to the harness; a listed schema gets as many as the list was
+    // made with.
+    let gaps = gaps();
     let started = Instant::now();
     let mut sent: Vec<Sent> = Vec::new();
     for (p, part) in parts.iter().enumerate() {
@@ -518,6 +519,11 @@ fn main() {{
             {
                 continue;
             }
+            let (n, n_unknown) = if gaps.contains_key(&(part.input.clone(), root.name.clone())) {
+                (n.max(LIST_INSTANCES), n_unknown.max(LIST_INSTANCES / 4))
+            } else {
+                (n, n_unknown)
+            };
             for (mode, count) in [(Mode::Plain, n), (Mode::UnknownFields, n_unknown)] {
                 for index in 0..count {
                     sent.push(Sent {
@@ -531,51 +537,17 @@ fn main() {{
         }
     }
     let binary = scale::dir_target().join(format!("debug/examples/{example}"));
-    let mut child = Command::new(&binary)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e}", binary.display()));
-    let mut stdin = child.stdin.take().expect("stdin");
-    let lines: Vec<(String, Mode, usize, usize)> = sent
-        .iter()
-        .map(|s| (s.schema.clone(), s.mode, s.index, s.part))
-        .collect();
-    let key_of = keys.clone();
-    let writer = std::thread::scope(|scope| {
-        let writer = scope.spawn(move || {
-            let mut stdin = std::io::BufWriter::new(&mut stdin);
-            for (schema, mode, index, p) in &lines {
-                let part = &parts[*p];
-                let instance = instances::generate(
-                    &part.set,
-                    schema,
-                    &options(*mode),
-                    seed(&part.input, schema, *mode, *index),
-                );
-                let key = &key_of[&(*p, schema.clone())];
-                writeln!(stdin, "{key}\t{}\t{}", instance.input, instance.expected)
-                    .expect("harness reads its input");
-            }
-        });
-        let mut failures: Vec<(usize, String)> = Vec::new();
-        let mut done = None;
-        for line in BufReader::new(child.stdout.take().expect("stdout")).lines() {
-            let line = line.expect("harness output");
-            let (number, message) = line.split_once('\t').expect("harness line");
-            if number == "done" {
-                done = message.parse::<usize>().ok();
-            } else {
-                failures.push((number.parse().expect("line number"), message.to_owned()));
-            }
-        }
-        writer.join().expect("writer thread");
-        (failures, done)
+    let failures = harness::run(&binary, sent.len(), |number| {
+        let s = &sent[number];
+        let part = &parts[s.part];
+        let instance = instances::generate(
+            &part.set,
+            &s.schema,
+            &options(s.mode),
+            seed(&part.input, &s.schema, s.mode, s.index),
+        );
+        (keys[&(s.part, s.schema.clone())].clone(), instance)
     });
-    let status = child.wait().expect("harness exits");
-    let (failures, done) = writer;
-    assert!(status.success(), "the harness failed: {status}");
-    assert_eq!(done, Some(sent.len()), "the harness read every instance");
     let run_time = started.elapsed();
 
     // Outcomes per schema.
@@ -607,7 +579,6 @@ fn main() {{
     }
 
     // Every failure, with what its instance contains and the causes it shows.
-    let gaps = gaps();
     let failing: BTreeSet<(String, String)> = outcomes
         .iter()
         // Failures with unknown fields count too, unless dropping them is a known gap.
@@ -643,10 +614,11 @@ fn main() {{
             let back: Option<Value> = message
                 .strip_prefix("back ")
                 .map(|b| serde_json::from_str(b).expect("harness JSON"));
-            let causes = classify(message, &instance.expected, back.as_ref());
+            let envelope = envelopes.contains(&(*p, schema.clone()));
+            let causes = classify(message, &instance.expected, back.as_ref(), envelope);
             let detail = match &back {
                 Some(back) => differences(&instance.expected, back, 4).join("\n      "),
-                None => message.clone(),
+                None => message.split('\t').next().unwrap_or_default().to_owned(),
             };
             let input_text = instance.input.to_string();
             let shown: String = input_text.chars().take(600).collect();
@@ -677,12 +649,16 @@ fn main() {{
             eprintln!("{:?} {}", f.causes, f.text);
         }
     }
-    let listed: BTreeSet<(String, String)> = gaps.keys().cloned().collect();
     let mut unexplained: BTreeMap<(String, String), (BTreeSet<&str>, String)> = BTreeMap::new();
-    // A listed schema explains what contains it even where it happens not to fail in this
-    // run (fewer instances): a listed schema that never fails is reported stale below.
-    let by_list =
-        |f: &&Found| listed.contains(&f.key) || f.contained.iter().any(|c| listed.contains(c));
+    // An entry explains a failure of its own schema, or of one containing it, when it lists
+    // every cause the failure shows; a listed schema that never fails, or a listed cause that
+    // none of its failures shows, is reported stale below.
+    let by_list = |f: &&Found| {
+        std::iter::once(&f.key)
+            .chain(&f.contained)
+            .filter_map(|key| gaps.get(key))
+            .any(|listed| f.causes.iter().all(|c| listed.iter().any(|l| l == c)))
+    };
     for f in found.iter().filter(|f| !by_list(f)) {
         let entry = unexplained
             .entry(f.key.clone())
@@ -690,15 +666,39 @@ fn main() {{
         entry.0.extend(&f.causes);
     }
     let mut stale = Vec::new();
-    // The list is exact at the number of instances it was made with; fewer find less.
-    if only.is_none() && n >= LIST_INSTANCES {
-        for ((input, schema), causes) in &gaps {
-            if parts.iter().any(|p| p.input == *input)
-                && !failing.contains(&(input.clone(), schema.clone()))
-            {
-                stale.push(format!("{input} {schema} {}", causes.join(",")));
-            }
+    // Listed schemas ran with the instances the list was made with, so the list is exact.
+    let mut shown: BTreeMap<&(String, String), BTreeSet<&str>> = BTreeMap::new();
+    for f in &found {
+        shown.entry(&f.key).or_default().extend(&f.causes);
+    }
+    for ((input, schema), causes) in &gaps {
+        let key = (input.clone(), schema.clone());
+        let ran = parts.iter().any(|p| p.input == *input)
+            && only.as_deref().is_none_or(|o| schema.contains(o));
+        if !ran {
+            continue;
         }
+        if !failing.contains(&key) {
+            stale.push(format!(
+                "{input} {schema} {}: no longer fails",
+                causes.join(",")
+            ));
+            continue;
+        }
+        let unseen: Vec<&str> = causes
+            .iter()
+            .map(String::as_str)
+            .filter(|c| !shown.get(&key).is_some_and(|s| s.contains(c)))
+            .collect();
+        if !unseen.is_empty() {
+            stale.push(format!(
+                "{input} {schema} {}: no failure shows {}",
+                causes.join(","),
+                unseen.join(",")
+            ));
+        }
+    }
+    if only.is_none() && n >= LIST_INSTANCES {
         let unknown_failures = outcomes
             .values()
             .any(|o| o.failures.iter().any(|f| f.0 == Mode::UnknownFields));

@@ -1,12 +1,14 @@
-//! The corpus helper never lets a test pass silently: outside CI a missing corpus file is a
-//! visible `SKIPPED` line (shown by `cargo test` without `--nocapture`), in CI it is a failure
-//! that names the file. The process-level checks run this test binary again as a child, with
-//! `KUBEFORGE_CORPUS` pointing at an empty directory, and look at what the user would see.
+//! The lookups of what tests need from outside the repository (`kubeforge-testenv`: the
+//! corpus, and `kubectl` on `PATH`) never let a test pass silently: outside CI a missing
+//! corpus file or program is a visible `SKIPPED` line (shown by `cargo test` without
+//! `--nocapture`), in CI it is a failure that names what is missing. The process-level checks
+//! run this test binary again as a child, with `KUBEFORGE_CORPUS` pointing at an empty
+//! directory or `PATH` at one without `kubectl`, and look at what the user would see.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-use kubeforge_tests::corpus_in;
+use kubeforge_tests::{corpus_in, program_in};
 
 const NEEDED: &str = "kubernetes/swagger.json";
 
@@ -65,16 +67,22 @@ fn child_needs_the_corpus() {
     assert!(found.is_none(), "the corpus was expected to be empty");
 }
 
-fn run_child(corpus: &Path, ci: Option<&str>) -> Output {
+/// Runs the ignored test `child` of this binary with `variable` set to `value`, and `CI` as
+/// given.
+fn run_child_test(child: &str, variable: &str, value: &Path, ci: Option<&str>) -> Output {
     let mut command = Command::new(std::env::current_exe().expect("the test binary"));
     command
-        .args(["child_needs_the_corpus", "--exact", "--ignored"])
-        .env("KUBEFORGE_CORPUS", corpus)
+        .args([child, "--exact", "--ignored"])
+        .env(variable, value)
         .env_remove("CI");
     if let Some(ci) = ci {
         command.env("CI", ci);
     }
     command.output().expect("the test binary runs")
+}
+
+fn run_child(corpus: &Path, ci: Option<&str>) -> Output {
+    run_child_test("child_needs_the_corpus", "KUBEFORGE_CORPUS", corpus, ci)
 }
 
 fn text(output: &Output) -> String {
@@ -115,5 +123,64 @@ fn in_ci_the_child_fails_naming_the_missing_file() {
             "CI={ci}: names the missing file:\n{text}"
         );
         assert!(!text.contains("SKIPPED"), "CI={ci}: no skip in CI:\n{text}");
+    }
+}
+
+/// The test the `kubectl` child processes run: `PATH` has no `kubectl`.
+#[test]
+#[ignore = "run by the other tests of this file as a child process, without kubectl on PATH"]
+fn child_needs_kubectl() {
+    let found = kubeforge_tests::kubectl("child_needs_kubectl");
+    assert!(found.is_none(), "kubectl was expected to be missing");
+}
+
+fn run_kubectl_child(path: &Path, ci: Option<&str>) -> Output {
+    run_child_test("child_needs_kubectl", "PATH", path, ci)
+}
+
+#[test]
+fn without_kubectl_a_skip_outside_ci_and_a_failure_in_ci() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A `kubectl` that cannot be run is not one.
+    std::fs::write(dir.path().join("kubectl"), "not a program").expect("write");
+    let output = run_kubectl_child(dir.path(), None);
+    let all = text(&output);
+    assert!(output.status.success(), "a skip passes:\n{all}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("SKIPPED: child_needs_kubectl: `kubectl` is not installed"),
+        "the skip is on stderr although the harness captures output:\n{all}"
+    );
+    let output = run_kubectl_child(dir.path(), Some("true"));
+    let all = text(&output);
+    assert!(!output.status.success(), "CI=true: must fail:\n{all}");
+    assert!(
+        all.contains("`kubectl` is not installed and CI is set")
+            && all.contains(&dir.path().display().to_string()),
+        "CI=true: names the program and where it was looked for:\n{all}"
+    );
+    assert!(!all.contains("SKIPPED"), "no skip in CI:\n{all}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_program_is_found_on_path_in_order_and_through_links() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (first, second) = (
+        tempfile::tempdir().expect("temp dir"),
+        tempfile::tempdir().expect("temp dir"),
+    );
+    let real = second.path().join("real-kubectl");
+    std::fs::write(&real, "#!/bin/sh\n").expect("write");
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::os::unix::fs::symlink(&real, second.path().join("kubectl")).expect("link");
+    // Not executable: passed over.
+    std::fs::write(first.path().join("kubectl"), "").expect("write");
+    let path = std::env::join_paths([first.path(), second.path()]).expect("PATH");
+    for ci in [false, true] {
+        assert_eq!(
+            program_in("kubectl", Some(&path), "found", ci),
+            Some(second.path().join("kubectl"))
+        );
     }
 }

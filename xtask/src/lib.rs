@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod mutants;
+
 /// The directory of input documents, relative to the workspace root.
 pub const SCHEMAS_DIR: &str = "schemas";
 

@@ -7,7 +7,6 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod diff;
-mod mutants;
 mod routes;
 mod serve;
 
@@ -66,12 +65,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Plant known bugs in a scratch copy (target/mutants), re-bless the goldens there, and
-    /// check that a behavioural test catches each; fails if any bug survives.
+    /// Plant known bugs in a scratch copy (target/mutants/repo), re-bless the goldens there
+    /// when the bug is in the generator, and check that a test of the bug's test targets
+    /// fails for each; fails if any bug survives or no longer applies.
     Mutants {
         /// Only these mutants (repeatable); all by default.
         #[arg(long = "only")]
         only: Vec<String>,
+        /// Print each mutant (name, file, test targets, what it breaks) and plant nothing.
+        #[arg(long)]
+        list: bool,
     },
     /// Print what changed in the API (`kubeforge diff`): of schemas/ from `--base` (default
     /// HEAD) to the working tree, or from OLD documents to NEW ones.
@@ -138,7 +141,7 @@ fn main() -> ExitCode {
             },
         ),
         Command::Routes { json } => routes::run(&root, json),
-        Command::Mutants { only } => mutants::run(&root, &only),
+        Command::Mutants { only, list } => xtask::mutants::run(&root, &only, list),
         Command::Diff {
             old,
             new,

@@ -758,23 +758,16 @@ mod tests {
     /// Types emitted on several threads come out exactly as on one, in type order.
     #[test]
     fn emitting_on_threads_is_deterministic() {
-        use std::io::Write as _;
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
         let documents = [
             "kubernetes/v3/apis__apps__v1_openapi.json",
             "crds/cert-manager-Certificate.yaml",
         ];
-        let paths: Vec<_> = documents.iter().map(|d| corpus.join(d)).collect();
-        if let Some(missing) = paths.iter().find(|p| !p.exists()) {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "corpus file {} is missing",
-                missing.display()
-            );
-            let _ = std::io::stderr()
-                .write_all(format!("SKIPPED: {} is missing\n", missing.display()).as_bytes());
+        let Some(corpus) =
+            kubeforge_tests::corpus("emitting_on_threads_is_deterministic", &documents)
+        else {
             return;
-        }
+        };
+        let paths: Vec<_> = documents.iter().map(|d| corpus.join(d)).collect();
         let config = paths
             .iter()
             .fold(crate::Config::new(), |config, path| config.input(path))
