@@ -484,7 +484,7 @@ fn full_messages_match_the_api_server() {
     let object = json!({"spec": {"mtls": {"mode": "BLAH"}}});
     assert_eq!(
         Errors(validate(&node, &NoReferences, &object, None)).to_string(),
-        r#"[spec.mtls.mode: Unsupported value: "BLAH": supported values: "UNSET", "DISABLE", "PERMISSIVE", "STRICT", <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"#
+        r#"[spec.mtls.mode: Unsupported value: "BLAH": supported values: "UNSET", "DISABLE", "PERMISSIVE", "STRICT", <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"#
     );
     let object = json!({"spec": {"selector": {"matchLabels": {"foo": "bar"}}, "portLevelMtls": {"acd": {"mode": "STRICT"}}}});
     assert_eq!(
@@ -509,6 +509,6 @@ fn full_messages_match_the_api_server() {
     let errors = validate(&node, &NoReferences, &object, None);
     assert_eq!(
         Errors(errors).to_string(),
-        r#"spec.vmConfig.env[1]: Duplicate value: {"name":"a"}"#
+        r#"spec.vmConfig.env[1]: Duplicate value: map[string]interface {}{"name":"a"}"#
     );
 }

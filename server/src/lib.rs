@@ -4,8 +4,9 @@
 //! table ([`Catalog::from_routes`]`(routes::ROUTES)`, with [`Catalog::typed`] for each kind
 //! whose bodies it should check by decoding into the generated type), or the input
 //! documents through the generator's model (`Catalog::from_documents`, feature `model`,
-//! which also checks bodies against the schemas, knows the strategic merge patch metadata
-//! and serves the documents at `/openapi/v3`).
+//! which also validates, defaults and prunes every write with the schemas as the API server
+//! does, knows the strategic merge patch metadata and serves the documents at
+//! `/openapi/v3`).
 //!
 //! [`Server`] is a `tower::Service<http::Request<B>>`, so `kube::Client::new(server,
 //! "default")` talks to it with no socket; [`serve`] puts it on a loopback port for
@@ -18,7 +19,9 @@
 //! deletecollection, and watches with bookmarks, `sendInitialEvents` and 410 Gone from a
 //! bounded history; Tables with the API server's printers' columns; Kubernetes' protobuf
 //! encoding for the built-in kinds (feature `protobuf`); namespaces as objects and garbage
-//! collection by owner references; server-side apply and `metadata.managedFields` as
+//! collection by owner references; validation with the API server's `Status` and causes,
+//! `fieldValidation`, object names by each resource's rule, and a custom resource's
+//! defaulting and pruning (see `validation`); server-side apply and `metadata.managedFields` as
 //! structured-merge-diff defines them, merging by the schema's list, map and struct types
 //! (see `apply`).
 
@@ -35,6 +38,7 @@ mod media;
 #[cfg(feature = "model")]
 mod model;
 mod namespaces;
+mod object_names;
 #[cfg(feature = "model")]
 mod openapi;
 mod patch;
@@ -47,6 +51,7 @@ mod service;
 mod status;
 mod store;
 mod table;
+mod validation;
 mod versions;
 mod watch;
 

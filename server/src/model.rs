@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use kubeforge::model::operations::Action as ModelAction;
-use kubeforge::model::semantics::Semantics;
-use kubeforge::model::{ApiSet, FieldRole, RuntimeType, Scope, Shape, TypeId, TypeKind};
+use kubeforge::model::{ApiSet, FieldRole, Scope, Shape, TypeId, TypeKind};
+use kubeforge_runtime::schema::{Additional, Node, SchemaSet};
 use serde_json::Value;
 
 use crate::apply::{Root, Schemas};
@@ -86,8 +86,9 @@ impl Catalog {
         Ok(catalog)
     }
 
-    /// The catalog of a model: resources and verbs from its operations, a validator per
-    /// resource walking the model's types, and the strategic merge patch metadata.
+    /// The catalog of a model: resources and verbs from its operations, every type's schema
+    /// node (what writes are validated, defaulted and pruned by, and what field management
+    /// merges by), and the strategic merge patch metadata.
     pub fn from_model(api: &Arc<ApiSet>) -> Catalog {
         let mut catalog = Catalog::new();
         for resource in api.resources.values() {
@@ -140,34 +141,20 @@ impl Catalog {
                 (gvk.group.clone(), gvk.version.clone(), gvk.kind.clone()),
                 type_key(*id),
             );
-            let api = api.clone();
-            let id = *id;
-            catalog = catalog.validator(
-                &gvk.group,
-                &gvk.version,
-                &gvk.kind,
-                Arc::new(move |value| {
-                    let mut path = String::new();
-                    check(&api, &Shape::Ref(id), &value, &mut path, 0)?;
-                    Ok(value)
-                }),
-            );
         }
         catalog.schemas = Arc::new(merge_schemas(api));
         catalog.patch_schema(patch)
     }
 }
 
-/// The schema nodes of every named type (by `TypeId`), for field management: what the model
-/// decided (`ApiSet::semantics`), indexed so that a node's `$ref`s resolve.
+/// The schema node of every type (by `TypeId`), for field management, validation,
+/// defaulting and pruning: what the model decided (`ApiSet::nodes`), indexed so that a
+/// node's `$ref`s resolve.
 fn merge_schemas(api: &ApiSet) -> Schemas {
+    let mut nodes = api.nodes();
+    nodes.iter_mut().for_each(plain_references);
     let mut schemas = Schemas {
-        nodes: (0..api.types.len())
-            .map(|index| match api.semantics.get(&TypeId(index)) {
-                Some(Semantics::Root(node)) => Some((**node).clone()),
-                _ => None,
-            })
-            .collect(),
+        set: SchemaSet::new(nodes),
         untyped: api
             .types
             .iter()
@@ -188,6 +175,47 @@ fn merge_schemas(api: &ApiSet) -> Schemas {
         );
     }
     schemas
+}
+
+/// Writes an `allOf` whose one branch is a bare `$ref` (how Kubernetes' OpenAPI v3 documents,
+/// and the model for a CRD's `metadata`, give a property a named type beside its own
+/// `default` or `description`) as the `$ref` itself, everywhere in `node`. The two mean the
+/// same (the node's `$ref` applies with its siblings), but a `$ref` is followed where
+/// properties are looked up (pruning, defaulting, unknown fields), and validating it
+/// reports no extra `must validate all the schemas (allOf)` error, which the API server,
+/// decoding built-in kinds into Go types, never gives.
+fn plain_references(node: &mut Node) {
+    if node.reference.is_none()
+        && let [only] = node.all_of.as_slice()
+        && only.reference.is_some()
+        && (Node {
+            reference: None,
+            ..only.clone()
+        }) == Node::default()
+    {
+        node.reference = only.reference;
+        node.all_of.clear();
+    }
+    for child in node.properties.values_mut() {
+        plain_references(child);
+    }
+    if let Some(items) = node.items.as_deref_mut() {
+        plain_references(items);
+    }
+    if let Some(Additional::Schema(extra)) = node.additional_properties.as_deref_mut() {
+        plain_references(extra);
+    }
+    if let Some(not) = node.not.as_deref_mut() {
+        plain_references(not);
+    }
+    for branch in node
+        .all_of
+        .iter_mut()
+        .chain(&mut node.one_of)
+        .chain(&mut node.any_of)
+    {
+        plain_references(branch);
+    }
 }
 
 fn model_verb(action: &ModelAction) -> Option<&'static str> {
@@ -314,146 +342,5 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
                 "responses": {"200": reference},
             },
         });
-    }
-}
-
-const MAX_DEPTH: usize = 64;
-
-/// Checks `value` against `shape`; the error names the JSON path and what was expected.
-fn check(
-    api: &ApiSet,
-    shape: &Shape,
-    value: &Value,
-    path: &mut String,
-    depth: usize,
-) -> Result<(), String> {
-    if depth > MAX_DEPTH {
-        return Err(format!("{}: nested too deeply", display(path)));
-    }
-    let expect = |ok: bool, what: &str| {
-        if ok {
-            Ok(())
-        } else {
-            Err(format!(
-                "{}: Invalid value: {}: expected {what}",
-                display(path),
-                brief(value)
-            ))
-        }
-    };
-    match shape {
-        Shape::Bool => expect(value.is_boolean(), "a boolean"),
-        Shape::I32 => expect(
-            value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
-            "a 32-bit integer",
-        ),
-        Shape::I64 => expect(value.is_i64(), "an integer"),
-        // As the API server's validation of custom resources: a whole-number float too.
-        Shape::Integer => expect(
-            value.is_i64()
-                || value
-                    .as_f64()
-                    .and_then(kubeforge_runtime::integer::whole)
-                    .is_some(),
-            "an integer",
-        ),
-        Shape::U32 => expect(
-            value.as_u64().is_some_and(|n| u32::try_from(n).is_ok()),
-            "an unsigned 32-bit integer",
-        ),
-        Shape::U64 => expect(value.is_u64(), "an unsigned integer"),
-        Shape::F64 => expect(value.is_number(), "a number"),
-        Shape::String => expect(value.is_string(), "a string"),
-        Shape::Runtime(runtime) => match runtime {
-            RuntimeType::Quantity => expect(value.is_string() || value.is_number(), "a quantity"),
-            RuntimeType::IntOrString => expect(
-                value.is_string() || value.is_i64(),
-                "an integer or a string",
-            ),
-            RuntimeType::Number => expect(value.is_number(), "a number"),
-            RuntimeType::Time
-            | RuntimeType::MicroTime
-            | RuntimeType::DateTime
-            | RuntimeType::ByteString => expect(value.is_string(), "a string"),
-        },
-        Shape::Json => Ok(()),
-        Shape::Nullable(inner) => {
-            if value.is_null() {
-                Ok(())
-            } else {
-                check(api, inner, value, path, depth + 1)
-            }
-        }
-        Shape::Vec(inner) => {
-            let Some(items) = value.as_array() else {
-                return expect(false, "a list");
-            };
-            for (i, item) in items.iter().enumerate() {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                check(api, inner, item, path, depth + 1)?;
-                path.truncate(len);
-            }
-            Ok(())
-        }
-        Shape::Map(inner) => {
-            let Some(map) = value.as_object() else {
-                return expect(false, "an object");
-            };
-            for (key, item) in map {
-                let len = path.len();
-                path.push_str(&format!("[{key}]"));
-                check(api, inner, item, path, depth + 1)?;
-                path.truncate(len);
-            }
-            Ok(())
-        }
-        Shape::Ref(id) => match &api.get(*id).kind {
-            TypeKind::Struct(fields) => {
-                let Some(map) = value.as_object() else {
-                    return expect(false, "an object");
-                };
-                for field in fields {
-                    if field.role == FieldRole::Extra {
-                        continue;
-                    }
-                    let len = path.len();
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(&field.json_name);
-                    match map.get(&field.json_name) {
-                        None if field.required && field.default.is_none() => {
-                            return Err(format!("{}: Required value", display(path)));
-                        }
-                        None | Some(Value::Null) if !field.required => {}
-                        None => {}
-                        Some(item) => check(api, &field.shape, item, path, depth + 1)?,
-                    }
-                    path.truncate(len);
-                }
-                Ok(())
-            }
-            TypeKind::Enum(_) => expect(value.is_string(), "a string"),
-            TypeKind::Alias(inner) => check(api, inner, value, path, depth + 1),
-            TypeKind::Union(_) | TypeKind::WatchEvent { .. } | TypeKind::Extern(_) => Ok(()),
-        },
-    }
-}
-
-fn display(path: &str) -> &str {
-    if path.is_empty() { "<root>" } else { path }
-}
-
-fn brief(value: &Value) -> String {
-    let text = value.to_string();
-    if text.len() > 60 {
-        let mut end = 60;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &text[..end])
-    } else {
-        text
     }
 }

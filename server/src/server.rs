@@ -25,6 +25,7 @@ use crate::select::{FieldSelector, LabelSelector};
 use crate::status::{self, Failure};
 use crate::store::{Key, State};
 use crate::table;
+use crate::validation::{self, Directive, Source};
 use crate::versions;
 use crate::watch;
 
@@ -275,11 +276,39 @@ impl Server {
         })
     }
 
+    /// Answers a request on a resource, with the warnings it gave rise to as `Warning`
+    /// headers (on a refusal too, as the API server sends them).
     fn resource(
         &self,
         parts: &http::request::Parts,
         body: &[u8],
         target: &Target,
+    ) -> Result<Response<Body>, Failure> {
+        let mut warnings = Vec::new();
+        let answer = self.resource_verb(parts, body, target, &mut warnings);
+        if warnings.is_empty() {
+            return answer;
+        }
+        let mut response = answer.unwrap_or_else(|failure| failure_response(&failure));
+        let mut sent: Vec<&String> = Vec::new();
+        for warning in &warnings {
+            if sent.contains(&warning) {
+                continue;
+            }
+            sent.push(warning);
+            if let Ok(value) = HeaderValue::from_bytes(warning_header(warning).as_bytes()) {
+                response.headers_mut().append(header::WARNING, value);
+            }
+        }
+        Ok(response)
+    }
+
+    fn resource_verb(
+        &self,
+        parts: &http::request::Parts,
+        body: &[u8],
+        target: &Target,
+        warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
         let def = &self.shared.catalog.resources[target.index];
         let query = Query::parse(parts.uri.query().unwrap_or(""));
@@ -312,6 +341,8 @@ impl Server {
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok());
         let manager = apply::manager_of(query.get("fieldManager"), user_agent);
+        let directive =
+            validation::Directive::of(query.get("fieldValidation")).unwrap_or(Directive::Warn);
         let protobuf = encoding::protobuf_kind(def);
         let answer = media::negotiate(parts, protobuf)?;
         let decoded;
@@ -331,8 +362,21 @@ impl Server {
             ("watch", _) => return self.watch(target.index, namespace, &query, answer),
             ("list", _) => self.list(target.index, namespace, &query)?,
             ("create", _) => {
-                apply::check_manager("CreateOptions", query.get("fieldManager"), false)?;
-                let object = self.check(target.index, parse_body(body)?)?;
+                apply::check_options(
+                    "CreateOptions",
+                    query.get("fieldManager"),
+                    query.get("fieldValidation"),
+                    false,
+                )?;
+                let (object, duplicates) = validation::parse_json(body)?;
+                let object = self.decoded(
+                    target.index,
+                    object,
+                    validation::duplicate_errors(&duplicates, None),
+                    directive,
+                    || Source::Body,
+                    warnings,
+                )?;
                 self.create(
                     target.index,
                     namespace.unwrap_or(""),
@@ -351,16 +395,27 @@ impl Server {
                 (StatusCode::OK, object)
             }
             ("update", Some(name)) => {
-                apply::check_manager("UpdateOptions", query.get("fieldManager"), false)?;
-                let body = parse_body(body)?;
+                apply::check_options(
+                    "UpdateOptions",
+                    query.get("fieldManager"),
+                    query.get("fieldValidation"),
+                    false,
+                )?;
+                let (body, duplicates) = validation::parse_json(body)?;
+                let decoding = Decoding {
+                    errors: validation::duplicate_errors(&duplicates, None),
+                    directive,
+                };
                 self.update(
                     target.index,
                     namespace.unwrap_or(""),
                     name,
                     sub,
                     body,
+                    decoding,
                     &query,
                     &manager,
+                    warnings,
                 )?
             }
             ("patch", Some(name)) => {
@@ -378,6 +433,7 @@ impl Server {
                     body,
                     &query,
                     &manager,
+                    warnings,
                 )?
             }
             ("delete", Some(name)) => {
@@ -551,17 +607,13 @@ impl Server {
     ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let meta = metadata_mut(&mut object);
+        // A name from `generateName` before validation, as `BeforeCreate` makes it; without
+        // either, validation refuses the empty name.
         let name = match meta.get("name").and_then(Value::as_str) {
             Some(name) if !name.is_empty() => name.to_owned(),
             _ => match meta.get("generateName").and_then(Value::as_str) {
                 Some(prefix) if !prefix.is_empty() => format!("{prefix}{}", self.suffix()),
-                _ => {
-                    return Err(Failure::invalid(
-                        &def.kind,
-                        "",
-                        "metadata.name: Required value: name or generateName is required",
-                    ));
-                }
+                _ => String::new(),
             },
         };
         meta.insert("name".into(), Value::from(name.clone()));
@@ -575,6 +627,7 @@ impl Server {
         ] {
             meta.remove(key);
         }
+        validation::validate(&self.shared.catalog, def, &object, None)?;
         if let Some(manager) = manager {
             Fields::new(&self.shared.catalog, def, None).created(&mut object, manager);
         }
@@ -616,14 +669,23 @@ impl Server {
         name: &str,
         sub: Option<&str>,
         body: Value,
+        decoding: Decoding,
         query: &Query,
         manager: &str,
+        warnings: &mut Vec<String>,
     ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let body = if sub == Some("scale") {
             body
         } else {
-            self.check(index, body)?
+            self.decoded(
+                index,
+                body,
+                decoding.errors,
+                decoding.directive,
+                || Source::Body,
+                warnings,
+            )?
         };
         let body_name = body
             .pointer("/metadata/name")
@@ -669,6 +731,7 @@ impl Server {
         body: &[u8],
         query: &Query,
         manager: &str,
+        warnings: &mut Vec<String>,
     ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
         let kind = PatchKind::from_content_type(content_type).ok_or_else(|| {
@@ -676,9 +739,10 @@ impl Server {
                 "the body of the request was in an unknown format ({content_type:?}): accepted media types are application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
             ))
         })?;
-        apply::check_manager(
+        apply::check_options(
             "PatchOptions",
             query.get("fieldManager"),
+            query.get("fieldValidation"),
             kind == PatchKind::Apply,
         )?;
         if kind == PatchKind::Apply {
@@ -687,8 +751,8 @@ impl Server {
         if query.get("force").is_some() {
             return Err(apply::invalid_options(
                 "PatchOptions",
-                "force",
                 &[(
+                    "force",
                     "FieldValueForbidden",
                     "Forbidden: may not be specified for non-apply patch".to_owned(),
                 )],
@@ -703,6 +767,23 @@ impl Server {
         let root = self.shared.catalog.patch_root(def);
         patch::apply(kind, &mut patched, body, &self.shared.catalog.patch, root)
             .map_err(|message| Failure::invalid(&def.kind, name, message))?;
+        // The patch's own duplicate keys (and a JSON patch's unknown ones) are strict errors
+        // too; a refusal shows the patched object, or a strategic merge patch as Go prints it.
+        let directive =
+            validation::Directive::of(query.get("fieldValidation")).unwrap_or(Directive::Warn);
+        let parsed = match directive {
+            Directive::Ignore => None,
+            _ => validation::parse_json(body).ok(),
+        };
+        let errors = parsed
+            .as_ref()
+            .map_or_else(Vec::new, |(patch, duplicates)| {
+                validation::duplicate_errors(duplicates, (kind == PatchKind::Json).then_some(patch))
+            });
+        let shown = |patched: &Value| match (kind, &parsed) {
+            (PatchKind::Strategic, Some((patch, _))) => validation::go_text(patch),
+            _ => kubeforge_runtime::schema::gofmt::json(patched),
+        };
         let old_rv = old
             .pointer("/metadata/resourceVersion")
             .and_then(Value::as_str);
@@ -715,7 +796,16 @@ impl Server {
         let patched = if sub == Some("scale") {
             patched
         } else {
-            self.check(index, patched)?
+            // Only a refusal shows it.
+            let text = (directive == Directive::Strict).then(|| shown(&patched));
+            self.decoded(
+                index,
+                patched,
+                errors,
+                directive,
+                || Source::Patch(text.unwrap_or_default()),
+                warnings,
+            )?
         };
         self.commit(
             index,
@@ -766,7 +856,7 @@ impl Server {
                 }
                 let object = fields.applied(None, &config, manager, force)?;
                 same_name(&object, name)?;
-                let object = self.check(index, object)?;
+                let object = self.applied(index, object)?;
                 return self.create(index, namespace, object, query, None);
             }
             Err(failure) => return Err(failure),
@@ -784,7 +874,7 @@ impl Server {
         let applied = if sub == Some("scale") {
             applied
         } else {
-            self.check(index, applied)?
+            self.applied(index, applied)?
         };
         self.commit(index, namespace, name, &old, applied, sub, query, None)
     }
@@ -884,6 +974,7 @@ impl Server {
             }
             (None, None) => {}
         }
+        validation::validate(&self.shared.catalog, def, &result, Some(old))?;
         let spec_changed = without_meta_and_status(&result) != without_meta_and_status(old);
         let meta = metadata_mut(&mut result);
         meta.insert(
@@ -1120,6 +1211,38 @@ impl Server {
         }
     }
 
+    /// A body (or patched object) as the API server decodes it: its kind checked
+    /// ([`Server::check`]), then decoded as its type (unknown fields dropped; a custom
+    /// resource pruned and defaulted, `validation::decode`); the strict decoding `errors`
+    /// found before (duplicate keys) and the unknown fields are refused, warned about or
+    /// ignored as `directive` says, worded for their `source`.
+    fn decoded(
+        &self,
+        index: usize,
+        object: Value,
+        mut errors: Vec<String>,
+        directive: Directive,
+        source: impl FnOnce() -> Source,
+        warnings: &mut Vec<String>,
+    ) -> Result<Value, Failure> {
+        let def = self.def(index);
+        let mut object = self.check(index, object)?;
+        errors.extend(validation::decode(&self.shared.catalog, def, &mut object));
+        if !errors.is_empty() {
+            validation::strict(directive, def, errors, source(), warnings)?;
+        }
+        Ok(object)
+    }
+
+    /// The object an apply made, decoded: unknown fields cannot reach it (the apply refuses
+    /// them), and its defaults are set after the apply has recorded what the applier owns,
+    /// so nobody owns them, as on a real server.
+    fn applied(&self, index: usize, object: Value) -> Result<Value, Failure> {
+        let mut object = self.check(index, object)?;
+        validation::decode(&self.shared.catalog, self.def(index), &mut object);
+        Ok(object)
+    }
+
     /// Puts the namespace of the request into the object's metadata; a different one in the
     /// body is an error, as on a real server.
     fn place(
@@ -1274,6 +1397,26 @@ fn decode(segment: &str) -> Result<String, Failure> {
         .decode_utf8()
         .map(std::borrow::Cow::into_owned)
         .map_err(|_| Failure::bad_request(format!("path segment {segment:?} is not UTF-8")))
+}
+
+/// The strict decoding errors of a body and what to do with them.
+struct Decoding {
+    errors: Vec<String>,
+    directive: Directive,
+}
+
+/// A `Warning` header's value: code 299, no agent, the text quoted (`"` and `\` escaped),
+/// as apimachinery's `NewWarningHeader` writes it.
+fn warning_header(text: &str) -> String {
+    let mut out = String::from("299 - \"");
+    for c in text.chars() {
+        if matches!(c, '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
 }
 
 fn parse_body(body: &[u8]) -> Result<Value, Failure> {

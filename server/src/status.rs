@@ -144,6 +144,38 @@ impl Failure {
         .with_details_kind(name, kind)
     }
 
+    /// 422 Invalid with a cause per field error, as `NewInvalid` writes it: the message
+    /// `Kind.group "name" is invalid: <the errors>` (`Kind` alone for the core group, and
+    /// the errors' aggregate: one alone, several as `[a, b]`), and `details` with the name,
+    /// group and kind (each left out when empty) and the causes (`reason`, `message`,
+    /// `field`).
+    pub(crate) fn invalid_fields(
+        group: &str,
+        kind: &str,
+        name: &str,
+        errors: Vec<kubeforge_runtime::schema::FieldError>,
+    ) -> Failure {
+        let errors = kubeforge_runtime::schema::Errors(errors);
+        let mut details = serde_json::Map::new();
+        for (key, value) in [("name", name), ("group", group), ("kind", kind)] {
+            if !value.is_empty() {
+                details.insert(key.into(), Value::from(value));
+            }
+        }
+        let causes: Vec<Value> = errors
+            .as_slice()
+            .iter()
+            .map(|e| json!({"reason": e.reason(), "message": e.body(), "field": e.field}))
+            .collect();
+        details.insert("causes".into(), Value::Array(causes));
+        Failure {
+            code: 422,
+            reason: "Invalid",
+            message: errors.status_message(group, kind, name),
+            details: Some(Value::Object(details)),
+        }
+    }
+
     /// 500 InternalError.
     pub fn internal(message: impl Into<String>) -> Failure {
         Failure::new(500, "InternalError", message)

@@ -103,7 +103,9 @@ pub enum BadValue {
     Float(f64),
     /// A Go `bool`: `true`.
     Bool(bool),
-    /// Anything else (objects, lists, `nil`), printed as Go's `json.Marshal` does.
+    /// A value decoded from JSON, printed as `ErrorBody` prints the Go value it decodes
+    /// to: `nil` as `"null"`, a string quoted, a number or boolean plain, a map or slice
+    /// with `%#v` (`map[string]interface {}{"name":"a"}`).
     Json(Value),
 }
 
@@ -132,7 +134,15 @@ impl BadValue {
             BadValue::Int(i) => Some(i.to_string()),
             BadValue::Float(f) => Some(gofmt::float(*f)),
             BadValue::Bool(b) => Some(b.to_string()),
-            BadValue::Json(v) => Some(gofmt::json(v)),
+            BadValue::Json(v) => Some(match v {
+                Value::Null => gofmt::quote("null"),
+                Value::String(s) => gofmt::quote(s),
+                Value::Number(n) => match n.as_i64() {
+                    Some(i) => i.to_string(),
+                    None => gofmt::float(n.as_f64().unwrap_or(0.0)),
+                },
+                other => gofmt::go_syntax(other),
+            }),
         }
     }
 }
@@ -473,11 +483,11 @@ mod tests {
         );
         assert_eq!(
             FieldError::duplicate("spec.l[1]", BadValue::of(&json!({"name": "a"}))).to_string(),
-            r#"spec.l[1]: Duplicate value: {"name":"a"}"#
+            r#"spec.l[1]: Duplicate value: map[string]interface {}{"name":"a"}"#
         );
         assert_eq!(
             FieldError::invalid("<nil>", BadValue::Json(Value::Null), "x").to_string(),
-            "<nil>: Invalid value: null: x"
+            r#"<nil>: Invalid value: "null": x"#
         );
     }
 

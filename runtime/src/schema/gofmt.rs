@@ -211,6 +211,35 @@ fn write_json(out: &mut String, value: &Value) {
     }
 }
 
+/// Go's `%#v` of a value decoded from JSON into `interface{}`, as a `field.Error` shows a
+/// bad value that is a map or a slice: `map[string]interface {}{"a":1, "b":"x"}` (keys
+/// sorted), `[]interface {}{1, "x"}`; a `nil` inside one is `interface {}(nil)`.
+#[must_use]
+pub fn go_syntax(value: &Value) -> String {
+    match value {
+        Value::Null => "interface {}(nil)".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.to_string(),
+            None => float(n.as_f64().unwrap_or(0.0)),
+        },
+        Value::String(s) => quote(s),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(go_syntax).collect();
+            format!("[]interface {{}}{{{}}}", items.join(", "))
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let entries: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", quote(k), go_syntax(&map[k.as_str()])))
+                .collect();
+            format!("map[string]interface {{}}{{{}}}", entries.join(", "))
+        }
+    }
+}
+
 fn json_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
@@ -274,5 +303,17 @@ mod tests {
             r#"{"a":[1.5,1e+21,1e-7,"\u003c\u0026\u003e"],"b":1,"c":null}"#
         );
         assert_eq!(json_float(100_000_000_000.0), "100000000000");
+    }
+
+    #[test]
+    fn go_syntax_is_go_sharp_v() {
+        assert_eq!(
+            go_syntax(&json!({"proto": "TCP", "name": "a", "n": null})),
+            r#"map[string]interface {}{"n":interface {}(nil), "name":"a", "proto":"TCP"}"#
+        );
+        assert_eq!(
+            go_syntax(&json!([1, 1.5, "x", {}])),
+            r#"[]interface {}{1, 1.5, "x", map[string]interface {}{}}"#
+        );
     }
 }

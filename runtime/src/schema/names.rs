@@ -237,21 +237,46 @@ pub fn is_valid_label_value(value: &str) -> Vec<String> {
     errs
 }
 
+/// `path.IsValidPathSegmentName`: a name that can be one segment of a path (the rule of
+/// RBAC objects' names, `system:aggregate-to-admin`): not `.` or `..`, without `/` or `%`.
+#[must_use]
+pub fn is_valid_path_segment_name(name: &str) -> Vec<String> {
+    if let Some(illegal) = [".", ".."].into_iter().find(|n| *n == name) {
+        return vec![format!("may not be '{illegal}'")];
+    }
+    ["/", "%"]
+        .into_iter()
+        .filter(|c| name.contains(c))
+        .map(|c| format!("may not contain '{c}'"))
+        .collect()
+}
+
 /// `ValidateObjectMetaAccessor`'s checks of `metadata.generateName` and `metadata.name`
 /// with the resource's name rule (`label`: DNS-1123 label, else subdomain): one error per
 /// message. The server generates a name from `generateName` before validating.
 #[must_use]
 pub fn object_name_errors(name: &str, generate_name: &str, label: bool) -> Vec<super::FieldError> {
-    let check = |n: &str, prefix: bool| {
+    object_name_errors_with(name, generate_name, &|n: &str, prefix: bool| {
         if label {
             name_is_dns_label(n, prefix)
         } else {
             name_is_dns_subdomain(n, prefix)
         }
-    };
+    })
+}
+
+/// [`object_name_errors`] with any of apimachinery's name rules (`rule(name, prefix)`, a
+/// `ValidateNameFunc`: [`name_is_dns_subdomain`], [`name_is_dns_label`],
+/// [`name_is_dns1035_label`], …).
+#[must_use]
+pub fn object_name_errors_with(
+    name: &str,
+    generate_name: &str,
+    rule: &dyn Fn(&str, bool) -> Vec<String>,
+) -> Vec<super::FieldError> {
     let mut errors = Vec::new();
     if !generate_name.is_empty() {
-        errors.extend(check(generate_name, true).into_iter().map(|m| {
+        errors.extend(rule(generate_name, true).into_iter().map(|m| {
             super::FieldError::invalid(
                 "metadata.generateName",
                 super::BadValue::from(generate_name),
@@ -266,7 +291,7 @@ pub fn object_name_errors(name: &str, generate_name: &str, label: bool) -> Vec<s
         ));
     } else {
         errors.extend(
-            check(name, false).into_iter().map(|m| {
+            rule(name, false).into_iter().map(|m| {
                 super::FieldError::invalid("metadata.name", super::BadValue::from(name), m)
             }),
         );
@@ -314,5 +339,16 @@ mod tests {
             "no panic on a multi-byte character"
         );
         assert_eq!(object_name_errors("", "Web-", true).len(), 2);
+        assert!(is_valid_path_segment_name("system:aggregate-to-admin").is_empty());
+        assert_eq!(is_valid_path_segment_name(".."), vec!["may not be '..'"]);
+        assert_eq!(
+            is_valid_path_segment_name("a/b%c"),
+            vec!["may not contain '/'", "may not contain '%'"]
+        );
+        let dns1035 = object_name_errors_with("1abc", "", &name_is_dns1035_label);
+        assert_eq!(
+            dns1035[0].to_string(),
+            "metadata.name: Invalid value: \"1abc\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+        );
     }
 }

@@ -169,6 +169,34 @@ impl<'c> Fields<'c> {
     }
 }
 
+/// Removes what decoding an object of `def`'s kind drops: keys its schema does not declare,
+/// in the whole object (a built-in kind, decoded into its Go type, whose `null`s stay: a
+/// field's zero value, which Go may write back as `null`) or in its field `only` (a custom
+/// resource's `metadata`, decoded into `ObjectMeta`, whose empty fields are omitted: its
+/// `null`s go too). Returns the paths of the unknown keys (`spec.foo`), in the order met.
+pub(crate) fn drop_unknown(
+    schemas: &Schemas,
+    def: &ResourceDef,
+    object: &mut Value,
+    only: Option<&str>,
+) -> Vec<String> {
+    let (root, _) = schemas.root(&def.group, &def.version, &def.kind);
+    let mut unknown = Vec::new();
+    match only {
+        None => typed::drop_unknown(schemas, object, root, "", false, &mut unknown),
+        Some(field) => {
+            let ty = schemas
+                .atom(root)
+                .map
+                .and_then(|map| map.field(schemas, field));
+            if let (Some(ty), Some(value)) = (ty, object.get_mut(field)) {
+                typed::drop_unknown(schemas, value, ty, field, true, &mut unknown);
+            }
+        }
+    }
+    unknown
+}
+
 /// An apply to the `scale` subresource (an `autoscaling/v1` `Scale`), as the apply of its
 /// `spec.replicas` to the object: the API server records it so (its `ScaleHandler` maps the
 /// Scale's managed fields to the object's `spec.replicas`, with `subresource: scale`).
@@ -260,24 +288,28 @@ fn is_format_or_unassigned(c: char) -> bool {
     matches!(c, '\u{ad}' | '\u{600}'..='\u{605}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
 }
 
-/// Checks the `fieldManager` parameter as the API server does (`ValidateFieldManager`):
-/// the 422 `PatchOptions`/`UpdateOptions`/`CreateOptions` error when it is too long or has
-/// unprintable characters; for an apply, also when it is missing.
-pub(crate) fn check_manager(
+/// Checks a write's options as the API server does (`ValidateCreateOptions` and its
+/// siblings): `fieldManager` (`ValidateFieldManager`: too long or with unprintable
+/// characters; for an apply, also missing) and `fieldValidation` (one of `Ignore`, `Warn`,
+/// `Strict`); the 422 `PatchOptions`/`UpdateOptions`/`CreateOptions` error lists them all.
+pub(crate) fn check_options(
     options_kind: &str,
     field_manager: Option<&str>,
+    field_validation: Option<&str>,
     apply: bool,
 ) -> Result<(), Failure> {
     let manager = field_manager.unwrap_or("");
     let mut causes = Vec::new();
     if apply && manager.is_empty() {
         causes.push((
+            "fieldManager",
             "FieldValueRequired",
             "Required value: is required for apply patch".to_owned(),
         ));
     }
     if manager.len() > MANAGER_MAX_LENGTH {
         causes.push((
+            "fieldManager",
             "FieldValueTooLong",
             format!("Too long: may not be more than {MANAGER_MAX_LENGTH} bytes"),
         ));
@@ -286,6 +318,7 @@ pub(crate) fn check_manager(
     for c in manager.chars() {
         if !is_print(c) {
             causes.push((
+                "fieldManager",
                 "FieldValueInvalid",
                 format!(
                     "Invalid value: {}: invalid character U+{:04X} (at position {position})",
@@ -296,21 +329,21 @@ pub(crate) fn check_manager(
         }
         position += c.len_utf8();
     }
+    if let Some((reason, message)) = crate::validation::check_directive(field_validation) {
+        causes.push(("fieldValidation", reason, message));
+    }
     if causes.is_empty() {
         return Ok(());
     }
-    Err(invalid_options(options_kind, "fieldManager", &causes))
+    Err(invalid_options(options_kind, &causes))
 }
 
-/// The 422 of invalid request options (`PatchOptions.meta.k8s.io "" is invalid: …`).
-pub(crate) fn invalid_options(
-    options_kind: &str,
-    field: &str,
-    causes: &[(&str, String)],
-) -> Failure {
+/// The 422 of invalid request options (`PatchOptions.meta.k8s.io "" is invalid: …`), from
+/// each cause's field, reason and message.
+pub(crate) fn invalid_options(options_kind: &str, causes: &[(&str, &str, String)]) -> Failure {
     let messages: Vec<String> = causes
         .iter()
-        .map(|(_, message)| format!("{field}: {message}"))
+        .map(|(field, _, message)| format!("{field}: {message}"))
         .collect();
     let aggregate = match messages.as_slice() {
         [one] => one.clone(),
@@ -323,7 +356,7 @@ pub(crate) fn invalid_options(
         details: Some(json!({
             "group": "meta.k8s.io",
             "kind": options_kind,
-            "causes": causes.iter().map(|(reason, message)| json!({
+            "causes": causes.iter().map(|(field, reason, message)| json!({
                 "reason": reason,
                 "message": message,
                 "field": field,

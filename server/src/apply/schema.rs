@@ -17,14 +17,16 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use kubeforge_runtime::schema::{Additional, ElementType, JsonType, ListType, Node};
+use kubeforge_runtime::schema::{Additional, ElementType, JsonType, ListType, Node, SchemaSet};
 use serde_json::Value;
 
-/// The schema nodes of every type of an API, and each resource's root type.
+/// The schema nodes of every type of an API, and each resource's root type: what field
+/// management merges by and what validation, defaulting and pruning evaluate (`validation`).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Schemas {
-    /// The node of each named type, by `TypeId` index (`None` for types without one).
-    pub(crate) nodes: Vec<Option<Node>>,
+    /// The node of each type, by `TypeId` index (an empty node for a type without one), as
+    /// the runtime's evaluators resolve `$ref`s.
+    pub(crate) set: SchemaSet,
     /// Types kube-openapi makes untyped and atomic (`RawExtension`).
     pub(crate) untyped: BTreeSet<usize>,
     /// `(group, version, kind)` → the resource's root type.
@@ -169,11 +171,25 @@ impl Schemas {
         }
     }
 
+    /// A resource's root node and whether it is a built-in kind; `None` without a schema.
+    pub(crate) fn root_node(
+        &self,
+        group: &str,
+        version: &str,
+        kind: &str,
+    ) -> Option<(&Node, bool)> {
+        let root = self
+            .roots
+            .get(&(group.to_owned(), version.to_owned(), kind.to_owned()))?;
+        Some((self.set.get(root.index)?, root.builtin))
+    }
+
     fn named(&self, index: usize) -> Ty<'_> {
         if self.untyped.contains(&index) {
             return Ty::Untyped;
         }
-        match self.nodes.get(index).and_then(Option::as_ref) {
+        // A type without semantics has an empty node: anything, deduced from the value.
+        match self.set.get(index).filter(|node| **node != Node::default()) {
             Some(node) => Ty::Node {
                 node,
                 preserve: node.preserve_unknown_fields,

@@ -51,14 +51,14 @@ fn schemas() -> Schemas {
     }))
     .unwrap();
     Schemas {
-        nodes: vec![Some(root), Some(atomic)],
+        set: kubeforge_runtime::schema::SchemaSet::new(vec![root, atomic]),
         ..Schemas::default()
     }
 }
 
 fn root(schemas: &Schemas) -> Ty<'_> {
     super::schema::Ty::Node {
-        node: schemas.nodes[0].as_ref().unwrap(),
+        node: &schemas.set.nodes[0],
         preserve: false,
         map_type: None,
     }

@@ -218,6 +218,84 @@ pub(crate) fn validate(
     problem("schema error: invalid atom")
 }
 
+/// How deep [`drop_unknown`] goes (a value nested deeper is left as it is).
+const MAX_DEPTH: usize = 128;
+
+/// Removes the keys of `value` its type does not declare, as decoding into a Go type drops
+/// them (and, with `nulls`, the `null`s of declared fields, as a type whose every field is
+/// omitted when empty writes them back), and records the path of each unknown key as the
+/// API server's strict decoding names it (`spec.foo`, `spec.containers[0].bar`, a map
+/// value's key after a dot), in the order met. `path` is where `value` is.
+pub(crate) fn drop_unknown(
+    schemas: &Schemas,
+    value: &mut Value,
+    ty: Ty<'_>,
+    path: &str,
+    nulls: bool,
+    unknown: &mut Vec<String>,
+) {
+    drop_unknown_at(schemas, value, ty, path, nulls, unknown, 0);
+}
+
+fn drop_unknown_at(
+    schemas: &Schemas,
+    value: &mut Value,
+    ty: Ty<'_>,
+    path: &str,
+    nulls: bool,
+    unknown: &mut Vec<String>,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let atom = deduce(&schemas.atom(ty), Some(value));
+    match value {
+        Value::Object(fields) => {
+            let Some(map) = &atom.map else { return };
+            let mut dropped = Vec::new();
+            for (key, child) in fields.iter_mut() {
+                let child_path = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                match map.field(schemas, key) {
+                    None => {
+                        unknown.push(child_path);
+                        dropped.push(key.clone());
+                    }
+                    Some(_) if nulls && child.is_null() && map.has_field(key) => {
+                        dropped.push(key.clone());
+                    }
+                    Some(child_ty) => {
+                        let at = &child_path;
+                        drop_unknown_at(schemas, child, child_ty, at, nulls, unknown, depth + 1);
+                    }
+                }
+            }
+            fields.retain(|key, _| !dropped.contains(key));
+        }
+        Value::Array(items) => {
+            let Some(list) = &atom.list else { return };
+            for (i, item) in items.iter_mut().enumerate() {
+                let item_path = format!("{path}[{i}]");
+                let element = list.element;
+                drop_unknown_at(
+                    schemas,
+                    item,
+                    element,
+                    &item_path,
+                    nulls,
+                    unknown,
+                    depth + 1,
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The fields `value` sets (SMD's `ToFieldSet`): scalars and atomic values as leaves, list
 /// items and undeclared map keys as members too, empty maps and nulls as leaves.
 pub(crate) fn field_set(schemas: &Schemas, value: &Value, ty: Ty<'_>) -> Set {

@@ -475,7 +475,7 @@ fn a_blocking_schema_error_stops_the_rules() {
     );
     assert_eq!(
         errors(&n, &json!({}), None),
-        "[a: Required value, <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"
+        "[a: Required value, <nil>: Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"
     );
     // Nor do they run after a type error.
     let n = node(
@@ -483,7 +483,7 @@ fn a_blocking_schema_error_stops_the_rules() {
     );
     assert_eq!(
         errors(&n, &json!({"a": 1}), None),
-        r#"[a: Invalid value: "integer": a in body must be of type string: "integer", <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"#
+        r#"[a: Invalid value: "integer": a in body must be of type string: "integer", <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]"#
     );
     // A minLength error does not block them.
     let n = node(

@@ -262,7 +262,7 @@ fn list_types_and_embedded_resources() {
             json!({"type": "array", "listType": "map", "listMapKeys": ["name", "proto"], "items": {"type": "object"}}),
             json!([{"name": "a", "proto": "TCP"}, {"name": "a", "proto": "UDP"}, {"name": "a", "proto": "TCP"}])
         ),
-        r#"f[2]: Duplicate value: {"name":"a","proto":"TCP"}"#
+        r#"f[2]: Duplicate value: map[string]interface {}{"name":"a", "proto":"TCP"}"#
     );
     assert_eq!(
         field(
