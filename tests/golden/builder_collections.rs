@@ -168,6 +168,16 @@ pub mod com {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Policy {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::policy::{Policy, PolicyBuilder};
@@ -602,6 +612,18 @@ pub mod com {
                     #[inline]
                     fn from(builder: VolumeBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Volume {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"mountOptions\",\"attributes\"],\"properties\":{\"attributes\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"default\":\"\"}},\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"default\":\"\"}},\"data\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"format\":\"byte\"}},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"default\":\"\"}},\"limits\":{\"type\":\"object\",\"additionalProperties\":{\"allOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"}]}]}},\"matrix\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"format\":\"int32\"}}},\"mountOptions\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"default\":\"\"}},\"podIP\":{\"type\":\"string\"},\"podIPs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"policies\":{\"type\":\"array\",\"items\":{\"allOf\":[{\"$ref\":0}],\"default\":{}}}}}",
+                            &[
+                                <crate::golden::builder_collections::com::example::v1::Policy as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
             }

@@ -170,6 +170,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Limits {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"cpu\"],\"properties\":{\"burst\":{\"type\":\"integer\",\"format\":\"int32\"},\"cpu\":{\"type\":\"string\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::limits::{Limits, LimitsBuilder};
@@ -701,6 +711,18 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Settings {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"mode\"],\"properties\":{\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"default\":[\"--verbose\",\"--color=auto\"]},\"budget\":{\"type\":\"integer\",\"format\":\"uint64\",\"default\":18446744073709551615},\"empty\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"default\":[]},\"enabled\":{\"type\":\"boolean\",\"default\":true},\"incomplete\":{\"$ref\":0,\"default\":{\"burst\":1}},\"key\":{\"type\":\"string\",\"format\":\"byte\",\"default\":\"aGVsbG8=\"},\"label\":{\"type\":\"string\",\"nullable\":true,\"default\":null},\"limits\":{\"$ref\":0,\"default\":{\"cpu\":\"500m\",\"burst\":2,\"extraKey\":{\"a\":[1,null]}}},\"mode\":{\"type\":\"string\",\"enum\":[\"Fast\",\"Slow\"],\"default\":\"Slow\"},\"name\":{\"type\":\"string\",\"default\":\"main\"},\"policy\":{\"type\":\"object\",\"preserveUnknownFields\":true,\"default\":{\"rules\":[{\"allow\":true}],\"weight\":1.5}},\"ports\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"format\":\"int32\"},\"default\":{\"http\":80,\"https\":443}},\"ratio\":{\"type\":\"number\",\"default\":0.75},\"retries\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":3},\"scale\":{\"type\":\"number\",\"default\":2},\"since\":{\"type\":\"string\",\"format\":\"date-time\",\"default\":\"2024-01-01T00:00:00.5+01:00\"},\"zero\":{\"type\":\"integer\",\"default\":0}}}",
+                            &[
+                                <crate::golden::builder_defaults::io::example::v1::Limits as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// Schema: `io.example.v1.Settings.mode`.
                 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
                 pub enum SettingsMode {
@@ -755,6 +777,16 @@ pub mod io {
                         deserializer: D,
                     ) -> Result<Self, D::Error> {
                         ::kubeforge_runtime::string_enum::deserialize(deserializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for SettingsMode {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::builder_defaults::io::example::v1::Settings as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "mode"],
+                        );
+                        &SCHEMA
                     }
                 }
             }

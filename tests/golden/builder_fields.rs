@@ -160,6 +160,16 @@ pub mod com {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Empty {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"note\":{\"type\":\"string\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::empty::{Empty, EmptyBuilder};
@@ -523,6 +533,16 @@ pub mod com {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Port {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"port\",\"protocol\",\"mode\"],\"properties\":{\"appProtocol\":{\"type\":\"string\",\"enum\":[\"http\",\"grpc\"],\"default\":\"http\"},\"build\":{\"type\":\"string\"},\"enabled\":{\"type\":\"boolean\",\"default\":false},\"hostIP\":{\"type\":\"string\",\"default\":\"0.0.0.0\"},\"isDefault\":{\"type\":\"boolean\"},\"mode\":{\"type\":\"string\",\"default\":\"Fast\"},\"name\":{\"type\":\"string\",\"default\":\"\"},\"port\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0},\"protocol\":{\"type\":\"string\",\"enum\":[\"TCP\",\"UDP\"]},\"size\":{\"allOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"}]}],\"default\":\"1Gi\"},\"timeoutSeconds\":{\"type\":\"integer\",\"format\":\"int64\",\"default\":86400},\"weight\":{\"type\":\"number\",\"default\":1.5}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// The protocol; required, so the constructor takes it.
                 ///
                 /// Schema: `com.example.v1.Port.protocol`.
@@ -582,6 +602,16 @@ pub mod com {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for PortProtocol {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::builder_fields::com::example::v1::Port as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "protocol"],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// An optional enum with a default.
                 ///
                 /// Schema: `com.example.v1.Port.appProtocol`.
@@ -638,6 +668,16 @@ pub mod com {
                         deserializer: D,
                     ) -> Result<Self, D::Error> {
                         ::kubeforge_runtime::string_enum::deserialize(deserializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for PortAppProtocol {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::builder_fields::com::example::v1::Port as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "appProtocol"],
+                        );
+                        &SCHEMA
                     }
                 }
             }

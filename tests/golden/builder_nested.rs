@@ -171,6 +171,16 @@ pub mod com {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for ImportPolicy {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"insecure\":{\"type\":\"boolean\"},\"scheduled\":{\"type\":\"boolean\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::import_policy::{ImportPolicy, ImportPolicyBuilder};
@@ -319,6 +329,16 @@ pub mod com {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Reference {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"kind\",\"name\"],\"properties\":{\"kind\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::reference::{Reference, ReferenceBuilder};
@@ -444,6 +464,16 @@ pub mod com {
                     #[inline]
                     fn from(builder: ReferencePolicyBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for ReferencePolicy {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"default\":\"\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
                     }
                 }
             }
@@ -666,6 +696,20 @@ pub mod com {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Tag {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"name\",\"policy\"],\"properties\":{\"from\":{\"$ref\":0},\"importPolicy\":{\"allOf\":[{\"$ref\":1}],\"default\":{}},\"name\":{\"type\":\"string\",\"default\":\"\"},\"policy\":{\"allOf\":[{\"$ref\":2}],\"default\":{}},\"retry\":{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\",\"format\":\"int32\"}}}}}",
+                            &[
+                                <crate::golden::builder_nested::com::example::v1::Reference as ::kubeforge_runtime::schema::Validate>::schema,
+                                <crate::golden::builder_nested::com::example::v1::ImportPolicy as ::kubeforge_runtime::schema::Validate>::schema,
+                                <crate::golden::builder_nested::com::example::v1::ReferencePolicy as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// An anonymous nested object.
                 ///
                 /// Schema: `com.example.v1.Tag.retry`.
@@ -780,6 +824,16 @@ pub mod com {
                     #[inline]
                     fn from(builder: TagRetryBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for TagRetry {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::builder_nested::com::example::v1::Tag as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "retry"],
+                        );
+                        &SCHEMA
                     }
                 }
             }

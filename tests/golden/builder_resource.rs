@@ -268,6 +268,18 @@ pub mod com {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Gadget {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"spec\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"allOf\":[{\"$ref\":0}],\"default\":{}},\"spec\":{\"type\":\"object\",\"required\":[\"size\"],\"properties\":{\"color\":{\"type\":\"string\",\"default\":\"blue\"},\"size\":{\"type\":\"integer\",\"format\":\"int32\"}}}}}",
+                            &[
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 impl Gadget {
                     /// The operations on this resource, in the order of the endpoint table above.
                     pub const ROUTES: &'static [crate::golden::builder_resource::routes::Route] = &[
@@ -457,6 +469,16 @@ pub mod com {
                     #[inline]
                     fn from(builder: GadgetSpecBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for GadgetSpec {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::builder_resource::com::example::v1::Gadget as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "spec"],
+                        );
+                        &SCHEMA
                     }
                 }
             }
@@ -667,6 +689,19 @@ pub mod com {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for GadgetList {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"items\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"items\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":1}}}",
+                            &[
+                                <crate::golden::builder_resource::com::example::v1::Gadget as ::kubeforge_runtime::schema::Validate>::schema,
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::gadget_list::{GadgetList, GadgetListBuilder};
@@ -870,6 +905,18 @@ pub mod com {
                     #[inline]
                     fn from(builder: GizmoBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Gizmo {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"name\",\"metadata\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":0},\"name\":{\"type\":\"string\"}}}",
+                            &[
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
 

@@ -261,6 +261,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Secretish {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"checksum\"],\"properties\":{\"checksum\":{\"type\":\"string\",\"format\":\"byte\"},\"chunks\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"format\":\"byte\"}},\"data\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"format\":\"byte\"}},\"stringData\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::secretish::{Secretish, SecretishBuilder};

@@ -168,6 +168,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Base {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\",\"format\":\"int32\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::base::{Base, BaseBuilder};
@@ -483,6 +493,19 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Holder {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"ambiguous\":{\"oneOf\":[{\"type\":\"integer\"},{\"type\":\"number\"}]},\"conflict\":{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}]},\"constrained\":{\"type\":\"string\",\"anyOf\":[{\"format\":\"date\"},{\"pattern\":\"^[0-9]+$\"}]},\"either\":{\"oneOf\":[{\"$ref\":0},{\"$ref\":1}]},\"exclusive\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},\"b\":{\"type\":\"string\"}},\"oneOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\"]}]},\"extended\":{\"$ref\":0,\"properties\":{\"more\":{\"type\":\"boolean\"}}},\"mixed\":{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}}]},\"refined\":{\"allOf\":[{\"$ref\":1},{\"required\":[\"url\"]}]},\"scalarOrList\":{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"array\",\"items\":{\"type\":\"string\"}}]},\"weightOrFlag\":{\"anyOf\":[{\"type\":\"number\"},{\"type\":\"boolean\"},{\"$ref\":1}]}}}",
+                            &[
+                                <crate::golden::combined_schemas::io::example::v1::Base as ::kubeforge_runtime::schema::Validate>::schema,
+                                <crate::golden::combined_schemas::io::example::v1::Other as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// `$ref` with sibling properties: the referenced properties and these.
                 ///
                 /// Schema: `io.example.v1.Holder.extended`.
@@ -641,6 +664,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for HolderExtended {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "extended"],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// `oneOf` of objects: every branch's properties, optional.
                 ///
                 /// Schema: `io.example.v1.Holder.either`.
@@ -791,6 +824,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for HolderEither {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "either"],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// `oneOf` of `required` lists only constrains the properties.
                 ///
                 /// Schema: `io.example.v1.Holder.exclusive`.
@@ -921,6 +964,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for HolderExclusive {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "exclusive"],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// A string or an object: a typed union, the JSON type picks the variant.
                 ///
                 /// One of several JSON types; the type of a value picks its variant.
@@ -966,6 +1019,16 @@ pub mod io {
                             }
                         };
                         read.map_err(<D::Error as ::serde::de::Error>::custom)
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for HolderMixed {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "mixed"],
+                        );
+                        &SCHEMA
                     }
                 }
 
@@ -1080,6 +1143,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: HolderMixedObjectBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for HolderMixedObject {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "mixed", "oneOf", "1"],
+                        );
+                        &SCHEMA
                     }
                 }
 
@@ -1204,6 +1277,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for HolderRefined {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "refined"],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// A string or a list of strings.
                 ///
                 /// One of several JSON types; the type of a value picks its variant.
@@ -1249,6 +1332,16 @@ pub mod io {
                             }
                         };
                         read.map_err(<D::Error as ::serde::de::Error>::custom)
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for HolderScalarOrList {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "scalarOrList"],
+                        );
+                        &SCHEMA
                     }
                 }
 
@@ -1301,6 +1394,16 @@ pub mod io {
                             }
                         };
                         read.map_err(<D::Error as ::serde::de::Error>::custom)
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for HolderWeightOrFlag {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "weightOrFlag"],
+                        );
+                        &SCHEMA
                     }
                 }
             }
@@ -1464,6 +1567,18 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Merged {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"allOf\":[{\"$ref\":0},{\"type\":\"object\",\"required\":[\"extra\"],\"properties\":{\"extra\":{\"type\":\"string\"}}}]}",
+                            &[
+                                <crate::golden::combined_schemas::io::example::v1::Base as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::merged::{Merged, MergedBuilder};
@@ -1577,6 +1692,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: OtherBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Other {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
                     }
                 }
             }

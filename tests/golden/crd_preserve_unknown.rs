@@ -277,6 +277,18 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Workflow {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"allOf\":[{\"$ref\":0}]},\"spec\":{\"type\":\"object\",\"properties\":{\"entrypoint\":{\"type\":\"string\"}},\"preserveUnknownFields\":true},\"status\":{\"type\":\"object\",\"preserveUnknownFields\":true}}}",
+                            &[
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 impl Workflow {
                     /// The operations on this resource, in the order of the endpoint table above.
                     pub const ROUTES: &'static [crate::golden::crd_preserve_unknown::routes::Route] = &[
@@ -969,6 +981,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for WorkflowSpec {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::crd_preserve_unknown::io::example::v1::Workflow as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "spec"],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::workflow::{
@@ -1186,6 +1208,19 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for WorkflowList {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"items\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"items\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"kind\":{\"type\":\"string\"},\"metadata\":{\"allOf\":[{\"$ref\":1}]}}}",
+                            &[
+                                <crate::golden::crd_preserve_unknown::io::example::v1::Workflow as ::kubeforge_runtime::schema::Validate>::schema,
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::workflow_list::{WorkflowList, WorkflowListBuilder};
@@ -1390,6 +1425,18 @@ pub mod io {
                     #[inline]
                     fn from(builder: WorkflowBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Workflow {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"allOf\":[{\"$ref\":0}]}},\"preserveUnknownFields\":true}",
+                            &[
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
 
@@ -2184,6 +2231,19 @@ pub mod io {
                     #[inline]
                     fn from(builder: WorkflowListBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for WorkflowList {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"items\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"items\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"kind\":{\"type\":\"string\"},\"metadata\":{\"allOf\":[{\"$ref\":1}]}}}",
+                            &[
+                                <crate::golden::crd_preserve_unknown::io::example::v1alpha1::Workflow as ::kubeforge_runtime::schema::Validate>::schema,
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
             }

@@ -228,6 +228,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Condition {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"lastTransitionTime\"],\"properties\":{\"created\":{\"allOf\":[{\"type\":\"string\",\"format\":\"date-time\"}]},\"lastTransitionTime\":{\"type\":\"string\",\"format\":\"date-time\"},\"observed\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"format\":\"date-time\"}}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::condition::{Condition, ConditionBuilder};

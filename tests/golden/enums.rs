@@ -94,6 +94,16 @@ pub mod io {
                         ::kubeforge_runtime::string_enum::deserialize(deserializer)
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Level {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"string\",\"enum\":[\"Low\",\"High\"]}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::level::Level;
@@ -322,6 +332,18 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Policy {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"restartPolicy\"],\"properties\":{\"count\":{\"type\":\"integer\",\"enum\":[1,2,3]},\"level\":{\"$ref\":0},\"modes\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"Read\",\"Write\"]}},\"odd\":{\"type\":\"string\",\"nullable\":true,\"enum\":[\"\",\"1.0\",\"10\",\"Other\",\"a-b\",\"a_b\",\"application/json\"]},\"restartPolicy\":{\"type\":\"string\",\"enum\":[\"Always\",\"OnFailure\",\"Never\"]}}}",
+                            &[
+                                <crate::golden::enums::io::example::v1::Level as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// How to restart.
                 ///
                 /// Schema: `io.example.v1.Policy.restartPolicy`.
@@ -382,6 +404,16 @@ pub mod io {
                         deserializer: D,
                     ) -> Result<Self, D::Error> {
                         ::kubeforge_runtime::string_enum::deserialize(deserializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for PolicyRestartPolicy {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::enums::io::example::v1::Policy as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "restartPolicy"],
+                        );
+                        &SCHEMA
                     }
                 }
 
@@ -462,6 +494,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for PolicyOdd {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::enums::io::example::v1::Policy as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "odd"],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// Schema: `io.example.v1.Policy.modes`.
                 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
                 pub enum PolicyModes {
@@ -516,6 +558,16 @@ pub mod io {
                         deserializer: D,
                     ) -> Result<Self, D::Error> {
                         ::kubeforge_runtime::string_enum::deserialize(deserializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for PolicyModes {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::enums::io::example::v1::Policy as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "modes", "items"],
+                        );
+                        &SCHEMA
                     }
                 }
             }

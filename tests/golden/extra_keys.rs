@@ -158,6 +158,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Annotated {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"}},\"additionalProperties\":{\"type\":\"string\"}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::annotated::{Annotated, AnnotatedBuilder};
@@ -309,6 +319,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Clash {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"additional_properties\":{\"type\":\"string\"},\"unknownFields\":{\"type\":\"string\"}},\"additionalProperties\":{\"type\":\"integer\"}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::clash::{Clash, ClashBuilder};
@@ -424,6 +444,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: OpenBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Open {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"additionalProperties\":true}",
+                            &[],
+                        );
+                        &SCHEMA
                     }
                 }
             }
@@ -551,6 +581,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Patterned {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"additionalProperties\":false}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::patterned::{Patterned, PatternedBuilder};
@@ -668,6 +708,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: PatternedLooseBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for PatternedLoose {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
                     }
                 }
             }
@@ -811,6 +861,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Release {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"chart\":{\"type\":\"string\"},\"values\":{\"type\":\"object\",\"properties\":{\"replicaCount\":{\"type\":\"integer\"}},\"preserveUnknownFields\":true}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// Schema: `io.example.v1.Release.values`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct ReleaseValues {
@@ -926,6 +986,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: ReleaseValuesBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for ReleaseValues {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::extra_keys::io::example::v1::Release as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "values"],
+                        );
+                        &SCHEMA
                     }
                 }
             }

@@ -237,6 +237,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Port {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"target\"],\"properties\":{\"either\":{\"oneOf\":[{\"type\":\"boolean\"},{\"type\":\"string\"}]},\"maxSurge\":{\"intOrString\":true},\"maxUnavailable\":{\"intOrString\":true,\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"string\"}]},\"target\":{\"allOf\":[{\"allOf\":[{\"intOrString\":true}]}]}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// A boolean or a string: a typed union.
                 ///
                 /// One of several JSON types; the type of a value picks its variant.
@@ -282,6 +292,16 @@ pub mod io {
                             }
                         };
                         read.map_err(<D::Error as ::serde::de::Error>::custom)
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for PortEither {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::int_or_string::io::example::v1::Port as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "either"],
+                        );
+                        &SCHEMA
                     }
                 }
             }

@@ -262,6 +262,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Counters {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"bytes\"],\"properties\":{\"bytes\":{\"type\":\"integer\",\"format\":\"uint64\"},\"count\":{\"type\":\"integer\",\"format\":\"int32\"},\"plain\":{\"type\":\"integer\"},\"sizes\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"format\":\"uint64\"}},\"small\":{\"type\":\"integer\",\"format\":\"uint32\"},\"total\":{\"type\":\"integer\",\"format\":\"int64\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::counters::{Counters, CountersBuilder};

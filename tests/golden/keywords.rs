@@ -152,6 +152,16 @@ pub mod io {
                             builder.inner
                         }
                     }
+
+                    impl ::kubeforge_runtime::schema::Validate for Option_ {
+                        fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                            static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                                "{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\"}}}",
+                                &[],
+                            );
+                            &SCHEMA
+                        }
+                    }
                 }
 
                 pub use self::option::{Option_, OptionBuilder};
@@ -549,6 +559,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Keywords {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"$ref\":{\"type\":\"string\"},\"$schema\":{\"type\":\"string\"},\"1stPlace\":{\"type\":\"string\"},\"async\":{\"type\":\"boolean\"},\"continue\":{\"type\":\"string\"},\"crate\":{\"type\":\"string\"},\"dash-separated-name\":{\"type\":\"string\"},\"externalIPs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"fooBar\":{\"type\":\"integer\",\"format\":\"int32\"},\"foo_bar\":{\"type\":\"integer\",\"format\":\"int64\"},\"ref\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"x-kubernetes-list-type\":{\"type\":\"string\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::keywords::{Keywords, KeywordsBuilder};
@@ -664,6 +684,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: TypeBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Type {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"Self\":{\"type\":\"string\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
                     }
                 }
             }

@@ -395,6 +395,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Maps {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"labels\"],\"properties\":{\"anything\":{\"type\":\"object\",\"additionalProperties\":true},\"free\":{\"type\":\"object\"},\"groups\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"default\":\"\"}},\"limits\":{\"type\":\"object\",\"additionalProperties\":{\"allOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"}]}]}},\"nested\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"format\":\"int32\"}}},\"preserved\":{\"type\":\"object\",\"preserveUnknownFields\":true},\"untyped\":{}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::maps::{Maps, MapsBuilder};

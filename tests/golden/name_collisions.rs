@@ -202,6 +202,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Widget {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"NAME\":{\"type\":\"string\"},\"Name\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"spec\":{\"type\":\"object\",\"properties\":{\"size\":{\"type\":\"integer\"}}}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// Nested anonymous object whose name collides with a named schema.
                 ///
                 /// Schema: `io.example.v1.Widget.spec`.
@@ -315,6 +325,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: WidgetSpec2Builder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for WidgetSpec2 {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::name_collisions::io::example::v1::Widget as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "spec"],
+                        );
+                        &SCHEMA
                     }
                 }
             }
@@ -441,6 +461,18 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Widget2 {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"other\":{\"$ref\":0}}}",
+                            &[
+                                <crate::golden::name_collisions::io::example::v1::Widget as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::widget2::{Widget2, Widget2Builder};
@@ -558,6 +590,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: WidgetSpecBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for WidgetSpec {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"replicas\":{\"type\":\"integer\",\"format\":\"int32\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
                     }
                 }
             }
@@ -681,6 +723,18 @@ pub mod io {
                     #[inline]
                     fn from(builder: WidgetBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Widget {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"v1\":{\"$ref\":0}}}",
+                            &[
+                                <crate::golden::name_collisions::io::example::v1::Widget2 as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
             }

@@ -166,6 +166,18 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Child {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},\"next\":{\"$ref\":0,\"nullable\":true}}}",
+                            &[
+                                <crate::golden::nullable::io::example::v1::Child as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::child::{Child, ChildBuilder};
@@ -498,6 +510,18 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Nullables {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"name\",\"child\"],\"properties\":{\"child\":{\"$ref\":0,\"nullable\":true},\"count\":{\"type\":\"integer\",\"nullable\":true,\"format\":\"int32\"},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"nullable\":true}},\"mode\":{\"type\":\"string\",\"nullable\":true,\"enum\":[\"Fast\",\"Slow\"]},\"name\":{\"type\":\"string\",\"nullable\":true},\"note\":{\"type\":\"string\",\"nullable\":true},\"parent\":{\"nullable\":true,\"allOf\":[{\"$ref\":0}]},\"plain\":{\"type\":\"string\"},\"scores\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"nullable\":true}},\"tags\":{\"type\":\"array\",\"nullable\":true,\"items\":{\"type\":\"string\"}}}}",
+                            &[
+                                <crate::golden::nullable::io::example::v1::Child as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// Schema: `io.example.v1.Nullables.mode`.
                 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
                 pub enum NullablesMode {
@@ -552,6 +576,16 @@ pub mod io {
                         deserializer: D,
                     ) -> Result<Self, D::Error> {
                         ::kubeforge_runtime::string_enum::deserialize(deserializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for NullablesMode {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::nullable::io::example::v1::Nullables as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "mode"],
+                        );
+                        &SCHEMA
                     }
                 }
             }

@@ -244,6 +244,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Weights {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"factor\"],\"properties\":{\"factor\":{\"type\":\"number\",\"format\":\"double\"},\"limits\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"number\"}},\"ratio\":{\"type\":\"number\"},\"samples\":{\"type\":\"array\",\"items\":{\"type\":\"number\",\"format\":\"float\"}}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::weights::{Weights, WeightsBuilder};

@@ -159,6 +159,18 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Even {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"odd\"],\"properties\":{\"odd\":{\"allOf\":[{\"$ref\":0}]}}}",
+                            &[
+                                <crate::golden::recursion::io::example::v1::Odd as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::even::{Even, EvenBuilder};
@@ -274,6 +286,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: LeafBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Leaf {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
                     }
                 }
             }
@@ -486,6 +508,18 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Node {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"byName\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":0}},\"children\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"next\":{\"$ref\":0},\"value\":{\"type\":\"string\"}}}",
+                            &[
+                                <crate::golden::recursion::io::example::v1::Node as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::node::{Node, NodeBuilder};
@@ -623,6 +657,19 @@ pub mod io {
                     #[inline]
                     fn from(builder: OddBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Odd {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"even\":{\"$ref\":0},\"leaf\":{\"$ref\":1}}}",
+                            &[
+                                <crate::golden::recursion::io::example::v1::Even as ::kubeforge_runtime::schema::Validate>::schema,
+                                <crate::golden::recursion::io::example::v1::Leaf as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
             }
@@ -804,6 +851,18 @@ pub mod io {
                     #[inline]
                     fn from(builder: PropsBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Props {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"items\":{\"allOf\":[{\"$ref\":0}]},\"not\":{\"$ref\":0},\"properties\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":0}}}}",
+                            &[
+                                <crate::golden::recursion::io::example::v1::Props as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
             }

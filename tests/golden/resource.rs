@@ -282,6 +282,18 @@ pub mod com {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Gadget {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"spec\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":0},\"spec\":{\"type\":\"object\",\"required\":[\"size\"],\"properties\":{\"color\":{\"type\":\"string\",\"default\":\"blue\"},\"size\":{\"type\":\"integer\",\"format\":\"int32\"}}}}}",
+                            &[
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 impl Gadget {
                     /// The operations on this resource, in the order of the endpoint table above.
                     pub const ROUTES: &'static [crate::golden::resource::routes::Route] = &[
@@ -556,6 +568,16 @@ pub mod com {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for GadgetSpec {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::resource::com::example::v1::Gadget as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "spec"],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::gadget::{Gadget, GadgetBuilder, GadgetSpec, GadgetSpecBuilder};
@@ -763,6 +785,19 @@ pub mod com {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for GadgetList {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"items\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"items\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":1}}}",
+                            &[
+                                <crate::golden::resource::com::example::v1::Gadget as ::kubeforge_runtime::schema::Validate>::schema,
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::gadget_list::{GadgetList, GadgetListBuilder};
@@ -948,6 +983,18 @@ pub mod com {
                     #[inline]
                     fn from(builder: GizmoBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Gizmo {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":0}}}",
+                            &[
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
 
@@ -1152,6 +1199,16 @@ pub mod com {
                     #[inline]
                     fn from(builder: OptionsBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for Options {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"dryRun\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"kind\":{\"type\":\"string\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
                     }
                 }
             }

@@ -212,6 +212,16 @@ pub mod com {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Widget {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\",\"format\":\"int32\"}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 impl Widget {
                     /// The operations on this resource, in the order of the endpoint table above.
                     pub const ROUTES: &'static [crate::golden::route_table::routes::Route] = &[
@@ -706,6 +716,18 @@ pub mod com {
                     #[inline]
                     fn from(builder: WidgetListBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for WidgetList {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"items\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"items\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"kind\":{\"type\":\"string\"}}}",
+                            &[
+                                <crate::golden::route_table::com::example::v1::Widget as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
             }

@@ -276,6 +276,18 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for Relay {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"allOf\":[{\"$ref\":0}]},\"spec\":{\"type\":\"object\",\"properties\":{\"backup\":{\"type\":\"object\",\"required\":[\"host\"],\"properties\":{\"host\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0},\"protocol\":{\"type\":\"string\",\"enum\":[\"TCP\",\"UDP\"],\"default\":\"TCP\"}}},\"env\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"},\"valueFrom\":{\"type\":\"object\",\"properties\":{\"configMapKeyRef\":{\"type\":\"object\",\"required\":[\"key\"],\"properties\":{\"key\":{\"type\":\"string\"},\"name\":{\"type\":\"string\",\"default\":\"\"},\"optional\":{\"type\":\"boolean\"}},\"mapType\":\"atomic\"},\"secretKeyRef\":{\"type\":\"object\",\"required\":[\"key\"],\"properties\":{\"key\":{\"type\":\"string\"},\"name\":{\"type\":\"string\",\"default\":\"\"},\"optional\":{\"type\":\"boolean\"}},\"mapType\":\"atomic\"}}}}}},\"primary\":{\"type\":\"object\",\"required\":[\"host\"],\"properties\":{\"host\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0},\"protocol\":{\"type\":\"string\",\"enum\":[\"TCP\",\"UDP\"],\"default\":\"TCP\"}}},\"selector\":{\"type\":\"object\",\"properties\":{\"matchExpressions\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"required\":[\"key\",\"operator\"],\"properties\":{\"key\":{\"type\":\"string\"},\"operator\":{\"type\":\"string\"},\"values\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"listType\":\"atomic\"}}},\"listType\":\"atomic\"},\"matchLabels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},\"mapType\":\"atomic\"},\"stages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"env\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"},\"valueFrom\":{\"type\":\"object\",\"properties\":{\"configMapKeyRef\":{\"type\":\"object\",\"required\":[\"key\"],\"properties\":{\"key\":{\"type\":\"string\"},\"name\":{\"type\":\"string\",\"default\":\"\"},\"optional\":{\"type\":\"boolean\"}},\"mapType\":\"atomic\"},\"secretKeyRef\":{\"type\":\"object\",\"required\":[\"key\"],\"properties\":{\"key\":{\"type\":\"string\"},\"name\":{\"type\":\"string\",\"default\":\"\"},\"optional\":{\"type\":\"boolean\"}},\"mapType\":\"atomic\"}}}}}},\"name\":{\"type\":\"string\"},\"target\":{\"type\":\"object\",\"required\":[\"host\"],\"properties\":{\"host\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0},\"protocol\":{\"type\":\"string\",\"enum\":[\"TCP\",\"UDP\"],\"default\":\"TCP\"}}}}}}}},\"status\":{\"type\":\"object\",\"properties\":{\"active\":{\"type\":\"object\",\"required\":[\"host\"],\"properties\":{\"host\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0},\"protocol\":{\"type\":\"string\",\"enum\":[\"TCP\",\"UDP\"],\"default\":\"TCP\"}}}}}}}",
+                            &[
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 impl Relay {
                     /// The operations on this resource, in the order of the endpoint table above.
                     pub const ROUTES: &'static [crate::golden::shared_shapes::routes::Route] = &[
@@ -1087,6 +1099,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for RelaySpec {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::shared_shapes::io::example::v1::Relay as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "spec"],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// Where traffic goes when the primary fails.
                 ///
                 /// Used in 4 places:
@@ -1266,6 +1288,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for RelaySpecBackup {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::shared_shapes::io::example::v1::Relay as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "spec", "properties", "backup"],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// Used in 4 places:
                 /// - `io.example.v1.Relay.spec.backup.protocol`
                 /// - `io.example.v1.Relay.spec.primary.protocol`
@@ -1326,6 +1358,16 @@ pub mod io {
                         deserializer: D,
                     ) -> Result<Self, D::Error> {
                         ::kubeforge_runtime::string_enum::deserialize(deserializer)
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for RelaySpecBackupProtocol {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::shared_shapes::io::example::v1::Relay as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "spec", "properties", "backup", "properties", "protocol"],
+                        );
+                        &SCHEMA
                     }
                 }
 
@@ -1472,6 +1514,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: RelaySpecEnvBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for RelaySpecEnv {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::shared_shapes::io::example::v1::Relay as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "spec", "properties", "env", "items"],
+                        );
+                        &SCHEMA
                     }
                 }
 
@@ -1628,6 +1680,24 @@ pub mod io {
                     #[inline]
                     fn from(builder: RelaySpecEnvValueFromBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for RelaySpecEnvValueFrom {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::shared_shapes::io::example::v1::Relay as ::kubeforge_runtime::schema::Validate>::schema,
+                            &[
+                                "properties",
+                                "spec",
+                                "properties",
+                                "env",
+                                "items",
+                                "properties",
+                                "valueFrom",
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
 
@@ -1798,6 +1868,26 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for ConfigMapKeySelector {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::shared_shapes::io::example::v1::Relay as ::kubeforge_runtime::schema::Validate>::schema,
+                            &[
+                                "properties",
+                                "spec",
+                                "properties",
+                                "env",
+                                "items",
+                                "properties",
+                                "valueFrom",
+                                "properties",
+                                "configMapKeyRef",
+                            ],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// Selects a key of a Secret.
                 ///
                 /// Used in 2 places:
@@ -1962,6 +2052,26 @@ pub mod io {
                     #[inline]
                     fn from(builder: SecretKeySelectorBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for SecretKeySelector {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::shared_shapes::io::example::v1::Relay as ::kubeforge_runtime::schema::Validate>::schema,
+                            &[
+                                "properties",
+                                "spec",
+                                "properties",
+                                "env",
+                                "items",
+                                "properties",
+                                "valueFrom",
+                                "properties",
+                                "secretKeyRef",
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
 
@@ -2133,6 +2243,16 @@ pub mod io {
                     }
                 }
 
+                impl ::kubeforge_runtime::schema::Validate for RelaySpecStages {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::shared_shapes::io::example::v1::Relay as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "spec", "properties", "stages", "items"],
+                        );
+                        &SCHEMA
+                    }
+                }
+
                 /// Schema: `io.example.v1.Relay.status`.
                 #[derive(Clone, Debug, Default, PartialEq, Eq)]
                 pub struct RelayStatus {
@@ -2248,6 +2368,16 @@ pub mod io {
                     #[inline]
                     fn from(builder: RelayStatusBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for RelayStatus {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
+                            <crate::golden::shared_shapes::io::example::v1::Relay as ::kubeforge_runtime::schema::Validate>::schema,
+                            &["properties", "status"],
+                        );
+                        &SCHEMA
                     }
                 }
             }
@@ -2468,6 +2598,19 @@ pub mod io {
                     #[inline]
                     fn from(builder: RelayListBuilder) -> Self {
                         builder.inner
+                    }
+                }
+
+                impl ::kubeforge_runtime::schema::Validate for RelayList {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"items\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"items\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"kind\":{\"type\":\"string\"},\"metadata\":{\"allOf\":[{\"$ref\":1}]}}}",
+                            &[
+                                <crate::golden::shared_shapes::io::example::v1::Relay as ::kubeforge_runtime::schema::Validate>::schema,
+                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
+                            ],
+                        );
+                        &SCHEMA
                     }
                 }
             }

@@ -306,6 +306,16 @@ pub mod io {
                         builder.inner
                     }
                 }
+
+                impl ::kubeforge_runtime::schema::Validate for Times {
+                    fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                            "{\"type\":\"object\",\"required\":[\"created\"],\"properties\":{\"anonymous\":{\"type\":\"string\",\"format\":\"date-time\"},\"capacity\":{\"allOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"}]}]},\"created\":{\"allOf\":[{\"type\":\"string\",\"format\":\"date-time\"}]},\"nullableName\":{\"type\":\"string\",\"nullable\":true},\"ratio\":{\"type\":\"number\",\"format\":\"double\"},\"raw\":{\"allOf\":[{\"type\":\"object\"}]},\"renewed\":{\"allOf\":[{\"type\":\"string\",\"format\":\"date-time\"}]}}}",
+                            &[],
+                        );
+                        &SCHEMA
+                    }
+                }
             }
 
             pub use self::times::{Times, TimesBuilder};

@@ -265,6 +265,16 @@ pub mod com {
                             builder.inner
                         }
                     }
+
+                    impl ::kubeforge_runtime::schema::Validate for Lease {
+                        fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
+                            static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
+                                "{\"type\":\"object\",\"properties\":{\"comment\":{\"type\":\"string\"},\"fence\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"holderIdentity\":{\"type\":\"string\"},\"links\":{\"type\":\"string\"},\"script\":{\"type\":\"string\"}}}",
+                                &[],
+                            );
+                            &SCHEMA
+                        }
+                    }
                 }
 
                 pub use self::lease::{Lease, LeaseBuilder};
