@@ -725,7 +725,7 @@ pub(crate) fn check_identifiers(api: &ApiSet) -> Result<(), Error> {
         .with_hint("turn builders off (`Config::builders(false)`), or rename the schema's package with `ModuleRules`")
         .into());
     }
-    let valid = crate::model::naming::is_identifier;
+    let valid = crate::ground::naming::is_identifier;
     for (id, builder) in &api.builders {
         let names = std::iter::once(&builder.name)
             .chain(builder.params.iter().map(|p| &p.name))

@@ -699,7 +699,7 @@ fn parse_path(path: &str, option: &str) -> Result<TokenStream, Error> {
 /// Every name the model made must be a valid, non-keyword identifier; `Ident::new` would
 /// panic otherwise, and the generator never panics.
 fn check_identifiers(api: &ApiSet) -> Result<(), Error> {
-    let valid = crate::model::naming::is_identifier;
+    let valid = crate::ground::naming::is_identifier;
     let bad = |ty: &TypeDef, name: &str| {
         Error::from(Diagnostic::new(
             ErrorKind::Output,

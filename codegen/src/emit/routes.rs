@@ -28,7 +28,7 @@ use crate::model::operations::{
 use crate::model::{Scope, Shape, TypeId};
 
 /// The name of the crate-wide routes module.
-pub(crate) const MODULE: &str = crate::model::naming::ROUTES_MODULE;
+pub(crate) const MODULE: &str = crate::ground::naming::ROUTES_MODULE;
 
 /// The items added to the file of the resource `id`: its request functions and decoders
 /// (an impl block, as text: the bulk of a resource's file), then their query structs and
@@ -1498,7 +1498,7 @@ fn route_info(code: &mut Code, context: &Context<'_>, op: &Operation) {
 /// Every name the model made for operations must be a valid identifier; `Ident::new` would
 /// panic otherwise, and the generator never panics.
 pub(crate) fn check_identifiers(api: &crate::model::ApiSet) -> Result<(), crate::Error> {
-    let valid = crate::model::naming::is_identifier;
+    let valid = crate::ground::naming::is_identifier;
     for op in &api.operations {
         let names = &op.names;
         let all = [&names.variant, &names.function, &names.decoder]

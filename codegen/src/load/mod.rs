@@ -12,7 +12,6 @@
 
 mod crd;
 pub mod fixups;
-pub mod locate;
 mod merge;
 pub(crate) use merge::is_zero;
 mod openapi;
@@ -27,7 +26,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin};
+use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin, locate};
 
 pub(crate) use merge::merge;
 pub(crate) use select::select;

@@ -27,7 +27,7 @@ use serde_json::{Map, Number, Value};
 
 use super::json_type;
 use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
-use crate::model::Gvk;
+use crate::ground::Gvk;
 
 /// Deeper nesting than this is refused while reading, rather than risking the stack (the
 /// model refuses deep nesting far earlier, with a hint; this only bounds the reader).

@@ -7,10 +7,10 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::RawApi;
-use crate::ModuleRules;
 use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
-use crate::model::naming;
-use crate::pattern::{Pattern, Target};
+use crate::ground::ModuleRules;
+use crate::ground::naming;
+use crate::ground::pattern::{Pattern, Target};
 
 type Gvk = (String, String, String);
 

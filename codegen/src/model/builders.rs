@@ -33,8 +33,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::naming::{self, Namespace};
 use super::{FieldRole, Resource, RuntimeType, Scope, Shape, TypeDef, TypeId, TypeKind};
+use crate::ground::naming::{self, Namespace};
 
 /// The builder of one struct.
 #[derive(Clone, Debug, PartialEq)]

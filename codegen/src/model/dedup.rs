@@ -33,9 +33,9 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::naming::{self, Namespace};
 use super::{Field, FieldRole, Options, Shape, TypeDef, TypeId, TypeKind, known};
 use crate::diagnostics::Note;
+use crate::ground::naming::{self, Namespace};
 
 /// How many uses a shared type's doc lists before it only counts the rest.
 const LISTED_USES: usize = 5;

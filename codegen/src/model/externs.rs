@@ -59,8 +59,8 @@ use std::path::Path;
 
 use super::{TypeDef, TypeId, TypeKind};
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin};
+use crate::ground::pattern::Pattern;
 use crate::load::BuiltinMatches;
-use crate::pattern::Pattern;
 
 /// One mapping from schema names to a Rust path (see the module docs for the rule).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,7 +188,7 @@ pub(super) fn companion(builtin: &BuiltinMatches) -> (Vec<ExternType>, Vec<Note>
         }
         local.extend(more);
     }
-    let rules = crate::ModuleRules::default();
+    let rules = crate::ground::ModuleRules::default();
     let mut externs = Vec::new();
     for name in builtin.refs.keys() {
         if local.contains_key(name.as_str())

@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::naming;
+use crate::ground::naming;
 use std::sync::OnceLock;
 
 use super::dedup::{body_key, spell_named};
@@ -278,7 +278,7 @@ fn named_fields(key: &str) -> Fields<'_> {
 /// The table for the Kubernetes API in `api` (built without dedup): every named struct of
 /// an `io.k8s.` schema that is no resource, one line each, sorted by schema name.
 pub fn table_text(api: &ApiSet) -> String {
-    let rules = crate::ModuleRules::default();
+    let rules = crate::ground::ModuleRules::default();
     let named = |id: TypeId| {
         let ty = api.get(id);
         rules.place(&ty.schema_name).0 == ty.module

@@ -6,12 +6,12 @@
 
 pub mod apply;
 pub mod builders;
+pub(crate) mod collisions;
 mod cycles;
 mod dedup;
 pub(crate) mod externs;
 pub mod features;
 pub mod known;
-pub mod naming;
 pub mod operations;
 mod resources;
 mod schema;
@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::ModuleRules;
 use crate::diagnostics::{Error, Origin};
+use crate::ground::ModuleRules;
 use crate::load::LoadedApi;
 use crate::load::schema::Schema;
 
@@ -33,27 +33,7 @@ pub use externs::ExternType;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TypeId(pub usize);
 
-/// A Kubernetes group, version and kind.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Gvk {
-    /// The API group, `""` for the core group.
-    pub group: String,
-    /// The version, e.g. `v1`.
-    pub version: String,
-    /// The kind, e.g. `Pod`.
-    pub kind: String,
-}
-
-impl Gvk {
-    /// The `apiVersion` string: `v1` for the core group, `group/version` otherwise.
-    pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
-    }
-}
+pub use crate::ground::Gvk;
 
 /// The whole API as the generator understands it.
 #[derive(Debug)]
@@ -242,9 +222,9 @@ impl TypeDef {
     }
 
     /// The type as a [`Pattern`](crate::Pattern) sees it.
-    pub(crate) fn target(&self) -> crate::pattern::Target<'_> {
-        use crate::pattern::Item;
-        crate::pattern::Target {
+    pub(crate) fn target(&self) -> crate::ground::pattern::Target<'_> {
+        use crate::ground::pattern::Item;
+        crate::ground::pattern::Target {
             schema: &self.schema_name,
             module: &self.module,
             name: &self.name,

@@ -523,63 +523,6 @@ fn singular_word(word: &str) -> Option<String> {
     Some(word[..word.len() - 1].to_owned())
 }
 
-/// The named schemas that collided after naming and were numbered (`Foo_Bar` and
-/// `FooBar`, or packages `x-y` and `x_y` that become one module), one warning each naming
-/// both schemas and the name each got. The numbering itself is deterministic (schemas
-/// claim names in sorted order); the warning makes it visible.
-pub fn collisions(api: &super::ApiSet, rules: &crate::ModuleRules) -> Vec<crate::Diagnostic> {
-    let mut warnings = Vec::new();
-    for ty in &api.types {
-        let (module, base) = rules.place(&ty.schema_name);
-        if module != ty.module {
-            continue; // a nested type: its schema name is its parent's plus a property path
-        }
-        let wanted = type_name(&base);
-        let numbered = ty
-            .name
-            .strip_prefix(wanted.as_str())
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        if !numbered {
-            continue;
-        }
-        let path = |name: &str| {
-            let mut segments = ty.module.clone();
-            segments.push(name.to_owned());
-            segments.join("::")
-        };
-        let message = if ModuleNames::new(&ty.module).types.is_taken(&wanted) {
-            format!(
-                "the schema `{}` becomes the Rust type `{}`, which the generated crate declares itself; it is generated as `{}`",
-                ty.schema_name,
-                path(&wanted),
-                path(&ty.name)
-            )
-        } else {
-            let holder = api
-                .types
-                .iter()
-                .find(|other| other.module == ty.module && other.name == wanted)
-                .map_or_else(
-                    || "another type".to_owned(),
-                    |other| format!("`{}`", other.schema_name),
-                );
-            format!(
-                "the schemas {holder} and `{}` both become the Rust type `{}`; `{}` is generated as `{}`",
-                ty.schema_name,
-                path(&wanted),
-                ty.schema_name,
-                path(&ty.name)
-            )
-        };
-        warnings.push(crate::Diagnostic::new(
-            crate::diagnostics::ErrorKind::NumberedName,
-            &ty.origin,
-            message,
-        ));
-    }
-    warnings
-}
-
 /// Hands out unique names within one scope (a struct's fields, an enum's variants, a
 /// module's types or files). The first claimant of a name gets it as is; later ones get
 /// `2`, `3`, … appended (after `_` for snake-case names). Callers claim in a stable order
