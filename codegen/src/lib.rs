@@ -633,13 +633,10 @@ impl Config {
             return Err(e);
         }
         let prefer = self.preferred_inputs()?;
-        let mut raw = load::select(
-            load::merge(documents, &prefer)?,
-            &self.selectors,
-            &self.modules,
-        )?;
-        let warnings = std::mem::take(&mut raw.warnings);
-        let (loaded, load_errors) = load::typed(raw);
+        let mut merged = load::merge(documents, &prefer)?;
+        let warnings = std::mem::take(&mut merged.warnings);
+        let loaded = load::select(load::typed(merged), &self.selectors, &self.modules)?;
+        let (loaded, load_errors) = load::finish(loaded);
         timings.load = start.elapsed();
         let start = Instant::now();
         let api = Error::join_stages(

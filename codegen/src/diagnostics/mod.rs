@@ -429,6 +429,11 @@ impl Diagnostics {
         self.list.len()
     }
 
+    /// Every recorded diagnostic, in order.
+    pub(crate) fn into_vec(self) -> Vec<Diagnostic> {
+        self.list
+    }
+
     /// `Ok(value)` when nothing was recorded, otherwise every recorded diagnostic.
     pub(crate) fn finish<T>(self, value: T) -> Result<T, Error> {
         if self.list.is_empty() {

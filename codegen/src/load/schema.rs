@@ -239,6 +239,32 @@ impl Schema {
         bare(self) == bare(other)
     }
 
+    /// Appends the names of the schemas this one references, itself or below, in document
+    /// order (a name as often as it is referenced).
+    pub fn references(&self, into: &mut Vec<String>) {
+        if let Some(reference) = &self.reference {
+            into.push(reference.name.clone());
+        }
+        for property in self.properties.iter().flat_map(IndexMap::values) {
+            property.references(into);
+        }
+        if let Some(items) = &self.items {
+            items.references(into);
+        }
+        if let Some(AdditionalProperties::Schema(values)) = &self.additional_properties {
+            values.references(into);
+        }
+        for value in self.pattern_properties.iter().flat_map(IndexMap::values) {
+            value.references(into);
+        }
+        for (_, list) in self.combinators() {
+            list.iter().for_each(|schema| schema.references(into));
+        }
+        if let Some(not) = &self.not {
+            not.references(into);
+        }
+    }
+
     /// The combinator lists that are there, with their keywords, in the order
     /// `allOf`, `oneOf`, `anyOf`.
     pub fn combinators(&self) -> impl Iterator<Item = (&'static str, &[Schema])> {
