@@ -23,7 +23,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
 use crate::model::features::Features;
 use crate::model::operations::Operation;
-use crate::model::{ApiSet, Shape, TypeDef, TypeId, TypeKind};
+use crate::model::{ApiSet, Shape, TypeId, TypeKind};
 
 /// Options that change the generated code.
 #[derive(Clone, Debug)]
@@ -414,12 +414,8 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         .features
         .then(|| crate::model::features::compute(api));
     let context = Context::new(api, options, &attributes, features.as_ref())?;
-    check_identifiers(api)?;
     if options.k8s_openapi.is_some() {
         kube::check(api)?;
-    }
-    if options.builders {
-        builders::check_identifiers(api)?;
     }
 
     let mut tree = Module::default();
@@ -470,7 +466,6 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         }
     }
     if options.routes {
-        routes::check_identifiers(api)?;
         // The model keeps the name free (`naming::module_path`).
         if let Some(module) = routes::routes_module(&context) {
             tree.children.insert(routes::MODULE.to_owned(), module);
@@ -694,38 +689,6 @@ fn parse_path(path: &str, option: &str) -> Result<TokenStream, Error> {
         )
         .into()),
     }
-}
-
-/// Every name the model made must be a valid, non-keyword identifier; `Ident::new` would
-/// panic otherwise, and the generator never panics.
-fn check_identifiers(api: &ApiSet) -> Result<(), Error> {
-    let valid = crate::ground::naming::is_identifier;
-    let bad = |ty: &TypeDef, name: &str| {
-        Error::from(Diagnostic::new(
-            ErrorKind::Output,
-            &ty.origin,
-            format!(
-                "internal error: the name {name:?} made for `{}` is not a valid identifier",
-                ty.schema_name
-            ),
-        ))
-    };
-    for ty in &api.types {
-        for name in ty.module.iter().chain([&ty.name, &ty.file]) {
-            if !valid(name) {
-                return Err(bad(ty, name));
-            }
-        }
-        let inner: Vec<&String> = match &ty.kind {
-            TypeKind::Struct(fields) => fields.iter().map(|f| &f.rust_name).collect(),
-            TypeKind::Enum(variants) => variants.iter().map(|v| &v.rust_name).collect(),
-            _ => Vec::new(),
-        };
-        if let Some(name) = inner.into_iter().find(|n| !valid(n)) {
-            return Err(bad(ty, name));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -49,9 +49,12 @@ pub const ROUTES_MODULE: &str = "routes";
 /// `routes_2.rs`).
 const MODULE_FILES: &[&str] = &["mod", "lib"];
 
-/// The types the generated root declares itself: the generic `Builder<T>` every builder is an
-/// alias of.
-const ROOT_TYPES: &[&str] = &["Builder"];
+/// The generic builder every builder type is an alias of (`LeaseBuilder = Builder<Lease>`),
+/// declared at the generated root.
+pub const GENERIC_BUILDER: &str = "Builder";
+
+/// The types the generated root declares itself: the generic builder.
+const ROOT_TYPES: &[&str] = &[GENERIC_BUILDER];
 
 fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)

@@ -11,6 +11,7 @@ mod cycles;
 mod dedup;
 pub(crate) mod externs;
 pub mod features;
+mod identifiers;
 pub mod known;
 pub mod operations;
 mod resources;
@@ -569,7 +570,7 @@ pub fn build_with_options(
     lists.retain(|list, item| {
         !externs::is_extern(&types, *list) && !externs::is_extern(&types, *item)
     });
-    Ok(ApiSet {
+    let api = ApiSet {
         types,
         resources,
         lists,
@@ -582,5 +583,7 @@ pub fn build_with_options(
         semantics,
         validated,
         companion_kinds: applied.companion_kinds,
-    })
+    };
+    identifiers::check(&api)?;
+    Ok(api)
 }
