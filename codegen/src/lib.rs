@@ -532,9 +532,7 @@ impl Config {
         }
         output.apply_feature = self.options.apply && !api.apply.is_empty();
         output.validation = self.options.validation;
-        output.uses_companion_meta = api.types.iter().any(|ty| {
-            matches!(&ty.kind, model::TypeKind::Extern(path) if model::externs::is_companion(path))
-        });
+        output.uses_companion_meta = api.types.iter().any(|ty| ty.kind.is_companion_extern());
         output.warnings = warnings;
         output
             .warnings

@@ -34,10 +34,9 @@ fn metadata_field(api: &ApiSet, id: TypeId) -> Option<(usize, TypeId, bool)> {
 pub(crate) fn check(api: &ApiSet) -> Result<(), Error> {
     for id in api.resources.keys() {
         let ty = api.get(*id);
-        let extern_meta = metadata_field(api, *id).is_some_and(|(_, meta, _)| {
-            matches!(&api.get(meta).kind, TypeKind::Extern(path)
-                if !crate::model::externs::is_companion(path))
-        });
+        let extern_meta = metadata_field(api, *id).is_some_and(
+            |(_, meta, _)| matches!(&api.get(meta).kind, TypeKind::Extern(e) if !e.companion),
+        );
         if !extern_meta {
             return Err(Diagnostic::new(
                 ErrorKind::Output,

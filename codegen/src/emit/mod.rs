@@ -598,14 +598,14 @@ pub(crate) fn type_path(context: &Context<'_>, id: TypeId) -> TokenStream {
 /// The full path of a generated type, as text.
 pub(crate) fn type_path_text(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
-    if let TypeKind::Extern(path) = &ty.kind {
+    if let Some(path) = ty.kind.extern_path() {
         // Checked to be a path when the model was built; one of plain segments (all the
         // companion's, and nearly every user's) is spelled as it is.
         if path
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':')
         {
-            return path.clone();
+            return path.to_owned();
         }
         return syn::parse_str::<syn::Path>(path)
             .map(|path| text::path_text(&quote::quote!(#path)))

@@ -937,7 +937,7 @@ pub(crate) fn shape_display(context: &Context<'_>, shape: &Shape) -> String {
     match shape {
         Shape::Ref(id) => {
             let ty = context.api.get(*id);
-            if let crate::model::TypeKind::Extern(path) = &ty.kind {
+            if let Some(path) = ty.kind.extern_path() {
                 return path.trim_start_matches("::").to_owned();
             }
             let mut path = ty.module.join("::");

@@ -365,7 +365,7 @@ pub(crate) fn resolve<'a>(types: &'a [TypeDef], shape: &'a Shape) -> &'a Shape {
                 TypeKind::Alias(target) => shape = target,
                 // The companion's alias of a runtime type is still that type (a user's
                 // mapping, k8s-openapi's `Quantity`, is not).
-                TypeKind::Extern(path) if super::externs::is_companion(path) => {
+                TypeKind::Extern(e) if e.companion => {
                     return super::wellknown::runtime_shape(&types[id.0].schema_name)
                         .unwrap_or(shape);
                 }

@@ -441,9 +441,9 @@ pub(crate) fn body_key(kind: &TypeKind, spell: &dyn Fn(TypeId) -> String) -> Str
             out.push_str(&shape_key(shape, spell));
         }
         TypeKind::WatchEvent { .. } => out.push_str("watch-event"),
-        TypeKind::Extern(path) => {
+        TypeKind::Extern(e) => {
             out.push_str("extern:");
-            out.push_str(path);
+            out.push_str(&e.path);
         }
     }
     out

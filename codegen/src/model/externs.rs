@@ -126,12 +126,6 @@ fn parse(index: usize, rule: &ExternType) -> Result<Rule<'_>, Box<Diagnostic>> {
 /// The Rust path of the companion crate of the built-in meta types, `kubeforge-meta`.
 pub const COMPANION: &str = "::kubeforge_meta";
 
-/// Whether an extern type's path is the companion crate's.
-pub(crate) fn is_companion(path: &str) -> bool {
-    path.strip_prefix(COMPANION)
-        .is_some_and(|rest| rest.starts_with("::"))
-}
-
 /// How the inputs define the built-in meta types, as the model sees it: the aliases of the
 /// runtime's types (`Quantity`, `IntOrString`, `Time`) name the runtime's type by their
 /// schema name whatever an input's definition says (Swagger 2.0's `Quantity` is a plain
@@ -353,7 +347,10 @@ pub(super) fn apply(
             ty.derive_eq = false;
             ty.derive_default = false;
         }
-        ty.kind = TypeKind::Extern(path);
+        ty.kind = TypeKind::Extern(super::ExternRef {
+            path,
+            companion: from_companion,
+        });
     }
     Ok(applied)
 }

@@ -262,18 +262,46 @@ pub enum TypeKind {
         /// The `Status` type that error events carry, when the API has one.
         status: Option<TypeId>,
     },
-    /// A type defined outside the generated code (`Config::extern_type`): nothing is
-    /// generated for it, references use this Rust path (see `externs.rs`).
-    Extern(String),
+    /// A type defined outside the generated code: nothing is generated for it, references
+    /// use its Rust path (see `externs.rs`).
+    Extern(ExternRef),
+}
+
+/// Where an extern type is, and whose it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternRef {
+    /// The Rust path every reference uses.
+    pub path: String,
+    /// Whether it is the companion crate's (`kubeforge-meta`) by [`Options::companion_meta`]:
+    /// then it has a builder there, implements `Validate`, and the crate depends on the
+    /// companion. A user's [`ExternType`] is the user's, whatever its path names.
+    pub companion: bool,
+}
+
+impl PartialEq<str> for ExternRef {
+    fn eq(&self, path: &str) -> bool {
+        self.path == path
+    }
+}
+
+impl PartialEq<&str> for ExternRef {
+    fn eq(&self, path: &&str) -> bool {
+        self.path == *path
+    }
 }
 
 impl TypeKind {
     /// The Rust path of an extern type.
     pub fn extern_path(&self) -> Option<&str> {
         match self {
-            TypeKind::Extern(path) => Some(path),
+            TypeKind::Extern(e) => Some(&e.path),
             _ => None,
         }
+    }
+
+    /// Whether this is an extern type of the companion crate (see [`ExternRef::companion`]).
+    pub fn is_companion_extern(&self) -> bool {
+        matches!(self, TypeKind::Extern(e) if e.companion)
     }
 }
 
@@ -552,7 +580,7 @@ pub fn build_with_options(
     let validated = validated
         .into_iter()
         .filter(|id| match &types[id.0].kind {
-            TypeKind::Extern(path) => externs::is_companion(path),
+            TypeKind::Extern(e) => e.companion,
             _ => true,
         })
         .collect();
