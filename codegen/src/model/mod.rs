@@ -12,6 +12,7 @@ mod dedup;
 pub(crate) mod externs;
 pub mod features;
 mod identifiers;
+mod key;
 pub mod known;
 pub mod operations;
 mod resources;
