@@ -2,13 +2,13 @@
 //! generate the same Rust become one type, and a shape that is exactly a known Kubernetes
 //! type becomes that type (see README, "Shared nested types").
 //!
-//! A type's *key* spells everything that makes its generated code: for a struct each
+//! A type's *key* (`key.rs`, a typed value) holds everything that makes its generated code: for a struct each
 //! property's JSON name, requiredness, value shape and a default that carries information
 //! (not a zero value), and the field for other keys; for an enum its values; for a union its
-//! branches. Descriptions are left out. A reference to a named schema is spelled by its
+//! branches. Descriptions are left out. A reference to a named schema is keyed by its
 //! name, one to a nested type by that type's key (or by the Kubernetes type it matched), so
 //! two keys are equal exactly when the types are the same all the way down. The committed
-//! table of known shapes (`known.rs`) is spelled the same way.
+//! table of known shapes (`known.rs`) holds keys of the same type.
 //!
 //! The rules, decided here once:
 //!

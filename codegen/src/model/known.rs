@@ -1,6 +1,6 @@
-//! Known Kubernetes shapes: the struct types of the Kubernetes API, each as the key
-//! `dedup.rs` spells (its properties' JSON names, requiredness and value shapes), in a
-//! committed table (`known_shapes.tsv`: schema name, tab, key). `cargo xtask regen`
+//! Known Kubernetes shapes: the struct types of the Kubernetes API, each as its key
+//! (`key.rs`: its properties' JSON names, requiredness and value shapes), in a
+//! committed table (`known_shapes.tsv`: schema name, tab, key as JSON). `cargo xtask regen`
 //! rebuilds it from the 1.36 swagger with [`table_text`], and `--check` fails when it is
 //! stale. It is derived data: names and shapes, no descriptions.
 //!
