@@ -521,15 +521,17 @@ impl Config {
         let mut timings = Timings::default();
         let (api, warnings) = self.model_with_warnings(&mut timings)?;
         let start = Instant::now();
-        let tree = emit::emit(&api, &self.options)?;
+        let features = self
+            .options
+            .features
+            .then(|| model::features::compute(&api));
+        let tree = emit::emit(&api, &self.options, features.as_ref())?;
         timings.emit = start.elapsed();
         let start = Instant::now();
         let mut output = write::render(&tree, self.layout, &self.generated_by)?;
         timings.render = start.elapsed();
         output.timings = timings;
-        if self.options.features {
-            output.features = Some(model::features::compute(&api));
-        }
+        output.features = features;
         output.apply_feature = self.options.apply && !api.apply.is_empty();
         output.validation = self.options.validation;
         output.uses_companion_meta = api.types.iter().any(|ty| ty.kind.is_companion_extern());

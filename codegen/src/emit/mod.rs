@@ -407,13 +407,11 @@ fn emit_type(context: &Context<'_>, id: TypeId) -> Emitted {
     }
 }
 
-/// Emits every type of `api` into a module tree.
-pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
+/// Emits every type of `api` into a module tree, gated by `features` when the output is
+/// (`Options::features`; the model computes them, `model::features::compute`).
+pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Result<Module, Error> {
     let attributes = attributes::Attributes::resolve(api, options)?;
-    let features = options
-        .features
-        .then(|| crate::model::features::compute(api));
-    let context = Context::new(api, options, &attributes, features.as_ref())?;
+    let context = Context::new(api, options, &attributes, features)?;
     if options.k8s_openapi.is_some() {
         kube::check(api)?;
     }
@@ -428,7 +426,7 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         }
     }
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let mut emitted = emit_types(api, options, &attributes, features.as_ref(), threads)?;
+    let mut emitted = emit_types(api, options, &attributes, features, threads)?;
     for (index, ty) in api.types.iter().enumerate() {
         if let TypeKind::Extern(_) = ty.kind {
             if api.reexports.contains(&TypeId(index)) {

@@ -203,9 +203,7 @@ pub(super) fn plan(
     }
     let metadata: Vec<(TypeId, MetadataArgs)> = resources
         .iter()
-        .filter_map(|(id, resource)| {
-            metadata_args(types, &builders, *id, resource.scope).map(|m| (*id, m))
-        })
+        .filter_map(|(id, resource)| metadata_args(types, &builders, resource).map(|m| (*id, m)))
         .collect();
     for (id, args) in metadata {
         if let Some(builder) = builders.get_mut(&id) {
@@ -534,18 +532,12 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 fn metadata_args(
     types: &[TypeDef],
     builders: &BTreeMap<TypeId, Builder>,
-    id: TypeId,
-    scope: Scope,
+    resource: &Resource,
 ) -> Option<MetadataArgs> {
-    let TypeKind::Struct(fields) = &types[id.0].kind else {
-        return None;
-    };
-    let (field, meta) = fields.iter().enumerate().find_map(|(i, f)| {
-        match (f.json_name.as_str(), f.role, &f.shape) {
-            ("metadata", FieldRole::Plain, Shape::Ref(meta)) if !f.boxed => Some((i, *meta)),
-            _ => None,
-        }
-    })?;
+    let scope = resource.scope;
+    let super::MetadataField {
+        field, ty: meta, ..
+    } = resource.metadata?;
     if matches!(types[meta.0].kind, TypeKind::Extern(_)) && types[meta.0].schema_name == OBJECT_META
     {
         return Some(MetadataArgs {
@@ -755,6 +747,10 @@ mod tests {
                 plural: "leases".to_owned(),
                 scope: Scope::Namespaced,
                 subresources: Vec::new(),
+                metadata: match &lease.kind {
+                    TypeKind::Struct(fields) => crate::model::MetadataField::of(fields),
+                    _ => None,
+                },
             },
         )]);
         let builders = plan(&[lease, meta], &resources);

@@ -496,6 +496,37 @@ pub struct Resource {
     pub scope: Scope,
     /// Subresources, sorted (`ephemeralcontainers`, `log`, `status`, …).
     pub subresources: Vec<String>,
+    /// Its `metadata` field, when it has one the generator can fill in and hand out: a
+    /// plain, unboxed reference to a type (the one decision builders, apply configurations
+    /// and k8s-openapi's `Metadata` read).
+    pub metadata: Option<MetadataField>,
+}
+
+/// The `metadata` field of a resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetadataField {
+    /// The field's index.
+    pub field: usize,
+    /// Its type (`ObjectMeta`, generated or extern).
+    pub ty: TypeId,
+    /// Whether the field is required.
+    pub required: bool,
+}
+
+impl MetadataField {
+    /// The `metadata` field of a struct with these fields, if it has one.
+    pub(crate) fn of(fields: &[Field]) -> Option<MetadataField> {
+        fields.iter().enumerate().find_map(|(i, f)| {
+            match (f.json_name.as_str(), f.role, &f.shape) {
+                ("metadata", FieldRole::Plain, Shape::Ref(ty)) if !f.boxed => Some(MetadataField {
+                    field: i,
+                    ty: *ty,
+                    required: f.required,
+                }),
+                _ => None,
+            }
+        })
+    }
 }
 
 /// The choices the model leaves to the user.
