@@ -530,7 +530,7 @@ pub fn render_one(d: &crate::Diagnostic, stdin: Option<&[u8]>) -> String {
     };
     let source = d.location.and_then(|at| text.map(|text| (at, text)));
     let rendered = source.and_then(|(at, text)| {
-        let end = crate::load::locate::value_end_on_line(&text, at.offset);
+        let end = crate::diagnostics::locate::value_end_on_line(&text, at.offset);
         let id = files.add(d.origin.file.display().to_string(), text);
         let mut notes = Vec::new();
         if !d.origin.pointer.is_empty() {

@@ -29,13 +29,13 @@ mod compile;
 pub mod diagnostics;
 pub mod diff;
 mod emit;
+mod ground;
 mod load;
 // The intermediate representation is no stable API: `Config::model` returns it for tools
 // and tests that inspect it (`cargo xtask`, `tests/`), so it stays reachable, undocumented.
 #[doc(hidden)]
 pub mod model;
 pub mod package;
-mod pattern;
 mod timings;
 mod write;
 
@@ -43,10 +43,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use diagnostics::{Diagnostic, Error, ErrorKind, LineColumn, Note, Origin};
-pub use model::features::Features;
-pub use pattern::Pattern;
+pub use ground::ModuleRules;
+pub use ground::pattern::Pattern;
 #[doc(hidden)]
-pub use pattern::Selector;
+pub use ground::pattern::Selector;
+pub use model::features::Features;
 pub use timings::Timings;
 pub use write::{CheckReport, Layout, Output, WriteReport};
 
@@ -63,70 +64,6 @@ pub fn fixups() -> impl Iterator<Item = (&'static str, &'static str)> {
 /// [`Config::companion_meta`]).
 pub fn builtin_meta_document() -> &'static [u8] {
     load::builtin_document()
-}
-
-/// How schema names map to module paths.
-///
-/// A schema name is a dotted package path plus a type name
-/// (`io.k8s.api.core.v1.Pod`). The package becomes the module path, after the first
-/// matching prefix rule rewrites its start: by default `io.k8s.` is dropped and
-/// `com.github.openshift.api.` becomes `openshift.`, so `io.k8s.api.core.v1.Pod` is
-/// `api::core::v1::Pod` and `com.github.openshift.api.image.v1.ImageStream` is
-/// `openshift::image::v1::ImageStream`. Each segment is then made a valid module name
-/// (`kube-aggregator` → `kube_aggregator`).
-#[derive(Clone, Debug)]
-pub struct ModuleRules {
-    prefixes: Vec<(String, String)>,
-}
-
-impl Default for ModuleRules {
-    fn default() -> Self {
-        ModuleRules {
-            prefixes: vec![
-                ("io.k8s.".to_owned(), String::new()),
-                (
-                    "com.github.openshift.api.".to_owned(),
-                    "openshift.".to_owned(),
-                ),
-            ],
-        }
-    }
-}
-
-impl ModuleRules {
-    /// Rules without any prefix rewriting.
-    pub fn none() -> Self {
-        ModuleRules {
-            prefixes: Vec::new(),
-        }
-    }
-
-    /// Adds a rule: schema names starting with `prefix` have it replaced by `replacement`
-    /// (dotted, ending in `.` unless empty). Rules are tried in the order added.
-    #[must_use]
-    pub fn rewrite(mut self, prefix: impl Into<String>, replacement: impl Into<String>) -> Self {
-        self.prefixes.push((prefix.into(), replacement.into()));
-        self
-    }
-
-    /// The module path and the unqualified type name of `schema_name`.
-    pub fn place(&self, schema_name: &str) -> (Vec<String>, String) {
-        let mut name = schema_name.to_owned();
-        if let Some((prefix, replacement)) = self
-            .prefixes
-            .iter()
-            .find(|(p, _)| schema_name.starts_with(p.as_str()))
-        {
-            name = format!("{replacement}{}", &schema_name[prefix.len()..]);
-        }
-        match name.rsplit_once('.') {
-            Some((package, base)) => (
-                model::naming::module_path(package.split('.')),
-                base.to_owned(),
-            ),
-            None => (Vec::new(), name),
-        }
-    }
 }
 
 /// One input document: where to read it and how to name it in diagnostics and headers.
@@ -584,24 +521,24 @@ impl Config {
         let mut timings = Timings::default();
         let (api, warnings) = self.model_with_warnings(&mut timings)?;
         let start = Instant::now();
-        let tree = emit::emit(&api, &self.options)?;
+        let features = self
+            .options
+            .features
+            .then(|| model::features::compute(&api));
+        let tree = emit::emit(&api, &self.options, features.as_ref())?;
         timings.emit = start.elapsed();
         let start = Instant::now();
         let mut output = write::render(&tree, self.layout, &self.generated_by)?;
         timings.render = start.elapsed();
         output.timings = timings;
-        if self.options.features {
-            output.features = Some(model::features::compute(&api));
-        }
+        output.features = features;
         output.apply_feature = self.options.apply && !api.apply.is_empty();
         output.validation = self.options.validation;
-        output.uses_companion_meta = api.types.iter().any(|ty| {
-            matches!(&ty.kind, model::TypeKind::Extern(path) if model::externs::is_companion(path))
-        });
+        output.uses_companion_meta = api.types.iter().any(|ty| ty.kind.is_companion_extern());
         output.warnings = warnings;
         output
             .warnings
-            .extend(model::naming::collisions(&api, &self.modules));
+            .extend(model::collisions::collisions(&api, &self.modules));
         output.notes.clone_from(&api.notes);
         for id in api.resources.keys() {
             let ty = api.get(*id);
@@ -696,13 +633,10 @@ impl Config {
             return Err(e);
         }
         let prefer = self.preferred_inputs()?;
-        let mut raw = load::select(
-            load::merge(documents, &prefer)?,
-            &self.selectors,
-            &self.modules,
-        )?;
-        let warnings = std::mem::take(&mut raw.warnings);
-        let (loaded, load_errors) = load::typed(raw);
+        let mut merged = load::merge(documents, &prefer)?;
+        let warnings = std::mem::take(&mut merged.warnings);
+        let loaded = load::select(load::typed(merged), &self.selectors, &self.modules)?;
+        let (loaded, load_errors) = load::finish(loaded);
         timings.load = start.elapsed();
         let start = Instant::now();
         let api = Error::join_stages(

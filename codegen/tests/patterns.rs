@@ -179,7 +179,7 @@ fn the_most_specific_extern_mapping_wins() {
                 .iter()
                 .find(|ty| ty.schema_name == schema)
                 .map(|ty| match &ty.kind {
-                    TypeKind::Extern(path) => path.clone(),
+                    TypeKind::Extern(e) => e.path.clone(),
                     _ => String::new(),
                 })
         };

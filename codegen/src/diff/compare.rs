@@ -143,7 +143,7 @@ fn signature(ty: &TypeDef) -> (u8, Vec<&str>) {
         TypeKind::Union(variants) => (2, variants.iter().map(|v| v.json_type).collect()),
         TypeKind::Alias(_) => (3, Vec::new()),
         TypeKind::WatchEvent { .. } => (4, Vec::new()),
-        TypeKind::Extern(path) => (5, vec![path.as_str()]),
+        TypeKind::Extern(e) => (5, vec![e.path.as_str()]),
     }
 }
 
@@ -331,8 +331,8 @@ impl Pair<'_> {
             }
             (TypeKind::Extern(old), TypeKind::Extern(new)) if old != new => out.push(
                 self.change(None, Effect::Breaking, "extern_changed")
-                    .was(old.clone())
-                    .now(new.clone()),
+                    .was(old.path.clone())
+                    .now(new.path.clone()),
             ),
             (old, new) if kind_name(old) != kind_name(new) => out.push(
                 self.change(None, Effect::Breaking, "type_kind_changed")

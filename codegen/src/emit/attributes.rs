@@ -16,8 +16,8 @@ use syn::parse::Parser as _;
 
 use super::{Options, TypeAttribute};
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
+use crate::ground::pattern::Pattern;
 use crate::model::{ApiSet, TypeDef, TypeId, TypeKind};
-use crate::pattern::Pattern;
 
 /// The resolved attributes: for each type, and for each field of a struct (by index), as
 /// formatted lines at indentation zero ([`spell`]).

@@ -18,16 +18,15 @@ use quote::quote;
 use super::docs::{doc_lines, paragraphs};
 use super::text::Code;
 use super::{Context, Parts, ident, shape_text, tokens_of, type_path, type_path_text};
-use crate::diagnostics::{Diagnostic, Error, ErrorKind};
 use crate::model::builders::{Builder, Literal, MethodKind, resolve};
-use crate::model::{ApiSet, Field, FieldRole, RuntimeType, Shape, TypeDef, TypeId, TypeKind};
+use crate::model::{Field, FieldRole, RuntimeType, Shape, TypeDef, TypeId, TypeKind};
 
 /// More constructor arguments than this trip `clippy::too_many_arguments`.
 const MAX_ARGUMENTS: usize = 7;
 
 /// The name of the one generic builder type at the generated crate's root, which every
 /// builder is an alias of.
-const GENERIC: &str = "Builder";
+const GENERIC: &str = crate::ground::naming::GENERIC_BUILDER;
 
 /// The generic builder at the root, once: the derives, `build` and `From<T>`, which every
 /// builder shares, are checked and compiled once instead of once per struct. Each struct's
@@ -705,50 +704,4 @@ fn builder_path(context: &Context<'_>, id: TypeId) -> String {
     out.push_str("::");
     out.push_str(context.api.builders.get(&id).map_or(&ty.name, |b| &b.name));
     out
-}
-
-/// Every name the builders use must be a valid identifier (`Ident::new` panics otherwise).
-pub(crate) fn check_identifiers(api: &ApiSet) -> Result<(), Error> {
-    let generic_taken = api
-        .types
-        .iter()
-        .find(|ty| ty.module.is_empty() && ty.name == GENERIC);
-    if let Some(ty) = generic_taken.filter(|_| !api.builders.is_empty()) {
-        return Err(Diagnostic::new(
-            ErrorKind::Output,
-            &ty.origin,
-            format!(
-                "expected the root name `{GENERIC}` to be free for the generic builder, but `{}` is generated there",
-                ty.schema_name
-            ),
-        )
-        .with_hint("turn builders off (`Config::builders(false)`), or rename the schema's package with `ModuleRules`")
-        .into());
-    }
-    let valid = crate::model::naming::is_identifier;
-    for (id, builder) in &api.builders {
-        let names = std::iter::once(&builder.name)
-            .chain(builder.params.iter().map(|p| &p.name))
-            .chain(builder.methods.iter().map(|m| &m.name))
-            .chain(builder.metadata.iter().flat_map(|m| {
-                [&m.name.0, &m.name.1]
-                    .into_iter()
-                    .chain(m.namespace.iter().flat_map(|(a, s)| [a, s]))
-            }));
-        for name in names {
-            if !valid(name) {
-                let ty = api.get(*id);
-                return Err(Diagnostic::new(
-                    ErrorKind::Output,
-                    &ty.origin,
-                    format!(
-                        "internal error: the builder name {name:?} made for `{}` is not a valid identifier",
-                        ty.schema_name
-                    ),
-                )
-                .into());
-            }
-        }
-    }
-    Ok(())
 }

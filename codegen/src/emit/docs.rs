@@ -280,8 +280,7 @@ pub(crate) fn crate_docs(
                 module_path(&meta.module)
             );
         }
-        Some((index, meta)) if matches!(&meta.kind, crate::model::TypeKind::Extern(path) if crate::model::externs::is_companion(path)) =>
-        {
+        Some((index, meta)) if meta.kind.is_companion_extern() => {
             let _ = write!(
                 out,
                 "\nThe meta types (`ObjectMeta`, `ListMeta`, `Status`, …) are those of the crate `kubeforge_meta`, which every crate kubeforge generates shares{}.",

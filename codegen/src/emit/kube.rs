@@ -11,22 +11,13 @@
 use super::text::{Code, str_literal};
 use super::{Context, type_path_text};
 use crate::diagnostics::{Diagnostic, Error, ErrorKind};
-use crate::model::{ApiSet, FieldRole, Scope, Shape, TypeId, TypeKind};
+use crate::model::{ApiSet, Scope, TypeId, TypeKind};
 
-/// The `metadata` field of resource `id`: its index, and whether it is required.
+/// The `metadata` field of resource `id` (`model::Resource::metadata`): its index, its type
+/// and whether it is required.
 fn metadata_field(api: &ApiSet, id: TypeId) -> Option<(usize, TypeId, bool)> {
-    let TypeKind::Struct(fields) = &api.get(id).kind else {
-        return None;
-    };
-    fields
-        .iter()
-        .enumerate()
-        .find_map(|(i, f)| match (f.json_name.as_str(), f.role, &f.shape) {
-            ("metadata", FieldRole::Plain, Shape::Ref(meta)) if !f.boxed => {
-                Some((i, *meta, f.required))
-            }
-            _ => None,
-        })
+    let metadata = api.resources.get(&id)?.metadata?;
+    Some((metadata.field, metadata.ty, metadata.required))
 }
 
 /// Every served resource must have a `metadata` of an extern type the user mapped (the
@@ -34,10 +25,9 @@ fn metadata_field(api: &ApiSet, id: TypeId) -> Option<(usize, TypeId, bool)> {
 pub(crate) fn check(api: &ApiSet) -> Result<(), Error> {
     for id in api.resources.keys() {
         let ty = api.get(*id);
-        let extern_meta = metadata_field(api, *id).is_some_and(|(_, meta, _)| {
-            matches!(&api.get(meta).kind, TypeKind::Extern(path)
-                if !crate::model::externs::is_companion(path))
-        });
+        let extern_meta = metadata_field(api, *id).is_some_and(
+            |(_, meta, _)| matches!(&api.get(meta).kind, TypeKind::Extern(e) if !e.companion),
+        );
         if !extern_meta {
             return Err(Diagnostic::new(
                 ErrorKind::Output,

@@ -28,7 +28,7 @@ use std::fmt::Write as _;
 
 use super::Context;
 use super::text::{Code, WIDTH, str_literal};
-use crate::model::naming::matcher_function_name;
+use crate::ground::naming::matcher_function_name;
 use crate::model::operations::{Method, Operation, Segment};
 
 #[derive(Default)]

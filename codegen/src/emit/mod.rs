@@ -23,7 +23,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
 use crate::model::features::Features;
 use crate::model::operations::Operation;
-use crate::model::{ApiSet, Shape, TypeDef, TypeId, TypeKind};
+use crate::model::{ApiSet, Shape, TypeId, TypeKind};
 
 /// Options that change the generated code.
 #[derive(Clone, Debug)]
@@ -407,19 +407,13 @@ fn emit_type(context: &Context<'_>, id: TypeId) -> Emitted {
     }
 }
 
-/// Emits every type of `api` into a module tree.
-pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
+/// Emits every type of `api` into a module tree, gated by `features` when the output is
+/// (`Options::features`; the model computes them, `model::features::compute`).
+pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Result<Module, Error> {
     let attributes = attributes::Attributes::resolve(api, options)?;
-    let features = options
-        .features
-        .then(|| crate::model::features::compute(api));
-    let context = Context::new(api, options, &attributes, features.as_ref())?;
-    check_identifiers(api)?;
+    let context = Context::new(api, options, &attributes, features)?;
     if options.k8s_openapi.is_some() {
         kube::check(api)?;
-    }
-    if options.builders {
-        builders::check_identifiers(api)?;
     }
 
     let mut tree = Module::default();
@@ -432,7 +426,7 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         }
     }
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let mut emitted = emit_types(api, options, &attributes, features.as_ref(), threads)?;
+    let mut emitted = emit_types(api, options, &attributes, features, threads)?;
     for (index, ty) in api.types.iter().enumerate() {
         if let TypeKind::Extern(_) = ty.kind {
             if api.reexports.contains(&TypeId(index)) {
@@ -470,7 +464,6 @@ pub fn emit(api: &ApiSet, options: &Options) -> Result<Module, Error> {
         }
     }
     if options.routes {
-        routes::check_identifiers(api)?;
         // The model keeps the name free (`naming::module_path`).
         if let Some(module) = routes::routes_module(&context) {
             tree.children.insert(routes::MODULE.to_owned(), module);
@@ -603,14 +596,14 @@ pub(crate) fn type_path(context: &Context<'_>, id: TypeId) -> TokenStream {
 /// The full path of a generated type, as text.
 pub(crate) fn type_path_text(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
-    if let TypeKind::Extern(path) = &ty.kind {
+    if let Some(path) = ty.kind.extern_path() {
         // Checked to be a path when the model was built; one of plain segments (all the
         // companion's, and nearly every user's) is spelled as it is.
         if path
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':')
         {
-            return path.clone();
+            return path.to_owned();
         }
         return syn::parse_str::<syn::Path>(path)
             .map(|path| text::path_text(&quote::quote!(#path)))
@@ -694,38 +687,6 @@ fn parse_path(path: &str, option: &str) -> Result<TokenStream, Error> {
         )
         .into()),
     }
-}
-
-/// Every name the model made must be a valid, non-keyword identifier; `Ident::new` would
-/// panic otherwise, and the generator never panics.
-fn check_identifiers(api: &ApiSet) -> Result<(), Error> {
-    let valid = crate::model::naming::is_identifier;
-    let bad = |ty: &TypeDef, name: &str| {
-        Error::from(Diagnostic::new(
-            ErrorKind::Output,
-            &ty.origin,
-            format!(
-                "internal error: the name {name:?} made for `{}` is not a valid identifier",
-                ty.schema_name
-            ),
-        ))
-    };
-    for ty in &api.types {
-        for name in ty.module.iter().chain([&ty.name, &ty.file]) {
-            if !valid(name) {
-                return Err(bad(ty, name));
-            }
-        }
-        let inner: Vec<&String> = match &ty.kind {
-            TypeKind::Struct(fields) => fields.iter().map(|f| &f.rust_name).collect(),
-            TypeKind::Enum(variants) => variants.iter().map(|v| &v.rust_name).collect(),
-            _ => Vec::new(),
-        };
-        if let Some(name) = inner.into_iter().find(|n| !valid(n)) {
-            return Err(bad(ty, name));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

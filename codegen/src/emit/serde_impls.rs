@@ -16,8 +16,8 @@ use std::fmt::Write as _;
 
 use super::Context;
 use super::text::{Code, push_str_literal, str_literal};
+use crate::ground::naming::{self, Namespace};
 use crate::model::builders::resolve;
-use crate::model::naming::{self, Namespace};
 use crate::model::{Field, FieldRole, Shape, TypeDef};
 
 /// How a field is read and written.

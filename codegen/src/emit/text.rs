@@ -5,9 +5,8 @@
 //! The rules are few and deterministic: four spaces per level; a call, parameter list or
 //! array is written on one line when that line fits in [`WIDTH`] columns, and otherwise with
 //! one element per line, each followed by a comma; a blank line between items. Names are
-//! written as the model made them: `emit` checks every one is a valid, non-keyword
-//! identifier before anything is emitted (`check_identifiers`), the same check the token
-//! emitters rely on for `ident`. String literals are spelled by [`push_str_literal`],
+//! written as the model made them, valid by construction and checked once there
+//! (`model/identifiers.rs`). String literals are spelled by [`push_str_literal`],
 //! exactly as `proc_macro2::Literal::string` spells them.
 
 use std::fmt::Write as _;
@@ -519,7 +518,7 @@ mod tests {
             for docs in [true, false] {
                 let config = crate::Config::new().input(&path).docs(docs);
                 let api = config.model().expect("the corpus document models");
-                let tree = crate::emit::emit(&api, &config.options).expect("it emits");
+                let tree = crate::emit::emit(&api, &config.options, None).expect("it emits");
                 checked += check_module(&tree, document);
             }
         }

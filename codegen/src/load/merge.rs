@@ -406,10 +406,10 @@ pub(crate) fn is_zero(value: &Value) -> bool {
 fn fill_from_builtin(api: &mut RawApi) {
     let mut wanted = Vec::new();
     for schema in api.schemas.values() {
-        super::select::collect_refs(&schema.value, &mut wanted);
+        collect_refs(&schema.value, &mut wanted);
     }
     for operation in &api.operations {
-        super::select::collect_refs(&operation.value, &mut wanted);
+        collect_refs(&operation.value, &mut wanted);
     }
     wanted.retain(|name| !api.schemas.contains_key(name));
     if wanted.is_empty() {
@@ -425,7 +425,7 @@ fn fill_from_builtin(api: &mut RawApi) {
             continue;
         }
         if let Some(schema) = builtin.get(name.as_str()) {
-            super::select::collect_refs(&schema.value, &mut wanted);
+            collect_refs(&schema.value, &mut wanted);
             api.schemas.insert(name, (*schema).clone());
         }
     }
@@ -476,7 +476,7 @@ fn builtin_matches(api: &RawApi) -> super::BuiltinMatches {
     let mut matches = super::BuiltinMatches::default();
     for builtin in &super::builtin().schemas {
         let mut refs = Vec::new();
-        super::select::collect_refs(&builtin.value, &mut refs);
+        collect_refs(&builtin.value, &mut refs);
         refs.sort();
         refs.dedup();
         matches.refs.insert(builtin.name.clone(), refs);
@@ -502,4 +502,22 @@ fn builtin_matches(api: &RawApi) -> super::BuiltinMatches {
         }
     }
     matches
+}
+
+/// Appends the schema names `value` references, in document order.
+fn collect_refs(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                match (key.as_str(), child) {
+                    ("$ref", Value::String(target)) => {
+                        into.extend(super::schema_ref_name(target));
+                    }
+                    _ => collect_refs(child, into),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_refs(item, into)),
+        _ => {}
+    }
 }

@@ -12,7 +12,6 @@
 
 mod crd;
 pub mod fixups;
-pub mod locate;
 mod merge;
 pub(crate) use merge::is_zero;
 mod openapi;
@@ -27,7 +26,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin};
+use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin, locate};
 
 pub(crate) use merge::merge;
 pub(crate) use select::select;
@@ -147,22 +146,54 @@ pub struct LoadedApi {
     pub notes: Vec<Note>,
     /// How the inputs define the built-in meta types.
     pub builtin: BuiltinMatches,
+    /// The malformed parts found typing the input, each with what it belongs to, until
+    /// [`finish`] turns those of what was kept into an error.
+    pub(crate) problems: Vec<Problem>,
 }
 
-/// Types every schema and operation of the merged (and selected) input, reporting each
-/// malformed part with its place (see [`operation::read_all`]). Warnings stay with `raw`'s
-/// caller.
+/// A malformed part of the input, found while typing it.
+#[derive(Clone, Debug)]
+pub(crate) struct Problem {
+    /// What it belongs to: selecting leaves out the problems of what it leaves out.
+    pub owner: Owner,
+    /// What is wrong, and where.
+    pub diagnostic: Diagnostic,
+}
+
+/// What a [`Problem`] belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Owner {
+    /// The named schema.
+    Schema(String),
+    /// The operation of these group-version-kinds (none: selection never keeps it).
+    Operation(Vec<crate::ground::Gvk>),
+}
+
+/// Types every schema and operation of the merged input, keeping each malformed part it
+/// finds with its place (see [`operation::read_all`]) as a [`Problem`] of what it belongs
+/// to. Warnings stay with `raw`'s caller.
 ///
 /// A malformed keyword is left out of the typed schema and an operation with a malformed
 /// part is left out, so the model can still run and report the independent problems it
-/// finds; the caller joins both lists ([`Error::join_stages`]).
-pub(crate) fn typed(raw: RawApi) -> (LoadedApi, Option<Error>) {
-    let mut diagnostics = Diagnostics::default();
+/// finds; [`finish`] reports the problems of what selection kept, and the caller joins both
+/// lists ([`Error::join_stages`]).
+pub(crate) fn typed(raw: RawApi) -> LoadedApi {
+    let mut problems = Vec::new();
     let mut schemas = indexmap::IndexMap::with_capacity(raw.schemas.len());
     for (name, raw_schema) in raw.schemas {
+        let mut diagnostics = Diagnostics::default();
         // A definition that is no schema object is still a name references may use.
         let schema = schema::Schema::read(&raw_schema.value, &raw_schema.origin, &mut diagnostics)
             .unwrap_or_default();
+        problems.extend(
+            diagnostics
+                .into_vec()
+                .into_iter()
+                .map(|diagnostic| Problem {
+                    owner: Owner::Schema(name.clone()),
+                    diagnostic,
+                }),
+        );
         schemas.insert(
             name,
             NamedSchema {
@@ -172,14 +203,28 @@ pub(crate) fn typed(raw: RawApi) -> (LoadedApi, Option<Error>) {
             },
         );
     }
-    let operations = operation::read_all(&raw.operations, &mut diagnostics);
-    let loaded = LoadedApi {
+    let operations = operation::read_all(&raw.operations, &mut problems);
+    LoadedApi {
         schemas,
         operations,
         resources: raw.resources,
         notes: raw.notes,
         builtin: raw.builtin,
-    };
+        problems,
+    }
+}
+
+/// The typed input without its problems, and the problems as one error (each reported
+/// once: a path item's parameters belong to each of its operations).
+pub(crate) fn finish(mut loaded: LoadedApi) -> (LoadedApi, Option<Error>) {
+    let mut diagnostics = Diagnostics::default();
+    let mut reported: BTreeSet<(Origin, String)> = BTreeSet::new();
+    for problem in std::mem::take(&mut loaded.problems) {
+        let d = &problem.diagnostic;
+        if reported.insert((d.origin.clone(), d.message.clone())) {
+            diagnostics.push(problem.diagnostic);
+        }
+    }
     (loaded, diagnostics.finish(()).err())
 }
 
@@ -771,7 +816,7 @@ mod tests {
         let typed_spec = |name: &str, text: &str| {
             let document = load_bytes(text.as_bytes(), Path::new(name)).unwrap();
             let raw = merge(vec![document], &[]).unwrap();
-            let (api, errors) = typed(raw);
+            let (api, errors) = finish(typed(raw));
             assert!(errors.is_none(), "{errors:?}");
             api.schemas["io.example.v1.Spec"].schema.clone()
         };
@@ -800,7 +845,7 @@ mod tests {
             spec("#/components/schemas/", "nullable")
         );
         let document = load_bytes(crd.as_bytes(), Path::new("c.yaml")).unwrap();
-        let (api, _) = typed(merge(vec![document], &[]).unwrap());
+        let (api, _) = finish(typed(merge(vec![document], &[]).unwrap()));
         let thing = api
             .schemas
             .values()

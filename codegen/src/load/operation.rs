@@ -17,8 +17,9 @@ use super::schema::Schema;
 // `name` (Swagger 2.0's form, which `swagger.rs` moves into `schema`; a v3 parameter
 // written that way is read the same).
 use super::swagger::SCHEMA_KEYWORDS;
-use super::{RawOperation, json_type};
+use super::{Owner, Problem, RawOperation, json_type};
 use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
+use crate::ground::Gvk;
 
 /// One HTTP operation under `paths`, typed.
 #[derive(Clone, Debug)]
@@ -33,6 +34,9 @@ pub struct Operation {
     pub action: Option<String>,
     /// The `kind` of the operation's `x-kubernetes-group-version-kind`.
     pub gvk_kind: Option<String>,
+    /// The operation's `x-kubernetes-group-version-kind` (one object or a list), where each
+    /// is a complete `{group, version, kind}`: what selecting by kind keeps it by.
+    pub gvks: Vec<Gvk>,
     /// The operation's own parameters, in document order.
     pub parameters: Vec<Parameter>,
     /// The parameters declared on the path item, shared by all its operations.
@@ -104,12 +108,15 @@ fn invalid(origin: &Origin, message: impl Into<String>) -> Diagnostic {
 
 /// Types every operation, reporting every part of the wrong JSON type and leaving out an
 /// operation that has one. The same operation in two documents (each carries its own copy)
-/// is kept once. The parameters of a path item are read once for all its operations.
-pub(super) fn read_all(raw: &[RawOperation], diagnostics: &mut Diagnostics) -> Vec<Operation> {
+/// is kept once. The parameters of a path item are read once for all its operations. Each
+/// problem belongs to the operation it is in ([`Owner::Operation`]), so that selection can
+/// leave out those of the operations it leaves out; a path item's belong to each of its
+/// operations (and are reported once).
+pub(super) fn read_all(raw: &[RawOperation], problems: &mut Vec<Problem>) -> Vec<Operation> {
     let mut seen: Vec<&RawOperation> = Vec::new();
     let mut operations = Vec::with_capacity(raw.len());
-    // The path item read last: its origin, its parameters, and whether they were all right.
-    let mut item: Option<(Origin, Arc<[Parameter]>, bool)> = None;
+    // The path item read last: its origin, its parameters, and the problems they had.
+    let mut item: Option<(Origin, Arc<[Parameter]>, Vec<Diagnostic>)> = None;
     for raw_op in raw {
         if seen
             .iter()
@@ -119,16 +126,31 @@ pub(super) fn read_all(raw: &[RawOperation], diagnostics: &mut Diagnostics) -> V
         }
         seen.push(raw_op);
         let item_origin = parent_origin(&raw_op.origin).child("parameters");
-        let (_, path_parameters, item_ok) = match item.take() {
+        let (_, path_parameters, item_problems) = match item.take() {
             Some(same) if same.0 == item_origin => item.insert(same),
             _ => {
-                let before = diagnostics.len();
-                let parameters = parameters(&raw_op.path_parameters, &item_origin, diagnostics);
-                item.insert((item_origin, parameters.into(), diagnostics.len() == before))
+                let mut diagnostics = Diagnostics::default();
+                let parameters =
+                    parameters(&raw_op.path_parameters, &item_origin, &mut diagnostics);
+                item.insert((item_origin, parameters.into(), diagnostics.into_vec()))
             }
         };
-        if let Some(operation) = Operation::read(raw_op, path_parameters, diagnostics)
-            && *item_ok
+        let gvks = gvks(&raw_op.value);
+        let mut diagnostics = Diagnostics::default();
+        let operation = Operation::read(raw_op, path_parameters, gvks.clone(), &mut diagnostics);
+        let owner = Owner::Operation(gvks);
+        problems.extend(
+            item_problems
+                .iter()
+                .cloned()
+                .chain(diagnostics.into_vec())
+                .map(|diagnostic| Problem {
+                    owner: owner.clone(),
+                    diagnostic,
+                }),
+        );
+        if let Some(operation) = operation
+            && item_problems.is_empty()
         {
             operations.push(operation);
         }
@@ -136,12 +158,23 @@ pub(super) fn read_all(raw: &[RawOperation], diagnostics: &mut Diagnostics) -> V
     operations
 }
 
+/// The complete `{group, version, kind}`s of an operation's
+/// `x-kubernetes-group-version-kind` (one object or a list); an incomplete one is left out.
+fn gvks(value: &Value) -> Vec<Gvk> {
+    match value.get("x-kubernetes-group-version-kind") {
+        Some(Value::Array(list)) => list.iter().filter_map(super::schema::gvk).collect(),
+        Some(single @ Value::Object(_)) => super::schema::gvk(single).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
 impl Operation {
-    /// Types `raw`, with its path item's parameters, reporting every part of the wrong JSON
-    /// type; `None` when anything was.
+    /// Types `raw`, with its path item's parameters and its group-version-kinds, reporting
+    /// every part of the wrong JSON type; `None` when anything was.
     fn read(
         raw: &RawOperation,
         path_parameters: &Arc<[Parameter]>,
+        gvks: Vec<Gvk>,
         diagnostics: &mut Diagnostics,
     ) -> Option<Operation> {
         let origin = &raw.origin;
@@ -199,6 +232,7 @@ impl Operation {
             id,
             action,
             gvk_kind,
+            gvks,
             parameters: own_parameters,
             path_parameters: Arc::clone(path_parameters),
             request_body,
@@ -207,6 +241,24 @@ impl Operation {
             description,
             origin: origin.clone(),
         })
+    }
+}
+
+impl Operation {
+    /// Every schema the operation holds: its parameters' and its path item's, its request
+    /// body's and its responses'.
+    pub fn schemas(&self) -> impl Iterator<Item = &Schema> {
+        let parameters = self
+            .parameters
+            .iter()
+            .chain(self.path_parameters.iter())
+            .map(|p| &p.schema);
+        let body = self.request_body.iter().map(|b| &b.content);
+        let responses = self.responses.iter().map(|(_, r)| &r.content);
+        parameters.chain(
+            body.chain(responses)
+                .filter_map(|content| content.schema.as_ref().map(|(schema, _)| schema)),
+        )
     }
 }
 

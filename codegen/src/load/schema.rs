@@ -27,7 +27,7 @@ use serde_json::{Map, Number, Value};
 
 use super::json_type;
 use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
-use crate::model::Gvk;
+use crate::ground::Gvk;
 
 /// Deeper nesting than this is refused while reading, rather than risking the stack (the
 /// model refuses deep nesting far earlier, with a hint; this only bounds the reader).
@@ -237,6 +237,32 @@ impl Schema {
             schema
         };
         bare(self) == bare(other)
+    }
+
+    /// Appends the names of the schemas this one references, itself or below, in document
+    /// order (a name as often as it is referenced).
+    pub fn references(&self, into: &mut Vec<String>) {
+        if let Some(reference) = &self.reference {
+            into.push(reference.name.clone());
+        }
+        for property in self.properties.iter().flat_map(IndexMap::values) {
+            property.references(into);
+        }
+        if let Some(items) = &self.items {
+            items.references(into);
+        }
+        if let Some(AdditionalProperties::Schema(values)) = &self.additional_properties {
+            values.references(into);
+        }
+        for value in self.pattern_properties.iter().flat_map(IndexMap::values) {
+            value.references(into);
+        }
+        for (_, list) in self.combinators() {
+            list.iter().for_each(|schema| schema.references(into));
+        }
+        if let Some(not) = &self.not {
+            not.references(into);
+        }
     }
 
     /// The combinator lists that are there, with their keywords, in the order

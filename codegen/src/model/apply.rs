@@ -25,9 +25,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::builders::{Builder, MetadataArgs, Method, Param, resolve};
-use super::naming::{self, Namespace};
 use super::semantics::{self, Semantics};
 use super::{ApiSet, FieldRole, Resource, Shape, TypeDef, TypeId, TypeKind};
+use crate::ground::naming::{self, Namespace};
 use kubeforge_runtime::schema::{ListType, Node};
 
 /// The apply configuration of one struct.

@@ -33,8 +33,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::naming::{self, Namespace};
 use super::{FieldRole, Resource, RuntimeType, Scope, Shape, TypeDef, TypeId, TypeKind};
+use crate::ground::naming::{self, Namespace};
 
 /// The builder of one struct.
 #[derive(Clone, Debug, PartialEq)]
@@ -203,9 +203,7 @@ pub(super) fn plan(
     }
     let metadata: Vec<(TypeId, MetadataArgs)> = resources
         .iter()
-        .filter_map(|(id, resource)| {
-            metadata_args(types, &builders, *id, resource.scope).map(|m| (*id, m))
-        })
+        .filter_map(|(id, resource)| metadata_args(types, &builders, resource).map(|m| (*id, m)))
         .collect();
     for (id, args) in metadata {
         if let Some(builder) = builders.get_mut(&id) {
@@ -365,7 +363,7 @@ pub(crate) fn resolve<'a>(types: &'a [TypeDef], shape: &'a Shape) -> &'a Shape {
                 TypeKind::Alias(target) => shape = target,
                 // The companion's alias of a runtime type is still that type (a user's
                 // mapping, k8s-openapi's `Quantity`, is not).
-                TypeKind::Extern(path) if super::externs::is_companion(path) => {
+                TypeKind::Extern(e) if e.companion => {
                     return super::wellknown::runtime_shape(&types[id.0].schema_name)
                         .unwrap_or(shape);
                 }
@@ -534,18 +532,12 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 fn metadata_args(
     types: &[TypeDef],
     builders: &BTreeMap<TypeId, Builder>,
-    id: TypeId,
-    scope: Scope,
+    resource: &Resource,
 ) -> Option<MetadataArgs> {
-    let TypeKind::Struct(fields) = &types[id.0].kind else {
-        return None;
-    };
-    let (field, meta) = fields.iter().enumerate().find_map(|(i, f)| {
-        match (f.json_name.as_str(), f.role, &f.shape) {
-            ("metadata", FieldRole::Plain, Shape::Ref(meta)) if !f.boxed => Some((i, *meta)),
-            _ => None,
-        }
-    })?;
+    let scope = resource.scope;
+    let super::MetadataField {
+        field, ty: meta, ..
+    } = resource.metadata?;
     if matches!(types[meta.0].kind, TypeKind::Extern(_)) && types[meta.0].schema_name == OBJECT_META
     {
         return Some(MetadataArgs {
@@ -755,6 +747,10 @@ mod tests {
                 plural: "leases".to_owned(),
                 scope: Scope::Namespaced,
                 subresources: Vec::new(),
+                metadata: match &lease.kind {
+                    TypeKind::Struct(fields) => crate::model::MetadataField::of(fields),
+                    _ => None,
+                },
             },
         )]);
         let builders = plan(&[lease, meta], &resources);

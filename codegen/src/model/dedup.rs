@@ -2,13 +2,13 @@
 //! generate the same Rust become one type, and a shape that is exactly a known Kubernetes
 //! type becomes that type (see README, "Shared nested types").
 //!
-//! A type's *key* spells everything that makes its generated code: for a struct each
+//! A type's *key* (`key.rs`, a typed value) holds everything that makes its generated code: for a struct each
 //! property's JSON name, requiredness, value shape and a default that carries information
 //! (not a zero value), and the field for other keys; for an enum its values; for a union its
-//! branches. Descriptions are left out. A reference to a named schema is spelled by its
+//! branches. Descriptions are left out. A reference to a named schema is keyed by its
 //! name, one to a nested type by that type's key (or by the Kubernetes type it matched), so
 //! two keys are equal exactly when the types are the same all the way down. The committed
-//! table of known shapes (`known.rs`) is spelled the same way.
+//! table of known shapes (`known.rs`) holds keys of the same type.
 //!
 //! The rules, decided here once:
 //!
@@ -30,12 +30,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::naming::{self, Namespace};
-use super::{Field, FieldRole, Options, Shape, TypeDef, TypeId, TypeKind, known};
+use super::key::{self, Key, ShapeKey, body_key};
+use super::{Options, Shape, TypeDef, TypeId, TypeKind, known};
 use crate::diagnostics::Note;
+use crate::ground::naming::{self, Namespace};
 
 /// How many uses a shared type's doc lists before it only counts the rest.
 const LISTED_USES: usize = 5;
@@ -44,7 +44,7 @@ const LISTED_USES: usize = 5;
 const MAX_COMBINATIONS: usize = 64;
 
 /// A group of equal nested types: module, key and the Kubernetes type it is.
-type GroupKey<'a> = (&'a [String], &'a str, Option<&'static str>);
+type GroupKey<'a> = (&'a [String], &'a Key, Option<&'static str>);
 
 /// Merges nested types of equal shape and applies known Kubernetes shapes. `named` is the
 /// number of named types, which come first in `types`; nested types follow, each after
@@ -65,8 +65,8 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
             }
         }
     }
-    let mut spelled: Vec<String> = vec![String::new(); n];
-    let mut keys: Vec<String> = vec![String::new(); n];
+    let mut spelled: Vec<ShapeKey> = vec![ShapeKey::Json; n];
+    let mut keys: Vec<Key> = vec![Key::WatchEvent; n];
     let mut table_match: Vec<Option<&'static str>> = vec![None; n];
     // The Kubernetes types a shape several of them share could be, when its property name
     // does not decide: its parent's match decides.
@@ -102,7 +102,7 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
                         })
                         .collect();
                     let chosen = body_key(kind, &|r: TypeId| match choice.get(&r.0) {
-                        Some(schema) => format!("@{}", known::short(schema)),
+                        Some(schema) => ShapeKey::Named(key::short(schema).to_owned()),
                         None => spell_ref(types, named, &spelled, r),
                     });
                     if let Some(schema) = table.lookup(&chosen, property) {
@@ -117,14 +117,14 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
             }
         }
         spelled[id] = match matched {
-            Some(schema) => format!("@{}", known::short(schema)),
-            None => key.clone(),
+            Some(schema) => ShapeKey::Named(key::short(schema).to_owned()),
+            None => ShapeKey::Nested(Arc::new(key.clone())),
         };
         table_match[id] = matched;
         keys[id] = key;
     }
     // The Kubernetes types among the inputs, by key.
-    let mut inputs: BTreeMap<String, Vec<TypeId>> = BTreeMap::new();
+    let mut inputs: BTreeMap<Key, Vec<TypeId>> = BTreeMap::new();
     for id in 0..named {
         let ty = &types[id];
         if ty.schema_name.starts_with("io.k8s.") && matches!(ty.kind, TypeKind::Struct(_)) {
@@ -140,11 +140,7 @@ pub(super) fn apply(types: &mut Vec<TypeDef>, named: usize, options: Options) ->
             TypeKind::Struct(_) | TypeKind::Enum(_) | TypeKind::Union(_)
         ) {
             groups
-                .entry((
-                    types[id].module.as_slice(),
-                    keys[id].as_str(),
-                    table_match[id],
-                ))
+                .entry((types[id].module.as_slice(), &keys[id], table_match[id]))
                 .or_default()
                 .push(id);
         }
@@ -293,25 +289,25 @@ fn input_target(
 fn subset_target(
     types: &[TypeDef],
     named: usize,
-    key: &str,
+    key: &Key,
     property: &str,
-    inputs: &BTreeMap<String, Vec<TypeId>>,
+    inputs: &BTreeMap<Key, Vec<TypeId>>,
 ) -> Option<usize> {
-    let fields = known::split_fields(key)?;
+    let fields = key.fields()?;
     if fields.len() < 2 {
         return None;
     }
     // (how many properties it adds, its id), fewest first.
     let mut fits: Vec<(usize, usize)> = Vec::new();
     for (candidate, ids) in inputs {
-        let Some(wider) = known::split_fields(candidate) else {
+        let Some(wider) = candidate.fields() else {
             continue;
         };
         let covered = fields.iter().all(|f| wider.contains(f));
         let rest_optional = wider
             .iter()
             .filter(|f| !fields.contains(f))
-            .all(|f| !known::field_required(f));
+            .all(|f| !f.is_required_property());
         if covered && rest_optional && wider.len() > fields.len() {
             fits.extend(
                 ids.iter()
@@ -335,21 +331,12 @@ fn subset_target(
         .find(|id| types[*id].schema_name == chosen)
 }
 
-/// How a reference to `r` is spelled in a key.
-fn spell_ref(types: &[TypeDef], named: usize, spelled: &[String], r: TypeId) -> String {
+/// How a reference to `r` is keyed.
+fn spell_ref(types: &[TypeDef], named: usize, spelled: &[ShapeKey], r: TypeId) -> ShapeKey {
     if r.0 < named {
-        spell_named(&types[r.0])
+        key::named(&types[r.0])
     } else {
         spelled[r.0].clone()
-    }
-}
-
-/// How a reference to a named type is spelled: by its name, or by the runtime type it is
-/// an alias of (`IntOrString`), which a CRD spells inline.
-pub(crate) fn spell_named(ty: &TypeDef) -> String {
-    match &ty.kind {
-        TypeKind::Alias(shape @ Shape::Runtime(_)) => shape_key(shape, &|_| String::new()),
-        _ => format!("@{}", known::short(&ty.schema_name)),
     }
 }
 
@@ -394,108 +381,4 @@ fn remap(shape: &mut Shape, map: &impl Fn(TypeId) -> TypeId) {
         Shape::Vec(inner) | Shape::Map(inner) | Shape::Nullable(inner) => remap(inner, map),
         _ => {}
     }
-}
-
-/// The key of a type's body: `(field,…)` for a struct, `e[…]` for an enum, `u[…]` for a
-/// union (see the module docs).
-pub(crate) fn body_key(kind: &TypeKind, spell: &dyn Fn(TypeId) -> String) -> String {
-    let mut out = String::new();
-    match kind {
-        TypeKind::Struct(fields) => {
-            out.push('(');
-            for (i, field) in fields.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&field_key(field, spell));
-            }
-            out.push(')');
-        }
-        TypeKind::Enum(variants) => {
-            out.push_str("e[");
-            for (i, variant) in variants.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&quoted(&variant.value));
-            }
-            out.push(']');
-        }
-        TypeKind::Union(variants) => {
-            out.push_str("u[");
-            for (i, variant) in variants.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                let _ = write!(
-                    out,
-                    "{}:{}",
-                    variant.json_type,
-                    shape_key(&variant.shape, spell)
-                );
-            }
-            out.push(']');
-        }
-        TypeKind::Alias(shape) => {
-            out.push_str("alias:");
-            out.push_str(&shape_key(shape, spell));
-        }
-        TypeKind::WatchEvent { .. } => out.push_str("watch-event"),
-        TypeKind::Extern(path) => {
-            out.push_str("extern:");
-            out.push_str(path);
-        }
-    }
-    out
-}
-
-/// One field of a struct key: `"json"!:shape=default`, or `..name:shape` for the field
-/// holding the other keys.
-fn field_key(field: &Field, spell: &dyn Fn(TypeId) -> String) -> String {
-    let shape = shape_key(&field.shape, spell);
-    if field.role == FieldRole::Extra {
-        return format!("..{}:{shape}", field.rust_name);
-    }
-    let mut out = quoted(&field.json_name);
-    if field.required {
-        out.push('!');
-    }
-    out.push(':');
-    out.push_str(&shape);
-    if let Some(default) = field.default.as_ref().filter(|d| !crate::load::is_zero(d)) {
-        out.push('=');
-        out.push_str(&default.to_string());
-    }
-    match field.role {
-        FieldRole::ApiVersion => out.push_str("#apiVersion"),
-        FieldRole::Kind => out.push_str("#kind"),
-        FieldRole::Plain | FieldRole::Extra => {}
-    }
-    out
-}
-
-/// A value shape's key.
-fn shape_key(shape: &Shape, spell: &dyn Fn(TypeId) -> String) -> String {
-    match shape {
-        Shape::Bool => "b".to_owned(),
-        Shape::I32 => "i32".to_owned(),
-        Shape::I64 => "i64".to_owned(),
-        // Another reading than `i64` (whole-number floats), so another shape.
-        Shape::Integer => "int".to_owned(),
-        Shape::U32 => "u32".to_owned(),
-        Shape::U64 => "u64".to_owned(),
-        Shape::F64 => "f64".to_owned(),
-        Shape::String => "s".to_owned(),
-        Shape::Json => "j".to_owned(),
-        Shape::Runtime(runtime) => runtime.name().to_owned(),
-        Shape::Vec(inner) => format!("[{}]", shape_key(inner, spell)),
-        Shape::Map(inner) => format!("map<{}>", shape_key(inner, spell)),
-        Shape::Nullable(inner) => format!("?{}", shape_key(inner, spell)),
-        Shape::Ref(id) => spell(*id),
-    }
-}
-
-/// A string as JSON writes it, so no separator of a key can hide in it.
-fn quoted(text: &str) -> String {
-    Value::String(text.to_owned()).to_string()
 }

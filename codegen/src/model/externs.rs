@@ -59,8 +59,8 @@ use std::path::Path;
 
 use super::{TypeDef, TypeId, TypeKind};
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Note, Origin};
+use crate::ground::pattern::Pattern;
 use crate::load::BuiltinMatches;
-use crate::pattern::Pattern;
 
 /// One mapping from schema names to a Rust path (see the module docs for the rule).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,12 +126,6 @@ fn parse(index: usize, rule: &ExternType) -> Result<Rule<'_>, Box<Diagnostic>> {
 /// The Rust path of the companion crate of the built-in meta types, `kubeforge-meta`.
 pub const COMPANION: &str = "::kubeforge_meta";
 
-/// Whether an extern type's path is the companion crate's.
-pub(crate) fn is_companion(path: &str) -> bool {
-    path.strip_prefix(COMPANION)
-        .is_some_and(|rest| rest.starts_with("::"))
-}
-
 /// How the inputs define the built-in meta types, as the model sees it: the aliases of the
 /// runtime's types (`Quantity`, `IntOrString`, `Time`) name the runtime's type by their
 /// schema name whatever an input's definition says (Swagger 2.0's `Quantity` is a plain
@@ -188,7 +182,7 @@ pub(super) fn companion(builtin: &BuiltinMatches) -> (Vec<ExternType>, Vec<Note>
         }
         local.extend(more);
     }
-    let rules = crate::ModuleRules::default();
+    let rules = crate::ground::ModuleRules::default();
     let mut externs = Vec::new();
     for name in builtin.refs.keys() {
         if local.contains_key(name.as_str())
@@ -353,7 +347,10 @@ pub(super) fn apply(
             ty.derive_eq = false;
             ty.derive_default = false;
         }
-        ty.kind = TypeKind::Extern(path);
+        ty.kind = TypeKind::Extern(super::ExternRef {
+            path,
+            companion: from_companion,
+        });
     }
     Ok(applied)
 }

@@ -1,6 +1,6 @@
-//! Known Kubernetes shapes: the struct types of the Kubernetes API, each as the key
-//! `dedup.rs` spells (its properties' JSON names, requiredness and value shapes), in a
-//! committed table (`known_shapes.tsv`: schema name, tab, key). `cargo xtask regen`
+//! Known Kubernetes shapes: the struct types of the Kubernetes API, each as its key
+//! (`key.rs`: its properties' JSON names, requiredness and value shapes), in a
+//! committed table (`known_shapes.tsv`: schema name, tab, key as JSON). `cargo xtask regen`
 //! rebuilds it from the 1.36 swagger with [`table_text`], and `--check` fails when it is
 //! stale. It is derived data: names and shapes, no descriptions.
 //!
@@ -10,14 +10,12 @@
 //! the one sharing most words with its property name (`configMapKeyRef`, `secretKeyRef`),
 //! and none on a tie.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-use super::naming;
 use std::sync::OnceLock;
 
-use super::dedup::{body_key, spell_named};
+use super::key::{self, FieldKey, FieldName, Key, body_key};
 use super::{ApiSet, Field, FieldRole, TypeId, TypeKind};
+use crate::ground::naming;
 
 /// The committed table.
 const TABLE: &str = include_str!("known_shapes.tsv");
@@ -30,14 +28,14 @@ const NEAR: usize = 2;
 
 /// The parsed table.
 pub(crate) struct Table {
-    by_key: HashMap<&'static str, Vec<&'static str>>,
+    by_key: HashMap<Key, Vec<&'static str>>,
     entries: Vec<Entry>,
 }
 
 struct Entry {
     schema: &'static str,
-    /// Property name → its field key, and whether it is required.
-    fields: Fields<'static>,
+    /// Property name → its field key, and whether it counts as required.
+    fields: Fields,
 }
 
 /// The table, parsed once.
@@ -46,8 +44,10 @@ pub(crate) fn table() -> &'static Table {
     PARSED.get_or_init(|| parse(TABLE))
 }
 
+/// The table's lines: schema name, tab, the key as JSON. The table is generated and tested
+/// to read; a line that does not is left out.
 fn parse(text: &'static str) -> Table {
-    let mut by_key = HashMap::new();
+    let mut by_key: HashMap<Key, Vec<&'static str>> = HashMap::new();
     let mut entries = Vec::new();
     for line in text
         .lines()
@@ -56,18 +56,21 @@ fn parse(text: &'static str) -> Table {
         let Some((schema, key)) = line.split_once('\t') else {
             continue;
         };
-        by_key.entry(key).or_insert_with(Vec::new).push(schema);
+        let Ok(key) = serde_json::from_str::<Key>(key) else {
+            continue;
+        };
         entries.push(Entry {
             schema,
-            fields: named_fields(key),
+            fields: named_fields(&key),
         });
+        by_key.entry(key).or_default().push(schema);
     }
     Table { by_key, entries }
 }
 
 impl Table {
     /// The Kubernetes types that share the key `key`, when there are several.
-    pub(crate) fn candidates(&self, key: &str) -> &[&'static str] {
+    pub(crate) fn candidates(&self, key: &Key) -> &[&'static str] {
         match self.by_key.get(key) {
             Some(several) if several.len() > 1 => several,
             _ => &[],
@@ -76,7 +79,7 @@ impl Table {
 
     /// The schema name of the Kubernetes type whose key is `key`, for a value of the
     /// property `property`.
-    pub(crate) fn lookup(&self, key: &str, property: &str) -> Option<&'static str> {
+    pub(crate) fn lookup(&self, key: &Key, property: &str) -> Option<&'static str> {
         match self.by_key.get(key)?.as_slice() {
             [one] => Some(one),
             several => pick(several, property),
@@ -86,7 +89,7 @@ impl Table {
     /// Why a struct is nearly, but not exactly, a known type: the closest one's name and
     /// the differences, when there are at most [`NEAR`] and every property one side lacks is
     /// optional on the other.
-    pub(crate) fn near_miss(&self, fields: &[Field], key: &str) -> Option<String> {
+    pub(crate) fn near_miss(&self, fields: &[Field], key: &Key) -> Option<String> {
         let plain = fields.iter().filter(|f| f.role != FieldRole::Extra).count();
         if plain < MIN_PROPERTIES {
             return None;
@@ -135,9 +138,10 @@ impl Table {
     }
 }
 
-/// A struct key's properties: JSON name → the property's field key, and whether it is
-/// required. Borrowed from the key (a name is unescaped only when it has an escape).
-type Fields<'k> = BTreeMap<Cow<'k, str>, (&'k str, bool)>;
+/// A struct key's properties: JSON name → the property's field key, and whether it counts as
+/// required. The field of other keys is under `..`, and counts as required: a type that keeps
+/// unknown fields is never nearly one that does not.
+type Fields = BTreeMap<String, (FieldKey, bool)>;
 
 /// How one property compares between a struct and a known type.
 enum Difference<'a> {
@@ -155,19 +159,19 @@ enum Difference<'a> {
 
 /// Each property of `ours`, then each of `entry` that `ours` lacks, compared: the one rule
 /// both counting and spelling out a near miss use.
-fn differences<'a>(ours: &'a Fields<'_>, entry: &'a Entry) -> impl Iterator<Item = Difference<'a>> {
-    let mine = ours.iter().map(
-        |(name, (field, required))| match entry.fields.get(name.as_ref()) {
+fn differences<'a>(ours: &'a Fields, entry: &'a Entry) -> impl Iterator<Item = Difference<'a>> {
+    let mine = ours
+        .iter()
+        .map(|(name, (field, required))| match entry.fields.get(name) {
             Some((theirs, _)) if theirs == field => Difference::Same,
             Some(_) => Difference::OtherShape(name),
             None if *required => Difference::RequiredMissing,
             None => Difference::Adds(name),
-        },
-    );
+        });
     let theirs = entry
         .fields
         .iter()
-        .filter(|(name, _)| !ours.contains_key(name.as_ref()))
+        .filter(|(name, _)| !ours.contains_key(*name))
         .map(|(name, (_, required))| {
             if *required {
                 Difference::RequiredMissing
@@ -206,71 +210,14 @@ pub(crate) fn pick<'s>(schemas: &[&'s str], property: &str) -> Option<&'s str> {
     }
 }
 
-/// A schema name without the `io.k8s.` every Kubernetes name starts with.
-pub(crate) fn short(schema: &str) -> &str {
-    schema.strip_prefix("io.k8s.").unwrap_or(schema)
-}
-
-/// The top-level fields of a struct key `(a,b,…)`; `None` for another kind of key.
-pub(crate) fn split_fields(key: &str) -> Option<Vec<&str>> {
-    let inner = key.strip_prefix('(')?.strip_suffix(')')?;
-    let mut fields = Vec::new();
-    let (mut depth, mut in_string, mut escaped, mut start) = (0_i32, false, false, 0);
-    for (i, c) in inner.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => in_string = true,
-            '(' | '[' | '{' | '<' => depth += 1,
-            ')' | ']' | '}' | '>' => depth -= 1,
-            ',' if depth == 0 => {
-                fields.push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !inner.is_empty() {
-        fields.push(&inner[start..]);
-    }
-    Some(fields)
-}
-
-/// Whether a field key is a required property's (`"name"!:…`).
-pub(crate) fn field_required(field: &str) -> bool {
-    field_name(field).is_some_and(|(_, required)| required)
-}
-
-/// A field key's JSON name and requiredness; `None` for the field of other keys. The name
-/// is a JSON string; one without escapes is borrowed as it is.
-fn field_name(field: &str) -> Option<(Cow<'_, str>, bool)> {
-    let quoted = field.strip_prefix('"')?;
-    let end = quoted.find('"')?;
-    if !quoted[..end].contains('\\') {
-        let rest = &quoted[end + 1..];
-        return Some((Cow::Borrowed(&quoted[..end]), rest.starts_with('!')));
-    }
-    let mut stream = serde_json::Deserializer::from_str(field).into_iter::<String>();
-    let name = stream.next()?.ok()?;
-    let rest = &field[stream.byte_offset()..];
-    Some((Cow::Owned(name), rest.starts_with('!')))
-}
-
-/// The properties of a struct key by name (the field of other keys under `..`).
-fn named_fields(key: &str) -> Fields<'_> {
-    split_fields(key)
+/// The properties of a struct key by name (see [`Fields`]).
+fn named_fields(key: &Key) -> Fields {
+    key.fields()
         .unwrap_or_default()
-        .into_iter()
-        .map(|field| match field_name(field) {
-            Some((name, required)) => (name, (field, required)),
-            None => (Cow::Borrowed(".."), (field, true)),
+        .iter()
+        .map(|field| match &field.name {
+            FieldName::Json(name) => (name.clone(), (field.clone(), field.required)),
+            FieldName::Extra(_) => ("..".to_owned(), (field.clone(), true)),
         })
         .collect()
 }
@@ -278,21 +225,21 @@ fn named_fields(key: &str) -> Fields<'_> {
 /// The table for the Kubernetes API in `api` (built without dedup): every named struct of
 /// an `io.k8s.` schema that is no resource, one line each, sorted by schema name.
 pub fn table_text(api: &ApiSet) -> String {
-    let rules = crate::ModuleRules::default();
+    let rules = crate::ground::ModuleRules::default();
     let named = |id: TypeId| {
         let ty = api.get(id);
         rules.place(&ty.schema_name).0 == ty.module
     };
-    fn key_of(api: &ApiSet, id: TypeId, named: &dyn Fn(TypeId) -> bool) -> String {
+    fn key_of(api: &ApiSet, id: TypeId, named: &dyn Fn(TypeId) -> bool) -> Key {
         body_key(&api.get(id).kind, &|r| {
             if named(r) {
-                spell_named(api.get(r))
+                key::named(api.get(r))
             } else {
-                key_of(api, r, named)
+                key::ShapeKey::Nested(std::sync::Arc::new(key_of(api, r, named)))
             }
         })
     }
-    let mut lines: BTreeMap<&str, String> = BTreeMap::new();
+    let mut lines: BTreeMap<&str, Key> = BTreeMap::new();
     for (i, ty) in api.types.iter().enumerate() {
         let id = TypeId(i);
         let TypeKind::Struct(fields) = &ty.kind else {
@@ -309,13 +256,14 @@ pub fn table_text(api: &ApiSet) -> String {
         lines.insert(&ty.schema_name, key_of(api, id, &named));
     }
     let mut out = String::from(
-        "# Known Kubernetes shapes: schema name, tab, key (see codegen/src/model/dedup.rs).\n\
+        "# Known Kubernetes shapes: schema name, tab, key as JSON (codegen/src/model/key.rs).\n\
          # Generated by `cargo xtask regen` from ../shared/corpus/kubernetes/swagger.json; do not edit.\n",
     );
     for (schema, key) in lines {
         out.push_str(schema);
         out.push('\t');
-        out.push_str(&key);
+        // A key is plain data: it always serializes.
+        out.push_str(&serde_json::to_string(&key).unwrap_or_default());
         out.push('\n');
     }
     out
@@ -323,30 +271,20 @@ pub fn table_text(api: &ApiSet) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    /// The borrowed reading of a field key's name agrees with reading it as JSON, escapes
-    /// and all.
+    /// Every line of the committed table reads as a key (a line that did not would be left
+    /// out silently), and the keys write back as they are written.
     #[test]
-    fn field_names_read_as_json() {
-        for field in [
-            r#""apiVersion":s"#,
-            r#""name"!:s"#,
-            r#""a\"b"!:s"#,
-            r#""x\\y":j"#,
-            r#""caf\u00e9":[s]"#,
-            r#""""!:s"#,
-        ] {
-            let mut stream = serde_json::Deserializer::from_str(field).into_iter::<String>();
-            let name = stream.next().unwrap().unwrap();
-            let required = field[stream.byte_offset()..].starts_with('!');
-            let (ours, ours_required) = field_name(field).unwrap();
-            assert_eq!(
-                (ours.as_ref(), ours_required),
-                (name.as_str(), required),
-                "{field}"
-            );
+    fn the_committed_table_reads_whole() {
+        let lines: Vec<&str> = super::TABLE
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect();
+        assert!(lines.len() > 400, "{} lines", lines.len());
+        assert_eq!(super::table().entries.len(), lines.len());
+        for line in lines {
+            let (_, text) = line.split_once('\t').expect("a tab");
+            let key: super::Key = serde_json::from_str(text).expect("a key");
+            assert_eq!(serde_json::to_string(&key).expect("it writes"), text);
         }
-        assert!(field_name("..unknown_fields:j").is_none());
     }
 }

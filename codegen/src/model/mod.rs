@@ -6,12 +6,14 @@
 
 pub mod apply;
 pub mod builders;
+pub(crate) mod collisions;
 mod cycles;
 mod dedup;
 pub(crate) mod externs;
 pub mod features;
+mod identifiers;
+mod key;
 pub mod known;
-pub mod naming;
 pub mod operations;
 mod resources;
 mod schema;
@@ -22,8 +24,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::ModuleRules;
 use crate::diagnostics::{Error, Origin};
+use crate::ground::ModuleRules;
 use crate::load::LoadedApi;
 use crate::load::schema::Schema;
 
@@ -33,27 +35,7 @@ pub use externs::ExternType;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TypeId(pub usize);
 
-/// A Kubernetes group, version and kind.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Gvk {
-    /// The API group, `""` for the core group.
-    pub group: String,
-    /// The version, e.g. `v1`.
-    pub version: String,
-    /// The kind, e.g. `Pod`.
-    pub kind: String,
-}
-
-impl Gvk {
-    /// The `apiVersion` string: `v1` for the core group, `group/version` otherwise.
-    pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
-    }
-}
+pub use crate::ground::Gvk;
 
 /// The whole API as the generator understands it.
 #[derive(Debug)]
@@ -242,9 +224,9 @@ impl TypeDef {
     }
 
     /// The type as a [`Pattern`](crate::Pattern) sees it.
-    pub(crate) fn target(&self) -> crate::pattern::Target<'_> {
-        use crate::pattern::Item;
-        crate::pattern::Target {
+    pub(crate) fn target(&self) -> crate::ground::pattern::Target<'_> {
+        use crate::ground::pattern::Item;
+        crate::ground::pattern::Target {
             schema: &self.schema_name,
             module: &self.module,
             name: &self.name,
@@ -281,18 +263,46 @@ pub enum TypeKind {
         /// The `Status` type that error events carry, when the API has one.
         status: Option<TypeId>,
     },
-    /// A type defined outside the generated code (`Config::extern_type`): nothing is
-    /// generated for it, references use this Rust path (see `externs.rs`).
-    Extern(String),
+    /// A type defined outside the generated code: nothing is generated for it, references
+    /// use its Rust path (see `externs.rs`).
+    Extern(ExternRef),
+}
+
+/// Where an extern type is, and whose it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternRef {
+    /// The Rust path every reference uses.
+    pub path: String,
+    /// Whether it is the companion crate's (`kubeforge-meta`) by [`Options::companion_meta`]:
+    /// then it has a builder there, implements `Validate`, and the crate depends on the
+    /// companion. A user's [`ExternType`] is the user's, whatever its path names.
+    pub companion: bool,
+}
+
+impl PartialEq<str> for ExternRef {
+    fn eq(&self, path: &str) -> bool {
+        self.path == path
+    }
+}
+
+impl PartialEq<&str> for ExternRef {
+    fn eq(&self, path: &&str) -> bool {
+        self.path == *path
+    }
 }
 
 impl TypeKind {
     /// The Rust path of an extern type.
     pub fn extern_path(&self) -> Option<&str> {
         match self {
-            TypeKind::Extern(path) => Some(path),
+            TypeKind::Extern(e) => Some(&e.path),
             _ => None,
         }
+    }
+
+    /// Whether this is an extern type of the companion crate (see [`ExternRef::companion`]).
+    pub fn is_companion_extern(&self) -> bool {
+        matches!(self, TypeKind::Extern(e) if e.companion)
     }
 }
 
@@ -486,6 +496,37 @@ pub struct Resource {
     pub scope: Scope,
     /// Subresources, sorted (`ephemeralcontainers`, `log`, `status`, …).
     pub subresources: Vec<String>,
+    /// Its `metadata` field, when it has one the generator can fill in and hand out: a
+    /// plain, unboxed reference to a type (the one decision builders, apply configurations
+    /// and k8s-openapi's `Metadata` read).
+    pub metadata: Option<MetadataField>,
+}
+
+/// The `metadata` field of a resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetadataField {
+    /// The field's index.
+    pub field: usize,
+    /// Its type (`ObjectMeta`, generated or extern).
+    pub ty: TypeId,
+    /// Whether the field is required.
+    pub required: bool,
+}
+
+impl MetadataField {
+    /// The `metadata` field of a struct with these fields, if it has one.
+    pub(crate) fn of(fields: &[Field]) -> Option<MetadataField> {
+        fields.iter().enumerate().find_map(|(i, f)| {
+            match (f.json_name.as_str(), f.role, &f.shape) {
+                ("metadata", FieldRole::Plain, Shape::Ref(ty)) if !f.boxed => Some(MetadataField {
+                    field: i,
+                    ty: *ty,
+                    required: f.required,
+                }),
+                _ => None,
+            }
+        })
+    }
 }
 
 /// The choices the model leaves to the user.
@@ -571,7 +612,7 @@ pub fn build_with_options(
     let validated = validated
         .into_iter()
         .filter(|id| match &types[id.0].kind {
-            TypeKind::Extern(path) => externs::is_companion(path),
+            TypeKind::Extern(e) => e.companion,
             _ => true,
         })
         .collect();
@@ -589,7 +630,7 @@ pub fn build_with_options(
     lists.retain(|list, item| {
         !externs::is_extern(&types, *list) && !externs::is_extern(&types, *item)
     });
-    Ok(ApiSet {
+    let api = ApiSet {
         types,
         resources,
         lists,
@@ -602,5 +643,7 @@ pub fn build_with_options(
         semantics,
         validated,
         companion_kinds: applied.companion_kinds,
-    })
+    };
+    identifiers::check(&api)?;
+    Ok(api)
 }

@@ -152,6 +152,10 @@ pub(super) fn find(
                     Scope::Cluster
                 },
                 subresources: seen.subresources.into_iter().collect(),
+                metadata: match &types[id.0].kind {
+                    TypeKind::Struct(fields) => super::MetadataField::of(fields),
+                    _ => None,
+                },
             },
         );
     }

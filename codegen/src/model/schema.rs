@@ -34,14 +34,14 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::naming::{self, ModuleNames, Namespace};
 use super::wellknown::{self, WellKnown};
 use super::{
     Field, FieldRole, Gvk, Options, PatchStrategy, RuntimeType, Shape, TypeDef, TypeId, TypeKind,
     UnionVariant, Variant,
 };
-use crate::ModuleRules;
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
+use crate::ground::ModuleRules;
+use crate::ground::naming::{self, ModuleNames, Namespace};
 use crate::load::schema::{AdditionalProperties, Schema, SchemaRef, Type};
 use crate::load::{LoadedApi, NamedSchema, json_type};
 

@@ -7,7 +7,7 @@ use super::{
     PathParam, PathPart, PathTemplate, QueryParam, Response, ResponseBody, STATUS, accept_for,
 };
 use crate::diagnostics::Origin;
-use crate::model::naming;
+use crate::ground::naming;
 use crate::model::{Resource, Scope, Shape, TypeId};
 
 const DELETE_OPTIONS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Operation, QueryParam, ResponseBody, conventions};
-use crate::model::naming::{self, Namespace};
+use crate::ground::naming::{self, Namespace};
 use crate::model::{Shape, TypeDef, TypeId};
 
 /// The `GroupVersion` part of Kubernetes operation IDs: `Core` + `V1`,

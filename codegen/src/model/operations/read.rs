@@ -11,14 +11,15 @@ use super::{
     invalid,
 };
 use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
+use crate::ground::Gvk;
+use crate::ground::naming::{self, Namespace};
 use crate::load::operation::{
     Operation as LoadedOperation, Parameter, RequestBody, Response as LoadedResponse,
 };
 use crate::load::schema::{Schema, SchemaRef, Type};
-use crate::model::naming::{self, Namespace};
 use crate::model::resources::parse_path;
 use crate::model::schema::{Place, constraint_only, dangling, map_shape};
-use crate::model::{Gvk, Scope, Shape};
+use crate::model::{Scope, Shape};
 
 pub(super) fn read_operation(
     raw: &LoadedOperation,

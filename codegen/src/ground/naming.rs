@@ -49,9 +49,12 @@ pub const ROUTES_MODULE: &str = "routes";
 /// `routes_2.rs`).
 const MODULE_FILES: &[&str] = &["mod", "lib"];
 
-/// The types the generated root declares itself: the generic `Builder<T>` every builder is an
-/// alias of.
-const ROOT_TYPES: &[&str] = &["Builder"];
+/// The generic builder every builder type is an alias of (`LeaseBuilder = Builder<Lease>`),
+/// declared at the generated root.
+pub const GENERIC_BUILDER: &str = "Builder";
+
+/// The types the generated root declares itself: the generic builder.
+const ROOT_TYPES: &[&str] = &[GENERIC_BUILDER];
 
 fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
@@ -521,63 +524,6 @@ fn singular_word(word: &str) -> Option<String> {
         return None;
     }
     Some(word[..word.len() - 1].to_owned())
-}
-
-/// The named schemas that collided after naming and were numbered (`Foo_Bar` and
-/// `FooBar`, or packages `x-y` and `x_y` that become one module), one warning each naming
-/// both schemas and the name each got. The numbering itself is deterministic (schemas
-/// claim names in sorted order); the warning makes it visible.
-pub fn collisions(api: &super::ApiSet, rules: &crate::ModuleRules) -> Vec<crate::Diagnostic> {
-    let mut warnings = Vec::new();
-    for ty in &api.types {
-        let (module, base) = rules.place(&ty.schema_name);
-        if module != ty.module {
-            continue; // a nested type: its schema name is its parent's plus a property path
-        }
-        let wanted = type_name(&base);
-        let numbered = ty
-            .name
-            .strip_prefix(wanted.as_str())
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        if !numbered {
-            continue;
-        }
-        let path = |name: &str| {
-            let mut segments = ty.module.clone();
-            segments.push(name.to_owned());
-            segments.join("::")
-        };
-        let message = if ModuleNames::new(&ty.module).types.is_taken(&wanted) {
-            format!(
-                "the schema `{}` becomes the Rust type `{}`, which the generated crate declares itself; it is generated as `{}`",
-                ty.schema_name,
-                path(&wanted),
-                path(&ty.name)
-            )
-        } else {
-            let holder = api
-                .types
-                .iter()
-                .find(|other| other.module == ty.module && other.name == wanted)
-                .map_or_else(
-                    || "another type".to_owned(),
-                    |other| format!("`{}`", other.schema_name),
-                );
-            format!(
-                "the schemas {holder} and `{}` both become the Rust type `{}`; `{}` is generated as `{}`",
-                ty.schema_name,
-                path(&wanted),
-                ty.schema_name,
-                path(&ty.name)
-            )
-        };
-        warnings.push(crate::Diagnostic::new(
-            crate::diagnostics::ErrorKind::NumberedName,
-            &ty.origin,
-            message,
-        ));
-    }
-    warnings
 }
 
 /// Hands out unique names within one scope (a struct's fields, an enum's variants, a

@@ -2,6 +2,8 @@
 //! what was expected, and a hint. The generator collects independent problems and reports
 //! them together instead of stopping at the first one.
 
+pub(crate) mod locate;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -367,11 +369,9 @@ pub(crate) fn locate_all(diagnostics: &mut [Diagnostic], read: impl Fn(&Path) ->
             entry.insert(text);
         }
     }
-    let locators: std::collections::BTreeMap<&PathBuf, crate::load::locate::Locator<'_>> = texts
+    let locators: std::collections::BTreeMap<&PathBuf, locate::Locator<'_>> = texts
         .iter()
-        .filter_map(|(file, text)| {
-            Some((file, crate::load::locate::Locator::new(text.as_deref()?)))
-        })
+        .filter_map(|(file, text)| Some((file, locate::Locator::new(text.as_deref()?))))
         .collect();
     for diagnostic in diagnostics.iter_mut() {
         let (file, document) = split_document(&diagnostic.origin.file);
@@ -427,6 +427,11 @@ impl Diagnostics {
     /// How many diagnostics were recorded so far.
     pub(crate) fn len(&self) -> usize {
         self.list.len()
+    }
+
+    /// Every recorded diagnostic, in order.
+    pub(crate) fn into_vec(self) -> Vec<Diagnostic> {
+        self.list
     }
 
     /// `Ok(value)` when nothing was recorded, otherwise every recorded diagnostic.

@@ -5,7 +5,7 @@
 //! without allocating them. YAML is parsed again (only on the error path) into a tree of
 //! spans by serde-saphyr, with its budgets.
 
-pub use crate::diagnostics::LineColumn;
+use super::LineColumn;
 
 /// The byte offset of the value at `pointer` in the JSON `text`, if the text is JSON and
 /// has that value.

@@ -1,0 +1,246 @@
+//! Response decoders: a status and body → the operation's declared type, and the response
+//! enums of operations whose successes differ in type.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::query::{QueryStruct, query_struct};
+use super::requests::signature;
+use super::table::body_display;
+use super::{
+    Local, doc_text, escaped, local_type_text, routes_path_text, status_type_text, write_docs,
+};
+use crate::emit::text::Code;
+use crate::emit::{Context, ident};
+use crate::model::operations::{Operation, ResponseBody};
+
+/// The response decoder of `op`: its docs, signature and body.
+pub(super) fn decoder_function(
+    code: &mut Code,
+    context: &Context<'_>,
+    op: &Operation,
+    owner: &str,
+    local: &Local,
+    cfg: Option<&str>,
+) {
+    let runtime = &context.runtime_text;
+    let routes = routes_path_text(context);
+    let successes: Vec<_> = op.responses.iter().filter(|r| r.is_success()).collect();
+    if context.docs {
+        let described: Vec<String> = successes
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} → {}",
+                    r.status,
+                    escaped(&r.description),
+                    body_display(context, &r.body)
+                )
+            })
+            .collect();
+        write_docs(
+            code,
+            context,
+            &format!(
+                "Decodes the response to [`{owner}{}`]: {}.\n\n# Errors\n\n[`ResponseError::Status`]({runtime}::ResponseError::Status) with the server's `Status` for other statuses, or \
+                 [`ResponseError::Decode`]({runtime}::ResponseError::Decode) when the body is not the declared type.",
+                op.names.function,
+                if described.is_empty() {
+                    "any success status, with the body ignored".to_owned()
+                } else {
+                    described.join(", ")
+                },
+            ),
+        );
+    }
+    let (result, arms): (String, Vec<(String, String)>) = if successes.is_empty() {
+        (
+            "()".to_owned(),
+            vec![(
+                "200..=299".to_owned(),
+                format!("{runtime}::response::empty(status, body)"),
+            )],
+        )
+    } else {
+        match &op.names.response {
+            None => {
+                let codes = status_patterns(successes.iter().map(|r| r.status));
+                let (ty, call) = body_decoder_text(context, &successes[0].body, local);
+                (ty, vec![(codes, call)])
+            }
+            Some(name) => {
+                let arms = successes
+                    .iter()
+                    .map(|r| {
+                        let (_, call) = body_decoder_text(context, &r.body, local);
+                        let call = if matches!(r.body, ResponseBody::Empty) {
+                            format!("{call}.map(|()| {name}::{})", r.variant)
+                        } else {
+                            format!("{call}.map({name}::{})", r.variant)
+                        };
+                        (r.status.to_string(), call)
+                    })
+                    .collect();
+                (name.clone(), arms)
+            }
+        }
+    };
+    if let Some(cfg) = cfg {
+        code.line(cfg);
+    }
+    code.line("#[inline]");
+    let error = format!("{routes}::ResponseError");
+    signature(
+        code,
+        &format!("pub fn {}(", op.names.decoder),
+        &[
+            &format!("status: {runtime}::http::StatusCode"),
+            "body: &[u8]",
+        ],
+        "Result<",
+        &[&result, &error],
+    );
+    code.deeper();
+    code.open("match status.as_u16() {");
+    for (pattern, call) in &arms {
+        code.line(&format!("{pattern} => {call},"));
+    }
+    code.line(&format!(
+        "_ => Err({runtime}::response::error(status, body)),"
+    ));
+    code.close("}");
+    code.close("}");
+}
+
+/// A pattern matching the status codes: runs of three or more as ranges (`200..=202`).
+pub(super) fn status_patterns(codes: impl IntoIterator<Item = u16>) -> String {
+    let mut runs: Vec<(u16, u16)> = Vec::new();
+    for code in codes {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == code => *end = code,
+            _ => runs.push((code, code)),
+        }
+    }
+    let mut patterns = Vec::new();
+    for (start, end) in runs {
+        if end - start >= 2 {
+            patterns.push(format!("{start}..={end}"));
+        } else {
+            patterns.extend((start..=end).map(|code| code.to_string()));
+        }
+    }
+    patterns.join(" | ")
+}
+
+/// The Rust type and the runtime call decoding a body.
+pub(super) fn body_decoder(
+    context: &Context<'_>,
+    body: &ResponseBody,
+    local: &Local,
+) -> (TokenStream, TokenStream) {
+    let (ty, call) = body_decoder_text(context, body, local);
+    (crate::emit::tokens_of(&ty), crate::emit::tokens_of(&call))
+}
+
+/// [`body_decoder`] as text.
+pub(super) fn body_decoder_text(
+    context: &Context<'_>,
+    body: &ResponseBody,
+    local: &Local,
+) -> (String, String) {
+    let runtime = &context.runtime_text;
+    match body {
+        ResponseBody::Empty => (
+            "()".to_owned(),
+            format!("{runtime}::response::empty(status, body)"),
+        ),
+        ResponseBody::Text => (
+            "String".to_owned(),
+            format!("{runtime}::response::text(status, body)"),
+        ),
+        ResponseBody::Json(shape) => (
+            local_type_text(context, shape, local),
+            format!("{runtime}::response::json(status, body)"),
+        ),
+        ResponseBody::Watch(shape) => (
+            format!(
+                "Vec<{runtime}::WatchEvent<{}, {}>>",
+                local_type_text(context, shape, local),
+                status_type_text(context)
+            ),
+            format!("{runtime}::response::watch_events(status, body)"),
+        ),
+        ResponseBody::StatusOr(shape) => (
+            format!(
+                "{runtime}::StatusOr<{}, {}>",
+                local_type_text(context, shape, local),
+                status_type_text(context)
+            ),
+            format!("{runtime}::response::status_or(status, body)"),
+        ),
+    }
+}
+
+/// The query struct and response enum of `op`, and their names.
+pub(super) fn operation_types(
+    context: &Context<'_>,
+    op: &Operation,
+    owner: &str,
+    local: &Local,
+) -> (TokenStream, Vec<String>) {
+    let mut tokens = TokenStream::new();
+    let mut names = Vec::new();
+    let own = [
+        (
+            QueryStruct::of(op).filter(|_| !op.names.query_shared),
+            &op.names.function,
+        ),
+        op.watch
+            .as_ref()
+            .map_or((None, &op.names.function), |watch| {
+                (
+                    QueryStruct::of_watch(watch).filter(|_| !watch.query_shared),
+                    &watch.function,
+                )
+            }),
+    ];
+    for (query, function) in own {
+        let Some(query) = query else { continue };
+        let doc = format!(
+            "The optional query parameters of [`{owner}{function}`]; only those set are sent."
+        );
+        tokens.extend(query_struct(context, &query, &doc));
+        names.push(query.name.to_owned());
+        if let Some(builder) = query.builder.filter(|_| context.builders) {
+            names.push(builder.clone());
+        }
+    }
+    if let Some(response) = &op.names.response {
+        let name = ident(response);
+        let variants = op.responses.iter().filter(|r| r.is_success()).map(|r| {
+            let variant = ident(&r.variant);
+            let doc = doc_text(&format!("{} {}.", r.status, escaped(&r.description)));
+            let (ty, _) = body_decoder(context, &r.body, local);
+            if matches!(r.body, ResponseBody::Empty) {
+                quote!(#doc #variant,)
+            } else {
+                quote!(#doc #variant(#ty),)
+            }
+        });
+        let doc = doc_text(&format!(
+            "The success responses of [`{owner}{}`], by status.",
+            op.names.function
+        ));
+        let cfg = context.operation_cfg(op);
+        tokens.extend(quote! {
+            #doc
+            #cfg
+            #[derive(Clone, Debug, PartialEq)]
+            pub enum #name {
+                #(#variants)*
+            }
+        });
+        names.push(response.clone());
+    }
+    (tokens, names)
+}

@@ -1,0 +1,383 @@
+//! Request functions: an operation's arguments → `http::Request<Vec<u8>>` (and the
+//! server-side apply function beside a patch).
+
+use super::decoders::decoder_function;
+use super::watch::watch_functions;
+use super::{Local, escaped, local_type_text, routes_path_text, write_docs};
+use crate::emit::Context;
+use crate::emit::text::{Code, WIDTH, str_literal};
+use crate::model::Shape;
+use crate::model::operations::{BodyKind, Operation, PathPart};
+
+/// The request function and the response decoder of `op`, as text. `owner` is `Type::` for
+/// associated functions, empty for free ones (used in doc links).
+pub(super) fn operation_functions(
+    code: &mut Code,
+    context: &Context<'_>,
+    op: &Operation,
+    owner: &str,
+    local: &Local,
+) {
+    let runtime = &context.runtime_text;
+    let routes = routes_path_text(context);
+
+    // Arguments: path parameters, required query parameters, the body, optional queries.
+    let mut params = path_arguments(op);
+    let mut required_query = Vec::new();
+    // The patch types the operation accepts, as a constant (a name no argument can have).
+    let mut accepted: Vec<String> = Vec::new();
+    for query in op.query_params.iter().filter(|q| q.required) {
+        let arg = &query.rust_name;
+        let ty = borrowed_type_text(context, &query.shape, local);
+        params.push(format!("{arg}: {ty}"));
+        required_query.push(format!(
+            "target.push_query({}, {arg});",
+            str_literal(&query.name)
+        ));
+    }
+    let body = match op.body.as_ref() {
+        None => "None".to_owned(),
+        Some(body) => {
+            let arg = op.names.body_arg.as_deref().unwrap_or("body");
+            match body.kind {
+                BodyKind::Patch => {
+                    params.push(format!("{arg}: &{runtime}::Patch"));
+                    accepted = body.content_types.iter().map(|c| str_literal(c)).collect();
+                    format!("Some({arg}.to_body(ACCEPTED)?)")
+                }
+                BodyKind::Json => {
+                    let ty = local_type_text(context, &body.shape, local);
+                    if body.required {
+                        params.push(format!("{arg}: &{ty}"));
+                        format!("Some({runtime}::request::Body::json({arg})?)")
+                    } else {
+                        params.push(format!("{arg}: Option<&{ty}>"));
+                        format!("{arg}.map({runtime}::request::Body::json).transpose()?")
+                    }
+                }
+            }
+        }
+    };
+    let query_arg = op.names.query.as_ref().map(|query| {
+        let arg = op.names.query_arg.as_deref().unwrap_or("query");
+        let ty = if op.names.query_shared {
+            format!("{routes}::{query}")
+        } else {
+            query.clone()
+        };
+        params.push(format!("{arg}: &{ty}"));
+        format!("target.push_params({arg});")
+    });
+
+    let (first, steps) = path_steps(op);
+    let accept = match &op.accept {
+        Some(accept) => format!("Some({})", str_literal(accept)),
+        None => "None".to_owned(),
+    };
+
+    let mut failures = Vec::new();
+    if !op.path_params.is_empty() {
+        failures.push("a path parameter is empty, `.` or `..`");
+    }
+    match op.body.as_ref().map(|b| b.kind) {
+        Some(BodyKind::Patch) => {
+            failures.push("the operation does not accept this kind of patch");
+        }
+        Some(BodyKind::Json) => failures.push("the body cannot be serialized"),
+        None => {}
+    }
+    let errors = if failures.is_empty() {
+        "Never in practice: the request is always well-formed.".to_owned()
+    } else {
+        format!("When {}.", failures.join(", or "))
+    };
+    let cfg = context.operation_cfg_text(op);
+
+    if context.docs {
+        let summary = escaped(op.description.as_deref().unwrap_or_default());
+        write_docs(
+            code,
+            context,
+            &format!(
+                "{summary}\n\n`{} {}`{}. Decode the response with [`{owner}{}`].\n\n# Errors\n\n{errors}",
+                op.method.as_str(),
+                op.path.text,
+                if op.deprecated { " (deprecated)" } else { "" },
+                op.names.decoder,
+            ),
+        );
+    }
+    let accepted: Vec<&str> = accepted.iter().map(String::as_str).collect();
+    let steps: Vec<&str> = steps
+        .iter()
+        .chain(&required_query)
+        .chain(&query_arg)
+        .map(String::as_str)
+        .collect();
+    request_function(
+        code,
+        context,
+        &RequestFunction {
+            name: &op.names.function,
+            cfg: cfg.as_deref(),
+            params: &params,
+            accepted: &accepted,
+            first,
+            steps: &steps,
+            method: op.method.as_str(),
+            accept: &accept,
+            body: &body,
+        },
+    );
+    code.blank();
+
+    if context.apply {
+        apply_function(code, context, op, owner, cfg.as_deref());
+    }
+
+    decoder_function(code, context, op, owner, local, cfg.as_deref());
+
+    if let Some(watch) = &op.watch {
+        code.blank();
+        watch_functions(code, context, op, watch, owner, local, cfg.as_deref());
+    }
+}
+
+/// The server-side apply function beside a patch function (`OperationNames::apply`), when
+/// the resource has an apply configuration: it sends the configuration as an apply patch
+/// with the field manager, and its response is the patch's.
+pub(super) fn apply_function(
+    code: &mut Code,
+    context: &Context<'_>,
+    op: &Operation,
+    owner: &str,
+    cfg: Option<&str>,
+) {
+    let (Some(names), Some(id)) = (
+        op.names.apply.as_ref(),
+        op.resource.as_ref().and_then(|r| r.id),
+    ) else {
+        return;
+    };
+    let Some(apply) = context.api.apply_of(id) else {
+        return;
+    };
+    let runtime = &context.runtime_text;
+    let routes = routes_path_text(context);
+    let mut params = path_arguments(op);
+    params.push(format!("{}: &{}", names.body_arg, apply.name));
+    params.push(format!("{}: &str", names.field_manager_arg));
+    let mut steps: Vec<String> = Vec::new();
+    steps.push(format!(
+        "target.push_query({}, {});",
+        str_literal("fieldManager"),
+        names.field_manager_arg
+    ));
+    if let (Some(query), Some(arg)) = (&op.names.query, &op.names.query_arg) {
+        let ty = if op.names.query_shared {
+            format!("{routes}::{query}")
+        } else {
+            query.clone()
+        };
+        params.push(format!("{arg}: &{ty}"));
+        // The field manager is the argument's, whatever the query says.
+        match op.query_params.iter().find(|q| q.name == "fieldManager") {
+            Some(field) => steps.push(format!(
+                "target.push_params(&{ty} {{ {}: None, ..{arg}.clone() }});",
+                field.rust_name
+            )),
+            None => steps.push(format!("target.push_params({arg});")),
+        }
+    }
+    let accepted: Vec<String> = op
+        .body
+        .iter()
+        .flat_map(|b| &b.content_types)
+        .map(|c| str_literal(c))
+        .collect();
+    let (first, path_steps) = path_steps(op);
+    let accept = match &op.accept {
+        Some(accept) => format!("Some({})", str_literal(accept)),
+        None => "None".to_owned(),
+    };
+    if context.docs {
+        let what = match op.resource.as_ref().and_then(|r| r.subresource.as_deref()) {
+            Some(sub) => format!("the `{sub}` of a `{}`", context.api.get(id).name),
+            None => format!("a `{}`", context.api.get(id).name),
+        };
+        write_docs(
+            code,
+            context,
+            &format!(
+                "Server-side apply of {what}: `{} {}` with the apply configuration as an \
+                 `application/apply-patch+yaml` body, as the field manager `{}`; the query adds \
+                 `force`, `dryRun` and the rest. Decode the response with [`{owner}{}`].\n\n\
+                 # Errors\n\nWhen a path parameter is empty, `.` or `..`, or the configuration \
+                 cannot be serialized.",
+                op.method.as_str(),
+                op.path.text,
+                names.field_manager_arg,
+                op.names.decoder,
+            ),
+        );
+    }
+    let cfg = match cfg {
+        Some(cfg) => format!("{}\n{cfg}", crate::emit::apply::cfg()),
+        None => crate::emit::apply::cfg(),
+    };
+    let body = format!(
+        "Some({runtime}::Patch::apply({})?.to_body(ACCEPTED)?)",
+        names.body_arg
+    );
+    let accepted: Vec<&str> = accepted.iter().map(String::as_str).collect();
+    let steps: Vec<&str> = path_steps
+        .iter()
+        .map(String::as_str)
+        .chain(steps.iter().map(String::as_str))
+        .collect();
+    request_function(
+        code,
+        context,
+        &RequestFunction {
+            name: &names.function,
+            cfg: Some(&cfg),
+            params: &params,
+            accepted: &accepted,
+            first,
+            steps: &steps,
+            method: op.method.as_str(),
+            accept: &accept,
+            body: &body,
+        },
+    );
+    code.blank();
+}
+
+/// A function's signature up to its opening brace: `head(params) -> result {`, with the
+/// parameters one per line when the line would pass the margin, and the result's generic
+/// arguments too when its own line would (`Result<`, `A,`, `B,`, `> {`).
+pub(super) fn signature(
+    code: &mut Code,
+    head: &str,
+    params: &[&str],
+    result: &str,
+    arguments: &[&str],
+) {
+    let whole = format!("{result}{}>", arguments.join(", "));
+    if code.indent_width() + ") -> ".len() + whole.len() + 2 <= WIDTH || arguments.is_empty() {
+        code.list(head, params, ")", &format!(" -> {whole} {{"));
+    } else {
+        code.list(head, params, ")", &format!(" -> {result}"));
+        code.deeper();
+        for argument in arguments {
+            code.line(&format!("{argument},"));
+        }
+        code.close("> {");
+    }
+}
+
+/// What a request function is made of (its docs are written before it).
+pub(super) struct RequestFunction<'a> {
+    pub(super) name: &'a str,
+    pub(super) cfg: Option<&'a str>,
+    pub(super) params: &'a [String],
+    /// The patch types accepted, as string literals (a local `ACCEPTED` constant).
+    pub(super) accepted: &'a [&'a str],
+    /// The path's first literal part, then the statements completing the target.
+    pub(super) first: &'a str,
+    pub(super) steps: &'a [&'a str],
+    pub(super) method: &'a str,
+    pub(super) accept: &'a str,
+    pub(super) body: &'a str,
+}
+
+/// A request function: the one spelling both an operation's and its list's watch use.
+pub(super) fn request_function(code: &mut Code, context: &Context<'_>, f: &RequestFunction<'_>) {
+    let runtime = &context.runtime_text;
+    if let Some(cfg) = f.cfg {
+        code.lines(cfg);
+    }
+    code.line("#[inline]");
+    let params: Vec<&str> = f.params.iter().map(String::as_str).collect();
+    let request = format!("{runtime}::http::Request<Vec<u8>>");
+    let error = format!("{runtime}::RequestError");
+    signature(
+        code,
+        &format!("pub fn {}(", f.name),
+        &params,
+        "Result<",
+        &[&request, &error],
+    );
+    code.deeper();
+    if !f.accepted.is_empty() {
+        code.list("const ACCEPTED: &[&str] = &[", f.accepted, "]", ";");
+    }
+    let binding = if f.steps.is_empty() {
+        "let target"
+    } else {
+        "let mut target"
+    };
+    code.list(
+        &format!("{binding} = {runtime}::request::PathAndQuery::new("),
+        &[&str_literal(f.first)],
+        ")",
+        ";",
+    );
+    for step in f.steps {
+        code.line(step);
+    }
+    let method = format!("{runtime}::http::Method::{}", f.method);
+    code.list(
+        &format!("{runtime}::request::build("),
+        &[&method, "target", f.accept, f.body],
+        ")",
+        "",
+    );
+    code.close("}");
+}
+
+/// The path parameters' arguments.
+pub(super) fn path_arguments(op: &Operation) -> Vec<String> {
+    op.path_params
+        .iter()
+        .map(|param| format!("{}: &str", param.rust_name))
+        .collect()
+}
+
+/// The path's first literal part, and the statements pushing the rest: literals and
+/// encoded segments.
+pub(super) fn path_steps(op: &Operation) -> (&str, Vec<String>) {
+    let (first, rest) = match op.path.parts.split_first() {
+        Some((PathPart::Literal(text), rest)) => (text.as_str(), rest),
+        _ => ("", op.path.parts.as_slice()),
+    };
+    let mut steps = Vec::new();
+    for part in rest {
+        match part {
+            PathPart::Literal(text) => {
+                steps.push(format!("target.push_literal({});", str_literal(text)));
+            }
+            PathPart::Param(name) => {
+                let arg = op
+                    .path_params
+                    .iter()
+                    .find(|p| &p.name == name)
+                    .map_or(name.as_str(), |p| p.rust_name.as_str());
+                steps.push(format!(
+                    "target.push_segment({}, {arg})?;",
+                    str_literal(name)
+                ));
+            }
+        }
+    }
+    (first, steps)
+}
+
+/// An argument type for a required query parameter.
+pub(super) fn borrowed_type_text(context: &Context<'_>, shape: &Shape, local: &Local) -> String {
+    match shape {
+        Shape::String => "&str".to_owned(),
+        Shape::Vec(inner) => format!("&[{}]", local_type_text(context, inner, local)),
+        other => local_type_text(context, other, local),
+    }
+}
