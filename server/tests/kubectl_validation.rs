@@ -17,23 +17,6 @@ use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-/// `kubectl` on `PATH`, or `None` (in CI: a failure naming it).
-fn kubectl(test: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("kubectl"))
-            .find(|candidate| candidate.is_file())
-    });
-    if found.is_none() {
-        assert!(
-            !kubeforge_tests::in_ci(),
-            "{test}: kubectl is not on PATH and CI is set, so this is a failure, not a skip"
-        );
-        kubeforge_tests::notice(&format!("SKIPPED: {test}: kubectl is not on PATH"));
-    }
-    found
-}
-
 /// The server binary on a loopback port, and kubectl configured for it; killed on drop.
 struct Session {
     child: Child,
@@ -173,7 +156,7 @@ fn refusals(stderr: &str) -> Vec<String> {
 #[test]
 fn kubectl_prints_the_api_servers_refusals() {
     let test = "kubectl_prints_the_api_servers_refusals";
-    let Some(kubectl) = kubectl(test) else { return };
+    let Some(kubectl) = kubeforge_tests::kubectl(test) else { return };
     let Some(corpus) = kubeforge_tests::corpus(test, &["kubernetes/v3/api__v1_openapi.json"])
     else {
         return;
