@@ -234,7 +234,7 @@ fn every_option_is_in_the_reference() {
         for flag in help
             .split_whitespace()
             .filter(|w| w.starts_with("--") && w.len() > 2)
-            .map(|w| w.trim_end_matches([',', '.', ')', '`', ']']))
+            .map(|w| w.trim_end_matches([',', '.', ')', '`', ']', ';', ':']))
         {
             if flag != "--help" && flag != "--version" && !page.contains(&format!("`{flag}")) {
                 missing.push(format!("flag {flag}"));
