@@ -236,7 +236,8 @@ fn every_option_is_in_the_reference() {
             .filter(|w| w.starts_with("--") && w.len() > 2)
             .map(|w| w.trim_end_matches([',', '.', ')', '`', ']', ';', ':']))
         {
-            if flag != "--help" && flag != "--version" && !page.contains(&format!("`{flag}")) {
+            let named = page.contains(&format!("`{flag}`")) || page.contains(&format!("`{flag} "));
+            if flag != "--help" && flag != "--version" && !named {
                 missing.push(format!("flag {flag}"));
             }
         }
@@ -254,7 +255,7 @@ fn every_option_is_in_the_reference() {
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '_')
                     .collect();
-                if !page.contains(&format!("`{name}")) {
+                if !page.contains(&format!("`{name}`")) && !page.contains(&format!("`{name}(")) {
                     missing.push(format!("Config::{name} ({file})"));
                 }
             }
