@@ -130,6 +130,25 @@ pub fn code_blocks(text: &str) -> Vec<CodeBlock> {
     blocks
 }
 
+/// The lines of a text outside its fenced code blocks (by the fences [`code_blocks`]
+/// reads), each with its number from 1.
+fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut inside = vec![false; text.lines().count()];
+    let lines: Vec<&str> = text.lines().collect();
+    for block in code_blocks(text) {
+        let last = block.line + block.body.lines().count();
+        for flag in inside.iter_mut().take(last + 1).skip(block.line - 1) {
+            *flag = true;
+        }
+    }
+    lines
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !inside[*i])
+        .map(|(i, line)| (i + 1, line))
+        .collect()
+}
+
 /// A command of a `console` block and the output the page shows for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConsoleCommand {
@@ -273,23 +292,7 @@ pub fn anchor(heading: &str) -> String {
 #[must_use]
 pub fn anchors(text: &str) -> Vec<String> {
     let mut anchors: Vec<String> = Vec::new();
-    let mut fence: Option<&str> = None;
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        if let Some(f) = fence {
-            if trimmed.starts_with(f) {
-                fence = None;
-            }
-            continue;
-        }
-        if trimmed.starts_with("```") {
-            fence = Some("```");
-            continue;
-        }
-        if trimmed.starts_with("~~~") {
-            fence = Some("~~~");
-            continue;
-        }
+    for (_, line) in prose_lines(text) {
         let hashes = line.chars().take_while(|&c| c == '#').count();
         if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
             let base = anchor(&heading_text(line[hashes..].trim()));
@@ -336,23 +339,7 @@ fn heading_text(heading: &str) -> String {
 #[must_use]
 pub fn links(text: &str) -> Vec<(usize, String)> {
     let mut links = Vec::new();
-    let mut fence: Option<&str> = None;
-    for (index, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if let Some(f) = fence {
-            if trimmed.starts_with(f) {
-                fence = None;
-            }
-            continue;
-        }
-        if trimmed.starts_with("```") {
-            fence = Some("```");
-            continue;
-        }
-        if trimmed.starts_with("~~~") {
-            fence = Some("~~~");
-            continue;
-        }
+    for (number, line) in prose_lines(text) {
         // Inline code spans are not links.
         let mut prose = String::new();
         for (i, part) in line.split('`').enumerate() {
@@ -367,7 +354,7 @@ pub fn links(text: &str) -> Vec<(usize, String)> {
             let after = &rest[at + 2..];
             let end = after.find(')').unwrap_or(after.len());
             let target = after[..end].split_whitespace().next().unwrap_or_default();
-            links.push((index + 1, target.to_owned()));
+            links.push((number, target.to_owned()));
             rest = &after[end..];
         }
     }
