@@ -21,7 +21,7 @@
 //! ```
 //!
 //! A build script calls [`Config::compile`] instead, which writes one include file into
-//! `OUT_DIR` (see the README's "From build.rs" and "With kube" recipes).
+//! `OUT_DIR` (see the guide's recipes, `docs/src/guide/build-rs.md` and `kube.md`).
 
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -215,7 +215,7 @@ impl Config {
     /// differently enough to make different types. `document` names an input however it
     /// was typed: the name given to [`Config::input`] and its siblings, or any path to the
     /// same file (relative, absolute, through `..`). Definitions that make the same type merge without it (see the
-    /// README's "Merging documents"); for the others, the preferred document's definition
+    /// guide's `docs/src/reference/merging.md`); for the others, the preferred document's definition
     /// wins and each override is a warning ([`Output::warnings`]; the command line prints
     /// them, [`Config::compile`] prints nothing). Without a preference such a conflict is an
     /// error. Called several times, earlier preferences win over later ones.
@@ -322,7 +322,7 @@ impl Config {
 
     /// Whether anonymous nested types of one shape become one type (on by default), named
     /// after their shallowest occurrence, and shapes that are exactly a Kubernetes type's
-    /// become that type (the inputs' own, or one named after it); see the README's "Shared
+    /// become that type (the inputs' own, or one named after it); see the guide's "Shared
     /// nested types". Off, every nested object is a type of its own named after its path.
     #[must_use]
     pub fn dedup(mut self, enabled: bool) -> Self {

@@ -1,4 +1,4 @@
-//! The binary as the README shows it and as a user types it: each case runs `kubeforge` in a
+//! The binary as the guide shows it and as a user types it: each case runs `kubeforge` in a
 //! directory of its own, with the paths a user would type (relative, absolute, through
 //! `..`), and checks what it prints and writes; crates that must build are built.
 //!
@@ -255,62 +255,6 @@ fn prefer_matches_an_input_however_it_is_typed() {
         "{}",
         run.stderr
     );
-}
-
-/// The README's recipe "For OpenShift users", exactly as written, in a directory holding
-/// the two published documents: it generates, prints the ten overrides as warnings naming
-/// `swagger.json`, and the crate builds with warnings denied. The second command (with a
-/// group-version document a cluster serves) generates too, with ImageStream's routes.
-#[test]
-fn readme_openshift_recipe_runs_as_written_and_builds() {
-    let Some(corpus) = kubeforge_tests::corpus(
-        "the README's OpenShift recipe",
-        &["kubernetes/swagger.json", "openshift/openapi.json"],
-    ) else {
-        return;
-    };
-    let work = kubeforge_tests::scale::dir().join("crates/readme-openshift");
-    if work.exists() {
-        std::fs::remove_dir_all(&work).expect("clean the work directory");
-    }
-    std::fs::create_dir_all(&work).expect("work dir");
-    for (from, to) in [
-        ("kubernetes/swagger.json", "swagger.json"),
-        ("openshift/openapi.json", "openapi.json"),
-    ] {
-        std::fs::copy(corpus.join(from), work.join(to)).expect("copy a corpus document");
-    }
-    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("README.md");
-    let command = "kubeforge swagger.json openapi.json --out api --prefer swagger.json";
-    assert!(
-        readme.contains(&format!("```sh\n{command}\n```")),
-        "README.md shows the recipe as `{command}`"
-    );
-    let args: Vec<&str> = command.split(' ').skip(1).collect();
-    let run = kubeforge_ok(&work, &args);
-    let overrides: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("warning[overridden-definition]"))
-        .collect();
-    assert_eq!(overrides.len(), 10, "{}", run.stderr);
-    assert!(run.stderr.contains("┌─ swagger.json:"), "{}", run.stderr);
-    cargo(&work.join("api"), &["build", "--quiet"]);
-
-    // With the document a cluster serves for image.openshift.io/v1 (as `oc get --raw`
-    // writes it; `schemas/` holds one).
-    std::fs::copy(
-        workspace().join("schemas/image.openshift.io_v1.json"),
-        work.join("image.openshift.io_v1.json"),
-    )
-    .expect("copy the group-version document");
-    let command = "kubeforge swagger.json openapi.json image.openshift.io_v1.json --out api --prefer swagger.json";
-    assert!(readme.contains(command), "README.md shows `{command}`");
-    let args: Vec<&str> = command.split(' ').skip(1).collect();
-    kubeforge_ok(&work, &args);
-    let stream = std::fs::read_to_string(work.join("api/src/openshift/image/v1/image_stream.rs"))
-        .expect("ImageStream's file");
-    assert!(stream.contains("pub fn list_namespaced_image_stream("));
 }
 
 fn workspace() -> PathBuf {
@@ -681,11 +625,11 @@ fn a_caller_compiles_against_kubernetes_1_35_and_1_36_unchanged() {
     }
 }
 
-/// `kubeforge diff swagger-1.35.json -- swagger.json`, as the README shows it, in the
+/// `kubeforge diff swagger-1.35.json -- swagger.json`, as the guide shows it, in the
 /// corpus's Kubernetes directory: 1.36's `ListMeta.shardInfo` is reported though both crates
 /// take `ListMeta` from the companion crate (and says so), `shardSelector` is a new field of
 /// the query structs that keep their names (additive), and no function takes another query
-/// struct. The Markdown form is what README's excerpt shows.
+/// struct. The Markdown form is what the guide's excerpt shows (`docs/src/guide/diff.md`).
 #[test]
 fn diff_reports_meta_type_changes_and_keeps_query_structs() {
     let Some(corpus) = kubeforge_tests::corpus(
@@ -723,17 +667,18 @@ fn diff_reports_meta_type_changes_and_keeps_query_structs() {
             "swagger.json",
         ],
     );
-    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("README.md");
+    let page = std::fs::read_to_string(workspace().join("docs/src/guide/diff.md"))
+        .expect("docs/src/guide/diff.md");
     assert!(
-        readme.contains(
+        page.contains(
             "An excerpt of `kubeforge diff --markdown swagger-1.35.json -- swagger.json`"
         ),
-        "README.md names the command"
+        "docs/src/guide/diff.md names the command"
     );
     let first = markdown.stdout.lines().nth(2).expect("the summary line");
     assert!(
-        readme.contains(first),
-        "README.md's excerpt starts with `{first}`"
+        page.contains(first),
+        "docs/src/guide/diff.md's excerpt starts with `{first}`"
     );
 }
 

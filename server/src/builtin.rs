@@ -55,7 +55,7 @@ fn parse(text: &str) -> HashMap<(String, String), Names> {
 /// The defaults the API server's own code (not the schema) gives a built-in kind that
 /// `kubectl` shows: a Secret's `type` is `Opaque` when none is given (core/v1
 /// `SetDefaults_Secret`). The many other defaulting functions of kube-apiserver are not
-/// applied (see the README's known differences).
+/// applied (see the guide's `docs/src/guide/server-differences.md`).
 pub(crate) fn defaults(group: &str, kind: &str, object: &mut serde_json::Value) {
     if group.is_empty()
         && kind == "Secret"

@@ -1,6 +1,7 @@
-//! Every count README.md states about the tests, in one place. The tests that check a count
-//! use these constants with `assert_eq!`, and `tests/readme_claims.rs` checks that README.md
-//! states each one exactly, so neither can drift from the other.
+//! Every count the guide (`docs/src`) states about the corpus and the tests, in one place.
+//! The tests that check a count use these constants with `assert_eq!`, and
+//! `tests/tests/guide_claims.rs` checks that the page that states each one states it exactly, so
+//! neither can drift from the other.
 
 /// Kubernetes 1.35 OpenAPI v3 group-version documents in the corpus, all generated and built.
 pub const V3_GROUP_VERSIONS: usize = 36;
@@ -37,7 +38,7 @@ pub const FIXUPS: usize = 1;
 /// The oldest Rust toolchain the workspace supports (`rust-version`).
 pub const RUST_VERSION: &str = "1.89";
 
-/// `1790` → `1,790`, as README.md writes large numbers.
+/// `1790` → `1,790`, as the guide writes large numbers.
 #[must_use]
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
@@ -51,7 +52,7 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
-/// `5` → `five`, as README.md writes small numbers.
+/// `5` → `five`, as the guide writes small numbers.
 #[must_use]
 pub fn spelled(n: usize) -> String {
     const WORDS: [&str; 11] = [
@@ -62,34 +63,62 @@ pub fn spelled(n: usize) -> String {
         .map_or_else(|| n.to_string(), |w| (*w).to_owned())
 }
 
-/// The phrases README.md must contain (whitespace-normalized), one per claim.
+/// The phrases the guide must contain (whitespace-normalized), one per claim, each with the
+/// page that states it (below `docs/src`).
 #[must_use]
-pub fn readme_phrases() -> Vec<String> {
+pub fn page_phrases() -> Vec<(&'static str, String)> {
     vec![
-        format!(
-            "For Argo's Workflow this makes {ARGO_TYPES} types instead of {} ({ARGO_KNOWN} of them Kubernetes types)",
-            thousands(ARGO_TYPES_NO_DEDUP)
+        (
+            "reference/shared-types.md",
+            format!(
+                "For Argo's Workflow this makes {ARGO_TYPES} types instead of {} ({ARGO_KNOWN} of them Kubernetes types)",
+                thousands(ARGO_TYPES_NO_DEDUP)
+            ),
         ),
-        format!("every corpus input ({V3_GROUP_VERSIONS} v3 group-versions"),
-        format!(
-            "OpenShift's {} definitions",
-            thousands(OPENSHIFT_DEFINITIONS)
+        (
+            "contributing/tests.md",
+            format!("every corpus input ({V3_GROUP_VERSIONS} v3 group-versions"),
         ),
-        format!("{} CRDs)", spelled(CRDS)),
-        format!("all {ROUND_TRIPPED_FIXTURES} fixtures whose kind the 1.36 API serves"),
-        format!(
-            "of the {} operations of Kubernetes 1.36 with optional parameters, {} take one of \
-             {SHARED_QUERY_SETS} shared structs; only `pods/log` has its own",
-            thousands(OPTIONAL_QUERY_OPERATIONS),
-            thousands(SHARED_QUERY_OPERATIONS)
+        (
+            "contributing/tests.md",
+            format!(
+                "OpenShift's {} definitions",
+                thousands(OPENSHIFT_DEFINITIONS)
+            ),
         ),
-        format!("`tests/hostile/` holds {HOSTILE_DOCUMENTS} malformed or hostile documents"),
-        format!(
-            "the test adds {}-deep nesting and a {HOSTILE_DESCRIPTION_MB} MB description",
-            thousands(HOSTILE_DEPTH)
+        ("contributing/tests.md", format!("{} CRDs)", spelled(CRDS))),
+        (
+            "contributing/tests.md",
+            format!("all {ROUND_TRIPPED_FIXTURES} fixtures whose kind the 1.36 API serves"),
         ),
-        format!("{PROPERTY_CASES} cases by default"),
-        format!("There is {} today", spelled(FIXUPS)),
-        format!("({RUST_VERSION} or newer)"),
+        (
+            "guide/requests.md",
+            format!(
+                "of the {} operations of Kubernetes 1.36 with optional parameters, {} take one of \
+                 {SHARED_QUERY_SETS} shared structs; only `pods/log` has its own",
+                thousands(OPTIONAL_QUERY_OPERATIONS),
+                thousands(SHARED_QUERY_OPERATIONS)
+            ),
+        ),
+        (
+            "reference/errors-and-writes.md",
+            format!("`tests/hostile/` holds {HOSTILE_DOCUMENTS} malformed or hostile documents"),
+        ),
+        (
+            "reference/errors-and-writes.md",
+            format!(
+                "the test adds {}-deep nesting and a {HOSTILE_DESCRIPTION_MB} MB description",
+                thousands(HOSTILE_DEPTH)
+            ),
+        ),
+        (
+            "reference/errors-and-writes.md",
+            format!("{PROPERTY_CASES} cases by default"),
+        ),
+        (
+            "reference/fixups.md",
+            format!("There is {} today", spelled(FIXUPS)),
+        ),
+        ("guide/install.md", format!("({RUST_VERSION} or newer)")),
     ]
 }

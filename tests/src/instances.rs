@@ -29,7 +29,7 @@
 //!
 //! [`Instance::order`] says where order matters: for every object with keys beside its
 //! properties (extra and unknown ones), those keys in the order they were sent, which a
-//! lossless round trip writes back in that order after the properties (README's mapping
+//! lossless round trip writes back in that order after the properties (the guide's mapping
 //! table). A `serde_json::Value` comparison cannot see it: its `==` ignores order. The
 //! properties' own order is the type's, and a map's (`additionalProperties` or
 //! `patternProperties` without `properties`, a `BTreeMap`) is sorted; neither is listed.
@@ -692,7 +692,7 @@ impl Generator<'_> {
 
     /// `allOf` as one schema: properties, required names and keywords of every branch.
     /// Branches that define one property differently (docs aside, and unless one only adds
-    /// constraints) make the whole value any JSON: the README's mapping table keeps it as
+    /// constraints) make the whole value any JSON: the guide's mapping table keeps it as
     /// `serde_json::Value`.
     fn merge_all_of(&mut self, object: &Map<String, Value>) -> Value {
         if self.all_of_conflicts(object) {
@@ -1055,7 +1055,7 @@ fn type_of<'a>(object: &'a Map<String, Value>, generator: &mut Generator<'_>) ->
     }
 }
 
-/// The README's nullable rule: `nullable: true`, Swagger's `x-nullable: true`, a `null` type,
+/// The guide's nullable rule: `nullable: true`, Swagger's `x-nullable: true`, a `null` type,
 /// or an `enum` listing `null`.
 fn is_nullable(object: &Map<String, Value>) -> bool {
     object.get("nullable") == Some(&Value::Bool(true))

@@ -11,8 +11,11 @@
 //! a dev-dependency (a cycle cargo allows).
 
 pub mod claims;
+pub mod docs;
 pub mod examples;
 pub mod golden;
+#[cfg(doctest)]
+pub mod guide;
 pub mod harness;
 pub mod instances;
 pub mod json_diff;

@@ -269,20 +269,21 @@ fn kubernetes_1_35_to_1_36() {
         assert_eq!(changes.len(), count, "{section}");
     }
     assert_eq!(report.bump(), "major");
-    readme_excerpt_is_the_output(&diff::markdown(&report));
+    guide_excerpt_is_the_output(&diff::markdown(&report));
 }
 
-/// README's excerpt of this report (between `<!-- diff excerpt: begin -->` and `end`) is
-/// the output: each run of lines between `…` lines occurs as consecutive lines of it, in
+/// The guide's excerpt of this report (in `docs/src/guide/diff.md`, between
+/// `<!-- diff excerpt: begin -->` and `end`) is the output: each run of lines between `…` lines occurs as consecutive lines of it, in
 /// order.
-fn readme_excerpt_is_the_output(markdown: &str) {
-    let readme = std::fs::read_to_string(kubeforge_tests::workspace_root().join("README.md"))
-        .expect("README.md");
-    let excerpt = readme
+fn guide_excerpt_is_the_output(markdown: &str) {
+    let page =
+        std::fs::read_to_string(kubeforge_tests::workspace_root().join("docs/src/guide/diff.md"))
+            .expect("docs/src/guide/diff.md");
+    let excerpt = page
         .split_once("<!-- diff excerpt: begin -->")
         .and_then(|(_, rest)| rest.split_once("<!-- diff excerpt: end -->"))
         .map(|(excerpt, _)| excerpt)
-        .expect("README.md has the diff excerpt");
+        .expect("docs/src/guide/diff.md has the diff excerpt");
     let lines: Vec<&str> = excerpt
         .lines()
         .filter(|line| !line.starts_with("```") && !line.is_empty())
@@ -293,7 +294,7 @@ fn readme_excerpt_is_the_output(markdown: &str) {
         let found = (from..=output.len().saturating_sub(chunk.len()))
             .find(|&i| output[i..i + chunk.len()] == *chunk)
             .unwrap_or_else(|| {
-                panic!("README's diff excerpt is not the output from line {from}: {chunk:#?}")
+                panic!("the guide's diff excerpt is not the output from line {from}: {chunk:#?}")
             });
         from = found + chunk.len();
     }
@@ -361,7 +362,7 @@ fn httproute_against_known_edits() {
                 Some("Option<Vec<String>>")
             ),
             // With CORS among both lists' filter types, a rule's filters and a backend
-            // ref's have one shape, so they are one type (shared nested types, README);
+            // ref's have one shape, so they are one type (shared nested types, the guide);
             // without it in the rules' list, backend refs had a type of their own. The diff
             // says so: a user naming that type has to follow.
             (

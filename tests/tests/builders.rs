@@ -1,5 +1,5 @@
-//! Builders of the generated crate: the README example (its code is checked to be exactly
-//! what the README shows), the semantics the README promises, and that every generated
+//! Builders of the generated crate: the guide's example (`docs/src/guide/builders.md`; its
+//! code is checked to be exactly what the guide shows), the semantics the guide promises, and that every generated
 //! struct has a builder. The compile-fail half (a forgotten required field) is
 //! `builders_compile_fail.rs`.
 
@@ -21,8 +21,8 @@ use kubeforge_api::openshift::image::v1::{
 use kubeforge_tests::workspace_root;
 use serde_json::{Value, json};
 
-// README example start
-fn readme_example() -> Result<(ImageStream, Lease), Box<dyn std::error::Error>> {
+// Guide example start
+fn guide_example() -> Result<(ImageStream, Lease), Box<dyn std::error::Error>> {
     // Required fields are constructor arguments; a resource's constructor takes its name
     // and namespace and sets apiVersion and kind.
     let stream = ImageStream::builder("ruby", "ci")
@@ -67,7 +67,7 @@ fn readme_example() -> Result<(ImageStream, Lease), Box<dyn std::error::Error>> 
         .build();
     Ok((stream, lease))
 }
-// README example end
+// Guide example end
 
 fn expected_image_stream() -> Value {
     json!({
@@ -109,8 +109,8 @@ fn expected_lease() -> Value {
 }
 
 #[test]
-fn readme_example_serializes_to_the_expected_json() {
-    let (stream, lease) = readme_example().expect("the example builds");
+fn guide_example_serializes_to_the_expected_json() {
+    let (stream, lease) = guide_example().expect("the example builds");
     assert_eq!(
         serde_json::to_value(&stream).expect("serializes"),
         expected_image_stream()
@@ -127,17 +127,17 @@ fn readme_example_serializes_to_the_expected_json() {
     assert_eq!(lease_back, lease);
 }
 
-/// The README's example is this file's, word for word, so neither can drift.
+/// The guide's example is this file's, word for word, so neither can drift.
 #[test]
-fn readme_shows_this_example() {
+fn the_guide_shows_this_example() {
     let source = include_str!("builders.rs");
     let start = source
-        .find("// README example start\n")
+        .find("// Guide example start\n")
         .expect("start marker")
-        + 24;
-    let end = source.find("// README example end").expect("end marker");
+        + "// Guide example start\n".len();
+    let end = source.find("// Guide example end").expect("end marker");
     let body = &source[start..end];
-    // The README shows the function's body, without the signature and the final `Ok`.
+    // The guide shows the function's body, without the signature and the final `Ok`.
     let lines: Vec<&str> = body.lines().collect();
     let inner = &lines[1..lines.len() - 2];
     let example: String = inner
@@ -145,10 +145,11 @@ fn readme_shows_this_example() {
         .map(|line| line.strip_prefix("    ").unwrap_or(line))
         .collect::<Vec<_>>()
         .join("\n");
-    let readme = fs::read_to_string(workspace_root().join("README.md")).expect("README.md");
+    let page = fs::read_to_string(workspace_root().join("docs/src/guide/builders.md"))
+        .expect("docs/src/guide/builders.md");
     assert!(
-        readme.contains(&example),
-        "README.md must show the example of tests/tests/builders.rs exactly:\n\n{example}"
+        page.contains(&example),
+        "docs/src/guide/builders.md must show the example of tests/tests/builders.rs exactly:\n\n{example}"
     );
 }
 

@@ -1,4 +1,4 @@
-//! One type per shape (README, "Shared nested types"): the type counts of the corpus CRDs,
+//! One type per shape (the guide, `docs/src/reference/shared-types.md`): the type counts of the corpus CRDs,
 //! the golden `shared_shapes` on its generated code, the naming rule's stability, the
 //! Kubernetes types of the inputs and of `--kube`, the subset rule, near misses, and
 //! `--no-dedup`.

@@ -196,7 +196,7 @@ fn hostile_corpus() {
     assert_eq!(
         CASES.len(),
         claims::HOSTILE_DOCUMENTS,
-        "the committed hostile documents, as README.md counts them"
+        "the committed hostile documents, as the guide counts them"
     );
 
     let scratch = tempfile::tempdir().expect("temp dir");

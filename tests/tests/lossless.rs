@@ -14,7 +14,7 @@
 //! `key \t input \t expected` lines and dispatches on the schema to its Rust type through a
 //! generated `match`.
 //!
-//! The comparison sees the order of keys where the README promises one: the keys beside a
+//! The comparison sees the order of keys where the guide promises one: the keys beside a
 //! type's properties (extra and unknown ones) come back after the properties, in the order
 //! they were sent ([`instances::Instance::order`]). `serde_json::Value`'s `==` ignores order,
 //! so the harness also sends back the output of every instance that has such keys, and the

@@ -1,4 +1,4 @@
-//! Every mapping rule of README's table keeps what its schema admits: values deserialize into
+//! Every mapping rule of the guide's table (`docs/src/reference/mapping.md`) keeps what its schema admits: values deserialize into
 //! the golden types (`tests/golden/<case>.rs`, compiled into this crate) and serialize back to
 //! the same JSON value. The one normalization allowed is documented: `null` on an optional
 //! field that is not nullable reads as absent.

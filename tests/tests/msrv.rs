@@ -1,7 +1,7 @@
 //! The minimum supported Rust version, checked as far as one toolchain can check it.
 //!
 //! The workspace states it once (`rust-version` in `Cargo.toml`, inherited by every crate);
-//! README.md states the same (`readme_claims.rs` compares the two). With only the current
+//! the guide states the same (`guide_claims.rs` compares the two). With only the current
 //! toolchain installed, `cargo +<msrv> check` cannot run, so what is checked is:
 //!
 //! - every API of `std` and `core` the workspace's crates call is stable at the MSRV: clippy's

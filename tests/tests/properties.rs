@@ -232,7 +232,7 @@ fn check_fields(
     Ok(())
 }
 
-/// `claims::PROPERTY_CASES` (README.md's count), or `PROPTEST_CASES` when set: an explicit
+/// `claims::PROPERTY_CASES` (the guide's count), or `PROPTEST_CASES` when set: an explicit
 /// `cases` would otherwise override proptest's own reading of that variable.
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")

@@ -2,7 +2,7 @@
 //! with no warnings, and Kubernetes' own round-trip fixtures survive the generated types.
 //!
 //! Each test names the corpus files it needs: when one is missing it prints `SKIPPED: …`
-//! (and fails in CI, see `kubeforge_tests::corpus`). The counts README.md states are the
+//! (and fails in CI, see `kubeforge_tests::corpus`). The counts the guide states are the
 //! constants of `kubeforge_tests::claims`, asserted exactly. The tests share one target
 //! directory under cargo's `CARGO_TARGET_TMPDIR`, so dependencies build once.
 
@@ -98,7 +98,7 @@ fn kubernetes_v3_all_group_versions_build() {
     assert_eq!(
         names_in(&dir, "json"),
         V3_FILES,
-        "exactly the {} group-versions README.md counts",
+        "exactly the {} group-versions the guide counts",
         claims::V3_GROUP_VERSIONS
     );
     let files = sorted_files(&dir, "json");
@@ -121,7 +121,7 @@ fn openshift_definitions_build() {
     assert_eq!(
         definitions,
         claims::OPENSHIFT_DEFINITIONS,
-        "OpenShift's definitions, as README.md counts them"
+        "OpenShift's definitions, as the guide counts them"
     );
     build(
         "scale-openshift",
@@ -140,7 +140,7 @@ fn every_crd_builds() {
     assert_eq!(
         names_in(&dir, "yaml"),
         CRD_FILES,
-        "exactly the {} CRDs README.md counts",
+        "exactly the {} CRDs the guide counts",
         claims::CRDS
     );
     let files = sorted_files(&dir, "yaml");
@@ -277,7 +277,7 @@ fn main() {{
     assert_eq!(
         matched,
         claims::ROUND_TRIPPED_FIXTURES,
-        "fixtures whose kind the 1.36 API serves, as README.md counts them:\n{report}"
+        "fixtures whose kind the 1.36 API serves, as the guide counts them:\n{report}"
     );
     assert_eq!(
         passed, matched,
@@ -414,7 +414,7 @@ fn a_selected_group_builds_alone() {
 }
 
 /// Operations that take the same optional query parameters share one struct in `routes`:
-/// README.md counts them for Kubernetes 1.36.
+/// the guide counts them for Kubernetes 1.36.
 #[test]
 fn kubernetes_operations_share_few_query_structs() {
     let Some(corpus) = corpus("scale: query structs of Kubernetes 1.36", &[SWAGGER]) else {

@@ -1,5 +1,5 @@
 //! `cargo xtask mutants`: shows that behavioural tests, not only golden text or compile
-//! errors, catch the bugs that would break the README's promises.
+//! errors, catch the bugs that would break the guide's promises.
 //!
 //! Each [`Mutant`] is one planted bug: an exact edit of one source file (its text must occur
 //! exactly once), and the test targets that must catch it. The workspace's files (those git
@@ -745,7 +745,7 @@ mod tests {
         assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
-    /// The replacement really changes the text, and the count stays as the README says.
+    /// The replacement really changes the text, and the count stays as the guide says.
     #[test]
     fn every_mutant_changes_something() {
         for mutant in MUTANTS {

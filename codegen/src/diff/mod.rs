@@ -12,7 +12,7 @@
 //! changes the Rust mapping (`int32` → `int64`) is a type change and one that does not is
 //! nothing.
 //!
-//! The semver rules (also in the README):
+//! The semver rules (also in the guide, `docs/src/guide/diff.md`):
 //!
 //! - **breaking**: a removed type, field, enum value, resource, subresource, operation or
 //!   parameter; a moved or renamed type or field; a field's Rust type changed, including

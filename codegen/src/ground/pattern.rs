@@ -29,7 +29,7 @@ use std::str::FromStr;
 
 use crate::diagnostics::{Diagnostic, ErrorKind, Origin};
 
-/// A pattern naming generated types; see the README's "Patterns" for the syntax. Parse one
+/// A pattern naming generated types; see the guide's `docs/src/reference/patterns.md` for the syntax. Parse one
 /// with [`str::parse`]; [`fmt::Display`] writes it back in the same syntax.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Pattern {

@@ -9,7 +9,7 @@
 //! - documentation (`description`, `title`, `example`, `externalDocs`) and the list, map
 //!   and patch annotations (`x-kubernetes-list-type`, …, see [`IGNORED`]);
 //! - Go zero values as `default` (`""`, `0`, `false`, `{}`, `[]`), which the generator never
-//!   applies (the README's "Defaults");
+//!   applies (the guide's "Defaults", `docs/src/guide/builders.md`);
 //! - the order of `required` and of `properties`;
 //! - the `x-kubernetes-group-version-kind` list: the merged list is the union;
 //! - a string `enum`: the merged list is the union (generated enums keep unknown values

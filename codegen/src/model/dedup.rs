@@ -1,6 +1,6 @@
 //! One type per shape: anonymous nested types (objects, string enums, unions) that would
 //! generate the same Rust become one type, and a shape that is exactly a known Kubernetes
-//! type becomes that type (see README, "Shared nested types").
+//! type becomes that type (see the guide, `docs/src/reference/shared-types.md`).
 //!
 //! A type's *key* (`key.rs`, a typed value) holds everything that makes its generated code: for a struct each
 //! property's JSON name, requiredness, value shape and a default that carries information

@@ -1,4 +1,4 @@
-//! Schemas → types. The mapping rules, in order of precedence (README's mapping table gives
+//! Schemas → types. The mapping rules, in order of precedence (the guide's mapping table, `docs/src/reference/mapping.md`, gives
 //! the reason for each):
 //!
 //! | schema | Rust |

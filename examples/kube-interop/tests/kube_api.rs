@@ -355,12 +355,12 @@ fn image_stream_is_a_kube_resource() {
     );
 }
 
-/// The README's kube recipe is this crate's build script, exactly.
+/// The guide's kube recipe (`docs/src/guide/kube.md`) is this crate's build script, exactly.
 #[test]
-fn readme_shows_this_build_script() {
+fn the_guide_shows_this_build_script() {
     let build_script = include_str!("../build.rs");
     assert!(
-        include_str!("../../../README.md").contains(build_script),
-        "README.md must contain examples/kube-interop/build.rs verbatim:\n{build_script}"
+        include_str!("../../../docs/src/guide/kube.md").contains(build_script),
+        "docs/src/guide/kube.md must contain examples/kube-interop/build.rs verbatim:\n{build_script}"
     );
 }

@@ -80,20 +80,21 @@ fn configured_derives_are_there() {
     assert_eq!(set.len(), 1);
 }
 
-/// The README's build.rs recipe is this crate's build script and include, exactly.
+/// The guide's build.rs recipe (`docs/src/guide/build-rs.md`) is this crate's build script
+/// and include, exactly.
 #[test]
-fn readme_shows_this_build_script() {
-    let readme = include_str!("../../../README.md");
+fn the_guide_shows_this_build_script() {
+    let page = include_str!("../../../docs/src/guide/build-rs.md");
     let build_script = include_str!("../build.rs");
     assert!(
-        readme.contains(build_script),
-        "README.md must contain examples/openshift-image/build.rs verbatim:\n{build_script}"
+        page.contains(build_script),
+        "docs/src/guide/build-rs.md must contain examples/openshift-image/build.rs verbatim:\n{build_script}"
     );
     let include =
         "pub mod k8s {\n    include!(concat!(env!(\"OUT_DIR\"), \"/openshift.rs\"));\n}\n";
     assert!(include_str!("../src/lib.rs").contains(include));
     assert!(
-        readme.contains(include),
-        "README.md must show the include:\n{include}"
+        page.contains(include),
+        "docs/src/guide/build-rs.md must show the include:\n{include}"
     );
 }

@@ -34,7 +34,7 @@ const LEVER_DEV_BUILD: &str = "the types alone are the part k8s-openapi's crate 
     struct instead of one visitor per type";
 const LEVER_SERDE: &str = "what is left above serde_json's own reading is building the \
     values, which both crates do alike (`String`, `Vec`, `BTreeMap`); 1.2× needs small or \
-    borrowed strings in the public API, which README's \"Serde, decided\" turns down (they \
+    borrowed strings in the public API, which the guide's \"Serde, decided\" (docs/src/design/decisions.md) turns down (they \
     would win at most the allocations' share, 15% of the instructions on the Pod fixture)";
 
 /// One target's row.

@@ -638,7 +638,7 @@ pub(super) fn other_action_note(description: Option<&str>, action: &str) -> Stri
 const NOT_FOR_WATCH: &[&str] = &["continue", "limit", "watch"];
 
 /// Applies the conventions real API servers follow where the documents say otherwise or
-/// nothing (README, "Routes: Kubernetes conventions"):
+/// nothing (the guide, `docs/src/guide/requests.md`, "Kubernetes conventions"):
 ///
 /// - a delete answers a `Status` or the object, a delete-collection a `Status` or the list,
 ///   chosen by the body's `kind` (the documents declare only `Status`);
