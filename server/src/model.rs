@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use kubeforge::model::operations::Action as ModelAction;
 use kubeforge::model::{ApiSet, FieldRole, Scope, Shape, TypeId, TypeKind};
-use kubeforge_runtime::schema::{Additional, Node, SchemaSet};
+use kubeforge_runtime::schema::SchemaSet;
 use serde_json::Value;
 
 use crate::apply::{Root, Schemas};
@@ -151,8 +151,7 @@ impl Catalog {
 /// defaulting and pruning: what the model decided (`ApiSet::nodes`), indexed so that a
 /// node's `$ref`s resolve.
 fn merge_schemas(api: &ApiSet) -> Schemas {
-    let mut nodes = api.nodes();
-    nodes.iter_mut().for_each(plain_references);
+    let nodes = api.nodes();
     let mut schemas = Schemas {
         set: SchemaSet::new(nodes),
         untyped: api
@@ -175,47 +174,6 @@ fn merge_schemas(api: &ApiSet) -> Schemas {
         );
     }
     schemas
-}
-
-/// Writes an `allOf` whose one branch is a bare `$ref` (how Kubernetes' OpenAPI v3 documents,
-/// and the model for a CRD's `metadata`, give a property a named type beside its own
-/// `default` or `description`) as the `$ref` itself, everywhere in `node`. The two mean the
-/// same (the node's `$ref` applies with its siblings), but a `$ref` is followed where
-/// properties are looked up (pruning, defaulting, unknown fields), and validating it
-/// reports no extra `must validate all the schemas (allOf)` error, which the API server,
-/// decoding built-in kinds into Go types, never gives.
-fn plain_references(node: &mut Node) {
-    if node.reference.is_none()
-        && let [only] = node.all_of.as_slice()
-        && only.reference.is_some()
-        && (Node {
-            reference: None,
-            ..only.clone()
-        }) == Node::default()
-    {
-        node.reference = only.reference;
-        node.all_of.clear();
-    }
-    for child in node.properties.values_mut() {
-        plain_references(child);
-    }
-    if let Some(items) = node.items.as_deref_mut() {
-        plain_references(items);
-    }
-    if let Some(Additional::Schema(extra)) = node.additional_properties.as_deref_mut() {
-        plain_references(extra);
-    }
-    if let Some(not) = node.not.as_deref_mut() {
-        plain_references(not);
-    }
-    for branch in node
-        .all_of
-        .iter_mut()
-        .chain(&mut node.one_of)
-        .chain(&mut node.any_of)
-    {
-        plain_references(branch);
-    }
 }
 
 fn model_verb(action: &ModelAction) -> Option<&'static str> {

@@ -156,7 +156,9 @@ fn refusals(stderr: &str) -> Vec<String> {
 #[test]
 fn kubectl_prints_the_api_servers_refusals() {
     let test = "kubectl_prints_the_api_servers_refusals";
-    let Some(kubectl) = kubeforge_tests::kubectl(test) else { return };
+    let Some(kubectl) = kubeforge_tests::kubectl(test) else {
+        return;
+    };
     let Some(corpus) = kubeforge_tests::corpus(test, &["kubernetes/v3/api__v1_openapi.json"])
     else {
         return;

@@ -699,7 +699,7 @@ pub mod com {
                 impl ::kubeforge_runtime::schema::Validate for Tag {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["name","policy"],"properties":{"from":{"$ref":0},"importPolicy":{"allOf":[{"$ref":1}],"default":{}},"name":{"type":"string","default":""},"policy":{"allOf":[{"$ref":2}],"default":{}},"retry":{"type":"object","properties":{"limit":{"type":"integer","format":"int32"}}}}}"#,
+                            r#"{"type":"object","required":["name","policy"],"properties":{"from":{"$ref":0},"importPolicy":{"$ref":1,"default":{}},"name":{"type":"string","default":""},"policy":{"$ref":2,"default":{}},"retry":{"type":"object","properties":{"limit":{"type":"integer","format":"int32"}}}}}"#,
                             &[
                                 <crate::golden::builder_nested::com::example::v1::Reference as ::kubeforge_runtime::schema::Validate>::schema,
                                 <crate::golden::builder_nested::com::example::v1::ImportPolicy as ::kubeforge_runtime::schema::Validate>::schema,

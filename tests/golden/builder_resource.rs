@@ -271,7 +271,7 @@ pub mod com {
                 impl ::kubeforge_runtime::schema::Validate for Gadget {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["spec"],"properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"allOf":[{"$ref":0}],"default":{}},"spec":{"type":"object","required":["size"],"properties":{"color":{"type":"string","default":"blue"},"size":{"type":"integer","format":"int32"}}}}}"#,
+                            r#"{"type":"object","required":["spec"],"properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":0,"default":{}},"spec":{"type":"object","required":["size"],"properties":{"color":{"type":"string","default":"blue"},"size":{"type":"integer","format":"int32"}}}}}"#,
                             &[
                                 <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
                             ],

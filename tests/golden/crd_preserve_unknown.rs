@@ -280,7 +280,7 @@ pub mod io {
                 impl ::kubeforge_runtime::schema::Validate for Workflow {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"allOf":[{"$ref":0}]},"spec":{"type":"object","properties":{"entrypoint":{"type":"string"}},"preserveUnknownFields":true},"status":{"type":"object","preserveUnknownFields":true}}}"#,
+                            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":0},"spec":{"type":"object","properties":{"entrypoint":{"type":"string"}},"preserveUnknownFields":true},"status":{"type":"object","preserveUnknownFields":true}}}"#,
                             &[
                                 <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
                             ],
@@ -1212,7 +1212,7 @@ pub mod io {
                 impl ::kubeforge_runtime::schema::Validate for WorkflowList {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["items"],"properties":{"apiVersion":{"type":"string"},"items":{"type":"array","items":{"$ref":0}},"kind":{"type":"string"},"metadata":{"allOf":[{"$ref":1}]}}}"#,
+                            r#"{"type":"object","required":["items"],"properties":{"apiVersion":{"type":"string"},"items":{"type":"array","items":{"$ref":0}},"kind":{"type":"string"},"metadata":{"$ref":1}}}"#,
                             &[
                                 <crate::golden::crd_preserve_unknown::io::example::v1::Workflow as ::kubeforge_runtime::schema::Validate>::schema,
                                 <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
@@ -1431,7 +1431,7 @@ pub mod io {
                 impl ::kubeforge_runtime::schema::Validate for Workflow {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"allOf":[{"$ref":0}]}},"preserveUnknownFields":true}"#,
+                            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":0}},"preserveUnknownFields":true}"#,
                             &[
                                 <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
                             ],
@@ -2237,7 +2237,7 @@ pub mod io {
                 impl ::kubeforge_runtime::schema::Validate for WorkflowList {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["items"],"properties":{"apiVersion":{"type":"string"},"items":{"type":"array","items":{"$ref":0}},"kind":{"type":"string"},"metadata":{"allOf":[{"$ref":1}]}}}"#,
+                            r#"{"type":"object","required":["items"],"properties":{"apiVersion":{"type":"string"},"items":{"type":"array","items":{"$ref":0}},"kind":{"type":"string"},"metadata":{"$ref":1}}}"#,
                             &[
                                 <crate::golden::crd_preserve_unknown::io::example::v1alpha1::Workflow as ::kubeforge_runtime::schema::Validate>::schema,
                                 <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,

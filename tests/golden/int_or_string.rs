@@ -240,7 +240,7 @@ pub mod io {
                 impl ::kubeforge_runtime::schema::Validate for Port {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["target"],"properties":{"either":{"oneOf":[{"type":"boolean"},{"type":"string"}]},"maxSurge":{"intOrString":true},"maxUnavailable":{"intOrString":true,"anyOf":[{"type":"integer"},{"type":"string"}]},"target":{"allOf":[{"allOf":[{"intOrString":true}]}]}}}"#,
+                            r#"{"type":"object","required":["target"],"properties":{"either":{"oneOf":[{"type":"boolean"},{"type":"string"}]},"maxSurge":{"intOrString":true},"maxUnavailable":{"intOrString":true,"anyOf":[{"type":"integer"},{"type":"string"}]},"target":{"allOf":[{"intOrString":true}]}}}"#,
                             &[],
                         );
                         &SCHEMA

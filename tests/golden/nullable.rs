@@ -513,7 +513,7 @@ pub mod io {
                 impl ::kubeforge_runtime::schema::Validate for Nullables {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["name","child"],"properties":{"child":{"$ref":0,"nullable":true},"count":{"type":"integer","nullable":true,"format":"int32"},"labels":{"type":"object","additionalProperties":{"type":"string","nullable":true}},"mode":{"type":"string","nullable":true,"enum":["Fast","Slow"]},"name":{"type":"string","nullable":true},"note":{"type":"string","nullable":true},"parent":{"nullable":true,"allOf":[{"$ref":0}]},"plain":{"type":"string"},"scores":{"type":"array","items":{"type":"integer","nullable":true}},"tags":{"type":"array","nullable":true,"items":{"type":"string"}}}}"#,
+                            r#"{"type":"object","required":["name","child"],"properties":{"child":{"$ref":0,"nullable":true},"count":{"type":"integer","nullable":true,"format":"int32"},"labels":{"type":"object","additionalProperties":{"type":"string","nullable":true}},"mode":{"type":"string","nullable":true,"enum":["Fast","Slow"]},"name":{"type":"string","nullable":true},"note":{"type":"string","nullable":true},"parent":{"$ref":0,"nullable":true},"plain":{"type":"string"},"scores":{"type":"array","items":{"type":"integer","nullable":true}},"tags":{"type":"array","nullable":true,"items":{"type":"string"}}}}"#,
                             &[
                                 <crate::golden::nullable::io::example::v1::Child as ::kubeforge_runtime::schema::Validate>::schema,
                             ],

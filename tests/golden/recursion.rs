@@ -163,7 +163,7 @@ pub mod io {
                 impl ::kubeforge_runtime::schema::Validate for Even {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["odd"],"properties":{"odd":{"allOf":[{"$ref":0}]}}}"#,
+                            r#"{"type":"object","required":["odd"],"properties":{"odd":{"$ref":0}}}"#,
                             &[
                                 <crate::golden::recursion::io::example::v1::Odd as ::kubeforge_runtime::schema::Validate>::schema,
                             ],

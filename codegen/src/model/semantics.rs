@@ -223,7 +223,7 @@ pub(crate) fn node(schema: &Schema, reference: &impl Fn(&str) -> Option<usize>) 
     };
     let int_or_string = schema.int_or_string || schema.format.as_deref() == Some("int-or-string");
     let c = &schema.constraints;
-    Node {
+    let mut node = Node {
         reference: schema.reference.as_ref().and_then(|r| reference(&r.name)),
         // An int-or-string admits both, whatever `type` says (Swagger 2.0 writes `string`).
         ty: if int_or_string {
@@ -289,6 +289,29 @@ pub(crate) fn node(schema: &Schema, reference: &impl Fn(&str) -> Option<usize>) 
         patch_merge_key: schema.patch_merge_key.clone(),
         rules: schema.validations.clone(),
         default: schema.default.clone(),
+    };
+    plain_reference(&mut node);
+    node
+}
+
+/// Writes an `allOf` whose one branch is a bare `$ref` (how Kubernetes' OpenAPI v3 documents,
+/// and the model for a CRD's `metadata`, give a property a named type beside its own
+/// `default` or `description`) as the `$ref` itself. The two mean the same (the node's
+/// `$ref` applies with its siblings), but a `$ref` is followed wherever properties and items
+/// are looked up (list-type uniqueness, pruning, defaulting, unknown fields, field
+/// management), and validating it reports no extra `must validate all the schemas (allOf)`
+/// error, which the API server, decoding built-in kinds into Go types, never gives.
+fn plain_reference(node: &mut Node) {
+    if node.reference.is_none()
+        && let [only] = node.all_of.as_slice()
+        && only.reference.is_some()
+        && (Node {
+            reference: None,
+            ..only.clone()
+        }) == Node::default()
+    {
+        node.reference = only.reference;
+        node.all_of.clear();
     }
 }
 

@@ -255,7 +255,7 @@ impl From<Affinity> for AffinityApply {
 impl ::kubeforge_runtime::schema::Validate for Affinity {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"nodeAffinity":{"allOf":[{"$ref":0}]},"podAffinity":{"allOf":[{"$ref":1}]},"podAntiAffinity":{"allOf":[{"$ref":2}]}}}"#,
+            r#"{"type":"object","properties":{"nodeAffinity":{"$ref":0},"podAffinity":{"$ref":1},"podAntiAffinity":{"$ref":2}}}"#,
             &[
                 <crate::api::core::v1::NodeAffinity as ::kubeforge_runtime::schema::Validate>::schema,
                 <crate::api::core::v1::PodAffinity as ::kubeforge_runtime::schema::Validate>::schema,

@@ -253,7 +253,7 @@ impl From<ContainerState> for ContainerStateApply {
 impl ::kubeforge_runtime::schema::Validate for ContainerState {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"running":{"allOf":[{"$ref":0}]},"terminated":{"allOf":[{"$ref":1}]},"waiting":{"allOf":[{"$ref":2}]}}}"#,
+            r#"{"type":"object","properties":{"running":{"$ref":0},"terminated":{"$ref":1},"waiting":{"$ref":2}}}"#,
             &[
                 <crate::api::core::v1::ContainerStateRunning as ::kubeforge_runtime::schema::Validate>::schema,
                 <crate::api::core::v1::ContainerStateTerminated as ::kubeforge_runtime::schema::Validate>::schema,

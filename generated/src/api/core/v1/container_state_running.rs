@@ -181,7 +181,7 @@ impl From<ContainerStateRunning> for ContainerStateRunningApply {
 impl ::kubeforge_runtime::schema::Validate for ContainerStateRunning {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"startedAt":{"allOf":[{"allOf":[{"type":"string","format":"date-time"}]}]}}}"#,
+            r#"{"type":"object","properties":{"startedAt":{"allOf":[{"type":"string","format":"date-time"}]}}}"#,
             &[],
         );
         &SCHEMA

@@ -558,7 +558,7 @@ impl From<SecurityContext> for SecurityContextApply {
 impl ::kubeforge_runtime::schema::Validate for SecurityContext {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"allowPrivilegeEscalation":{"type":"boolean"},"appArmorProfile":{"allOf":[{"$ref":0}]},"capabilities":{"allOf":[{"$ref":1}]},"privileged":{"type":"boolean"},"procMount":{"type":"string"},"readOnlyRootFilesystem":{"type":"boolean"},"runAsGroup":{"type":"integer","format":"int64"},"runAsNonRoot":{"type":"boolean"},"runAsUser":{"type":"integer","format":"int64"},"seLinuxOptions":{"allOf":[{"$ref":2}]},"seccompProfile":{"allOf":[{"$ref":3}]},"windowsOptions":{"allOf":[{"$ref":4}]}}}"#,
+            r#"{"type":"object","properties":{"allowPrivilegeEscalation":{"type":"boolean"},"appArmorProfile":{"$ref":0},"capabilities":{"$ref":1},"privileged":{"type":"boolean"},"procMount":{"type":"string"},"readOnlyRootFilesystem":{"type":"boolean"},"runAsGroup":{"type":"integer","format":"int64"},"runAsNonRoot":{"type":"boolean"},"runAsUser":{"type":"integer","format":"int64"},"seLinuxOptions":{"$ref":2},"seccompProfile":{"$ref":3},"windowsOptions":{"$ref":4}}}"#,
             &[
                 <crate::api::core::v1::AppArmorProfile as ::kubeforge_runtime::schema::Validate>::schema,
                 <crate::api::core::v1::Capabilities as ::kubeforge_runtime::schema::Validate>::schema,

@@ -381,7 +381,7 @@ impl From<VolumeProjection> for VolumeProjectionApply {
 impl ::kubeforge_runtime::schema::Validate for VolumeProjection {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"clusterTrustBundle":{"allOf":[{"$ref":0}]},"configMap":{"allOf":[{"$ref":1}]},"downwardAPI":{"allOf":[{"$ref":2}]},"podCertificate":{"allOf":[{"$ref":3}]},"secret":{"allOf":[{"$ref":4}]},"serviceAccountToken":{"allOf":[{"$ref":5}]}}}"#,
+            r#"{"type":"object","properties":{"clusterTrustBundle":{"$ref":0},"configMap":{"$ref":1},"downwardAPI":{"$ref":2},"podCertificate":{"$ref":3},"secret":{"$ref":4},"serviceAccountToken":{"$ref":5}}}"#,
             &[
                 <crate::api::core::v1::ClusterTrustBundleProjection as ::kubeforge_runtime::schema::Validate>::schema,
                 <crate::api::core::v1::ConfigMapProjection as ::kubeforge_runtime::schema::Validate>::schema,
