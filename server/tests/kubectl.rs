@@ -7,17 +7,16 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use kubeforge_tests::kubectl_server::KubectlServer;
 use serde_json::Value;
 
-/// The running binary; SIGTERM on drop.
+/// The running binary and kubectl for it.
 struct Running {
-    child: Child,
-    dir: tempfile::TempDir,
-    kubectl: PathBuf,
+    server: KubectlServer,
 }
 
 impl Running {
@@ -33,29 +32,8 @@ impl Running {
         {
             inputs.push(corpus.join("crds/cert-manager-Certificate.yaml"));
         }
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kubeforge-server"))
-            .arg("serve")
-            .args(["--listen", "127.0.0.1:0", "--kubeconfig"])
-            .arg(dir.path().join("config"))
-            .args(&inputs)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let first = lines.next().unwrap().unwrap();
-        assert!(
-            first.starts_with("listening on http://127.0.0.1:"),
-            "{first}"
-        );
-        let second = lines.next().unwrap().unwrap();
-        assert!(second.starts_with("kubeconfig written to"), "{second}");
-        std::thread::spawn(move || lines.for_each(drop));
-        Some(Running {
-            child,
-            dir,
-            kubectl,
-        })
+        let server = KubectlServer::start(env!("CARGO_BIN_EXE_kubeforge-server"), kubectl, &inputs);
+        Some(Running { server })
     }
 
     fn crd(&self) -> bool {
@@ -65,33 +43,16 @@ impl Running {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(&self.kubectl);
-        command
-            .arg("--kubeconfig")
-            .arg(self.dir.path().join("config"))
-            .arg("--cache-dir")
-            .arg(self.dir.path().join("cache"))
-            .arg("--request-timeout=20s")
-            .args(args);
-        command
+        self.server.command(args)
     }
 
     /// Runs kubectl; panics with its output when it fails.
     fn ok(&self, args: &[&str]) -> String {
-        let output = self.command(args).output().unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            output.status.success(),
-            "kubectl {args:?} failed:\n{stdout}\n{stderr}"
-        );
-        stdout
+        self.server.ok(args, "")
     }
 
     fn fails(&self, args: &[&str]) -> String {
-        let output = self.command(args).output().unwrap();
-        assert!(!output.status.success(), "kubectl {args:?} succeeded");
-        String::from_utf8_lossy(&output.stderr).into_owned()
+        self.server.fails(args, "")
     }
 
     fn json(&self, args: &[&str]) -> Value {
@@ -101,33 +62,13 @@ impl Running {
     }
 
     fn file(&self, name: &str, text: &str) -> String {
-        let path = self.dir.path().join(name);
-        std::fs::write(&path, text).unwrap();
-        path.display().to_string()
+        self.server.file(name, text)
     }
 
     /// SIGTERM, and the process exits successfully.
     fn stop(mut self) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        for _ in 0..100 {
-            if let Some(exit) = self.child.try_wait().unwrap() {
-                assert!(exit.success(), "the server exited with {exit} on SIGTERM");
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("the server did not stop within 5 s of SIGTERM");
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let exit = self.server.terminate();
+        assert!(exit.success(), "the server exited with {exit} on SIGTERM");
     }
 }
 

@@ -8,9 +8,9 @@
 //!
 //! kubectl is looked for on `PATH`: without it the tests say `SKIPPED` (and fail under `CI`).
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+
+use kubeforge_tests::kubectl_server::KubectlServer;
 
 use serde_json::{Value, json};
 
@@ -31,9 +31,7 @@ See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts
 
 /// The server binary on a loopback port, and a kubeconfig for it; killed on drop.
 struct Cluster {
-    kubectl: PathBuf,
-    child: Child,
-    dir: tempfile::TempDir,
+    server: KubectlServer,
 }
 
 impl Cluster {
@@ -44,62 +42,19 @@ impl Cluster {
             "kubernetes/v3/apis__apps__v1_openapi.json",
         ];
         let corpus = kubeforge_tests::corpus(test, &documents)?;
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kubeforge-server"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--kubeconfig"])
-            .arg(dir.path().join("config"))
-            .args(documents.iter().map(|d| corpus.join(d)))
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The server says where it listens, then that the kubeconfig is written.
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        for expected in ["listening on http://127.0.0.1:", "kubeconfig written to"] {
-            let line = lines.next().unwrap().unwrap();
-            assert!(line.starts_with(expected), "{line}");
-        }
-        std::thread::spawn(move || lines.for_each(drop));
-        Some(Cluster {
-            kubectl,
-            child,
-            dir,
-        })
+        let inputs: Vec<PathBuf> = documents.iter().map(|d| corpus.join(d)).collect();
+        let server = KubectlServer::start(env!("CARGO_BIN_EXE_kubeforge-server"), kubectl, &inputs);
+        Some(Cluster { server })
     }
 
     /// Runs kubectl with `args` and `stdin`: its exit success, stdout and stderr.
     fn run(&self, args: &[&str], stdin: &str) -> (bool, String, String) {
-        use std::io::Write as _;
-        let mut child = Command::new(&self.kubectl)
-            .arg("--kubeconfig")
-            .arg(self.dir.path().join("config"))
-            .arg("--cache-dir")
-            .arg(self.dir.path().join("cache"))
-            .arg("--request-timeout=20s")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
+        self.server.run(args, stdin)
     }
 
     /// kubectl that must succeed: its stdout.
     fn ok(&self, args: &[&str], stdin: &str) -> String {
-        let (success, stdout, stderr) = self.run(args, stdin);
-        assert!(success, "kubectl {args:?} failed:\n{stdout}\n{stderr}");
-        stdout
+        self.server.ok(args, stdin)
     }
 
     /// `kubectl apply --server-side -f -` with `extra` flags; its stdout.
@@ -124,13 +79,6 @@ impl Cluster {
             "",
         );
         serde_json::from_str(&out).unwrap()
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -11,9 +11,9 @@
 //! `propagationPolicy`; scale, explain, diff, wait, `get all`, `api-resources`; a custom
 //! resource's `additionalPrinterColumns`; `get -w` as a Table; delete.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+
+use kubeforge_tests::kubectl_server::KubectlServer;
 
 const DEPLOYMENT: &str = "apiVersion: apps/v1
 kind: Deployment
@@ -37,76 +37,32 @@ spec:
 
 /// The server binary on a loopback port, and kubectl configured for it.
 struct Session {
-    child: Child,
-    dir: tempfile::TempDir,
-    kubectl: PathBuf,
+    server: KubectlServer,
 }
 
 impl Session {
     fn start(test: &str, inputs: &[PathBuf]) -> Option<Session> {
         let kubectl = kubeforge_tests::kubectl(test)?;
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kubeforge-server"))
-            .arg("serve")
-            .args(["--listen", "127.0.0.1:0", "--kubeconfig"])
-            .arg(dir.path().join("config"))
-            .args(inputs)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The third line says the catalog is loaded and the server is answering.
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        for expected in [
-            "listening on http://127.0.0.1:",
-            "kubeconfig written to",
-            "serving ",
-        ] {
-            let line = lines.next().unwrap().unwrap();
-            assert!(line.starts_with(expected), "{line}");
-        }
-        std::thread::spawn(move || lines.for_each(drop));
-        Some(Session {
-            child,
-            dir,
-            kubectl,
-        })
+        let server = KubectlServer::start(env!("CARGO_BIN_EXE_kubeforge-server"), kubectl, inputs);
+        Some(Session { server })
     }
 
     fn run(&self, args: &[&str]) -> (bool, String, String) {
-        let output = Command::new(&self.kubectl)
-            .arg("--kubeconfig")
-            .arg(self.dir.path().join("config"))
-            .arg("--cache-dir")
-            .arg(self.dir.path().join("cache"))
-            .arg("--request-timeout=30s")
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
+        self.server.run(args, "")
     }
 
     /// Runs kubectl; its standard output, or a panic with everything it said.
     fn ok(&self, args: &[&str]) -> String {
-        let (success, stdout, stderr) = self.run(args);
-        assert!(success, "kubectl {args:?} failed:\n{stdout}\n{stderr}");
-        stdout
+        self.server.ok(args, "")
     }
 
     /// Runs kubectl, which must fail; its standard error.
     fn fails(&self, args: &[&str]) -> String {
-        let (success, stdout, stderr) = self.run(args);
-        assert!(!success, "kubectl {args:?} succeeded:\n{stdout}");
-        stderr
+        self.server.fails(args, "")
     }
 
     fn file(&self, name: &str, text: &str) -> String {
-        let path = self.dir.path().join(name);
-        std::fs::write(&path, text).unwrap();
-        path.display().to_string()
+        self.server.file(name, text)
     }
 
     fn uid(&self, kind_name: &str) -> String {
@@ -124,13 +80,6 @@ impl Session {
             self.ok(&["apply", "-f", &path]),
             format!("configmap/{name} created\n")
         );
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -13,79 +13,29 @@
 //! kubectl is found on `PATH`; without it or the documents the test says `SKIPPED` (and
 //! fails under `CI`).
 
-use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+
+use kubeforge_tests::kubectl_server::KubectlServer;
 
 /// The server binary on a loopback port, and kubectl configured for it; killed on drop.
 struct Session {
-    child: Child,
-    dir: tempfile::TempDir,
-    kubectl: PathBuf,
+    server: KubectlServer,
 }
 
 impl Session {
     fn start(kubectl: PathBuf, inputs: &[PathBuf]) -> Session {
-        let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kubeforge-server"))
-            .arg("serve")
-            .args(["--listen", "127.0.0.1:0", "--kubeconfig"])
-            .arg(dir.path().join("config"))
-            .args(inputs)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        for expected in [
-            "listening on http://127.0.0.1:",
-            "kubeconfig written to",
-            "serving ",
-        ] {
-            let line = lines.next().unwrap().unwrap();
-            assert!(line.starts_with(expected), "{line}");
-        }
-        std::thread::spawn(move || lines.for_each(drop));
-        Session {
-            child,
-            dir,
-            kubectl,
-        }
+        let server = KubectlServer::start(env!("CARGO_BIN_EXE_kubeforge-server"), kubectl, inputs);
+        Session { server }
     }
 
     /// Runs kubectl with `args` and `stdin`: whether it succeeded, its stdout and stderr.
     fn run(&self, args: &[&str], stdin: &str) -> (bool, String, String) {
-        let mut child = Command::new(&self.kubectl)
-            .arg("--kubeconfig")
-            .arg(self.dir.path().join("config"))
-            .arg("--cache-dir")
-            .arg(self.dir.path().join("cache"))
-            .arg("--request-timeout=30s")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .current_dir(self.dir.path())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
+        self.server.run(args, stdin)
     }
 
     /// kubectl that must fail: its stderr.
     fn fails(&self, args: &[&str], stdin: &str) -> String {
-        let (success, stdout, stderr) = self.run(args, stdin);
-        assert!(!success, "kubectl {args:?} succeeded:\n{stdout}");
-        stderr
+        self.server.fails(args, stdin)
     }
 
     /// kubectl that must succeed: its stdout and stderr.
@@ -93,13 +43,6 @@ impl Session {
         let (success, stdout, stderr) = self.run(args, stdin);
         assert!(success, "kubectl {args:?} failed:\n{stdout}\n{stderr}");
         (stdout, stderr)
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -227,7 +170,7 @@ fn kubectl_prints_the_api_servers_refusals() {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    let work = session.dir.path();
+    let work = session.server.dir();
     let (mut invalid, mut valid) = (Vec::new(), Vec::new());
     let (mut invalid_args, mut valid_args) = (vec!["apply".to_owned()], vec!["apply".to_owned()]);
     for file in &files {
