@@ -5,8 +5,8 @@
 //! Rust examples are doc-tests (`tests/src/guide.rs`) or verbatim copies of compiled code;
 //! and the README stays a front page.
 //!
-//! This is CI's link check of the book, without mdBook: building the book with it would add
-//! `cargo install mdbook` to every CI run (measured: see `docs/src/contributing/tests.md`).
+//! The book is also built, by mdBook's own library (`mdbook-driver`, so CI needs no `mdbook`
+//! binary), and every link of the HTML it renders is checked the same way.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -16,6 +16,64 @@ use kubeforge_tests::workspace_root;
 
 /// The README's limit, in lines: the pitch, a quick start and links into the guide.
 const README_LINES: usize = 250;
+
+/// mdBook builds the book (into the test's target directory), rendering every page of the
+/// guide, and every relative link and `#anchor` of the HTML it writes resolves.
+#[test]
+fn mdbook_builds_the_book_and_its_links_resolve() {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("book");
+    let _ = std::fs::remove_dir_all(&out);
+    let mut book = mdbook_driver::MDBook::load(workspace_root().join("docs")).expect("docs/ loads");
+    book.config.build.build_dir.clone_from(&out);
+    book.build().expect("mdBook builds docs/");
+    let mut html = Vec::new();
+    for page in docs::pages() {
+        if let Ok(inside) = page.path.strip_prefix("docs/src")
+            && inside != Path::new("SUMMARY.md")
+        {
+            let file = out.join(inside).with_extension("html");
+            assert!(file.is_file(), "{} was not rendered", page.path.display());
+            html.push(file);
+        }
+    }
+    let broken = broken_html_links(&html);
+    assert!(
+        broken.is_empty(),
+        "broken links in the rendered book:\n{}",
+        broken.join("\n")
+    );
+}
+
+/// The `href`s of `files` that name a missing file, or an `#anchor` no `id` of it carries;
+/// links out of the book (`https:` and the like) aside.
+fn broken_html_links(files: &[PathBuf]) -> Vec<String> {
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_default();
+    let mut broken = Vec::new();
+    for file in files {
+        let text = read(file);
+        for href in text
+            .split("href=\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+        {
+            if href.contains(':') || href.is_empty() {
+                continue;
+            }
+            let (target, anchor) = href.split_once('#').unwrap_or((href, ""));
+            let target = if target.is_empty() {
+                file.clone()
+            } else {
+                resolve(file, target)
+            };
+            if !target.is_file() {
+                broken.push(format!("{}: {href}: no such file", file.display()));
+            } else if !anchor.is_empty() && !read(&target).contains(&format!("id=\"{anchor}\"")) {
+                broken.push(format!("{}: {href}: no such anchor", file.display()));
+            }
+        }
+    }
+    broken
+}
 
 /// `base`'s directory joined with `target`, `..` resolved lexically.
 fn resolve(base: &Path, target: &str) -> PathBuf {
