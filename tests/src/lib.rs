@@ -182,7 +182,8 @@ fn is_executable(path: &Path) -> bool {
 /// Builds `modules` (name → generated code) as the modules of one throwaway crate under
 /// `<scratch>/<name>`, with warnings denied, and panics with the compiler's output on
 /// failure. `scratch` is the test's own directory, `env!("CARGO_TARGET_TMPDIR")` in an
-/// integration test. Each module is generated with the root path `crate::<module>`.
+/// integration test. Each module is generated with the root path `crate::<module>`. The
+/// crate's feature `apply` is on, so apply configurations in the code are compiled too.
 pub fn build_modules_as_crate(scratch: &Path, name: &str, modules: &[(String, String)]) {
     use std::fmt::Write as _;
     let dir = scratch.join(name);
@@ -196,7 +197,7 @@ pub fn build_modules_as_crate(scratch: &Path, name: &str, modules: &[(String, St
     std::fs::write(src.join("lib.rs"), lib).expect("write lib");
     let manifest = format!(
         "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         {}\n[workspace]\n",
+         {}\n[features]\ndefault = [\"apply\"]\napply = []\n\n[workspace]\n",
         generated_dependencies()
     );
     std::fs::write(dir.join("crate/Cargo.toml"), manifest).expect("write manifest");

@@ -30,6 +30,7 @@ const CASES: &[(&str, Expect)] = &[
         "crd_kind_clashes_with_generated_list.yaml",
         Error(K::ConflictingDefinition),
     ),
+    ("crd_method_names.yaml", Valid),
     ("crd_missing_group.yaml", Error(K::InvalidSchema)),
     // The Pod is skipped with a note, as in a Helm chart's rendered output.
     ("crd_multi_document_with_a_pod.yaml", Valid),
@@ -109,6 +110,7 @@ fn generate(path: &Path, module: &str) -> Result<Result<String, kubeforge::Error
                 .input(&input)
                 .layout(Layout::SingleFile)
                 .root_path(root)
+                .apply_types(true)
                 .generate()
                 .map(|output| output.files().values().next().cloned().unwrap_or_default())
         })

@@ -219,8 +219,10 @@ fn constructor(
                 .as_ref()
                 .map(|(arg, setter)| format!(".{setter}({arg})"))
                 .unwrap_or_default();
+            // Through the trait: a field named `default` makes an inherent setter of that
+            // name, which `Type::default()` would call instead.
             lines.push(format!(
-                "{}::default().{name_setter}({name_arg}){namespace}",
+                "<{} as ::core::default::Default>::default().{name_setter}({name_arg}){namespace}",
                 apply_path(context, metadata.ty)
             ));
         }
@@ -272,7 +274,10 @@ fn constructor(
     code.deeper();
     let set = values.len() + usize::from(metadata_value.is_some());
     if set == 0 {
-        code.line(&format!("{}::default()", plan.name));
+        code.line(&format!(
+            "<{} as ::core::default::Default>::default()",
+            plan.name
+        ));
     } else {
         code.open(&format!("{} {{", plan.name));
         if let Some((name, lines)) = &metadata_value

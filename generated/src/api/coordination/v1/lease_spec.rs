@@ -292,7 +292,7 @@ impl LeaseSpec {
     /// A new apply configuration of a `LeaseSpec`.
     #[inline]
     pub fn apply() -> LeaseSpecApply {
-        LeaseSpecApply::default()
+        <LeaseSpecApply as ::core::default::Default>::default()
     }
 }
 

@@ -185,7 +185,7 @@ impl Affinity {
     /// A new apply configuration of a `Affinity`.
     #[inline]
     pub fn apply() -> AffinityApply {
-        AffinityApply::default()
+        <AffinityApply as ::core::default::Default>::default()
     }
 }
 

@@ -170,7 +170,7 @@ impl AppArmorProfile {
     /// A new apply configuration of a `AppArmorProfile`.
     #[inline]
     pub fn apply() -> AppArmorProfileApply {
-        AppArmorProfileApply::default()
+        <AppArmorProfileApply as ::core::default::Default>::default()
     }
 }
 

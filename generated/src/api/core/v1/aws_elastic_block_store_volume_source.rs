@@ -204,7 +204,7 @@ impl AWSElasticBlockStoreVolumeSource {
     /// A new apply configuration of a `AWSElasticBlockStoreVolumeSource`.
     #[inline]
     pub fn apply() -> AWSElasticBlockStoreVolumeSourceApply {
-        AWSElasticBlockStoreVolumeSourceApply::default()
+        <AWSElasticBlockStoreVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -260,7 +260,7 @@ impl AzureDiskVolumeSource {
     /// A new apply configuration of a `AzureDiskVolumeSource`.
     #[inline]
     pub fn apply() -> AzureDiskVolumeSourceApply {
-        AzureDiskVolumeSourceApply::default()
+        <AzureDiskVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

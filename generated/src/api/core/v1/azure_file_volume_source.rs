@@ -183,7 +183,7 @@ impl AzureFileVolumeSource {
     /// A new apply configuration of a `AzureFileVolumeSource`.
     #[inline]
     pub fn apply() -> AzureFileVolumeSourceApply {
-        AzureFileVolumeSourceApply::default()
+        <AzureFileVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -175,7 +175,7 @@ impl Capabilities {
     /// A new apply configuration of a `Capabilities`.
     #[inline]
     pub fn apply() -> CapabilitiesApply {
-        CapabilitiesApply::default()
+        <CapabilitiesApply as ::core::default::Default>::default()
     }
 }
 

@@ -264,7 +264,7 @@ impl CephFSVolumeSource {
     /// A new apply configuration of a `CephFSVolumeSource`.
     #[inline]
     pub fn apply() -> CephFSVolumeSourceApply {
-        CephFSVolumeSourceApply::default()
+        <CephFSVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -205,7 +205,7 @@ impl CinderVolumeSource {
     /// A new apply configuration of a `CinderVolumeSource`.
     #[inline]
     pub fn apply() -> CinderVolumeSourceApply {
-        CinderVolumeSourceApply::default()
+        <CinderVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

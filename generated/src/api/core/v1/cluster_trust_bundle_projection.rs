@@ -235,7 +235,7 @@ impl ClusterTrustBundleProjection {
     /// A new apply configuration of a `ClusterTrustBundleProjection`.
     #[inline]
     pub fn apply() -> ClusterTrustBundleProjectionApply {
-        ClusterTrustBundleProjectionApply::default()
+        <ClusterTrustBundleProjectionApply as ::core::default::Default>::default()
     }
 }
 

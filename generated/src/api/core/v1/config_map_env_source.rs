@@ -155,7 +155,7 @@ impl ConfigMapEnvSource {
     /// A new apply configuration of a `ConfigMapEnvSource`.
     #[inline]
     pub fn apply() -> ConfigMapEnvSourceApply {
-        ConfigMapEnvSourceApply::default()
+        <ConfigMapEnvSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -182,7 +182,7 @@ impl ConfigMapKeySelector {
     /// A new apply configuration of a `ConfigMapKeySelector`.
     #[inline]
     pub fn apply() -> ConfigMapKeySelectorApply {
-        ConfigMapKeySelectorApply::default()
+        <ConfigMapKeySelectorApply as ::core::default::Default>::default()
     }
 }
 

@@ -187,7 +187,7 @@ impl ConfigMapProjection {
     /// A new apply configuration of a `ConfigMapProjection`.
     #[inline]
     pub fn apply() -> ConfigMapProjectionApply {
-        ConfigMapProjectionApply::default()
+        <ConfigMapProjectionApply as ::core::default::Default>::default()
     }
 }
 

@@ -206,7 +206,7 @@ impl ConfigMapVolumeSource {
     /// A new apply configuration of a `ConfigMapVolumeSource`.
     #[inline]
     pub fn apply() -> ConfigMapVolumeSourceApply {
-        ConfigMapVolumeSourceApply::default()
+        <ConfigMapVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -189,7 +189,7 @@ impl ContainerExtendedResourceRequest {
     /// A new apply configuration of a `ContainerExtendedResourceRequest`.
     #[inline]
     pub fn apply() -> ContainerExtendedResourceRequestApply {
-        ContainerExtendedResourceRequestApply::default()
+        <ContainerExtendedResourceRequestApply as ::core::default::Default>::default()
     }
 }
 

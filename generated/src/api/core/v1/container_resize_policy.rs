@@ -164,7 +164,7 @@ impl ContainerResizePolicy {
     /// A new apply configuration of a `ContainerResizePolicy`.
     #[inline]
     pub fn apply() -> ContainerResizePolicyApply {
-        ContainerResizePolicyApply::default()
+        <ContainerResizePolicyApply as ::core::default::Default>::default()
     }
 }
 

@@ -163,7 +163,7 @@ impl ContainerRestartRule {
     /// A new apply configuration of a `ContainerRestartRule`.
     #[inline]
     pub fn apply() -> ContainerRestartRuleApply {
-        ContainerRestartRuleApply::default()
+        <ContainerRestartRuleApply as ::core::default::Default>::default()
     }
 }
 

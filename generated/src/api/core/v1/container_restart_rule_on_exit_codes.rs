@@ -172,7 +172,7 @@ impl ContainerRestartRuleOnExitCodes {
     /// A new apply configuration of a `ContainerRestartRuleOnExitCodes`.
     #[inline]
     pub fn apply() -> ContainerRestartRuleOnExitCodesApply {
-        ContainerRestartRuleOnExitCodesApply::default()
+        <ContainerRestartRuleOnExitCodesApply as ::core::default::Default>::default()
     }
 }
 

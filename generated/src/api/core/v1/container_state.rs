@@ -183,7 +183,7 @@ impl ContainerState {
     /// A new apply configuration of a `ContainerState`.
     #[inline]
     pub fn apply() -> ContainerStateApply {
-        ContainerStateApply::default()
+        <ContainerStateApply as ::core::default::Default>::default()
     }
 }
 

@@ -137,7 +137,7 @@ impl ContainerStateRunning {
     /// A new apply configuration of a `ContainerStateRunning`.
     #[inline]
     pub fn apply() -> ContainerStateRunningApply {
-        ContainerStateRunningApply::default()
+        <ContainerStateRunningApply as ::core::default::Default>::default()
     }
 }
 

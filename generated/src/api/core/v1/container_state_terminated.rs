@@ -276,7 +276,7 @@ impl ContainerStateTerminated {
     /// A new apply configuration of a `ContainerStateTerminated`.
     #[inline]
     pub fn apply() -> ContainerStateTerminatedApply {
-        ContainerStateTerminatedApply::default()
+        <ContainerStateTerminatedApply as ::core::default::Default>::default()
     }
 }
 

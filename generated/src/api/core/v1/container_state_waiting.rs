@@ -155,7 +155,7 @@ impl ContainerStateWaiting {
     /// A new apply configuration of a `ContainerStateWaiting`.
     #[inline]
     pub fn apply() -> ContainerStateWaitingApply {
-        ContainerStateWaitingApply::default()
+        <ContainerStateWaitingApply as ::core::default::Default>::default()
     }
 }
 

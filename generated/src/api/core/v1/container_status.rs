@@ -526,7 +526,7 @@ impl ContainerStatus {
     /// A new apply configuration of a `ContainerStatus`.
     #[inline]
     pub fn apply() -> ContainerStatusApply {
-        ContainerStatusApply::default()
+        <ContainerStatusApply as ::core::default::Default>::default()
     }
 }
 

@@ -134,7 +134,7 @@ impl ContainerUser {
     /// A new apply configuration of a `ContainerUser`.
     #[inline]
     pub fn apply() -> ContainerUserApply {
-        ContainerUserApply::default()
+        <ContainerUserApply as ::core::default::Default>::default()
     }
 }
 

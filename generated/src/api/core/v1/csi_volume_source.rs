@@ -262,7 +262,7 @@ impl CSIVolumeSource {
     /// A new apply configuration of a `CSIVolumeSource`.
     #[inline]
     pub fn apply() -> CSIVolumeSourceApply {
-        CSIVolumeSourceApply::default()
+        <CSIVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -147,7 +147,7 @@ impl DownwardAPIProjection {
     /// A new apply configuration of a `DownwardAPIProjection`.
     #[inline]
     pub fn apply() -> DownwardAPIProjectionApply {
-        DownwardAPIProjectionApply::default()
+        <DownwardAPIProjectionApply as ::core::default::Default>::default()
     }
 }
 

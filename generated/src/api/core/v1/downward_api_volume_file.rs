@@ -221,7 +221,7 @@ impl DownwardAPIVolumeFile {
     /// A new apply configuration of a `DownwardAPIVolumeFile`.
     #[inline]
     pub fn apply() -> DownwardAPIVolumeFileApply {
-        DownwardAPIVolumeFileApply::default()
+        <DownwardAPIVolumeFileApply as ::core::default::Default>::default()
     }
 }
 

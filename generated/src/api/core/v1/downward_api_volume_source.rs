@@ -168,7 +168,7 @@ impl DownwardAPIVolumeSource {
     /// A new apply configuration of a `DownwardAPIVolumeSource`.
     #[inline]
     pub fn apply() -> DownwardAPIVolumeSourceApply {
-        DownwardAPIVolumeSourceApply::default()
+        <DownwardAPIVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

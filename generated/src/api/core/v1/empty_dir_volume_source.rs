@@ -158,7 +158,7 @@ impl EmptyDirVolumeSource {
     /// A new apply configuration of a `EmptyDirVolumeSource`.
     #[inline]
     pub fn apply() -> EmptyDirVolumeSourceApply {
-        EmptyDirVolumeSourceApply::default()
+        <EmptyDirVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -202,7 +202,7 @@ impl EndpointAddress {
     /// A new apply configuration of a `EndpointAddress`.
     #[inline]
     pub fn apply() -> EndpointAddressApply {
-        EndpointAddressApply::default()
+        <EndpointAddressApply as ::core::default::Default>::default()
     }
 }
 

@@ -202,7 +202,7 @@ impl EndpointPort {
     /// A new apply configuration of a `EndpointPort`.
     #[inline]
     pub fn apply() -> EndpointPortApply {
-        EndpointPortApply::default()
+        <EndpointPortApply as ::core::default::Default>::default()
     }
 }
 

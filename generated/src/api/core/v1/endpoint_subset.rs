@@ -224,7 +224,7 @@ impl EndpointSubset {
     /// A new apply configuration of a `EndpointSubset`.
     #[inline]
     pub fn apply() -> EndpointSubsetApply {
-        EndpointSubsetApply::default()
+        <EndpointSubsetApply as ::core::default::Default>::default()
     }
 }
 

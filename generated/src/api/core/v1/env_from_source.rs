@@ -177,7 +177,7 @@ impl EnvFromSource {
     /// A new apply configuration of a `EnvFromSource`.
     #[inline]
     pub fn apply() -> EnvFromSourceApply {
-        EnvFromSourceApply::default()
+        <EnvFromSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -246,7 +246,7 @@ impl EnvVarSource {
     /// A new apply configuration of a `EnvVarSource`.
     #[inline]
     pub fn apply() -> EnvVarSourceApply {
-        EnvVarSourceApply::default()
+        <EnvVarSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -151,7 +151,7 @@ impl EphemeralVolumeSource {
     /// A new apply configuration of a `EphemeralVolumeSource`.
     #[inline]
     pub fn apply() -> EphemeralVolumeSourceApply {
-        EphemeralVolumeSourceApply::default()
+        <EphemeralVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

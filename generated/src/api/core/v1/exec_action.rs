@@ -144,7 +144,7 @@ impl ExecAction {
     /// A new apply configuration of a `ExecAction`.
     #[inline]
     pub fn apply() -> ExecActionApply {
-        ExecActionApply::default()
+        <ExecActionApply as ::core::default::Default>::default()
     }
 }
 

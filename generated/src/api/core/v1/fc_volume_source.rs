@@ -238,7 +238,7 @@ impl FCVolumeSource {
     /// A new apply configuration of a `FCVolumeSource`.
     #[inline]
     pub fn apply() -> FCVolumeSourceApply {
-        FCVolumeSourceApply::default()
+        <FCVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -204,7 +204,7 @@ impl FileKeySelector {
     /// A new apply configuration of a `FileKeySelector`.
     #[inline]
     pub fn apply() -> FileKeySelectorApply {
-        FileKeySelectorApply::default()
+        <FileKeySelectorApply as ::core::default::Default>::default()
     }
 }
 

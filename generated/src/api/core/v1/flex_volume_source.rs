@@ -246,7 +246,7 @@ impl FlexVolumeSource {
     /// A new apply configuration of a `FlexVolumeSource`.
     #[inline]
     pub fn apply() -> FlexVolumeSourceApply {
-        FlexVolumeSourceApply::default()
+        <FlexVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

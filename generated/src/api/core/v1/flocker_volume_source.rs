@@ -155,7 +155,7 @@ impl FlockerVolumeSource {
     /// A new apply configuration of a `FlockerVolumeSource`.
     #[inline]
     pub fn apply() -> FlockerVolumeSourceApply {
-        FlockerVolumeSourceApply::default()
+        <FlockerVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -202,7 +202,7 @@ impl GCEPersistentDiskVolumeSource {
     /// A new apply configuration of a `GCEPersistentDiskVolumeSource`.
     #[inline]
     pub fn apply() -> GCEPersistentDiskVolumeSourceApply {
-        GCEPersistentDiskVolumeSourceApply::default()
+        <GCEPersistentDiskVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

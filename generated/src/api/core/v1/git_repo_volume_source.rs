@@ -182,7 +182,7 @@ impl GitRepoVolumeSource {
     /// A new apply configuration of a `GitRepoVolumeSource`.
     #[inline]
     pub fn apply() -> GitRepoVolumeSourceApply {
-        GitRepoVolumeSourceApply::default()
+        <GitRepoVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -183,7 +183,7 @@ impl GlusterfsVolumeSource {
     /// A new apply configuration of a `GlusterfsVolumeSource`.
     #[inline]
     pub fn apply() -> GlusterfsVolumeSourceApply {
-        GlusterfsVolumeSourceApply::default()
+        <GlusterfsVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -160,7 +160,7 @@ impl GRPCAction {
     /// A new apply configuration of a `GRPCAction`.
     #[inline]
     pub fn apply() -> GRPCActionApply {
-        GRPCActionApply::default()
+        <GRPCActionApply as ::core::default::Default>::default()
     }
 }
 

@@ -139,7 +139,7 @@ impl HostIP {
     /// A new apply configuration of a `HostIP`.
     #[inline]
     pub fn apply() -> HostIPApply {
-        HostIPApply::default()
+        <HostIPApply as ::core::default::Default>::default()
     }
 }
 

@@ -160,7 +160,7 @@ impl HostPathVolumeSource {
     /// A new apply configuration of a `HostPathVolumeSource`.
     #[inline]
     pub fn apply() -> HostPathVolumeSourceApply {
-        HostPathVolumeSourceApply::default()
+        <HostPathVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

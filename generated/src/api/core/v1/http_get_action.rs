@@ -246,7 +246,7 @@ impl HTTPGetAction {
     /// A new apply configuration of a `HTTPGetAction`.
     #[inline]
     pub fn apply() -> HTTPGetActionApply {
-        HTTPGetActionApply::default()
+        <HTTPGetActionApply as ::core::default::Default>::default()
     }
 }
 

@@ -164,7 +164,7 @@ impl HTTPHeader {
     /// A new apply configuration of a `HTTPHeader`.
     #[inline]
     pub fn apply() -> HTTPHeaderApply {
-        HTTPHeaderApply::default()
+        <HTTPHeaderApply as ::core::default::Default>::default()
     }
 }
 

@@ -155,7 +155,7 @@ impl ImageVolumeSource {
     /// A new apply configuration of a `ImageVolumeSource`.
     #[inline]
     pub fn apply() -> ImageVolumeSourceApply {
-        ImageVolumeSourceApply::default()
+        <ImageVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -387,7 +387,7 @@ impl ISCSIVolumeSource {
     /// A new apply configuration of a `ISCSIVolumeSource`.
     #[inline]
     pub fn apply() -> ISCSIVolumeSourceApply {
-        ISCSIVolumeSourceApply::default()
+        <ISCSIVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -178,7 +178,7 @@ impl KeyToPath {
     /// A new apply configuration of a `KeyToPath`.
     #[inline]
     pub fn apply() -> KeyToPathApply {
-        KeyToPathApply::default()
+        <KeyToPathApply as ::core::default::Default>::default()
     }
 }
 

@@ -174,7 +174,7 @@ impl Lifecycle {
     /// A new apply configuration of a `Lifecycle`.
     #[inline]
     pub fn apply() -> LifecycleApply {
-        LifecycleApply::default()
+        <LifecycleApply as ::core::default::Default>::default()
     }
 }
 

@@ -193,7 +193,7 @@ impl LifecycleHandler {
     /// A new apply configuration of a `LifecycleHandler`.
     #[inline]
     pub fn apply() -> LifecycleHandlerApply {
-        LifecycleHandlerApply::default()
+        <LifecycleHandlerApply as ::core::default::Default>::default()
     }
 }
 

@@ -203,7 +203,7 @@ impl LinuxContainerUser {
     /// A new apply configuration of a `LinuxContainerUser`.
     #[inline]
     pub fn apply() -> LinuxContainerUserApply {
-        LinuxContainerUserApply::default()
+        <LinuxContainerUserApply as ::core::default::Default>::default()
     }
 }
 

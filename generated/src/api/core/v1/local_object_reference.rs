@@ -134,7 +134,7 @@ impl LocalObjectReference {
     /// A new apply configuration of a `LocalObjectReference`.
     #[inline]
     pub fn apply() -> LocalObjectReferenceApply {
-        LocalObjectReferenceApply::default()
+        <LocalObjectReferenceApply as ::core::default::Default>::default()
     }
 }
 

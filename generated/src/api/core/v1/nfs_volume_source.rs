@@ -183,7 +183,7 @@ impl NFSVolumeSource {
     /// A new apply configuration of a `NFSVolumeSource`.
     #[inline]
     pub fn apply() -> NFSVolumeSourceApply {
-        NFSVolumeSourceApply::default()
+        <NFSVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

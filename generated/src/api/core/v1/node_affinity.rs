@@ -203,7 +203,7 @@ impl NodeAffinity {
     /// A new apply configuration of a `NodeAffinity`.
     #[inline]
     pub fn apply() -> NodeAffinityApply {
-        NodeAffinityApply::default()
+        <NodeAffinityApply as ::core::default::Default>::default()
     }
 }
 

@@ -168,7 +168,7 @@ impl NodeSelector {
     /// A new apply configuration of a `NodeSelector`.
     #[inline]
     pub fn apply() -> NodeSelectorApply {
-        NodeSelectorApply::default()
+        <NodeSelectorApply as ::core::default::Default>::default()
     }
 }
 

@@ -193,7 +193,7 @@ impl NodeSelectorRequirement {
     /// A new apply configuration of a `NodeSelectorRequirement`.
     #[inline]
     pub fn apply() -> NodeSelectorRequirementApply {
-        NodeSelectorRequirementApply::default()
+        <NodeSelectorRequirementApply as ::core::default::Default>::default()
     }
 }
 

@@ -197,7 +197,7 @@ impl NodeSelectorTerm {
     /// A new apply configuration of a `NodeSelectorTerm`.
     #[inline]
     pub fn apply() -> NodeSelectorTermApply {
-        NodeSelectorTermApply::default()
+        <NodeSelectorTermApply as ::core::default::Default>::default()
     }
 }
 

@@ -160,7 +160,7 @@ impl ObjectFieldSelector {
     /// A new apply configuration of a `ObjectFieldSelector`.
     #[inline]
     pub fn apply() -> ObjectFieldSelectorApply {
-        ObjectFieldSelectorApply::default()
+        <ObjectFieldSelectorApply as ::core::default::Default>::default()
     }
 }
 

@@ -262,7 +262,7 @@ impl ObjectReference {
     /// A new apply configuration of a `ObjectReference`.
     #[inline]
     pub fn apply() -> ObjectReferenceApply {
-        ObjectReferenceApply::default()
+        <ObjectReferenceApply as ::core::default::Default>::default()
     }
 }
 

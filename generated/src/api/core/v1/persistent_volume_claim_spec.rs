@@ -340,7 +340,7 @@ impl PersistentVolumeClaimSpec {
     /// A new apply configuration of a `PersistentVolumeClaimSpec`.
     #[inline]
     pub fn apply() -> PersistentVolumeClaimSpecApply {
-        PersistentVolumeClaimSpecApply::default()
+        <PersistentVolumeClaimSpecApply as ::core::default::Default>::default()
     }
 }
 

@@ -172,7 +172,7 @@ impl PersistentVolumeClaimTemplate {
     /// A new apply configuration of a `PersistentVolumeClaimTemplate`.
     #[inline]
     pub fn apply() -> PersistentVolumeClaimTemplateApply {
-        PersistentVolumeClaimTemplateApply::default()
+        <PersistentVolumeClaimTemplateApply as ::core::default::Default>::default()
     }
 }
 

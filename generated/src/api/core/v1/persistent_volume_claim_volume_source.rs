@@ -162,7 +162,7 @@ impl PersistentVolumeClaimVolumeSource {
     /// A new apply configuration of a `PersistentVolumeClaimVolumeSource`.
     #[inline]
     pub fn apply() -> PersistentVolumeClaimVolumeSourceApply {
-        PersistentVolumeClaimVolumeSourceApply::default()
+        <PersistentVolumeClaimVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -160,7 +160,7 @@ impl PhotonPersistentDiskVolumeSource {
     /// A new apply configuration of a `PhotonPersistentDiskVolumeSource`.
     #[inline]
     pub fn apply() -> PhotonPersistentDiskVolumeSourceApply {
-        PhotonPersistentDiskVolumeSourceApply::default()
+        <PhotonPersistentDiskVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -218,7 +218,7 @@ impl PodAffinity {
     /// A new apply configuration of a `PodAffinity`.
     #[inline]
     pub fn apply() -> PodAffinityApply {
-        PodAffinityApply::default()
+        <PodAffinityApply as ::core::default::Default>::default()
     }
 }
 

@@ -312,7 +312,7 @@ impl PodAffinityTerm {
     /// A new apply configuration of a `PodAffinityTerm`.
     #[inline]
     pub fn apply() -> PodAffinityTermApply {
-        PodAffinityTermApply::default()
+        <PodAffinityTermApply as ::core::default::Default>::default()
     }
 }
 

@@ -218,7 +218,7 @@ impl PodAntiAffinity {
     /// A new apply configuration of a `PodAntiAffinity`.
     #[inline]
     pub fn apply() -> PodAntiAffinityApply {
-        PodAntiAffinityApply::default()
+        <PodAntiAffinityApply as ::core::default::Default>::default()
     }
 }
 

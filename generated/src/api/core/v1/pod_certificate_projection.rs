@@ -316,7 +316,7 @@ impl PodCertificateProjection {
     /// A new apply configuration of a `PodCertificateProjection`.
     #[inline]
     pub fn apply() -> PodCertificateProjectionApply {
-        PodCertificateProjectionApply::default()
+        <PodCertificateProjectionApply as ::core::default::Default>::default()
     }
 }
 

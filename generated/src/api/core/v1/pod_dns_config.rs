@@ -207,7 +207,7 @@ impl PodDNSConfig {
     /// A new apply configuration of a `PodDNSConfig`.
     #[inline]
     pub fn apply() -> PodDNSConfigApply {
-        PodDNSConfigApply::default()
+        <PodDNSConfigApply as ::core::default::Default>::default()
     }
 }
 

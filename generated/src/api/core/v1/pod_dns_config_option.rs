@@ -155,7 +155,7 @@ impl PodDNSConfigOption {
     /// A new apply configuration of a `PodDNSConfigOption`.
     #[inline]
     pub fn apply() -> PodDNSConfigOptionApply {
-        PodDNSConfigOptionApply::default()
+        <PodDNSConfigOptionApply as ::core::default::Default>::default()
     }
 }
 

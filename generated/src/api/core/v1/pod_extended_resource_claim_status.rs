@@ -188,7 +188,7 @@ impl PodExtendedResourceClaimStatus {
     /// A new apply configuration of a `PodExtendedResourceClaimStatus`.
     #[inline]
     pub fn apply() -> PodExtendedResourceClaimStatusApply {
-        PodExtendedResourceClaimStatusApply::default()
+        <PodExtendedResourceClaimStatusApply as ::core::default::Default>::default()
     }
 }
 

@@ -139,7 +139,7 @@ impl PodOS {
     /// A new apply configuration of a `PodOS`.
     #[inline]
     pub fn apply() -> PodOSApply {
-        PodOSApply::default()
+        <PodOSApply as ::core::default::Default>::default()
     }
 }
 

@@ -141,7 +141,7 @@ impl PodReadinessGate {
     /// A new apply configuration of a `PodReadinessGate`.
     #[inline]
     pub fn apply() -> PodReadinessGateApply {
-        PodReadinessGateApply::default()
+        <PodReadinessGateApply as ::core::default::Default>::default()
     }
 }
 

@@ -451,7 +451,7 @@ impl PodSecurityContext {
     /// A new apply configuration of a `PodSecurityContext`.
     #[inline]
     pub fn apply() -> PodSecurityContextApply {
-        PodSecurityContextApply::default()
+        <PodSecurityContextApply as ::core::default::Default>::default()
     }
 }
 

@@ -1347,7 +1347,7 @@ impl PodSpec {
     /// A new apply configuration of a `PodSpec`.
     #[inline]
     pub fn apply() -> PodSpecApply {
-        PodSpecApply::default()
+        <PodSpecApply as ::core::default::Default>::default()
     }
 }
 

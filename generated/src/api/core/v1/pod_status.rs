@@ -733,7 +733,7 @@ impl PodStatus {
     /// A new apply configuration of a `PodStatus`.
     #[inline]
     pub fn apply() -> PodStatusApply {
-        PodStatusApply::default()
+        <PodStatusApply as ::core::default::Default>::default()
     }
 }
 

@@ -182,7 +182,7 @@ impl PortworxVolumeSource {
     /// A new apply configuration of a `PortworxVolumeSource`.
     #[inline]
     pub fn apply() -> PortworxVolumeSourceApply {
-        PortworxVolumeSourceApply::default()
+        <PortworxVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

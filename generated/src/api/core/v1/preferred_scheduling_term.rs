@@ -164,7 +164,7 @@ impl PreferredSchedulingTerm {
     /// A new apply configuration of a `PreferredSchedulingTerm`.
     #[inline]
     pub fn apply() -> PreferredSchedulingTermApply {
-        PreferredSchedulingTermApply::default()
+        <PreferredSchedulingTermApply as ::core::default::Default>::default()
     }
 }
 

@@ -346,7 +346,7 @@ impl Probe {
     /// A new apply configuration of a `Probe`.
     #[inline]
     pub fn apply() -> ProbeApply {
-        ProbeApply::default()
+        <ProbeApply as ::core::default::Default>::default()
     }
 }
 

@@ -168,7 +168,7 @@ impl ProjectedVolumeSource {
     /// A new apply configuration of a `ProjectedVolumeSource`.
     #[inline]
     pub fn apply() -> ProjectedVolumeSourceApply {
-        ProjectedVolumeSourceApply::default()
+        <ProjectedVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -252,7 +252,7 @@ impl QuobyteVolumeSource {
     /// A new apply configuration of a `QuobyteVolumeSource`.
     #[inline]
     pub fn apply() -> QuobyteVolumeSourceApply {
-        QuobyteVolumeSourceApply::default()
+        <QuobyteVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

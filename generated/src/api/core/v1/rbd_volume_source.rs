@@ -315,7 +315,7 @@ impl RBDVolumeSource {
     /// A new apply configuration of a `RBDVolumeSource`.
     #[inline]
     pub fn apply() -> RBDVolumeSourceApply {
-        RBDVolumeSourceApply::default()
+        <RBDVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -185,7 +185,7 @@ impl ResourceFieldSelector {
     /// A new apply configuration of a `ResourceFieldSelector`.
     #[inline]
     pub fn apply() -> ResourceFieldSelectorApply {
-        ResourceFieldSelectorApply::default()
+        <ResourceFieldSelectorApply as ::core::default::Default>::default()
     }
 }
 

@@ -245,7 +245,7 @@ impl ResourceRequirements {
     /// A new apply configuration of a `ResourceRequirements`.
     #[inline]
     pub fn apply() -> ResourceRequirementsApply {
-        ResourceRequirementsApply::default()
+        <ResourceRequirementsApply as ::core::default::Default>::default()
     }
 }
 

@@ -354,7 +354,7 @@ impl ScaleIOVolumeSource {
     /// A new apply configuration of a `ScaleIOVolumeSource`.
     #[inline]
     pub fn apply() -> ScaleIOVolumeSourceApply {
-        ScaleIOVolumeSourceApply::default()
+        <ScaleIOVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -193,7 +193,7 @@ impl SELinuxOptions {
     /// A new apply configuration of a `SELinuxOptions`.
     #[inline]
     pub fn apply() -> SELinuxOptionsApply {
-        SELinuxOptionsApply::default()
+        <SELinuxOptionsApply as ::core::default::Default>::default()
     }
 }
 

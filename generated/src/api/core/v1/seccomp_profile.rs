@@ -170,7 +170,7 @@ impl SeccompProfile {
     /// A new apply configuration of a `SeccompProfile`.
     #[inline]
     pub fn apply() -> SeccompProfileApply {
-        SeccompProfileApply::default()
+        <SeccompProfileApply as ::core::default::Default>::default()
     }
 }
 

@@ -155,7 +155,7 @@ impl SecretEnvSource {
     /// A new apply configuration of a `SecretEnvSource`.
     #[inline]
     pub fn apply() -> SecretEnvSourceApply {
-        SecretEnvSourceApply::default()
+        <SecretEnvSourceApply as ::core::default::Default>::default()
     }
 }
 

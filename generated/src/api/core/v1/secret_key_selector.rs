@@ -182,7 +182,7 @@ impl SecretKeySelector {
     /// A new apply configuration of a `SecretKeySelector`.
     #[inline]
     pub fn apply() -> SecretKeySelectorApply {
-        SecretKeySelectorApply::default()
+        <SecretKeySelectorApply as ::core::default::Default>::default()
     }
 }
 

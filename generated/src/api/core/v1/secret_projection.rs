@@ -187,7 +187,7 @@ impl SecretProjection {
     /// A new apply configuration of a `SecretProjection`.
     #[inline]
     pub fn apply() -> SecretProjectionApply {
-        SecretProjectionApply::default()
+        <SecretProjectionApply as ::core::default::Default>::default()
     }
 }
 

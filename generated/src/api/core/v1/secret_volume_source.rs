@@ -211,7 +211,7 @@ impl SecretVolumeSource {
     /// A new apply configuration of a `SecretVolumeSource`.
     #[inline]
     pub fn apply() -> SecretVolumeSourceApply {
-        SecretVolumeSourceApply::default()
+        <SecretVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

@@ -392,7 +392,7 @@ impl SecurityContext {
     /// A new apply configuration of a `SecurityContext`.
     #[inline]
     pub fn apply() -> SecurityContextApply {
-        SecurityContextApply::default()
+        <SecurityContextApply as ::core::default::Default>::default()
     }
 }
 

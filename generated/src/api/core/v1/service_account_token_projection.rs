@@ -190,7 +190,7 @@ impl ServiceAccountTokenProjection {
     /// A new apply configuration of a `ServiceAccountTokenProjection`.
     #[inline]
     pub fn apply() -> ServiceAccountTokenProjectionApply {
-        ServiceAccountTokenProjectionApply::default()
+        <ServiceAccountTokenProjectionApply as ::core::default::Default>::default()
     }
 }
 

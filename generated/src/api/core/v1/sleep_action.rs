@@ -141,7 +141,7 @@ impl SleepAction {
     /// A new apply configuration of a `SleepAction`.
     #[inline]
     pub fn apply() -> SleepActionApply {
-        SleepActionApply::default()
+        <SleepActionApply as ::core::default::Default>::default()
     }
 }
 

@@ -225,7 +225,7 @@ impl StorageOSVolumeSource {
     /// A new apply configuration of a `StorageOSVolumeSource`.
     #[inline]
     pub fn apply() -> StorageOSVolumeSourceApply {
-        StorageOSVolumeSourceApply::default()
+        <StorageOSVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

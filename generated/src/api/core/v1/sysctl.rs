@@ -159,7 +159,7 @@ impl Sysctl {
     /// A new apply configuration of a `Sysctl`.
     #[inline]
     pub fn apply() -> SysctlApply {
-        SysctlApply::default()
+        <SysctlApply as ::core::default::Default>::default()
     }
 }
 

@@ -165,7 +165,7 @@ impl TCPSocketAction {
     /// A new apply configuration of a `TCPSocketAction`.
     #[inline]
     pub fn apply() -> TCPSocketActionApply {
-        TCPSocketActionApply::default()
+        <TCPSocketActionApply as ::core::default::Default>::default()
     }
 }
 

@@ -226,7 +226,7 @@ impl Toleration {
     /// A new apply configuration of a `Toleration`.
     #[inline]
     pub fn apply() -> TolerationApply {
-        TolerationApply::default()
+        <TolerationApply as ::core::default::Default>::default()
     }
 }
 

@@ -183,7 +183,7 @@ impl TypedLocalObjectReference {
     /// A new apply configuration of a `TypedLocalObjectReference`.
     #[inline]
     pub fn apply() -> TypedLocalObjectReferenceApply {
-        TypedLocalObjectReferenceApply::default()
+        <TypedLocalObjectReferenceApply as ::core::default::Default>::default()
     }
 }
 

@@ -205,7 +205,7 @@ impl TypedObjectReference {
     /// A new apply configuration of a `TypedObjectReference`.
     #[inline]
     pub fn apply() -> TypedObjectReferenceApply {
-        TypedObjectReferenceApply::default()
+        <TypedObjectReferenceApply as ::core::default::Default>::default()
     }
 }
 

@@ -275,7 +275,7 @@ impl VolumeProjection {
     /// A new apply configuration of a `VolumeProjection`.
     #[inline]
     pub fn apply() -> VolumeProjectionApply {
-        VolumeProjectionApply::default()
+        <VolumeProjectionApply as ::core::default::Default>::default()
     }
 }
 

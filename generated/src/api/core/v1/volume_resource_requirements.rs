@@ -213,7 +213,7 @@ impl VolumeResourceRequirements {
     /// A new apply configuration of a `VolumeResourceRequirements`.
     #[inline]
     pub fn apply() -> VolumeResourceRequirementsApply {
-        VolumeResourceRequirementsApply::default()
+        <VolumeResourceRequirementsApply as ::core::default::Default>::default()
     }
 }
 

@@ -221,7 +221,7 @@ impl VsphereVirtualDiskVolumeSource {
     /// A new apply configuration of a `VsphereVirtualDiskVolumeSource`.
     #[inline]
     pub fn apply() -> VsphereVirtualDiskVolumeSourceApply {
-        VsphereVirtualDiskVolumeSourceApply::default()
+        <VsphereVirtualDiskVolumeSourceApply as ::core::default::Default>::default()
     }
 }
 

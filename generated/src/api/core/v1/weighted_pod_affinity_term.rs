@@ -167,7 +167,7 @@ impl WeightedPodAffinityTerm {
     /// A new apply configuration of a `WeightedPodAffinityTerm`.
     #[inline]
     pub fn apply() -> WeightedPodAffinityTermApply {
-        WeightedPodAffinityTermApply::default()
+        <WeightedPodAffinityTermApply as ::core::default::Default>::default()
     }
 }
 

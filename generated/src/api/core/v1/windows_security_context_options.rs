@@ -214,7 +214,7 @@ impl WindowsSecurityContextOptions {
     /// A new apply configuration of a `WindowsSecurityContextOptions`.
     #[inline]
     pub fn apply() -> WindowsSecurityContextOptionsApply {
-        WindowsSecurityContextOptionsApply::default()
+        <WindowsSecurityContextOptionsApply as ::core::default::Default>::default()
     }
 }
 

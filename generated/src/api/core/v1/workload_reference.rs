@@ -193,7 +193,7 @@ impl WorkloadReference {
     /// A new apply configuration of a `WorkloadReference`.
     #[inline]
     pub fn apply() -> WorkloadReferenceApply {
-        WorkloadReferenceApply::default()
+        <WorkloadReferenceApply as ::core::default::Default>::default()
     }
 }
 

@@ -141,7 +141,7 @@ impl ImageLookupPolicy {
     /// A new apply configuration of a `ImageLookupPolicy`.
     #[inline]
     pub fn apply() -> ImageLookupPolicyApply {
-        ImageLookupPolicyApply::default()
+        <ImageLookupPolicyApply as ::core::default::Default>::default()
     }
 }
 

@@ -202,7 +202,7 @@ impl ImageStreamSpec {
     /// A new apply configuration of a `ImageStreamSpec`.
     #[inline]
     pub fn apply() -> ImageStreamSpecApply {
-        ImageStreamSpecApply::default()
+        <ImageStreamSpecApply as ::core::default::Default>::default()
     }
 }
 

@@ -207,7 +207,7 @@ impl ImageStreamStatus {
     /// A new apply configuration of a `ImageStreamStatus`.
     #[inline]
     pub fn apply() -> ImageStreamStatusApply {
-        ImageStreamStatusApply::default()
+        <ImageStreamStatusApply as ::core::default::Default>::default()
     }
 }
 

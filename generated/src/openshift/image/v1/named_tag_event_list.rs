@@ -214,7 +214,7 @@ impl NamedTagEventList {
     /// A new apply configuration of a `NamedTagEventList`.
     #[inline]
     pub fn apply() -> NamedTagEventListApply {
-        NamedTagEventListApply::default()
+        <NamedTagEventListApply as ::core::default::Default>::default()
     }
 }
 

@@ -218,7 +218,7 @@ impl TagEvent {
     /// A new apply configuration of a `TagEvent`.
     #[inline]
     pub fn apply() -> TagEventApply {
-        TagEventApply::default()
+        <TagEventApply as ::core::default::Default>::default()
     }
 }
 

@@ -268,7 +268,7 @@ impl TagEventCondition {
     /// A new apply configuration of a `TagEventCondition`.
     #[inline]
     pub fn apply() -> TagEventConditionApply {
-        TagEventConditionApply::default()
+        <TagEventConditionApply as ::core::default::Default>::default()
     }
 }
 

@@ -174,7 +174,7 @@ impl TagImportPolicy {
     /// A new apply configuration of a `TagImportPolicy`.
     #[inline]
     pub fn apply() -> TagImportPolicyApply {
-        TagImportPolicyApply::default()
+        <TagImportPolicyApply as ::core::default::Default>::default()
     }
 }
 

@@ -295,7 +295,7 @@ impl TagReference {
     /// A new apply configuration of a `TagReference`.
     #[inline]
     pub fn apply() -> TagReferenceApply {
-        TagReferenceApply::default()
+        <TagReferenceApply as ::core::default::Default>::default()
     }
 }
 

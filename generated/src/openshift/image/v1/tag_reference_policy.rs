@@ -141,7 +141,7 @@ impl TagReferencePolicy {
     /// A new apply configuration of a `TagReferencePolicy`.
     #[inline]
     pub fn apply() -> TagReferencePolicyApply {
-        TagReferencePolicyApply::default()
+        <TagReferencePolicyApply as ::core::default::Default>::default()
     }
 }
 
