@@ -75,6 +75,12 @@ enum Command {
         /// Print each mutant (name, file, test targets, what it breaks) and plant nothing.
         #[arg(long)]
         list: bool,
+        /// Plant in this workspace and build in its own target directory, instead of a copy
+        /// with a target directory of its own: for a throwaway checkout (CI), where the
+        /// workspace is already built. Every planted file is written back at the end, also
+        /// on an error, but a killed run leaves its bug in place.
+        #[arg(long)]
+        in_place: bool,
     },
     /// Print what changed in the API (`kubeforge diff`): of schemas/ from `--base` (default
     /// HEAD) to the working tree, or from OLD documents to NEW ones.
@@ -141,7 +147,11 @@ fn main() -> ExitCode {
             },
         ),
         Command::Routes { json } => routes::run(&root, json),
-        Command::Mutants { only, list } => xtask::mutants::run(&root, &only, list),
+        Command::Mutants {
+            only,
+            list,
+            in_place,
+        } => xtask::mutants::run(&root, &only, list, in_place),
         Command::Diff {
             old,
             new,

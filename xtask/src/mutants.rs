@@ -337,7 +337,7 @@ enum Outcome {
 
 /// Runs the mutation check; `only` restricts it to the named mutants, `list` prints them
 /// instead.
-pub fn run(root: &Path, only: &[String], list: bool) -> ExitCode {
+pub fn run(root: &Path, only: &[String], list: bool, in_place: bool) -> ExitCode {
     if list {
         for mutant in MUTANTS {
             println!(
@@ -350,7 +350,7 @@ pub fn run(root: &Path, only: &[String], list: bool) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    match check(root, only) {
+    match check(root, only, in_place) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(message) => {
@@ -361,7 +361,7 @@ pub fn run(root: &Path, only: &[String], list: bool) -> ExitCode {
 }
 
 #[allow(clippy::too_many_lines)]
-fn check(root: &Path, only: &[String]) -> Result<bool, String> {
+fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
     let started = Instant::now();
     for name in only {
         if !MUTANTS.iter().any(|m| m.name == name) {
@@ -377,15 +377,26 @@ fn check(root: &Path, only: &[String]) -> Result<bool, String> {
             problems.join("\n")
         ));
     }
-    let mutants = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| root.join("target"), PathBuf::from)
-        .join("mutants");
-    let scratch = mutants.join("repo");
-    let cargo_target = mutants.join("target");
-    copy_workspace(root, &scratch)?;
+    let target_dir =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let (scratch, cargo_target) = if in_place {
+        (root.to_path_buf(), target_dir)
+    } else {
+        let mutants = target_dir.join("mutants");
+        let scratch = mutants.join("repo");
+        copy_workspace(root, &scratch)?;
+        (scratch, mutants.join("target"))
+    };
     let pristine = pristine_files(&scratch)?;
+    // Whatever happens from here on, the planted files and the goldens are written back.
+    let _restore = Restore(&pristine);
     eprintln!(
-        "mutants: a copy of the workspace in {}, built in {}",
+        "mutants: {} {}, built in {}",
+        if in_place {
+            "planting in the workspace itself"
+        } else {
+            "a copy of the workspace in"
+        },
         scratch.display(),
         cargo_target.display()
     );
@@ -600,6 +611,17 @@ fn goldens(scratch: &Path) -> Result<Vec<PathBuf>, String> {
 
 fn read(path: &Path) -> Result<String, String> {
     fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Writes the pristine files back when dropped: on success, on an error and on a panic.
+struct Restore<'a>(&'a BTreeMap<PathBuf, String>);
+
+impl Drop for Restore<'_> {
+    fn drop(&mut self) {
+        if let Err(message) = restore(self.0) {
+            eprintln!("error: the planted files could not be restored: {message}");
+        }
+    }
 }
 
 /// Writes back every pristine file whose content differs (so unchanged files keep their
