@@ -181,7 +181,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "write-not-staged",
         breaks: "`Cargo.toml` and a build script's include file are staged and renamed into place, never left half-written",
-        file: "codegen/src/write.rs",
+        file: "codegen/src/write/disk.rs",
         find: "            .create_new(true)\n            .open(&staging)?;\n        fs_step();\n        file.write_all(content)?;\n        drop(file);\n        fs_step();\n        fs::rename(&staging, path)",
         replace: "            .create(true)\n            .truncate(true)\n            .open(path)?;\n        fs_step();\n        file.write_all(content)?;\n        drop(file);\n        fs_step();\n        Ok(())",
         tests: &["kubeforge:interrupted_write"],
