@@ -12,12 +12,9 @@
 //! take a closure cost several times a setter to check, so the model makes only one kind,
 //! a resource's `metadata_with`.)
 
-use proc_macro2::{Literal as LiteralToken, TokenStream};
-use quote::quote;
-
 use super::docs::{doc_lines, paragraphs};
-use super::text::Code;
-use super::{Context, Parts, ident, shape_text, tokens_of, type_path, type_path_text};
+use super::text::{self, Code, Expr, byte_str_literal, str_literal};
+use super::{Context, Parts, shape_text, type_path};
 use crate::model::builders::{Builder, Literal, MethodKind, resolve};
 use crate::model::{Field, FieldRole, RuntimeType, Shape, TypeDef, TypeId, TypeKind};
 
@@ -33,57 +30,53 @@ const GENERIC: &str = crate::ground::naming::GENERIC_BUILDER;
 /// builder is an alias (`pub type LeaseBuilder = crate::Builder<Lease>;`) with an inherent
 /// impl of its setters; rustdoc shows them on the alias. The field is private to the root
 /// module, so every generated module can reach it and nothing outside can.
-pub(crate) fn generic_builder(context: &Context<'_>) -> TokenStream {
+pub(crate) fn generic_builder(context: &Context<'_>) -> String {
     if context.api.builders.is_empty() {
-        return TokenStream::new();
+        return String::new();
     }
-    let docs = context.docs.then(|| {
-        quote! {
-            /// Builds values of the generated struct `T`: start with `T::builder`, chain the
-            /// setters (each struct's builder alias, `TBuilder`, lists them), finish
-            /// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
-        }
-    });
-    let build_docs = context
-        .docs
-        .then(|| quote!(#[doc = " The finished value."]));
-    let name = ident(GENERIC);
-    quote! {
-        #docs
-        #[derive(Clone, Debug)]
-        #[must_use = "a builder does nothing until `build()` is called"]
-        pub struct #name<T> {
-            inner: T,
-        }
-
-        impl<T> #name<T> {
-            #build_docs
-            #[inline]
-            #[must_use]
-            pub fn build(self) -> T {
-                self.inner
-            }
-        }
-
-        impl<T> From<T> for #name<T> {
-            #[inline]
-            fn from(value: T) -> Self {
-                Self { inner: value }
-            }
-        }
+    let mut code = Code::new();
+    if context.docs {
+        code.docs([
+            "Builds values of the generated struct `T`: start with `T::builder`, chain the",
+            "setters (each struct's builder alias, `TBuilder`, lists them), finish",
+            "with [`build`](Self::build). `into()` turns an existing `T` back into its builder.",
+        ]);
     }
+    code.line("#[derive(Clone, Debug)]");
+    code.line("#[must_use = \"a builder does nothing until `build()` is called\"]");
+    code.open(&format!("pub struct {GENERIC}<T> {{"));
+    code.line("inner: T,");
+    code.close("}");
+    code.blank();
+    code.open(&format!("impl<T> {GENERIC}<T> {{"));
+    if context.docs {
+        code.docs(["The finished value."]);
+    }
+    code.line("#[inline]");
+    code.line("#[must_use]");
+    code.open("pub fn build(self) -> T {");
+    code.line("self.inner");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open(&format!("impl<T> From<T> for {GENERIC}<T> {{"));
+    code.line("#[inline]");
+    code.open("fn from(value: T) -> Self {");
+    code.line("Self { inner: value }");
+    code.close("}");
+    code.close("}");
+    code.finish()
 }
 
 /// The constructor, the builder type and its impls for the struct `id`; nothing for other
-/// types. The constructor (docs, defaults, attributes) is tokens; the builder type, its
-/// methods and the `From` impls, which are regular and most of the lines, are text.
+/// types.
 pub(crate) fn builder_items(context: &Context<'_>, id: TypeId) -> Parts {
     let ty = context.api.get(id);
     let mut parts = Parts::default();
     let (TypeKind::Struct(fields), Some(plan)) = (&ty.kind, context.api.builders.get(&id)) else {
         return parts;
     };
-    parts.tokens(constructor(context, ty, fields, plan));
+    parts.text(text::pretty_items(&constructor(context, ty, fields, plan)));
     parts.text(builder_text(context, ty, fields, plan));
     parts
 }
@@ -97,13 +90,13 @@ fn builder_text(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bu
             "Builds [`{name}`] values: start with [`{name}::builder`], chain the setters, finish \
              with [`build`]({}::{GENERIC}::build). `into()` turns an existing `{name}` back into \
              its builder.",
-            context.root_text
+            context.root
         )
         .as_str()]);
     }
     code.line(&format!(
         "pub type {builder} = {}::{GENERIC}<{name}>;",
-        context.root_text
+        context.root
     ));
     code.blank();
     if !plan.methods.is_empty() {
@@ -146,40 +139,45 @@ fn builder_text(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bu
 }
 
 /// `impl T { pub fn builder(…) -> TBuilder }`.
-fn constructor(
-    context: &Context<'_>,
-    ty: &TypeDef,
-    fields: &[Field],
-    plan: &Builder,
-) -> TokenStream {
-    let name = ident(&ty.name);
-    let builder = ident(&plan.name);
-    let mut args = Vec::new();
-    let mut values: Vec<Option<TokenStream>> = vec![None; fields.len()];
-    let mut doc = format!(" The [`{}`] of a new `{}`", plan.name, ty.name);
+fn constructor(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Builder) -> String {
+    let runtime = &context.runtime;
+    let mut args: Vec<String> = Vec::new();
+    let mut values: Vec<Option<Expr>> = vec![None; fields.len()];
+    let mut doc = format!("The [`{}`] of a new `{}`", plan.name, ty.name);
 
     if let Some(metadata) = &plan.metadata {
         let meta = type_path(context, metadata.ty);
-        let (name_arg, name_setter) = (ident(&metadata.name.0), ident(&metadata.name.1));
-        args.push(quote!(#name_arg: impl Into<String>));
-        doc.push_str(&format!(" named `{}`", metadata.name.0));
-        let namespace = metadata.namespace.as_ref().map(|(arg, setter)| {
-            let (arg_ident, setter) = (ident(arg), ident(setter));
-            args.push(quote!(#arg_ident: impl Into<String>));
+        let (name_arg, name_setter) = (&metadata.name.0, &metadata.name.1);
+        args.push(format!("{name_arg}: impl Into<String>"));
+        doc.push_str(&format!(" named `{name_arg}`"));
+        if let Some((arg, _)) = &metadata.namespace {
+            args.push(format!("{arg}: impl Into<String>"));
             doc.push_str(&format!(" in the namespace `{arg}`"));
-            (arg_ident, setter)
-        });
-        let value = if metadata.extern_struct {
-            let namespace = namespace.map(|(arg, field)| quote!(#field: Some(#arg.into()),));
-            quote!(#meta {
-                #name_setter: Some(#name_arg.into()),
-                #namespace
-                ..::core::default::Default::default()
-            })
-        } else {
-            let namespace = namespace.map(|(arg, setter)| quote!(.#setter(#arg)));
-            quote!(#meta::builder().#name_setter(#name_arg) #namespace .build())
-        };
+        }
+        let value =
+            if metadata.extern_struct {
+                let mut members = vec![(
+                    name_setter.clone(),
+                    Expr::atom(format!("Some({name_arg}.into())")),
+                )];
+                members.extend(metadata.namespace.iter().map(|(arg, field)| {
+                    (field.clone(), Expr::atom(format!("Some({arg}.into())")))
+                }));
+                Expr::Struct {
+                    path: meta,
+                    fields: members,
+                    rest: Some("::core::default::Default::default()".to_owned()),
+                }
+            } else {
+                let namespace = metadata
+                    .namespace
+                    .as_ref()
+                    .map(|(arg, setter)| format!(".{setter}({arg})"))
+                    .unwrap_or_default();
+                Expr::atom(format!(
+                    "{meta}::builder().{name_setter}({name_arg}){namespace}.build()"
+                ))
+            };
         values[metadata.field] = Some(wrap(&fields[metadata.field], value));
     }
     if ty.gvk.is_some() && fields.iter().any(|f| f.role != FieldRole::Plain) {
@@ -190,20 +188,23 @@ fn constructor(
     let mut arg_lines = Vec::new();
     for param in &plan.params {
         let field = &fields[param.field];
-        let arg = ident(&param.name);
-        let ty = tokens_of(&value_type(context, &field.shape));
-        args.push(quote!(#arg: #ty));
-        let value = wrap_text(field, convert(context, field, &param.name));
-        values[param.field] = Some(tokens_of(&value));
+        args.push(format!(
+            "{}: {}",
+            param.name,
+            value_type(context, &field.shape)
+        ));
+        values[param.field] = Some(wrap(
+            field,
+            Expr::atom(convert(context, field, &param.name)),
+        ));
         let setter = plan
             .methods
             .iter()
             .find(|m| m.field == param.field && m.kind == MethodKind::Set)
             .map_or_else(String::new, |m| {
-                format!(" (see [`{}`](Self::{}))", m.name, m.name)
+                format!(" (see [`{}`]({}::{}))", m.name, plan.name, m.name)
             });
-        let setter = setter.replace("Self::", &format!("{}::", plan.name));
-        arg_lines.push(format!(" - `{}`{setter}", param.name));
+        arg_lines.push(format!("- `{}`{setter}", param.name));
     }
     let mut presets = Vec::new();
     for preset in &plan.presets {
@@ -213,61 +214,96 @@ fn constructor(
         presets.push(format!("`{}`", field.rust_name));
     }
 
-    let mut docs = vec![quote!(#[doc = #doc])];
-    if !arg_lines.is_empty() {
-        docs.push(quote!(#[doc = ""]));
-        docs.push(quote!(#[doc = " The required fields are its arguments:"]));
-        docs.push(quote!(#[doc = ""]));
-        docs.extend(arg_lines.iter().map(|line| quote!(#[doc = #line])));
-    }
-    if !presets.is_empty() {
-        let line = format!(
-            " The schema's defaults are filled in: {}.",
-            presets.join(", ")
-        );
-        docs.push(quote!(#[doc = ""]));
-        docs.push(quote!(#[doc = #line]));
-    }
-
-    let runtime = &context.runtime;
     let explicit = values.iter().filter(|v| v.is_some()).count();
     let value = if ty.derive_default {
-        let set = fields.iter().zip(&values).filter_map(|(field, value)| {
-            let field = ident(&field.rust_name);
-            value.as_ref().map(|value| quote!(#field: #value,))
-        });
+        let set: Vec<(String, Expr)> = fields
+            .iter()
+            .zip(&values)
+            .filter_map(|(field, value)| {
+                value.clone().map(|value| (field.rust_name.clone(), value))
+            })
+            .collect();
         match explicit {
-            0 => quote!(Self::default()),
-            n if n == fields.len() => quote!(Self { #(#set)* }),
-            _ => quote!(Self { #(#set)* ..Self::default() }),
+            0 => Expr::atom("Self::default()"),
+            n if n == fields.len() => Expr::Struct {
+                path: "Self".to_owned(),
+                fields: set,
+                rest: None,
+            },
+            _ => Expr::Struct {
+                path: "Self".to_owned(),
+                fields: set,
+                rest: Some("Self::default()".to_owned()),
+            },
         }
     } else {
-        let all = fields.iter().zip(&values).map(|(field, value)| {
-            let field_name = ident(&field.rust_name);
-            let value = match (value, field.role) {
-                (Some(value), _) => value.clone(),
-                (None, FieldRole::ApiVersion) => quote!(#runtime::ApiVersion::present()),
-                (None, FieldRole::Kind) => quote!(#runtime::Kind::present()),
-                (None, FieldRole::Plain) => quote!(None),
-                (None, FieldRole::Extra) => quote!(#runtime::ExtraFields::new()),
-            };
-            quote!(#field_name: #value,)
-        });
-        quote!(Self { #(#all)* })
-    };
-    let allow = (args.len() > MAX_ARGUMENTS).then(|| {
-        quote!(#[allow(clippy::too_many_arguments, reason = "every required field is an argument, so none can be forgotten")])
-    });
-    quote! {
-        impl #name {
-            #(#docs)*
-            #allow
-            #[inline]
-            pub fn builder(#(#args),*) -> #builder {
-                #builder { inner: #value }
-            }
+        let all = fields
+            .iter()
+            .zip(values)
+            .map(|(field, value)| {
+                let value = match (value, field.role) {
+                    (Some(value), _) => value,
+                    (None, FieldRole::ApiVersion) => {
+                        Expr::atom(format!("{runtime}::ApiVersion::present()"))
+                    }
+                    (None, FieldRole::Kind) => Expr::atom(format!("{runtime}::Kind::present()")),
+                    (None, FieldRole::Plain) => Expr::atom("None"),
+                    (None, FieldRole::Extra) => {
+                        Expr::atom(format!("{runtime}::ExtraFields::new()"))
+                    }
+                };
+                (field.rust_name.clone(), value)
+            })
+            .collect();
+        Expr::Struct {
+            path: "Self".to_owned(),
+            fields: all,
+            rest: None,
         }
+    };
+
+    let mut code = Code::new();
+    code.open(&format!("impl {} {{", ty.name));
+    if context.docs {
+        let mut lines = vec![doc];
+        if !arg_lines.is_empty() {
+            lines.push(String::new());
+            lines.push("The required fields are its arguments:".to_owned());
+            lines.push(String::new());
+            lines.extend(arg_lines);
+        }
+        if !presets.is_empty() {
+            lines.push(String::new());
+            lines.push(format!(
+                "The schema's defaults are filled in: {}.",
+                presets.join(", ")
+            ));
+        }
+        code.docs(lines.iter().map(String::as_str));
     }
+    if args.len() > MAX_ARGUMENTS {
+        code.line(
+            "#[allow(clippy::too_many_arguments, reason = \"every required field is an argument, so none can be forgotten\")]",
+        );
+    }
+    code.line("#[inline]");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    code.list(
+        "pub fn builder(",
+        &args,
+        ")",
+        &format!(" -> {} {{", plan.name),
+    );
+    code.deeper();
+    let body = Expr::Struct {
+        path: plan.name.clone(),
+        fields: vec![("inner".to_owned(), value)],
+        rest: None,
+    };
+    code.line(&body.one_line());
+    code.close("}");
+    code.close("}");
+    code.finish()
 }
 
 /// The doc of a method: the field's description, then what the method does.
@@ -380,7 +416,7 @@ fn method_params(context: &Context<'_>, field: &Field, kind: MethodKind) -> Vec<
         (MethodKind::EditInPlace(target), _) => {
             vec![format!(
                 "edit: impl FnOnce(&mut {})",
-                type_path_text(context, target)
+                type_path(context, target)
             )]
         }
         _ => vec![format!("value: {}", value_type(context, &field.shape))],
@@ -414,7 +450,7 @@ fn method_body(code: &mut Code, context: &Context<'_>, field: &Field, kind: Meth
             code.line(&format!("{unwrapped}.insert(key.into(), value.into());"));
         }
         MethodKind::Edit(target) => {
-            let target = type_path_text(context, target);
+            let target = type_path(context, target);
             let (current, build) = if field.boxed {
                 ("(*value).into()", "Box::new(edit(current).build())")
             } else {
@@ -474,38 +510,25 @@ fn convert(context: &Context<'_>, field: &Field, argument: &str) -> String {
     }
 }
 
-/// `Some(value)` for optional fields, as text.
-fn wrap_text(field: &Field, value: String) -> String {
-    if field.required {
-        value
-    } else {
-        format!("Some({value})")
-    }
-}
-
 /// `Some(value)` for optional fields.
-fn wrap(field: &Field, value: TokenStream) -> TokenStream {
+fn wrap(field: &Field, value: Expr) -> Expr {
     if field.required {
         value
     } else {
-        quote!(Some(#value))
+        Expr::wrap("Some", value)
     }
 }
 
 /// A schema default as a Rust expression of the field's type.
-fn literal(context: &Context<'_>, shape: &Shape, value: &Literal) -> TokenStream {
+fn literal(context: &Context<'_>, shape: &Shape, value: &Literal) -> Expr {
     let runtime = &context.runtime;
     let resolved = resolve(&context.api.types, shape);
     match (value, resolved) {
-        (Literal::Null, _) => quote!(None),
-        (_, Shape::Nullable(inner)) => {
-            let inner = literal(context, inner, value);
-            quote!(Some(#inner))
-        }
-        (Literal::Bool(value), _) => quote!(#value),
+        (Literal::Null, _) => Expr::atom("None"),
+        (_, Shape::Nullable(inner)) => Expr::wrap("Some", literal(context, inner, value)),
+        (Literal::Bool(value), _) => Expr::atom(value.to_string()),
         (Literal::Int(value), Shape::Runtime(RuntimeType::IntOrString)) => {
-            let value = int(*value);
-            quote!(#runtime::IntOrString::from(#value))
+            Expr::atom(format!("{runtime}::IntOrString::from({})", int(*value)))
         }
         (Literal::Int(value), Shape::Runtime(RuntimeType::Number)) => {
             let value = suffixed(
@@ -513,101 +536,131 @@ fn literal(context: &Context<'_>, shape: &Shape, value: &Literal) -> TokenStream
                 "i64",
                 *value < 0,
             );
-            quote!(#runtime::Number::from(#value))
+            Expr::atom(format!("{runtime}::Number::from({value})"))
         }
         (Literal::UInt(value), Shape::Runtime(RuntimeType::Number)) => {
             let value = suffixed(&grouped(&value.to_string()), "u64", false);
-            quote!(#runtime::Number::from(#value))
+            Expr::atom(format!("{runtime}::Number::from({value})"))
         }
         (Literal::Float(value), Shape::Runtime(RuntimeType::Number)) => {
-            let value = float(*value);
-            quote!(#runtime::Number::from(#value))
+            Expr::atom(format!("{runtime}::Number::from({})", float(*value)))
         }
-        (Literal::Int(value), _) => int(*value),
-        (Literal::UInt(value), _) => suffixed(&grouped(&value.to_string()), "", false),
-        (Literal::Float(value), _) => float(*value),
-        (Literal::Bytes(bytes), _) => {
-            let bytes = LiteralToken::byte_string(bytes);
-            quote!(#runtime::ByteString(#bytes.to_vec()))
-        }
-        (Literal::Str(value), Shape::Runtime(runtime_type)) => {
-            let runtime_type = ident(runtime_type.name());
-            quote!(#runtime::#runtime_type::from(#value))
-        }
-        (Literal::Str(value), Shape::Ref(id)) => {
-            let path = type_path(context, *id);
-            quote!(#path::from(#value))
-        }
-        (Literal::Str(value), _) => quote!(#value.to_owned()),
+        (Literal::Int(value), _) => Expr::atom(int(*value)),
+        (Literal::UInt(value), _) => Expr::atom(suffixed(&grouped(&value.to_string()), "", false)),
+        (Literal::Float(value), _) => Expr::atom(float(*value)),
+        (Literal::Bytes(bytes), _) => Expr::atom(format!(
+            "{runtime}::ByteString({}.to_vec())",
+            byte_str_literal(bytes)
+        )),
+        (Literal::Str(value), Shape::Runtime(runtime_type)) => Expr::wrap(
+            &format!("{runtime}::{}::from", runtime_type.name()),
+            Expr::atom(str_literal(value)),
+        ),
+        (Literal::Str(value), Shape::Ref(id)) => Expr::wrap(
+            &format!("{}::from", type_path(context, *id)),
+            Expr::atom(str_literal(value)),
+        ),
+        (Literal::Str(value), _) => Expr::atom(format!("{}.to_owned()", str_literal(value))),
         (Literal::Variant(variant), Shape::Ref(id)) => {
-            let path = type_path(context, *id);
-            let variant = ident(variant);
-            quote!(#path::#variant)
+            Expr::atom(format!("{}::{variant}", type_path(context, *id)))
         }
         (Literal::Json(value), _) => json(value),
-        (Literal::List(items), Shape::Vec(item)) => {
-            let items = items.iter().map(|value| literal(context, item, value));
-            quote!(vec![#(#items),*])
-        }
-        (Literal::Map(entries), Shape::Map(inner)) => {
-            let entries = entries.iter().map(|(key, value)| {
-                let value = literal(context, inner, value);
-                quote!((#key.to_owned(), #value))
-            });
-            quote!([#(#entries),*].into_iter().collect())
-        }
+        (Literal::List(items), Shape::Vec(item)) => Expr::call(
+            "vec![",
+            items
+                .iter()
+                .map(|value| literal(context, item, value))
+                .collect(),
+            "]",
+        ),
+        (Literal::Map(entries), Shape::Map(inner)) => collected(
+            entries
+                .iter()
+                .map(|(key, value)| {
+                    Expr::call(
+                        "(",
+                        vec![
+                            Expr::atom(format!("{}.to_owned()", str_literal(key))),
+                            literal(context, inner, value),
+                        ],
+                        ")",
+                    )
+                })
+                .collect(),
+        ),
         (Literal::Struct(values), Shape::Ref(id)) => struct_literal(context, *id, values),
         // The model matches every literal to its shape; nothing else reaches here.
-        _ => quote!(::core::default::Default::default()),
+        _ => Expr::atom("::core::default::Default::default()"),
     }
 }
 
+/// `[entries].into_iter().collect()`.
+fn collected(entries: Vec<Expr>) -> Expr {
+    Expr::call("[", entries, "].into_iter().collect()")
+}
+
 /// A struct default as a struct expression: the given fields, the others unset.
-fn struct_literal(context: &Context<'_>, id: TypeId, values: &[(usize, Literal)]) -> TokenStream {
+fn struct_literal(context: &Context<'_>, id: TypeId, values: &[(usize, Literal)]) -> Expr {
     let runtime = &context.runtime;
-    let path = type_path(context, id);
     let TypeKind::Struct(fields) = &context.api.get(id).kind else {
-        return quote!(::core::default::Default::default());
+        return Expr::atom("::core::default::Default::default()");
     };
-    let members = fields.iter().enumerate().map(|(index, field)| {
-        let name = ident(&field.rust_name);
-        let given = values.iter().find(|(i, _)| *i == index).map(|(_, v)| v);
-        let value = match (field.role, given) {
-            (FieldRole::Extra, Some(Literal::Map(entries))) => {
-                let entries = entries.iter().map(|(key, value)| {
-                    let value = literal(context, &field.shape, value);
-                    quote!((#key, #value))
-                });
-                quote!([#(#entries),*].into_iter().collect())
-            }
-            (FieldRole::Extra, _) => quote!(#runtime::ExtraFields::new()),
-            (FieldRole::ApiVersion, _) => quote!(#runtime::ApiVersion::absent()),
-            (FieldRole::Kind, _) => quote!(#runtime::Kind::absent()),
-            (FieldRole::Plain, Some(value)) => {
-                wrap(field, boxed(field, literal(context, &field.shape, value)))
-            }
-            (FieldRole::Plain, None) => quote!(None),
-        };
-        quote!(#name: #value)
-    });
-    quote!(#path { #(#members),* })
+    let members = fields
+        .iter()
+        .enumerate()
+        .map(|(index, field)| {
+            let given = values.iter().find(|(i, _)| *i == index).map(|(_, v)| v);
+            let value = match (field.role, given) {
+                (FieldRole::Extra, Some(Literal::Map(entries))) => collected(
+                    entries
+                        .iter()
+                        .map(|(key, value)| {
+                            Expr::call(
+                                "(",
+                                vec![
+                                    Expr::atom(str_literal(key)),
+                                    literal(context, &field.shape, value),
+                                ],
+                                ")",
+                            )
+                        })
+                        .collect(),
+                ),
+                (FieldRole::Extra, _) => Expr::atom(format!("{runtime}::ExtraFields::new()")),
+                (FieldRole::ApiVersion, _) => {
+                    Expr::atom(format!("{runtime}::ApiVersion::absent()"))
+                }
+                (FieldRole::Kind, _) => Expr::atom(format!("{runtime}::Kind::absent()")),
+                (FieldRole::Plain, Some(value)) => {
+                    wrap(field, boxed(field, literal(context, &field.shape, value)))
+                }
+                (FieldRole::Plain, None) => Expr::atom("None"),
+            };
+            (field.rust_name.clone(), value)
+        })
+        .collect();
+    Expr::Struct {
+        path: type_path(context, id),
+        fields: members,
+        rest: None,
+    }
 }
 
 /// `Box::new(value)` for boxed fields.
-fn boxed(field: &Field, value: TokenStream) -> TokenStream {
+fn boxed(field: &Field, value: Expr) -> Expr {
     if field.boxed {
-        quote!(Box::new(#value))
+        Expr::wrap("Box::new", value)
     } else {
         value
     }
 }
 
 /// Any JSON value as a `serde_json::Value` expression.
-fn json(value: &serde_json::Value) -> TokenStream {
+fn json(value: &serde_json::Value) -> Expr {
     use serde_json::Value;
     match value {
-        Value::Null => quote!(::serde_json::Value::Null),
-        Value::Bool(value) => quote!(::serde_json::Value::Bool(#value)),
+        Value::Null => Expr::atom("::serde_json::Value::Null"),
+        Value::Bool(value) => Expr::atom(format!("::serde_json::Value::Bool({value})")),
         Value::Number(number) => {
             let value = if let Some(n) = number.as_i64() {
                 suffixed(&grouped(&n.unsigned_abs().to_string()), "i64", n < 0)
@@ -616,26 +669,40 @@ fn json(value: &serde_json::Value) -> TokenStream {
             } else {
                 float(number.as_f64().unwrap_or_default())
             };
-            quote!(::serde_json::Value::from(#value))
+            Expr::atom(format!("::serde_json::Value::from({value})"))
         }
-        Value::String(text) => quote!(::serde_json::Value::String(#text.to_owned())),
-        Value::Array(items) => {
-            let items = items.iter().map(json);
-            quote!(::serde_json::Value::Array(vec![#(#items),*]))
-        }
-        Value::Object(entries) => {
-            let entries = entries.iter().map(|(key, value)| {
-                let value = json(value);
-                quote!((#key.to_owned(), #value))
-            });
-            quote!(::serde_json::Value::Object([#(#entries),*].into_iter().collect()))
-        }
+        Value::String(text) => Expr::atom(format!(
+            "::serde_json::Value::String({}.to_owned())",
+            str_literal(text)
+        )),
+        Value::Array(items) => Expr::wrap(
+            "::serde_json::Value::Array",
+            Expr::call("vec![", items.iter().map(json).collect(), "]"),
+        ),
+        Value::Object(entries) => Expr::wrap(
+            "::serde_json::Value::Object",
+            collected(
+                entries
+                    .iter()
+                    .map(|(key, value)| {
+                        Expr::call(
+                            "(",
+                            vec![
+                                Expr::atom(format!("{}.to_owned()", str_literal(key))),
+                                json(value),
+                            ],
+                            ")",
+                        )
+                    })
+                    .collect(),
+            ),
+        ),
     }
 }
 
 /// An `f64` literal in the form Rust's `Debug` writes it (`3.0`, `1e300`), its digits
 /// grouped as `clippy::unreadable_literal` asks, suffixed `_f64`.
-fn float(value: f64) -> TokenStream {
+fn float(value: f64) -> String {
     let text = format!("{value:?}");
     let (mantissa, exponent) = match text.split_once('e') {
         Some((mantissa, exponent)) => (mantissa, Some(exponent)),
@@ -674,29 +741,26 @@ fn grouped(digits: &str) -> String {
     out
 }
 
-/// A numeric literal token with an optional `_suffix`, negated when `negative`.
-fn suffixed(digits: &str, suffix: &str, negative: bool) -> TokenStream {
-    let text = if suffix.is_empty() {
-        digits.to_owned()
+/// A numeric literal with an optional `_suffix`, negated when `negative`.
+fn suffixed(digits: &str, suffix: &str, negative: bool) -> String {
+    let sign = if negative { "-" } else { "" };
+    if suffix.is_empty() {
+        format!("{sign}{digits}")
     } else {
-        format!("{digits}_{suffix}")
-    };
-    let literal: TokenStream = text
-        .parse()
-        .unwrap_or_else(|_| quote!(::core::default::Default::default()));
-    if negative { quote!(-#literal) } else { literal }
+        format!("{sign}{digits}_{suffix}")
+    }
 }
 
 /// An integer literal, its digits grouped by `_` from five digits on, as
 /// `clippy::unreadable_literal` asks.
-fn int(value: i64) -> TokenStream {
+fn int(value: i64) -> String {
     suffixed(&grouped(&value.unsigned_abs().to_string()), "", value < 0)
 }
 
 /// The full path of the builder of the struct `id`.
 fn builder_path(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
-    let mut out = context.root_text.clone();
+    let mut out = context.root.clone();
     for module in &ty.module {
         out.push_str("::");
         out.push_str(module);

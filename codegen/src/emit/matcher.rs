@@ -169,7 +169,7 @@ pub(crate) fn matcher(context: &Context<'_>) -> String {
         );
     }
 
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let mut out = Code::new();
     out.line(&format!("use {runtime}::http::Method;"));
     if writer.uses.param_segment {

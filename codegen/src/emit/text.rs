@@ -365,25 +365,138 @@ pub(crate) fn str_literal(value: &str) -> String {
     out
 }
 
-/// The spelling of a path given as tokens (`::kubeforge_runtime`, `crate::k8s`,
-/// `a::B<c::D, E>`): the token stream's own spelling without the spaces it puts around
-/// `::`, `<`, `>` and before `,`.
-pub(crate) fn path_text(tokens: &proc_macro2::TokenStream) -> String {
-    let spaced = tokens.to_string();
-    let mut out = String::with_capacity(spaced.len());
-    let mut chars = spaced.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == ' ' {
-            let prev = out.chars().last();
-            let next = chars.peek().copied();
-            let glued =
-                matches!(prev, Some(':' | '<')) || matches!(next, Some(':' | '<' | '>' | ','));
-            if glued {
-                continue;
+/// A Rust expression to be written by [`Expr::write`]: on one line when it fits in
+/// [`WIDTH`], otherwise broken at its outermost call or struct, one argument or field per
+/// line, each broken the same way.
+#[derive(Clone, Debug)]
+pub(crate) enum Expr {
+    /// Text that is never broken (a literal, a path, a short method chain).
+    Atom(String),
+    /// `head` (ending with its opening delimiter: `f(`, `vec![`, `[`), the arguments, and
+    /// `close` (`)`, `]`).
+    Call {
+        head: String,
+        args: Vec<Expr>,
+        close: &'static str,
+    },
+    /// `path { name: value, …, ..rest }`.
+    Struct {
+        path: String,
+        fields: Vec<(String, Expr)>,
+        rest: Option<String>,
+    },
+}
+
+impl Expr {
+    /// An atom.
+    pub(crate) fn atom(text: impl Into<String>) -> Expr {
+        Expr::Atom(text.into())
+    }
+
+    /// `head(args)`, where `head` ends with the opening delimiter and `close` closes it.
+    pub(crate) fn call(head: impl Into<String>, args: Vec<Expr>, close: &'static str) -> Expr {
+        Expr::Call {
+            head: head.into(),
+            args,
+            close,
+        }
+    }
+
+    /// `Some(value)` (or another one-argument wrapper `head(value)`).
+    pub(crate) fn wrap(head: &str, value: Expr) -> Expr {
+        Expr::call(format!("{head}("), vec![value], ")")
+    }
+
+    /// The expression on one line.
+    pub(crate) fn one_line(&self) -> String {
+        match self {
+            Expr::Atom(text) => text.clone(),
+            Expr::Call { head, args, close } => {
+                let args: Vec<String> = args.iter().map(Expr::one_line).collect();
+                format!("{head}{}{close}", args.join(", "))
+            }
+            Expr::Struct { path, fields, rest } => {
+                let mut members: Vec<String> = fields
+                    .iter()
+                    .map(|(name, value)| format!("{name}: {}", value.one_line()))
+                    .collect();
+                members.extend(rest.iter().map(|rest| format!("..{rest}")));
+                if members.is_empty() {
+                    format!("{path} {{}}")
+                } else {
+                    format!("{path} {{ {} }}", members.join(", "))
+                }
             }
         }
-        out.push(c);
     }
+}
+
+/// Items given as source text, formatted by prettyplease (then [`separate_items`]): the
+/// spelling of the items that were token streams before they were text (builder
+/// constructors, query structs, response enums), until `Code` writes them in that shape.
+pub(crate) fn pretty_items(source: &str) -> String {
+    match syn::parse_file(source) {
+        Ok(file) => separate_items(&prettyplease::unparse(&file)),
+        // The emitters spell checked names and parsed paths, so this does not happen; if
+        // it did, the output says so where the items belong rather than the generator
+        // panicking.
+        Err(e) => format!(
+            "::core::compile_error!({});\n",
+            str_literal(&format!("kubeforge internal error: {e}"))
+        ),
+    }
+}
+
+/// prettyplease puts items on consecutive lines; a blank line after each block item and
+/// before each documented or attributed item makes files read like hand-written code.
+pub(crate) fn separate_items(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut previous: Option<&str> = None;
+    for line in text.lines() {
+        if let Some(prev) = previous {
+            let indent = |l: &str| l.len() - l.trim_start().len();
+            let (p, c) = (prev.trim(), line.trim());
+            let starts_item = c.starts_with("///")
+                || c.starts_with("#[")
+                || c.starts_with("impl")
+                || c.starts_with("pub fn")
+                || c.starts_with("fn ");
+            // A doc line that ends in `;` ends no item: a blank line after it would split
+            // the doc comment (clippy's `empty_line_after_doc_comments`).
+            let ends_item =
+                p == "}" || (p.ends_with(';') && !p.starts_with("//") && !c.starts_with("pub use"));
+            if !c.is_empty()
+                && indent(prev) == indent(line)
+                && ((p == "}" && !c.starts_with('}')) || (ends_item && starts_item))
+            {
+                out.push('\n');
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+        previous = Some(line);
+    }
+    out
+}
+
+/// Appends `value` as a Rust byte string literal (`b"…"`).
+pub(crate) fn byte_str_literal(value: &[u8]) -> String {
+    let mut out = String::with_capacity(value.len() + 3);
+    out.push_str("b\"");
+    for &byte in value {
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            b' '..=b'~' => out.push(char::from(byte)),
+            _ => {
+                let _ = write!(out, "\\x{byte:02x}");
+            }
+        }
+    }
+    out.push('"');
     out
 }
 
@@ -414,19 +527,6 @@ mod tests {
                 proc_macro2::Literal::string(value).to_string(),
                 "{value:?}"
             );
-        }
-    }
-
-    #[test]
-    fn paths_are_spelled_without_token_spaces() {
-        for path in [
-            "::kubeforge_runtime",
-            "crate::k8s",
-            "a::B<c::D, E>",
-            "crate",
-        ] {
-            let tokens: proc_macro2::TokenStream = path.parse().expect("a path");
-            assert_eq!(path_text(&tokens), path);
         }
     }
 
@@ -525,13 +625,11 @@ mod tests {
         fn check_module(module: &crate::emit::Module, document: &str) -> usize {
             let mut checked = 0;
             for (stem, file) in &module.files {
-                for part in &file.parts.0 {
-                    if let crate::emit::Part::Text(text) = part {
-                        if let Err(e) = syn::parse_file(text) {
-                            panic!("{document}: a text part of {stem} does not parse: {e}\n{text}");
-                        }
-                        checked += 1;
+                for text in &file.parts.0 {
+                    if let Err(e) = syn::parse_file(text) {
+                        panic!("{document}: a text part of {stem} does not parse: {e}\n{text}");
                     }
+                    checked += 1;
                 }
             }
             checked
