@@ -141,6 +141,26 @@ impl Code {
         self.typed_counting(prefix, ty, suffix, suffix.len());
     }
 
+    /// A tuple variant or struct of one field, `head` + the type `ty` + `close`
+    /// (`Ok(` … `),`): on one line when it fits, otherwise with the type on its own line,
+    /// one level deeper and followed by a comma, broken as [`Code::typed`] breaks it.
+    pub(crate) fn tuple_typed(&mut self, head: &str, ty: &str, close: &str) {
+        if self.fits(head.len() + ty.len() + close.len()) {
+            self.line_with(|out| {
+                out.push_str(head);
+                out.push_str(ty);
+                out.push_str(close);
+            });
+        } else {
+            self.line(head);
+            self.level += 1;
+            // The comma is the break's, not text that must fit.
+            self.typed_counting("", ty, ",", 0);
+            self.level -= 1;
+            self.line(close);
+        }
+    }
+
     /// [`Code::typed`], where `counted` of the suffix counts for the fit: the comma after
     /// the last argument is not text to prettyplease but the break that follows it.
     fn typed_counting(&mut self, prefix: &str, ty: &str, suffix: &str, counted: usize) {
@@ -212,6 +232,43 @@ impl Code {
                 out.push_str(close);
                 out.push_str(tail);
             });
+        }
+    }
+
+    /// A method call statement `receiver.method(items)tail` on a receiver that is a name of
+    /// more than four characters (`target.push_optional_query(…);`), broken as prettyplease
+    /// breaks it: on one line when it fits, otherwise with `.method(…)tail` one level deeper
+    /// on the next line, itself a [`Code::list_at_margin`]. Each item is an atom that fits
+    /// on a line of its own.
+    pub(crate) fn method_statement(
+        &mut self,
+        receiver: &str,
+        method: &str,
+        items: &[&str],
+        tail: &str,
+    ) {
+        let len = receiver.len()
+            + 1
+            + method.len()
+            + 2
+            + tail.len()
+            + items.iter().map(|i| i.len()).sum::<usize>()
+            + items.len().saturating_sub(1) * 2;
+        if self.fits(len) {
+            self.line_with(|out| {
+                out.push_str(receiver);
+                out.push('.');
+                out.push_str(method);
+                out.push('(');
+                out.push_str(&items.join(", "));
+                out.push(')');
+                out.push_str(tail);
+            });
+        } else {
+            self.line(receiver);
+            self.level += 1;
+            self.list_at_margin(&format!(".{method}("), items, ")", tail);
+            self.level -= 1;
         }
     }
 
@@ -595,6 +652,50 @@ mod tests {
             code.close("}");
             let ours = code.finish();
             assert_eq!(ours, prettyplease(&ours), "{items:?}");
+        }
+    }
+
+    /// Method call statements and one-field tuple variants come out as prettyplease prints
+    /// them, at every length around the margin and at several depths.
+    #[test]
+    fn method_statements_and_tuple_variants_break_as_prettyplease_breaks_them() {
+        for length in 1..120 {
+            let name = "x".repeat(length);
+            let long = format!("::a::B{}", "c".repeat(length));
+            for depth in [0, 3, 6] {
+                let mut code = Code::new();
+                for level in 0..depth {
+                    code.open(&format!("mod m{level} {{"));
+                }
+                code.open("impl S {");
+                code.open("fn f(&self, target: &mut T) {");
+                // Items are atoms: each fits on a line of its own (field names are far
+                // shorter than 40 characters).
+                let field = "x".repeat(length.min(40));
+                code.method_statement(
+                    "target",
+                    "push_optional_query",
+                    &["\"fieldSelector\"", &format!("self.{field}.as_deref()")],
+                    ";",
+                );
+                code.method_statement("target", "push", &[&format!("self.{field}")], ";");
+                code.close("}");
+                code.close("}");
+                code.open("pub enum E {");
+                for ty in [
+                    format!("crate::{name}"),
+                    format!("Vec<crate::{name}>"),
+                    format!("{long}<T, crate::{name}>"),
+                ] {
+                    code.tuple_typed("Accepted(", &ty, "),");
+                }
+                code.close("}");
+                for _ in 0..depth {
+                    code.close("}");
+                }
+                let ours = code.finish();
+                assert_eq!(ours, prettyplease(&ours), "{length} at depth {depth}");
+            }
         }
     }
 

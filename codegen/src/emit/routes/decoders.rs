@@ -230,11 +230,11 @@ pub(super) fn operation_types(
                 code.line(&format!("{},", r.variant));
             } else {
                 let (ty, _) = body_decoder(context, &r.body, local);
-                code.typed(&format!("{}(", r.variant), &ty, "),");
+                code.tuple_typed(&format!("{}(", r.variant), &ty, "),");
             }
         }
         code.close("}");
         names.push(response.clone());
     }
-    (crate::emit::text::pretty_items(&code.finish()), names)
+    (code.finish(), names)
 }

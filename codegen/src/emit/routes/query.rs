@@ -193,13 +193,13 @@ fn query_struct_with_notes(
             Shape::String | Shape::Vec(_) => "as_deref",
             _ => "as_ref",
         };
-        code.list(
-            "target.push_optional_query(",
+        code.method_statement(
+            "target",
+            "push_optional_query",
             &[
                 &str_literal(&q.name),
                 &format!("self.{}.{access}()", q.rust_name),
             ],
-            ")",
             ";",
         );
     }
@@ -266,7 +266,7 @@ pub(super) fn shared_query_structs(context: &Context<'_>) -> Option<File> {
         }
     }
     Some(File {
-        parts: Parts(vec![crate::emit::text::pretty_items(&code.finish())]),
+        parts: Parts(vec![code.finish()]),
         exports,
         source,
         export_cfgs: std::collections::BTreeMap::new(),
