@@ -13,7 +13,8 @@
 //! a resource's `metadata_with`.)
 
 use super::docs::{doc_lines, paragraphs};
-use super::text::{self, Code, Expr, byte_str_literal, str_literal};
+use super::pretty::{self, Expr};
+use super::text::{Code, byte_str_literal, str_literal};
 use super::{Context, Parts, shape_text, type_path};
 use crate::model::builders::{Builder, Literal, MethodKind, resolve};
 use crate::model::{Field, FieldRole, RuntimeType, Shape, TypeDef, TypeId, TypeKind};
@@ -76,7 +77,7 @@ pub(crate) fn builder_items(context: &Context<'_>, id: TypeId) -> Parts {
     let (TypeKind::Struct(fields), Some(plan)) = (&ty.kind, context.api.builders.get(&id)) else {
         return parts;
     };
-    parts.text(text::pretty_items(&constructor(context, ty, fields, plan)));
+    parts.text(constructor(context, ty, fields, plan));
     parts.text(builder_text(context, ty, fields, plan));
     parts
 }
@@ -141,43 +142,51 @@ fn builder_text(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bu
 /// `impl T { pub fn builder(…) -> TBuilder }`.
 fn constructor(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Builder) -> String {
     let runtime = &context.runtime;
-    let mut args: Vec<String> = Vec::new();
+    // Each parameter's name and type.
+    let mut args: Vec<(String, String)> = Vec::new();
     let mut values: Vec<Option<Expr>> = vec![None; fields.len()];
     let mut doc = format!("The [`{}`] of a new `{}`", plan.name, ty.name);
 
     if let Some(metadata) = &plan.metadata {
         let meta = type_path(context, metadata.ty);
         let (name_arg, name_setter) = (&metadata.name.0, &metadata.name.1);
-        args.push(format!("{name_arg}: impl Into<String>"));
+        args.push((name_arg.clone(), "impl Into<String>".to_owned()));
         doc.push_str(&format!(" named `{name_arg}`"));
         if let Some((arg, _)) = &metadata.namespace {
-            args.push(format!("{arg}: impl Into<String>"));
+            args.push((arg.clone(), "impl Into<String>".to_owned()));
             doc.push_str(&format!(" in the namespace `{arg}`"));
         }
-        let value =
-            if metadata.extern_struct {
-                let mut members = vec![(
-                    name_setter.clone(),
-                    Expr::atom(format!("Some({name_arg}.into())")),
-                )];
-                members.extend(metadata.namespace.iter().map(|(arg, field)| {
-                    (field.clone(), Expr::atom(format!("Some({arg}.into())")))
-                }));
-                Expr::Struct {
-                    path: meta,
-                    fields: members,
-                    rest: Some("::core::default::Default::default()".to_owned()),
-                }
-            } else {
-                let namespace = metadata
+        let value = if metadata.extern_struct {
+            let mut members = vec![(
+                name_setter.clone(),
+                Expr::call("Some", vec![into(name_arg)]),
+            )];
+            members.extend(
+                metadata
                     .namespace
-                    .as_ref()
-                    .map(|(arg, setter)| format!(".{setter}({arg})"))
-                    .unwrap_or_default();
-                Expr::atom(format!(
-                    "{meta}::builder().{name_setter}({name_arg}){namespace}.build()"
-                ))
+                    .iter()
+                    .map(|(arg, field)| (field.clone(), Expr::call("Some", vec![into(arg)]))),
+            );
+            Expr::Struct(
+                meta,
+                members,
+                Some(Box::new(Expr::call(
+                    "::core::default::Default::default",
+                    vec![],
+                ))),
+            )
+        } else {
+            let named = Expr::method(
+                Expr::call(format!("{meta}::builder"), vec![]),
+                name_setter,
+                vec![Expr::word(name_arg)],
+            );
+            let named = match &metadata.namespace {
+                Some((arg, setter)) => Expr::method(named, setter, vec![Expr::word(arg)]),
+                None => named,
             };
+            Expr::method(named, "build", vec![])
+        };
         values[metadata.field] = Some(wrap(&fields[metadata.field], value));
     }
     if ty.gvk.is_some() && fields.iter().any(|f| f.role != FieldRole::Plain) {
@@ -188,15 +197,8 @@ fn constructor(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bui
     let mut arg_lines = Vec::new();
     for param in &plan.params {
         let field = &fields[param.field];
-        args.push(format!(
-            "{}: {}",
-            param.name,
-            value_type(context, &field.shape)
-        ));
-        values[param.field] = Some(wrap(
-            field,
-            Expr::atom(convert(context, field, &param.name)),
-        ));
+        args.push((param.name.clone(), value_type(context, &field.shape)));
+        values[param.field] = Some(wrap(field, convert(context, field, &param.name)));
         let setter = plan
             .methods
             .iter()
@@ -224,17 +226,13 @@ fn constructor(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bui
             })
             .collect();
         match explicit {
-            0 => Expr::atom("Self::default()"),
-            n if n == fields.len() => Expr::Struct {
-                path: "Self".to_owned(),
-                fields: set,
-                rest: None,
-            },
-            _ => Expr::Struct {
-                path: "Self".to_owned(),
-                fields: set,
-                rest: Some("Self::default()".to_owned()),
-            },
+            0 => Expr::call("Self::default", vec![]),
+            n if n == fields.len() => Expr::Struct("Self".to_owned(), set, None),
+            _ => Expr::Struct(
+                "Self".to_owned(),
+                set,
+                Some(Box::new(Expr::call("Self::default", vec![]))),
+            ),
         }
     } else {
         let all = fields
@@ -244,22 +242,20 @@ fn constructor(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bui
                 let value = match (value, field.role) {
                     (Some(value), _) => value,
                     (None, FieldRole::ApiVersion) => {
-                        Expr::atom(format!("{runtime}::ApiVersion::present()"))
+                        Expr::call(format!("{runtime}::ApiVersion::present"), vec![])
                     }
-                    (None, FieldRole::Kind) => Expr::atom(format!("{runtime}::Kind::present()")),
-                    (None, FieldRole::Plain) => Expr::atom("None"),
+                    (None, FieldRole::Kind) => {
+                        Expr::call(format!("{runtime}::Kind::present"), vec![])
+                    }
+                    (None, FieldRole::Plain) => Expr::word("None"),
                     (None, FieldRole::Extra) => {
-                        Expr::atom(format!("{runtime}::ExtraFields::new()"))
+                        Expr::call(format!("{runtime}::ExtraFields::new"), vec![])
                     }
                 };
                 (field.rust_name.clone(), value)
             })
             .collect();
-        Expr::Struct {
-            path: "Self".to_owned(),
-            fields: all,
-            rest: None,
-        }
+        Expr::Struct("Self".to_owned(), all, None)
     };
 
     let mut code = Code::new();
@@ -287,20 +283,10 @@ fn constructor(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bui
         );
     }
     code.line("#[inline]");
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    code.list(
-        "pub fn builder(",
-        &args,
-        ")",
-        &format!(" -> {} {{", plan.name),
-    );
+    code.signature("pub fn builder(", &args, &format!(") -> {} {{", plan.name));
     code.deeper();
-    let body = Expr::Struct {
-        path: plan.name.clone(),
-        fields: vec![("inner".to_owned(), value)],
-        rest: None,
-    };
-    code.line(&body.one_line());
+    let body = Expr::Struct(plan.name.clone(), vec![("inner".to_owned(), value)], None);
+    code.raw(&pretty::tail_expression(&body, code.indent_width()));
     code.close("}");
     code.close("}");
     code.finish()
@@ -438,7 +424,7 @@ fn method_body(code: &mut Code, context: &Context<'_>, field: &Field, kind: Meth
                 Shape::Map(_) => "entries",
                 _ => "value",
             };
-            let value = convert(context, field, argument);
+            let value = convert(context, field, argument).one_line();
             if field.required {
                 code.line(&format!("self.inner.{name} = {value};"));
             } else {
@@ -499,15 +485,28 @@ fn value_type(context: &Context<'_>, shape: &Shape) -> String {
 }
 
 /// `argument` (of [`value_type`]) converted to the field's unwrapped type.
-fn convert(context: &Context<'_>, field: &Field, argument: &str) -> String {
+fn convert(context: &Context<'_>, field: &Field, argument: &str) -> Expr {
+    let collect = |map: &str| {
+        let items = Expr::method(Expr::word(argument), "into_iter", vec![]);
+        let items = Expr::method(items, "map", vec![Expr::word(map)]);
+        Expr::method(items, "collect", vec![])
+    };
     match resolve(&context.api.types, &field.shape) {
-        Shape::Vec(_) => format!("{argument}.into_iter().map(Into::into).collect()"),
-        Shape::Map(_) => format!(
-            "{argument}.into_iter().map(|(key, value)| (key.into(), value.into())).collect()"
-        ),
-        _ if field.boxed => format!("Box::new({argument}.into())"),
-        _ => format!("{argument}.into()"),
+        Shape::Vec(_) => collect("Into::into"),
+        Shape::Map(_) => collect("|(key, value)| (key.into(), value.into())"),
+        _ if field.boxed => Expr::call("Box::new", vec![into(argument)]),
+        _ => into(argument),
     }
+}
+
+/// `argument.into()`.
+fn into(argument: &str) -> Expr {
+    Expr::method(Expr::word(argument), "into", vec![])
+}
+
+/// `text.to_owned()` for a string literal `text`.
+fn owned(text: String) -> Expr {
+    Expr::method(Expr::word(text), "to_owned", vec![])
 }
 
 /// `Some(value)` for optional fields.
@@ -515,7 +514,7 @@ fn wrap(field: &Field, value: Expr) -> Expr {
     if field.required {
         value
     } else {
-        Expr::wrap("Some", value)
+        Expr::call("Some", vec![value])
     }
 }
 
@@ -524,86 +523,87 @@ fn literal(context: &Context<'_>, shape: &Shape, value: &Literal) -> Expr {
     let runtime = &context.runtime;
     let resolved = resolve(&context.api.types, shape);
     match (value, resolved) {
-        (Literal::Null, _) => Expr::atom("None"),
-        (_, Shape::Nullable(inner)) => Expr::wrap("Some", literal(context, inner, value)),
-        (Literal::Bool(value), _) => Expr::atom(value.to_string()),
-        (Literal::Int(value), Shape::Runtime(RuntimeType::IntOrString)) => {
-            Expr::atom(format!("{runtime}::IntOrString::from({})", int(*value)))
-        }
+        (Literal::Null, _) => Expr::word("None"),
+        (_, Shape::Nullable(inner)) => Expr::call("Some", vec![literal(context, inner, value)]),
+        (Literal::Bool(value), _) => Expr::word(value.to_string()),
+        (Literal::Int(value), Shape::Runtime(RuntimeType::IntOrString)) => Expr::call(
+            format!("{runtime}::IntOrString::from"),
+            vec![Expr::word(int(*value))],
+        ),
         (Literal::Int(value), Shape::Runtime(RuntimeType::Number)) => {
             let value = suffixed(
                 &grouped(&value.unsigned_abs().to_string()),
                 "i64",
                 *value < 0,
             );
-            Expr::atom(format!("{runtime}::Number::from({value})"))
+            Expr::call(format!("{runtime}::Number::from"), vec![Expr::word(value)])
         }
         (Literal::UInt(value), Shape::Runtime(RuntimeType::Number)) => {
             let value = suffixed(&grouped(&value.to_string()), "u64", false);
-            Expr::atom(format!("{runtime}::Number::from({value})"))
+            Expr::call(format!("{runtime}::Number::from"), vec![Expr::word(value)])
         }
-        (Literal::Float(value), Shape::Runtime(RuntimeType::Number)) => {
-            Expr::atom(format!("{runtime}::Number::from({})", float(*value)))
-        }
-        (Literal::Int(value), _) => Expr::atom(int(*value)),
-        (Literal::UInt(value), _) => Expr::atom(suffixed(&grouped(&value.to_string()), "", false)),
-        (Literal::Float(value), _) => Expr::atom(float(*value)),
-        (Literal::Bytes(bytes), _) => Expr::atom(format!(
-            "{runtime}::ByteString({}.to_vec())",
-            byte_str_literal(bytes)
-        )),
-        (Literal::Str(value), Shape::Runtime(runtime_type)) => Expr::wrap(
-            &format!("{runtime}::{}::from", runtime_type.name()),
-            Expr::atom(str_literal(value)),
+        (Literal::Float(value), Shape::Runtime(RuntimeType::Number)) => Expr::call(
+            format!("{runtime}::Number::from"),
+            vec![Expr::word(float(*value))],
         ),
-        (Literal::Str(value), Shape::Ref(id)) => Expr::wrap(
-            &format!("{}::from", type_path(context, *id)),
-            Expr::atom(str_literal(value)),
+        (Literal::Int(value), _) => Expr::word(int(*value)),
+        (Literal::UInt(value), _) => Expr::word(suffixed(&grouped(&value.to_string()), "", false)),
+        (Literal::Float(value), _) => Expr::word(float(*value)),
+        (Literal::Bytes(bytes), _) => Expr::call(
+            format!("{runtime}::ByteString"),
+            vec![Expr::method(
+                Expr::word(byte_str_literal(bytes)),
+                "to_vec",
+                vec![],
+            )],
         ),
-        (Literal::Str(value), _) => Expr::atom(format!("{}.to_owned()", str_literal(value))),
+        (Literal::Str(value), Shape::Runtime(runtime_type)) => Expr::call(
+            format!("{runtime}::{}::from", runtime_type.name()),
+            vec![Expr::word(str_literal(value))],
+        ),
+        (Literal::Str(value), Shape::Ref(id)) => Expr::call(
+            format!("{}::from", type_path(context, *id)),
+            vec![Expr::word(str_literal(value))],
+        ),
+        (Literal::Str(value), _) => owned(str_literal(value)),
         (Literal::Variant(variant), Shape::Ref(id)) => {
-            Expr::atom(format!("{}::{variant}", type_path(context, *id)))
+            Expr::word(format!("{}::{variant}", type_path(context, *id)))
         }
         (Literal::Json(value), _) => json(value),
-        (Literal::List(items), Shape::Vec(item)) => Expr::call(
-            "vec![",
+        (Literal::List(items), Shape::Vec(item)) => Expr::Vec(
             items
                 .iter()
                 .map(|value| literal(context, item, value))
                 .collect(),
-            "]",
         ),
         (Literal::Map(entries), Shape::Map(inner)) => collected(
             entries
                 .iter()
                 .map(|(key, value)| {
-                    Expr::call(
-                        "(",
-                        vec![
-                            Expr::atom(format!("{}.to_owned()", str_literal(key))),
-                            literal(context, inner, value),
-                        ],
-                        ")",
-                    )
+                    Expr::Tuple(vec![
+                        owned(str_literal(key)),
+                        literal(context, inner, value),
+                    ])
                 })
                 .collect(),
         ),
         (Literal::Struct(values), Shape::Ref(id)) => struct_literal(context, *id, values),
         // The model matches every literal to its shape; nothing else reaches here.
-        _ => Expr::atom("::core::default::Default::default()"),
+        _ => Expr::call("::core::default::Default::default", vec![]),
     }
 }
 
 /// `[entries].into_iter().collect()`.
 fn collected(entries: Vec<Expr>) -> Expr {
-    Expr::call("[", entries, "].into_iter().collect()")
+    let entries = Expr::method(Expr::Array(entries), "into_iter", vec![]);
+    Expr::method(entries, "collect", vec![])
 }
 
 /// A struct default as a struct expression: the given fields, the others unset.
 fn struct_literal(context: &Context<'_>, id: TypeId, values: &[(usize, Literal)]) -> Expr {
     let runtime = &context.runtime;
     let TypeKind::Struct(fields) = &context.api.get(id).kind else {
-        return Expr::atom("::core::default::Default::default()");
+        return Expr::call("::core::default::Default::default", vec![]);
     };
     let members = fields
         .iter()
@@ -615,41 +615,33 @@ fn struct_literal(context: &Context<'_>, id: TypeId, values: &[(usize, Literal)]
                     entries
                         .iter()
                         .map(|(key, value)| {
-                            Expr::call(
-                                "(",
-                                vec![
-                                    Expr::atom(str_literal(key)),
-                                    literal(context, &field.shape, value),
-                                ],
-                                ")",
-                            )
+                            Expr::Tuple(vec![
+                                Expr::word(str_literal(key)),
+                                literal(context, &field.shape, value),
+                            ])
                         })
                         .collect(),
                 ),
-                (FieldRole::Extra, _) => Expr::atom(format!("{runtime}::ExtraFields::new()")),
+                (FieldRole::Extra, _) => Expr::call(format!("{runtime}::ExtraFields::new"), vec![]),
                 (FieldRole::ApiVersion, _) => {
-                    Expr::atom(format!("{runtime}::ApiVersion::absent()"))
+                    Expr::call(format!("{runtime}::ApiVersion::absent"), vec![])
                 }
-                (FieldRole::Kind, _) => Expr::atom(format!("{runtime}::Kind::absent()")),
+                (FieldRole::Kind, _) => Expr::call(format!("{runtime}::Kind::absent"), vec![]),
                 (FieldRole::Plain, Some(value)) => {
                     wrap(field, boxed(field, literal(context, &field.shape, value)))
                 }
-                (FieldRole::Plain, None) => Expr::atom("None"),
+                (FieldRole::Plain, None) => Expr::word("None"),
             };
             (field.rust_name.clone(), value)
         })
         .collect();
-    Expr::Struct {
-        path: type_path(context, id),
-        fields: members,
-        rest: None,
-    }
+    Expr::Struct(type_path(context, id), members, None)
 }
 
 /// `Box::new(value)` for boxed fields.
 fn boxed(field: &Field, value: Expr) -> Expr {
     if field.boxed {
-        Expr::wrap("Box::new", value)
+        Expr::call("Box::new", vec![value])
     } else {
         value
     }
@@ -658,9 +650,11 @@ fn boxed(field: &Field, value: Expr) -> Expr {
 /// Any JSON value as a `serde_json::Value` expression.
 fn json(value: &serde_json::Value) -> Expr {
     use serde_json::Value;
+    let call =
+        |variant: &str, arg: Expr| Expr::call(format!("::serde_json::Value::{variant}"), vec![arg]);
     match value {
-        Value::Null => Expr::atom("::serde_json::Value::Null"),
-        Value::Bool(value) => Expr::atom(format!("::serde_json::Value::Bool({value})")),
+        Value::Null => Expr::word("::serde_json::Value::Null"),
+        Value::Bool(value) => call("Bool", Expr::word(value.to_string())),
         Value::Number(number) => {
             let value = if let Some(n) = number.as_i64() {
                 suffixed(&grouped(&n.unsigned_abs().to_string()), "i64", n < 0)
@@ -669,31 +663,16 @@ fn json(value: &serde_json::Value) -> Expr {
             } else {
                 float(number.as_f64().unwrap_or_default())
             };
-            Expr::atom(format!("::serde_json::Value::from({value})"))
+            call("from", Expr::word(value))
         }
-        Value::String(text) => Expr::atom(format!(
-            "::serde_json::Value::String({}.to_owned())",
-            str_literal(text)
-        )),
-        Value::Array(items) => Expr::wrap(
-            "::serde_json::Value::Array",
-            Expr::call("vec![", items.iter().map(json).collect(), "]"),
-        ),
-        Value::Object(entries) => Expr::wrap(
-            "::serde_json::Value::Object",
+        Value::String(text) => call("String", owned(str_literal(text))),
+        Value::Array(items) => call("Array", Expr::Vec(items.iter().map(json).collect())),
+        Value::Object(entries) => call(
+            "Object",
             collected(
                 entries
                     .iter()
-                    .map(|(key, value)| {
-                        Expr::call(
-                            "(",
-                            vec![
-                                Expr::atom(format!("{}.to_owned()", str_literal(key))),
-                                json(value),
-                            ],
-                            ")",
-                        )
-                    })
+                    .map(|(key, value)| Expr::Tuple(vec![owned(str_literal(key)), json(value)]))
                     .collect(),
             ),
         ),

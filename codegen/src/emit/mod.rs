@@ -8,6 +8,7 @@ mod builders;
 mod docs;
 mod kube;
 mod matcher;
+mod pretty;
 mod resource;
 mod routes;
 mod serde_impls;

@@ -174,11 +174,13 @@ impl Code {
             });
             return;
         }
-        let Some((head, args)) = split else { return };
+        let Some((head, open, args)) = split else {
+            return;
+        };
         self.line_with(|out| {
             out.push_str(prefix);
             out.push_str(head);
-            out.push('<');
+            out.push(open);
         });
         self.level += 1;
         for (index, arg) in args.iter().enumerate() {
@@ -187,7 +189,7 @@ impl Code {
         }
         self.level -= 1;
         self.line_with(|out| {
-            out.push('>');
+            out.push(if open == '<' { '>' } else { ')' });
             out.push_str(suffix);
         });
     }
@@ -233,6 +235,44 @@ impl Code {
                 out.push_str(tail);
             });
         }
+    }
+
+    /// A function's `head(` (`pub fn builder(`), its parameters (name and type) and `tail`
+    /// (`) -> T {`), as prettyplease writes a signature: on one line when it fits,
+    /// otherwise one parameter per line, each followed by a comma and broken at its type's
+    /// generic arguments as [`Code::typed`] breaks a field.
+    pub(crate) fn signature(&mut self, head: &str, params: &[(String, String)], tail: &str) {
+        let len = head.len()
+            + tail.len()
+            + params
+                .iter()
+                .map(|(name, ty)| name.len() + 2 + ty.len())
+                .sum::<usize>()
+            + params.len().saturating_sub(1) * 2;
+        if params.is_empty() || self.fits(len) {
+            self.line_with(|out| {
+                out.push_str(head);
+                for (index, (name, ty)) in params.iter().enumerate() {
+                    if index > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(name);
+                    out.push_str(": ");
+                    out.push_str(ty);
+                }
+                out.push_str(tail);
+            });
+            return;
+        }
+        self.line(head);
+        self.level += 1;
+        for (index, (name, ty)) in params.iter().enumerate() {
+            // The last comma is the break's, not text that must fit.
+            let counted = usize::from(index + 1 < params.len());
+            self.typed_counting(&format!("{name}: "), ty, ",", counted);
+        }
+        self.level -= 1;
+        self.line(tail);
     }
 
     /// A method call statement `receiver.method(items)tail` on a receiver that is a name of
@@ -366,28 +406,49 @@ pub(crate) fn fits_at(indent: usize, len: usize) -> bool {
     len <= MARGIN.saturating_sub(indent).max(MIN_SPACE)
 }
 
-/// A type's last generic arguments split at their top-level commas: `("a::B", ["C", "D<E, F>"])`
-/// for `a::B<C, D<E, F>>`; `None` for a type that does not end in generic arguments.
-fn generic_arguments(ty: &str) -> Option<(&str, Vec<&str>)> {
-    let inner = ty.strip_suffix('>')?;
-    let open = inner.find('<')?;
-    let (head, rest) = (&inner[..open], &inner[open + 1..]);
+/// A type's last generic arguments, or the elements of a tuple type, split at their
+/// top-level commas: `("a::B", '<', ["C", "D<E, F>"])` for `a::B<C, D<E, F>>`,
+/// `("Item = ", '(', ["A", "B"])` for `Item = (A, B)`; `None` for a type that ends in
+/// neither.
+fn generic_arguments(ty: &str) -> Option<(&str, char, Vec<&str>)> {
+    let (open, close) = match ty.chars().last()? {
+        '>' => ('<', '>'),
+        ')' => ('(', ')'),
+        _ => return None,
+    };
+    let inner = ty.strip_suffix(close)?;
+    // The opening delimiter that the last one closes.
+    let mut depth = 0usize;
+    let mut start = None;
+    for (index, c) in inner.char_indices().rev() {
+        match c {
+            '>' | ')' => depth += 1,
+            '<' | '(' if depth > 0 => depth -= 1,
+            c if c == open => {
+                start = Some(index);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let start = start?;
+    let (head, rest) = (&inner[..start], &inner[start + 1..]);
     let mut args = Vec::new();
-    let (mut depth, mut start) = (0usize, 0);
+    let (mut depth, mut from) = (0usize, 0);
     for (index, c) in rest.char_indices() {
         match c {
-            '<' => depth += 1,
-            '>' => depth = depth.checked_sub(1)?,
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth = depth.checked_sub(1)?,
             ',' if depth == 0 => {
-                args.push(rest[start..index].trim());
-                start = index + 1;
+                args.push(rest[from..index].trim());
+                from = index + 1;
             }
             _ => {}
         }
     }
     (depth == 0).then_some(())?;
-    args.push(rest[start..].trim());
-    Some((head, args))
+    args.push(rest[from..].trim());
+    Some((head, open, args))
 }
 
 /// Appends `value` as a Rust string literal, spelled exactly as
@@ -419,120 +480,6 @@ pub(crate) fn push_str_literal(out: &mut String, value: &str) {
 pub(crate) fn str_literal(value: &str) -> String {
     let mut out = String::new();
     push_str_literal(&mut out, value);
-    out
-}
-
-/// A Rust expression to be written by [`Expr::write`]: on one line when it fits in
-/// [`WIDTH`], otherwise broken at its outermost call or struct, one argument or field per
-/// line, each broken the same way.
-#[derive(Clone, Debug)]
-pub(crate) enum Expr {
-    /// Text that is never broken (a literal, a path, a short method chain).
-    Atom(String),
-    /// `head` (ending with its opening delimiter: `f(`, `vec![`, `[`), the arguments, and
-    /// `close` (`)`, `]`).
-    Call {
-        head: String,
-        args: Vec<Expr>,
-        close: &'static str,
-    },
-    /// `path { name: value, …, ..rest }`.
-    Struct {
-        path: String,
-        fields: Vec<(String, Expr)>,
-        rest: Option<String>,
-    },
-}
-
-impl Expr {
-    /// An atom.
-    pub(crate) fn atom(text: impl Into<String>) -> Expr {
-        Expr::Atom(text.into())
-    }
-
-    /// `head(args)`, where `head` ends with the opening delimiter and `close` closes it.
-    pub(crate) fn call(head: impl Into<String>, args: Vec<Expr>, close: &'static str) -> Expr {
-        Expr::Call {
-            head: head.into(),
-            args,
-            close,
-        }
-    }
-
-    /// `Some(value)` (or another one-argument wrapper `head(value)`).
-    pub(crate) fn wrap(head: &str, value: Expr) -> Expr {
-        Expr::call(format!("{head}("), vec![value], ")")
-    }
-
-    /// The expression on one line.
-    pub(crate) fn one_line(&self) -> String {
-        match self {
-            Expr::Atom(text) => text.clone(),
-            Expr::Call { head, args, close } => {
-                let args: Vec<String> = args.iter().map(Expr::one_line).collect();
-                format!("{head}{}{close}", args.join(", "))
-            }
-            Expr::Struct { path, fields, rest } => {
-                let mut members: Vec<String> = fields
-                    .iter()
-                    .map(|(name, value)| format!("{name}: {}", value.one_line()))
-                    .collect();
-                members.extend(rest.iter().map(|rest| format!("..{rest}")));
-                if members.is_empty() {
-                    format!("{path} {{}}")
-                } else {
-                    format!("{path} {{ {} }}", members.join(", "))
-                }
-            }
-        }
-    }
-}
-
-/// Items given as source text, formatted by prettyplease (then [`separate_items`]): the
-/// spelling of the items that were token streams before they were text (builder
-/// constructors, query structs, response enums), until `Code` writes them in that shape.
-pub(crate) fn pretty_items(source: &str) -> String {
-    match syn::parse_file(source) {
-        Ok(file) => separate_items(&prettyplease::unparse(&file)),
-        // The emitters spell checked names and parsed paths, so this does not happen; if
-        // it did, the output says so where the items belong rather than the generator
-        // panicking.
-        Err(e) => format!(
-            "::core::compile_error!({});\n",
-            str_literal(&format!("kubeforge internal error: {e}"))
-        ),
-    }
-}
-
-/// prettyplease puts items on consecutive lines; a blank line after each block item and
-/// before each documented or attributed item makes files read like hand-written code.
-pub(crate) fn separate_items(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 16);
-    let mut previous: Option<&str> = None;
-    for line in text.lines() {
-        if let Some(prev) = previous {
-            let indent = |l: &str| l.len() - l.trim_start().len();
-            let (p, c) = (prev.trim(), line.trim());
-            let starts_item = c.starts_with("///")
-                || c.starts_with("#[")
-                || c.starts_with("impl")
-                || c.starts_with("pub fn")
-                || c.starts_with("fn ");
-            // A doc line that ends in `;` ends no item: a blank line after it would split
-            // the doc comment (clippy's `empty_line_after_doc_comments`).
-            let ends_item =
-                p == "}" || (p.ends_with(';') && !p.starts_with("//") && !c.starts_with("pub use"));
-            if !c.is_empty()
-                && indent(prev) == indent(line)
-                && ((p == "}" && !c.starts_with('}')) || (ends_item && starts_item))
-            {
-                out.push('\n');
-            }
-        }
-        out.push_str(line);
-        out.push('\n');
-        previous = Some(line);
-    }
     out
 }
 
@@ -695,6 +642,47 @@ mod tests {
                 }
                 let ours = code.finish();
                 assert_eq!(ours, prettyplease(&ours), "{length} at depth {depth}");
+            }
+        }
+    }
+
+    /// Signatures come out as prettyplease prints them, at every length around the margin.
+    #[test]
+    fn signatures_break_as_prettyplease_breaks_them() {
+        for length in 1..100 {
+            let path = format!("crate::m::{}", "T".repeat(length));
+            for params in [
+                vec![],
+                vec![("name", "impl Into<String>".to_owned())],
+                vec![
+                    ("name", "impl Into<String>".to_owned()),
+                    ("namespace", "impl Into<String>".to_owned()),
+                ],
+                vec![
+                    ("policy", format!("impl Into<{path}>")),
+                    (
+                        "items",
+                        format!("impl IntoIterator<Item = impl Into<{path}>>"),
+                    ),
+                ],
+                vec![(
+                    "entries",
+                    format!("impl IntoIterator<Item = (impl Into<String>, impl Into<{path}>)>"),
+                )],
+            ] {
+                let params: Vec<(String, String)> = params
+                    .into_iter()
+                    .map(|(name, ty)| (name.to_owned(), ty))
+                    .collect();
+                let mut code = Code::new();
+                code.open("impl S {");
+                code.signature("pub fn builder(", &params, ") -> SBuilder {");
+                code.deeper();
+                code.line("SBuilder::default()");
+                code.close("}");
+                code.close("}");
+                let ours = code.finish();
+                assert_eq!(ours, prettyplease(&ours), "{params:?}");
             }
         }
     }

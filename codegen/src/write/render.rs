@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Layout, MARKER, Output};
 use crate::diagnostics::Error;
-use crate::emit::text::{fits_at, separate_items};
+use crate::emit::text::fits_at;
 use crate::emit::{Module, Parts};
 
 /// Formats the module tree into files.
@@ -282,4 +282,36 @@ fn collect_sources(module: &Module, sources: &mut Vec<String>) {
     for child in module.children.values() {
         collect_sources(child, sources);
     }
+}
+
+/// prettyplease puts items on consecutive lines; a blank line after each block item and
+/// before each documented or attributed item makes files read like hand-written code.
+fn separate_items(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut previous: Option<&str> = None;
+    for line in text.lines() {
+        if let Some(prev) = previous {
+            let indent = |l: &str| l.len() - l.trim_start().len();
+            let (p, c) = (prev.trim(), line.trim());
+            let starts_item = c.starts_with("///")
+                || c.starts_with("#[")
+                || c.starts_with("impl")
+                || c.starts_with("pub fn")
+                || c.starts_with("fn ");
+            // A doc line that ends in `;` ends no item: a blank line after it would split
+            // the doc comment (clippy's `empty_line_after_doc_comments`).
+            let ends_item =
+                p == "}" || (p.ends_with(';') && !p.starts_with("//") && !c.starts_with("pub use"));
+            if !c.is_empty()
+                && indent(prev) == indent(line)
+                && ((p == "}" && !c.starts_with('}')) || (ends_item && starts_item))
+            {
+                out.push('\n');
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+        previous = Some(line);
+    }
+    out
 }
