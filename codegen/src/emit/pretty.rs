@@ -108,6 +108,51 @@ pub(crate) fn tail_expression(expr: &Expr, indent: usize) -> String {
     p.finish()
 }
 
+/// The lines of one outer attribute the generator spells (`#[derive(…)]`,
+/// `#[serde(…)]`) on an item or field at indentation `indent`, broken as prettyplease
+/// breaks it: on one line when it fits, otherwise one list item per line. `None` for text
+/// that is not one `#[path(…)]` attribute.
+pub(crate) fn attribute(text: &str, indent: usize) -> Option<String> {
+    let tokens = lex(text);
+    let [MacroToken::Punct('#', false), MacroToken::Group('[', inner)] = tokens.as_slice() else {
+        return None;
+    };
+    let (list, path) = inner.split_last()?;
+    if !matches!(list, MacroToken::Group('(', _))
+        || !path
+            .iter()
+            .all(|t| matches!(t, MacroToken::Ident(_) | MacroToken::Punct(':', _)))
+    {
+        return None;
+    }
+    let mut p = Printer::new(indent);
+    p.word("#");
+    p.word("[");
+    for token in path {
+        match token {
+            MacroToken::Ident(text) => p.word(text),
+            _ => p.word(":"),
+        }
+    }
+    let mut state = AttrState::Word;
+    let mut breaking = false;
+    p.attr_tokens(std::slice::from_ref(list), None, &mut state, &mut breaking);
+    p.word("]");
+    p.scan_break(Break {
+        blank_space: SIZE_INFINITY,
+        ..Break::default()
+    });
+    Some(p.finish())
+}
+
+/// What an attribute's last token was, for the spacing of the next.
+#[derive(Clone, Copy, PartialEq)]
+enum AttrState {
+    Word,
+    Punct,
+    TrailingComma,
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Breaks {
     Consistent,
@@ -686,6 +731,80 @@ impl Printer {
     }
 }
 
+/// The tokens of an attribute's list, as prettyplease's `attr_tokens` prints them.
+impl Printer {
+    /// `tokens`, the contents of a group opened by `delimiter` (`None` for the list
+    /// itself); `breaking` is whether a space between items may break, which it may from
+    /// the first group on.
+    fn attr_tokens(
+        &mut self,
+        tokens: &[MacroToken],
+        delimiter: Option<char>,
+        state: &mut AttrState,
+        breaking: &mut bool,
+    ) {
+        let space = |p: &mut Printer, breaking: bool| {
+            if breaking {
+                p.space();
+            } else {
+                p.word(" ");
+            }
+        };
+        for (index, token) in tokens.iter().enumerate() {
+            match token {
+                MacroToken::Ident(text) | MacroToken::Literal(text) => {
+                    if *state == AttrState::Word {
+                        space(self, *breaking);
+                    }
+                    self.word(text);
+                    *state = AttrState::Word;
+                }
+                MacroToken::Punct(c, _) => {
+                    if *state == AttrState::Word && *c == '=' {
+                        self.word(" ");
+                    }
+                    if *c == ',' && index + 1 == tokens.len() {
+                        self.trailing_comma(true);
+                        *state = AttrState::TrailingComma;
+                    } else {
+                        self.word(&c.to_string());
+                        if *c == '=' {
+                            self.word(" ");
+                        } else if *c == ',' {
+                            space(self, *breaking);
+                        }
+                        *state = AttrState::Punct;
+                    }
+                }
+                MacroToken::Group(open, inner) => {
+                    self.word(&open.to_string());
+                    if *open == '(' {
+                        self.cbox(INDENT);
+                        self.zerobreak();
+                    }
+                    *state = AttrState::Punct;
+                    *breaking = true;
+                    self.attr_tokens(inner, Some(*open), state, breaking);
+                }
+            }
+        }
+        match delimiter {
+            Some('(') => {
+                if *state != AttrState::TrailingComma {
+                    self.zerobreak();
+                }
+                self.offset(-INDENT);
+                self.end();
+                self.word(")");
+            }
+            Some('[') => self.word("]"),
+            Some(_) => self.word("}"),
+            None => return,
+        }
+        *state = AttrState::Punct;
+    }
+}
+
 /// A token of a macro's arguments.
 #[derive(Debug, PartialEq)]
 enum MacroToken {
@@ -1018,6 +1137,45 @@ mod tests {
                 assert_eq!(ours, theirs, "length {length} at depth {depth}");
             }
         }
+    }
+
+    /// The attributes the generator writes come out as prettyplease prints them, at every
+    /// length around the margin and at several depths.
+    #[test]
+    fn attributes_break_as_prettyplease_breaks_them() {
+        for length in 1..80 {
+            let name = "D".repeat(length);
+            for text in [
+                format!("#[derive(Clone, Debug, PartialEq, ::my::{name})]"),
+                format!("#[derive(crate::{name},)]"),
+                format!(
+                    "#[serde(rename = \"{name}\", default, skip_serializing_if = \"Option::is_none\")]"
+                ),
+                format!("#[serde(with = \"{name}\", bound(deserialize = \"T: A\"))]"),
+            ] {
+                for depth in [0, 3, 7] {
+                    let mut code = Code::new();
+                    for level in 0..depth {
+                        code.open(&format!("mod m{level} {{"));
+                    }
+                    let spelled = super::attribute(&text, code.indent_width()).expect("spelled");
+                    code.raw(&spelled);
+                    code.open("pub struct S {");
+                    let spelled = super::attribute(&text, code.indent_width()).expect("spelled");
+                    code.raw(&spelled);
+                    code.line("pub f: (),");
+                    code.close("}");
+                    for _ in 0..depth {
+                        code.close("}");
+                    }
+                    let ours = code.finish();
+                    let theirs =
+                        prettyplease::unparse(&syn::parse_file(&ours).expect("valid items"));
+                    assert_eq!(ours, theirs, "{text} at depth {depth}");
+                }
+            }
+        }
+        assert!(super::attribute("#[doc = \"x\"]", 0).is_none());
     }
 
     #[test]
