@@ -8,7 +8,7 @@ mod builders;
 mod docs;
 mod kube;
 mod matcher;
-mod pretty;
+pub(crate) mod pretty;
 mod resource;
 mod routes;
 mod serde_impls;

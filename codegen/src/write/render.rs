@@ -252,7 +252,7 @@ fn re_exports(out: &mut String, indent: usize, file: &crate::emit::File, stem: &
                     // The comma after the last name is the break's, not text.
                     let comma = usize::from(index + 1 < names.len());
                     let joined = current.len() + 2 + name.len();
-                    if !current.is_empty() && !fits_at(indent, 4 + joined + comma) {
+                    if !current.is_empty() && !fits_at(indent + 4, joined + comma) {
                         push_line(out, indent + 4, &format!("{current},"));
                         current.clear();
                     }
@@ -267,7 +267,12 @@ fn re_exports(out: &mut String, indent: usize, file: &crate::emit::File, stem: &
         }
     }
     for name in gated {
-        push_line(out, indent, &file.export_cfgs[name]);
+        let cfg = &file.export_cfgs[name];
+        match crate::emit::pretty::attribute(cfg, indent) {
+            // Broken as prettyplease breaks a long one.
+            Some(lines) => out.push_str(&lines),
+            None => push_line(out, indent, cfg),
+        }
         push_line(out, indent, &format!("pub use self::{stem}::{name};"));
     }
 }
@@ -314,4 +319,61 @@ fn separate_items(text: &str) -> String {
         previous = Some(line);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::re_exports;
+    use crate::diagnostics::Origin;
+    use crate::emit::{File, Parts};
+
+    /// Re-exports come out as prettyplease prints them: on one line when they fit, and
+    /// otherwise as many names per line as fit, at every depth.
+    #[test]
+    fn re_exports_fill_lines_as_prettyplease_does() {
+        for count in [1, 2, 5, 12, 30] {
+            for length in [3, 9, 17, 33] {
+                let exports: Vec<String> = (0..count)
+                    .map(|i| format!("{}{i}", "N".repeat(length)))
+                    .collect();
+                // Every third name exists only under a cfg of one or more features.
+                let export_cfgs = exports
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % 3 == 2)
+                    .map(|(i, name)| {
+                        let features: Vec<String> = (0..=i % 4)
+                            .map(|f| format!("feature = \"{}{f}\"", "g".repeat(length)))
+                            .collect();
+                        let cfg = match features.as_slice() {
+                            [one] => format!("#[cfg({one})]"),
+                            all => format!("#[cfg(all({}))]", all.join(", ")),
+                        };
+                        (name.clone(), cfg)
+                    })
+                    .collect();
+                let file = File {
+                    parts: Parts::default(),
+                    exports,
+                    source: Origin::root(std::path::Path::new("a.json")),
+                    export_cfgs,
+                };
+                for depth in [0, 3, 6, 8, 10] {
+                    let mut out = String::new();
+                    for level in 0..depth {
+                        out.push_str(&" ".repeat(level * 4));
+                        out.push_str(&format!("mod m{level} {{\n"));
+                    }
+                    re_exports(&mut out, depth * 4, &file, "stem");
+                    for level in (0..depth).rev() {
+                        out.push_str(&" ".repeat(level * 4));
+                        out.push_str("}\n");
+                    }
+                    let theirs =
+                        prettyplease::unparse(&syn::parse_file(&out).expect("valid items"));
+                    assert_eq!(out, theirs, "{count} names of {length} at depth {depth}");
+                }
+            }
+        }
+    }
 }
