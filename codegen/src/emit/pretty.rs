@@ -108,6 +108,40 @@ pub(crate) fn tail_expression(expr: &Expr, indent: usize) -> String {
     p.finish()
 }
 
+/// The lines of the statement `left = right;` at indentation `indent` (in columns),
+/// `left` a field of a name (`self.0.limit`).
+pub(crate) fn assignment(left: &str, right: &Expr, indent: usize) -> String {
+    let mut p = Printer::new(indent);
+    p.ibox(0);
+    p.ibox(0);
+    // A field access breaks before each `.` (prettyplease's `expr_field`).
+    let mut members = left.split('.');
+    p.cbox(INDENT);
+    p.cbox(-INDENT);
+    p.word(members.next().unwrap_or_default());
+    p.end();
+    for member in members {
+        p.zerobreak();
+        p.word(".");
+        p.word(member);
+    }
+    p.end();
+    p.word(" = ");
+    p.scan_break(Break {
+        never_break: true,
+        ..Break::default()
+    });
+    p.expr(right);
+    p.end();
+    p.word(";");
+    p.end();
+    p.scan_break(Break {
+        blank_space: SIZE_INFINITY,
+        ..Break::default()
+    });
+    p.finish()
+}
+
 /// The lines of one outer attribute the generator spells (`#[derive(…)]`,
 /// `#[serde(…)]`) on an item or field at indentation `indent`, broken as prettyplease
 /// breaks it: on one line when it fits, otherwise one list item per line. `None` for text
@@ -165,6 +199,7 @@ struct Break {
     blank_space: isize,
     pre_break: Option<char>,
     if_nonempty: bool,
+    never_break: bool,
 }
 
 #[derive(Clone)]
@@ -476,11 +511,12 @@ impl Printer {
     }
 
     fn print_break(&mut self, token: Break, size: isize) {
-        let fits = match self.print_stack.last() {
-            Some(Frame::Fits) => true,
-            Some(Frame::Broken(_, Breaks::Consistent)) => false,
-            Some(Frame::Broken(_, Breaks::Inconsistent)) | None => size <= self.space,
-        };
+        let fits = token.never_break
+            || match self.print_stack.last() {
+                Some(Frame::Fits) => true,
+                Some(Frame::Broken(_, Breaks::Consistent)) => false,
+                Some(Frame::Broken(_, Breaks::Inconsistent)) | None => size <= self.space,
+            };
         if fits {
             self.pending_indentation += token.blank_space as usize;
             self.space -= token.blank_space;
@@ -976,6 +1012,7 @@ fn is_punct(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{Expr, MacroToken, lex, tail_expression};
+
     use crate::emit::text::Code;
 
     fn word(text: &str) -> Expr {
@@ -1126,6 +1163,11 @@ mod tests {
                         None,
                     );
                     code.raw(&tail_expression(&body, code.indent_width()));
+                    code.close("}");
+                    code.open(&format!("fn g{index}(mut self) -> Self {{"));
+                    let left = format!("self.0.{}", "f".repeat(length));
+                    code.raw(&super::assignment(&left, shape, code.indent_width()));
+                    code.line("self");
                     code.close("}");
                 }
                 code.close("}");

@@ -237,16 +237,18 @@ impl Code {
         }
     }
 
-    /// A function's `head(` (`pub fn builder(`), its parameters (name and type) and `tail`
-    /// (`) -> T {`), as prettyplease writes a signature: on one line when it fits,
-    /// otherwise one parameter per line, each followed by a comma and broken at its type's
-    /// generic arguments as [`Code::typed`] breaks a field.
+    /// A function's `head(` (`pub fn builder(`), its parameters (name and type; an empty
+    /// type for a receiver such as `mut self`) and `tail` (`) -> T {`), as prettyplease
+    /// writes a signature: on one line when it fits, otherwise one parameter per line,
+    /// each followed by a comma and broken at its type's generic arguments as
+    /// [`Code::typed`] breaks a field.
     pub(crate) fn signature(&mut self, head: &str, params: &[(String, String)], tail: &str) {
+        let colon = |ty: &str| if ty.is_empty() { "" } else { ": " };
         let len = head.len()
             + tail.len()
             + params
                 .iter()
-                .map(|(name, ty)| name.len() + 2 + ty.len())
+                .map(|(name, ty)| name.len() + colon(ty).len() + ty.len())
                 .sum::<usize>()
             + params.len().saturating_sub(1) * 2;
         if params.is_empty() || self.fits(len) {
@@ -257,7 +259,7 @@ impl Code {
                         out.push_str(", ");
                     }
                     out.push_str(name);
-                    out.push_str(": ");
+                    out.push_str(colon(ty));
                     out.push_str(ty);
                 }
                 out.push_str(tail);
@@ -269,7 +271,7 @@ impl Code {
         for (index, (name, ty)) in params.iter().enumerate() {
             // The last comma is the break's, not text that must fit.
             let counted = usize::from(index + 1 < params.len());
-            self.typed_counting(&format!("{name}: "), ty, ",", counted);
+            self.typed_counting(&format!("{name}{}", colon(ty)), ty, ",", counted);
         }
         self.level -= 1;
         self.line(tail);
@@ -695,6 +697,13 @@ mod tests {
                     "entries",
                     format!("impl IntoIterator<Item = (impl Into<String>, impl Into<{path}>)>"),
                 )],
+                vec![
+                    ("mut self", String::new()),
+                    (
+                        "values",
+                        format!("impl IntoIterator<Item = impl Into<{path}>>"),
+                    ),
+                ],
             ] {
                 let params: Vec<(String, String)> = params
                     .into_iter()

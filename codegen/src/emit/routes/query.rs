@@ -3,6 +3,7 @@
 
 use super::{escaped, write_docs};
 use crate::diagnostics::Origin;
+use crate::emit::pretty::{Expr, assignment};
 use crate::emit::text::{Code, str_literal};
 use crate::emit::{Context, File, Parts, shape_text};
 use crate::model::Shape;
@@ -46,30 +47,45 @@ fn query_builder(
         match &q.shape {
             Shape::Vec(inner) => {
                 let inner = shape_text(context, inner);
-                code.list(
+                code.signature(
                     &format!("pub fn {setter}("),
                     &[
-                        "mut self",
-                        &format!("values: impl IntoIterator<Item = impl Into<{inner}>>"),
+                        ("mut self".to_owned(), String::new()),
+                        (
+                            "values".to_owned(),
+                            format!("impl IntoIterator<Item = impl Into<{inner}>>"),
+                        ),
                     ],
-                    ")",
-                    " -> Self {",
+                    ") -> Self {",
                 );
                 code.deeper();
-                code.line(&format!(
-                    "self.0.{field} = Some(values.into_iter().map(Into::into).collect());"
+                let values = Expr::method(Expr::word("values"), "into_iter", vec![]);
+                let values = Expr::method(values, "map", vec![Expr::word("Into::into")]);
+                let values = Expr::method(values, "collect", vec![]);
+                let value = Expr::call("Some", vec![values]);
+                code.raw(&assignment(
+                    &format!("self.0.{field}"),
+                    &value,
+                    code.indent_width(),
                 ));
             }
             shape => {
                 let ty = shape_text(context, shape);
-                code.list(
+                code.signature(
                     &format!("pub fn {setter}("),
-                    &["mut self", &format!("value: impl Into<{ty}>")],
-                    ")",
-                    " -> Self {",
+                    &[
+                        ("mut self".to_owned(), String::new()),
+                        ("value".to_owned(), format!("impl Into<{ty}>")),
+                    ],
+                    ") -> Self {",
                 );
                 code.deeper();
-                code.line(&format!("self.0.{field} = Some(value.into());"));
+                let value = Expr::method(Expr::word("value"), "into", vec![]);
+                code.raw(&assignment(
+                    &format!("self.0.{field}"),
+                    &Expr::call("Some", vec![value]),
+                    code.indent_width(),
+                ));
             }
         }
         code.line("self");
@@ -178,14 +194,16 @@ fn query_struct_with_notes(
     } else {
         "target"
     };
-    code.list(
+    code.signature(
         "fn append_to(",
         &[
-            "&self",
-            &format!("{target}: &mut {runtime}::request::PathAndQuery"),
+            ("&self".to_owned(), String::new()),
+            (
+                target.to_owned(),
+                format!("&mut {runtime}::request::PathAndQuery"),
+            ),
         ],
-        ")",
-        " {",
+        ") {",
     );
     code.deeper();
     for q in &optional {
