@@ -278,9 +278,12 @@ fn constructor(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bui
         code.docs(lines.iter().map(String::as_str));
     }
     if args.len() > MAX_ARGUMENTS {
-        code.line(
-            "#[allow(clippy::too_many_arguments, reason = \"every required field is an argument, so none can be forgotten\")]",
-        );
+        let allow = "#[allow(clippy::too_many_arguments, reason = \"every required field is an \
+                     argument, so none can be forgotten\")]";
+        match pretty::attribute(allow, code.indent_width()) {
+            Some(lines) => code.raw(&lines),
+            None => code.line(allow),
+        }
     }
     code.line("#[inline]");
     code.signature("pub fn builder(", &args, &format!(") -> {} {{", plan.name));

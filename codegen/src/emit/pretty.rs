@@ -1194,6 +1194,9 @@ mod tests {
                     "#[serde(rename = \"{name}\", default, skip_serializing_if = \"Option::is_none\")]"
                 ),
                 format!("#[serde(with = \"{name}\", bound(deserialize = \"T: A\"))]"),
+                format!(
+                    "#[allow(clippy::{name}, reason = \"every required field is an argument\")]"
+                ),
             ] {
                 for depth in [0, 3, 7] {
                     let mut code = Code::new();
