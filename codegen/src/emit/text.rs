@@ -1,6 +1,7 @@
-//! Formatted text for the regular, bulky items (serde impls, builders): written straight
-//! into a `String` in its final shape instead of token streams that `write` would parse
-//! and print again, which was most of the generator's time.
+//! Formatted text, the only thing emit produces: every item is written straight into a
+//! `String` in its final shape (no token streams that `write` would parse and print again,
+//! which was most of the generator's time). Expressions that need prettyplease's line
+//! breaking exactly (the builder constructors) are printed by `pretty.rs`.
 //!
 //! The rules are few and deterministic: four spaces per level; a call, parameter list or
 //! array is written on one line when that line fits in [`WIDTH`] columns, and otherwise with

@@ -10,8 +10,7 @@ use super::{
 };
 use crate::model::{Field, FieldRole, Shape, TypeDef, TypeId, TypeKind, UnionVariant, Variant};
 
-/// The item (and its impls) for the type `id`, as formatted text, with the builder's
-/// token parts.
+/// The item (and its impls) for the type `id`, as formatted text, with its builder's.
 pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> Parts {
     let ty = context.api.get(id);
     let mut parts = Parts::default();

@@ -289,8 +289,9 @@ fn collect_sources(module: &Module, sources: &mut Vec<String>) {
     }
 }
 
-/// prettyplease puts items on consecutive lines; a blank line after each block item and
-/// before each documented or attributed item makes files read like hand-written code.
+/// The skeleton is written with its items on consecutive lines (as prettyplease printed
+/// them); a blank line after each block item and before each documented or attributed
+/// item makes files read like hand-written code.
 fn separate_items(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16);
     let mut previous: Option<&str> = None;
