@@ -3,7 +3,7 @@
 //! The pipeline has four stages, one private module each:
 //!
 //! ```text
-//! inputs ──load──▶ LoadedApi ──model──▶ ApiSet ──emit──▶ token streams ──write──▶ files
+//! inputs ──load──▶ LoadedApi ──model──▶ ApiSet ──emit──▶ formatted text ──write──▶ files
 //! ```
 //!
 //! The public API is [`Config`] (every option), what it returns ([`Output`], [`Error`] with

@@ -323,3 +323,43 @@ fn the_scanner_reads_paths_as_rustc_does() {
         ]
     );
 }
+
+/// Emit writes text only (issue 32): no token stream is built in it and no formatter
+/// reads what it writes. The one use of syn and prettyplease left is a user's attributes
+/// (`emit/attributes.rs`), which Rust's own parser checks and prettyplease prints as any
+/// attribute Rust accepts.
+#[test]
+fn emit_builds_no_token_streams() {
+    let mut all = Vec::new();
+    files(&src().join("emit"), &mut all);
+    let mut found = Vec::new();
+    for file in &all {
+        // A `tests.rs` holds a module declared `#[cfg(test)] mod tests;`: tests only.
+        if file.ends_with("tests.rs") {
+            continue;
+        }
+        let user_attributes = file.ends_with("emit/attributes.rs");
+        let code = code_only(&fs::read_to_string(file).expect("readable"));
+        for (number, line) in code.lines().enumerate() {
+            for word in [
+                "proc_macro2",
+                "quote::",
+                "quote!",
+                "TokenStream",
+                "prettyplease",
+                "syn::",
+            ] {
+                let allowed = user_attributes && matches!(word, "prettyplease" | "syn::");
+                if line.contains(word) && !allowed {
+                    found.push(format!("{}:{}: {word}", file.display(), number + 1));
+                }
+            }
+        }
+    }
+    assert!(all.len() > 10, "the scan reads no emit file");
+    assert!(
+        found.is_empty(),
+        "token streams or a formatter in emit:\n{}",
+        found.join("\n")
+    );
+}

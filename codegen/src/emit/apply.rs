@@ -115,11 +115,7 @@ fn apply_shape(context: &Context<'_>, shape: &Shape) -> String {
     }
     match resolve(&context.api.types, shape) {
         Shape::Vec(inner) => format!("Vec<{}>", apply_shape(context, inner)),
-        Shape::Map(inner) => format!(
-            "{}<String, {}>",
-            context.map_text,
-            apply_shape(context, inner)
-        ),
+        Shape::Map(inner) => format!("{}<String, {}>", context.map, apply_shape(context, inner)),
         Shape::Nullable(inner) => format!("Option<{}>", apply_shape(context, inner)),
         Shape::Ref(id) => apply_path(context, *id),
         other => shape_text(context, other),
@@ -141,7 +137,7 @@ fn needs_conversion(context: &Context<'_>, shape: &Shape) -> bool {
 /// The full path of the apply type of `id`.
 fn apply_path(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
-    let mut out = context.root_text.clone();
+    let mut out = context.root.clone();
     for module in &ty.module {
         out.push_str("::");
         out.push_str(module);
@@ -195,7 +191,7 @@ fn constructor(
     let mut doc = format!("A new apply configuration of a `{}`", ty.name);
     if let Some(metadata) = &plan.metadata {
         let field = &fields[metadata.field];
-        let meta = super::type_path_text(context, metadata.ty);
+        let meta = super::type_path(context, metadata.ty);
         let (name_arg, name_setter) = &metadata.name;
         args.push(format!("{name_arg}: impl Into<String>"));
         let _ = write!(doc, " named `{name_arg}`");
@@ -308,7 +304,7 @@ fn constructor(
                 match (field.role, required) {
                     (FieldRole::Extra, _) => code.line(&format!(
                         "{}: {}::ExtraFields::new(),",
-                        field.rust_name, context.runtime_text
+                        field.rust_name, context.runtime
                     )),
                     (_, Some(false)) => code.line(&format!("{}: None,", field.rust_name)),
                     _ => {}
@@ -369,7 +365,7 @@ fn methods(code: &mut Code, context: &Context<'_>, fields: &[Field], plan: &Appl
             (MethodKind::EditInPlace(target), _) => (
                 format!(
                     "edit: impl FnOnce(&mut {})",
-                    super::type_path_text(context, target)
+                    super::type_path(context, target)
                 ),
                 String::new(),
             ),
@@ -472,7 +468,7 @@ fn serialize(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: &[Fie
             }
             (FieldRole::Extra, _) => code.line(&format!(
                 "{}::serde_struct::extra_entries(&mut state, &self.{})?;",
-                context.runtime_text, field.rust_name
+                context.runtime, field.rust_name
             )),
             (FieldRole::Plain, Some(true)) => code.line(&format!(
                 "state.serialize_entry({json}, &self.{})?;",

@@ -36,13 +36,18 @@ pub(crate) enum Place {
     Field,
 }
 
-/// The one spelling of attributes as text: formatted by prettyplease as it formats them on
-/// an item or a field (so a long attribute wraps as it always has), as lines at
+/// The one spelling of a user's attributes (`text`, which [`parse_attribute`] checked):
+/// formatted by prettyplease as it formats them on an item or a field (so a long attribute
+/// wraps as it always has, and any attribute Rust accepts is written), as lines at
 /// indentation zero, each ending with a newline.
-pub(crate) fn spell(attributes: &[syn::Attribute], place: Place) -> String {
-    let file: syn::File = match place {
-        Place::Item => syn::parse_quote!(#(#attributes)* struct S;),
-        Place::Field => syn::parse_quote!(struct S { #(#attributes)* f: () }),
+pub(crate) fn spell(text: &str, place: Place) -> String {
+    let source = match place {
+        Place::Item => format!("{text}\nstruct S;"),
+        Place::Field => format!("struct S {{\n{text}\nf: () }}"),
+    };
+    let Ok(file) = syn::parse_file(&source) else {
+        // Checked to be attributes; never reached.
+        return format!("{text}\n");
     };
     let printed = prettyplease::unparse(&file);
     let mut out = String::new();
@@ -60,17 +65,25 @@ pub(crate) fn spell(attributes: &[syn::Attribute], place: Place) -> String {
     out
 }
 
-/// An attribute the generator writes (`#[derive(…)]`, `#[serde(…)]`) as text: on one line
-/// when it fits at indentation `indent` by prettyplease's measure, as prettyplease prints
-/// it then, and otherwise formatted by [`spell`].
+/// An attribute the generator writes (`#[derive(…)]`, `#[serde(…)]`) as lines at
+/// indentation zero: on one line when it fits at indentation `indent` by prettyplease's
+/// measure, and otherwise broken as prettyplease breaks it on an item (or a field) at
+/// indentation zero (`pretty::attribute`), the place [`spell`] formats a user's attributes.
 pub(crate) fn spell_text(text: &str, indent: usize, place: Place) -> String {
     if super::text::fits_at(indent, text.len()) {
         return format!("{text}\n");
     }
-    match syn::Attribute::parse_outer.parse_str(text) {
-        Ok(attributes) => spell(&attributes, place),
-        // Made of checked names and literals; never reached.
-        Err(_) => format!("{text}\n"),
+    let at = match place {
+        Place::Item => 0,
+        Place::Field => 4,
+    };
+    match super::pretty::attribute(text, at) {
+        Some(lines) => lines
+            .lines()
+            .map(|line| format!("{}\n", line.get(at..).unwrap_or_default()))
+            .collect(),
+        // Made of checked names and literals, one `#[path(…)]`; never reached.
+        None => format!("{text}\n"),
     }
 }
 
@@ -135,7 +148,7 @@ impl Attributes {
                 continue;
             };
             let is_serde = has_serde(&attribute);
-            let attribute = spell(&attribute, Place::Item);
+            let attribute = spell(&text, Place::Item);
             let Some(pattern) = parse_pattern(pattern_text, &mut diagnostics) else {
                 continue;
             };
@@ -162,11 +175,11 @@ impl Attributes {
             }
         }
         for (pattern_text, field, attribute) in &options.field_attributes {
-            let Some(attribute) = parse_attribute(attribute, &mut diagnostics) else {
+            let Some(parsed) = parse_attribute(attribute, &mut diagnostics) else {
                 continue;
             };
-            let is_serde = has_serde(&attribute);
-            let attribute = spell(&attribute, Place::Field);
+            let is_serde = has_serde(&parsed);
+            let attribute = spell(attribute, Place::Field);
             let Some(pattern) = parse_pattern(pattern_text, &mut diagnostics) else {
                 continue;
             };
@@ -237,4 +250,26 @@ fn no_field(pattern: &Pattern, field: &str) -> Diagnostic {
         ),
     )
     .with_hint("name fields by their JSON name (`importPolicy`) or Rust name (`import_policy`), or `*`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Place, spell, spell_text};
+
+    /// A long attribute the generator writes breaks as a user's does (prettyplease's
+    /// lines), on items and on fields.
+    #[test]
+    fn long_generated_attributes_break_as_users_attributes_do() {
+        for length in [1, 20, 40, 60, 80] {
+            let name = "N".repeat(length);
+            for text in [
+                format!("#[derive(Clone, Debug, Default, PartialEq, Eq, ::my::{name})]"),
+                format!("#[serde(rename = \"{name}\", default, with = \"::my::{name}\")]"),
+            ] {
+                for place in [Place::Item, Place::Field] {
+                    assert_eq!(spell_text(&text, 200, place), spell(&text, place), "{text}");
+                }
+            }
+        }
+    }
 }

@@ -12,12 +12,10 @@
 //! take a closure cost several times a setter to check, so the model makes only one kind,
 //! a resource's `metadata_with`.)
 
-use proc_macro2::{Literal as LiteralToken, TokenStream};
-use quote::quote;
-
 use super::docs::{doc_lines, paragraphs};
-use super::text::Code;
-use super::{Context, Parts, ident, shape_text, tokens_of, type_path, type_path_text};
+use super::pretty::{self, Expr};
+use super::text::{Code, byte_str_literal, str_literal};
+use super::{Context, Parts, shape_text, type_path};
 use crate::model::builders::{Builder, Literal, MethodKind, resolve};
 use crate::model::{Field, FieldRole, RuntimeType, Shape, TypeDef, TypeId, TypeKind};
 
@@ -33,57 +31,53 @@ const GENERIC: &str = crate::ground::naming::GENERIC_BUILDER;
 /// builder is an alias (`pub type LeaseBuilder = crate::Builder<Lease>;`) with an inherent
 /// impl of its setters; rustdoc shows them on the alias. The field is private to the root
 /// module, so every generated module can reach it and nothing outside can.
-pub(crate) fn generic_builder(context: &Context<'_>) -> TokenStream {
+pub(crate) fn generic_builder(context: &Context<'_>) -> String {
     if context.api.builders.is_empty() {
-        return TokenStream::new();
+        return String::new();
     }
-    let docs = context.docs.then(|| {
-        quote! {
-            /// Builds values of the generated struct `T`: start with `T::builder`, chain the
-            /// setters (each struct's builder alias, `TBuilder`, lists them), finish
-            /// with [`build`](Self::build). `into()` turns an existing `T` back into its builder.
-        }
-    });
-    let build_docs = context
-        .docs
-        .then(|| quote!(#[doc = " The finished value."]));
-    let name = ident(GENERIC);
-    quote! {
-        #docs
-        #[derive(Clone, Debug)]
-        #[must_use = "a builder does nothing until `build()` is called"]
-        pub struct #name<T> {
-            inner: T,
-        }
-
-        impl<T> #name<T> {
-            #build_docs
-            #[inline]
-            #[must_use]
-            pub fn build(self) -> T {
-                self.inner
-            }
-        }
-
-        impl<T> From<T> for #name<T> {
-            #[inline]
-            fn from(value: T) -> Self {
-                Self { inner: value }
-            }
-        }
+    let mut code = Code::new();
+    if context.docs {
+        code.docs([
+            "Builds values of the generated struct `T`: start with `T::builder`, chain the",
+            "setters (each struct's builder alias, `TBuilder`, lists them), finish",
+            "with [`build`](Self::build). `into()` turns an existing `T` back into its builder.",
+        ]);
     }
+    code.line("#[derive(Clone, Debug)]");
+    code.line("#[must_use = \"a builder does nothing until `build()` is called\"]");
+    code.open(&format!("pub struct {GENERIC}<T> {{"));
+    code.line("inner: T,");
+    code.close("}");
+    code.blank();
+    code.open(&format!("impl<T> {GENERIC}<T> {{"));
+    if context.docs {
+        code.docs(["The finished value."]);
+    }
+    code.line("#[inline]");
+    code.line("#[must_use]");
+    code.open("pub fn build(self) -> T {");
+    code.line("self.inner");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open(&format!("impl<T> From<T> for {GENERIC}<T> {{"));
+    code.line("#[inline]");
+    code.open("fn from(value: T) -> Self {");
+    code.line("Self { inner: value }");
+    code.close("}");
+    code.close("}");
+    code.finish()
 }
 
 /// The constructor, the builder type and its impls for the struct `id`; nothing for other
-/// types. The constructor (docs, defaults, attributes) is tokens; the builder type, its
-/// methods and the `From` impls, which are regular and most of the lines, are text.
+/// types.
 pub(crate) fn builder_items(context: &Context<'_>, id: TypeId) -> Parts {
     let ty = context.api.get(id);
     let mut parts = Parts::default();
     let (TypeKind::Struct(fields), Some(plan)) = (&ty.kind, context.api.builders.get(&id)) else {
         return parts;
     };
-    parts.tokens(constructor(context, ty, fields, plan));
+    parts.text(constructor(context, ty, fields, plan));
     parts.text(builder_text(context, ty, fields, plan));
     parts
 }
@@ -97,13 +91,13 @@ fn builder_text(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bu
             "Builds [`{name}`] values: start with [`{name}::builder`], chain the setters, finish \
              with [`build`]({}::{GENERIC}::build). `into()` turns an existing `{name}` back into \
              its builder.",
-            context.root_text
+            context.root
         )
         .as_str()]);
     }
     code.line(&format!(
         "pub type {builder} = {}::{GENERIC}<{name}>;",
-        context.root_text
+        context.root
     ));
     code.blank();
     if !plan.methods.is_empty() {
@@ -146,39 +140,52 @@ fn builder_text(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bu
 }
 
 /// `impl T { pub fn builder(…) -> TBuilder }`.
-fn constructor(
-    context: &Context<'_>,
-    ty: &TypeDef,
-    fields: &[Field],
-    plan: &Builder,
-) -> TokenStream {
-    let name = ident(&ty.name);
-    let builder = ident(&plan.name);
-    let mut args = Vec::new();
-    let mut values: Vec<Option<TokenStream>> = vec![None; fields.len()];
-    let mut doc = format!(" The [`{}`] of a new `{}`", plan.name, ty.name);
+fn constructor(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Builder) -> String {
+    let runtime = &context.runtime;
+    // Each parameter's name and type.
+    let mut args: Vec<(String, String)> = Vec::new();
+    let mut values: Vec<Option<Expr>> = vec![None; fields.len()];
+    let mut doc = format!("The [`{}`] of a new `{}`", plan.name, ty.name);
 
     if let Some(metadata) = &plan.metadata {
         let meta = type_path(context, metadata.ty);
-        let (name_arg, name_setter) = (ident(&metadata.name.0), ident(&metadata.name.1));
-        args.push(quote!(#name_arg: impl Into<String>));
-        doc.push_str(&format!(" named `{}`", metadata.name.0));
-        let namespace = metadata.namespace.as_ref().map(|(arg, setter)| {
-            let (arg_ident, setter) = (ident(arg), ident(setter));
-            args.push(quote!(#arg_ident: impl Into<String>));
+        let (name_arg, name_setter) = (&metadata.name.0, &metadata.name.1);
+        args.push((name_arg.clone(), "impl Into<String>".to_owned()));
+        doc.push_str(&format!(" named `{name_arg}`"));
+        if let Some((arg, _)) = &metadata.namespace {
+            args.push((arg.clone(), "impl Into<String>".to_owned()));
             doc.push_str(&format!(" in the namespace `{arg}`"));
-            (arg_ident, setter)
-        });
+        }
         let value = if metadata.extern_struct {
-            let namespace = namespace.map(|(arg, field)| quote!(#field: Some(#arg.into()),));
-            quote!(#meta {
-                #name_setter: Some(#name_arg.into()),
-                #namespace
-                ..::core::default::Default::default()
-            })
+            let mut members = vec![(
+                name_setter.clone(),
+                Expr::call("Some", vec![into(name_arg)]),
+            )];
+            members.extend(
+                metadata
+                    .namespace
+                    .iter()
+                    .map(|(arg, field)| (field.clone(), Expr::call("Some", vec![into(arg)]))),
+            );
+            Expr::Struct(
+                meta,
+                members,
+                Some(Box::new(Expr::call(
+                    "::core::default::Default::default",
+                    vec![],
+                ))),
+            )
         } else {
-            let namespace = namespace.map(|(arg, setter)| quote!(.#setter(#arg)));
-            quote!(#meta::builder().#name_setter(#name_arg) #namespace .build())
+            let named = Expr::method(
+                Expr::call(format!("{meta}::builder"), vec![]),
+                name_setter,
+                vec![Expr::word(name_arg)],
+            );
+            let named = match &metadata.namespace {
+                Some((arg, setter)) => Expr::method(named, setter, vec![Expr::word(arg)]),
+                None => named,
+            };
+            Expr::method(named, "build", vec![])
         };
         values[metadata.field] = Some(wrap(&fields[metadata.field], value));
     }
@@ -190,20 +197,16 @@ fn constructor(
     let mut arg_lines = Vec::new();
     for param in &plan.params {
         let field = &fields[param.field];
-        let arg = ident(&param.name);
-        let ty = tokens_of(&value_type(context, &field.shape));
-        args.push(quote!(#arg: #ty));
-        let value = wrap_text(field, convert(context, field, &param.name));
-        values[param.field] = Some(tokens_of(&value));
+        args.push((param.name.clone(), value_type(context, &field.shape)));
+        values[param.field] = Some(wrap(field, convert(context, field, &param.name)));
         let setter = plan
             .methods
             .iter()
             .find(|m| m.field == param.field && m.kind == MethodKind::Set)
             .map_or_else(String::new, |m| {
-                format!(" (see [`{}`](Self::{}))", m.name, m.name)
+                format!(" (see [`{}`]({}::{}))", m.name, plan.name, m.name)
             });
-        let setter = setter.replace("Self::", &format!("{}::", plan.name));
-        arg_lines.push(format!(" - `{}`{setter}", param.name));
+        arg_lines.push(format!("- `{}`{setter}", param.name));
     }
     let mut presets = Vec::new();
     for preset in &plan.presets {
@@ -213,61 +216,83 @@ fn constructor(
         presets.push(format!("`{}`", field.rust_name));
     }
 
-    let mut docs = vec![quote!(#[doc = #doc])];
-    if !arg_lines.is_empty() {
-        docs.push(quote!(#[doc = ""]));
-        docs.push(quote!(#[doc = " The required fields are its arguments:"]));
-        docs.push(quote!(#[doc = ""]));
-        docs.extend(arg_lines.iter().map(|line| quote!(#[doc = #line])));
-    }
-    if !presets.is_empty() {
-        let line = format!(
-            " The schema's defaults are filled in: {}.",
-            presets.join(", ")
-        );
-        docs.push(quote!(#[doc = ""]));
-        docs.push(quote!(#[doc = #line]));
-    }
-
-    let runtime = &context.runtime;
     let explicit = values.iter().filter(|v| v.is_some()).count();
     let value = if ty.derive_default {
-        let set = fields.iter().zip(&values).filter_map(|(field, value)| {
-            let field = ident(&field.rust_name);
-            value.as_ref().map(|value| quote!(#field: #value,))
-        });
+        let set: Vec<(String, Expr)> = fields
+            .iter()
+            .zip(&values)
+            .filter_map(|(field, value)| {
+                value.clone().map(|value| (field.rust_name.clone(), value))
+            })
+            .collect();
         match explicit {
-            0 => quote!(Self::default()),
-            n if n == fields.len() => quote!(Self { #(#set)* }),
-            _ => quote!(Self { #(#set)* ..Self::default() }),
+            0 => Expr::call("Self::default", vec![]),
+            n if n == fields.len() => Expr::Struct("Self".to_owned(), set, None),
+            _ => Expr::Struct(
+                "Self".to_owned(),
+                set,
+                Some(Box::new(Expr::call("Self::default", vec![]))),
+            ),
         }
     } else {
-        let all = fields.iter().zip(&values).map(|(field, value)| {
-            let field_name = ident(&field.rust_name);
-            let value = match (value, field.role) {
-                (Some(value), _) => value.clone(),
-                (None, FieldRole::ApiVersion) => quote!(#runtime::ApiVersion::present()),
-                (None, FieldRole::Kind) => quote!(#runtime::Kind::present()),
-                (None, FieldRole::Plain) => quote!(None),
-                (None, FieldRole::Extra) => quote!(#runtime::ExtraFields::new()),
-            };
-            quote!(#field_name: #value,)
-        });
-        quote!(Self { #(#all)* })
+        let all = fields
+            .iter()
+            .zip(values)
+            .map(|(field, value)| {
+                let value = match (value, field.role) {
+                    (Some(value), _) => value,
+                    (None, FieldRole::ApiVersion) => {
+                        Expr::call(format!("{runtime}::ApiVersion::present"), vec![])
+                    }
+                    (None, FieldRole::Kind) => {
+                        Expr::call(format!("{runtime}::Kind::present"), vec![])
+                    }
+                    (None, FieldRole::Plain) => Expr::word("None"),
+                    (None, FieldRole::Extra) => {
+                        Expr::call(format!("{runtime}::ExtraFields::new"), vec![])
+                    }
+                };
+                (field.rust_name.clone(), value)
+            })
+            .collect();
+        Expr::Struct("Self".to_owned(), all, None)
     };
-    let allow = (args.len() > MAX_ARGUMENTS).then(|| {
-        quote!(#[allow(clippy::too_many_arguments, reason = "every required field is an argument, so none can be forgotten")])
-    });
-    quote! {
-        impl #name {
-            #(#docs)*
-            #allow
-            #[inline]
-            pub fn builder(#(#args),*) -> #builder {
-                #builder { inner: #value }
-            }
+
+    let mut code = Code::new();
+    code.open(&format!("impl {} {{", ty.name));
+    if context.docs {
+        let mut lines = vec![doc];
+        if !arg_lines.is_empty() {
+            lines.push(String::new());
+            lines.push("The required fields are its arguments:".to_owned());
+            lines.push(String::new());
+            lines.extend(arg_lines);
+        }
+        if !presets.is_empty() {
+            lines.push(String::new());
+            lines.push(format!(
+                "The schema's defaults are filled in: {}.",
+                presets.join(", ")
+            ));
+        }
+        code.docs(lines.iter().map(String::as_str));
+    }
+    if args.len() > MAX_ARGUMENTS {
+        let allow = "#[allow(clippy::too_many_arguments, reason = \"every required field is an \
+                     argument, so none can be forgotten\")]";
+        match pretty::attribute(allow, code.indent_width()) {
+            Some(lines) => code.raw(&lines),
+            None => code.line(allow),
         }
     }
+    code.line("#[inline]");
+    code.signature("pub fn builder(", &args, &format!(") -> {} {{", plan.name));
+    code.deeper();
+    let body = Expr::Struct(plan.name.clone(), vec![("inner".to_owned(), value)], None);
+    code.raw(&pretty::tail_expression(&body, code.indent_width()));
+    code.close("}");
+    code.close("}");
+    code.finish()
 }
 
 /// The doc of a method: the field's description, then what the method does.
@@ -380,7 +405,7 @@ fn method_params(context: &Context<'_>, field: &Field, kind: MethodKind) -> Vec<
         (MethodKind::EditInPlace(target), _) => {
             vec![format!(
                 "edit: impl FnOnce(&mut {})",
-                type_path_text(context, target)
+                type_path(context, target)
             )]
         }
         _ => vec![format!("value: {}", value_type(context, &field.shape))],
@@ -402,7 +427,7 @@ fn method_body(code: &mut Code, context: &Context<'_>, field: &Field, kind: Meth
                 Shape::Map(_) => "entries",
                 _ => "value",
             };
-            let value = convert(context, field, argument);
+            let value = convert(context, field, argument).one_line();
             if field.required {
                 code.line(&format!("self.inner.{name} = {value};"));
             } else {
@@ -414,7 +439,7 @@ fn method_body(code: &mut Code, context: &Context<'_>, field: &Field, kind: Meth
             code.line(&format!("{unwrapped}.insert(key.into(), value.into());"));
         }
         MethodKind::Edit(target) => {
-            let target = type_path_text(context, target);
+            let target = type_path(context, target);
             let (current, build) = if field.boxed {
                 ("(*value).into()", "Box::new(edit(current).build())")
             } else {
@@ -463,151 +488,176 @@ fn value_type(context: &Context<'_>, shape: &Shape) -> String {
 }
 
 /// `argument` (of [`value_type`]) converted to the field's unwrapped type.
-fn convert(context: &Context<'_>, field: &Field, argument: &str) -> String {
+fn convert(context: &Context<'_>, field: &Field, argument: &str) -> Expr {
+    let collect = |map: &str| {
+        let items = Expr::method(Expr::word(argument), "into_iter", vec![]);
+        let items = Expr::method(items, "map", vec![Expr::word(map)]);
+        Expr::method(items, "collect", vec![])
+    };
     match resolve(&context.api.types, &field.shape) {
-        Shape::Vec(_) => format!("{argument}.into_iter().map(Into::into).collect()"),
-        Shape::Map(_) => format!(
-            "{argument}.into_iter().map(|(key, value)| (key.into(), value.into())).collect()"
-        ),
-        _ if field.boxed => format!("Box::new({argument}.into())"),
-        _ => format!("{argument}.into()"),
+        Shape::Vec(_) => collect("Into::into"),
+        Shape::Map(_) => collect("|(key, value)| (key.into(), value.into())"),
+        _ if field.boxed => Expr::call("Box::new", vec![into(argument)]),
+        _ => into(argument),
     }
 }
 
-/// `Some(value)` for optional fields, as text.
-fn wrap_text(field: &Field, value: String) -> String {
-    if field.required {
-        value
-    } else {
-        format!("Some({value})")
-    }
+/// `argument.into()`.
+fn into(argument: &str) -> Expr {
+    Expr::method(Expr::word(argument), "into", vec![])
+}
+
+/// `text.to_owned()` for a string literal `text`.
+fn owned(text: String) -> Expr {
+    Expr::method(Expr::word(text), "to_owned", vec![])
 }
 
 /// `Some(value)` for optional fields.
-fn wrap(field: &Field, value: TokenStream) -> TokenStream {
+fn wrap(field: &Field, value: Expr) -> Expr {
     if field.required {
         value
     } else {
-        quote!(Some(#value))
+        Expr::call("Some", vec![value])
     }
 }
 
 /// A schema default as a Rust expression of the field's type.
-fn literal(context: &Context<'_>, shape: &Shape, value: &Literal) -> TokenStream {
+fn literal(context: &Context<'_>, shape: &Shape, value: &Literal) -> Expr {
     let runtime = &context.runtime;
     let resolved = resolve(&context.api.types, shape);
     match (value, resolved) {
-        (Literal::Null, _) => quote!(None),
-        (_, Shape::Nullable(inner)) => {
-            let inner = literal(context, inner, value);
-            quote!(Some(#inner))
-        }
-        (Literal::Bool(value), _) => quote!(#value),
-        (Literal::Int(value), Shape::Runtime(RuntimeType::IntOrString)) => {
-            let value = int(*value);
-            quote!(#runtime::IntOrString::from(#value))
-        }
+        (Literal::Null, _) => Expr::word("None"),
+        (_, Shape::Nullable(inner)) => Expr::call("Some", vec![literal(context, inner, value)]),
+        (Literal::Bool(value), _) => Expr::word(value.to_string()),
+        (Literal::Int(value), Shape::Runtime(RuntimeType::IntOrString)) => Expr::call(
+            format!("{runtime}::IntOrString::from"),
+            vec![Expr::word(int(*value))],
+        ),
         (Literal::Int(value), Shape::Runtime(RuntimeType::Number)) => {
             let value = suffixed(
                 &grouped(&value.unsigned_abs().to_string()),
                 "i64",
                 *value < 0,
             );
-            quote!(#runtime::Number::from(#value))
+            Expr::call(format!("{runtime}::Number::from"), vec![Expr::word(value)])
         }
         (Literal::UInt(value), Shape::Runtime(RuntimeType::Number)) => {
             let value = suffixed(&grouped(&value.to_string()), "u64", false);
-            quote!(#runtime::Number::from(#value))
+            Expr::call(format!("{runtime}::Number::from"), vec![Expr::word(value)])
         }
-        (Literal::Float(value), Shape::Runtime(RuntimeType::Number)) => {
-            let value = float(*value);
-            quote!(#runtime::Number::from(#value))
-        }
-        (Literal::Int(value), _) => int(*value),
-        (Literal::UInt(value), _) => suffixed(&grouped(&value.to_string()), "", false),
-        (Literal::Float(value), _) => float(*value),
-        (Literal::Bytes(bytes), _) => {
-            let bytes = LiteralToken::byte_string(bytes);
-            quote!(#runtime::ByteString(#bytes.to_vec()))
-        }
-        (Literal::Str(value), Shape::Runtime(runtime_type)) => {
-            let runtime_type = ident(runtime_type.name());
-            quote!(#runtime::#runtime_type::from(#value))
-        }
-        (Literal::Str(value), Shape::Ref(id)) => {
-            let path = type_path(context, *id);
-            quote!(#path::from(#value))
-        }
-        (Literal::Str(value), _) => quote!(#value.to_owned()),
+        (Literal::Float(value), Shape::Runtime(RuntimeType::Number)) => Expr::call(
+            format!("{runtime}::Number::from"),
+            vec![Expr::word(float(*value))],
+        ),
+        (Literal::Int(value), _) => Expr::word(int(*value)),
+        (Literal::UInt(value), _) => Expr::word(suffixed(&grouped(&value.to_string()), "", false)),
+        (Literal::Float(value), _) => Expr::word(float(*value)),
+        (Literal::Bytes(bytes), _) => Expr::call(
+            format!("{runtime}::ByteString"),
+            vec![Expr::method(
+                Expr::word(byte_str_literal(bytes)),
+                "to_vec",
+                vec![],
+            )],
+        ),
+        (Literal::Str(value), Shape::Runtime(runtime_type)) => Expr::call(
+            format!("{runtime}::{}::from", runtime_type.name()),
+            vec![Expr::word(str_literal(value))],
+        ),
+        (Literal::Str(value), Shape::Ref(id)) => Expr::call(
+            format!("{}::from", type_path(context, *id)),
+            vec![Expr::word(str_literal(value))],
+        ),
+        (Literal::Str(value), _) => owned(str_literal(value)),
         (Literal::Variant(variant), Shape::Ref(id)) => {
-            let path = type_path(context, *id);
-            let variant = ident(variant);
-            quote!(#path::#variant)
+            Expr::word(format!("{}::{variant}", type_path(context, *id)))
         }
         (Literal::Json(value), _) => json(value),
-        (Literal::List(items), Shape::Vec(item)) => {
-            let items = items.iter().map(|value| literal(context, item, value));
-            quote!(vec![#(#items),*])
-        }
-        (Literal::Map(entries), Shape::Map(inner)) => {
-            let entries = entries.iter().map(|(key, value)| {
-                let value = literal(context, inner, value);
-                quote!((#key.to_owned(), #value))
-            });
-            quote!([#(#entries),*].into_iter().collect())
-        }
+        (Literal::List(items), Shape::Vec(item)) => Expr::Vec(
+            items
+                .iter()
+                .map(|value| literal(context, item, value))
+                .collect(),
+        ),
+        (Literal::Map(entries), Shape::Map(inner)) => collected(
+            entries
+                .iter()
+                .map(|(key, value)| {
+                    Expr::Tuple(vec![
+                        owned(str_literal(key)),
+                        literal(context, inner, value),
+                    ])
+                })
+                .collect(),
+        ),
         (Literal::Struct(values), Shape::Ref(id)) => struct_literal(context, *id, values),
         // The model matches every literal to its shape; nothing else reaches here.
-        _ => quote!(::core::default::Default::default()),
+        _ => Expr::call("::core::default::Default::default", vec![]),
     }
 }
 
+/// `[entries].into_iter().collect()`.
+fn collected(entries: Vec<Expr>) -> Expr {
+    let entries = Expr::method(Expr::Array(entries), "into_iter", vec![]);
+    Expr::method(entries, "collect", vec![])
+}
+
 /// A struct default as a struct expression: the given fields, the others unset.
-fn struct_literal(context: &Context<'_>, id: TypeId, values: &[(usize, Literal)]) -> TokenStream {
+fn struct_literal(context: &Context<'_>, id: TypeId, values: &[(usize, Literal)]) -> Expr {
     let runtime = &context.runtime;
-    let path = type_path(context, id);
     let TypeKind::Struct(fields) = &context.api.get(id).kind else {
-        return quote!(::core::default::Default::default());
+        return Expr::call("::core::default::Default::default", vec![]);
     };
-    let members = fields.iter().enumerate().map(|(index, field)| {
-        let name = ident(&field.rust_name);
-        let given = values.iter().find(|(i, _)| *i == index).map(|(_, v)| v);
-        let value = match (field.role, given) {
-            (FieldRole::Extra, Some(Literal::Map(entries))) => {
-                let entries = entries.iter().map(|(key, value)| {
-                    let value = literal(context, &field.shape, value);
-                    quote!((#key, #value))
-                });
-                quote!([#(#entries),*].into_iter().collect())
-            }
-            (FieldRole::Extra, _) => quote!(#runtime::ExtraFields::new()),
-            (FieldRole::ApiVersion, _) => quote!(#runtime::ApiVersion::absent()),
-            (FieldRole::Kind, _) => quote!(#runtime::Kind::absent()),
-            (FieldRole::Plain, Some(value)) => {
-                wrap(field, boxed(field, literal(context, &field.shape, value)))
-            }
-            (FieldRole::Plain, None) => quote!(None),
-        };
-        quote!(#name: #value)
-    });
-    quote!(#path { #(#members),* })
+    let members = fields
+        .iter()
+        .enumerate()
+        .map(|(index, field)| {
+            let given = values.iter().find(|(i, _)| *i == index).map(|(_, v)| v);
+            let value = match (field.role, given) {
+                (FieldRole::Extra, Some(Literal::Map(entries))) => collected(
+                    entries
+                        .iter()
+                        .map(|(key, value)| {
+                            Expr::Tuple(vec![
+                                Expr::word(str_literal(key)),
+                                literal(context, &field.shape, value),
+                            ])
+                        })
+                        .collect(),
+                ),
+                (FieldRole::Extra, _) => Expr::call(format!("{runtime}::ExtraFields::new"), vec![]),
+                (FieldRole::ApiVersion, _) => {
+                    Expr::call(format!("{runtime}::ApiVersion::absent"), vec![])
+                }
+                (FieldRole::Kind, _) => Expr::call(format!("{runtime}::Kind::absent"), vec![]),
+                (FieldRole::Plain, Some(value)) => {
+                    wrap(field, boxed(field, literal(context, &field.shape, value)))
+                }
+                (FieldRole::Plain, None) => Expr::word("None"),
+            };
+            (field.rust_name.clone(), value)
+        })
+        .collect();
+    Expr::Struct(type_path(context, id), members, None)
 }
 
 /// `Box::new(value)` for boxed fields.
-fn boxed(field: &Field, value: TokenStream) -> TokenStream {
+fn boxed(field: &Field, value: Expr) -> Expr {
     if field.boxed {
-        quote!(Box::new(#value))
+        Expr::call("Box::new", vec![value])
     } else {
         value
     }
 }
 
 /// Any JSON value as a `serde_json::Value` expression.
-fn json(value: &serde_json::Value) -> TokenStream {
+fn json(value: &serde_json::Value) -> Expr {
     use serde_json::Value;
+    let call =
+        |variant: &str, arg: Expr| Expr::call(format!("::serde_json::Value::{variant}"), vec![arg]);
     match value {
-        Value::Null => quote!(::serde_json::Value::Null),
-        Value::Bool(value) => quote!(::serde_json::Value::Bool(#value)),
+        Value::Null => Expr::word("::serde_json::Value::Null"),
+        Value::Bool(value) => call("Bool", Expr::word(value.to_string())),
         Value::Number(number) => {
             let value = if let Some(n) = number.as_i64() {
                 suffixed(&grouped(&n.unsigned_abs().to_string()), "i64", n < 0)
@@ -616,26 +666,25 @@ fn json(value: &serde_json::Value) -> TokenStream {
             } else {
                 float(number.as_f64().unwrap_or_default())
             };
-            quote!(::serde_json::Value::from(#value))
+            call("from", Expr::word(value))
         }
-        Value::String(text) => quote!(::serde_json::Value::String(#text.to_owned())),
-        Value::Array(items) => {
-            let items = items.iter().map(json);
-            quote!(::serde_json::Value::Array(vec![#(#items),*]))
-        }
-        Value::Object(entries) => {
-            let entries = entries.iter().map(|(key, value)| {
-                let value = json(value);
-                quote!((#key.to_owned(), #value))
-            });
-            quote!(::serde_json::Value::Object([#(#entries),*].into_iter().collect()))
-        }
+        Value::String(text) => call("String", owned(str_literal(text))),
+        Value::Array(items) => call("Array", Expr::Vec(items.iter().map(json).collect())),
+        Value::Object(entries) => call(
+            "Object",
+            collected(
+                entries
+                    .iter()
+                    .map(|(key, value)| Expr::Tuple(vec![owned(str_literal(key)), json(value)]))
+                    .collect(),
+            ),
+        ),
     }
 }
 
 /// An `f64` literal in the form Rust's `Debug` writes it (`3.0`, `1e300`), its digits
 /// grouped as `clippy::unreadable_literal` asks, suffixed `_f64`.
-fn float(value: f64) -> TokenStream {
+fn float(value: f64) -> String {
     let text = format!("{value:?}");
     let (mantissa, exponent) = match text.split_once('e') {
         Some((mantissa, exponent)) => (mantissa, Some(exponent)),
@@ -674,29 +723,26 @@ fn grouped(digits: &str) -> String {
     out
 }
 
-/// A numeric literal token with an optional `_suffix`, negated when `negative`.
-fn suffixed(digits: &str, suffix: &str, negative: bool) -> TokenStream {
-    let text = if suffix.is_empty() {
-        digits.to_owned()
+/// A numeric literal with an optional `_suffix`, negated when `negative`.
+fn suffixed(digits: &str, suffix: &str, negative: bool) -> String {
+    let sign = if negative { "-" } else { "" };
+    if suffix.is_empty() {
+        format!("{sign}{digits}")
     } else {
-        format!("{digits}_{suffix}")
-    };
-    let literal: TokenStream = text
-        .parse()
-        .unwrap_or_else(|_| quote!(::core::default::Default::default()));
-    if negative { quote!(-#literal) } else { literal }
+        format!("{sign}{digits}_{suffix}")
+    }
 }
 
 /// An integer literal, its digits grouped by `_` from five digits on, as
 /// `clippy::unreadable_literal` asks.
-fn int(value: i64) -> TokenStream {
+fn int(value: i64) -> String {
     suffixed(&grouped(&value.unsigned_abs().to_string()), "", value < 0)
 }
 
 /// The full path of the builder of the struct `id`.
 fn builder_path(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
-    let mut out = context.root_text.clone();
+    let mut out = context.root.clone();
     for module in &ty.module {
         out.push_str("::");
         out.push_str(module);

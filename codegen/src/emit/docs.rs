@@ -3,24 +3,7 @@
 //! spans are kept as they are (nothing inside them needs escaping); bare URLs become
 //! autolinks.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
 use crate::model::{ApiSet, TypeDef};
-
-/// `#[doc]` attributes for lines that are already markdown (prose the generator writes
-/// itself), one per line, without escaping.
-pub(crate) fn raw_doc_attrs<'a>(lines: impl IntoIterator<Item = &'a str>) -> TokenStream {
-    let attrs = lines.into_iter().map(|line| {
-        let line = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
-        quote!(#[doc = #line])
-    });
-    quote!(#(#attrs)*)
-}
 
 /// Joins paragraphs into one doc text with a blank line between them.
 pub(crate) fn paragraphs<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {

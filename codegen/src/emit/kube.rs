@@ -9,7 +9,7 @@
 //! that is checked before anything is emitted.
 
 use super::text::{Code, str_literal};
-use super::{Context, type_path_text};
+use super::{Context, type_path};
 use crate::diagnostics::{Diagnostic, Error, ErrorKind};
 use crate::model::{ApiSet, Scope, TypeId, TypeKind};
 
@@ -49,8 +49,7 @@ pub(crate) fn check(api: &ApiSet) -> Result<(), Error> {
 /// `k8s_openapi::Resource`, `ListableResource` (when the API has its list kind) and
 /// `Metadata` for the resource `id`, as formatted text (`text.rs`); nothing for other types.
 pub(crate) fn impls(context: &Context<'_>, id: TypeId) -> String {
-    let (Some(k8s), Some(resource)) = (&context.k8s_openapi_text, context.api.resources.get(&id))
-    else {
+    let (Some(k8s), Some(resource)) = (&context.k8s_openapi, context.api.resources.get(&id)) else {
         return String::new();
     };
     let Some((field, meta, required)) = metadata_field(context.api, id) else {
@@ -65,7 +64,7 @@ pub(crate) fn impls(context: &Context<'_>, id: TypeId) -> String {
         Scope::Namespaced => "NamespaceResourceScope",
         Scope::Cluster => "ClusterResourceScope",
     };
-    let meta_type = type_path_text(context, meta);
+    let meta_type = type_path(context, meta);
     let field = &fields[field].rust_name;
     let mut code = Code::new();
     code.open_impl(&format!("impl {k8s}::Resource"), name);

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::Context;
-use super::text::{Code, WIDTH, str_literal};
+use super::text::{Code, WIDTH, byte_char_literal, str_literal};
 use crate::ground::naming::matcher_function_name;
 use crate::model::operations::{Method, Operation, Segment};
 
@@ -169,7 +169,7 @@ pub(crate) fn matcher(context: &Context<'_>) -> String {
         );
     }
 
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let mut out = Code::new();
     out.line(&format!("use {runtime}::http::Method;"));
     if writer.uses.param_segment {
@@ -266,7 +266,7 @@ impl<'n, 'a> Writer<'n, 'a> {
         code.open("match rest.as_bytes().get(1) {");
         for (byte, runs) in &by_byte {
             let pattern = match byte {
-                Some(byte) => format!("Some({})", proc_macro2::Literal::byte_character(*byte)),
+                Some(byte) => format!("Some({})", byte_char_literal(*byte)),
                 None => "None | Some(b'/')".to_owned(),
             };
             code.open(&format!("{pattern} => {{"));

@@ -1,6 +1,6 @@
-//! Stage 3, emit: the model → parts (formatted text, or token streams for the rest),
-//! grouped into a module tree of files, each type on a worker thread (`emit_types`). Emit
-//! makes no decisions the model could make; it only spells them in Rust.
+//! Stage 3, emit: the model → formatted text (`text.rs`), grouped into a module tree of
+//! files, each type on a worker thread (`emit_types`). Emit makes no decisions the model
+//! could make; it only spells them in Rust.
 
 mod apply;
 mod attributes;
@@ -8,6 +8,7 @@ mod builders;
 mod docs;
 mod kube;
 mod matcher;
+pub(crate) mod pretty;
 mod resource;
 mod routes;
 mod serde_impls;
@@ -17,8 +18,6 @@ mod validate;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-
-use proc_macro2::{Ident, Span, TokenStream};
 
 use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
 use crate::model::features::Features;
@@ -105,104 +104,33 @@ pub struct Module {
     /// The module's own docs, in markdown (the root's: see `docs::crate_docs`), written where
     /// the layout allows inner attributes (not in a build script's `include!` file).
     pub docs: Option<String>,
-    /// Items of the module's own, before its declarations (the root's `root_path` check).
-    pub items: TokenStream,
+    /// Items of the module's own, before its declarations, as formatted text at indentation
+    /// zero (the root's `root_path` check and generic builder, re-exports of the companion's
+    /// types).
+    pub items: String,
     /// Outer attributes on the declaration of each child module and file of this module,
-    /// which apply to everything in them (the root's lint allowances).
-    pub child_attributes: TokenStream,
+    /// which apply to everything in them (the root's lint allowances), one per line.
+    pub child_attributes: Vec<String>,
 }
 
-/// A run of a file's items: tokens, which `write` formats with prettyplease, or text
-/// already in its final shape (`text.rs`), which `write` takes as it is.
-#[derive(Debug, Clone)]
-pub enum Part {
-    /// Items as tokens.
-    Tokens(TokenStream),
-    /// Items as formatted text at indentation zero, ending with a newline.
-    Text(String),
-    /// Items as the source text of tokens (a token run that was emitted on a worker
-    /// thread, `emit_types`), which `write` parses and formats like `Tokens`.
-    Source(String),
-}
-
-/// A sequence of parts in output order; adjacent token parts are merged, so they are
-/// formatted together as one run.
+/// A file's items in output order: runs of formatted text at indentation zero, each ending
+/// with a newline, which `write` separates by blank lines.
 #[derive(Debug, Default, Clone)]
-pub struct Parts(pub Vec<Part>);
+pub struct Parts(pub Vec<String>);
 
 impl Parts {
-    /// Appends items as tokens (nothing for an empty stream).
-    pub fn tokens(&mut self, tokens: TokenStream) {
-        if tokens.is_empty() {
-            return;
-        }
-        match self.0.last_mut() {
-            Some(Part::Tokens(last)) => last.extend(tokens),
-            _ => self.0.push(Part::Tokens(tokens)),
-        }
-    }
-
-    /// Appends items as formatted text (nothing for an empty text).
+    /// Appends a run of items (nothing for an empty text).
     pub fn text(&mut self, text: String) {
         if !text.is_empty() {
-            self.0.push(Part::Text(text));
-        }
-    }
-
-    /// Appends token source text; adjacent runs are merged, as `tokens` merges streams.
-    fn source(&mut self, source: String) {
-        if source.is_empty() {
-            return;
-        }
-        match self.0.last_mut() {
-            Some(Part::Source(last)) => {
-                last.push(' ');
-                last.push_str(&source);
-            }
-            _ => self.0.push(Part::Source(source)),
+            self.0.push(text);
         }
     }
 
     /// Appends all of `other`.
     pub fn extend(&mut self, other: Parts) {
-        for part in other.0 {
-            match part {
-                Part::Tokens(tokens) => self.tokens(tokens),
-                Part::Text(text) => self.text(text),
-                Part::Source(source) => self.source(source),
-            }
+        for text in other.0 {
+            self.text(text);
         }
-    }
-}
-
-/// A [`Part`] that can cross threads: token runs as their source text.
-enum SentPart {
-    Source(String),
-    Text(String),
-}
-
-impl SentPart {
-    fn of(parts: Parts) -> Vec<SentPart> {
-        parts
-            .0
-            .into_iter()
-            .map(|part| match part {
-                Part::Tokens(tokens) => SentPart::Source(tokens.to_string()),
-                Part::Source(source) => SentPart::Source(source),
-                Part::Text(text) => SentPart::Text(text),
-            })
-            .collect()
-    }
-
-    fn into_parts(sent: Vec<SentPart>) -> Parts {
-        let mut parts = Parts::default();
-        for part in sent {
-            match part {
-                SentPart::Source(source) => parts.source(source),
-                SentPart::Text(text) => parts.text(text),
-            }
-        }
-        parts
     }
 }
 
@@ -217,22 +145,19 @@ pub struct File {
     pub source: Origin,
     /// Exports that exist only under a cfg: name → its `#[cfg(…)]` attribute (the
     /// functions and response types of operations gated by features, `model::features`).
-    pub export_cfgs: BTreeMap<String, TokenStream>,
+    pub export_cfgs: BTreeMap<String, String>,
 }
 
 /// Paths and names shared by all emitters.
 pub(crate) struct Context<'a> {
     pub api: &'a ApiSet,
-    pub root: TokenStream,
-    pub runtime: TokenStream,
-    /// `root`, spelled as text.
-    pub root_text: String,
-    /// `runtime`, spelled as text.
-    pub runtime_text: String,
-    /// `map`, spelled as text.
-    pub map_text: String,
-    /// Whether doc comments are emitted (text parts leave them out; token parts lose them
-    /// in `strip_docs`).
+    /// The path of the generated root module (`crate`).
+    pub root: String,
+    /// The path of the runtime crate (`::kubeforge_runtime`).
+    pub runtime: String,
+    /// The map type's path (`::std::collections::BTreeMap`).
+    pub map: String,
+    /// Whether doc comments are emitted.
     pub docs: bool,
     /// Whether to emit builders.
     pub builders: bool,
@@ -242,12 +167,10 @@ pub(crate) struct Context<'a> {
     pub validation: bool,
     /// Whether to emit routes.
     pub routes: bool,
-    /// The map type's path.
-    pub map: TokenStream,
     /// User attributes on types and fields.
     pub attributes: &'a attributes::Attributes,
-    /// The path of k8s-openapi, when its traits are implemented, as text.
-    pub k8s_openapi_text: Option<String>,
+    /// The path of k8s-openapi, when its traits are implemented.
+    pub k8s_openapi: Option<String>,
     /// The cargo features, when the output is gated by them.
     pub features: Option<&'a Features>,
 }
@@ -255,12 +178,7 @@ pub(crate) struct Context<'a> {
 impl Context<'_> {
     /// The `#[cfg(…)]` on `op`'s functions and response type, when they need more features
     /// than their module's (`Features::operations`).
-    pub(crate) fn operation_cfg(&self, op: &Operation) -> Option<TokenStream> {
-        self.operation_cfg_text(op).map(|cfg| tokens_of(&cfg))
-    }
-
-    /// [`Context::operation_cfg`] as text: the one spelling of it.
-    pub(crate) fn operation_cfg_text(&self, op: &Operation) -> Option<String> {
+    pub(crate) fn operation_cfg(&self, op: &Operation) -> Option<String> {
         let needed = self.features.as_ref()?.operations.get(&op.id)?;
         Some(cfg_text(needed))
     }
@@ -279,33 +197,26 @@ fn cfg_text(features: &std::collections::BTreeSet<String>) -> String {
 }
 
 impl<'a> Context<'a> {
-    /// The context for emitting `api` with `options`. Each thread builds its own: token
-    /// streams cannot cross threads.
+    /// The context for emitting `api` with `options`.
     fn new(
         api: &'a ApiSet,
         options: &Options,
         attributes: &'a attributes::Attributes,
         features: Option<&'a Features>,
     ) -> Result<Self, Error> {
-        let root = parse_path(&options.root_path, "root_path")?;
-        let runtime = parse_path(&options.runtime_path, "runtime_path")?;
-        let map = parse_path(&options.map_type, "map_type")?;
         Ok(Context {
             api,
-            root_text: text::path_text(&root),
-            runtime_text: text::path_text(&runtime),
-            map_text: text::path_text(&map),
-            root,
-            runtime,
+            root: parse_path(&options.root_path, "root_path")?,
+            runtime: parse_path(&options.runtime_path, "runtime_path")?,
+            map: parse_path(&options.map_type, "map_type")?,
             docs: options.docs,
             builders: options.builders,
             apply: options.apply,
             validation: options.validation,
             routes: options.routes,
-            map,
             attributes,
-            k8s_openapi_text: match &options.k8s_openapi {
-                Some(path) => Some(text::path_text(&parse_path(path, "k8s_openapi")?)),
+            k8s_openapi: match &options.k8s_openapi {
+                Some(path) => Some(parse_path(path, "k8s_openapi")?),
                 None => None,
             },
             features,
@@ -316,7 +227,7 @@ impl<'a> Context<'a> {
 /// What one type adds to its file: its items, the names it exports, and the cfg of each
 /// export that has one.
 struct Emitted {
-    parts: Vec<SentPart>,
+    parts: Parts,
     exports: Vec<String>,
     export_cfgs: Vec<(String, String)>,
 }
@@ -393,15 +304,13 @@ fn emit_type(context: &Context<'_>, id: TypeId) -> Emitted {
         parts.extend(route_parts);
         exports.extend(route_exports);
         for op in api.operations_of(id) {
-            if let (Some(cfg), Some(response)) =
-                (context.operation_cfg_text(op), &op.names.response)
-            {
+            if let (Some(cfg), Some(response)) = (context.operation_cfg(op), &op.names.response) {
                 export_cfgs.push((response.clone(), cfg));
             }
         }
     }
     Emitted {
-        parts: SentPart::of(parts),
+        parts,
         exports,
         export_cfgs,
     }
@@ -432,16 +341,16 @@ pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Res
             if api.reexports.contains(&TypeId(index)) {
                 // A companion type the inputs define: still named at its place.
                 let path = type_path(&context, TypeId(index));
-                let name = ident(&ty.name);
                 let module = ty.module.iter().fold(&mut tree, |m, name| {
                     m.children.entry(name.clone()).or_default()
                 });
-                let rename = (!ty
-                    .kind
-                    .extern_path()
-                    .is_some_and(|p| p.ends_with(&format!("::{}", ty.name))))
-                .then(|| quote::quote!(as #name));
-                module.items.extend(quote::quote!(pub use #path #rename;));
+                if path.ends_with(&format!("::{}", ty.name)) {
+                    module.items.push_str(&format!("pub use {path};\n"));
+                } else {
+                    module
+                        .items
+                        .push_str(&format!("pub use {path} as {};\n", ty.name));
+                }
             }
             continue;
         }
@@ -457,11 +366,9 @@ pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Res
             source: ty.origin.clone(),
             export_cfgs: BTreeMap::new(),
         });
-        file.parts.extend(SentPart::into_parts(item.parts));
+        file.parts.extend(item.parts);
         file.exports.extend(item.exports);
-        for (name, cfg) in item.export_cfgs {
-            file.export_cfgs.insert(name, tokens_of(&cfg));
-        }
+        file.export_cfgs.extend(item.export_cfgs);
     }
     if options.routes {
         // The model keeps the name free (`naming::module_path`).
@@ -480,16 +387,18 @@ pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Res
             options.builders,
         ));
     }
-    tree.items = root_path_check(&context.root, &options.root_path);
+    let mut items = Parts::default();
+    items.text(root_path_check(&context.root, &options.root_path));
     if options.builders {
-        tree.items.extend(builders::generic_builder(&context));
+        items.text(builders::generic_builder(&context));
     }
+    tree.items = items.0.join("\n");
     if options.docs {
         // Descriptions are the API's prose, not Rust docs: clippy's pedantic
         // `doc_markdown` would have every CamelCase word of them in backticks (7,316 times
         // in Kubernetes 1.36). Allowed on the root's children, so in a build script's output
         // it covers the generated code and nothing of the user's.
-        tree.child_attributes = quote::quote!(#[allow(clippy::doc_markdown)]);
+        tree.child_attributes = vec!["#[allow(clippy::doc_markdown)]".to_owned()];
     }
     Ok(tree)
 }
@@ -498,11 +407,11 @@ pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Res
 /// other module fails to compile with hundreds of unresolved paths. This import of the root
 /// path, first in the root module, makes the first error say what to do. Nothing for the
 /// root `crate`, which is always right.
-fn root_path_check(root: &TokenStream, root_path: &str) -> TokenStream {
+fn root_path_check(root: &str, root_path: &str) -> String {
     if root_path == "crate" {
-        return TokenStream::new();
+        return String::new();
     }
-    let name = ident(&format!(
+    let name = format!(
         "{}_must_be_the_module_that_includes_this_code__see_root_path",
         root_path
             .replace("::", "_")
@@ -510,106 +419,41 @@ fn root_path_check(root: &TokenStream, root_path: &str) -> TokenStream {
             .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect::<String>()
             .trim_start_matches('_')
-    ));
-    quote::quote! {
-        const _: () = {
-            #[allow(unused_imports, non_snake_case)]
-            use #root as #name;
-        };
-    }
+    );
+    let mut code = text::Code::new();
+    code.open("const _: () = {");
+    code.line("#[allow(unused_imports, non_snake_case)]");
+    code.line(&format!("use {root} as {name};"));
+    code.close("};");
+    code.finish()
 }
 
 /// The inner attribute of a file generated without docs.
 const ALLOW_UNDOCUMENTED: &str = "#![allow(missing_docs, clippy::missing_errors_doc)]";
 
-/// Removes every `#[doc = …]` attribute (`Config::docs(false)`): descriptions, endpoint
-/// tables and builder docs alike. `#[doc(hidden)]` and other `doc(…)` forms stay.
+/// Marks every file of a tree generated without docs (`Config::docs(false)`): the
+/// emitters wrote no doc comments, so the lints that demand them do not apply (`# Errors`
+/// sections are docs too). An inner attribute works in a file and in an inline module
+/// alike; it starts the first part, so no blank line follows it.
 fn strip_docs(module: &mut Module) {
-    fn strip(tokens: TokenStream) -> TokenStream {
-        use proc_macro2::{Delimiter, Group, TokenTree};
-        let mut out = Vec::new();
-        let mut iter = tokens.into_iter().peekable();
-        while let Some(token) = iter.next() {
-            match token {
-                TokenTree::Punct(p) if p.as_char() == '#' => {
-                    let is_doc = match iter.peek() {
-                        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket => {
-                            let mut inner = g.stream().into_iter();
-                            let doc =
-                                matches!(inner.next(), Some(TokenTree::Ident(i)) if i == "doc");
-                            doc && matches!(inner.next(), Some(TokenTree::Punct(eq)) if eq.as_char() == '=')
-                        }
-                        _ => false,
-                    };
-                    if is_doc {
-                        iter.next();
-                    } else {
-                        out.push(TokenTree::Punct(p));
-                    }
-                }
-                TokenTree::Group(g) => {
-                    let mut group = Group::new(g.delimiter(), strip(g.stream()));
-                    group.set_span(g.span());
-                    out.push(TokenTree::Group(group));
-                }
-                other => out.push(other),
-            }
-        }
-        out.into_iter().collect()
-    }
     for file in module.files.values_mut() {
-        // Text parts were written without docs (`Context::docs`).
-        let parts = std::mem::take(&mut file.parts.0)
-            .into_iter()
-            .map(|part| match part {
-                Part::Tokens(tokens) => Part::Tokens(strip(tokens)),
-                Part::Source(source) => Part::Tokens(strip(tokens_of(&source))),
-                text @ Part::Text(_) => text,
-            });
-        // Asked for no docs, so lints that demand them do not apply (`# Errors` sections
-        // are docs too). An inner attribute works in a file and in an inline module alike;
-        // it starts the first part, so no blank line follows it.
-        let mut parts: Vec<Part> = parts.collect();
-        match parts.first_mut() {
-            Some(Part::Text(text)) => text.insert_str(0, &format!("{ALLOW_UNDOCUMENTED}\n")),
-            _ => parts.insert(0, Part::Tokens(tokens_of(ALLOW_UNDOCUMENTED))),
+        match file.parts.0.first_mut() {
+            Some(text) => text.insert_str(0, &format!("{ALLOW_UNDOCUMENTED}\n")),
+            None => file.parts.0.push(format!("{ALLOW_UNDOCUMENTED}\n")),
         }
-        let mut stripped = Parts::default();
-        stripped.extend(Parts(parts));
-        file.parts = stripped;
     }
     for child in module.children.values_mut() {
         strip_docs(child);
     }
 }
 
-/// An identifier the model has already made valid.
-pub(crate) fn ident(name: &str) -> Ident {
-    Ident::new(name, Span::call_site())
-}
-
-/// The full path of a generated type.
-pub(crate) fn type_path(context: &Context<'_>, id: TypeId) -> TokenStream {
-    tokens_of(&type_path_text(context, id))
-}
-
-/// The full path of a generated type, as text.
-pub(crate) fn type_path_text(context: &Context<'_>, id: TypeId) -> String {
+/// The full path of a generated type (an extern type's as the model spelled it).
+pub(crate) fn type_path(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
     if let Some(path) = ty.kind.extern_path() {
-        // Checked to be a path when the model was built; one of plain segments (all the
-        // companion's, and nearly every user's) is spelled as it is.
-        if path
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':')
-        {
-            return path.to_owned();
-        }
-        return syn::parse_str::<syn::Path>(path)
-            .map(|path| text::path_text(&quote::quote!(#path)))
-            .unwrap_or_default();
+        return path.to_owned();
     }
-    let mut out = context.root_text.clone();
+    let mut out = context.root.clone();
     for module in &ty.module {
         out.push_str("::");
         out.push_str(module);
@@ -623,13 +467,7 @@ pub(crate) fn type_path_text(context: &Context<'_>, id: TypeId) -> String {
     out
 }
 
-/// The Rust type of a shape.
-pub(crate) fn shape_type(context: &Context<'_>, shape: &Shape) -> TokenStream {
-    tokens_of(&shape_text(context, shape))
-}
-
-/// The Rust type of a shape, as text: the one spelling of types, which [`shape_type`]
-/// turns into tokens.
+/// The Rust type of a shape: the one spelling of types.
 pub(crate) fn shape_text(context: &Context<'_>, shape: &Shape) -> String {
     match shape {
         Shape::Bool => "bool".to_owned(),
@@ -639,45 +477,32 @@ pub(crate) fn shape_text(context: &Context<'_>, shape: &Shape) -> String {
         Shape::U64 => "u64".to_owned(),
         Shape::F64 => "f64".to_owned(),
         Shape::String => "String".to_owned(),
-        Shape::Runtime(runtime) => format!("{}::{}", context.runtime_text, runtime.name()),
+        Shape::Runtime(runtime) => format!("{}::{}", context.runtime, runtime.name()),
         Shape::Json => "::serde_json::Value".to_owned(),
         Shape::Vec(inner) => format!("Vec<{}>", shape_text(context, inner)),
-        Shape::Map(inner) => format!(
-            "{}<String, {}>",
-            context.map_text,
-            shape_text(context, inner)
-        ),
-        Shape::Ref(id) => type_path_text(context, *id),
+        Shape::Map(inner) => format!("{}<String, {}>", context.map, shape_text(context, inner)),
+        Shape::Ref(id) => type_path(context, *id),
         Shape::Nullable(inner) => format!("Option<{}>", shape_text(context, inner)),
     }
-}
-
-/// Tokens of Rust text the emitters spelled (a type, a path). That text is made of
-/// checked names and parsed paths, so it always lexes; if it did not, the output says so
-/// where the type belongs, rather than the generator panicking.
-pub(crate) fn tokens_of(text: &str) -> TokenStream {
-    text.parse().unwrap_or_else(|_| {
-        let message = format!("kubeforge internal error: cannot lex {text:?}");
-        quote::quote!(::core::compile_error!(#message))
-    })
 }
 
 /// The Rust type of a struct's field for its extra keys (`FieldRole::Extra`) whose values
 /// have this shape, as text.
 pub(crate) fn extra_text(context: &Context<'_>, shape: &Shape) -> String {
     match shape {
-        Shape::Json => format!("{}::UnknownFields", context.runtime_text),
+        Shape::Json => format!("{}::UnknownFields", context.runtime),
         _ => format!(
             "{}::ExtraFields<{}>",
-            context.runtime_text,
+            context.runtime,
             shape_text(context, shape)
         ),
     }
 }
 
-fn parse_path(path: &str, option: &str) -> Result<TokenStream, Error> {
-    match syn::parse_str::<syn::Path>(path) {
-        Ok(parsed) => Ok(quote::quote!(#parsed)),
+/// A path option, spelled as the generated code writes it (`ground::rust_path`).
+fn parse_path(path: &str, option: &str) -> Result<String, Error> {
+    match crate::ground::rust_path::spell(path) {
+        Ok(spelled) => Ok(spelled),
         Err(e) => Err(Diagnostic::new(
             ErrorKind::Output,
             &Origin::root(Path::new("<config>")),
@@ -691,7 +516,7 @@ fn parse_path(path: &str, option: &str) -> Result<TokenStream, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::{SentPart, emit_types};
+    use super::emit_types;
 
     /// The items of each type, spelled out for comparison.
     fn spelled(api: &crate::model::ApiSet, options: &super::Options, threads: usize) -> String {
@@ -706,11 +531,8 @@ mod tests {
                 "== {index} {:?} {:?}\n",
                 item.exports, item.export_cfgs
             ));
-            for part in &item.parts {
-                match part {
-                    SentPart::Source(source) => out.push_str(&format!("tokens: {source}\n")),
-                    SentPart::Text(text) => out.push_str(text),
-                }
+            for part in &item.parts.0 {
+                out.push_str(part);
             }
         }
         out
@@ -735,7 +557,6 @@ mod tests {
             .features(true);
         let api = config.model().expect("the corpus documents model");
         let one = spelled(&api, &config.options, 1);
-        assert!(one.contains("tokens: "), "some parts are still tokens");
         for threads in [2, 3, 8] {
             assert!(
                 one == spelled(&api, &config.options, threads),

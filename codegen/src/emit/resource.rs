@@ -1,7 +1,7 @@
 //! The runtime's resource traits for types with a fixed group-version-kind.
 
 use super::text::{Code, str_literal};
-use super::{Context, type_path_text};
+use super::{Context, type_path};
 use crate::model::{Scope, TypeId};
 
 /// `TypeMeta` for every type with one GVK, `Resource` for served kinds, `ListResource`
@@ -11,7 +11,7 @@ pub(crate) fn impls(context: &Context<'_>, id: TypeId) -> String {
     let Some(gvk) = &ty.gvk else {
         return String::new();
     };
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let name = &ty.name;
     let mut code = Code::new();
     code.open_impl(&format!("impl {runtime}::TypeMeta"), name);
@@ -57,7 +57,7 @@ pub(crate) fn impls(context: &Context<'_>, id: TypeId) -> String {
     if let Some(item) = context.api.lists.get(&id) {
         code.blank();
         code.open_impl(&format!("impl {runtime}::ListResource"), name);
-        code.typed("type Item = ", &type_path_text(context, *item), ";");
+        code.typed("type Item = ", &type_path(context, *item), ";");
         code.close("}");
     }
     code.finish()

@@ -68,7 +68,7 @@ fn type_parameter(ty: &TypeDef, wanted: &str) -> String {
 }
 
 fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: &[Field]) {
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let name = &ty.name;
     let s = type_parameter(ty, "S");
     let always = fields
@@ -163,7 +163,7 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
 
 #[allow(clippy::too_many_lines)]
 fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: &[Field]) {
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let name = &ty.name;
     let visitor = naming::visitor_type_name(&ty.name);
     let d = type_parameter(ty, "D");

@@ -1,6 +1,7 @@
-//! Formatted text for the regular, bulky items (serde impls, builders): written straight
-//! into a `String` in its final shape instead of token streams that `write` would parse
-//! and print again, which was most of the generator's time.
+//! Formatted text, the only thing emit produces: every item is written straight into a
+//! `String` in its final shape (no token streams that `write` would parse and print again,
+//! which was most of the generator's time). Expressions that need prettyplease's line
+//! breaking exactly (the builder constructors) are printed by `pretty.rs`.
 //!
 //! The rules are few and deterministic: four spaces per level; a call, parameter list or
 //! array is written on one line when that line fits in [`WIDTH`] columns, and otherwise with
@@ -141,6 +142,26 @@ impl Code {
         self.typed_counting(prefix, ty, suffix, suffix.len());
     }
 
+    /// A tuple variant or struct of one field, `head` + the type `ty` + `close`
+    /// (`Ok(` … `),`): on one line when it fits, otherwise with the type on its own line,
+    /// one level deeper and followed by a comma, broken as [`Code::typed`] breaks it.
+    pub(crate) fn tuple_typed(&mut self, head: &str, ty: &str, close: &str) {
+        if self.fits(head.len() + ty.len() + close.len()) {
+            self.line_with(|out| {
+                out.push_str(head);
+                out.push_str(ty);
+                out.push_str(close);
+            });
+        } else {
+            self.line(head);
+            self.level += 1;
+            // The comma is the break's, not text that must fit.
+            self.typed_counting("", ty, ",", 0);
+            self.level -= 1;
+            self.line(close);
+        }
+    }
+
     /// [`Code::typed`], where `counted` of the suffix counts for the fit: the comma after
     /// the last argument is not text to prettyplease but the break that follows it.
     fn typed_counting(&mut self, prefix: &str, ty: &str, suffix: &str, counted: usize) {
@@ -154,11 +175,13 @@ impl Code {
             });
             return;
         }
-        let Some((head, args)) = split else { return };
+        let Some((head, open, args)) = split else {
+            return;
+        };
         self.line_with(|out| {
             out.push_str(prefix);
             out.push_str(head);
-            out.push('<');
+            out.push(open);
         });
         self.level += 1;
         for (index, arg) in args.iter().enumerate() {
@@ -167,7 +190,7 @@ impl Code {
         }
         self.level -= 1;
         self.line_with(|out| {
-            out.push('>');
+            out.push(if open == '<' { '>' } else { ')' });
             out.push_str(suffix);
         });
     }
@@ -212,6 +235,83 @@ impl Code {
                 out.push_str(close);
                 out.push_str(tail);
             });
+        }
+    }
+
+    /// A function's `head(` (`pub fn builder(`), its parameters (name and type; an empty
+    /// type for a receiver such as `mut self`) and `tail` (`) -> T {`), as prettyplease
+    /// writes a signature: on one line when it fits, otherwise one parameter per line,
+    /// each followed by a comma and broken at its type's generic arguments as
+    /// [`Code::typed`] breaks a field.
+    pub(crate) fn signature(&mut self, head: &str, params: &[(String, String)], tail: &str) {
+        let colon = |ty: &str| if ty.is_empty() { "" } else { ": " };
+        let len = head.len()
+            + tail.len()
+            + params
+                .iter()
+                .map(|(name, ty)| name.len() + colon(ty).len() + ty.len())
+                .sum::<usize>()
+            + params.len().saturating_sub(1) * 2;
+        if params.is_empty() || self.fits(len) {
+            self.line_with(|out| {
+                out.push_str(head);
+                for (index, (name, ty)) in params.iter().enumerate() {
+                    if index > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(name);
+                    out.push_str(colon(ty));
+                    out.push_str(ty);
+                }
+                out.push_str(tail);
+            });
+            return;
+        }
+        self.line(head);
+        self.level += 1;
+        for (index, (name, ty)) in params.iter().enumerate() {
+            // The last comma is the break's, not text that must fit.
+            let counted = usize::from(index + 1 < params.len());
+            self.typed_counting(&format!("{name}{}", colon(ty)), ty, ",", counted);
+        }
+        self.level -= 1;
+        self.line(tail);
+    }
+
+    /// A method call statement `receiver.method(items)tail` on a receiver that is a name of
+    /// more than four characters (`target.push_optional_query(…);`), broken as prettyplease
+    /// breaks it: on one line when it fits, otherwise with `.method(…)tail` one level deeper
+    /// on the next line, itself a [`Code::list_at_margin`]. Each item is an atom that fits
+    /// on a line of its own.
+    pub(crate) fn method_statement(
+        &mut self,
+        receiver: &str,
+        method: &str,
+        items: &[&str],
+        tail: &str,
+    ) {
+        let len = receiver.len()
+            + 1
+            + method.len()
+            + 2
+            + tail.len()
+            + items.iter().map(|i| i.len()).sum::<usize>()
+            + items.len().saturating_sub(1) * 2;
+        if self.fits(len) {
+            self.line_with(|out| {
+                out.push_str(receiver);
+                out.push('.');
+                out.push_str(method);
+                out.push('(');
+                out.push_str(&items.join(", "));
+                out.push(')');
+                out.push_str(tail);
+            });
+        } else {
+            self.line(receiver);
+            self.level += 1;
+            self.list_at_margin(&format!(".{method}("), items, ")", tail);
+            self.level -= 1;
         }
     }
 
@@ -309,28 +409,49 @@ pub(crate) fn fits_at(indent: usize, len: usize) -> bool {
     len <= MARGIN.saturating_sub(indent).max(MIN_SPACE)
 }
 
-/// A type's last generic arguments split at their top-level commas: `("a::B", ["C", "D<E, F>"])`
-/// for `a::B<C, D<E, F>>`; `None` for a type that does not end in generic arguments.
-fn generic_arguments(ty: &str) -> Option<(&str, Vec<&str>)> {
-    let inner = ty.strip_suffix('>')?;
-    let open = inner.find('<')?;
-    let (head, rest) = (&inner[..open], &inner[open + 1..]);
+/// A type's last generic arguments, or the elements of a tuple type, split at their
+/// top-level commas: `("a::B", '<', ["C", "D<E, F>"])` for `a::B<C, D<E, F>>`,
+/// `("Item = ", '(', ["A", "B"])` for `Item = (A, B)`; `None` for a type that ends in
+/// neither.
+fn generic_arguments(ty: &str) -> Option<(&str, char, Vec<&str>)> {
+    let (open, close) = match ty.chars().last()? {
+        '>' => ('<', '>'),
+        ')' => ('(', ')'),
+        _ => return None,
+    };
+    let inner = ty.strip_suffix(close)?;
+    // The opening delimiter that the last one closes.
+    let mut depth = 0usize;
+    let mut start = None;
+    for (index, c) in inner.char_indices().rev() {
+        match c {
+            '>' | ')' => depth += 1,
+            '<' | '(' if depth > 0 => depth -= 1,
+            c if c == open => {
+                start = Some(index);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let start = start?;
+    let (head, rest) = (&inner[..start], &inner[start + 1..]);
     let mut args = Vec::new();
-    let (mut depth, mut start) = (0usize, 0);
+    let (mut depth, mut from) = (0usize, 0);
     for (index, c) in rest.char_indices() {
         match c {
-            '<' => depth += 1,
-            '>' => depth = depth.checked_sub(1)?,
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth = depth.checked_sub(1)?,
             ',' if depth == 0 => {
-                args.push(rest[start..index].trim());
-                start = index + 1;
+                args.push(rest[from..index].trim());
+                from = index + 1;
             }
             _ => {}
         }
     }
     (depth == 0).then_some(())?;
-    args.push(rest[start..].trim());
-    Some((head, args))
+    args.push(rest[from..].trim());
+    Some((head, open, args))
 }
 
 /// Appends `value` as a Rust string literal, spelled exactly as
@@ -365,25 +486,39 @@ pub(crate) fn str_literal(value: &str) -> String {
     out
 }
 
-/// The spelling of a path given as tokens (`::kubeforge_runtime`, `crate::k8s`,
-/// `a::B<c::D, E>`): the token stream's own spelling without the spaces it puts around
-/// `::`, `<`, `>` and before `,`.
-pub(crate) fn path_text(tokens: &proc_macro2::TokenStream) -> String {
-    let spaced = tokens.to_string();
-    let mut out = String::with_capacity(spaced.len());
-    let mut chars = spaced.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == ' ' {
-            let prev = out.chars().last();
-            let next = chars.peek().copied();
-            let glued =
-                matches!(prev, Some(':' | '<')) || matches!(next, Some(':' | '<' | '>' | ','));
-            if glued {
-                continue;
+/// `byte` as a Rust byte literal (`b'a'`, `b'\''`, `b'\x7F'`), spelled as
+/// `proc_macro2::Literal::byte_character` spells it.
+pub(crate) fn byte_char_literal(byte: u8) -> String {
+    match byte {
+        b'\0' => "b'\\0'".to_owned(),
+        b'\t' => "b'\\t'".to_owned(),
+        b'\n' => "b'\\n'".to_owned(),
+        b'\r' => "b'\\r'".to_owned(),
+        b'\'' => "b'\\''".to_owned(),
+        b'\\' => "b'\\\\'".to_owned(),
+        b' '..=b'~' => format!("b'{}'", char::from(byte)),
+        _ => format!("b'\\x{byte:02X}'"),
+    }
+}
+
+/// Appends `value` as a Rust byte string literal (`b"…"`).
+pub(crate) fn byte_str_literal(value: &[u8]) -> String {
+    let mut out = String::with_capacity(value.len() + 3);
+    out.push_str("b\"");
+    for &byte in value {
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            b' '..=b'~' => out.push(char::from(byte)),
+            _ => {
+                let _ = write!(out, "\\x{byte:02x}");
             }
         }
-        out.push(c);
     }
+    out.push('"');
     out
 }
 
@@ -418,15 +553,13 @@ mod tests {
     }
 
     #[test]
-    fn paths_are_spelled_without_token_spaces() {
-        for path in [
-            "::kubeforge_runtime",
-            "crate::k8s",
-            "a::B<c::D, E>",
-            "crate",
-        ] {
-            let tokens: proc_macro2::TokenStream = path.parse().expect("a path");
-            assert_eq!(path_text(&tokens), path);
+    fn byte_literals_are_spelled_like_proc_macro2() {
+        for byte in 0..=u8::MAX {
+            assert_eq!(
+                byte_char_literal(byte),
+                proc_macro2::Literal::byte_character(byte).to_string(),
+                "{byte}"
+            );
         }
     }
 
@@ -498,6 +631,98 @@ mod tests {
         }
     }
 
+    /// Method call statements and one-field tuple variants come out as prettyplease prints
+    /// them, at every length around the margin and at several depths.
+    #[test]
+    fn method_statements_and_tuple_variants_break_as_prettyplease_breaks_them() {
+        for length in 1..120 {
+            let name = "x".repeat(length);
+            let long = format!("::a::B{}", "c".repeat(length));
+            for depth in [0, 3, 6] {
+                let mut code = Code::new();
+                for level in 0..depth {
+                    code.open(&format!("mod m{level} {{"));
+                }
+                code.open("impl S {");
+                code.open("fn f(&self, target: &mut T) {");
+                // Items are atoms: each fits on a line of its own (field names are far
+                // shorter than 40 characters).
+                let field = "x".repeat(length.min(40));
+                code.method_statement(
+                    "target",
+                    "push_optional_query",
+                    &["\"fieldSelector\"", &format!("self.{field}.as_deref()")],
+                    ";",
+                );
+                code.method_statement("target", "push", &[&format!("self.{field}")], ";");
+                code.close("}");
+                code.close("}");
+                code.open("pub enum E {");
+                for ty in [
+                    format!("crate::{name}"),
+                    format!("Vec<crate::{name}>"),
+                    format!("{long}<T, crate::{name}>"),
+                ] {
+                    code.tuple_typed("Accepted(", &ty, "),");
+                }
+                code.close("}");
+                for _ in 0..depth {
+                    code.close("}");
+                }
+                let ours = code.finish();
+                assert_eq!(ours, prettyplease(&ours), "{length} at depth {depth}");
+            }
+        }
+    }
+
+    /// Signatures come out as prettyplease prints them, at every length around the margin.
+    #[test]
+    fn signatures_break_as_prettyplease_breaks_them() {
+        for length in 1..100 {
+            let path = format!("crate::m::{}", "T".repeat(length));
+            for params in [
+                vec![],
+                vec![("name", "impl Into<String>".to_owned())],
+                vec![
+                    ("name", "impl Into<String>".to_owned()),
+                    ("namespace", "impl Into<String>".to_owned()),
+                ],
+                vec![
+                    ("policy", format!("impl Into<{path}>")),
+                    (
+                        "items",
+                        format!("impl IntoIterator<Item = impl Into<{path}>>"),
+                    ),
+                ],
+                vec![(
+                    "entries",
+                    format!("impl IntoIterator<Item = (impl Into<String>, impl Into<{path}>)>"),
+                )],
+                vec![
+                    ("mut self", String::new()),
+                    (
+                        "values",
+                        format!("impl IntoIterator<Item = impl Into<{path}>>"),
+                    ),
+                ],
+            ] {
+                let params: Vec<(String, String)> = params
+                    .into_iter()
+                    .map(|(name, ty)| (name.to_owned(), ty))
+                    .collect();
+                let mut code = Code::new();
+                code.open("impl S {");
+                code.signature("pub fn builder(", &params, ") -> SBuilder {");
+                code.deeper();
+                code.line("SBuilder::default()");
+                code.close("}");
+                code.close("}");
+                let ours = code.finish();
+                assert_eq!(ours, prettyplease(&ours), "{params:?}");
+            }
+        }
+    }
+
     /// Every text part of a real generation is valid Rust on its own (the compile tests
     /// then check it type-checks and passes clippy).
     #[test]
@@ -525,13 +750,11 @@ mod tests {
         fn check_module(module: &crate::emit::Module, document: &str) -> usize {
             let mut checked = 0;
             for (stem, file) in &module.files {
-                for part in &file.parts.0 {
-                    if let crate::emit::Part::Text(text) = part {
-                        if let Err(e) = syn::parse_file(text) {
-                            panic!("{document}: a text part of {stem} does not parse: {e}\n{text}");
-                        }
-                        checked += 1;
+                for text in &file.parts.0 {
+                    if let Err(e) = syn::parse_file(text) {
+                        panic!("{document}: a text part of {stem} does not parse: {e}\n{text}");
                     }
+                    checked += 1;
                 }
             }
             checked

@@ -6,12 +6,11 @@ use super::docs::{doc_lines, paragraphs};
 use super::text::{Code, str_literal};
 use super::{
     Context, Parts, builders, extra_text, kube, resource, routes, serde_impls, shape_text,
-    type_path_text,
+    type_path,
 };
 use crate::model::{Field, FieldRole, Shape, TypeDef, TypeId, TypeKind, UnionVariant, Variant};
 
-/// The item (and its impls) for the type `id`, as formatted text, with the builder's
-/// token parts.
+/// The item (and its impls) for the type `id`, as formatted text, with its builder's.
 pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> Parts {
     let ty = context.api.get(id);
     let mut parts = Parts::default();
@@ -80,12 +79,12 @@ fn other_item(context: &Context<'_>, id: TypeId, ty: &TypeDef) -> String {
                 ),
             );
             let status = match status {
-                Some(status) => type_path_text(context, *status),
+                Some(status) => type_path(context, *status),
                 None => "::serde_json::Value".to_owned(),
             };
             code.typed(
                 &format!("pub type {}<T> = ", ty.name),
-                &format!("{}::WatchEvent<T, {status}>", context.runtime_text),
+                &format!("{}::WatchEvent<T, {status}>", context.runtime),
                 ";",
             );
         }
@@ -155,7 +154,7 @@ fn field_text(
     if field.rust_name != field.json_name && field.role != FieldRole::Extra {
         serde_args.push(format!("rename = {}", str_literal(&field.json_name)));
     }
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let (rust_type, note) = match field.role {
         FieldRole::ApiVersion | FieldRole::Kind => {
             let (marker, constant) = match field.role {
@@ -295,7 +294,7 @@ fn enum_item(
     deserialize_head(code, name);
     code.line(&format!(
         "{}::string_enum::deserialize(deserializer)",
-        context.runtime_text
+        context.runtime
     ));
     code.close("}");
     code.close("}");
@@ -388,7 +387,7 @@ fn union_item(
         "?;",
     );
     code.open("let read = match value {");
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     for variant in variants {
         // An integer without a format takes whole-number floats too (`1.0`).
         let whole = variant.shape.reads_whole_floats(&context.api.types);
@@ -420,7 +419,7 @@ fn union_item(
     code.open("other => {");
     code.line(&format!(
         "let found = {}::serde_struct::json_type(&other);",
-        context.runtime_text
+        context.runtime
     ));
     code.list(
         "return Err(<D::Error as ::serde::de::Error>::custom(format_args!(",

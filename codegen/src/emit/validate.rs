@@ -5,7 +5,7 @@
 //! instead of repeating it. Written as text (`text.rs`).
 
 use super::text::{Code, str_literal};
-use super::{Context, type_path_text};
+use super::{Context, type_path};
 use crate::model::TypeId;
 use crate::model::semantics::Embedded;
 
@@ -14,7 +14,7 @@ pub(crate) fn impl_text(context: &Context<'_>, id: TypeId) -> String {
     let Some(embedded) = context.api.embedded_schema(id) else {
         return String::new();
     };
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let schema = format!("{runtime}::schema::StaticSchema");
     let name = &context.api.get(id).name;
     let mut code = Code::new();
@@ -64,8 +64,8 @@ fn raw_str_literal(text: &str) -> String {
 fn schema_fn(context: &Context<'_>, id: TypeId) -> String {
     format!(
         "<{} as {}::schema::Validate>::schema",
-        type_path_text(context, id),
-        context.runtime_text
+        type_path(context, id),
+        context.runtime
     )
 }
 

@@ -10,6 +10,7 @@ mod gvk;
 mod modules;
 pub mod naming;
 pub mod pattern;
+pub mod rust_path;
 
 pub use gvk::Gvk;
 pub use modules::ModuleRules;

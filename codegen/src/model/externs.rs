@@ -79,7 +79,8 @@ fn config_origin() -> Origin {
 /// appended (`::*`).
 struct Rule<'a> {
     pattern: Pattern,
-    path: &'a str,
+    /// The path or module, spelled as generated code writes it (`ground::rust_path`).
+    path: String,
     append: bool,
     text: &'a ExternType,
 }
@@ -104,8 +105,7 @@ fn parse(index: usize, rule: &ExternType) -> Result<Rule<'_>, Box<Diagnostic>> {
         )
         .with_hint("end the path with `::*`, or name one schema exactly")));
     }
-    let path = module.unwrap_or(&rule.path);
-    if syn::parse_str::<syn::Path>(path).is_err() {
+    let Ok(path) = crate::ground::rust_path::spell(module.unwrap_or(&rule.path)) else {
         return Err(Box::new(Diagnostic::new(
             ErrorKind::Output,
             &config_origin(),
@@ -114,7 +114,7 @@ fn parse(index: usize, rule: &ExternType) -> Result<Rule<'_>, Box<Diagnostic>> {
                 rule.schema, rule.path
             ),
         )));
-    }
+    };
     Ok(Rule {
         pattern,
         path,

@@ -5,12 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
 use super::{Layout, MARKER, Output};
-use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
-use crate::emit::{Module, Part, Parts, ident};
+use crate::diagnostics::Error;
+use crate::emit::text::fits_at;
+use crate::emit::{Module, Parts};
 
 /// Formats the module tree into files.
 pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Result<Output, Error> {
@@ -26,7 +24,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
             }
             files.insert(
                 PathBuf::from("generated.rs"),
-                format!("{header}\n{}", single_file(tree)?),
+                format!("{header}\n{}", single_file(tree)),
             );
         }
         Layout::Crate | Layout::Module => {
@@ -35,18 +33,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
             } else {
                 "mod.rs"
             };
-            let mut jobs = Vec::new();
-            render_tree(
-                tree,
-                Path::new(""),
-                root,
-                &header_line,
-                &mut files,
-                &mut jobs,
-            )?;
-            for (path, content) in render_files(jobs)? {
-                files.insert(path, content);
-            }
+            render_tree(tree, Path::new(""), root, &header_line, &mut files);
         }
     }
     Ok(Output {
@@ -62,164 +49,54 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
     })
 }
 
-/// One generated file still to be formatted: its path, header and parts, with token runs
-/// as their source text, since token streams cannot cross threads.
-struct Job<'a> {
-    path: PathBuf,
-    header: String,
-    parts: Vec<SourcePart<'a>>,
-}
-
-/// A part of a [`Job`].
-enum SourcePart<'a> {
-    /// Token runs as source text, to be parsed and formatted.
-    Tokens(String),
-    /// Formatted text.
-    Text(&'a str),
-}
-
-impl<'a> Job<'a> {
-    fn new(path: PathBuf, header: String, parts: &'a Parts) -> Self {
-        let parts = parts
-            .0
-            .iter()
-            .map(|part| match part {
-                Part::Tokens(tokens) => SourcePart::Tokens(tokens.to_string()),
-                Part::Source(source) => SourcePart::Tokens(source.clone()),
-                Part::Text(text) => SourcePart::Text(text),
-            })
-            .collect();
-        Job {
-            path,
-            header,
-            parts,
-        }
-    }
-
-    fn render(&self) -> Result<String, Error> {
-        let mut out = format!("{}\n", self.header);
-        for (index, part) in self.parts.iter().enumerate() {
-            if index > 0 {
-                out.push('\n');
-            }
-            match part {
-                SourcePart::Tokens(source) => out.push_str(&format_source(source)?),
-                SourcePart::Text(text) => out.push_str(text),
-            }
-        }
-        Ok(out)
-    }
-}
-
-/// Writes the module files of `module` and its children into `files`, and collects the
-/// generated files (one per schema file) as jobs.
-fn render_tree<'a>(
-    module: &'a Module,
+/// Writes the module files of `module` and its children into `files`, and every generated
+/// file (one per schema file) too: its header, then its parts with a blank line between.
+fn render_tree(
+    module: &Module,
     dir: &Path,
     file_name: &str,
     header_line: &str,
     files: &mut BTreeMap<PathBuf, String>,
-    jobs: &mut Vec<Job<'a>>,
-) -> Result<(), Error> {
+) {
     let is_root = dir.as_os_str().is_empty();
-    let mut tokens = module
-        .docs
-        .as_deref()
-        .map_or_else(TokenStream::new, |docs| {
-            let lines = docs.lines().map(|line| {
-                let line = if line.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {line}")
-                };
-                quote!(#![doc = #line])
-            });
-            quote!(#(#lines)*)
-        });
-    tokens.extend(module.items.clone());
-    tokens.extend(module_declarations(module, is_root));
-    files.insert(
-        dir.join(file_name),
-        format!("{header_line}\n{}", format_tokens(tokens)?),
-    );
-    for (stem, file) in &module.files {
-        jobs.push(Job::new(
-            dir.join(format!("{stem}.rs")),
-            format!("{header_line}// Source: {}\n", file.source),
-            &file.parts,
-        ));
-    }
-    for (name, child) in &module.children {
-        render_tree(child, &dir.join(name), "mod.rs", header_line, files, jobs)?;
-    }
-    Ok(())
-}
-
-/// Formats the jobs' files on all available cores. Each file is formatted on its own, so
-/// the output does not depend on the number of threads or their timing; results are put
-/// back in the jobs' order.
-fn render_files(jobs: Vec<Job<'_>>) -> Result<Vec<(PathBuf, String)>, Error> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(jobs.len().max(1));
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<String, Error>>>> =
-        Mutex::new((0..jobs.len()).map(|_| None).collect());
-    let work = || {
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(job) = jobs.get(index) else { break };
-            let rendered = job.render();
-            if let Ok(mut results) = results.lock() {
-                results[index] = Some(rendered);
+    let mut text = String::new();
+    if let Some(docs) = &module.docs {
+        for line in docs.lines() {
+            if line.is_empty() {
+                text.push_str("//!\n");
+            } else {
+                text.push_str("//! ");
+                text.push_str(line);
+                text.push('\n');
             }
         }
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(work);
-        }
-        work();
-    });
-    let results = results
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    jobs.into_iter()
-        .zip(results)
-        .map(|(job, rendered)| {
-            let rendered = rendered.unwrap_or_else(|| job.render())?;
-            Ok((job.path, rendered))
-        })
-        .collect()
-}
-
-/// A file's items: token runs formatted by prettyplease, text parts as they are, with a
-/// blank line between parts.
-fn format_parts(parts: &Parts) -> Result<String, Error> {
-    let mut out = String::new();
-    for part in &parts.0 {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        match part {
-            Part::Tokens(tokens) => out.push_str(&format_tokens(tokens.clone())?),
-            Part::Source(source) => out.push_str(&format_source(source)?),
-            Part::Text(text) => out.push_str(text),
-        }
     }
-    Ok(out)
+    text.push_str(&module.items);
+    module_declarations(&mut text, module, is_root);
+    files.insert(
+        dir.join(file_name),
+        format!("{header_line}\n{}", separate_items(&text)),
+    );
+    for (stem, file) in &module.files {
+        let mut out = format!("{header_line}// Source: {}\n\n", file.source);
+        out.push_str(&file.parts.0.join("\n"));
+        files.insert(dir.join(format!("{stem}.rs")), out);
+    }
+    for (name, child) in &module.children {
+        render_tree(child, &dir.join(name), "mod.rs", header_line, files);
+    }
 }
 
 /// The whole tree as one file of nested inline modules, with the same paths as the file
-/// layout. The skeleton (module declarations, attributes, re-exports) is formatted by
-/// prettyplease with each file declared as `mod stem;`; each such line then becomes an
-/// inline module holding the file's formatted parts, indented to its depth.
-fn single_file(tree: &Module) -> Result<String, Error> {
+/// layout. The skeleton (module declarations, attributes, re-exports) is written with each
+/// file declared as `mod stem;`; each such line then becomes an inline module holding the
+/// file's parts, indented to its depth.
+fn single_file(tree: &Module) -> String {
     let mut bodies = Vec::new();
     collect_bodies(tree, &mut bodies);
-    let skeleton = format_tokens(inline_skeleton(tree))?;
+    let mut skeleton = String::new();
+    inline_skeleton(&mut skeleton, tree, 0);
+    let skeleton = separate_items(&skeleton);
     let mut bodies = bodies.into_iter();
     let mut out = String::with_capacity(skeleton.len() * 8);
     let mut lines = skeleton.lines().peekable();
@@ -237,10 +114,10 @@ fn single_file(tree: &Module) -> Result<String, Error> {
         }
         out.push_str(line.trim_end_matches(';'));
         out.push_str(" {\n");
-        let body = match bodies.next() {
-            Some(parts) => format_parts(parts)?,
-            None => String::new(),
-        };
+        let body = bodies
+            .next()
+            .map(|parts| parts.0.join("\n"))
+            .unwrap_or_default();
         for body_line in body.lines() {
             if !body_line.is_empty() {
                 out.push_str(indent);
@@ -259,7 +136,7 @@ fn single_file(tree: &Module) -> Result<String, Error> {
             out.push('\n');
         }
     }
-    Ok(out)
+    out
 }
 
 /// The files' parts in the order [`inline_skeleton`] declares them.
@@ -270,75 +147,134 @@ fn collect_bodies<'a>(module: &'a Module, bodies: &mut Vec<&'a Parts>) {
     bodies.extend(module.files.values().map(|file| &file.parts));
 }
 
+/// Appends `line` at `indent` spaces.
+fn push_line(out: &mut String, indent: usize, line: &str) {
+    for _ in 0..indent {
+        out.push(' ');
+    }
+    out.push_str(line);
+    out.push('\n');
+}
+
 /// `pub mod child;` for each child and `mod file; pub use self::file::Type;` for each file.
-/// In the root file they carry `#[rustfmt::skip]`: the output is already formatted (by
-/// prettyplease), and `cargo fmt` rewrapping it would make `regen --check` fail.
-fn module_declarations(module: &Module, is_root: bool) -> TokenStream {
-    let skip = is_root.then(|| quote!(#[rustfmt::skip]));
-    let attributes = &module.child_attributes;
-    let children = module.children.iter().map(|(name, child)| {
-        let name = ident(name);
-        let cfg = child.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));
-        quote!(#cfg #attributes #skip pub mod #name;)
-    });
-    let files = module.files.iter().map(|(stem, file)| {
-        let exports = re_exports(file, stem);
-        let stem = ident(stem);
-        quote! {
-            #attributes
-            #skip
-            mod #stem;
-            #exports
+/// In the root file they carry `#[rustfmt::skip]`: the output is already formatted, and
+/// `cargo fmt` rewrapping it would make `regen --check` fail.
+fn module_declarations(out: &mut String, module: &Module, is_root: bool) {
+    for (name, child) in &module.children {
+        if let Some(feature) = &child.feature {
+            push_line(out, 0, &feature_cfg(feature));
         }
-    });
-    quote! {
-        #(#children)*
-        #(#files)*
+        for attribute in &module.child_attributes {
+            push_line(out, 0, attribute);
+        }
+        if is_root {
+            push_line(out, 0, "#[rustfmt::skip]");
+        }
+        push_line(out, 0, &format!("pub mod {name};"));
+    }
+    for (stem, file) in &module.files {
+        for attribute in &module.child_attributes {
+            push_line(out, 0, attribute);
+        }
+        if is_root {
+            push_line(out, 0, "#[rustfmt::skip]");
+        }
+        push_line(out, 0, &format!("mod {stem};"));
+        re_exports(out, 0, file, stem);
     }
 }
 
+/// `#[cfg(feature = "name")]`.
+fn feature_cfg(feature: &str) -> String {
+    format!(
+        "#[cfg(feature = {})]",
+        crate::emit::text::str_literal(feature)
+    )
+}
+
 /// The tree as nested inline modules with each file declared as `mod stem;`, for
-/// [`single_file`].
-fn inline_skeleton(module: &Module) -> TokenStream {
-    let attributes = &module.child_attributes;
-    let children = module.children.iter().map(|(name, child)| {
-        let name = ident(name);
-        let body = inline_skeleton(child);
-        let cfg = child.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));
-        quote!(#cfg #attributes pub mod #name { #body })
-    });
-    let files = module.files.iter().map(|(stem, file)| {
-        let exports = re_exports(file, stem);
-        let stem = ident(stem);
-        quote! {
-            #attributes
-            mod #stem;
-            #exports
-        }
-    });
+/// [`single_file`], at `indent` spaces.
+fn inline_skeleton(out: &mut String, module: &Module, indent: usize) {
     // No docs: inner attributes are not allowed in a file that is `include!`d.
-    let items = &module.items;
-    quote!(#items #(#children)* #(#files)*)
+    for line in module.items.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            push_line(out, indent, line);
+        }
+    }
+    for (name, child) in &module.children {
+        if let Some(feature) = &child.feature {
+            push_line(out, indent, &feature_cfg(feature));
+        }
+        for attribute in &module.child_attributes {
+            push_line(out, indent, attribute);
+        }
+        let mut body = String::new();
+        inline_skeleton(&mut body, child, indent + 4);
+        if body.is_empty() {
+            push_line(out, indent, &format!("pub mod {name} {{}}"));
+        } else {
+            push_line(out, indent, &format!("pub mod {name} {{"));
+            out.push_str(&body);
+            push_line(out, indent, "}");
+        }
+    }
+    for (stem, file) in &module.files {
+        for attribute in &module.child_attributes {
+            push_line(out, indent, attribute);
+        }
+        push_line(out, indent, &format!("mod {stem};"));
+        re_exports(out, indent, file, stem);
+    }
 }
 
 /// `pub use self::file::{A, B};` for a file's exports, and `#[cfg(…)] pub use self::file::C;`
-/// for each one that exists only under a cfg.
-fn re_exports(file: &crate::emit::File, stem: &str) -> TokenStream {
-    let stem = ident(stem);
+/// for each one that exists only under a cfg. A list too long for one line is filled, as
+/// prettyplease fills it: as many names per line as fit.
+fn re_exports(out: &mut String, indent: usize, file: &crate::emit::File, stem: &str) {
     let (gated, plain): (Vec<&String>, Vec<&String>) = file
         .exports
         .iter()
         .partition(|name| file.export_cfgs.contains_key(*name));
-    let plain = (!plain.is_empty()).then(|| {
-        let names = plain.iter().map(|name| ident(name));
-        quote!(pub use self::#stem::{#(#names),*};)
-    });
-    let gated = gated.into_iter().map(|name| {
+    match plain.as_slice() {
+        [] => {}
+        [one] => push_line(out, indent, &format!("pub use self::{stem}::{one};")),
+        several => {
+            let names: Vec<&str> = several.iter().map(|n| n.as_str()).collect();
+            let line = format!("pub use self::{stem}::{{{}}};", names.join(", "));
+            if fits_at(indent, line.len()) {
+                push_line(out, indent, &line);
+            } else {
+                push_line(out, indent, &format!("pub use self::{stem}::{{"));
+                let mut current = String::new();
+                for (index, name) in names.iter().enumerate() {
+                    // The comma after the last name is the break's, not text.
+                    let comma = usize::from(index + 1 < names.len());
+                    let joined = current.len() + 2 + name.len();
+                    if !current.is_empty() && !fits_at(indent + 4, joined + comma) {
+                        push_line(out, indent + 4, &format!("{current},"));
+                        current.clear();
+                    }
+                    if !current.is_empty() {
+                        current.push_str(", ");
+                    }
+                    current.push_str(name);
+                }
+                push_line(out, indent + 4, &format!("{current},"));
+                push_line(out, indent, "};");
+            }
+        }
+    }
+    for name in gated {
         let cfg = &file.export_cfgs[name];
-        let name = ident(name);
-        quote!(#cfg pub use self::#stem::#name;)
-    });
-    quote!(#plain #(#gated)*)
+        match crate::emit::pretty::attribute(cfg, indent) {
+            // Broken as prettyplease breaks a long one.
+            Some(lines) => out.push_str(&lines),
+            None => push_line(out, indent, cfg),
+        }
+        push_line(out, indent, &format!("pub use self::{stem}::{name};"));
+    }
 }
 
 fn collect_sources(module: &Module, sources: &mut Vec<String>) {
@@ -353,32 +289,9 @@ fn collect_sources(module: &Module, sources: &mut Vec<String>) {
     }
 }
 
-/// Items as source text → formatted text (prettyplease, then [`separate_items`]).
-fn format_source(source: &str) -> Result<String, Error> {
-    let file = syn::parse_file(source).map_err(|e| {
-        Error::from(Diagnostic::new(
-            ErrorKind::Output,
-            &Origin::root(Path::new("<generated>")),
-            format!("internal error: generated code does not parse: {e}"),
-        ))
-    })?;
-    Ok(separate_items(&prettyplease::unparse(&file)))
-}
-
-/// Items as tokens → formatted text (prettyplease, then [`separate_items`]).
-fn format_tokens(tokens: TokenStream) -> Result<String, Error> {
-    let file: syn::File = syn::parse2(tokens).map_err(|e| {
-        Error::from(Diagnostic::new(
-            ErrorKind::Output,
-            &Origin::root(Path::new("<generated>")),
-            format!("internal error: generated code does not parse: {e}"),
-        ))
-    })?;
-    Ok(separate_items(&prettyplease::unparse(&file)))
-}
-
-/// prettyplease puts items on consecutive lines; a blank line after each block item and
-/// before each documented or attributed item makes files read like hand-written code.
+/// The skeleton is written with its items on consecutive lines (as prettyplease printed
+/// them); a blank line after each block item and before each documented or attributed
+/// item makes files read like hand-written code.
 fn separate_items(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16);
     let mut previous: Option<&str> = None;
@@ -407,4 +320,61 @@ fn separate_items(text: &str) -> String {
         previous = Some(line);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::re_exports;
+    use crate::diagnostics::Origin;
+    use crate::emit::{File, Parts};
+
+    /// Re-exports come out as prettyplease prints them: on one line when they fit, and
+    /// otherwise as many names per line as fit, at every depth.
+    #[test]
+    fn re_exports_fill_lines_as_prettyplease_does() {
+        for count in [1, 2, 5, 12, 30] {
+            for length in [3, 9, 17, 33] {
+                let exports: Vec<String> = (0..count)
+                    .map(|i| format!("{}{i}", "N".repeat(length)))
+                    .collect();
+                // Every third name exists only under a cfg of one or more features.
+                let export_cfgs = exports
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % 3 == 2)
+                    .map(|(i, name)| {
+                        let features: Vec<String> = (0..=i % 4)
+                            .map(|f| format!("feature = \"{}{f}\"", "g".repeat(length)))
+                            .collect();
+                        let cfg = match features.as_slice() {
+                            [one] => format!("#[cfg({one})]"),
+                            all => format!("#[cfg(all({}))]", all.join(", ")),
+                        };
+                        (name.clone(), cfg)
+                    })
+                    .collect();
+                let file = File {
+                    parts: Parts::default(),
+                    exports,
+                    source: Origin::root(std::path::Path::new("a.json")),
+                    export_cfgs,
+                };
+                for depth in [0, 3, 6, 8, 10] {
+                    let mut out = String::new();
+                    for level in 0..depth {
+                        out.push_str(&" ".repeat(level * 4));
+                        out.push_str(&format!("mod m{level} {{\n"));
+                    }
+                    re_exports(&mut out, depth * 4, &file, "stem");
+                    for level in (0..depth).rev() {
+                        out.push_str(&" ".repeat(level * 4));
+                        out.push_str("}\n");
+                    }
+                    let theirs =
+                        prettyplease::unparse(&syn::parse_file(&out).expect("valid items"));
+                    assert_eq!(out, theirs, "{count} names of {length} at depth {depth}");
+                }
+            }
+        }
+    }
 }

@@ -1,17 +1,12 @@
 //! Response decoders: a status and body → the operation's declared type, and the response
 //! enums of operations whose successes differ in type.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
 use super::query::{QueryStruct, query_struct};
 use super::requests::signature;
 use super::table::body_display;
-use super::{
-    Local, doc_text, escaped, local_type_text, routes_path_text, status_type_text, write_docs,
-};
+use super::{Local, escaped, local_type_text, routes_path_text, status_type_text, write_docs};
+use crate::emit::Context;
 use crate::emit::text::Code;
-use crate::emit::{Context, ident};
 use crate::model::operations::{Operation, ResponseBody};
 
 /// The response decoder of `op`: its docs, signature and body.
@@ -23,7 +18,7 @@ pub(super) fn decoder_function(
     local: &Local,
     cfg: Option<&str>,
 ) {
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let routes = routes_path_text(context);
     let successes: Vec<_> = op.responses.iter().filter(|r| r.is_success()).collect();
     if context.docs {
@@ -65,14 +60,14 @@ pub(super) fn decoder_function(
         match &op.names.response {
             None => {
                 let codes = status_patterns(successes.iter().map(|r| r.status));
-                let (ty, call) = body_decoder_text(context, &successes[0].body, local);
+                let (ty, call) = body_decoder(context, &successes[0].body, local);
                 (ty, vec![(codes, call)])
             }
             Some(name) => {
                 let arms = successes
                     .iter()
                     .map(|r| {
-                        let (_, call) = body_decoder_text(context, &r.body, local);
+                        let (_, call) = body_decoder(context, &r.body, local);
                         let call = if matches!(r.body, ResponseBody::Empty) {
                             format!("{call}.map(|()| {name}::{})", r.variant)
                         } else {
@@ -137,18 +132,8 @@ pub(super) fn body_decoder(
     context: &Context<'_>,
     body: &ResponseBody,
     local: &Local,
-) -> (TokenStream, TokenStream) {
-    let (ty, call) = body_decoder_text(context, body, local);
-    (crate::emit::tokens_of(&ty), crate::emit::tokens_of(&call))
-}
-
-/// [`body_decoder`] as text.
-pub(super) fn body_decoder_text(
-    context: &Context<'_>,
-    body: &ResponseBody,
-    local: &Local,
 ) -> (String, String) {
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     match body {
         ResponseBody::Empty => (
             "()".to_owned(),
@@ -181,14 +166,14 @@ pub(super) fn body_decoder_text(
     }
 }
 
-/// The query struct and response enum of `op`, and their names.
+/// The query struct and response enum of `op`, as text, and their names.
 pub(super) fn operation_types(
     context: &Context<'_>,
     op: &Operation,
     owner: &str,
     local: &Local,
-) -> (TokenStream, Vec<String>) {
-    let mut tokens = TokenStream::new();
+) -> (String, Vec<String>) {
+    let mut code = Code::new();
     let mut names = Vec::new();
     let own = [
         (
@@ -209,38 +194,47 @@ pub(super) fn operation_types(
         let doc = format!(
             "The optional query parameters of [`{owner}{function}`]; only those set are sent."
         );
-        tokens.extend(query_struct(context, &query, &doc));
+        if !names.is_empty() {
+            code.blank();
+        }
+        query_struct(&mut code, context, &query, &doc);
         names.push(query.name.to_owned());
         if let Some(builder) = query.builder.filter(|_| context.builders) {
             names.push(builder.clone());
         }
     }
     if let Some(response) = &op.names.response {
-        let name = ident(response);
-        let variants = op.responses.iter().filter(|r| r.is_success()).map(|r| {
-            let variant = ident(&r.variant);
-            let doc = doc_text(&format!("{} {}.", r.status, escaped(&r.description)));
-            let (ty, _) = body_decoder(context, &r.body, local);
+        if !names.is_empty() {
+            code.blank();
+        }
+        write_docs(
+            &mut code,
+            context,
+            &format!(
+                "The success responses of [`{owner}{}`], by status.",
+                op.names.function
+            ),
+        );
+        if let Some(cfg) = context.operation_cfg(op) {
+            code.line(&cfg);
+        }
+        code.line("#[derive(Clone, Debug, PartialEq)]");
+        code.open(&format!("pub enum {response} {{"));
+        for r in op.responses.iter().filter(|r| r.is_success()) {
+            write_docs(
+                &mut code,
+                context,
+                &format!("{} {}.", r.status, escaped(&r.description)),
+            );
             if matches!(r.body, ResponseBody::Empty) {
-                quote!(#doc #variant,)
+                code.line(&format!("{},", r.variant));
             } else {
-                quote!(#doc #variant(#ty),)
+                let (ty, _) = body_decoder(context, &r.body, local);
+                code.tuple_typed(&format!("{}(", r.variant), &ty, "),");
             }
-        });
-        let doc = doc_text(&format!(
-            "The success responses of [`{owner}{}`], by status.",
-            op.names.function
-        ));
-        let cfg = context.operation_cfg(op);
-        tokens.extend(quote! {
-            #doc
-            #cfg
-            #[derive(Clone, Debug, PartialEq)]
-            pub enum #name {
-                #(#variants)*
-            }
-        });
+        }
+        code.close("}");
         names.push(response.clone());
     }
-    (tokens, names)
+    (code.finish(), names)
 }

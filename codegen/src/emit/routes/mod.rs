@@ -25,8 +25,6 @@ mod requests;
 mod table;
 mod watch;
 
-use proc_macro2::TokenStream;
-
 use super::docs::doc_lines;
 use super::text::Code;
 use super::{Context, Parts, shape_text};
@@ -82,8 +80,8 @@ pub(crate) fn resource_items(context: &Context<'_>, id: TypeId) -> (Parts, Vec<S
     parts.text(code.finish());
     let mut exports = Vec::new();
     for op in &operations {
-        let (tokens, names) = operation_types(context, op, &owner, &in_file);
-        parts.tokens(tokens);
+        let (types, names) = operation_types(context, op, &owner, &in_file);
+        parts.text(types);
         exports.extend(names);
     }
     (parts, exports)
@@ -112,7 +110,7 @@ pub(super) fn local_type_text(context: &Context<'_>, shape: &Shape, local: &Loca
         Shape::Vec(inner) => format!("Vec<{}>", local_type_text(context, inner, local)),
         Shape::Map(inner) => format!(
             "{}<String, {}>",
-            context.map_text,
+            context.map,
             local_type_text(context, inner, local)
         ),
         other => shape_text(context, other),
@@ -128,18 +126,13 @@ pub(super) fn write_docs(code: &mut Code, context: &Context<'_>, text: &str) {
 
 /// The path of the routes module, as text.
 pub(super) fn routes_path_text(context: &Context<'_>) -> String {
-    format!("{}::{MODULE}", context.root_text)
+    format!("{}::{MODULE}", context.root)
 }
 
 /// The API's `Status` type, or JSON when it has none.
-pub(super) fn status_type(context: &Context<'_>) -> TokenStream {
-    crate::emit::tokens_of(&status_type_text(context))
-}
-
-/// [`status_type`] as text.
 pub(super) fn status_type_text(context: &Context<'_>) -> String {
     match operations::status_type(&context.api.types) {
-        Some(id) => crate::emit::type_path_text(context, id),
+        Some(id) => crate::emit::type_path(context, id),
         None => "::serde_json::Value".to_owned(),
     }
 }
@@ -147,11 +140,6 @@ pub(super) fn status_type_text(context: &Context<'_>) -> String {
 /// A description from the input, escaped like schema descriptions (`docs.rs`).
 pub(super) fn escaped(text: &str) -> String {
     doc_lines(text).join("\n")
-}
-
-/// `#[doc]` attributes for generated prose, one per line, as written.
-pub(super) fn doc_text(text: &str) -> TokenStream {
-    crate::emit::docs::raw_doc_attrs(text.split('\n'))
 }
 
 pub(crate) use endpoints::endpoint_docs;

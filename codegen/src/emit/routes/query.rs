@@ -1,90 +1,116 @@
 //! Query structs: the optional query parameters of an operation (or of the operations of
 //! one kind, shared in the routes module), with their `QueryParams` impl and builder.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
-use super::{doc_text, escaped};
+use super::{escaped, write_docs};
 use crate::diagnostics::Origin;
-use crate::emit::{Context, File, Parts, ident, shape_type};
+use crate::emit::pretty::{Expr, assignment};
+use crate::emit::text::{Code, str_literal};
+use crate::emit::{Context, File, Parts, shape_text};
 use crate::model::Shape;
 use crate::model::operations::{ListWatch, Operation, QueryParam};
 
 /// The builder of a query struct: one setter per parameter, taking `impl Into<…>` (lists
 /// take any iterator of items), and `build`, like the builders of schema types.
-pub(super) fn query_builder(
+fn query_builder(
+    code: &mut Code,
     context: &Context<'_>,
     query: &str,
     builder: &str,
-    params: &[&crate::model::operations::QueryParam],
-) -> TokenStream {
-    let (query, builder) = (ident(query), ident(builder));
-    let setters = params.iter().map(|q| {
-        let doc = doc_text(&escaped(q.description.as_deref().unwrap_or_default()));
-        let (field, setter) = (ident(&q.rust_name), ident(&q.setter));
+    params: &[&QueryParam],
+) {
+    code.blank();
+    code.open(&format!("impl {query} {{"));
+    write_docs(code, context, "A builder with no parameter set.");
+    code.line("#[inline]");
+    code.open(&format!("pub fn builder() -> {builder} {{"));
+    code.line(&format!("{builder}::default()"));
+    code.close("}");
+    code.close("}");
+    code.blank();
+    write_docs(
+        code,
+        context,
+        &format!("Builds [`{query}`]: each setter sets one parameter; unset ones are not sent."),
+    );
+    code.line("#[derive(Clone, Debug, Default)]");
+    code.line("#[must_use]");
+    code.line(&format!("pub struct {builder}({query});"));
+    code.blank();
+    code.open(&format!("impl {builder} {{"));
+    for q in params {
+        write_docs(
+            code,
+            context,
+            &escaped(q.description.as_deref().unwrap_or_default()),
+        );
+        let (field, setter) = (&q.rust_name, &q.setter);
         match &q.shape {
             Shape::Vec(inner) => {
-                let inner = shape_type(context, inner.as_ref());
-                quote! {
-                    #doc
-                    pub fn #setter(mut self, values: impl IntoIterator<Item = impl Into<#inner>>) -> Self {
-                        self.0.#field = Some(values.into_iter().map(Into::into).collect());
-                        self
-                    }
-                }
+                let inner = shape_text(context, inner);
+                code.signature(
+                    &format!("pub fn {setter}("),
+                    &[
+                        ("mut self".to_owned(), String::new()),
+                        (
+                            "values".to_owned(),
+                            format!("impl IntoIterator<Item = impl Into<{inner}>>"),
+                        ),
+                    ],
+                    ") -> Self {",
+                );
+                code.deeper();
+                let values = Expr::method(Expr::word("values"), "into_iter", vec![]);
+                let values = Expr::method(values, "map", vec![Expr::word("Into::into")]);
+                let values = Expr::method(values, "collect", vec![]);
+                let value = Expr::call("Some", vec![values]);
+                code.raw(&assignment(
+                    &format!("self.0.{field}"),
+                    &value,
+                    code.indent_width(),
+                ));
             }
             shape => {
-                let ty = shape_type(context, shape);
-                quote! {
-                    #doc
-                    pub fn #setter(mut self, value: impl Into<#ty>) -> Self {
-                        self.0.#field = Some(value.into());
-                        self
-                    }
-                }
+                let ty = shape_text(context, shape);
+                code.signature(
+                    &format!("pub fn {setter}("),
+                    &[
+                        ("mut self".to_owned(), String::new()),
+                        ("value".to_owned(), format!("impl Into<{ty}>")),
+                    ],
+                    ") -> Self {",
+                );
+                code.deeper();
+                let value = Expr::method(Expr::word("value"), "into", vec![]);
+                code.raw(&assignment(
+                    &format!("self.0.{field}"),
+                    &Expr::call("Some", vec![value]),
+                    code.indent_width(),
+                ));
             }
         }
-    });
-    let doc = doc_text(&format!(
-        "Builds [`{query}`]: each setter sets one parameter; unset ones are not sent."
-    ));
-    quote! {
-        impl #query {
-            /// A builder with no parameter set.
-            #[inline]
-            pub fn builder() -> #builder {
-                #builder::default()
-            }
-        }
-
-        #doc
-        #[derive(Clone, Debug, Default)]
-        #[must_use]
-        pub struct #builder(#query);
-
-        impl #builder {
-            #(#setters)*
-
-            /// The parameters.
-            #[inline]
-            #[must_use]
-            pub fn build(self) -> #query {
-                self.0
-            }
-        }
-
-        impl From<#builder> for #query {
-            fn from(builder: #builder) -> Self {
-                builder.0
-            }
-        }
-
-        impl From<#query> for #builder {
-            fn from(query: #query) -> Self {
-                Self(query)
-            }
-        }
+        code.line("self");
+        code.close("}");
+        code.blank();
     }
+    write_docs(code, context, "The parameters.");
+    code.line("#[inline]");
+    code.line("#[must_use]");
+    code.open(&format!("pub fn build(self) -> {query} {{"));
+    code.line("self.0");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open_impl(&format!("impl From<{builder}>"), query);
+    code.open(&format!("fn from(builder: {builder}) -> Self {{"));
+    code.line("builder.0");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open_impl(&format!("impl From<{query}>"), builder);
+    code.open(&format!("fn from(query: {query}) -> Self {{"));
+    code.line("Self(query)");
+    code.close("}");
+    code.close("}");
 }
 
 /// A struct of optional query parameters, with its `QueryParams` impl and builder.
@@ -117,74 +143,89 @@ impl<'a> QueryStruct<'a> {
 
 /// The struct of optional query parameters, with its `QueryParams` impl and builder.
 pub(super) fn query_struct(
+    code: &mut Code,
     context: &Context<'_>,
     query: &QueryStruct<'_>,
     doc: &str,
-) -> TokenStream {
-    query_struct_with_notes(context, query, doc, &[])
+) {
+    query_struct_with_notes(code, context, query, doc, &[]);
 }
 
 /// [`query_struct`] with a paragraph added to the docs of some fields (by wire name).
-pub(super) fn query_struct_with_notes(
+fn query_struct_with_notes(
+    code: &mut Code,
     context: &Context<'_>,
     query: &QueryStruct<'_>,
     doc: &str,
     notes: &[(String, String)],
-) -> TokenStream {
+) {
     let runtime = &context.runtime;
-    let (builder, eq) = (query.builder, query.eq);
-    let optional: Vec<_> = query.params.iter().filter(|q| !q.required).collect();
-    let query = query.name;
-    let name = ident(query);
-    let derives = if eq {
-        quote!(Clone, Debug, Default, PartialEq, Eq)
+    let optional: Vec<&QueryParam> = query.params.iter().filter(|q| !q.required).collect();
+    let name = query.name;
+    write_docs(code, context, doc);
+    code.line(if query.eq {
+        "#[derive(Clone, Debug, Default, PartialEq, Eq)]"
     } else {
-        quote!(Clone, Debug, Default, PartialEq)
-    };
-    let fields = optional.iter().map(|q| {
-        let mut text = escaped(q.description.as_deref().unwrap_or_default());
-        if let Some((_, note)) = notes.iter().find(|(name, _)| *name == q.name) {
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            text.push_str(note);
-        }
-        let doc = doc_text(&text);
-        let field = ident(&q.rust_name);
-        let ty = shape_type(context, &q.shape);
-        quote! {
-            #doc
-            pub #field: Option<#ty>,
-        }
+        "#[derive(Clone, Debug, Default, PartialEq)]"
     });
-    let pushes = optional.iter().map(|q| {
-        let field = ident(&q.rust_name);
-        let wire = &q.name;
-        let access = match q.shape {
-            Shape::String | Shape::Vec(_) => quote!(self.#field.as_deref()),
-            _ => quote!(self.#field.as_ref()),
-        };
-        quote!(target.push_optional_query(#wire, #access);)
-    });
-    let doc = doc_text(doc);
-    let mut tokens = quote! {
-        #doc
-        #[derive(#derives)]
-        pub struct #name {
-            #(#fields)*
-        }
-
-        impl #runtime::request::QueryParams for #name {
-            #[inline]
-            fn append_to(&self, target: &mut #runtime::request::PathAndQuery) {
-                #(#pushes)*
+    if optional.is_empty() {
+        code.line(&format!("pub struct {name} {{}}"));
+    } else {
+        code.open(&format!("pub struct {name} {{"));
+        for q in &optional {
+            let mut text = escaped(q.description.as_deref().unwrap_or_default());
+            if let Some((_, note)) = notes.iter().find(|(name, _)| *name == q.name) {
+                if !text.is_empty() {
+                    text.push_str("\n\n");
+                }
+                text.push_str(note);
             }
+            write_docs(code, context, &text);
+            let ty = format!("Option<{}>", shape_text(context, &q.shape));
+            code.typed(&format!("pub {}: ", q.rust_name), &ty, ",");
         }
-    };
-    if let Some(builder) = builder.filter(|_| context.builders) {
-        tokens.extend(query_builder(context, query, builder, &optional));
+        code.close("}");
     }
-    tokens
+    code.blank();
+    code.open_impl(&format!("impl {runtime}::request::QueryParams"), name);
+    code.line("#[inline]");
+    let target = if optional.is_empty() {
+        "_target"
+    } else {
+        "target"
+    };
+    code.signature(
+        "fn append_to(",
+        &[
+            ("&self".to_owned(), String::new()),
+            (
+                target.to_owned(),
+                format!("&mut {runtime}::request::PathAndQuery"),
+            ),
+        ],
+        ") {",
+    );
+    code.deeper();
+    for q in &optional {
+        let access = match q.shape {
+            Shape::String | Shape::Vec(_) => "as_deref",
+            _ => "as_ref",
+        };
+        code.method_statement(
+            "target",
+            "push_optional_query",
+            &[
+                &str_literal(&q.name),
+                &format!("self.{}.{access}()", q.rust_name),
+            ],
+            ";",
+        );
+    }
+    code.close("}");
+    code.close("}");
+    if let Some(builder) = query.builder.filter(|_| context.builders) {
+        query_builder(code, context, name, builder, &optional);
+    }
 }
 
 /// The query structs shared by the operations of one kind (`model::operations::SharedQuery`),
@@ -199,9 +240,12 @@ pub(super) fn shared_query_structs(context: &Context<'_>) -> Option<File> {
         file: first.origin.file.clone(),
         pointer: "/paths".to_owned(),
     };
-    let mut tokens = TokenStream::new();
+    let mut code = Code::new();
     let mut exports = Vec::new();
     for shared in &api.query_structs {
+        if !exports.is_empty() {
+            code.blank();
+        }
         let uses = shared.operations.len();
         let example = shared.operations.first().map_or("", String::as_str);
         let which = if uses == 1 {
@@ -233,14 +277,14 @@ pub(super) fn shared_query_structs(context: &Context<'_>) -> Option<File> {
             params: &shared.params,
             eq: shared.eq,
         };
-        tokens.extend(query_struct_with_notes(context, &query, &doc, &notes));
+        query_struct_with_notes(&mut code, context, &query, &doc, &notes);
         exports.push(shared.name.clone());
         if context.builders {
             exports.push(shared.builder.clone());
         }
     }
     Some(File {
-        parts: Parts(vec![crate::emit::Part::Tokens(tokens)]),
+        parts: Parts(vec![code.finish()]),
         exports,
         source,
         export_cfgs: std::collections::BTreeMap::new(),

@@ -18,7 +18,7 @@ pub(super) fn operation_functions(
     owner: &str,
     local: &Local,
 ) {
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let routes = routes_path_text(context);
 
     // Arguments: path parameters, required query parameters, the body, optional queries.
@@ -91,7 +91,7 @@ pub(super) fn operation_functions(
     } else {
         format!("When {}.", failures.join(", or "))
     };
-    let cfg = context.operation_cfg_text(op);
+    let cfg = context.operation_cfg(op);
 
     if context.docs {
         let summary = escaped(op.description.as_deref().unwrap_or_default());
@@ -162,7 +162,7 @@ pub(super) fn apply_function(
     let Some(apply) = context.api.apply_of(id) else {
         return;
     };
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let routes = routes_path_text(context);
     let mut params = path_arguments(op);
     params.push(format!("{}: &{}", names.body_arg, apply.name));
@@ -293,7 +293,7 @@ pub(super) struct RequestFunction<'a> {
 
 /// A request function: the one spelling both an operation's and its list's watch use.
 pub(super) fn request_function(code: &mut Code, context: &Context<'_>, f: &RequestFunction<'_>) {
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     if let Some(cfg) = f.cfg {
         code.lines(cfg);
     }

@@ -2,16 +2,13 @@
 //! shared query parameter constants, the `ResponseError` alias, the free functions of
 //! operations on no resource, and the matcher.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
 use super::decoders::operation_types;
 use super::query::shared_query_structs;
 use super::requests::operation_functions;
-use super::{Local, doc_text, status_type};
+use super::{Local, status_type_text, write_docs};
 use crate::diagnostics::Origin;
 use crate::emit::text::{Code, str_literal};
-use crate::emit::{Context, File, Module, Parts, ident, shape_type};
+use crate::emit::{Context, File, Module, Parts, shape_text};
 use crate::model::Scope;
 use crate::model::Shape;
 use crate::model::operations::{self, BodyKind, Operation, QueryParam, ResponseBody};
@@ -49,12 +46,11 @@ pub(crate) fn shape_display(context: &Context<'_>, shape: &Shape) -> String {
         }
         Shape::Vec(inner) => format!("Vec<{}>", shape_display(context, inner)),
         Shape::Map(inner) => {
-            let map = context.map.to_string();
-            let map = map.rsplit("::").next().unwrap_or_default().trim();
+            let map = context.map.rsplit("::").next().unwrap_or_default();
             format!("{map}<String, {}>", shape_display(context, inner))
         }
         Shape::Json => "serde_json::Value".to_owned(),
-        other => shape_type(context, other).to_string().replace(' ', ""),
+        other => shape_text(context, other),
     }
 }
 
@@ -89,72 +85,78 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         })
         .unwrap_or_else(|| Origin::root(std::path::Path::new("")));
 
-    let variants: Vec<_> = api
-        .operations
-        .iter()
-        .map(|op| ident(&op.names.variant))
-        .collect();
-    let variant_docs = api
-        .operations
-        .iter()
-        .map(|op| doc_text(&format!("`{} {}`", op.method.as_str(), op.path.text)));
-    let query_params = SharedQueryParams::new(api);
-    let query_consts = query_params.constants(context);
-    let status = status_type(context);
-    let route_tokens = quote! {
-        /// Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)
-        /// finds one from a method and path; [`Route::info`] tells everything about it.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[allow(clippy::enum_variant_names)]
-        pub enum Route {
-            #(#variant_docs #variants,)*
-        }
-
-        impl Route {
-            /// Every route, in table order.
-            pub const ALL: &'static [Route] = &[#(Route::#variants),*];
-
-            /// The route's entry in [`ROUTES`].
-            #[must_use]
-            pub fn info(self) -> &'static #runtime::RouteInfo {
-                &ROUTES[self as usize]
-            }
-        }
-
-    };
-    // The table, the bulk of the file, as text.
-    let mut table = Code::new();
-    if context.docs {
-        table.docs([
-            "The route table: every operation of the API, with its method, path template,",
-            "action, resource, parameters, body and responses. Indexed by [`Route`].",
-        ]);
+    let mut code = Code::new();
+    write_docs(
+        &mut code,
+        context,
+        "Every operation of the API, one variant per `operationId`. [`resolve`](super::resolve)\n\
+         finds one from a method and path; [`Route::info`] tells everything about it.",
+    );
+    code.line("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]");
+    code.line("#[allow(clippy::enum_variant_names)]");
+    code.open("pub enum Route {");
+    for op in &api.operations {
+        write_docs(
+            &mut code,
+            context,
+            &format!("`{} {}`", op.method.as_str(), op.path.text),
+        );
+        code.line(&format!("{},", op.names.variant));
     }
-    table.open(&format!(
-        "pub static ROUTES: [{}::RouteInfo; {}] = [",
-        context.runtime_text,
+    code.close("}");
+    code.blank();
+    code.open("impl Route {");
+    write_docs(&mut code, context, "Every route, in table order.");
+    let all: Vec<String> = api
+        .operations
+        .iter()
+        .map(|op| format!("Route::{}", op.names.variant))
+        .collect();
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    code.array("pub const ALL: &'static [Route] = &[", &all, "];");
+    code.blank();
+    write_docs(&mut code, context, "The route's entry in [`ROUTES`].");
+    code.line("#[must_use]");
+    code.open(&format!(
+        "pub fn info(self) -> &'static {runtime}::RouteInfo {{"
+    ));
+    code.line("&ROUTES[self as usize]");
+    code.close("}");
+    code.close("}");
+    code.blank();
+    // The table, the bulk of the file.
+    write_docs(
+        &mut code,
+        context,
+        "The route table: every operation of the API, with its method, path template,\n\
+         action, resource, parameters, body and responses. Indexed by [`Route`].",
+    );
+    code.open(&format!(
+        "pub static ROUTES: [{runtime}::RouteInfo; {}] = [",
         api.operations.len()
     ));
     for op in &api.operations {
-        route_info(&mut table, context, op);
+        route_info(&mut code, context, op);
     }
-    table.close("];");
-    let rest_tokens = quote! {
-        #query_consts
-
-        /// The error of every response decoder: a `Status` from the server, an undeclared
-        /// status with a body that is not one, or a body that is not the declared type.
-        pub type ResponseError = #runtime::ResponseError<#status>;
-    };
+    code.close("];");
+    SharedQueryParams::new(api).constants(&mut code, context);
+    code.blank();
+    write_docs(
+        &mut code,
+        context,
+        "The error of every response decoder: a `Status` from the server, an undeclared\n\
+         status with a body that is not one, or a body that is not the declared type.",
+    );
+    code.typed(
+        "pub type ResponseError = ",
+        &format!("{runtime}::ResponseError<{}>", status_type_text(context)),
+        ";",
+    );
     let mut module = Module::default();
     module.files.insert(
         "route".to_owned(),
         File {
-            parts: Parts(vec![
-                crate::emit::Part::Tokens(route_tokens),
-                crate::emit::Part::Text(table.finish()),
-                crate::emit::Part::Tokens(rest_tokens),
-            ]),
+            parts: Parts(vec![code.finish()]),
             exports: vec![
                 "ROUTES".to_owned(),
                 "ResponseError".to_owned(),
@@ -167,9 +169,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     module.files.insert(
         "matcher".to_owned(),
         File {
-            parts: Parts(vec![crate::emit::Part::Text(
-                crate::emit::matcher::matcher(context),
-            )]),
+            parts: Parts(vec![crate::emit::matcher::matcher(context)]),
             exports: vec!["resolve".to_owned()],
             source: source.clone(),
             export_cfgs: std::collections::BTreeMap::new(),
@@ -195,7 +195,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
             operation_functions(&mut code, context, op, "", &Local::none());
             parts.text(code.finish());
             let (types, names) = operation_types(context, op, "", &Local::none());
-            parts.tokens(types);
+            parts.text(types);
             exports.push(op.names.function.clone());
             exports.push(op.names.decoder.clone());
             exports.extend(names);
@@ -245,39 +245,39 @@ impl<'a> SharedQueryParams<'a> {
         format!("params::{}", q.constant)
     }
 
-    /// The `query` module.
-    fn constants(&self, context: &Context<'_>) -> TokenStream {
+    /// The private `params` module of the constants, after a blank line.
+    fn constants(&self, code: &mut Code, context: &Context<'_>) {
         if self.params.is_empty() {
-            return TokenStream::new();
+            return;
         }
-        let runtime = &context.runtime;
-        let constants = self.params.iter().map(|(constant, q)| {
-            let constant = ident(constant);
-            let (name, ty, required) = (&q.name, q.type_name(), q.required);
-            let description = q.description.as_deref().unwrap_or_default();
-            quote! {
-                pub(super) const #constant: QueryParamInfo = QueryParamInfo {
-                    name: #name,
-                    ty: #ty,
-                    description: #description,
-                    required: #required,
-                };
-            }
-        });
-        quote! {
-            /// The query parameters of the table, each spelled once.
-            mod params {
-                use #runtime::route::QueryParamInfo;
-
-                #(#constants)*
-            }
+        code.blank();
+        write_docs(
+            code,
+            context,
+            "The query parameters of the table, each spelled once.",
+        );
+        code.open("mod params {");
+        code.line(&format!("use {}::route::QueryParamInfo;", context.runtime));
+        for (constant, q) in &self.params {
+            code.open(&format!(
+                "pub(super) const {constant}: QueryParamInfo = QueryParamInfo {{"
+            ));
+            code.line(&format!("name: {},", str_literal(&q.name)));
+            code.line(&format!("ty: {},", str_literal(q.type_name())));
+            code.line(&format!(
+                "description: {},",
+                str_literal(q.description.as_deref().unwrap_or_default())
+            ));
+            code.line(&format!("required: {},", q.required));
+            code.close("};");
         }
+        code.close("}");
     }
 }
 
 /// One `RouteInfo` literal of the route table, as text.
 pub(super) fn route_info(code: &mut Code, context: &Context<'_>, op: &Operation) {
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let quoted =
         |items: &[String]| -> Vec<String> { items.iter().map(|i| str_literal(i)).collect() };
     code.open(&format!("{runtime}::RouteInfo {{"));

@@ -17,7 +17,7 @@ pub(super) fn watch_functions(
     local: &Local,
     cfg: Option<&str>,
 ) {
-    let runtime = &context.runtime_text;
+    let runtime = &context.runtime;
     let routes = routes_path_text(context);
     let mut params = path_arguments(op);
     let query_arg = watch.query.as_ref().map(|query| {
