@@ -71,7 +71,15 @@ impl Harness {
     /// Runs the harness with `args` and parses its report as `T`.
     pub(crate) fn run<T: DeserializeOwned>(&self, args: &[&str]) -> Result<T, String> {
         let what = args.join(" ");
-        let output = Command::new(&self.bin)
+        let mut command = Command::new(&self.bin);
+        // Timed builds use the profiles as a user's project has them (debug info in dev, …),
+        // whatever this shell sets to save time or disk.
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("CARGO_PROFILE_") {
+                command.env_remove(key);
+            }
+        }
+        let output = command
             .args(args)
             // Timed builds compile every crate the same way: a registry dependency (k8s-openapi)
             // is never built incrementally, while cargo would build a path package (the

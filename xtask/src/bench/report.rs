@@ -188,8 +188,10 @@ fn render_builds(w: &mut String, b: &Builds) -> Out {
          A clean `cargo build` of the crate alone (`cargo clean -p` of it, then `cargo build`; \
          its dependencies stay built, as they would in a user's project), both without \
          incremental compilation (`CARGO_INCREMENTAL=0`, as cargo builds registry \
-         dependencies such as k8s-openapi): the crate kubeforge generates from `swagger.json` \
-         (types, builders and routes, every group) against k8s-openapi {K8S_OPENAPI} with only \
+         dependencies such as k8s-openapi) and with the profiles' default settings (debug \
+         info in dev; a `CARGO_PROFILE_*` of the shell is removed): the crate kubeforge \
+         generates from `swagger.json` with the defaults (types, builders, routes and \
+         validation, every group) against k8s-openapi {K8S_OPENAPI} with only \
          feature `v1_36` (types only). CPU time is user + system of cargo and every process it \
          ran; peak memory is the largest resident set among them, which is rustc compiling \
          the crate.\n"
