@@ -71,20 +71,8 @@ impl Harness {
     /// Runs the harness with `args` and parses its report as `T`.
     pub(crate) fn run<T: DeserializeOwned>(&self, args: &[&str]) -> Result<T, String> {
         let what = args.join(" ");
-        let mut command = Command::new(&self.bin);
-        // Timed builds use the profiles as a user's project has them (debug info in dev, …),
-        // whatever this shell sets to save time or disk.
-        for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with("CARGO_PROFILE_") {
-                command.env_remove(key);
-            }
-        }
-        let output = command
+        let output = as_built_for_timing(&mut Command::new(&self.bin))
             .args(args)
-            // Timed builds compile every crate the same way: a registry dependency (k8s-openapi)
-            // is never built incrementally, while cargo would build a path package (the
-            // generated crate) incrementally, which costs it more on a clean build.
-            .env("CARGO_INCREMENTAL", "0")
             .stderr(Stdio::inherit())
             .output()
             .map_err(|e| format!("cannot run {}: {e}", self.bin.display()))?;
@@ -203,8 +191,24 @@ pub(crate) fn which_cargo() -> Result<PathBuf, String> {
 }
 
 /// `cargo <args> --quiet` in `dir`.
+/// `command` with the environment of every build of the bench, the timed ones and those
+/// that build their dependencies first (which must match, or the timed build would rebuild
+/// them): the profiles as a user's project has them (debug info in dev, …), whatever this
+/// shell sets to save time or disk; and no incremental compilation, so that every crate is
+/// compiled the same way (a registry dependency such as k8s-openapi never is incremental,
+/// while cargo would build a path package, the generated crate, incrementally, which costs
+/// it more on a clean build).
+pub(crate) fn as_built_for_timing(command: &mut Command) -> &mut Command {
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("CARGO_PROFILE_") {
+            command.env_remove(key);
+        }
+    }
+    command.env("CARGO_INCREMENTAL", "0")
+}
+
 pub(crate) fn cargo(dir: &Path, args: &[&str]) -> Result<(), String> {
-    let status = Command::new(cargo_program())
+    let status = as_built_for_timing(&mut Command::new(cargo_program()))
         .args(args)
         .arg("--quiet")
         .current_dir(dir)
