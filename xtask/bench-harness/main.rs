@@ -10,6 +10,9 @@
 //! harness parse <file>                                the floor of generation: serde_json into a Value
 //! harness serde <ours|ours-drop|peer|floor> <fixture> <copies> <iterations>
 //! harness routes <ours|matchit> <uniform|common> <swagger.json> <requests> <seed> <passes>
+//! harness instructions <ours|ours-drop|peer> <fixture> <copies> <deserialize|serialize>
+//!                                                      one call of `counted_<what>`, for
+//!                                                      callgrind's `--toggle-collect`
 
 mod protocol;
 
@@ -29,6 +32,9 @@ fn main() {
             number(copies, "copies"),
             number(iterations, "iterations"),
         ),
+        ["instructions", who, fixture, copies, what] => {
+            instructions(who, fixture, number(copies, "copies"), what);
+        }
         ["routes", who, workload, swagger, requests, seed, passes] => routes(
             who,
             workload,
@@ -148,6 +154,73 @@ fn serde_bench(who: &str, fixture: &str, copies: usize, iterations: usize) {
         ser_mbps: mb(out_len, ser),
         round_trip,
     });
+}
+
+/// Deserializes or serializes `copies` of `fixture` once, as `who`'s type, inside
+/// `counted_deserialize` or `counted_serialize`: the xtask runs this under callgrind,
+/// collecting only inside the one call (`--toggle-collect`), so reading the fixture and
+/// dropping the values count for nothing.
+fn instructions(who: &str, fixture: &str, copies: usize, what: &str) {
+    let input = list_of(fixture, copies);
+    let kind = std::path::Path::new(fixture)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let serialize = match what {
+        "deserialize" => false,
+        "serialize" => true,
+        _ => panic!("expected deserialize or serialize, got {what:?}"),
+    };
+    let out_bytes = match (who, kind) {
+        ("ours", "core.v1.Pod.json") => counted::<Vec<kube_api_gen::api::core::v1::Pod>>(&input, serialize),
+        ("ours", "apps.v1.Deployment.json") => {
+            counted::<Vec<kube_api_gen::api::apps::v1::Deployment>>(&input, serialize)
+        }
+        ("ours", "core.v1.Node.json") => counted::<Vec<kube_api_gen::api::core::v1::Node>>(&input, serialize),
+        ("ours-drop", "core.v1.Pod.json") => counted::<Vec<kube_api_drop::api::core::v1::Pod>>(&input, serialize),
+        ("ours-drop", "apps.v1.Deployment.json") => {
+            counted::<Vec<kube_api_drop::api::apps::v1::Deployment>>(&input, serialize)
+        }
+        ("ours-drop", "core.v1.Node.json") => counted::<Vec<kube_api_drop::api::core::v1::Node>>(&input, serialize),
+        ("peer", "core.v1.Pod.json") => counted::<Vec<k8s_openapi::api::core::v1::Pod>>(&input, serialize),
+        ("peer", "apps.v1.Deployment.json") => {
+            counted::<Vec<k8s_openapi::api::apps::v1::Deployment>>(&input, serialize)
+        }
+        ("peer", "core.v1.Node.json") => counted::<Vec<k8s_openapi::api::core::v1::Node>>(&input, serialize),
+        _ => panic!("no type for {who} {kind}"),
+    };
+    report(&protocol::Counted {
+        in_bytes: input.len() as u64,
+        out_bytes: out_bytes as u64,
+    });
+}
+
+/// Reads `input` as `T`, and writes it back when `serialize`; only the one call the
+/// measurement is about happens inside a `counted_` function. The output's length.
+fn counted<T>(input: &[u8], serialize: bool) -> usize
+where
+    T: serde::de::DeserializeOwned + serde::Serialize,
+{
+    if serialize {
+        let value: T = serde_json::from_slice(input).expect("deserialize");
+        let mut out = Vec::with_capacity(input.len() * 2);
+        counted_serialize(&value, &mut out);
+        out.len()
+    } else {
+        let value: T = counted_deserialize(input);
+        black_box(&value);
+        0
+    }
+}
+
+#[inline(never)]
+fn counted_deserialize<T: serde::de::DeserializeOwned>(input: &[u8]) -> T {
+    serde_json::from_slice(black_box(input)).expect("deserialize")
+}
+
+#[inline(never)]
+fn counted_serialize<T: serde::Serialize>(value: &T, out: &mut Vec<u8>) {
+    serde_json::to_writer(black_box(&mut *out), black_box(value)).expect("serialize");
 }
 
 /// Megabytes per second.

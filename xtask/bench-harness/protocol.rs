@@ -45,6 +45,16 @@ pub struct SerdeFloor {
     pub de_mbps: f64,
 }
 
+/// `harness instructions …`: what the counted call read or wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counted {
+    /// Bytes of the JSON array.
+    pub in_bytes: u64,
+    /// Bytes serialized (0 when only deserializing).
+    pub out_bytes: u64,
+}
+
 /// `harness routes …`: one matcher over one workload.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -191,6 +191,64 @@ pub(crate) fn which_cargo() -> Result<PathBuf, String> {
 }
 
 /// `cargo <args> --quiet` in `dir`.
+/// Runs `program args` under callgrind, counting instructions only inside the functions
+/// whose names match `toggle` (`--toggle-collect`), with callgrind's output in `out`: the
+/// count, and what the program printed.
+pub(crate) fn callgrind(
+    program: &Path,
+    args: &[&str],
+    toggle: &str,
+    out: &Path,
+) -> Result<(u64, String), String> {
+    let output = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", path_str(out)?))
+        .arg(format!("--toggle-collect={toggle}"))
+        .arg(program)
+        .args(args)
+        .output()
+        .map_err(|e| {
+            format!(
+                "cannot run valgrind ({e}): the instruction counts need callgrind \
+                 (Debian's package valgrind)"
+            )
+        })?;
+    if !output.status.success() {
+        return Err(format!(
+            "callgrind of `{} {}` failed ({}):\n{}",
+            program.display(),
+            args.join(" "),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let text =
+        std::fs::read_to_string(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+    let total = callgrind_total(&text).ok_or_else(|| {
+        format!(
+            "{}: no `totals:` or `summary:` line, or a count of 0: callgrind collected \
+             nothing inside `{toggle}` (renamed, or inlined?)",
+            out.display()
+        )
+    })?;
+    let stdout = String::from_utf8(output.stdout)
+        .map_err(|e| format!("callgrind of {}: non-UTF-8 output: {e}", program.display()))?;
+    Ok((total, stdout))
+}
+
+/// The instructions a callgrind output file counts (its `totals:` line, else `summary:`),
+/// unless none.
+fn callgrind_total(text: &str) -> Option<u64> {
+    let line = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
+    };
+    line("totals:")
+        .or_else(|| line("summary:"))
+        .filter(|n| *n > 0)
+}
+
 /// `command` with the environment of every build of the bench, the timed ones and those
 /// that build their dependencies first (which must match, or the timed build would rebuild
 /// them): the profiles as a user's project has them (debug info in dev, …), whatever this
@@ -322,6 +380,15 @@ mod tests {
     use super::*;
 
     const USAGE: &str = r#"{"wall_s":1.5,"user_s":1.25,"sys_s":0.25,"maxrss_kib":2048}"#;
+
+    #[test]
+    fn callgrinds_total_is_read_and_nothing_counted_is_none() {
+        let file = "version: 1\ncreator: callgrind-3.19.0\nevents: Ir\nfn=(1) x\n3 12\nsummary: 987654\n\ntotals: 123456\n";
+        assert_eq!(callgrind_total(file), Some(123_456));
+        assert_eq!(callgrind_total("events: Ir\nsummary: 42\n"), Some(42));
+        assert_eq!(callgrind_total("events: Ir\ntotals: 0\n"), None);
+        assert_eq!(callgrind_total("events: Ir\n"), None);
+    }
 
     #[test]
     fn a_complete_report_parses() {

@@ -181,6 +181,62 @@ pub(crate) struct SerdeFixture {
 pub(crate) struct Serde {
     pub fixtures: Vec<SerdeFixture>,
     pub iterations: usize,
+    /// Per fixture, in `FIXTURES`' order.
+    pub instructions: Vec<Instructions>,
+}
+
+/// Copies of a fixture in the array whose instructions are counted (a count is the same in
+/// every run, so one run of fewer copies tells it).
+pub(crate) const COUNTED_COPIES: usize = 100;
+
+/// The instructions of one fixture's `[deserialize, serialize]`, counted by callgrind inside
+/// the one call: kubeforge's crate (unknown fields kept, the default), k8s-openapi's, and
+/// kubeforge's with `--drop-unknown-fields`.
+pub(crate) struct Instructions {
+    pub name: &'static str,
+    pub in_bytes: u64,
+    pub ours: [u64; 2],
+    pub peer: [u64; 2],
+    pub ours_drop: [u64; 2],
+}
+
+fn count_instructions(
+    paths: &Paths,
+    name: &'static str,
+    file: &str,
+) -> Result<Instructions, String> {
+    let fixture = paths.corpus.join("testdata").join(file);
+    let copies = COUNTED_COPIES.to_string();
+    let mut counts = [[0; 2]; 3];
+    let mut in_bytes = 0;
+    for (who, counts) in ["ours", "peer", "ours-drop"].into_iter().zip(&mut counts) {
+        for (what, count) in ["deserialize", "serialize"]
+            .into_iter()
+            .zip(counts.iter_mut())
+        {
+            let out = paths.bench.join(format!("callgrind.{who}.{what}.out"));
+            let args = ["instructions", who, path_str(&fixture)?, &copies, what];
+            let (total, stdout) = super::measure::callgrind(
+                &paths.harness.bin,
+                &args,
+                &format!("*counted_{what}*"),
+                &out,
+            )?;
+            let counted: protocol::Counted =
+                super::measure::parse_report(&args.join(" "), &stdout)?;
+            in_bytes = counted.in_bytes;
+            *count = total;
+            eprintln!("bench: instructions {file} {who} {what}: {total}");
+        }
+    }
+    let [ours, peer, ours_drop] = counts;
+    Ok(Instructions {
+        name,
+        in_bytes,
+        ours,
+        peer,
+        ours_drop,
+    })
 }
 
 fn serde_args(
@@ -245,9 +301,14 @@ pub(crate) fn serde(paths: &Paths, effort: Effort) -> Result<Serde, String> {
         }
         fixtures.push(fixture);
     }
+    let instructions = FIXTURES
+        .iter()
+        .map(|(name, file)| count_instructions(paths, name, file))
+        .collect::<Result<_, _>>()?;
     Ok(Serde {
         fixtures,
         iterations,
+        instructions,
     })
 }
 

@@ -15,6 +15,9 @@ pub(crate) const DEV_BUILD: f64 = 0.8;
 pub(crate) const DEV_BUILD_MEMORY: f64 = 1.0;
 pub(crate) const CRD_BUILD: f64 = 0.5;
 pub(crate) const SERDE: f64 = 1.2;
+pub(crate) const SERDE_INSTRUCTIONS: f64 = 0.9;
+/// At most this many percent more instructions with unknown fields kept than dropped.
+pub(crate) const UNKNOWN_FIELDS_INSTRUCTIONS: f64 = 3.0;
 pub(crate) const ROUTES: f64 = 1.5;
 
 /// The next lever for each target, should it be unmet.
@@ -41,6 +44,12 @@ const LEVER_CRD_BUILD: &str = "a CRD crate compiles what kopium's does not have 
     serde impls, validation, routes); the generic serde visitor and thin request functions \
     of the dev-build lever shrink them, and `--no-routes`/`--no-builders` already build a \
     crate of kopium's kind";
+const LEVER_SERDE_INSTRUCTIONS: &str = "the instructions above serde_json's own reading \
+    are building the values; one table-driven visitor for every struct (issue 32) is the \
+    design that could spend fewer";
+const LEVER_UNKNOWN_FIELDS: &str = "an unknown key is found by a failed match of the field \
+    names, then kept in an `ExtraFields` map whose first insertion allocates; a struct \
+    whose input has no unknown key should pay only the failed-match branch";
 const LEVER_SERDE: &str = "what is left above serde_json's own reading is building the \
     values, which both crates do alike (`String`, `Vec`, `BTreeMap`); 1.2× needs small or \
     borrowed strings in the public API, which the guide's \"Serde, decided\" (docs/src/design/decisions.md) turns down (they \
@@ -73,6 +82,7 @@ pub(crate) fn render(w: &mut String, report: &Report) -> Result<(), String> {
     }
     if let Some(s) = &report.serde {
         rows.extend(serde(s, report.unknown_fields.as_ref())?);
+        rows.extend(instructions(s));
     }
     if let Some(r) = &report.routes {
         for (workload, [ours, theirs]) in &r.workloads {
@@ -327,6 +337,58 @@ fn crd_builds(c: &super::sections::Crds) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
+fn instructions(s: &super::sections::Serde) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for i in &s.instructions {
+        #[allow(clippy::cast_precision_loss)]
+        let r = |a: u64, b: u64| a as f64 / b as f64;
+        let (de, ser) = (r(i.ours[0], i.peer[0]), r(i.ours[1], i.peer[1]));
+        #[allow(clippy::cast_precision_loss)]
+        let per_byte = |n: u64| n as f64 / i.in_bytes.max(1) as f64;
+        rows.push(Row {
+            what: format!(
+                "serde instructions ÷ k8s-openapi, {} (c): deserialize, serialize",
+                i.name
+            ),
+            target: format!("≤ {SERDE_INSTRUCTIONS}× both"),
+            measured: format!("{}, {}", show_ratio(de), show_ratio(ser)),
+            met: de <= SERDE_INSTRUCTIONS && ser <= SERDE_INSTRUCTIONS,
+            why: Some((
+                format!(
+                    "deserializing takes kubeforge {:.1} instructions per input byte and \
+                     k8s-openapi {:.1}; serializing {:.1} and {:.1}.",
+                    per_byte(i.ours[0]),
+                    per_byte(i.peer[0]),
+                    per_byte(i.ours[1]),
+                    per_byte(i.peer[1]),
+                ),
+                LEVER_SERDE_INSTRUCTIONS,
+            )),
+        });
+        let (kept_de, kept_ser) = (
+            (r(i.ours[0], i.ours_drop[0]) - 1.0) * 100.0,
+            (r(i.ours[1], i.ours_drop[1]) - 1.0) * 100.0,
+        );
+        rows.push(Row {
+            what: format!(
+                "instructions added by keeping unknown fields, {} (c): deserialize, serialize",
+                i.name
+            ),
+            target: format!("≤ {UNKNOWN_FIELDS_INSTRUCTIONS}% both"),
+            measured: format!("{kept_de:+.1}%, {kept_ser:+.1}%"),
+            met: kept_de <= UNKNOWN_FIELDS_INSTRUCTIONS && kept_ser <= UNKNOWN_FIELDS_INSTRUCTIONS,
+            why: Some((
+                format!(
+                    "{} and {} instructions kept against {} and {} dropped.",
+                    i.ours[0], i.ours[1], i.ours_drop[0], i.ours_drop[1]
+                ),
+                LEVER_UNKNOWN_FIELDS,
+            )),
+        });
+    }
+    rows
+}
+
 fn serde(
     s: &super::sections::Serde,
     unknown: Option<&super::sections::UnknownFields>,
@@ -452,6 +514,37 @@ mod tests {
     }
 
     #[test]
+    fn instruction_counts_are_judged_against_k8s_openapis_and_the_dropping_crates() {
+        let report = Report {
+            serde: Some(Serde {
+                fixtures: Vec::new(),
+                iterations: 1,
+                instructions: vec![super::super::sections::Instructions {
+                    name: "Pod",
+                    in_bytes: 1000,
+                    ours: [8000, 4100],
+                    peer: [10_000, 4000],
+                    ours_drop: [7900, 4000],
+                }],
+            }),
+            ..Report::default()
+        };
+        let w = rendered(&report);
+        assert!(
+            w.contains("| serde instructions ÷ k8s-openapi, Pod (c): deserialize, serialize | ≤ 0.9× both | 0.80×, 1.02× | **not met** |"),
+            "{w}"
+        );
+        assert!(
+            w.contains("deserializing takes kubeforge 8.0 instructions per input byte and k8s-openapi 10.0; serializing 4.1 and 4.0."),
+            "{w}"
+        );
+        assert!(
+            w.contains("| instructions added by keeping unknown fields, Pod (c): deserialize, serialize | ≤ 3% both | +1.3%, +2.5% | **met** |"),
+            "{w}"
+        );
+    }
+
+    #[test]
     fn a_met_target_gives_no_reason() {
         let report = Report {
             builds: Some(builds(12.0, 8.0, 10.0, 16.0)),
@@ -483,6 +576,7 @@ mod tests {
                     }],
                 }],
                 iterations: 1,
+                instructions: Vec::new(),
             }),
             ..Report::default()
         };
