@@ -46,14 +46,53 @@ fn descriptors() -> Vec<u8> {
     set.encode_to_vec()
 }
 
-/// `src/v1_35` of the `k8s-rs-pb` package, found with `cargo metadata`.
+/// `src/v1_35` of the `k8s-rs-pb` package, found with `cargo metadata` of this package; or,
+/// where that cannot resolve (`cargo package` verifies this crate against its siblings'
+/// unpublished packages, which only cargo's own run knows), of a manifest beside `OUT_DIR`
+/// that depends on `k8s-rs-pb` alone, at the version this package's manifest requires.
 #[cfg(feature = "protobuf")]
 fn proto_root() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let manifest = PathBuf::from(
         std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
     )
     .join("Cargo.toml");
+    let root = match k8s_rs_pb_dir(&manifest) {
+        Ok(dir) => dir,
+        Err(first) => {
+            let text = std::fs::read_to_string(&manifest).expect("read Cargo.toml");
+            let requirement = text
+                .split_once("k8s-rs-pb")
+                .and_then(|(_, rest)| rest.split_once("version = \""))
+                .and_then(|(_, rest)| rest.split_once('"'))
+                .map(|(version, _)| version)
+                .expect("Cargo.toml requires a version of k8s-rs-pb");
+            let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+            let locate = out.join("locate-k8s-rs-pb");
+            std::fs::create_dir_all(&locate).expect("create the locating package");
+            std::fs::write(locate.join("lib.rs"), "").expect("write the locating package");
+            std::fs::write(
+                locate.join("Cargo.toml"),
+                format!(
+                    "[package]\nname = \"locate-k8s-rs-pb\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+                     [lib]\npath = \"lib.rs\"\n\n[dependencies]\nk8s-rs-pb = {{ version = \
+                     \"{requirement}\", default-features = false }}\n\n[workspace]\n"
+                ),
+            )
+            .expect("write the locating package");
+            k8s_rs_pb_dir(&locate.join("Cargo.toml")).unwrap_or_else(|second| {
+                panic!("cannot find k8s-rs-pb: {first}; then: {second}")
+            })
+        }
+    }
+    .join("src/v1_35");
+    println!("cargo::rerun-if-changed={}", root.display());
+    root
+}
+
+/// The directory of the `k8s-rs-pb` package in the dependencies of `manifest`.
+#[cfg(feature = "protobuf")]
+fn k8s_rs_pb_dir(manifest: &Path) -> Result<PathBuf, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let target = std::env::var("TARGET").expect("cargo sets TARGET");
     // Offline first (everything this build needs is there); online if some other platform's
     // or member's package is missing from the local registry.
@@ -68,7 +107,7 @@ fn proto_root() -> PathBuf {
                 &target,
             ])
             .arg("--manifest-path")
-            .arg(&manifest);
+            .arg(manifest);
         if offline {
             command.arg("--offline");
         }
@@ -78,11 +117,13 @@ fn proto_root() -> PathBuf {
         output if output.status.success() => output,
         _ => run(false),
     };
-    assert!(
-        output.status.success(),
-        "cargo metadata failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    if !output.status.success() {
+        return Err(format!(
+            "cargo metadata of {} failed: {}",
+            manifest.display(),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
     let metadata: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("cargo metadata writes JSON");
     let package = metadata["packages"]
@@ -90,14 +131,12 @@ fn proto_root() -> PathBuf {
         .into_iter()
         .flatten()
         .find(|p| p["name"] == "k8s-rs-pb")
-        .expect("k8s-rs-pb is a build dependency");
+        .ok_or_else(|| format!("{} does not depend on k8s-rs-pb", manifest.display()))?;
     let manifest_path = package["manifest_path"].as_str().expect("a manifest path");
-    let root = Path::new(manifest_path)
+    Ok(Path::new(manifest_path)
         .parent()
         .expect("the manifest is in the package directory")
-        .join("src/v1_35");
-    println!("cargo::rerun-if-changed={}", root.display());
-    root
+        .to_path_buf())
 }
 
 #[cfg(feature = "protobuf")]
