@@ -60,8 +60,11 @@ fn proto_root() -> PathBuf {
         Ok(dir) => dir,
         Err(first) => {
             let text = std::fs::read_to_string(&manifest).expect("read Cargo.toml");
-            let requirement = text
-                .split_once("k8s-rs-pb")
+            // `k8s-rs-pb = { version = … }` as written, `[build-dependencies.k8s-rs-pb]`
+            // then `version = …` as `cargo package` writes it.
+            let requirement = ["k8s-rs-pb = {", "[build-dependencies.k8s-rs-pb]"]
+                .into_iter()
+                .find_map(|key| text.split_once(key))
                 .and_then(|(_, rest)| rest.split_once("version = \""))
                 .and_then(|(_, rest)| rest.split_once('"'))
                 .map(|(version, _)| version)
