@@ -39,6 +39,7 @@ pub mod package;
 mod timings;
 mod write;
 
+use ground::attribute::{Place, UserAttribute};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -431,7 +432,7 @@ impl Config {
     ) -> Self {
         self.options.type_attributes.push((
             pattern.into(),
-            emit::TypeAttribute::Attribute(attribute.into()),
+            emit::TypeAttribute::Attribute(UserAttribute::parse(attribute, Place::Item)),
         ));
         self
     }
@@ -445,9 +446,11 @@ impl Config {
         field: impl Into<String>,
         attribute: impl Into<String>,
     ) -> Self {
-        self.options
-            .field_attributes
-            .push((pattern.into(), field.into(), attribute.into()));
+        self.options.field_attributes.push((
+            pattern.into(),
+            field.into(),
+            UserAttribute::parse(attribute, Place::Field),
+        ));
         self
     }
 
@@ -463,9 +466,13 @@ impl Config {
     /// "Default")` derives it on exactly the structs without required fields.
     #[must_use]
     pub fn derive(mut self, pattern: impl Into<String>, trait_path: impl Into<String>) -> Self {
+        let trait_path = trait_path.into();
         self.options.type_attributes.push((
             pattern.into(),
-            emit::TypeAttribute::Derive(trait_path.into()),
+            emit::TypeAttribute::Derive {
+                attribute: UserAttribute::parse(format!("#[derive({trait_path})]"), Place::Item),
+                path: trait_path,
+            },
         ));
         self
     }

@@ -7,20 +7,19 @@
 //! A derive the model says is elided on a type (`TypeDef::elides_derive`: already derived,
 //! or `Default`/`Eq` where it does not hold) is left out there. A pattern that matches
 //! nothing is an error (`error[empty-selection]`) naming the near matches, as is an
-//! attribute that does not parse.
+//! attribute that does not parse (`Config` parsed and spelled it: `ground::attribute`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use syn::parse::Parser as _;
-
 use super::{Options, TypeAttribute};
 use crate::diagnostics::{Diagnostic, Diagnostics, Error, ErrorKind, Origin};
+use crate::ground::attribute::{Place, UserAttribute};
 use crate::ground::pattern::Pattern;
 use crate::model::{ApiSet, TypeDef, TypeId, TypeKind};
 
 /// The resolved attributes: for each type, and for each field of a struct (by index), as
-/// formatted lines at indentation zero ([`spell`]).
+/// formatted lines at indentation zero (`ground::attribute::spell`).
 #[derive(Default)]
 pub(crate) struct Attributes {
     types: BTreeMap<TypeId, String>,
@@ -29,46 +28,10 @@ pub(crate) struct Attributes {
     serde: BTreeSet<TypeId>,
 }
 
-/// Where an attribute goes: on an item, or on a struct's field.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Place {
-    Item,
-    Field,
-}
-
-/// The one spelling of a user's attributes (`text`, which [`parse_attribute`] checked):
-/// formatted by prettyplease as it formats them on an item or a field (so a long attribute
-/// wraps as it always has, and any attribute Rust accepts is written), as lines at
-/// indentation zero, each ending with a newline.
-pub(crate) fn spell(text: &str, place: Place) -> String {
-    let source = match place {
-        Place::Item => format!("{text}\nstruct S;"),
-        Place::Field => format!("struct S {{\n{text}\nf: () }}"),
-    };
-    let Ok(file) = syn::parse_file(&source) else {
-        // Checked to be attributes; never reached.
-        return format!("{text}\n");
-    };
-    let printed = prettyplease::unparse(&file);
-    let mut out = String::new();
-    for line in printed.lines() {
-        let line = match place {
-            Place::Item if line == "struct S;" => break,
-            Place::Item => line,
-            Place::Field if line == "struct S {" => continue,
-            Place::Field if line == "    f: ()," => break,
-            Place::Field => line.strip_prefix("    ").unwrap_or(line),
-        };
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
 /// An attribute the generator writes (`#[derive(…)]`, `#[serde(…)]`) as lines at
 /// indentation zero: on one line when it fits at indentation `indent` by prettyplease's
 /// measure, and otherwise broken as prettyplease breaks it on an item (or a field) at
-/// indentation zero (`pretty::attribute`), the place [`spell`] formats a user's attributes.
+/// indentation zero (`pretty::attribute`), the place `ground::attribute::spell` formats a user's attributes.
 pub(crate) fn spell_text(text: &str, indent: usize, place: Place) -> String {
     if super::text::fits_at(indent, text.len()) {
         return format!("{text}\n");
@@ -96,17 +59,21 @@ fn config_error(message: String, hint: &str) -> Diagnostic {
     .with_hint(hint)
 }
 
-fn parse_attribute(text: &str, diagnostics: &mut Diagnostics) -> Option<Vec<syn::Attribute>> {
-    let problem = match syn::Attribute::parse_outer.parse_str(text) {
-        Ok(attributes) if !attributes.is_empty() => return Some(attributes),
-        Ok(_) => String::new(),
-        Err(e) => format!(": {e}"),
-    };
-    diagnostics.push(config_error(
-        format!("expected an attribute such as `#[derive(Hash)]`, found {text:?}{problem}"),
-        "write the attribute with `#[…]`",
-    ));
-    None
+/// The attribute's lines, or an error naming what was given (`Config` parsed it).
+fn checked<'a>(attribute: &'a UserAttribute, diagnostics: &mut Diagnostics) -> Option<&'a str> {
+    match attribute.lines() {
+        Ok(lines) => Some(lines),
+        Err(problem) => {
+            diagnostics.push(config_error(
+                format!(
+                    "expected an attribute such as `#[derive(Hash)]`, found {:?}{problem}",
+                    attribute.text()
+                ),
+                "write the attribute with `#[…]`",
+            ));
+            None
+        }
+    }
 }
 
 /// The types that take attributes.
@@ -140,15 +107,14 @@ impl Attributes {
         let mut diagnostics = Diagnostics::default();
         let targets: Vec<_> = candidates(api).map(|(_, ty)| ty.target()).collect();
         for (pattern_text, wanted) in &options.type_attributes {
-            let (text, derive) = match wanted {
-                TypeAttribute::Attribute(text) => (text.clone(), None),
-                TypeAttribute::Derive(path) => (format!("#[derive({path})]"), Some(path)),
+            let (user, derive) = match wanted {
+                TypeAttribute::Attribute(user) => (user, None),
+                TypeAttribute::Derive { path, attribute } => (attribute, Some(path)),
             };
-            let Some(attribute) = parse_attribute(&text, &mut diagnostics) else {
+            let Some(attribute) = checked(user, &mut diagnostics) else {
                 continue;
             };
-            let is_serde = has_serde(&attribute);
-            let attribute = spell(&text, Place::Item);
+            let is_serde = user.is_serde();
             let Some(pattern) = parse_pattern(pattern_text, &mut diagnostics) else {
                 continue;
             };
@@ -161,7 +127,7 @@ impl Attributes {
                 if derive.is_some_and(|path| ty.elides_derive(path)) {
                     continue;
                 }
-                attributes.types.entry(id).or_default().push_str(&attribute);
+                attributes.types.entry(id).or_default().push_str(attribute);
                 if is_serde {
                     attributes.serde.insert(id);
                 }
@@ -174,12 +140,11 @@ impl Attributes {
                 ));
             }
         }
-        for (pattern_text, field, attribute) in &options.field_attributes {
-            let Some(parsed) = parse_attribute(attribute, &mut diagnostics) else {
+        for (pattern_text, field, user) in &options.field_attributes {
+            let Some(attribute) = checked(user, &mut diagnostics) else {
                 continue;
             };
-            let is_serde = has_serde(&parsed);
-            let attribute = spell(attribute, Place::Field);
+            let is_serde = user.is_serde();
             let Some(pattern) = parse_pattern(pattern_text, &mut diagnostics) else {
                 continue;
             };
@@ -200,7 +165,7 @@ impl Attributes {
                             .fields
                             .entry((id, index))
                             .or_default()
-                            .push_str(&attribute);
+                            .push_str(attribute);
                         if is_serde {
                             attributes.serde.insert(id);
                         }
@@ -237,10 +202,6 @@ impl Attributes {
     }
 }
 
-fn has_serde(attributes: &[syn::Attribute]) -> bool {
-    attributes.iter().any(|a| a.path().is_ident("serde"))
-}
-
 fn no_field(pattern: &Pattern, field: &str) -> Diagnostic {
     Diagnostic::new(
         ErrorKind::EmptySelection,
@@ -254,7 +215,8 @@ fn no_field(pattern: &Pattern, field: &str) -> Diagnostic {
 
 #[cfg(test)]
 mod tests {
-    use super::{Place, spell, spell_text};
+    use super::spell_text;
+    use crate::ground::attribute::{Place, spell};
 
     /// A long attribute the generator writes breaks as a user's does (prettyplease's
     /// lines), on items and on fields.

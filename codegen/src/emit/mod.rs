@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::diagnostics::{Diagnostic, Error, ErrorKind, Origin};
+use crate::ground::attribute::UserAttribute;
 use crate::model::features::Features;
 use crate::model::operations::Operation;
 use crate::model::{ApiSet, Shape, TypeId, TypeKind};
@@ -54,7 +55,7 @@ pub struct Options {
     /// see `attributes.rs`.
     pub type_attributes: Vec<(String, TypeAttribute)>,
     /// Attributes on struct fields: (type pattern, field, attribute).
-    pub field_attributes: Vec<(String, String, String)>,
+    pub field_attributes: Vec<(String, String, UserAttribute)>,
     /// The path of the k8s-openapi crate, when served resources implement its `Resource`,
     /// `ListableResource` and `Metadata` (see `kube.rs`); `None` by default.
     pub k8s_openapi: Option<String>,
@@ -87,9 +88,13 @@ impl Default for Options {
 #[derive(Clone, Debug)]
 pub enum TypeAttribute {
     /// An outer attribute, `#[…]`.
-    Attribute(String),
-    /// A trait to derive, unless the model elides it (`TypeDef::elides_derive`).
-    Derive(String),
+    Attribute(UserAttribute),
+    /// A trait to derive, unless the model elides it (`TypeDef::elides_derive`): `path`,
+    /// and `#[derive(path)]` as an attribute.
+    Derive {
+        path: String,
+        attribute: UserAttribute,
+    },
 }
 
 /// A module of generated code: its files, and its child modules.

@@ -1,13 +1,14 @@
 //! Types → items: structs, forward-compatible string enums, unions, aliases, written as
 //! formatted text (`text.rs`) in the shape prettyplease gave them.
 
-use super::attributes::{Place, spell_text};
+use super::attributes::spell_text;
 use super::docs::{doc_lines, paragraphs};
 use super::text::{Code, str_literal};
 use super::{
     Context, Parts, builders, extra_text, kube, resource, routes, serde_impls, shape_text,
     type_path,
 };
+use crate::ground::attribute::Place;
 use crate::model::{Field, FieldRole, Shape, TypeDef, TypeId, TypeKind, UnionVariant, Variant};
 
 /// The item (and its impls) for the type `id`, as formatted text, with its builder's.

@@ -6,6 +6,7 @@
 //! The stages are stacked: load, model, emit, write, each importing only what is below it
 //! (`codegen/tests/stages.rs` fails on an import that runs upward).
 
+pub mod attribute;
 mod gvk;
 mod modules;
 pub mod naming;
