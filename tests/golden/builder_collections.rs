@@ -88,6 +88,7 @@ pub mod com {
 
                             type Field = PolicyField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<PolicyField> {
                                 match name {
                                     "name" => Some(PolicyField::name),
@@ -99,6 +100,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor {
                             type Value = Policy;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Policy")
                             }
@@ -288,6 +290,7 @@ pub mod com {
 
                             type Field = VolumeField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<VolumeField> {
                                 match name {
                                     "mountOptions" => Some(VolumeField::mount_options),
@@ -308,6 +311,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor {
                             type Value = Volume;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Volume")
                             }

@@ -77,6 +77,7 @@ pub mod io {
 
                             type Field = LimitsField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<LimitsField> {
                                 match name {
                                     "cpu" => Some(LimitsField::cpu),
@@ -89,6 +90,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for LimitsVisitor {
                             type Value = Limits;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Limits")
                             }
@@ -307,6 +309,7 @@ pub mod io {
 
                             type Field = SettingsField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<SettingsField> {
                                 match name {
                                     "mode" => Some(SettingsField::mode),
@@ -334,6 +337,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for SettingsVisitor {
                             type Value = Settings;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Settings")
                             }

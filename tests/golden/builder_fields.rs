@@ -87,6 +87,7 @@ pub mod com {
 
                             type Field = EmptyField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<EmptyField> {
                                 match name {
                                     "note" => Some(EmptyField::note),
@@ -98,6 +99,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for EmptyVisitor {
                             type Value = Empty;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Empty")
                             }
@@ -284,6 +286,7 @@ pub mod com {
 
                             type Field = PortField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<PortField> {
                                 match name {
                                     "port" => Some(PortField::port),
@@ -306,6 +309,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for PortVisitor {
                             type Value = Port;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Port")
                             }

@@ -84,6 +84,7 @@ pub mod com {
 
                             type Field = ImportPolicyField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<ImportPolicyField> {
                                 match name {
                                     "scheduled" => Some(ImportPolicyField::scheduled),
@@ -96,6 +97,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for ImportPolicyVisitor {
                             type Value = ImportPolicy;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ImportPolicy")
                             }
@@ -230,6 +232,7 @@ pub mod com {
 
                             type Field = ReferenceField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<ReferenceField> {
                                 match name {
                                     "kind" => Some(ReferenceField::kind),
@@ -242,6 +245,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for ReferenceVisitor {
                             type Value = Reference;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Reference")
                             }
@@ -384,6 +388,7 @@ pub mod com {
 
                             type Field = ReferencePolicyField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<ReferencePolicyField> {
                                 match name {
                                     "type" => Some(ReferencePolicyField::type_),
@@ -395,6 +400,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for ReferencePolicyVisitor {
                             type Value = ReferencePolicy;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ReferencePolicy")
                             }
@@ -549,6 +555,7 @@ pub mod com {
 
                             type Field = TagField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<TagField> {
                                 match name {
                                     "name" => Some(TagField::name),
@@ -564,6 +571,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for TagVisitor {
                             type Value = Tag;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Tag")
                             }
@@ -751,6 +759,7 @@ pub mod com {
 
                             type Field = TagRetryField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<TagRetryField> {
                                 match name {
                                     "limit" => Some(TagRetryField::limit),
@@ -762,6 +771,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for TagRetryVisitor {
                             type Value = TagRetry;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct TagRetry")
                             }

@@ -124,6 +124,7 @@ pub mod com {
 
                             type Field = GadgetField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<GadgetField> {
                                 match name {
                                     "apiVersion" => Some(GadgetField::api_version),
@@ -138,6 +139,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor {
                             type Value = Gadget;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gadget")
                             }
@@ -366,6 +368,7 @@ pub mod com {
 
                             type Field = GadgetSpecField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<GadgetSpecField> {
                                 match name {
                                     "size" => Some(GadgetSpecField::size),
@@ -378,6 +381,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor {
                             type Value = GadgetSpec;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetSpec")
                             }
@@ -540,6 +544,7 @@ pub mod com {
 
                             type Field = GadgetListField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<GadgetListField> {
                                 match name {
                                     "apiVersion" => Some(GadgetListField::api_version),
@@ -554,6 +559,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor {
                             type Value = GadgetList;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetList")
                             }
@@ -766,6 +772,7 @@ pub mod com {
 
                             type Field = GizmoField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<GizmoField> {
                                 match name {
                                     "apiVersion" => Some(GizmoField::api_version),
@@ -780,6 +787,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GizmoVisitor {
                             type Value = Gizmo;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gizmo")
                             }

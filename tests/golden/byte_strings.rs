@@ -91,6 +91,7 @@ pub mod io {
 
                             type Field = SecretishField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<SecretishField> {
                                 match name {
                                     "checksum" => Some(SecretishField::checksum),
@@ -105,6 +106,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for SecretishVisitor {
                             type Value = Secretish;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Secretish")
                             }

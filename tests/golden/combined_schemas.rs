@@ -77,6 +77,7 @@ pub mod io {
 
                             type Field = BaseField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<BaseField> {
                                 match name {
                                     "name" => Some(BaseField::name),
@@ -89,6 +90,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for BaseVisitor {
                             type Value = Base;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Base")
                             }
@@ -286,6 +288,7 @@ pub mod io {
 
                             type Field = HolderField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<HolderField> {
                                 match name {
                                     "extended" => Some(HolderField::extended),
@@ -306,6 +309,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderVisitor {
                             type Value = Holder;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Holder")
                             }
@@ -555,6 +559,7 @@ pub mod io {
 
                             type Field = HolderExtendedField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<HolderExtendedField> {
                                 match name {
                                     "name" => Some(HolderExtendedField::name),
@@ -568,6 +573,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderExtendedVisitor {
                             type Value = HolderExtended;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderExtended")
                             }
@@ -724,6 +730,7 @@ pub mod io {
 
                             type Field = HolderEitherField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<HolderEitherField> {
                                 match name {
                                     "name" => Some(HolderEitherField::name),
@@ -737,6 +744,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderEitherVisitor {
                             type Value = HolderEither;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderEither")
                             }
@@ -880,6 +888,7 @@ pub mod io {
 
                             type Field = HolderExclusiveField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<HolderExclusiveField> {
                                 match name {
                                     "a" => Some(HolderExclusiveField::a),
@@ -892,6 +901,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderExclusiveVisitor {
                             type Value = HolderExclusive;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderExclusive")
                             }
@@ -1070,6 +1080,7 @@ pub mod io {
 
                             type Field = HolderMixedObjectField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<HolderMixedObjectField> {
                                 match name {
                                     "x" => Some(HolderMixedObjectField::x),
@@ -1081,6 +1092,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderMixedObjectVisitor {
                             type Value = HolderMixedObject;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderMixedObject")
                             }
@@ -1194,6 +1206,7 @@ pub mod io {
 
                             type Field = HolderRefinedField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<HolderRefinedField> {
                                 match name {
                                     "url" => Some(HolderRefinedField::url),
@@ -1205,6 +1218,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for HolderRefinedVisitor {
                             type Value = HolderRefined;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderRefined")
                             }
@@ -1462,6 +1476,7 @@ pub mod io {
 
                             type Field = MergedField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<MergedField> {
                                 match name {
                                     "name" => Some(MergedField::name),
@@ -1475,6 +1490,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for MergedVisitor {
                             type Value = Merged;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Merged")
                             }
@@ -1621,6 +1637,7 @@ pub mod io {
 
                             type Field = OtherField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<OtherField> {
                                 match name {
                                     "url" => Some(OtherField::url),
@@ -1632,6 +1649,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for OtherVisitor {
                             type Value = Other;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Other")
                             }

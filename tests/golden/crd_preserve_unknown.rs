@@ -125,6 +125,7 @@ pub mod io {
 
                             type Field = WorkflowField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WorkflowField> {
                                 match name {
                                     "spec" => Some(WorkflowField::spec),
@@ -140,6 +141,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WorkflowVisitor {
                             type Value = Workflow;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Workflow")
                             }
@@ -875,6 +877,7 @@ pub mod io {
 
                             type Field = WorkflowSpecField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WorkflowSpecField> {
                                 match name {
                                     "entrypoint" => Some(WorkflowSpecField::entrypoint),
@@ -886,6 +889,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WorkflowSpecVisitor {
                             type Value = WorkflowSpec;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WorkflowSpec")
                             }
@@ -1032,6 +1036,7 @@ pub mod io {
 
                             type Field = WorkflowListField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WorkflowListField> {
                                 match name {
                                     "apiVersion" => Some(WorkflowListField::api_version),
@@ -1046,6 +1051,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WorkflowListVisitor {
                             type Value = WorkflowList;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WorkflowList")
                             }
@@ -1272,6 +1278,7 @@ pub mod io {
 
                             type Field = WorkflowField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WorkflowField> {
                                 match name {
                                     "metadata" => Some(WorkflowField::metadata),
@@ -1285,6 +1292,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WorkflowVisitor {
                             type Value = Workflow;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Workflow")
                             }
@@ -2026,6 +2034,7 @@ pub mod io {
 
                             type Field = WorkflowListField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WorkflowListField> {
                                 match name {
                                     "apiVersion" => Some(WorkflowListField::api_version),
@@ -2040,6 +2049,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WorkflowListVisitor {
                             type Value = WorkflowList;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WorkflowList")
                             }

@@ -98,6 +98,7 @@ pub mod io {
 
                             type Field = ConditionField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<ConditionField> {
                                 match name {
                                     "lastTransitionTime" => Some(ConditionField::last_transition_time),
@@ -111,6 +112,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ConditionVisitor {
                             type Value = Condition;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Condition")
                             }

@@ -73,6 +73,7 @@ pub mod io {
 
                             type Field = PlainField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<PlainField> {
                                 match name {
                                     "name" => Some(PlainField::name),
@@ -84,6 +85,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PlainVisitor {
                             type Value = Plain;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Plain")
                             }
@@ -195,6 +197,7 @@ pub mod io {
 
                             type Field = ValuesField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<ValuesField> {
                                 match name {
                                     "name" => Some(ValuesField::name),
@@ -206,6 +209,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ValuesVisitor {
                             type Value = Values;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Values")
                             }

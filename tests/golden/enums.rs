@@ -173,6 +173,7 @@ pub mod io {
 
                             type Field = PolicyField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<PolicyField> {
                                 match name {
                                     "restartPolicy" => Some(PolicyField::restart_policy),
@@ -188,6 +189,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor {
                             type Value = Policy;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Policy")
                             }

@@ -76,6 +76,7 @@ pub mod io {
 
                             type Field = AnnotatedField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<AnnotatedField> {
                                 match name {
                                     "name" => Some(AnnotatedField::name),
@@ -87,6 +88,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for AnnotatedVisitor {
                             type Value = Annotated;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Annotated")
                             }
@@ -222,6 +224,7 @@ pub mod io {
 
                             type Field = ClashField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<ClashField> {
                                 match name {
                                     "additional_properties" => Some(ClashField::additional_properties),
@@ -234,6 +237,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ClashVisitor {
                             type Value = Clash;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Clash")
                             }
@@ -373,6 +377,7 @@ pub mod io {
 
                             type Field = OpenField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<OpenField> {
                                 match name {
                                     "name" => Some(OpenField::name),
@@ -384,6 +389,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for OpenVisitor {
                             type Value = Open;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Open")
                             }
@@ -500,6 +506,7 @@ pub mod io {
 
                             type Field = PatternedField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<PatternedField> {
                                 match name {
                                     "name" => Some(PatternedField::name),
@@ -511,6 +518,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PatternedVisitor {
                             type Value = Patterned;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Patterned")
                             }
@@ -635,6 +643,7 @@ pub mod io {
 
                             type Field = PatternedLooseField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<PatternedLooseField> {
                                 match name {
                                     "name" => Some(PatternedLooseField::name),
@@ -646,6 +655,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PatternedLooseVisitor {
                             type Value = PatternedLoose;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct PatternedLoose")
                             }
@@ -770,6 +780,7 @@ pub mod io {
 
                             type Field = ReleaseField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<ReleaseField> {
                                 match name {
                                     "chart" => Some(ReleaseField::chart),
@@ -782,6 +793,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ReleaseVisitor {
                             type Value = Release;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Release")
                             }
@@ -909,6 +921,7 @@ pub mod io {
 
                             type Field = ReleaseValuesField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<ReleaseValuesField> {
                                 match name {
                                     "replicaCount" => Some(ReleaseValuesField::replica_count),
@@ -920,6 +933,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ReleaseValuesVisitor {
                             type Value = ReleaseValues;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ReleaseValues")
                             }

@@ -107,6 +107,7 @@ pub mod io {
 
                             type Field = PortField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<PortField> {
                                 match name {
                                     "target" => Some(PortField::target),
@@ -121,6 +122,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PortVisitor {
                             type Value = Port;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Port")
                             }

@@ -105,6 +105,7 @@ pub mod io {
 
                             type Field = CountersField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<CountersField> {
                                 match name {
                                     "bytes" => Some(CountersField::bytes),
@@ -121,6 +122,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for CountersVisitor {
                             type Value = Counters;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Counters")
                             }

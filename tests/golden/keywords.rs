@@ -77,6 +77,7 @@ pub mod io {
 
                                 type Field = OptionField;
 
+                                #[inline]
                                 fn field(name: &str) -> Option<OptionField> {
                                     match name {
                                         "value" => Some(OptionField::value),
@@ -88,6 +89,7 @@ pub mod io {
                             impl<'de> ::serde::de::Visitor<'de> for OptionVisitor {
                                 type Value = Option_;
 
+                                #[inline]
                                 fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                     f.write_str("struct Option_")
                                 }
@@ -290,6 +292,7 @@ pub mod io {
 
                             type Field = KeywordsField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<KeywordsField> {
                                 match name {
                                     "$ref" => Some(KeywordsField::ref_),
@@ -314,6 +317,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for KeywordsVisitor {
                             type Value = Keywords;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Keywords")
                             }
@@ -613,6 +617,7 @@ pub mod io {
 
                             type Field = TypeField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<TypeField> {
                                 match name {
                                     "Self" => Some(TypeField::self_),
@@ -624,6 +629,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for TypeVisitor {
                             type Value = Type;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Type")
                             }

@@ -134,6 +134,7 @@ pub mod io {
 
                             type Field = MapsField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<MapsField> {
                                 match name {
                                     "labels" => Some(MapsField::labels),
@@ -152,6 +153,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for MapsVisitor {
                             type Value = Maps;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Maps")
                             }

@@ -91,6 +91,7 @@ pub mod io {
 
                             type Field = WidgetField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WidgetField> {
                                 match name {
                                     "spec" => Some(WidgetField::spec),
@@ -105,6 +106,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
                             type Value = Widget;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget")
                             }
@@ -252,6 +254,7 @@ pub mod io {
 
                             type Field = WidgetSpec2Field;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WidgetSpec2Field> {
                                 match name {
                                     "size" => Some(WidgetSpec2Field::size),
@@ -263,6 +266,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetSpec2Visitor {
                             type Value = WidgetSpec2;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WidgetSpec2")
                             }
@@ -383,6 +387,7 @@ pub mod io {
 
                             type Field = Widget2Field;
 
+                            #[inline]
                             fn field(name: &str) -> Option<Widget2Field> {
                                 match name {
                                     "other" => Some(Widget2Field::other),
@@ -394,6 +399,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for Widget2Visitor {
                             type Value = Widget2;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget2")
                             }
@@ -517,6 +523,7 @@ pub mod io {
 
                             type Field = WidgetSpecField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WidgetSpecField> {
                                 match name {
                                     "replicas" => Some(WidgetSpecField::replicas),
@@ -528,6 +535,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetSpecVisitor {
                             type Value = WidgetSpec;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WidgetSpec")
                             }
@@ -649,6 +657,7 @@ pub mod io {
 
                             type Field = WidgetField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WidgetField> {
                                 match name {
                                     "v1" => Some(WidgetField::v1),
@@ -660,6 +669,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
                             type Value = Widget;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget")
                             }

@@ -80,6 +80,7 @@ pub mod io {
 
                             type Field = ChildField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<ChildField> {
                                 match name {
                                     "a" => Some(ChildField::a),
@@ -92,6 +93,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ChildVisitor {
                             type Value = Child;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Child")
                             }
@@ -272,6 +274,7 @@ pub mod io {
 
                             type Field = NullablesField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<NullablesField> {
                                 match name {
                                     "name" => Some(NullablesField::name),
@@ -292,6 +295,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for NullablesVisitor {
                             type Value = Nullables;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Nullables")
                             }

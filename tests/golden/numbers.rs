@@ -91,6 +91,7 @@ pub mod io {
 
                             type Field = WeightsField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WeightsField> {
                                 match name {
                                     "factor" => Some(WeightsField::factor),
@@ -105,6 +106,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for WeightsVisitor {
                             type Value = Weights;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Weights")
                             }

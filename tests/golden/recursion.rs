@@ -77,6 +77,7 @@ pub mod io {
 
                             type Field = EvenField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<EvenField> {
                                 match name {
                                     "odd" => Some(EvenField::odd),
@@ -88,6 +89,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for EvenVisitor {
                             type Value = Even;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Even")
                             }
@@ -215,6 +217,7 @@ pub mod io {
 
                             type Field = LeafField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<LeafField> {
                                 match name {
                                     "name" => Some(LeafField::name),
@@ -226,6 +229,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for LeafVisitor {
                             type Value = Leaf;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Leaf")
                             }
@@ -361,6 +365,7 @@ pub mod io {
 
                             type Field = NodeField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<NodeField> {
                                 match name {
                                     "children" => Some(NodeField::children),
@@ -375,6 +380,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for NodeVisitor {
                             type Value = Node;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Node")
                             }
@@ -570,6 +576,7 @@ pub mod io {
 
                             type Field = OddField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<OddField> {
                                 match name {
                                     "even" => Some(OddField::even),
@@ -582,6 +589,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for OddVisitor {
                             type Value = Odd;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Odd")
                             }
@@ -731,6 +739,7 @@ pub mod io {
 
                             type Field = PropsField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<PropsField> {
                                 match name {
                                     "not" => Some(PropsField::not),
@@ -744,6 +753,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for PropsVisitor {
                             type Value = Props;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Props")
                             }

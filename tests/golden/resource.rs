@@ -138,6 +138,7 @@ pub mod com {
 
                             type Field = GadgetField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<GadgetField> {
                                 match name {
                                     "apiVersion" => Some(GadgetField::api_version),
@@ -152,6 +153,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor {
                             type Value = Gadget;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gadget")
                             }
@@ -448,6 +450,7 @@ pub mod com {
 
                             type Field = GadgetSpecField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<GadgetSpecField> {
                                 match name {
                                     "size" => Some(GadgetSpecField::size),
@@ -460,6 +463,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor {
                             type Value = GadgetSpec;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetSpec")
                             }
@@ -621,6 +625,7 @@ pub mod com {
 
                             type Field = GadgetListField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<GadgetListField> {
                                 match name {
                                     "apiVersion" => Some(GadgetListField::api_version),
@@ -635,6 +640,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor {
                             type Value = GadgetList;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetList")
                             }
@@ -846,6 +852,7 @@ pub mod com {
 
                             type Field = GizmoField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<GizmoField> {
                                 match name {
                                     "apiVersion" => Some(GizmoField::api_version),
@@ -859,6 +866,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for GizmoVisitor {
                             type Value = Gizmo;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gizmo")
                             }
@@ -1069,6 +1077,7 @@ pub mod com {
 
                             type Field = OptionsField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<OptionsField> {
                                 match name {
                                     "apiVersion" => Some(OptionsField::api_version),
@@ -1082,6 +1091,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for OptionsVisitor {
                             type Value = Options;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Options")
                             }

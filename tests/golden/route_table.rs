@@ -115,6 +115,7 @@ pub mod com {
 
                             type Field = WidgetField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WidgetField> {
                                 match name {
                                     "apiVersion" => Some(WidgetField::api_version),
@@ -128,6 +129,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
                             type Value = Widget;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget")
                             }
@@ -586,6 +588,7 @@ pub mod com {
 
                             type Field = WidgetListField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<WidgetListField> {
                                 match name {
                                     "apiVersion" => Some(WidgetListField::api_version),
@@ -599,6 +602,7 @@ pub mod com {
                         impl<'de> ::serde::de::Visitor<'de> for WidgetListVisitor {
                             type Value = WidgetList;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WidgetList")
                             }

@@ -125,6 +125,7 @@ pub mod io {
 
                             type Field = RelayField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<RelayField> {
                                 match name {
                                     "spec" => Some(RelayField::spec),
@@ -140,6 +141,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelayVisitor {
                             type Value = Relay;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Relay")
                             }
@@ -905,6 +907,7 @@ pub mod io {
 
                             type Field = RelaySpecField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<RelaySpecField> {
                                 match name {
                                     "primary" => Some(RelaySpecField::primary),
@@ -920,6 +923,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelaySpecVisitor {
                             type Value = RelaySpec;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpec")
                             }
@@ -1139,6 +1143,7 @@ pub mod io {
 
                             type Field = RelaySpecBackupField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<RelaySpecBackupField> {
                                 match name {
                                     "host" => Some(RelaySpecBackupField::host),
@@ -1152,6 +1157,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelaySpecBackupVisitor {
                             type Value = RelaySpecBackup;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecBackup")
                             }
@@ -1387,6 +1393,7 @@ pub mod io {
 
                             type Field = RelaySpecEnvField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<RelaySpecEnvField> {
                                 match name {
                                     "name" => Some(RelaySpecEnvField::name),
@@ -1399,6 +1406,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelaySpecEnvVisitor {
                             type Value = RelaySpecEnv;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecEnv")
                             }
@@ -1554,6 +1562,7 @@ pub mod io {
 
                             type Field = RelaySpecEnvValueFromField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<RelaySpecEnvValueFromField> {
                                 match name {
                                     "configMapKeyRef" => Some(RelaySpecEnvValueFromField::config_map_key_ref),
@@ -1566,6 +1575,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelaySpecEnvValueFromVisitor {
                             type Value = RelaySpecEnvValueFrom;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecEnvValueFrom")
                             }
@@ -1728,6 +1738,7 @@ pub mod io {
 
                             type Field = ConfigMapKeySelectorField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
                                 match name {
                                     "key" => Some(ConfigMapKeySelectorField::key),
@@ -1741,6 +1752,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor {
                             type Value = ConfigMapKeySelector;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ConfigMapKeySelector")
                             }
@@ -1915,6 +1927,7 @@ pub mod io {
 
                             type Field = SecretKeySelectorField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<SecretKeySelectorField> {
                                 match name {
                                     "key" => Some(SecretKeySelectorField::key),
@@ -1928,6 +1941,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for SecretKeySelectorVisitor {
                             type Value = SecretKeySelector;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct SecretKeySelector")
                             }
@@ -2093,6 +2107,7 @@ pub mod io {
 
                             type Field = RelaySpecStagesField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<RelaySpecStagesField> {
                                 match name {
                                     "name" => Some(RelaySpecStagesField::name),
@@ -2106,6 +2121,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelaySpecStagesVisitor {
                             type Value = RelaySpecStages;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecStages")
                             }
@@ -2261,6 +2277,7 @@ pub mod io {
 
                             type Field = RelayStatusField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<RelayStatusField> {
                                 match name {
                                     "active" => Some(RelayStatusField::active),
@@ -2272,6 +2289,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelayStatusVisitor {
                             type Value = RelayStatus;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelayStatus")
                             }
@@ -2426,6 +2444,7 @@ pub mod io {
 
                             type Field = RelayListField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<RelayListField> {
                                 match name {
                                     "apiVersion" => Some(RelayListField::api_version),
@@ -2440,6 +2459,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for RelayListVisitor {
                             type Value = RelayList;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelayList")
                             }

@@ -134,6 +134,7 @@ pub mod io {
 
                             type Field = TimesField;
 
+                            #[inline]
                             fn field(name: &str) -> Option<TimesField> {
                                 match name {
                                     "created" => Some(TimesField::created),
@@ -151,6 +152,7 @@ pub mod io {
                         impl<'de> ::serde::de::Visitor<'de> for TimesVisitor {
                             type Value = Times;
 
+                            #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Times")
                             }

@@ -122,6 +122,7 @@ pub mod com {
 
                                 type Field = LeaseField;
 
+                                #[inline]
                                 fn field(name: &str) -> Option<LeaseField> {
                                     match name {
                                         "holderIdentity" => Some(LeaseField::holder_identity),
@@ -138,6 +139,7 @@ pub mod com {
                             impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor {
                                 type Value = Lease;
 
+                                #[inline]
                                 fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                     f.write_str("struct Lease")
                                 }

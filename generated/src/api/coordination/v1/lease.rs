@@ -88,6 +88,7 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
 
             type Field = LeaseField;
 
+            #[inline]
             fn field(name: &str) -> Option<LeaseField> {
                 match name {
                     "apiVersion" => Some(LeaseField::api_version),
@@ -102,6 +103,7 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
         impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor {
             type Value = Lease;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Lease")
             }

@@ -67,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseList {
 
             type Field = LeaseListField;
 
+            #[inline]
             fn field(name: &str) -> Option<LeaseListField> {
                 match name {
                     "apiVersion" => Some(LeaseListField::api_version),
@@ -81,6 +82,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseList {
         impl<'de> ::serde::de::Visitor<'de> for LeaseListVisitor {
             type Value = LeaseList;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LeaseList")
             }

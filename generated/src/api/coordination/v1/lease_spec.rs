@@ -98,6 +98,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
 
             type Field = LeaseSpecField;
 
+            #[inline]
             fn field(name: &str) -> Option<LeaseSpecField> {
                 match name {
                     "acquireTime" => Some(LeaseSpecField::acquire_time),
@@ -115,6 +116,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
         impl<'de> ::serde::de::Visitor<'de> for LeaseSpecVisitor {
             type Value = LeaseSpec;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LeaseSpec")
             }

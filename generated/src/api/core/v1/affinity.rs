@@ -62,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
 
             type Field = AffinityField;
 
+            #[inline]
             fn field(name: &str) -> Option<AffinityField> {
                 match name {
                     "nodeAffinity" => Some(AffinityField::node_affinity),
@@ -75,6 +76,7 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
         impl<'de> ::serde::de::Visitor<'de> for AffinityVisitor {
             type Value = Affinity;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Affinity")
             }

@@ -52,6 +52,7 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
 
             type Field = AppArmorProfileField;
 
+            #[inline]
             fn field(name: &str) -> Option<AppArmorProfileField> {
                 match name {
                     "localhostProfile" => Some(AppArmorProfileField::localhost_profile),
@@ -64,6 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
         impl<'de> ::serde::de::Visitor<'de> for AppArmorProfileVisitor {
             type Value = AppArmorProfile;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AppArmorProfile")
             }

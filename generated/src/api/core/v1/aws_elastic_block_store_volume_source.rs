@@ -58,6 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
 
             type Field = AWSElasticBlockStoreVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<AWSElasticBlockStoreVolumeSourceField> {
                 match name {
                     "fsType" => Some(AWSElasticBlockStoreVolumeSourceField::fs_type),
@@ -72,6 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for AWSElasticBlockStoreVolumeSourceVisitor {
             type Value = AWSElasticBlockStoreVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AWSElasticBlockStoreVolumeSource")
             }

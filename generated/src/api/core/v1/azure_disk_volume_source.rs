@@ -74,6 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
 
             type Field = AzureDiskVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<AzureDiskVolumeSourceField> {
                 match name {
                     "cachingMode" => Some(AzureDiskVolumeSourceField::caching_mode),
@@ -90,6 +91,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for AzureDiskVolumeSourceVisitor {
             type Value = AzureDiskVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AzureDiskVolumeSource")
             }

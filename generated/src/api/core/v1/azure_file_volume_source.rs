@@ -50,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
 
             type Field = AzureFileVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<AzureFileVolumeSourceField> {
                 match name {
                     "readOnly" => Some(AzureFileVolumeSourceField::read_only),
@@ -63,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for AzureFileVolumeSourceVisitor {
             type Value = AzureFileVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AzureFileVolumeSource")
             }

@@ -49,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
 
             type Field = CapabilitiesField;
 
+            #[inline]
             fn field(name: &str) -> Option<CapabilitiesField> {
                 match name {
                     "add" => Some(CapabilitiesField::add),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
         impl<'de> ::serde::de::Visitor<'de> for CapabilitiesVisitor {
             type Value = Capabilities;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Capabilities")
             }

@@ -75,6 +75,7 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
 
             type Field = CephFSVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<CephFSVolumeSourceField> {
                 match name {
                     "monitors" => Some(CephFSVolumeSourceField::monitors),
@@ -91,6 +92,7 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for CephFSVolumeSourceVisitor {
             type Value = CephFSVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct CephFSVolumeSource")
             }

@@ -58,6 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
 
             type Field = CinderVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<CinderVolumeSourceField> {
                 match name {
                     "fsType" => Some(CinderVolumeSourceField::fs_type),
@@ -72,6 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for CinderVolumeSourceVisitor {
             type Value = CinderVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct CinderVolumeSource")
             }

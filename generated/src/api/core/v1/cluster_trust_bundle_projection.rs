@@ -71,6 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
 
             type Field = ClusterTrustBundleProjectionField;
 
+            #[inline]
             fn field(name: &str) -> Option<ClusterTrustBundleProjectionField> {
                 match name {
                     "labelSelector" => Some(ClusterTrustBundleProjectionField::label_selector),
@@ -86,6 +87,7 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
         impl<'de> ::serde::de::Visitor<'de> for ClusterTrustBundleProjectionVisitor {
             type Value = ClusterTrustBundleProjection;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ClusterTrustBundleProjection")
             }

@@ -49,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
 
             type Field = ConfigMapEnvSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<ConfigMapEnvSourceField> {
                 match name {
                     "name" => Some(ConfigMapEnvSourceField::name),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
         impl<'de> ::serde::de::Visitor<'de> for ConfigMapEnvSourceVisitor {
             type Value = ConfigMapEnvSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapEnvSource")
             }

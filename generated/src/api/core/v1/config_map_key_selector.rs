@@ -53,6 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
 
             type Field = ConfigMapKeySelectorField;
 
+            #[inline]
             fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
                 match name {
                     "key" => Some(ConfigMapKeySelectorField::key),
@@ -66,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
         impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor {
             type Value = ConfigMapKeySelector;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapKeySelector")
             }

@@ -54,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
 
             type Field = ConfigMapProjectionField;
 
+            #[inline]
             fn field(name: &str) -> Option<ConfigMapProjectionField> {
                 match name {
                     "items" => Some(ConfigMapProjectionField::items),
@@ -67,6 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
         impl<'de> ::serde::de::Visitor<'de> for ConfigMapProjectionVisitor {
             type Value = ConfigMapProjection;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapProjection")
             }

@@ -59,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
 
             type Field = ConfigMapVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<ConfigMapVolumeSourceField> {
                 match name {
                     "defaultMode" => Some(ConfigMapVolumeSourceField::default_mode),
@@ -73,6 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for ConfigMapVolumeSourceVisitor {
             type Value = ConfigMapVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapVolumeSource")
             }

@@ -209,6 +209,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
 
             type Field = ContainerField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerField> {
                 match name {
                     "args" => Some(ContainerField::args),
@@ -244,6 +245,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
         impl<'de> ::serde::de::Visitor<'de> for ContainerVisitor {
             type Value = Container;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Container")
             }

@@ -54,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
 
             type Field = ContainerExtendedResourceRequestField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerExtendedResourceRequestField> {
                 match name {
                     "containerName" => Some(ContainerExtendedResourceRequestField::container_name),
@@ -67,6 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
         impl<'de> ::serde::de::Visitor<'de> for ContainerExtendedResourceRequestVisitor {
             type Value = ContainerExtendedResourceRequest;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerExtendedResourceRequest")
             }

@@ -69,6 +69,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
 
             type Field = ContainerPortField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerPortField> {
                 match name {
                     "containerPort" => Some(ContainerPortField::container_port),
@@ -84,6 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
         impl<'de> ::serde::de::Visitor<'de> for ContainerPortVisitor {
             type Value = ContainerPort;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerPort")
             }

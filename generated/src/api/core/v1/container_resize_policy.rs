@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
 
             type Field = ContainerResizePolicyField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerResizePolicyField> {
                 match name {
                     "resourceName" => Some(ContainerResizePolicyField::resource_name),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
         impl<'de> ::serde::de::Visitor<'de> for ContainerResizePolicyVisitor {
             type Value = ContainerResizePolicy;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerResizePolicy")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
 
             type Field = ContainerRestartRuleField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerRestartRuleField> {
                 match name {
                     "action" => Some(ContainerRestartRuleField::action),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
         impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleVisitor {
             type Value = ContainerRestartRule;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerRestartRule")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
 
             type Field = ContainerRestartRuleOnExitCodesField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerRestartRuleOnExitCodesField> {
                 match name {
                     "operator" => Some(ContainerRestartRuleOnExitCodesField::operator),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
         impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleOnExitCodesVisitor {
             type Value = ContainerRestartRuleOnExitCodes;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerRestartRuleOnExitCodes")
             }

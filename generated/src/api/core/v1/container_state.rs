@@ -54,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
 
             type Field = ContainerStateField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerStateField> {
                 match name {
                     "running" => Some(ContainerStateField::running),
@@ -67,6 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
         impl<'de> ::serde::de::Visitor<'de> for ContainerStateVisitor {
             type Value = ContainerState;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerState")
             }

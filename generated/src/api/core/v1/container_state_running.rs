@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
 
             type Field = ContainerStateRunningField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerStateRunningField> {
                 match name {
                     "startedAt" => Some(ContainerStateRunningField::started_at),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
         impl<'de> ::serde::de::Visitor<'de> for ContainerStateRunningVisitor {
             type Value = ContainerStateRunning;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStateRunning")
             }

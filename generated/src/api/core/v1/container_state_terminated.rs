@@ -81,6 +81,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
 
             type Field = ContainerStateTerminatedField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerStateTerminatedField> {
                 match name {
                     "containerID" => Some(ContainerStateTerminatedField::container_id),
@@ -98,6 +99,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
         impl<'de> ::serde::de::Visitor<'de> for ContainerStateTerminatedVisitor {
             type Value = ContainerStateTerminated;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStateTerminated")
             }

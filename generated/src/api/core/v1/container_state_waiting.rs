@@ -49,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
 
             type Field = ContainerStateWaitingField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerStateWaitingField> {
                 match name {
                     "message" => Some(ContainerStateWaitingField::message),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
         impl<'de> ::serde::de::Visitor<'de> for ContainerStateWaitingVisitor {
             type Value = ContainerStateWaiting;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStateWaiting")
             }

@@ -138,6 +138,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
 
             type Field = ContainerStatusField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerStatusField> {
                 match name {
                     "allocatedResources" => Some(ContainerStatusField::allocated_resources),
@@ -163,6 +164,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
         impl<'de> ::serde::de::Visitor<'de> for ContainerStatusVisitor {
             type Value = ContainerStatus;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStatus")
             }

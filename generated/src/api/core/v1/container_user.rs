@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
 
             type Field = ContainerUserField;
 
+            #[inline]
             fn field(name: &str) -> Option<ContainerUserField> {
                 match name {
                     "linux" => Some(ContainerUserField::linux),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
         impl<'de> ::serde::de::Visitor<'de> for ContainerUserVisitor {
             type Value = ContainerUser;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerUser")
             }

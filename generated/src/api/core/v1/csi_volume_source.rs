@@ -77,6 +77,7 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
 
             type Field = CSIVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<CSIVolumeSourceField> {
                 match name {
                     "driver" => Some(CSIVolumeSourceField::driver),
@@ -92,6 +93,7 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for CSIVolumeSourceVisitor {
             type Value = CSIVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct CSIVolumeSource")
             }

@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
 
             type Field = DownwardAPIProjectionField;
 
+            #[inline]
             fn field(name: &str) -> Option<DownwardAPIProjectionField> {
                 match name {
                     "items" => Some(DownwardAPIProjectionField::items),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
         impl<'de> ::serde::de::Visitor<'de> for DownwardAPIProjectionVisitor {
             type Value = DownwardAPIProjection;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DownwardAPIProjection")
             }

@@ -67,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
 
             type Field = DownwardAPIVolumeFileField;
 
+            #[inline]
             fn field(name: &str) -> Option<DownwardAPIVolumeFileField> {
                 match name {
                     "fieldRef" => Some(DownwardAPIVolumeFileField::field_ref),
@@ -81,6 +82,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
         impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeFileVisitor {
             type Value = DownwardAPIVolumeFile;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DownwardAPIVolumeFile")
             }

@@ -49,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
 
             type Field = DownwardAPIVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<DownwardAPIVolumeSourceField> {
                 match name {
                     "defaultMode" => Some(DownwardAPIVolumeSourceField::default_mode),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeSourceVisitor {
             type Value = DownwardAPIVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DownwardAPIVolumeSource")
             }

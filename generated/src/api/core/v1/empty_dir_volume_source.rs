@@ -49,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
 
             type Field = EmptyDirVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<EmptyDirVolumeSourceField> {
                 match name {
                     "medium" => Some(EmptyDirVolumeSourceField::medium),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for EmptyDirVolumeSourceVisitor {
             type Value = EmptyDirVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EmptyDirVolumeSource")
             }

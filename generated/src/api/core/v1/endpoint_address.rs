@@ -58,6 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
 
             type Field = EndpointAddressField;
 
+            #[inline]
             fn field(name: &str) -> Option<EndpointAddressField> {
                 match name {
                     "hostname" => Some(EndpointAddressField::hostname),
@@ -72,6 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
         impl<'de> ::serde::de::Visitor<'de> for EndpointAddressVisitor {
             type Value = EndpointAddress;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointAddress")
             }

@@ -58,6 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
 
             type Field = EndpointPortField;
 
+            #[inline]
             fn field(name: &str) -> Option<EndpointPortField> {
                 match name {
                     "appProtocol" => Some(EndpointPortField::app_protocol),
@@ -72,6 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
         impl<'de> ::serde::de::Visitor<'de> for EndpointPortVisitor {
             type Value = EndpointPort;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointPort")
             }

@@ -58,6 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
 
             type Field = EndpointSubsetField;
 
+            #[inline]
             fn field(name: &str) -> Option<EndpointSubsetField> {
                 match name {
                     "addresses" => Some(EndpointSubsetField::addresses),
@@ -71,6 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
         impl<'de> ::serde::de::Visitor<'de> for EndpointSubsetVisitor {
             type Value = EndpointSubset;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointSubset")
             }

@@ -88,6 +88,7 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
 
             type Field = EndpointsField;
 
+            #[inline]
             fn field(name: &str) -> Option<EndpointsField> {
                 match name {
                     "apiVersion" => Some(EndpointsField::api_version),
@@ -102,6 +103,7 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
         impl<'de> ::serde::de::Visitor<'de> for EndpointsVisitor {
             type Value = Endpoints;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Endpoints")
             }

@@ -67,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
 
             type Field = EndpointsListField;
 
+            #[inline]
             fn field(name: &str) -> Option<EndpointsListField> {
                 match name {
                     "apiVersion" => Some(EndpointsListField::api_version),
@@ -81,6 +82,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
         impl<'de> ::serde::de::Visitor<'de> for EndpointsListVisitor {
             type Value = EndpointsList;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointsList")
             }

@@ -54,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
 
             type Field = EnvFromSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<EnvFromSourceField> {
                 match name {
                     "configMapRef" => Some(EnvFromSourceField::config_map_ref),
@@ -67,6 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
         impl<'de> ::serde::de::Visitor<'de> for EnvFromSourceVisitor {
             type Value = EnvFromSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EnvFromSource")
             }

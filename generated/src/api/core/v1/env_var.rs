@@ -53,6 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
 
             type Field = EnvVarField;
 
+            #[inline]
             fn field(name: &str) -> Option<EnvVarField> {
                 match name {
                     "name" => Some(EnvVarField::name),
@@ -66,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
         impl<'de> ::serde::de::Visitor<'de> for EnvVarVisitor {
             type Value = EnvVar;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EnvVar")
             }

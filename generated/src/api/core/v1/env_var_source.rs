@@ -78,6 +78,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
 
             type Field = EnvVarSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<EnvVarSourceField> {
                 match name {
                     "configMapKeyRef" => Some(EnvVarSourceField::config_map_key_ref),
@@ -93,6 +94,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
         impl<'de> ::serde::de::Visitor<'de> for EnvVarSourceVisitor {
             type Value = EnvVarSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EnvVarSource")
             }

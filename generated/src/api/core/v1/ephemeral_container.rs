@@ -219,6 +219,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
 
             type Field = EphemeralContainerField;
 
+            #[inline]
             fn field(name: &str) -> Option<EphemeralContainerField> {
                 match name {
                     "args" => Some(EphemeralContainerField::args),
@@ -255,6 +256,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
         impl<'de> ::serde::de::Visitor<'de> for EphemeralContainerVisitor {
             type Value = EphemeralContainer;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EphemeralContainer")
             }

@@ -50,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
 
             type Field = EphemeralVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<EphemeralVolumeSourceField> {
                 match name {
                     "volumeClaimTemplate" => Some(EphemeralVolumeSourceField::volume_claim_template),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for EphemeralVolumeSourceVisitor {
             type Value = EphemeralVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EphemeralVolumeSource")
             }

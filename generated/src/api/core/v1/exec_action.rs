@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
 
             type Field = ExecActionField;
 
+            #[inline]
             fn field(name: &str) -> Option<ExecActionField> {
                 match name {
                     "command" => Some(ExecActionField::command),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
         impl<'de> ::serde::de::Visitor<'de> for ExecActionVisitor {
             type Value = ExecAction;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ExecAction")
             }

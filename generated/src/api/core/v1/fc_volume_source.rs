@@ -70,6 +70,7 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
 
             type Field = FCVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<FCVolumeSourceField> {
                 match name {
                     "fsType" => Some(FCVolumeSourceField::fs_type),
@@ -85,6 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for FCVolumeSourceVisitor {
             type Value = FCVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FCVolumeSource")
             }

@@ -54,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
 
             type Field = FileKeySelectorField;
 
+            #[inline]
             fn field(name: &str) -> Option<FileKeySelectorField> {
                 match name {
                     "key" => Some(FileKeySelectorField::key),
@@ -68,6 +69,7 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
         impl<'de> ::serde::de::Visitor<'de> for FileKeySelectorVisitor {
             type Value = FileKeySelector;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FileKeySelector")
             }

@@ -69,6 +69,7 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
 
             type Field = FlexVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<FlexVolumeSourceField> {
                 match name {
                     "driver" => Some(FlexVolumeSourceField::driver),
@@ -84,6 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for FlexVolumeSourceVisitor {
             type Value = FlexVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FlexVolumeSource")
             }

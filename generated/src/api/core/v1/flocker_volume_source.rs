@@ -49,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
 
             type Field = FlockerVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<FlockerVolumeSourceField> {
                 match name {
                     "datasetName" => Some(FlockerVolumeSourceField::dataset_name),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for FlockerVolumeSourceVisitor {
             type Value = FlockerVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FlockerVolumeSource")
             }

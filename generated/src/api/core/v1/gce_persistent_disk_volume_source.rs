@@ -58,6 +58,7 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
 
             type Field = GCEPersistentDiskVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<GCEPersistentDiskVolumeSourceField> {
                 match name {
                     "fsType" => Some(GCEPersistentDiskVolumeSourceField::fs_type),
@@ -72,6 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for GCEPersistentDiskVolumeSourceVisitor {
             type Value = GCEPersistentDiskVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GCEPersistentDiskVolumeSource")
             }

@@ -53,6 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
 
             type Field = GitRepoVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<GitRepoVolumeSourceField> {
                 match name {
                     "directory" => Some(GitRepoVolumeSourceField::directory),
@@ -66,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for GitRepoVolumeSourceVisitor {
             type Value = GitRepoVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GitRepoVolumeSource")
             }

@@ -50,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
 
             type Field = GlusterfsVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<GlusterfsVolumeSourceField> {
                 match name {
                     "endpoints" => Some(GlusterfsVolumeSourceField::endpoints),
@@ -63,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for GlusterfsVolumeSourceVisitor {
             type Value = GlusterfsVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GlusterfsVolumeSource")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
 
             type Field = GRPCActionField;
 
+            #[inline]
             fn field(name: &str) -> Option<GRPCActionField> {
                 match name {
                     "port" => Some(GRPCActionField::port),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
         impl<'de> ::serde::de::Visitor<'de> for GRPCActionVisitor {
             type Value = GRPCAction;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GRPCAction")
             }

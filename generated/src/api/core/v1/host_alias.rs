@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
 
             type Field = HostAliasField;
 
+            #[inline]
             fn field(name: &str) -> Option<HostAliasField> {
                 match name {
                     "hostnames" => Some(HostAliasField::hostnames),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
         impl<'de> ::serde::de::Visitor<'de> for HostAliasVisitor {
             type Value = HostAlias;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HostAlias")
             }

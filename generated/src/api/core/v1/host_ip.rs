@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
 
             type Field = HostIPField;
 
+            #[inline]
             fn field(name: &str) -> Option<HostIPField> {
                 match name {
                     "ip" => Some(HostIPField::ip),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
         impl<'de> ::serde::de::Visitor<'de> for HostIPVisitor {
             type Value = HostIP;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HostIP")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
 
             type Field = HostPathVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<HostPathVolumeSourceField> {
                 match name {
                     "path" => Some(HostPathVolumeSourceField::path),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for HostPathVolumeSourceVisitor {
             type Value = HostPathVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HostPathVolumeSource")
             }

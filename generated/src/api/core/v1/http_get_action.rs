@@ -69,6 +69,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
 
             type Field = HTTPGetActionField;
 
+            #[inline]
             fn field(name: &str) -> Option<HTTPGetActionField> {
                 match name {
                     "host" => Some(HTTPGetActionField::host),
@@ -84,6 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
         impl<'de> ::serde::de::Visitor<'de> for HTTPGetActionVisitor {
             type Value = HTTPGetAction;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HTTPGetAction")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
 
             type Field = HTTPHeaderField;
 
+            #[inline]
             fn field(name: &str) -> Option<HTTPHeaderField> {
                 match name {
                     "name" => Some(HTTPHeaderField::name),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
         impl<'de> ::serde::de::Visitor<'de> for HTTPHeaderVisitor {
             type Value = HTTPHeader;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HTTPHeader")
             }

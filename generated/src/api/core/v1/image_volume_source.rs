@@ -49,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
 
             type Field = ImageVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<ImageVolumeSourceField> {
                 match name {
                     "pullPolicy" => Some(ImageVolumeSourceField::pull_policy),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for ImageVolumeSourceVisitor {
             type Value = ImageVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageVolumeSource")
             }

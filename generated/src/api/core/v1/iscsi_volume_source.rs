@@ -111,6 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
 
             type Field = ISCSIVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<ISCSIVolumeSourceField> {
                 match name {
                     "chapAuthDiscovery" => Some(ISCSIVolumeSourceField::chap_auth_discovery),
@@ -132,6 +133,7 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for ISCSIVolumeSourceVisitor {
             type Value = ISCSIVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ISCSIVolumeSource")
             }

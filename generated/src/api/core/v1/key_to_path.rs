@@ -50,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
 
             type Field = KeyToPathField;
 
+            #[inline]
             fn field(name: &str) -> Option<KeyToPathField> {
                 match name {
                     "key" => Some(KeyToPathField::key),
@@ -63,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
         impl<'de> ::serde::de::Visitor<'de> for KeyToPathVisitor {
             type Value = KeyToPath;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct KeyToPath")
             }

@@ -54,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
 
             type Field = LifecycleField;
 
+            #[inline]
             fn field(name: &str) -> Option<LifecycleField> {
                 match name {
                     "postStart" => Some(LifecycleField::post_start),
@@ -67,6 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
         impl<'de> ::serde::de::Visitor<'de> for LifecycleVisitor {
             type Value = Lifecycle;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Lifecycle")
             }

@@ -59,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
 
             type Field = LifecycleHandlerField;
 
+            #[inline]
             fn field(name: &str) -> Option<LifecycleHandlerField> {
                 match name {
                     "exec" => Some(LifecycleHandlerField::exec),
@@ -73,6 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
         impl<'de> ::serde::de::Visitor<'de> for LifecycleHandlerVisitor {
             type Value = LifecycleHandler;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LifecycleHandler")
             }

@@ -56,6 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
 
             type Field = LinuxContainerUserField;
 
+            #[inline]
             fn field(name: &str) -> Option<LinuxContainerUserField> {
                 match name {
                     "gid" => Some(LinuxContainerUserField::gid),
@@ -69,6 +70,7 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
         impl<'de> ::serde::de::Visitor<'de> for LinuxContainerUserVisitor {
             type Value = LinuxContainerUser;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LinuxContainerUser")
             }

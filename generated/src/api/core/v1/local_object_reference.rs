@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
 
             type Field = LocalObjectReferenceField;
 
+            #[inline]
             fn field(name: &str) -> Option<LocalObjectReferenceField> {
                 match name {
                     "name" => Some(LocalObjectReferenceField::name),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
         impl<'de> ::serde::de::Visitor<'de> for LocalObjectReferenceVisitor {
             type Value = LocalObjectReference;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LocalObjectReference")
             }

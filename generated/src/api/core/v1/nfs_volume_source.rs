@@ -50,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
 
             type Field = NFSVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<NFSVolumeSourceField> {
                 match name {
                     "path" => Some(NFSVolumeSourceField::path),
@@ -63,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for NFSVolumeSourceVisitor {
             type Value = NFSVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NFSVolumeSource")
             }

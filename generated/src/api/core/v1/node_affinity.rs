@@ -64,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
 
             type Field = NodeAffinityField;
 
+            #[inline]
             fn field(name: &str) -> Option<NodeAffinityField> {
                 match name {
                     "preferredDuringSchedulingIgnoredDuringExecution" => Some(NodeAffinityField::preferred_during_scheduling_ignored_during_execution),
@@ -76,6 +77,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
         impl<'de> ::serde::de::Visitor<'de> for NodeAffinityVisitor {
             type Value = NodeAffinity;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeAffinity")
             }

@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
 
             type Field = NodeSelectorField;
 
+            #[inline]
             fn field(name: &str) -> Option<NodeSelectorField> {
                 match name {
                     "nodeSelectorTerms" => Some(NodeSelectorField::node_selector_terms),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
         impl<'de> ::serde::de::Visitor<'de> for NodeSelectorVisitor {
             type Value = NodeSelector;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeSelector")
             }

@@ -50,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
 
             type Field = NodeSelectorRequirementField;
 
+            #[inline]
             fn field(name: &str) -> Option<NodeSelectorRequirementField> {
                 match name {
                     "key" => Some(NodeSelectorRequirementField::key),
@@ -63,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
         impl<'de> ::serde::de::Visitor<'de> for NodeSelectorRequirementVisitor {
             type Value = NodeSelectorRequirement;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeSelectorRequirement")
             }

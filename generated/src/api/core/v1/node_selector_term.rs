@@ -53,6 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
 
             type Field = NodeSelectorTermField;
 
+            #[inline]
             fn field(name: &str) -> Option<NodeSelectorTermField> {
                 match name {
                     "matchExpressions" => Some(NodeSelectorTermField::match_expressions),
@@ -65,6 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
         impl<'de> ::serde::de::Visitor<'de> for NodeSelectorTermVisitor {
             type Value = NodeSelectorTerm;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeSelectorTerm")
             }

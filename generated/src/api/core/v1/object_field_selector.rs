@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
 
             type Field = ObjectFieldSelectorField;
 
+            #[inline]
             fn field(name: &str) -> Option<ObjectFieldSelectorField> {
                 match name {
                     "apiVersion" => Some(ObjectFieldSelectorField::api_version),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
         impl<'de> ::serde::de::Visitor<'de> for ObjectFieldSelectorVisitor {
             type Value = ObjectFieldSelector;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ObjectFieldSelector")
             }

@@ -86,6 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
 
             type Field = ObjectReferenceField;
 
+            #[inline]
             fn field(name: &str) -> Option<ObjectReferenceField> {
                 match name {
                     "apiVersion" => Some(ObjectReferenceField::api_version),
@@ -103,6 +104,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
         impl<'de> ::serde::de::Visitor<'de> for ObjectReferenceVisitor {
             type Value = ObjectReference;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ObjectReference")
             }

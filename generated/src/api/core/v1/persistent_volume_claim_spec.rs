@@ -104,6 +104,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
 
             type Field = PersistentVolumeClaimSpecField;
 
+            #[inline]
             fn field(name: &str) -> Option<PersistentVolumeClaimSpecField> {
                 match name {
                     "accessModes" => Some(PersistentVolumeClaimSpecField::access_modes),
@@ -123,6 +124,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
         impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimSpecVisitor {
             type Value = PersistentVolumeClaimSpec;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PersistentVolumeClaimSpec")
             }

@@ -48,6 +48,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
 
             type Field = PersistentVolumeClaimTemplateField;
 
+            #[inline]
             fn field(name: &str) -> Option<PersistentVolumeClaimTemplateField> {
                 match name {
                     "metadata" => Some(PersistentVolumeClaimTemplateField::metadata),
@@ -60,6 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
         impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimTemplateVisitor {
             type Value = PersistentVolumeClaimTemplate;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PersistentVolumeClaimTemplate")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
 
             type Field = PersistentVolumeClaimVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<PersistentVolumeClaimVolumeSourceField> {
                 match name {
                     "claimName" => Some(PersistentVolumeClaimVolumeSourceField::claim_name),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimVolumeSourceVisitor {
             type Value = PersistentVolumeClaimVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PersistentVolumeClaimVolumeSource")
             }

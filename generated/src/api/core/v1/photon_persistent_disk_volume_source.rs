@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
 
             type Field = PhotonPersistentDiskVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<PhotonPersistentDiskVolumeSourceField> {
                 match name {
                     "fsType" => Some(PhotonPersistentDiskVolumeSourceField::fs_type),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for PhotonPersistentDiskVolumeSourceVisitor {
             type Value = PhotonPersistentDiskVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PhotonPersistentDiskVolumeSource")
             }

@@ -106,6 +106,7 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
 
             type Field = PodField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodField> {
                 match name {
                     "apiVersion" => Some(PodField::api_version),
@@ -121,6 +122,7 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
         impl<'de> ::serde::de::Visitor<'de> for PodVisitor {
             type Value = Pod;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Pod")
             }

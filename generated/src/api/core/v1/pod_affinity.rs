@@ -64,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinity {
 
             type Field = PodAffinityField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodAffinityField> {
                 match name {
                     "preferredDuringSchedulingIgnoredDuringExecution" => Some(PodAffinityField::preferred_during_scheduling_ignored_during_execution),
@@ -76,6 +77,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinity {
         impl<'de> ::serde::de::Visitor<'de> for PodAffinityVisitor {
             type Value = PodAffinity;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodAffinity")
             }

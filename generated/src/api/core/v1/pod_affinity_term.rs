@@ -87,6 +87,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
 
             type Field = PodAffinityTermField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodAffinityTermField> {
                 match name {
                     "labelSelector" => Some(PodAffinityTermField::label_selector),
@@ -103,6 +104,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
         impl<'de> ::serde::de::Visitor<'de> for PodAffinityTermVisitor {
             type Value = PodAffinityTerm;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodAffinityTerm")
             }

@@ -64,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
 
             type Field = PodAntiAffinityField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodAntiAffinityField> {
                 match name {
                     "preferredDuringSchedulingIgnoredDuringExecution" => Some(PodAntiAffinityField::preferred_during_scheduling_ignored_during_execution),
@@ -76,6 +77,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
         impl<'de> ::serde::de::Visitor<'de> for PodAntiAffinityVisitor {
             type Value = PodAntiAffinity;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodAntiAffinity")
             }

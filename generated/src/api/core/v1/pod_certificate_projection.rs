@@ -96,6 +96,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
 
             type Field = PodCertificateProjectionField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodCertificateProjectionField> {
                 match name {
                     "certificateChainPath" => Some(PodCertificateProjectionField::certificate_chain_path),
@@ -113,6 +114,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
         impl<'de> ::serde::de::Visitor<'de> for PodCertificateProjectionVisitor {
             type Value = PodCertificateProjection;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodCertificateProjection")
             }

@@ -92,6 +92,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
 
             type Field = PodConditionField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodConditionField> {
                 match name {
                     "lastProbeTime" => Some(PodConditionField::last_probe_time),
@@ -109,6 +110,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
         impl<'de> ::serde::de::Visitor<'de> for PodConditionVisitor {
             type Value = PodCondition;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodCondition")
             }

@@ -54,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
 
             type Field = PodDNSConfigField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodDNSConfigField> {
                 match name {
                     "nameservers" => Some(PodDNSConfigField::nameservers),
@@ -67,6 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
         impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigVisitor {
             type Value = PodDNSConfig;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodDNSConfig")
             }

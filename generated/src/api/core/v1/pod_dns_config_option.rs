@@ -49,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
 
             type Field = PodDNSConfigOptionField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodDNSConfigOptionField> {
                 match name {
                     "name" => Some(PodDNSConfigOptionField::name),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
         impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigOptionVisitor {
             type Value = PodDNSConfigOption;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodDNSConfigOption")
             }

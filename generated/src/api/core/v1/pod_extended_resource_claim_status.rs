@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
 
             type Field = PodExtendedResourceClaimStatusField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodExtendedResourceClaimStatusField> {
                 match name {
                     "requestMappings" => Some(PodExtendedResourceClaimStatusField::request_mappings),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
         impl<'de> ::serde::de::Visitor<'de> for PodExtendedResourceClaimStatusVisitor {
             type Value = PodExtendedResourceClaimStatus;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodExtendedResourceClaimStatus")
             }

@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
 
             type Field = PodIPField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodIPField> {
                 match name {
                     "ip" => Some(PodIPField::ip),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
         impl<'de> ::serde::de::Visitor<'de> for PodIPVisitor {
             type Value = PodIP;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodIP")
             }

@@ -67,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
 
             type Field = PodListField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodListField> {
                 match name {
                     "apiVersion" => Some(PodListField::api_version),
@@ -81,6 +82,7 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
         impl<'de> ::serde::de::Visitor<'de> for PodListVisitor {
             type Value = PodList;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodList")
             }

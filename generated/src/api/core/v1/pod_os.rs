@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for PodOS {
 
             type Field = PodOSField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodOSField> {
                 match name {
                     "name" => Some(PodOSField::name),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for PodOS {
         impl<'de> ::serde::de::Visitor<'de> for PodOSVisitor {
             type Value = PodOS;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodOS")
             }

@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
 
             type Field = PodReadinessGateField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodReadinessGateField> {
                 match name {
                     "conditionType" => Some(PodReadinessGateField::condition_type),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
         impl<'de> ::serde::de::Visitor<'de> for PodReadinessGateVisitor {
             type Value = PodReadinessGate;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodReadinessGate")
             }

@@ -65,6 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
 
             type Field = PodResourceClaimField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodResourceClaimField> {
                 match name {
                     "name" => Some(PodResourceClaimField::name),
@@ -78,6 +79,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
         impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimVisitor {
             type Value = PodResourceClaim;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodResourceClaim")
             }

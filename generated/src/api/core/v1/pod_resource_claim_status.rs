@@ -52,6 +52,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
 
             type Field = PodResourceClaimStatusField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodResourceClaimStatusField> {
                 match name {
                     "name" => Some(PodResourceClaimStatusField::name),
@@ -64,6 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
         impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimStatusVisitor {
             type Value = PodResourceClaimStatus;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodResourceClaimStatus")
             }

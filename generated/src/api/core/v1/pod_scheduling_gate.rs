@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
 
             type Field = PodSchedulingGateField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodSchedulingGateField> {
                 match name {
                     "name" => Some(PodSchedulingGateField::name),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
         impl<'de> ::serde::de::Visitor<'de> for PodSchedulingGateVisitor {
             type Value = PodSchedulingGate;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodSchedulingGate")
             }

@@ -138,6 +138,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
 
             type Field = PodSecurityContextField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodSecurityContextField> {
                 match name {
                     "appArmorProfile" => Some(PodSecurityContextField::app_armor_profile),
@@ -161,6 +162,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
         impl<'de> ::serde::de::Visitor<'de> for PodSecurityContextVisitor {
             type Value = PodSecurityContext;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodSecurityContext")
             }

@@ -362,6 +362,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
 
             type Field = PodSpecField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodSpecField> {
                 match name {
                     "activeDeadlineSeconds" => Some(PodSpecField::active_deadline_seconds),
@@ -414,6 +415,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
         impl<'de> ::serde::de::Visitor<'de> for PodSpecVisitor {
             type Value = PodSpec;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodSpec")
             }

@@ -201,6 +201,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
 
             type Field = PodStatusField;
 
+            #[inline]
             fn field(name: &str) -> Option<PodStatusField> {
                 match name {
                     "allocatedResources" => Some(PodStatusField::allocated_resources),
@@ -231,6 +232,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
         impl<'de> ::serde::de::Visitor<'de> for PodStatusVisitor {
             type Value = PodStatus;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodStatus")
             }

@@ -53,6 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
 
             type Field = PortworxVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<PortworxVolumeSourceField> {
                 match name {
                     "fsType" => Some(PortworxVolumeSourceField::fs_type),
@@ -66,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for PortworxVolumeSourceVisitor {
             type Value = PortworxVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PortworxVolumeSource")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
 
             type Field = PreferredSchedulingTermField;
 
+            #[inline]
             fn field(name: &str) -> Option<PreferredSchedulingTermField> {
                 match name {
                     "preference" => Some(PreferredSchedulingTermField::preference),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
         impl<'de> ::serde::de::Visitor<'de> for PreferredSchedulingTermVisitor {
             type Value = PreferredSchedulingTerm;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PreferredSchedulingTerm")
             }

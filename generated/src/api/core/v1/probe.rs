@@ -116,6 +116,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
 
             type Field = ProbeField;
 
+            #[inline]
             fn field(name: &str) -> Option<ProbeField> {
                 match name {
                     "exec" => Some(ProbeField::exec),
@@ -136,6 +137,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
         impl<'de> ::serde::de::Visitor<'de> for ProbeVisitor {
             type Value = Probe;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Probe")
             }

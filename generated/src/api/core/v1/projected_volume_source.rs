@@ -49,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
 
             type Field = ProjectedVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<ProjectedVolumeSourceField> {
                 match name {
                     "defaultMode" => Some(ProjectedVolumeSourceField::default_mode),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for ProjectedVolumeSourceVisitor {
             type Value = ProjectedVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ProjectedVolumeSource")
             }

@@ -74,6 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
 
             type Field = QuobyteVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<QuobyteVolumeSourceField> {
                 match name {
                     "group" => Some(QuobyteVolumeSourceField::group),
@@ -90,6 +91,7 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for QuobyteVolumeSourceVisitor {
             type Value = QuobyteVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct QuobyteVolumeSource")
             }

@@ -86,6 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
 
             type Field = RBDVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<RBDVolumeSourceField> {
                 match name {
                     "fsType" => Some(RBDVolumeSourceField::fs_type),
@@ -104,6 +105,7 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for RBDVolumeSourceVisitor {
             type Value = RBDVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct RBDVolumeSource")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
 
             type Field = ResourceClaimField;
 
+            #[inline]
             fn field(name: &str) -> Option<ResourceClaimField> {
                 match name {
                     "name" => Some(ResourceClaimField::name),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
         impl<'de> ::serde::de::Visitor<'de> for ResourceClaimVisitor {
             type Value = ResourceClaim;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceClaim")
             }

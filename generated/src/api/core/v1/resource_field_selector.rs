@@ -53,6 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
 
             type Field = ResourceFieldSelectorField;
 
+            #[inline]
             fn field(name: &str) -> Option<ResourceFieldSelectorField> {
                 match name {
                     "containerName" => Some(ResourceFieldSelectorField::container_name),
@@ -66,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
         impl<'de> ::serde::de::Visitor<'de> for ResourceFieldSelectorVisitor {
             type Value = ResourceFieldSelector;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceFieldSelector")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
 
             type Field = ResourceHealthField;
 
+            #[inline]
             fn field(name: &str) -> Option<ResourceHealthField> {
                 match name {
                     "health" => Some(ResourceHealthField::health),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
         impl<'de> ::serde::de::Visitor<'de> for ResourceHealthVisitor {
             type Value = ResourceHealth;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceHealth")
             }

@@ -64,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
 
             type Field = ResourceRequirementsField;
 
+            #[inline]
             fn field(name: &str) -> Option<ResourceRequirementsField> {
                 match name {
                     "claims" => Some(ResourceRequirementsField::claims),
@@ -77,6 +78,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
         impl<'de> ::serde::de::Visitor<'de> for ResourceRequirementsVisitor {
             type Value = ResourceRequirements;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceRequirements")
             }

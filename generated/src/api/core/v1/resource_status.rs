@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
 
             type Field = ResourceStatusField;
 
+            #[inline]
             fn field(name: &str) -> Option<ResourceStatusField> {
                 match name {
                     "name" => Some(ResourceStatusField::name),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
         impl<'de> ::serde::de::Visitor<'de> for ResourceStatusVisitor {
             type Value = ResourceStatus;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceStatus")
             }

@@ -101,6 +101,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
 
             type Field = ScaleIOVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<ScaleIOVolumeSourceField> {
                 match name {
                     "fsType" => Some(ScaleIOVolumeSourceField::fs_type),
@@ -121,6 +122,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for ScaleIOVolumeSourceVisitor {
             type Value = ScaleIOVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ScaleIOVolumeSource")
             }

@@ -59,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
 
             type Field = SELinuxOptionsField;
 
+            #[inline]
             fn field(name: &str) -> Option<SELinuxOptionsField> {
                 match name {
                     "level" => Some(SELinuxOptionsField::level),
@@ -73,6 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
         impl<'de> ::serde::de::Visitor<'de> for SELinuxOptionsVisitor {
             type Value = SELinuxOptions;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SELinuxOptions")
             }

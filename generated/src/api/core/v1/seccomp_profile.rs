@@ -52,6 +52,7 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
 
             type Field = SeccompProfileField;
 
+            #[inline]
             fn field(name: &str) -> Option<SeccompProfileField> {
                 match name {
                     "localhostProfile" => Some(SeccompProfileField::localhost_profile),
@@ -64,6 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
         impl<'de> ::serde::de::Visitor<'de> for SeccompProfileVisitor {
             type Value = SeccompProfile;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SeccompProfile")
             }

@@ -49,6 +49,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretEnvSource {
 
             type Field = SecretEnvSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<SecretEnvSourceField> {
                 match name {
                     "name" => Some(SecretEnvSourceField::name),
@@ -61,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretEnvSource {
         impl<'de> ::serde::de::Visitor<'de> for SecretEnvSourceVisitor {
             type Value = SecretEnvSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecretEnvSource")
             }

@@ -53,6 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
 
             type Field = SecretKeySelectorField;
 
+            #[inline]
             fn field(name: &str) -> Option<SecretKeySelectorField> {
                 match name {
                     "key" => Some(SecretKeySelectorField::key),
@@ -66,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
         impl<'de> ::serde::de::Visitor<'de> for SecretKeySelectorVisitor {
             type Value = SecretKeySelector;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecretKeySelector")
             }

@@ -54,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretProjection {
 
             type Field = SecretProjectionField;
 
+            #[inline]
             fn field(name: &str) -> Option<SecretProjectionField> {
                 match name {
                     "items" => Some(SecretProjectionField::items),
@@ -67,6 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretProjection {
         impl<'de> ::serde::de::Visitor<'de> for SecretProjectionVisitor {
             type Value = SecretProjection;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecretProjection")
             }

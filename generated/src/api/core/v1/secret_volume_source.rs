@@ -64,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
 
             type Field = SecretVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<SecretVolumeSourceField> {
                 match name {
                     "defaultMode" => Some(SecretVolumeSourceField::default_mode),
@@ -78,6 +79,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for SecretVolumeSourceVisitor {
             type Value = SecretVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecretVolumeSource")
             }

@@ -124,6 +124,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
 
             type Field = SecurityContextField;
 
+            #[inline]
             fn field(name: &str) -> Option<SecurityContextField> {
                 match name {
                     "allowPrivilegeEscalation" => Some(SecurityContextField::allow_privilege_escalation),
@@ -146,6 +147,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
         impl<'de> ::serde::de::Visitor<'de> for SecurityContextVisitor {
             type Value = SecurityContext;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecurityContext")
             }

@@ -57,6 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
 
             type Field = ServiceAccountTokenProjectionField;
 
+            #[inline]
             fn field(name: &str) -> Option<ServiceAccountTokenProjectionField> {
                 match name {
                     "audience" => Some(ServiceAccountTokenProjectionField::audience),
@@ -70,6 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
         impl<'de> ::serde::de::Visitor<'de> for ServiceAccountTokenProjectionVisitor {
             type Value = ServiceAccountTokenProjection;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ServiceAccountTokenProjection")
             }

@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
 
             type Field = SleepActionField;
 
+            #[inline]
             fn field(name: &str) -> Option<SleepActionField> {
                 match name {
                     "seconds" => Some(SleepActionField::seconds),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
         impl<'de> ::serde::de::Visitor<'de> for SleepActionVisitor {
             type Value = SleepAction;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SleepAction")
             }

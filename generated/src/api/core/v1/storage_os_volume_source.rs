@@ -74,6 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
 
             type Field = StorageOSVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<StorageOSVolumeSourceField> {
                 match name {
                     "fsType" => Some(StorageOSVolumeSourceField::fs_type),
@@ -89,6 +90,7 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for StorageOSVolumeSourceVisitor {
             type Value = StorageOSVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct StorageOSVolumeSource")
             }

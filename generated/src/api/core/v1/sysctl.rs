@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
 
             type Field = SysctlField;
 
+            #[inline]
             fn field(name: &str) -> Option<SysctlField> {
                 match name {
                     "name" => Some(SysctlField::name),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
         impl<'de> ::serde::de::Visitor<'de> for SysctlVisitor {
             type Value = Sysctl;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Sysctl")
             }

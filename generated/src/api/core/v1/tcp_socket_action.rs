@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
 
             type Field = TCPSocketActionField;
 
+            #[inline]
             fn field(name: &str) -> Option<TCPSocketActionField> {
                 match name {
                     "host" => Some(TCPSocketActionField::host),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
         impl<'de> ::serde::de::Visitor<'de> for TCPSocketActionVisitor {
             type Value = TCPSocketAction;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TCPSocketAction")
             }

@@ -74,6 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
 
             type Field = TolerationField;
 
+            #[inline]
             fn field(name: &str) -> Option<TolerationField> {
                 match name {
                     "effect" => Some(TolerationField::effect),
@@ -89,6 +90,7 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
         impl<'de> ::serde::de::Visitor<'de> for TolerationVisitor {
             type Value = Toleration;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Toleration")
             }

@@ -95,6 +95,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
 
             type Field = TopologySpreadConstraintField;
 
+            #[inline]
             fn field(name: &str) -> Option<TopologySpreadConstraintField> {
                 match name {
                     "labelSelector" => Some(TopologySpreadConstraintField::label_selector),
@@ -113,6 +114,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
         impl<'de> ::serde::de::Visitor<'de> for TopologySpreadConstraintVisitor {
             type Value = TopologySpreadConstraint;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TopologySpreadConstraint")
             }

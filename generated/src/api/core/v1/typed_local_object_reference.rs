@@ -50,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
 
             type Field = TypedLocalObjectReferenceField;
 
+            #[inline]
             fn field(name: &str) -> Option<TypedLocalObjectReferenceField> {
                 match name {
                     "apiGroup" => Some(TypedLocalObjectReferenceField::api_group),
@@ -63,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
         impl<'de> ::serde::de::Visitor<'de> for TypedLocalObjectReferenceVisitor {
             type Value = TypedLocalObjectReference;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TypedLocalObjectReference")
             }

@@ -57,6 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
 
             type Field = TypedObjectReferenceField;
 
+            #[inline]
             fn field(name: &str) -> Option<TypedObjectReferenceField> {
                 match name {
                     "apiGroup" => Some(TypedObjectReferenceField::api_group),
@@ -71,6 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
         impl<'de> ::serde::de::Visitor<'de> for TypedObjectReferenceVisitor {
             type Value = TypedObjectReference;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TypedObjectReference")
             }

@@ -247,6 +247,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
 
             type Field = VolumeField;
 
+            #[inline]
             fn field(name: &str) -> Option<VolumeField> {
                 match name {
                     "awsElasticBlockStore" => Some(VolumeField::aws_elastic_block_store),
@@ -288,6 +289,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
         impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor {
             type Value = Volume;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Volume")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
 
             type Field = VolumeDeviceField;
 
+            #[inline]
             fn field(name: &str) -> Option<VolumeDeviceField> {
                 match name {
                     "devicePath" => Some(VolumeDeviceField::device_path),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
         impl<'de> ::serde::de::Visitor<'de> for VolumeDeviceVisitor {
             type Value = VolumeDevice;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeDevice")
             }

@@ -88,6 +88,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
 
             type Field = VolumeMountField;
 
+            #[inline]
             fn field(name: &str) -> Option<VolumeMountField> {
                 match name {
                     "mountPath" => Some(VolumeMountField::mount_path),
@@ -105,6 +106,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
         impl<'de> ::serde::de::Visitor<'de> for VolumeMountVisitor {
             type Value = VolumeMount;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeMount")
             }

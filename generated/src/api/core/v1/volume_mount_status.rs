@@ -66,6 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
 
             type Field = VolumeMountStatusField;
 
+            #[inline]
             fn field(name: &str) -> Option<VolumeMountStatusField> {
                 match name {
                     "mountPath" => Some(VolumeMountStatusField::mount_path),
@@ -80,6 +81,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
         impl<'de> ::serde::de::Visitor<'de> for VolumeMountStatusVisitor {
             type Value = VolumeMountStatus;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeMountStatus")
             }

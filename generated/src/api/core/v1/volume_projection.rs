@@ -86,6 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
 
             type Field = VolumeProjectionField;
 
+            #[inline]
             fn field(name: &str) -> Option<VolumeProjectionField> {
                 match name {
                     "clusterTrustBundle" => Some(VolumeProjectionField::cluster_trust_bundle),
@@ -102,6 +103,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
         impl<'de> ::serde::de::Visitor<'de> for VolumeProjectionVisitor {
             type Value = VolumeProjection;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeProjection")
             }

@@ -59,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
 
             type Field = VolumeResourceRequirementsField;
 
+            #[inline]
             fn field(name: &str) -> Option<VolumeResourceRequirementsField> {
                 match name {
                     "limits" => Some(VolumeResourceRequirementsField::limits),
@@ -71,6 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
         impl<'de> ::serde::de::Visitor<'de> for VolumeResourceRequirementsVisitor {
             type Value = VolumeResourceRequirements;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeResourceRequirements")
             }

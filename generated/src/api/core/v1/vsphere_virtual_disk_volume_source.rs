@@ -71,6 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
 
             type Field = VsphereVirtualDiskVolumeSourceField;
 
+            #[inline]
             fn field(name: &str) -> Option<VsphereVirtualDiskVolumeSourceField> {
                 match name {
                     "fsType" => Some(VsphereVirtualDiskVolumeSourceField::fs_type),
@@ -85,6 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
         impl<'de> ::serde::de::Visitor<'de> for VsphereVirtualDiskVolumeSourceVisitor {
             type Value = VsphereVirtualDiskVolumeSource;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VsphereVirtualDiskVolumeSource")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
 
             type Field = WeightedPodAffinityTermField;
 
+            #[inline]
             fn field(name: &str) -> Option<WeightedPodAffinityTermField> {
                 match name {
                     "podAffinityTerm" => Some(WeightedPodAffinityTermField::pod_affinity_term),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
         impl<'de> ::serde::de::Visitor<'de> for WeightedPodAffinityTermVisitor {
             type Value = WeightedPodAffinityTerm;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct WeightedPodAffinityTerm")
             }

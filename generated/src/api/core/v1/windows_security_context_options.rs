@@ -72,6 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
 
             type Field = WindowsSecurityContextOptionsField;
 
+            #[inline]
             fn field(name: &str) -> Option<WindowsSecurityContextOptionsField> {
                 match name {
                     "gmsaCredentialSpec" => Some(WindowsSecurityContextOptionsField::gmsa_credential_spec),
@@ -86,6 +87,7 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
         impl<'de> ::serde::de::Visitor<'de> for WindowsSecurityContextOptionsVisitor {
             type Value = WindowsSecurityContextOptions;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct WindowsSecurityContextOptions")
             }

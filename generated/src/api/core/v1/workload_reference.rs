@@ -56,6 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
 
             type Field = WorkloadReferenceField;
 
+            #[inline]
             fn field(name: &str) -> Option<WorkloadReferenceField> {
                 match name {
                     "name" => Some(WorkloadReferenceField::name),
@@ -69,6 +70,7 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
         impl<'de> ::serde::de::Visitor<'de> for WorkloadReferenceVisitor {
             type Value = WorkloadReference;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct WorkloadReference")
             }

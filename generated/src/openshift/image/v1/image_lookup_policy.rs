@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
 
             type Field = ImageLookupPolicyField;
 
+            #[inline]
             fn field(name: &str) -> Option<ImageLookupPolicyField> {
                 match name {
                     "local" => Some(ImageLookupPolicyField::local),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
         impl<'de> ::serde::de::Visitor<'de> for ImageLookupPolicyVisitor {
             type Value = ImageLookupPolicy;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageLookupPolicy")
             }

@@ -102,6 +102,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
 
             type Field = ImageStreamField;
 
+            #[inline]
             fn field(name: &str) -> Option<ImageStreamField> {
                 match name {
                     "apiVersion" => Some(ImageStreamField::api_version),
@@ -117,6 +118,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
         impl<'de> ::serde::de::Visitor<'de> for ImageStreamVisitor {
             type Value = ImageStream;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStream")
             }

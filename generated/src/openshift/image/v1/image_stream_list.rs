@@ -67,6 +67,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
 
             type Field = ImageStreamListField;
 
+            #[inline]
             fn field(name: &str) -> Option<ImageStreamListField> {
                 match name {
                     "apiVersion" => Some(ImageStreamListField::api_version),
@@ -81,6 +82,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
         impl<'de> ::serde::de::Visitor<'de> for ImageStreamListVisitor {
             type Value = ImageStreamList;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStreamList")
             }

@@ -62,6 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
 
             type Field = ImageStreamSpecField;
 
+            #[inline]
             fn field(name: &str) -> Option<ImageStreamSpecField> {
                 match name {
                     "dockerImageRepository" => Some(ImageStreamSpecField::docker_image_repository),
@@ -75,6 +76,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
         impl<'de> ::serde::de::Visitor<'de> for ImageStreamSpecVisitor {
             type Value = ImageStreamSpec;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStreamSpec")
             }

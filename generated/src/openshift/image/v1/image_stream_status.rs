@@ -66,6 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
 
             type Field = ImageStreamStatusField;
 
+            #[inline]
             fn field(name: &str) -> Option<ImageStreamStatusField> {
                 match name {
                     "dockerImageRepository" => Some(ImageStreamStatusField::docker_image_repository),
@@ -79,6 +80,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
         impl<'de> ::serde::de::Visitor<'de> for ImageStreamStatusVisitor {
             type Value = ImageStreamStatus;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStreamStatus")
             }

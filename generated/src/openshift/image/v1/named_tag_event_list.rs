@@ -50,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
 
             type Field = NamedTagEventListField;
 
+            #[inline]
             fn field(name: &str) -> Option<NamedTagEventListField> {
                 match name {
                     "conditions" => Some(NamedTagEventListField::conditions),
@@ -63,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
         impl<'de> ::serde::de::Visitor<'de> for NamedTagEventListVisitor {
             type Value = NamedTagEventList;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NamedTagEventList")
             }

@@ -59,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
 
             type Field = TagEventField;
 
+            #[inline]
             fn field(name: &str) -> Option<TagEventField> {
                 match name {
                     "created" => Some(TagEventField::created),
@@ -73,6 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
         impl<'de> ::serde::de::Visitor<'de> for TagEventVisitor {
             type Value = TagEvent;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagEvent")
             }

@@ -79,6 +79,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
 
             type Field = TagEventConditionField;
 
+            #[inline]
             fn field(name: &str) -> Option<TagEventConditionField> {
                 match name {
                     "generation" => Some(TagEventConditionField::generation),
@@ -95,6 +96,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
         impl<'de> ::serde::de::Visitor<'de> for TagEventConditionVisitor {
             type Value = TagEventCondition;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagEventCondition")
             }

@@ -54,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
 
             type Field = TagImportPolicyField;
 
+            #[inline]
             fn field(name: &str) -> Option<TagImportPolicyField> {
                 match name {
                     "importMode" => Some(TagImportPolicyField::import_mode),
@@ -67,6 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
         impl<'de> ::serde::de::Visitor<'de> for TagImportPolicyVisitor {
             type Value = TagImportPolicy;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagImportPolicy")
             }

@@ -85,6 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
 
             type Field = TagReferenceField;
 
+            #[inline]
             fn field(name: &str) -> Option<TagReferenceField> {
                 match name {
                     "annotations" => Some(TagReferenceField::annotations),
@@ -102,6 +103,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
         impl<'de> ::serde::de::Visitor<'de> for TagReferenceVisitor {
             type Value = TagReference;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagReference")
             }

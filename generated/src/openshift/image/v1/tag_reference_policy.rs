@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
 
             type Field = TagReferencePolicyField;
 
+            #[inline]
             fn field(name: &str) -> Option<TagReferencePolicyField> {
                 match name {
                     "type" => Some(TagReferencePolicyField::type_),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
         impl<'de> ::serde::de::Visitor<'de> for TagReferencePolicyVisitor {
             type Value = TagReferencePolicy;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagReferencePolicy")
             }

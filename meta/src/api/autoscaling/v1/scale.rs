@@ -79,6 +79,7 @@ impl<'de> ::serde::Deserialize<'de> for Scale {
 
             type Field = ScaleField;
 
+            #[inline]
             fn field(name: &str) -> Option<ScaleField> {
                 match name {
                     "apiVersion" => Some(ScaleField::api_version),
@@ -94,6 +95,7 @@ impl<'de> ::serde::Deserialize<'de> for Scale {
         impl<'de> ::serde::de::Visitor<'de> for ScaleVisitor {
             type Value = Scale;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Scale")
             }

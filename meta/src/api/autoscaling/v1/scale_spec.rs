@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleSpec {
 
             type Field = ScaleSpecField;
 
+            #[inline]
             fn field(name: &str) -> Option<ScaleSpecField> {
                 match name {
                     "replicas" => Some(ScaleSpecField::replicas),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleSpec {
         impl<'de> ::serde::de::Visitor<'de> for ScaleSpecVisitor {
             type Value = ScaleSpec;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ScaleSpec")
             }

@@ -46,6 +46,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
 
             type Field = ScaleStatusField;
 
+            #[inline]
             fn field(name: &str) -> Option<ScaleStatusField> {
                 match name {
                     "replicas" => Some(ScaleStatusField::replicas),
@@ -58,6 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
         impl<'de> ::serde::de::Visitor<'de> for ScaleStatusVisitor {
             type Value = ScaleStatus;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ScaleStatus")
             }

@@ -104,6 +104,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
 
             type Field = DeleteOptionsField;
 
+            #[inline]
             fn field(name: &str) -> Option<DeleteOptionsField> {
                 match name {
                     "apiVersion" => Some(DeleteOptionsField::api_version),
@@ -122,6 +123,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
         impl<'de> ::serde::de::Visitor<'de> for DeleteOptionsVisitor {
             type Value = DeleteOptions;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DeleteOptions")
             }

@@ -55,6 +55,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
 
             type Field = LabelSelectorField;
 
+            #[inline]
             fn field(name: &str) -> Option<LabelSelectorField> {
                 match name {
                     "matchExpressions" => Some(LabelSelectorField::match_expressions),
@@ -67,6 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
         impl<'de> ::serde::de::Visitor<'de> for LabelSelectorVisitor {
             type Value = LabelSelector;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LabelSelector")
             }

@@ -50,6 +50,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
 
             type Field = LabelSelectorRequirementField;
 
+            #[inline]
             fn field(name: &str) -> Option<LabelSelectorRequirementField> {
                 match name {
                     "key" => Some(LabelSelectorRequirementField::key),
@@ -63,6 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
         impl<'de> ::serde::de::Visitor<'de> for LabelSelectorRequirementVisitor {
             type Value = LabelSelectorRequirement;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LabelSelectorRequirement")
             }

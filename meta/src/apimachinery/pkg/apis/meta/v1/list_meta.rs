@@ -78,6 +78,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
 
             type Field = ListMetaField;
 
+            #[inline]
             fn field(name: &str) -> Option<ListMetaField> {
                 match name {
                     "continue" => Some(ListMetaField::continue_),
@@ -93,6 +94,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
         impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
             type Value = ListMeta;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ListMeta")
             }

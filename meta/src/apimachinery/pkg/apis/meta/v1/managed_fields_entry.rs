@@ -82,6 +82,7 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
 
             type Field = ManagedFieldsEntryField;
 
+            #[inline]
             fn field(name: &str) -> Option<ManagedFieldsEntryField> {
                 match name {
                     "apiVersion" => Some(ManagedFieldsEntryField::api_version),
@@ -99,6 +100,7 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
         impl<'de> ::serde::de::Visitor<'de> for ManagedFieldsEntryVisitor {
             type Value = ManagedFieldsEntry;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ManagedFieldsEntry")
             }

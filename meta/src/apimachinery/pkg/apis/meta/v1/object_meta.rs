@@ -154,6 +154,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
 
             type Field = ObjectMetaField;
 
+            #[inline]
             fn field(name: &str) -> Option<ObjectMetaField> {
                 match name {
                     "annotations" => Some(ObjectMetaField::annotations),
@@ -179,6 +180,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
         impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
             type Value = ObjectMeta;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ObjectMeta")
             }

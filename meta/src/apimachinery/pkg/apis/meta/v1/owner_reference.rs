@@ -76,6 +76,7 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
 
             type Field = OwnerReferenceField;
 
+            #[inline]
             fn field(name: &str) -> Option<OwnerReferenceField> {
                 match name {
                     "apiVersion" => Some(OwnerReferenceField::api_version),
@@ -92,6 +93,7 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
         impl<'de> ::serde::de::Visitor<'de> for OwnerReferenceVisitor {
             type Value = OwnerReference;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct OwnerReference")
             }

@@ -53,6 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
 
             type Field = PreconditionsField;
 
+            #[inline]
             fn field(name: &str) -> Option<PreconditionsField> {
                 match name {
                     "resourceVersion" => Some(PreconditionsField::resource_version),
@@ -65,6 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
         impl<'de> ::serde::de::Visitor<'de> for PreconditionsVisitor {
             type Value = Preconditions;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Preconditions")
             }

@@ -42,6 +42,7 @@ impl<'de> ::serde::Deserialize<'de> for ShardInfo {
 
             type Field = ShardInfoField;
 
+            #[inline]
             fn field(name: &str) -> Option<ShardInfoField> {
                 match name {
                     "selector" => Some(ShardInfoField::selector),
@@ -53,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for ShardInfo {
         impl<'de> ::serde::de::Visitor<'de> for ShardInfoVisitor {
             type Value = ShardInfo;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ShardInfo")
             }

@@ -97,6 +97,7 @@ impl<'de> ::serde::Deserialize<'de> for Status {
 
             type Field = StatusField;
 
+            #[inline]
             fn field(name: &str) -> Option<StatusField> {
                 match name {
                     "apiVersion" => Some(StatusField::api_version),
@@ -115,6 +116,7 @@ impl<'de> ::serde::Deserialize<'de> for Status {
         impl<'de> ::serde::de::Visitor<'de> for StatusVisitor {
             type Value = Status;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Status")
             }

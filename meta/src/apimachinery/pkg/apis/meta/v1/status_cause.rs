@@ -54,6 +54,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
 
             type Field = StatusCauseField;
 
+            #[inline]
             fn field(name: &str) -> Option<StatusCauseField> {
                 match name {
                     "field" => Some(StatusCauseField::field),
@@ -67,6 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
         impl<'de> ::serde::de::Visitor<'de> for StatusCauseVisitor {
             type Value = StatusCause;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct StatusCause")
             }

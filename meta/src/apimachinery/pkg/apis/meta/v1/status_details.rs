@@ -80,6 +80,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
 
             type Field = StatusDetailsField;
 
+            #[inline]
             fn field(name: &str) -> Option<StatusDetailsField> {
                 match name {
                     "causes" => Some(StatusDetailsField::causes),
@@ -96,6 +97,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
         impl<'de> ::serde::de::Visitor<'de> for StatusDetailsVisitor {
             type Value = StatusDetails;
 
+            #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct StatusDetails")
             }
