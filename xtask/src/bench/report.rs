@@ -757,6 +757,65 @@ fn locked_version(lock: &str, name: &str) -> String {
 mod tests {
     use super::*;
 
+    fn usage(wall_s: f64) -> Usage {
+        Usage {
+            wall_s,
+            user_s: wall_s,
+            sys_s: 0.0,
+            maxrss_kib: 1024,
+        }
+    }
+
+    #[test]
+    fn a_build_scripts_rerun_says_what_was_rewritten_and_recompiled() {
+        let mut rerun = Rerun {
+            label: "cert-manager-Certificate.yaml".to_owned(),
+            touched: vec![usage(1.5), usage(1.25)],
+            noop: vec![usage(0.125), usage(0.125)],
+            script: vec![usage(0.0625), usage(0.0625)],
+            recompiled: 2,
+            rewritten: 0,
+            output: super::super::measure::Output {
+                files: 1,
+                lines: 9000,
+                types: 60,
+            },
+        };
+        let mut w = String::new();
+        render_rerun(&mut w, &rerun).unwrap();
+        assert!(
+            w.contains("generates `cert-manager-Certificate.yaml`"),
+            "{w}"
+        );
+        assert!(
+            w.contains("| `touch` the CRD, then `cargo build` | 1.375 (1.250–1.500) | 1.375 (1.250–1.500) | 1 |"),
+            "{w}"
+        );
+        assert!(
+            w.contains("| the build script alone | 0.062 | 0.062 | 1 |"),
+            "{w}"
+        );
+        assert!(
+            w.contains("| `cargo build` with nothing changed | 0.125 |"),
+            "{w}"
+        );
+        assert!(
+            w.contains("The include file (9000 lines) was rewritten in 0 of 4 reruns of the build script (kubeforge writes"),
+            "{w}"
+        );
+        assert!(
+            w.contains("recompiled the crate itself in 2 of 2 touched builds (cargo recompiles"),
+            "{w}"
+        );
+        rerun.rewritten = 1;
+        let mut w = String::new();
+        render_rerun(&mut w, &rerun).unwrap();
+        assert!(
+            w.contains("rewritten in 1 of 4 reruns of the build script: **kubeforge promises"),
+            "{w}"
+        );
+    }
+
     #[test]
     fn words_and_durations() {
         assert_eq!(plural(1, "pass"), "1 pass");
