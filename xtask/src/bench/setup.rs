@@ -803,3 +803,34 @@ pub(crate) fn build_script_of(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// cargo's messages for a package in `/p/bench-rerun` and a dependency, as cargo
+    /// writes them (abridged to the fields read).
+    const MESSAGES: &str = r#"{"reason":"compiler-artifact","package_id":"path+file:///w/codegen#kubeforge@0.1.0","target":{"kind":["custom-build"]},"filenames":["/t/debug/build/kubeforge-1/build-script-build"],"fresh":true}
+{"reason":"build-script-executed","package_id":"path+file:///w/codegen#kubeforge@0.1.0","out_dir":"/t/debug/build/kubeforge-2/out"}
+{"reason":"compiler-artifact","package_id":"path+file:///p/bench-rerun#0.0.0","target":{"kind":["custom-build"]},"filenames":["/t/debug/build/bench-rerun-a/build-script-build"],"fresh":true}
+{"reason":"build-script-executed","package_id":"path+file:///p/bench-rerun#0.0.0","out_dir":"/t/debug/build/bench-rerun-b/out"}
+{"reason":"compiler-artifact","package_id":"path+file:///p/bench-rerun#0.0.0","target":{"kind":["lib"]},"filenames":["/t/debug/libbench_rerun.rlib"],"fresh":false}
+{"reason":"build-finished","success":true}"#;
+
+    #[test]
+    fn the_build_script_and_its_out_dir_come_from_cargos_messages() {
+        let (script, out_dir) =
+            build_script_of(MESSAGES, Path::new("/p/bench-rerun/Cargo.toml")).unwrap();
+        assert_eq!(
+            script,
+            Path::new("/t/debug/build/bench-rerun-a/build-script-build")
+        );
+        assert_eq!(out_dir, Path::new("/t/debug/build/bench-rerun-b/out"));
+        let error = build_script_of(MESSAGES, Path::new("/p/other/Cargo.toml")).unwrap_err();
+        assert!(error.contains("/p/other/Cargo.toml"), "{error}");
+        let dir = Path::new("/p/bench-rerun");
+        assert!(super::super::sections::recompiled(MESSAGES, dir));
+        let fresh = MESSAGES.replace(r#""fresh":false"#, r#""fresh":true"#);
+        assert!(!super::super::sections::recompiled(&fresh, dir));
+    }
+}
