@@ -27,7 +27,8 @@
 //! one statistics module), `report` (Markdown). The program measured in release,
 //! `xtask/bench-harness/main.rs`, reports the types of `xtask/bench-harness/protocol.rs`.
 //! The peers never become dependencies of the workspace, and nothing here runs under
-//! `cargo test` except the unit tests of `stats` and `measure`.
+//! `cargo test` but unit tests (the statistics, the strict parsing of the harness's reports
+//! and of cargo's messages, the wording of the targets and of the report).
 
 pub(crate) mod builders;
 mod measure;
