@@ -157,6 +157,12 @@ impl<T: QueryValue> QueryValue for [T] {
     }
 }
 
+impl<T: QueryValue + ?Sized> QueryValue for &T {
+    fn append_to(&self, name: &str, target: &mut PathAndQuery) {
+        (**self).append_to(name, target);
+    }
+}
+
 impl<T: QueryValue> QueryValue for Vec<T> {
     fn append_to(&self, name: &str, target: &mut PathAndQuery) {
         self.as_slice().append_to(name, target);
@@ -167,6 +173,29 @@ impl<T: QueryValue> QueryValue for Vec<T> {
 pub trait QueryParams {
     /// Appends every set parameter to `target`, in name order.
     fn append_to(&self, target: &mut PathAndQuery);
+}
+
+/// No query parameters: the query of an operation that has none.
+impl QueryParams for () {
+    fn append_to(&self, _target: &mut PathAndQuery) {}
+}
+
+/// Parameters an operation always sends (`watch=true` on a list's watch, the required
+/// parameters of an operation), written before those of its query struct.
+pub struct With<'a>(
+    /// The pairs, written in order.
+    pub &'a [(&'a str, &'a dyn QueryValue)],
+    /// The operation's query struct.
+    pub &'a dyn QueryParams,
+);
+
+impl QueryParams for With<'_> {
+    fn append_to(&self, target: &mut PathAndQuery) {
+        for (name, value) in self.0 {
+            value.append_to(name, target);
+        }
+        self.1.append_to(target);
+    }
 }
 
 /// A serialized request body and its content type.
@@ -263,6 +292,55 @@ impl Patch {
             })
             .map_err(RequestError::Body)
     }
+}
+
+impl PathAndQuery {
+    /// The path of `template` (`/api/v1/namespaces/{namespace}/pods/{name}`) with each
+    /// `{parameter}` replaced by the next of `values`, as one percent-encoded segment.
+    ///
+    /// # Errors
+    ///
+    /// [`RequestError::InvalidPathParam`], naming the parameter, when a value is empty, `.`
+    /// or `..` (or missing).
+    pub fn from_template(template: &'static str, values: &[&str]) -> Result<Self, RequestError> {
+        let mut target = PathAndQuery {
+            text: String::with_capacity(template.len() + 16),
+            has_query: false,
+        };
+        let mut values = values.iter();
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}').map(|close| open + close) else {
+                break;
+            };
+            target.push_literal(&rest[..open]);
+            target.push_segment(&rest[open + 1..close], values.next().copied().unwrap_or(""))?;
+            rest = &rest[close + 1..];
+        }
+        target.push_literal(rest);
+        Ok(target)
+    }
+}
+
+/// The one request every generated request function makes: the path of `template` filled
+/// with the path parameters' `values` (in the template's order), then `query`'s parameters,
+/// the media type asked for, and the body.
+///
+/// # Errors
+///
+/// [`RequestError::InvalidPathParam`] when a path parameter is empty, `.` or `..`; then the
+/// body's error ([`RequestError::Body`], [`RequestError::UnsupportedPatch`]).
+pub fn send(
+    method: Method,
+    template: &'static str,
+    values: &[&str],
+    query: &dyn QueryParams,
+    accept: Option<&'static str>,
+    body: Result<Option<Body>, RequestError>,
+) -> Result<Request<Vec<u8>>, RequestError> {
+    let mut target = PathAndQuery::from_template(template, values)?;
+    query.append_to(&mut target);
+    build(method, target, accept, body?)
 }
 
 /// Assembles the request. `accept` is the media type asked for (JSON for every operation

@@ -235,6 +235,43 @@ struct KindProbe {
     kind: Option<String>,
 }
 
+/// The one decoding every generated response decoder does: `read` the body when the
+/// status is one of `successes`, and the error it holds otherwise.
+///
+/// # Errors
+///
+/// [`ResponseError::Status`] (or [`ResponseError::UnexpectedStatus`]) for another status;
+/// `read`'s error.
+pub fn decode<T, S: DeserializeOwned>(
+    status: StatusCode,
+    body: &[u8],
+    successes: &[u16],
+    read: fn(StatusCode, &[u8]) -> Result<T, ResponseError<S>>,
+) -> Result<T, ResponseError<S>> {
+    if successes.contains(&status.as_u16()) {
+        read(status, body)
+    } else {
+        Err(error(status, body))
+    }
+}
+
+/// The decoding of an operation that declares no success response: any 2xx status, with
+/// the body ignored.
+///
+/// # Errors
+///
+/// [`ResponseError::Status`] (or [`ResponseError::UnexpectedStatus`]) for another status.
+pub fn any_success<S: DeserializeOwned>(
+    status: StatusCode,
+    body: &[u8],
+) -> Result<(), ResponseError<S>> {
+    if status.is_success() {
+        Ok(())
+    } else {
+        Err(error(status, body))
+    }
+}
+
 /// The error for a status the operation does not declare as a success: the `Status` the body
 /// holds, or an [`ResponseError::UnexpectedStatus`] with the body as text.
 pub fn error<S: DeserializeOwned>(status: StatusCode, body: &[u8]) -> ResponseError<S> {

@@ -41,6 +41,106 @@ fn path_segments_and_queries_are_encoded() {
     assert_eq!(request.headers()["accept"], "application/json");
 }
 
+/// A query struct as generated code writes one.
+struct Limit(Option<i64>);
+
+impl request::QueryParams for Limit {
+    fn append_to(&self, target: &mut PathAndQuery) {
+        target.push_optional_query("limit", self.0.as_ref());
+    }
+}
+
+/// `request::send`, the one call every generated request function makes: the template's
+/// parameters filled in order and encoded, the pairs before the query struct, the body's
+/// content type; a bad path parameter is named, and comes before the body's error.
+#[test]
+fn send_fills_the_template_then_the_query_and_the_body() {
+    let request = request::send(
+        Method::GET,
+        "/api/v1/namespaces/{namespace}/pods/{name}/log",
+        &["kube system", "a/b"],
+        &request::With(&[("watch", &true), ("container", &"c 1")], &Limit(Some(5))),
+        Some(request::JSON),
+        Ok(None),
+    )
+    .unwrap();
+    assert_eq!(
+        request.uri(),
+        "/api/v1/namespaces/kube%20system/pods/a%2Fb/log?watch=true&container=c%201&limit=5"
+    );
+    assert_eq!(request.headers()["accept"], "application/json");
+    assert!(request.headers().get("content-type").is_none());
+    assert!(request.body().is_empty());
+
+    let request = request::send(
+        Method::POST,
+        "/api/v1/namespaces",
+        &[],
+        &(),
+        None,
+        request::Body::json(&serde_json::json!({"kind": "Namespace"})).map(Some),
+    )
+    .unwrap();
+    assert_eq!(request.uri(), "/api/v1/namespaces");
+    assert_eq!(request.headers()["content-type"], "application/json");
+    assert_eq!(request.body(), br#"{"kind":"Namespace"}"#);
+
+    for bad in ["", ".", ".."] {
+        let error = request::send(
+            Method::GET,
+            "/api/v1/namespaces/{namespace}/pods/{name}",
+            &["default", bad],
+            &(),
+            None,
+            Err(RequestError::UnsupportedPatch {
+                content_type: "x",
+                accepted: &[],
+            }),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(error, RequestError::InvalidPathParam { name: "name", .. }),
+            "{error:?}"
+        );
+    }
+    let error = request::send(
+        Method::PATCH,
+        "/api/v1/namespaces/{namespace}",
+        &["default"],
+        &(),
+        None,
+        request::Patch::Merge(serde_json::json!({}))
+            .to_body(&["application/json-patch+json"])
+            .map(Some),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(error, RequestError::UnsupportedPatch { .. }),
+        "{error:?}"
+    );
+}
+
+/// `response::decode`: the reader on a declared success, the body's `Status` otherwise;
+/// `any_success` for operations that declare none.
+#[test]
+fn decode_reads_declared_successes_only() {
+    let read: Result<u32, ResponseError<Value>> =
+        response::decode(StatusCode::CREATED, b"7", &[200, 201], response::json);
+    assert_eq!(read.unwrap(), 7);
+    let status = br#"{"kind":"Status","code":202,"reason":"Accepted"}"#;
+    let other: Result<u32, ResponseError<Value>> =
+        response::decode(StatusCode::ACCEPTED, status, &[200, 201], response::json);
+    assert!(
+        matches!(other, Err(ResponseError::Status { .. })),
+        "{other:?}"
+    );
+    assert!(response::any_success::<Value>(StatusCode::NO_CONTENT, b"junk").is_ok());
+    assert!(matches!(
+        response::any_success::<Value>(StatusCode::NOT_FOUND, status),
+        Err(ResponseError::Status { .. })
+    ));
+}
+
 #[test]
 fn errors_are_statuses_or_text() {
     let status = br#"{"kind":"Status","apiVersion":"v1","code":409,"reason":"AlreadyExists"}"#;

@@ -297,16 +297,13 @@ pub mod com {
                     pub fn list_namespaced_gadget(
                         namespace: &str,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.com/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/gadgets");
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.com/v1/namespaces/{namespace}/gadgets",
+                            &[namespace],
+                            &(),
                             None,
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -320,10 +317,7 @@ pub mod com {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<(), crate::golden::builder_resource::routes::ResponseError> {
-                        match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::any_success(status, body)
                     }
                 }
 
@@ -937,15 +931,13 @@ pub mod com {
                     pub fn read_gizmo(
                         name: &str,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.com/v1/gizmos/",
-                        );
-                        target.push_segment("name", name)?;
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.com/v1/gizmos/{name}",
+                            &[name],
+                            &(),
                             None,
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -959,10 +951,7 @@ pub mod com {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<(), crate::golden::builder_resource::routes::ResponseError> {
-                        match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::any_success(status, body)
                     }
                 }
             }

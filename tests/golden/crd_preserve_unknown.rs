@@ -316,15 +316,13 @@ pub mod io {
                     pub fn list_workflow_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/workflows",
-                        );
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/workflows",
+                            &[],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -341,10 +339,12 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::io::example::v1::WorkflowList,
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watches what [`Workflow::list_workflow_for_all_namespaces`] lists: `GET /apis/example.io/v1/workflows?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Workflow::watch_list_workflow_for_all_namespaces_decoder`].
@@ -358,16 +358,13 @@ pub mod io {
                     pub fn watch_list_workflow_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::WatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/workflows",
-                        );
-                        target.push_query("watch", &true);
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/workflows",
+                            &[],
+                            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -391,15 +388,13 @@ pub mod io {
                     pub fn watch_workflow_list_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/watch/workflows",
-                        );
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/watch/workflows",
+                            &[],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -416,10 +411,12 @@ pub mod io {
                         Vec<::kubeforge_runtime::WatchEvent<Self, ::serde_json::Value>>,
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::watch_events(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::watch_events,
+                        )
                     }
 
                     /// Delete a collection of Workflow objects in a namespace.
@@ -435,17 +432,13 @@ pub mod io {
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::crd_preserve_unknown::routes::DeleteCollectionQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/workflows",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose(),
                         )
                     }
 
@@ -459,10 +452,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<::serde_json::Value, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// List or watch Workflow objects in a namespace.
@@ -477,17 +472,13 @@ pub mod io {
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/workflows",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -504,10 +495,12 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::io::example::v1::WorkflowList,
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watches what [`Workflow::list_namespaced_workflow`] lists: `GET /apis/example.io/v1/namespaces/{namespace}/workflows?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Workflow::watch_list_namespaced_workflow_decoder`].
@@ -522,18 +515,13 @@ pub mod io {
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::WatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows");
-                        target.push_query("watch", &true);
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/workflows",
+                            &[namespace],
+                            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -559,17 +547,13 @@ pub mod io {
                         body: &Self,
                         query: &crate::golden::crd_preserve_unknown::routes::CreateOrReplaceQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::POST,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/workflows",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            Some(::kubeforge_runtime::request::Body::json(body)?),
+                            ::kubeforge_runtime::request::Body::json(body).map(Some),
                         )
                     }
 
@@ -583,10 +567,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200..=202 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 201, 202],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watch Workflow objects in a namespace; deprecated, use a list call with `watch=true`.
@@ -601,17 +587,13 @@ pub mod io {
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/watch/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/watch/namespaces/{namespace}/workflows",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -628,10 +610,12 @@ pub mod io {
                         Vec<::kubeforge_runtime::WatchEvent<Self, ::serde_json::Value>>,
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::watch_events(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::watch_events,
+                        )
                     }
 
                     /// Delete the specified Workflow.
@@ -648,18 +632,13 @@ pub mod io {
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::crd_preserve_unknown::routes::DeleteQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/workflows/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose(),
                         )
                     }
 
@@ -673,10 +652,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<::serde_json::Value, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 | 202 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 202],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Read the specified Workflow.
@@ -692,18 +673,13 @@ pub mod io {
                         name: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::GetQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/workflows/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -717,10 +693,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Partially update the specified Workflow.
@@ -744,18 +722,13 @@ pub mod io {
                             "application/merge-patch+json",
                             "application/strategic-merge-patch+json",
                         ];
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PATCH,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/workflows/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            Some(body.to_body(ACCEPTED)?),
+                            body.to_body(ACCEPTED).map(Some),
                         )
                     }
 
@@ -769,10 +742,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 201],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Replace the specified Workflow.
@@ -789,18 +764,13 @@ pub mod io {
                         body: &Self,
                         query: &crate::golden::crd_preserve_unknown::routes::CreateOrReplaceQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PUT,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/workflows/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            Some(::kubeforge_runtime::request::Body::json(body)?),
+                            ::kubeforge_runtime::request::Body::json(body).map(Some),
                         )
                     }
 
@@ -814,10 +784,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 201],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`.
@@ -833,18 +805,13 @@ pub mod io {
                         name: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/watch/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/watch/namespaces/{namespace}/workflows/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -861,10 +828,12 @@ pub mod io {
                         Vec<::kubeforge_runtime::WatchEvent<Self, ::serde_json::Value>>,
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::watch_events(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::watch_events,
+                        )
                     }
                 }
 
@@ -1467,15 +1436,13 @@ pub mod io {
                     pub fn list_workflow_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/workflows",
-                        );
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1alpha1/workflows",
+                            &[],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -1492,10 +1459,12 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::io::example::v1alpha1::WorkflowList,
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watches what [`Workflow::list_workflow_for_all_namespaces`] lists: `GET /apis/example.io/v1alpha1/workflows?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Workflow::watch_list_workflow_for_all_namespaces_decoder`].
@@ -1509,16 +1478,13 @@ pub mod io {
                     pub fn watch_list_workflow_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::WatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/workflows",
-                        );
-                        target.push_query("watch", &true);
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1alpha1/workflows",
+                            &[],
+                            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -1542,15 +1508,13 @@ pub mod io {
                     pub fn watch_workflow_list_for_all_namespaces(
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/watch/workflows",
-                        );
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1alpha1/watch/workflows",
+                            &[],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -1567,10 +1531,12 @@ pub mod io {
                         Vec<::kubeforge_runtime::WatchEvent<Self, ::serde_json::Value>>,
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::watch_events(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::watch_events,
+                        )
                     }
 
                     /// Delete a collection of Workflow objects in a namespace.
@@ -1586,17 +1552,13 @@ pub mod io {
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::crd_preserve_unknown::routes::DeleteCollectionQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
-                            target,
+                            "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose(),
                         )
                     }
 
@@ -1610,10 +1572,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<::serde_json::Value, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// List or watch Workflow objects in a namespace.
@@ -1628,17 +1592,13 @@ pub mod io {
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -1655,10 +1615,12 @@ pub mod io {
                         crate::golden::crd_preserve_unknown::io::example::v1alpha1::WorkflowList,
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watches what [`Workflow::list_namespaced_workflow`] lists: `GET /apis/example.io/v1alpha1/namespaces/{namespace}/workflows?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Workflow::watch_list_namespaced_workflow_decoder`].
@@ -1673,18 +1635,13 @@ pub mod io {
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::WatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows");
-                        target.push_query("watch", &true);
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows",
+                            &[namespace],
+                            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -1710,17 +1667,13 @@ pub mod io {
                         body: &Self,
                         query: &crate::golden::crd_preserve_unknown::routes::CreateOrReplaceQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::POST,
-                            target,
+                            "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            Some(::kubeforge_runtime::request::Body::json(body)?),
+                            ::kubeforge_runtime::request::Body::json(body).map(Some),
                         )
                     }
 
@@ -1734,10 +1687,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200..=202 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 201, 202],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watch Workflow objects in a namespace; deprecated, use a list call with `watch=true`.
@@ -1752,17 +1707,13 @@ pub mod io {
                         namespace: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/watch/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1alpha1/watch/namespaces/{namespace}/workflows",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -1779,10 +1730,12 @@ pub mod io {
                         Vec<::kubeforge_runtime::WatchEvent<Self, ::serde_json::Value>>,
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::watch_events(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::watch_events,
+                        )
                     }
 
                     /// Delete the specified Workflow.
@@ -1799,18 +1752,13 @@ pub mod io {
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::crd_preserve_unknown::routes::DeleteQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
-                            target,
+                            "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose(),
                         )
                     }
 
@@ -1824,10 +1772,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<::serde_json::Value, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 | 202 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 202],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Read the specified Workflow.
@@ -1843,18 +1793,13 @@ pub mod io {
                         name: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::GetQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -1868,10 +1813,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Partially update the specified Workflow.
@@ -1895,18 +1842,13 @@ pub mod io {
                             "application/merge-patch+json",
                             "application/strategic-merge-patch+json",
                         ];
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PATCH,
-                            target,
+                            "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            Some(body.to_body(ACCEPTED)?),
+                            body.to_body(ACCEPTED).map(Some),
                         )
                     }
 
@@ -1920,10 +1862,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 201],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Replace the specified Workflow.
@@ -1940,18 +1884,13 @@ pub mod io {
                         body: &Self,
                         query: &crate::golden::crd_preserve_unknown::routes::CreateOrReplaceQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PUT,
-                            target,
+                            "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            Some(::kubeforge_runtime::request::Body::json(body)?),
+                            ::kubeforge_runtime::request::Body::json(body).map(Some),
                         )
                     }
 
@@ -1965,10 +1904,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::crd_preserve_unknown::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 201],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`.
@@ -1984,18 +1925,13 @@ pub mod io {
                         name: &str,
                         query: &crate::golden::crd_preserve_unknown::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1alpha1/watch/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/workflows/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1alpha1/watch/namespaces/{namespace}/workflows/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -2012,10 +1948,12 @@ pub mod io {
                         Vec<::kubeforge_runtime::WatchEvent<Self, ::serde_json::Value>>,
                         crate::golden::crd_preserve_unknown::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::watch_events(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::watch_events,
+                        )
                     }
                 }
             }

@@ -313,16 +313,13 @@ pub mod com {
                     pub fn list_namespaced_gadget(
                         namespace: &str,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.com/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/gadgets");
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.com/v1/namespaces/{namespace}/gadgets",
+                            &[namespace],
+                            &(),
                             None,
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -336,10 +333,7 @@ pub mod com {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
-                        match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::any_success(status, body)
                     }
 
                     ///
@@ -354,17 +348,13 @@ pub mod com {
                         namespace: &str,
                         name: &str,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.com/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/gadgets/");
-                        target.push_segment("name", name)?;
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}",
+                            &[namespace, name],
+                            &(),
                             None,
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -378,10 +368,7 @@ pub mod com {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
-                        match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::any_success(status, body)
                     }
 
                     ///
@@ -396,18 +383,13 @@ pub mod com {
                         namespace: &str,
                         name: &str,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.com/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/gadgets/");
-                        target.push_segment("name", name)?;
-                        target.push_literal("/status");
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status",
+                            &[namespace, name],
+                            &(),
                             None,
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -421,10 +403,7 @@ pub mod com {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
-                        match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::any_success(status, body)
                     }
                 }
 
@@ -1013,12 +992,13 @@ pub mod com {
                     /// Never in practice: the request is always well-formed.
                     #[inline]
                     pub fn list_gizmo() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/example.com/v1/gizmos");
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.com/v1/gizmos",
+                            &[],
+                            &(),
                             None,
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -1032,10 +1012,7 @@ pub mod com {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<(), crate::golden::resource::routes::ResponseError> {
-                        match status.as_u16() {
-                            200..=299 => ::kubeforge_runtime::response::empty(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::any_success(status, body)
                     }
                 }
             }

@@ -242,15 +242,13 @@ pub mod com {
                     pub fn list_widget(
                         query: &ListWidgetQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.com/v1/widgets",
-                        );
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.com/v1/widgets",
+                            &[],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -267,10 +265,12 @@ pub mod com {
                         crate::golden::route_table::com::example::v1::WidgetList,
                         crate::golden::route_table::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Delete the specified Widget; | pipes and \<tags\> are escaped.
@@ -285,15 +285,13 @@ pub mod com {
                         name: &str,
                         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.com/v1/widgets/",
-                        );
-                        target.push_segment("name", name)?;
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
-                            target,
+                            "/apis/example.com/v1/widgets/{name}",
+                            &[name],
+                            &(),
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose(),
                         )
                     }
 
@@ -326,15 +324,13 @@ pub mod com {
                     pub fn read_widget(
                         name: &str,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.com/v1/widgets/",
-                        );
-                        target.push_segment("name", name)?;
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.com/v1/widgets/{name}",
+                            &[name],
+                            &(),
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -348,10 +344,12 @@ pub mod com {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::route_table::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Run a command in a Widget.
@@ -367,18 +365,13 @@ pub mod com {
                         command: &[String],
                         query: &ConnectWidgetExecQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.com/v1/widgets/",
-                        );
-                        target.push_segment("name", name)?;
-                        target.push_literal("/exec");
-                        target.push_query("command", command);
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::POST,
-                            target,
+                            "/apis/example.com/v1/widgets/{name}/exec",
+                            &[name],
+                            &::kubeforge_runtime::request::With(&[("command", &command)], query),
                             None,
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -392,10 +385,12 @@ pub mod com {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::text(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::text,
+                        )
                     }
                 }
 
@@ -930,12 +925,13 @@ pub mod routes {
         /// Never in practice: the request is always well-formed.
         #[inline]
         pub fn get_api_versions() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/");
-            ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
-                target,
+                "/apis/",
+                &[],
+                &(),
                 Some("application/json"),
-                None,
+                Ok(None),
             )
         }
 
@@ -952,10 +948,7 @@ pub mod routes {
             ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             crate::golden::route_table::routes::ResponseError,
         > {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::json(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::json)
         }
 
         /// Get information of a group.
@@ -967,12 +960,13 @@ pub mod routes {
         /// Never in practice: the request is always well-formed.
         #[inline]
         pub fn get_example_com_api_group() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/example.com/");
-            ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
-                target,
+                "/apis/example.com/",
+                &[],
+                &(),
                 Some("application/json"),
-                None,
+                Ok(None),
             )
         }
 
@@ -989,10 +983,7 @@ pub mod routes {
             ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             crate::golden::route_table::routes::ResponseError,
         > {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::json(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::json)
         }
 
         /// Get available resources.
@@ -1004,12 +995,13 @@ pub mod routes {
         /// Never in practice: the request is always well-formed.
         #[inline]
         pub fn get_example_com_v1api_resources() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new("/apis/example.com/v1/");
-            ::kubeforge_runtime::request::build(
+            ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
-                target,
+                "/apis/example.com/v1/",
+                &[],
+                &(),
                 Some("application/json"),
-                None,
+                Ok(None),
             )
         }
 
@@ -1026,10 +1018,7 @@ pub mod routes {
             ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             crate::golden::route_table::routes::ResponseError,
         > {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::json(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::json)
         }
 
         /// proxy GET requests to Widget
@@ -1045,11 +1034,14 @@ pub mod routes {
         pub fn proxy_example_com_v1get_widget(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/proxy/widgets/",
-            );
-            target.push_segment("name", name)?;
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
+                "/apis/example.com/v1/proxy/widgets/{name}",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`proxy_example_com_v1get_widget`]: 200 OK → `String` (text/plain).
@@ -1062,10 +1054,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// proxy HEAD requests to Widget
@@ -1081,11 +1070,14 @@ pub mod routes {
         pub fn proxy_example_com_v1head_widget(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/proxy/widgets/",
-            );
-            target.push_segment("name", name)?;
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::HEAD, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::HEAD,
+                "/apis/example.com/v1/proxy/widgets/{name}",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`proxy_example_com_v1head_widget`]: 200 OK → `String` (text/plain).
@@ -1098,10 +1090,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics over all widgets.
@@ -1113,10 +1102,14 @@ pub mod routes {
         /// Never in practice: the request is always well-formed.
         #[inline]
         pub fn read_example_com_v1_widget_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new(
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/special/stats",
-            );
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+                &[],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_stats`]: 200 OK → `String` (text/plain).
@@ -1129,10 +1122,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
     }
 

@@ -315,15 +315,13 @@ pub mod io {
                     pub fn list_relay_for_all_namespaces(
                         query: &crate::golden::shared_shapes::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/relays",
-                        );
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/relays",
+                            &[],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -340,10 +338,12 @@ pub mod io {
                         crate::golden::shared_shapes::io::example::v1::RelayList,
                         crate::golden::shared_shapes::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watches what [`Relay::list_relay_for_all_namespaces`] lists: `GET /apis/example.io/v1/relays?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Relay::watch_list_relay_for_all_namespaces_decoder`].
@@ -357,16 +357,13 @@ pub mod io {
                     pub fn watch_list_relay_for_all_namespaces(
                         query: &crate::golden::shared_shapes::routes::WatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/relays",
-                        );
-                        target.push_query("watch", &true);
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/relays",
+                            &[],
+                            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -390,15 +387,13 @@ pub mod io {
                     pub fn watch_relay_list_for_all_namespaces(
                         query: &crate::golden::shared_shapes::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/watch/relays",
-                        );
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/watch/relays",
+                            &[],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -415,10 +410,12 @@ pub mod io {
                         Vec<::kubeforge_runtime::WatchEvent<Self, ::serde_json::Value>>,
                         crate::golden::shared_shapes::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::watch_events(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::watch_events,
+                        )
                     }
 
                     /// Delete a collection of Relay objects in a namespace.
@@ -434,17 +431,13 @@ pub mod io {
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::shared_shapes::routes::DeleteCollectionQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/relays");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/relays",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose(),
                         )
                     }
 
@@ -458,10 +451,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<::serde_json::Value, crate::golden::shared_shapes::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// List or watch Relay objects in a namespace.
@@ -476,17 +471,13 @@ pub mod io {
                         namespace: &str,
                         query: &crate::golden::shared_shapes::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/relays");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/relays",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -503,10 +494,12 @@ pub mod io {
                         crate::golden::shared_shapes::io::example::v1::RelayList,
                         crate::golden::shared_shapes::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watches what [`Relay::list_namespaced_relay`] lists: `GET /apis/example.io/v1/namespaces/{namespace}/relays?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Relay::watch_list_namespaced_relay_decoder`].
@@ -521,18 +514,13 @@ pub mod io {
                         namespace: &str,
                         query: &crate::golden::shared_shapes::routes::WatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/relays");
-                        target.push_query("watch", &true);
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/relays",
+                            &[namespace],
+                            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -558,17 +546,13 @@ pub mod io {
                         body: &Self,
                         query: &crate::golden::shared_shapes::routes::CreateOrReplaceQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/relays");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::POST,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/relays",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            Some(::kubeforge_runtime::request::Body::json(body)?),
+                            ::kubeforge_runtime::request::Body::json(body).map(Some),
                         )
                     }
 
@@ -582,10 +566,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::shared_shapes::routes::ResponseError> {
-                        match status.as_u16() {
-                            200..=202 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 201, 202],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watch Relay objects in a namespace; deprecated, use a list call with `watch=true`.
@@ -600,17 +586,13 @@ pub mod io {
                         namespace: &str,
                         query: &crate::golden::shared_shapes::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/watch/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/relays");
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/watch/namespaces/{namespace}/relays",
+                            &[namespace],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -627,10 +609,12 @@ pub mod io {
                         Vec<::kubeforge_runtime::WatchEvent<Self, ::serde_json::Value>>,
                         crate::golden::shared_shapes::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::watch_events(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::watch_events,
+                        )
                     }
 
                     /// Delete the specified Relay.
@@ -647,18 +631,13 @@ pub mod io {
                         body: Option<&::serde_json::Value>,
                         query: &crate::golden::shared_shapes::routes::DeleteQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/relays/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/relays/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+                            body.map(::kubeforge_runtime::request::Body::json).transpose(),
                         )
                     }
 
@@ -672,10 +651,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<::serde_json::Value, crate::golden::shared_shapes::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 | 202 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 202],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Read the specified Relay.
@@ -691,18 +672,13 @@ pub mod io {
                         name: &str,
                         query: &crate::golden::shared_shapes::routes::GetQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/relays/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/relays/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -716,10 +692,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::shared_shapes::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Partially update the specified Relay.
@@ -743,18 +721,13 @@ pub mod io {
                             "application/merge-patch+json",
                             "application/strategic-merge-patch+json",
                         ];
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/relays/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PATCH,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/relays/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            Some(body.to_body(ACCEPTED)?),
+                            body.to_body(ACCEPTED).map(Some),
                         )
                     }
 
@@ -768,10 +741,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::shared_shapes::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 201],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Replace the specified Relay.
@@ -788,18 +763,13 @@ pub mod io {
                         body: &Self,
                         query: &crate::golden::shared_shapes::routes::CreateOrReplaceQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/relays/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PUT,
-                            target,
+                            "/apis/example.io/v1/namespaces/{namespace}/relays/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            Some(::kubeforge_runtime::request::Body::json(body)?),
+                            ::kubeforge_runtime::request::Body::json(body).map(Some),
                         )
                     }
 
@@ -813,10 +783,12 @@ pub mod io {
                         status: ::kubeforge_runtime::http::StatusCode,
                         body: &[u8],
                     ) -> Result<Self, crate::golden::shared_shapes::routes::ResponseError> {
-                        match status.as_u16() {
-                            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200, 201],
+                            ::kubeforge_runtime::response::json,
+                        )
                     }
 
                     /// Watch one Relay; deprecated, use a list call with `watch=true` and a `fieldSelector`.
@@ -832,18 +804,13 @@ pub mod io {
                         name: &str,
                         query: &crate::golden::shared_shapes::routes::ListOrWatchQuery,
                     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-                        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                            "/apis/example.io/v1/watch/namespaces/",
-                        );
-                        target.push_segment("namespace", namespace)?;
-                        target.push_literal("/relays/");
-                        target.push_segment("name", name)?;
-                        target.push_params(query);
-                        ::kubeforge_runtime::request::build(
+                        ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
-                            target,
+                            "/apis/example.io/v1/watch/namespaces/{namespace}/relays/{name}",
+                            &[namespace, name],
+                            query,
                             Some("application/json"),
-                            None,
+                            Ok(None),
                         )
                     }
 
@@ -860,10 +827,12 @@ pub mod io {
                         Vec<::kubeforge_runtime::WatchEvent<Self, ::serde_json::Value>>,
                         crate::golden::shared_shapes::routes::ResponseError,
                     > {
-                        match status.as_u16() {
-                            200 => ::kubeforge_runtime::response::watch_events(status, body),
-                            _ => Err(::kubeforge_runtime::response::error(status, body)),
-                        }
+                        ::kubeforge_runtime::response::decode(
+                            status,
+                            body,
+                            &[200],
+                            ::kubeforge_runtime::response::watch_events,
+                        )
                     }
                 }
 

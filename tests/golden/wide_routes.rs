@@ -265,10 +265,14 @@ pub mod routes {
         /// Never in practice: the request is always well-formed.
         #[inline]
         pub fn read_example_com_v1_archive_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new(
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/archive/stats",
-            );
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+                &[],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_archive_stats`]: 200 OK → `String` (text/plain).
@@ -281,10 +285,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics of the history widgets.
@@ -296,10 +297,14 @@ pub mod routes {
         /// Never in practice: the request is always well-formed.
         #[inline]
         pub fn read_example_com_v1_history_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new(
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/history/stats",
-            );
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+                &[],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_history_stats`]: 200 OK → `String` (text/plain).
@@ -312,10 +317,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics of the metrics widgets.
@@ -327,10 +329,14 @@ pub mod routes {
         /// Never in practice: the request is always well-formed.
         #[inline]
         pub fn read_example_com_v1_metrics_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new(
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/metrics/stats",
-            );
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+                &[],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_metrics_stats`]: 200 OK → `String` (text/plain).
@@ -343,10 +349,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics of the pending widgets.
@@ -358,10 +361,14 @@ pub mod routes {
         /// Never in practice: the request is always well-formed.
         #[inline]
         pub fn read_example_com_v1_pending_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new(
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/pending/stats",
-            );
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+                &[],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_pending_stats`]: 200 OK → `String` (text/plain).
@@ -374,10 +381,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics of the special widgets.
@@ -389,10 +393,14 @@ pub mod routes {
         /// Never in practice: the request is always well-formed.
         #[inline]
         pub fn read_example_com_v1_special_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new(
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/special/stats",
-            );
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+                &[],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_special_stats`]: 200 OK → `String` (text/plain).
@@ -405,10 +413,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics of the summary widgets.
@@ -420,10 +425,14 @@ pub mod routes {
         /// Never in practice: the request is always well-formed.
         #[inline]
         pub fn read_example_com_v1_summary_stats() -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let target = ::kubeforge_runtime::request::PathAndQuery::new(
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/summary/stats",
-            );
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+                &[],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_summary_stats`]: 200 OK → `String` (text/plain).
@@ -436,10 +445,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// Read a widget.
@@ -453,11 +459,14 @@ pub mod routes {
         pub fn read_example_com_v1_widget(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/widgets/",
-            );
-            target.push_segment("name", name)?;
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
+                "/apis/example.com/v1/widgets/{name}",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_widget`]: 200 OK → `String` (text/plain).
@@ -470,10 +479,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's audit.
@@ -487,12 +493,14 @@ pub mod routes {
         pub fn read_example_com_v1_widget_audit(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/widgets/",
-            );
-            target.push_segment("name", name)?;
-            target.push_literal("/audit");
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
+                "/apis/example.com/v1/widgets/{name}/audit",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_audit`]: 200 OK → `String` (text/plain).
@@ -505,10 +513,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's bind.
@@ -522,12 +527,14 @@ pub mod routes {
         pub fn read_example_com_v1_widget_bind(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/widgets/",
-            );
-            target.push_segment("name", name)?;
-            target.push_literal("/bind");
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
+                "/apis/example.com/v1/widgets/{name}/bind",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_bind`]: 200 OK → `String` (text/plain).
@@ -540,10 +547,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's evict.
@@ -557,12 +561,14 @@ pub mod routes {
         pub fn read_example_com_v1_widget_evict(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/widgets/",
-            );
-            target.push_segment("name", name)?;
-            target.push_literal("/evict");
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
+                "/apis/example.com/v1/widgets/{name}/evict",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_evict`]: 200 OK → `String` (text/plain).
@@ -575,10 +581,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's exec.
@@ -592,12 +595,14 @@ pub mod routes {
         pub fn read_example_com_v1_widget_exec(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/widgets/",
-            );
-            target.push_segment("name", name)?;
-            target.push_literal("/exec");
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
+                "/apis/example.com/v1/widgets/{name}/exec",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_exec`]: 200 OK → `String` (text/plain).
@@ -610,10 +615,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's logs.
@@ -627,12 +629,14 @@ pub mod routes {
         pub fn read_example_com_v1_widget_logs(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/widgets/",
-            );
-            target.push_segment("name", name)?;
-            target.push_literal("/logs");
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
+                "/apis/example.com/v1/widgets/{name}/logs",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_logs`]: 200 OK → `String` (text/plain).
@@ -645,10 +649,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's scale.
@@ -662,12 +663,14 @@ pub mod routes {
         pub fn read_example_com_v1_widget_scale(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/widgets/",
-            );
-            target.push_segment("name", name)?;
-            target.push_literal("/scale");
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
+                "/apis/example.com/v1/widgets/{name}/scale",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_scale`]: 200 OK → `String` (text/plain).
@@ -680,10 +683,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// A widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.
@@ -697,12 +697,14 @@ pub mod routes {
         pub fn read_example_com_v1_widget_stats(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/widgets/",
-            );
-            target.push_segment("name", name)?;
-            target.push_literal("/stats");
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
+                "/apis/example.com/v1/widgets/{name}/stats",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_stats`]: 200 OK → `String` (text/plain).
@@ -715,10 +717,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's status.
@@ -732,12 +731,14 @@ pub mod routes {
         pub fn read_example_com_v1_widget_status(
             name: &str,
         ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-            let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-                "/apis/example.com/v1/widgets/",
-            );
-            target.push_segment("name", name)?;
-            target.push_literal("/status");
-            ::kubeforge_runtime::request::build(::kubeforge_runtime::http::Method::GET, target, None, None)
+            ::kubeforge_runtime::request::send(
+                ::kubeforge_runtime::http::Method::GET,
+                "/apis/example.com/v1/widgets/{name}/status",
+                &[name],
+                &(),
+                None,
+                Ok(None),
+            )
         }
 
         /// Decodes the response to [`read_example_com_v1_widget_status`]: 200 OK → `String` (text/plain).
@@ -750,10 +751,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            match status.as_u16() {
-                200 => ::kubeforge_runtime::response::text(status, body),
-                _ => Err(::kubeforge_runtime::response::error(status, body)),
-            }
+            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
         }
     }
 

@@ -31,19 +31,18 @@ const LEVER_GENERATION: &str = "load, single-threaded and now the largest stage:
     it is read into typed input; reading the typed input straight from the parsed document \
     removes those passes. Then the last token parts (builder constructors, query structs) \
     as text, and the allocations (a quarter of all instructions)";
-const LEVER_DEV_BUILD: &str = "the types alone are the part k8s-openapi's crate is made of; the \
-    gap is the routes' and builders' bodies (borrowck and typeck dominate `-Z time-passes`). \
-    The setters already share one generic `Builder<T>` and the matcher is split per subtree; \
-    next, the 2,400 request, response and watch functions become thin calls of a few generic \
-    runtime functions (one per operation kind), and one generic serde visitor serves every \
-    struct instead of one visitor per type";
-const LEVER_DEV_BUILD_MEMORY: &str = "rustc's peak is the largest codegen unit's \
-    type-checking of the routes' and builders' bodies; the same thin generic calls that \
-    shorten the build shrink it";
+const LEVER_DEV_BUILD: &str = "the types alone are the part k8s-openapi's crate is made of; \
+    the gap is the bodies beyond them, whose type-checking and borrow-checking dominate `-Z \
+    time-passes`. The request, response and watch functions are already one runtime call \
+    each (`request::send`, `response::decode`); next, the route table's 1,123 nested \
+    constant entries as shared per-resource constants, then the builders' setters, of which \
+    only a smaller builder API (one generic setter per kind of field) would remove most";
+const LEVER_DEV_BUILD_MEMORY: &str = "rustc's peak comes during borrow checking, which \
+    keeps every body's MIR; fewer bodies (the route table's constants, the builders' \
+    setters) lower it as they shorten the build";
 const LEVER_CRD_BUILD: &str = "a CRD crate compiles what kopium's does not have (builders, \
-    serde impls, validation, routes); the generic serde visitor and thin request functions \
-    of the dev-build lever shrink them, and `--no-routes`/`--no-builders` already build a \
-    crate of kopium's kind";
+    serde impls, validation, routes); `--no-routes --no-builders --no-validation` builds a \
+    crate of kopium's kind, and the dev-build lever shrinks the rest";
 const LEVER_SERDE_INSTRUCTIONS: &str = "the instructions above serde_json's own reading \
     are building the values; one table-driven visitor for every struct (issue 32) is the \
     design that could spend fewer";

@@ -48,35 +48,34 @@ pub(super) fn decoder_function(
             ),
         );
     }
-    let (result, arms): (String, Vec<(String, String)>) = if successes.is_empty() {
+    // One call of the runtime's `response::decode` (`any_success` when no success is
+    // declared); a match only where the successes differ in type (a response enum).
+    let (result, body): (String, Body) = if successes.is_empty() {
         (
             "()".to_owned(),
-            vec![(
-                "200..=299".to_owned(),
-                format!("{runtime}::response::empty(status, body)"),
-            )],
+            Body::Call(format!("{runtime}::response::any_success(status, body)")),
         )
     } else {
         match &op.names.response {
             None => {
-                let codes = status_patterns(successes.iter().map(|r| r.status));
-                let (ty, call) = body_decoder(context, &successes[0].body, local);
-                (ty, vec![(codes, call)])
+                let codes: Vec<String> = successes.iter().map(|r| r.status.to_string()).collect();
+                let (ty, read) = body_reader(context, &successes[0].body, local);
+                (ty, Body::Decode(codes, read))
             }
             Some(name) => {
                 let arms = successes
                     .iter()
                     .map(|r| {
-                        let (_, call) = body_decoder(context, &r.body, local);
+                        let (_, read) = body_reader(context, &r.body, local);
                         let call = if matches!(r.body, ResponseBody::Empty) {
-                            format!("{call}.map(|()| {name}::{})", r.variant)
+                            format!("{read}(status, body).map(|()| {name}::{})", r.variant)
                         } else {
-                            format!("{call}.map({name}::{})", r.variant)
+                            format!("{read}(status, body).map({name}::{})", r.variant)
                         };
                         (r.status.to_string(), call)
                     })
                     .collect();
-                (name.clone(), arms)
+                (name.clone(), Body::Match(arms))
             }
         }
     };
@@ -96,56 +95,54 @@ pub(super) fn decoder_function(
         &[&result, &error],
     );
     code.deeper();
-    code.open("match status.as_u16() {");
-    for (pattern, call) in &arms {
-        code.line(&format!("{pattern} => {call},"));
+    match body {
+        Body::Call(call) => code.line(&call),
+        Body::Decode(codes, read) => {
+            let codes = format!("&[{}]", codes.join(", "));
+            code.list(
+                &format!("{runtime}::response::decode("),
+                &["status", "body", &codes, &read],
+                ")",
+                "",
+            );
+        }
+        Body::Match(arms) => {
+            code.open("match status.as_u16() {");
+            for (pattern, call) in &arms {
+                code.line(&format!("{pattern} => {call},"));
+            }
+            code.line(&format!(
+                "_ => Err({runtime}::response::error(status, body)),"
+            ));
+            code.close("}");
+        }
     }
-    code.line(&format!(
-        "_ => Err({runtime}::response::error(status, body)),"
-    ));
-    code.close("}");
     code.close("}");
 }
 
-/// A pattern matching the status codes: runs of three or more as ranges (`200..=202`).
-pub(super) fn status_patterns(codes: impl IntoIterator<Item = u16>) -> String {
-    let mut runs: Vec<(u16, u16)> = Vec::new();
-    for code in codes {
-        match runs.last_mut() {
-            Some((_, end)) if *end + 1 == code => *end = code,
-            _ => runs.push((code, code)),
-        }
-    }
-    let mut patterns = Vec::new();
-    for (start, end) in runs {
-        if end - start >= 2 {
-            patterns.push(format!("{start}..={end}"));
-        } else {
-            patterns.extend((start..=end).map(|code| code.to_string()));
-        }
-    }
-    patterns.join(" | ")
+/// A decoder's body.
+enum Body {
+    /// One call.
+    Call(String),
+    /// `response::decode` with the success codes and the reader.
+    Decode(Vec<String>, String),
+    /// A match on the status, one arm per success (status, call).
+    Match(Vec<(String, String)>),
 }
 
-/// The Rust type and the runtime call decoding a body.
-pub(super) fn body_decoder(
+/// The Rust type of a body and the runtime function reading it (`response::json`).
+pub(super) fn body_reader(
     context: &Context<'_>,
     body: &ResponseBody,
     local: &Local,
 ) -> (String, String) {
     let runtime = &context.runtime;
     match body {
-        ResponseBody::Empty => (
-            "()".to_owned(),
-            format!("{runtime}::response::empty(status, body)"),
-        ),
-        ResponseBody::Text => (
-            "String".to_owned(),
-            format!("{runtime}::response::text(status, body)"),
-        ),
+        ResponseBody::Empty => ("()".to_owned(), format!("{runtime}::response::empty")),
+        ResponseBody::Text => ("String".to_owned(), format!("{runtime}::response::text")),
         ResponseBody::Json(shape) => (
             local_type_text(context, shape, local),
-            format!("{runtime}::response::json(status, body)"),
+            format!("{runtime}::response::json"),
         ),
         ResponseBody::Watch(shape) => (
             format!(
@@ -153,7 +150,7 @@ pub(super) fn body_decoder(
                 local_type_text(context, shape, local),
                 status_type_text(context)
             ),
-            format!("{runtime}::response::watch_events(status, body)"),
+            format!("{runtime}::response::watch_events"),
         ),
         ResponseBody::StatusOr(shape) => (
             format!(
@@ -161,7 +158,7 @@ pub(super) fn body_decoder(
                 local_type_text(context, shape, local),
                 status_type_text(context)
             ),
-            format!("{runtime}::response::status_or(status, body)"),
+            format!("{runtime}::response::status_or"),
         ),
     }
 }
@@ -229,7 +226,7 @@ pub(super) fn operation_types(
             if matches!(r.body, ResponseBody::Empty) {
                 code.line(&format!("{},", r.variant));
             } else {
-                let (ty, _) = body_decoder(context, &r.body, local);
+                let (ty, _) = body_reader(context, &r.body, local);
                 code.tuple_typed(&format!("{}(", r.variant), &ty, "),");
             }
         }

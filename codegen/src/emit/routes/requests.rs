@@ -23,36 +23,33 @@ pub(super) fn operation_functions(
 
     // Arguments: path parameters, required query parameters, the body, optional queries.
     let mut params = path_arguments(op);
-    let mut required_query = Vec::new();
+    let mut pairs = Vec::new();
     // The patch types the operation accepts, as a constant (a name no argument can have).
     let mut accepted: Vec<String> = Vec::new();
     for query in op.query_params.iter().filter(|q| q.required) {
         let arg = &query.rust_name;
         let ty = borrowed_type_text(context, &query.shape, local);
         params.push(format!("{arg}: {ty}"));
-        required_query.push(format!(
-            "target.push_query({}, {arg});",
-            str_literal(&query.name)
-        ));
+        pairs.push(format!("({}, &{arg})", str_literal(&query.name)));
     }
     let body = match op.body.as_ref() {
-        None => "None".to_owned(),
+        None => "Ok(None)".to_owned(),
         Some(body) => {
             let arg = op.names.body_arg.as_deref().unwrap_or("body");
             match body.kind {
                 BodyKind::Patch => {
                     params.push(format!("{arg}: &{runtime}::Patch"));
                     accepted = body.content_types.iter().map(|c| str_literal(c)).collect();
-                    format!("Some({arg}.to_body(ACCEPTED)?)")
+                    format!("{arg}.to_body(ACCEPTED).map(Some)")
                 }
                 BodyKind::Json => {
                     let ty = local_type_text(context, &body.shape, local);
                     if body.required {
                         params.push(format!("{arg}: &{ty}"));
-                        format!("Some({runtime}::request::Body::json({arg})?)")
+                        format!("{runtime}::request::Body::json({arg}).map(Some)")
                     } else {
                         params.push(format!("{arg}: Option<&{ty}>"));
-                        format!("{arg}.map({runtime}::request::Body::json).transpose()?")
+                        format!("{arg}.map({runtime}::request::Body::json).transpose()")
                     }
                 }
             }
@@ -66,10 +63,9 @@ pub(super) fn operation_functions(
             query.clone()
         };
         params.push(format!("{arg}: &{ty}"));
-        format!("target.push_params({arg});")
+        arg.to_owned()
     });
-
-    let (first, steps) = path_steps(op);
+    let query = query_expression(context, &pairs, query_arg.as_deref());
     let accept = match &op.accept {
         Some(accept) => format!("Some({})", str_literal(accept)),
         None => "None".to_owned(),
@@ -108,12 +104,6 @@ pub(super) fn operation_functions(
         );
     }
     let accepted: Vec<&str> = accepted.iter().map(String::as_str).collect();
-    let steps: Vec<&str> = steps
-        .iter()
-        .chain(&required_query)
-        .chain(&query_arg)
-        .map(String::as_str)
-        .collect();
     request_function(
         code,
         context,
@@ -122,8 +112,8 @@ pub(super) fn operation_functions(
             cfg: cfg.as_deref(),
             params: &params,
             accepted: &accepted,
-            first,
-            steps: &steps,
+            op,
+            query: &query,
             method: op.method.as_str(),
             accept: &accept,
             body: &body,
@@ -167,12 +157,12 @@ pub(super) fn apply_function(
     let mut params = path_arguments(op);
     params.push(format!("{}: &{}", names.body_arg, apply.name));
     params.push(format!("{}: &str", names.field_manager_arg));
-    let mut steps: Vec<String> = Vec::new();
-    steps.push(format!(
-        "target.push_query({}, {});",
+    let pairs = [format!(
+        "({}, &{})",
         str_literal("fieldManager"),
         names.field_manager_arg
-    ));
+    )];
+    let mut rest = None;
     if let (Some(query), Some(arg)) = (&op.names.query, &op.names.query_arg) {
         let ty = if op.names.query_shared {
             format!("{routes}::{query}")
@@ -181,21 +171,20 @@ pub(super) fn apply_function(
         };
         params.push(format!("{arg}: &{ty}"));
         // The field manager is the argument's, whatever the query says.
-        match op.query_params.iter().find(|q| q.name == "fieldManager") {
-            Some(field) => steps.push(format!(
-                "target.push_params(&{ty} {{ {}: None, ..{arg}.clone() }});",
-                field.rust_name
-            )),
-            None => steps.push(format!("target.push_params({arg});")),
-        }
+        rest = Some(
+            match op.query_params.iter().find(|q| q.name == "fieldManager") {
+                Some(field) => format!("&{ty} {{ {}: None, ..{arg}.clone() }}", field.rust_name),
+                None => arg.clone(),
+            },
+        );
     }
+    let query = query_expression(context, &pairs, rest.as_deref());
     let accepted: Vec<String> = op
         .body
         .iter()
         .flat_map(|b| &b.content_types)
         .map(|c| str_literal(c))
         .collect();
-    let (first, path_steps) = path_steps(op);
     let accept = match &op.accept {
         Some(accept) => format!("Some({})", str_literal(accept)),
         None => "None".to_owned(),
@@ -226,15 +215,10 @@ pub(super) fn apply_function(
         None => crate::emit::apply::cfg(),
     };
     let body = format!(
-        "Some({runtime}::Patch::apply({})?.to_body(ACCEPTED)?)",
+        "{runtime}::Patch::apply({}).and_then(|patch| patch.to_body(ACCEPTED)).map(Some)",
         names.body_arg
     );
     let accepted: Vec<&str> = accepted.iter().map(String::as_str).collect();
-    let steps: Vec<&str> = path_steps
-        .iter()
-        .map(String::as_str)
-        .chain(steps.iter().map(String::as_str))
-        .collect();
     request_function(
         code,
         context,
@@ -243,8 +227,8 @@ pub(super) fn apply_function(
             cfg: Some(&cfg),
             params: &params,
             accepted: &accepted,
-            first,
-            steps: &steps,
+            op,
+            query: &query,
             method: op.method.as_str(),
             accept: &accept,
             body: &body,
@@ -283,15 +267,19 @@ pub(super) struct RequestFunction<'a> {
     pub(super) params: &'a [String],
     /// The patch types accepted, as string literals (a local `ACCEPTED` constant).
     pub(super) accepted: &'a [&'a str],
-    /// The path's first literal part, then the statements completing the target.
-    pub(super) first: &'a str,
-    pub(super) steps: &'a [&'a str],
+    /// The operation: its path template and path parameters.
+    pub(super) op: &'a Operation,
+    /// The query, a `&dyn QueryParams` expression ([`query_expression`]).
+    pub(super) query: &'a str,
     pub(super) method: &'a str,
     pub(super) accept: &'a str,
+    /// The body, a `Result<Option<Body>, RequestError>` expression.
     pub(super) body: &'a str,
 }
 
-/// A request function: the one spelling both an operation's and its list's watch use.
+/// A request function: the one spelling both an operation's and its list's watch use. Its
+/// body is one call of the runtime's `request::send`, which fills the path template, writes
+/// the query and assembles the request: every request function is the same few lines.
 pub(super) fn request_function(code: &mut Code, context: &Context<'_>, f: &RequestFunction<'_>) {
     let runtime = &context.runtime;
     if let Some(cfg) = f.cfg {
@@ -312,28 +300,42 @@ pub(super) fn request_function(code: &mut Code, context: &Context<'_>, f: &Reque
     if !f.accepted.is_empty() {
         code.list("const ACCEPTED: &[&str] = &[", f.accepted, "]", ";");
     }
-    let binding = if f.steps.is_empty() {
-        "let target"
-    } else {
-        "let mut target"
-    };
-    code.list(
-        &format!("{binding} = {runtime}::request::PathAndQuery::new("),
-        &[&str_literal(f.first)],
-        ")",
-        ";",
-    );
-    for step in f.steps {
-        code.line(step);
-    }
     let method = format!("{runtime}::http::Method::{}", f.method);
+    let (template, values) = path_template(f.op);
+    let values = format!("&[{}]", values.join(", "));
     code.list(
-        &format!("{runtime}::request::build("),
-        &[&method, "target", f.accept, f.body],
+        &format!("{runtime}::request::send("),
+        &[
+            &method,
+            &str_literal(&template),
+            &values,
+            f.query,
+            f.accept,
+            f.body,
+        ],
         ")",
         "",
     );
     code.close("}");
+}
+
+/// The query argument of `request::send`: the query struct `query` (`&()` when there is
+/// none), after the pairs every request sends (`("watch", &true)`), if any.
+pub(super) fn query_expression(
+    context: &Context<'_>,
+    pairs: &[String],
+    query: Option<&str>,
+) -> String {
+    let query = query.unwrap_or("&()");
+    if pairs.is_empty() {
+        query.to_owned()
+    } else {
+        format!(
+            "&{}::request::With(&[{}], {query})",
+            context.runtime,
+            pairs.join(", ")
+        )
+    }
 }
 
 /// The path parameters' arguments.
@@ -344,33 +346,28 @@ pub(super) fn path_arguments(op: &Operation) -> Vec<String> {
         .collect()
 }
 
-/// The path's first literal part, and the statements pushing the rest: literals and
-/// encoded segments.
-pub(super) fn path_steps(op: &Operation) -> (&str, Vec<String>) {
-    let (first, rest) = match op.path.parts.split_first() {
-        Some((PathPart::Literal(text), rest)) => (text.as_str(), rest),
-        _ => ("", op.path.parts.as_slice()),
-    };
-    let mut steps = Vec::new();
-    for part in rest {
+/// The path template (`/api/v1/namespaces/{namespace}/pods/{name}`) and the arguments that
+/// fill its parameters, in order.
+pub(super) fn path_template(op: &Operation) -> (String, Vec<&str>) {
+    let mut template = String::new();
+    let mut values = Vec::new();
+    for part in &op.path.parts {
         match part {
-            PathPart::Literal(text) => {
-                steps.push(format!("target.push_literal({});", str_literal(text)));
-            }
+            PathPart::Literal(text) => template.push_str(text),
             PathPart::Param(name) => {
-                let arg = op
-                    .path_params
-                    .iter()
-                    .find(|p| &p.name == name)
-                    .map_or(name.as_str(), |p| p.rust_name.as_str());
-                steps.push(format!(
-                    "target.push_segment({}, {arg})?;",
-                    str_literal(name)
-                ));
+                template.push('{');
+                template.push_str(name);
+                template.push('}');
+                values.push(
+                    op.path_params
+                        .iter()
+                        .find(|p| &p.name == name)
+                        .map_or(name.as_str(), |p| p.rust_name.as_str()),
+                );
             }
         }
     }
-    (first, steps)
+    (template, values)
 }
 
 /// An argument type for a required query parameter.

@@ -1,6 +1,6 @@
 //! The watch on a list's path: its request function and its incremental decoder.
 
-use super::requests::{RequestFunction, path_arguments, path_steps, request_function};
+use super::requests::{RequestFunction, path_arguments, query_expression, request_function};
 use super::{Local, local_type_text, routes_path_text, status_type_text, write_docs};
 use crate::emit::Context;
 use crate::emit::text::Code;
@@ -28,9 +28,13 @@ pub(super) fn watch_functions(
             query.clone()
         };
         params.push(format!("{arg}: &{ty}"));
-        format!("target.push_params({arg});")
+        arg.clone()
     });
-    let (first, steps) = path_steps(op);
+    let query = query_expression(
+        context,
+        &["(\"watch\", &true)".to_owned()],
+        query_arg.as_deref(),
+    );
     let object = local_type_text(context, &watch.object, local);
     let status = status_type_text(context);
     let errors = if op.path_params.is_empty() {
@@ -50,12 +54,6 @@ pub(super) fn watch_functions(
         ),
     );
     // The watch takes and returns what its list does: gated by the same features.
-    let steps: Vec<&str> = steps
-        .iter()
-        .map(String::as_str)
-        .chain(["target.push_query(\"watch\", &true);"])
-        .chain(query_arg.as_deref())
-        .collect();
     request_function(
         code,
         context,
@@ -64,11 +62,11 @@ pub(super) fn watch_functions(
             cfg,
             params: &params,
             accepted: &[],
-            first,
-            steps: &steps,
+            op,
+            query: &query,
             method: "GET",
             accept: "Some(\"application/json\")",
-            body: "None",
+            body: "Ok(None)",
         },
     );
     code.blank();

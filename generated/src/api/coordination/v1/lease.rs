@@ -350,15 +350,13 @@ impl Lease {
     pub fn list_lease_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/leases",
-        );
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/coordination.k8s.io/v1/leases",
+            &[],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -372,10 +370,12 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::coordination::v1::LeaseList, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watches what [`Lease::list_lease_for_all_namespaces`] lists: `GET /apis/coordination.k8s.io/v1/leases?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Lease::watch_list_lease_for_all_namespaces_decoder`].
@@ -389,16 +389,13 @@ impl Lease {
     pub fn watch_list_lease_for_all_namespaces(
         query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/leases",
-        );
-        target.push_query("watch", &true);
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/coordination.k8s.io/v1/leases",
+            &[],
+            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -422,15 +419,13 @@ impl Lease {
     pub fn watch_lease_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/watch/leases",
-        );
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/coordination.k8s.io/v1/watch/leases",
+            &[],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -447,10 +442,12 @@ impl Lease {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 
     /// Delete a collection of Lease objects in a namespace.
@@ -466,17 +463,13 @@ impl Lease {
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
-            target,
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
+            &[namespace],
+            query,
             Some("application/json"),
-            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose(),
         )
     }
 
@@ -493,10 +486,12 @@ impl Lease {
         ::kubeforge_runtime::StatusOr<crate::api::coordination::v1::LeaseList, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::status_or(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::status_or,
+        )
     }
 
     /// List or watch Lease objects in a namespace.
@@ -511,17 +506,13 @@ impl Lease {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
+            &[namespace],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -535,10 +526,12 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::coordination::v1::LeaseList, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watches what [`Lease::list_namespaced_lease`] lists: `GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Lease::watch_list_namespaced_lease_decoder`].
@@ -553,18 +546,13 @@ impl Lease {
         namespace: &str,
         query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases");
-        target.push_query("watch", &true);
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
+            &[namespace],
+            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -590,17 +578,13 @@ impl Lease {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::POST,
-            target,
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
+            &[namespace],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -614,10 +598,12 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200..=202 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201, 202],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watch Lease objects in a namespace; deprecated, use a list call with `watch=true`.
@@ -632,17 +618,13 @@ impl Lease {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/watch/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases",
+            &[namespace],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -659,10 +641,12 @@ impl Lease {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 
     /// Delete the specified Lease.
@@ -679,18 +663,13 @@ impl Lease {
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
-            target,
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose(),
         )
     }
 
@@ -707,10 +686,12 @@ impl Lease {
         ::kubeforge_runtime::StatusOr<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 | 202 => ::kubeforge_runtime::response::status_or(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 202],
+            ::kubeforge_runtime::response::status_or,
+        )
     }
 
     /// Read the specified Lease.
@@ -726,18 +707,13 @@ impl Lease {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -751,10 +727,12 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Partially update the specified Lease.
@@ -778,18 +756,13 @@ impl Lease {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(body.to_body(ACCEPTED)?),
+            body.to_body(ACCEPTED).map(Some),
         )
     }
 
@@ -814,19 +787,13 @@ impl Lease {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases/");
-        target.push_segment("name", name)?;
-        target.push_query("fieldManager", field_manager);
-        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
+            &[namespace, name],
+            &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
-            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
+            ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
         )
     }
 
@@ -840,10 +807,12 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Replace the specified Lease.
@@ -860,18 +829,13 @@ impl Lease {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
-            target,
+            "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -885,10 +849,12 @@ impl Lease {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watch one Lease; deprecated, use a list call with `watch=true` and a `fieldSelector`.
@@ -904,18 +870,13 @@ impl Lease {
         name: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/coordination.k8s.io/v1/watch/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/leases/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -932,9 +893,11 @@ impl Lease {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 }

@@ -376,13 +376,13 @@ impl Endpoints {
     pub fn list_endpoints_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/endpoints");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/endpoints",
+            &[],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -396,10 +396,12 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::core::v1::EndpointsList, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watches what [`Endpoints::list_endpoints_for_all_namespaces`] lists: `GET /api/v1/endpoints?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Endpoints::watch_list_endpoints_for_all_namespaces_decoder`].
@@ -413,14 +415,13 @@ impl Endpoints {
     pub fn watch_list_endpoints_for_all_namespaces(
         query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/endpoints");
-        target.push_query("watch", &true);
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/endpoints",
+            &[],
+            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -444,13 +445,13 @@ impl Endpoints {
     pub fn watch_endpoints_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/watch/endpoints");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/watch/endpoints",
+            &[],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -467,10 +468,12 @@ impl Endpoints {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 
     /// Delete a collection of Endpoints objects in a namespace.
@@ -486,15 +489,13 @@ impl Endpoints {
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
-            target,
+            "/api/v1/namespaces/{namespace}/endpoints",
+            &[namespace],
+            query,
             Some("application/json"),
-            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose(),
         )
     }
 
@@ -511,10 +512,12 @@ impl Endpoints {
         ::kubeforge_runtime::StatusOr<crate::api::core::v1::EndpointsList, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::status_or(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::status_or,
+        )
     }
 
     /// List or watch Endpoints objects in a namespace.
@@ -529,15 +532,13 @@ impl Endpoints {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/namespaces/{namespace}/endpoints",
+            &[namespace],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -551,10 +552,12 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::core::v1::EndpointsList, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watches what [`Endpoints::list_namespaced_endpoints`] lists: `GET /api/v1/namespaces/{namespace}/endpoints?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Endpoints::watch_list_namespaced_endpoints_decoder`].
@@ -569,16 +572,13 @@ impl Endpoints {
         namespace: &str,
         query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints");
-        target.push_query("watch", &true);
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/namespaces/{namespace}/endpoints",
+            &[namespace],
+            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -604,15 +604,13 @@ impl Endpoints {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::POST,
-            target,
+            "/api/v1/namespaces/{namespace}/endpoints",
+            &[namespace],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -626,10 +624,12 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200..=202 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201, 202],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watch Endpoints objects in a namespace; deprecated, use a list call with `watch=true`.
@@ -644,17 +644,13 @@ impl Endpoints {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/watch/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/watch/namespaces/{namespace}/endpoints",
+            &[namespace],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -671,10 +667,12 @@ impl Endpoints {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 
     /// Delete the specified Endpoints.
@@ -691,16 +689,13 @@ impl Endpoints {
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
-            target,
+            "/api/v1/namespaces/{namespace}/endpoints/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose(),
         )
     }
 
@@ -717,10 +712,12 @@ impl Endpoints {
         ::kubeforge_runtime::StatusOr<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 | 202 => ::kubeforge_runtime::response::status_or(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 202],
+            ::kubeforge_runtime::response::status_or,
+        )
     }
 
     /// Read the specified Endpoints.
@@ -736,16 +733,13 @@ impl Endpoints {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/namespaces/{namespace}/endpoints/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -759,10 +753,12 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Partially update the specified Endpoints.
@@ -786,16 +782,13 @@ impl Endpoints {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/api/v1/namespaces/{namespace}/endpoints/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(body.to_body(ACCEPTED)?),
+            body.to_body(ACCEPTED).map(Some),
         )
     }
 
@@ -820,17 +813,13 @@ impl Endpoints {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints/");
-        target.push_segment("name", name)?;
-        target.push_query("fieldManager", field_manager);
-        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/api/v1/namespaces/{namespace}/endpoints/{name}",
+            &[namespace, name],
+            &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
-            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
+            ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
         )
     }
 
@@ -844,10 +833,12 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Replace the specified Endpoints.
@@ -864,16 +855,13 @@ impl Endpoints {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
-            target,
+            "/api/v1/namespaces/{namespace}/endpoints/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -887,10 +875,12 @@ impl Endpoints {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watch one Endpoints; deprecated, use a list call with `watch=true` and a `fieldSelector`.
@@ -906,18 +896,13 @@ impl Endpoints {
         name: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/watch/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/endpoints/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/watch/namespaces/{namespace}/endpoints/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -934,9 +919,11 @@ impl Endpoints {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 }

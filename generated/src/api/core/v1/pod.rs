@@ -401,13 +401,13 @@ impl Pod {
     pub fn list_pod_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/pods");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/pods",
+            &[],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -421,10 +421,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::core::v1::PodList, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watches what [`Pod::list_pod_for_all_namespaces`] lists: `GET /api/v1/pods?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Pod::watch_list_pod_for_all_namespaces_decoder`].
@@ -438,14 +440,13 @@ impl Pod {
     pub fn watch_list_pod_for_all_namespaces(
         query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/pods");
-        target.push_query("watch", &true);
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/pods",
+            &[],
+            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -469,13 +470,13 @@ impl Pod {
     pub fn watch_pod_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/watch/pods");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/watch/pods",
+            &[],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -492,10 +493,12 @@ impl Pod {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 
     /// Delete a collection of Pod objects in a namespace.
@@ -511,15 +514,13 @@ impl Pod {
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
-            target,
+            "/api/v1/namespaces/{namespace}/pods",
+            &[namespace],
+            query,
             Some("application/json"),
-            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose(),
         )
     }
 
@@ -536,10 +537,12 @@ impl Pod {
         ::kubeforge_runtime::StatusOr<crate::api::core::v1::PodList, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::status_or(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::status_or,
+        )
     }
 
     /// List or watch Pod objects in a namespace.
@@ -554,15 +557,13 @@ impl Pod {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/namespaces/{namespace}/pods",
+            &[namespace],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -576,10 +577,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::api::core::v1::PodList, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watches what [`Pod::list_namespaced_pod`] lists: `GET /api/v1/namespaces/{namespace}/pods?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`Pod::watch_list_namespaced_pod_decoder`].
@@ -594,16 +597,13 @@ impl Pod {
         namespace: &str,
         query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods");
-        target.push_query("watch", &true);
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/namespaces/{namespace}/pods",
+            &[namespace],
+            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -629,15 +629,13 @@ impl Pod {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::POST,
-            target,
+            "/api/v1/namespaces/{namespace}/pods",
+            &[namespace],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -651,10 +649,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200..=202 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201, 202],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watch Pod objects in a namespace; deprecated, use a list call with `watch=true`.
@@ -669,17 +669,13 @@ impl Pod {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/watch/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/watch/namespaces/{namespace}/pods",
+            &[namespace],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -696,10 +692,12 @@ impl Pod {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 
     /// Delete the specified Pod.
@@ -716,16 +714,13 @@ impl Pod {
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose(),
         )
     }
 
@@ -742,10 +737,12 @@ impl Pod {
         ::kubeforge_runtime::StatusOr<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 | 202 => ::kubeforge_runtime::response::status_or(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 202],
+            ::kubeforge_runtime::response::status_or,
+        )
     }
 
     /// Read the specified Pod.
@@ -761,16 +758,13 @@ impl Pod {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -784,10 +778,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Partially update the specified Pod.
@@ -811,16 +807,13 @@ impl Pod {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(body.to_body(ACCEPTED)?),
+            body.to_body(ACCEPTED).map(Some),
         )
     }
 
@@ -845,17 +838,13 @@ impl Pod {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_query("fieldManager", field_manager);
-        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}",
+            &[namespace, name],
+            &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
-            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
+            ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
         )
     }
 
@@ -869,10 +858,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Replace the specified Pod.
@@ -889,16 +880,13 @@ impl Pod {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -912,10 +900,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watch one Pod; deprecated, use a list call with `watch=true` and a `fieldSelector`.
@@ -931,18 +921,13 @@ impl Pod {
         name: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/api/v1/watch/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/watch/namespaces/{namespace}/pods/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -959,10 +944,12 @@ impl Pod {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 
     /// Read the ephemeral containers of the specified Pod.
@@ -978,17 +965,13 @@ impl Pod {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_literal("/ephemeralcontainers");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -1002,10 +985,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Partially update the ephemeral containers of the specified Pod.
@@ -1029,17 +1014,13 @@ impl Pod {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_literal("/ephemeralcontainers");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(body.to_body(ACCEPTED)?),
+            body.to_body(ACCEPTED).map(Some),
         )
     }
 
@@ -1053,10 +1034,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Replace the ephemeral containers of the specified Pod.
@@ -1073,17 +1056,13 @@ impl Pod {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_literal("/ephemeralcontainers");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -1097,10 +1076,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Read the log of the specified Pod as plain text.
@@ -1116,17 +1097,13 @@ impl Pod {
         name: &str,
         query: &ReadNamespacedPodLogQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_literal("/log");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}/log",
+            &[namespace, name],
+            query,
             None,
-            None,
+            Ok(None),
         )
     }
 
@@ -1140,10 +1117,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<String, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::text(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::text,
+        )
     }
 
     /// Read the status of the specified Pod.
@@ -1159,17 +1138,13 @@ impl Pod {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_literal("/status");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}/status",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -1183,10 +1158,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Partially update the status of the specified Pod.
@@ -1210,17 +1187,13 @@ impl Pod {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_literal("/status");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}/status",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(body.to_body(ACCEPTED)?),
+            body.to_body(ACCEPTED).map(Some),
         )
     }
 
@@ -1245,18 +1218,13 @@ impl Pod {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_literal("/status");
-        target.push_query("fieldManager", field_manager);
-        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}/status",
+            &[namespace, name],
+            &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
-            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
+            ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
         )
     }
 
@@ -1270,10 +1238,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Replace the status of the specified Pod.
@@ -1290,17 +1260,13 @@ impl Pod {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new("/api/v1/namespaces/");
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/pods/");
-        target.push_segment("name", name)?;
-        target.push_literal("/status");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
-            target,
+            "/api/v1/namespaces/{namespace}/pods/{name}/status",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -1314,10 +1280,12 @@ impl Pod {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 }
 

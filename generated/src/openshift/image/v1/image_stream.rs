@@ -405,15 +405,13 @@ impl ImageStream {
     pub fn list_image_stream_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/imagestreams",
-        );
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/image.openshift.io/v1/imagestreams",
+            &[],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -427,10 +425,12 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::openshift::image::v1::ImageStreamList, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watches what [`ImageStream::list_image_stream_for_all_namespaces`] lists: `GET /apis/image.openshift.io/v1/imagestreams?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`ImageStream::watch_list_image_stream_for_all_namespaces_decoder`].
@@ -444,16 +444,13 @@ impl ImageStream {
     pub fn watch_list_image_stream_for_all_namespaces(
         query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/imagestreams",
-        );
-        target.push_query("watch", &true);
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/image.openshift.io/v1/imagestreams",
+            &[],
+            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -477,15 +474,13 @@ impl ImageStream {
     pub fn watch_image_stream_list_for_all_namespaces(
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/watch/imagestreams",
-        );
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/image.openshift.io/v1/watch/imagestreams",
+            &[],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -502,10 +497,12 @@ impl ImageStream {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 
     /// Delete a collection of ImageStream objects in a namespace.
@@ -521,17 +518,13 @@ impl ImageStream {
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteCollectionQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
+            &[namespace],
+            query,
             Some("application/json"),
-            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose(),
         )
     }
 
@@ -548,10 +541,12 @@ impl ImageStream {
         ::kubeforge_runtime::StatusOr<crate::openshift::image::v1::ImageStreamList, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::status_or(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::status_or,
+        )
     }
 
     /// List or watch ImageStream objects in a namespace.
@@ -566,17 +561,13 @@ impl ImageStream {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
+            &[namespace],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -590,10 +581,12 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<crate::openshift::image::v1::ImageStreamList, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watches what [`ImageStream::list_namespaced_image_stream`] lists: `GET /apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams?watch=true`, with the watch parameters that are set. The response is a stream of events; decode it as it arrives with [`ImageStream::watch_list_namespaced_image_stream_decoder`].
@@ -608,18 +601,13 @@ impl ImageStream {
         namespace: &str,
         query: &crate::routes::WatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams");
-        target.push_query("watch", &true);
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
+            &[namespace],
+            &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -645,17 +633,13 @@ impl ImageStream {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::POST,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
+            &[namespace],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -669,10 +653,12 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200..=202 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201, 202],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watch ImageStream objects in a namespace; deprecated, use a list call with `watch=true`.
@@ -687,17 +673,13 @@ impl ImageStream {
         namespace: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/watch/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams",
+            &[namespace],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -714,10 +696,12 @@ impl ImageStream {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 
     /// Delete the specified ImageStream.
@@ -734,18 +718,13 @@ impl ImageStream {
         body: Option<&::kubeforge_meta::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
         query: &crate::routes::DeleteQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            body.map(::kubeforge_runtime::request::Body::json).transpose()?,
+            body.map(::kubeforge_runtime::request::Body::json).transpose(),
         )
     }
 
@@ -762,10 +741,12 @@ impl ImageStream {
         ::kubeforge_runtime::StatusOr<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 | 202 => ::kubeforge_runtime::response::status_or(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 202],
+            ::kubeforge_runtime::response::status_or,
+        )
     }
 
     /// Read the specified ImageStream.
@@ -781,18 +762,13 @@ impl ImageStream {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -806,10 +782,12 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Partially update the specified ImageStream.
@@ -833,18 +811,13 @@ impl ImageStream {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(body.to_body(ACCEPTED)?),
+            body.to_body(ACCEPTED).map(Some),
         )
     }
 
@@ -869,19 +842,13 @@ impl ImageStream {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams/");
-        target.push_segment("name", name)?;
-        target.push_query("fieldManager", field_manager);
-        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
+            &[namespace, name],
+            &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
-            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
+            ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
         )
     }
 
@@ -895,10 +862,12 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Replace the specified ImageStream.
@@ -915,18 +884,13 @@ impl ImageStream {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -940,10 +904,12 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Watch one ImageStream; deprecated, use a list call with `watch=true` and a `fieldSelector`.
@@ -959,18 +925,13 @@ impl ImageStream {
         name: &str,
         query: &crate::routes::ListOrWatchQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/watch/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams/");
-        target.push_segment("name", name)?;
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams/{name}",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -987,10 +948,12 @@ impl ImageStream {
         Vec<::kubeforge_runtime::WatchEvent<Self, ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status>>,
         crate::routes::ResponseError,
     > {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::watch_events(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::watch_events,
+        )
     }
 
     /// Read the status of the specified ImageStream.
@@ -1006,19 +969,13 @@ impl ImageStream {
         name: &str,
         query: &crate::routes::GetQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams/");
-        target.push_segment("name", name)?;
-        target.push_literal("/status");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            None,
+            Ok(None),
         )
     }
 
@@ -1032,10 +989,12 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Partially update the status of the specified ImageStream.
@@ -1059,19 +1018,13 @@ impl ImageStream {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams/");
-        target.push_segment("name", name)?;
-        target.push_literal("/status");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(body.to_body(ACCEPTED)?),
+            body.to_body(ACCEPTED).map(Some),
         )
     }
 
@@ -1096,20 +1049,13 @@ impl ImageStream {
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ];
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams/");
-        target.push_segment("name", name)?;
-        target.push_literal("/status");
-        target.push_query("fieldManager", field_manager);
-        target.push_params(&crate::routes::PatchQuery { field_manager: None, ..query.clone() });
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
+            &[namespace, name],
+            &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
-            Some(::kubeforge_runtime::Patch::apply(body)?.to_body(ACCEPTED)?),
+            ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
         )
     }
 
@@ -1123,10 +1069,12 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200],
+            ::kubeforge_runtime::response::json,
+        )
     }
 
     /// Replace the status of the specified ImageStream.
@@ -1143,19 +1091,13 @@ impl ImageStream {
         body: &Self,
         query: &crate::routes::CreateOrReplaceQuery,
     ) -> Result<::kubeforge_runtime::http::Request<Vec<u8>>, ::kubeforge_runtime::RequestError> {
-        let mut target = ::kubeforge_runtime::request::PathAndQuery::new(
-            "/apis/image.openshift.io/v1/namespaces/",
-        );
-        target.push_segment("namespace", namespace)?;
-        target.push_literal("/imagestreams/");
-        target.push_segment("name", name)?;
-        target.push_literal("/status");
-        target.push_params(query);
-        ::kubeforge_runtime::request::build(
+        ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
-            target,
+            "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
+            &[namespace, name],
+            query,
             Some("application/json"),
-            Some(::kubeforge_runtime::request::Body::json(body)?),
+            ::kubeforge_runtime::request::Body::json(body).map(Some),
         )
     }
 
@@ -1169,9 +1111,11 @@ impl ImageStream {
         status: ::kubeforge_runtime::http::StatusCode,
         body: &[u8],
     ) -> Result<Self, crate::routes::ResponseError> {
-        match status.as_u16() {
-            200 | 201 => ::kubeforge_runtime::response::json(status, body),
-            _ => Err(::kubeforge_runtime::response::error(status, body)),
-        }
+        ::kubeforge_runtime::response::decode(
+            status,
+            body,
+            &[200, 201],
+            ::kubeforge_runtime::response::json,
+        )
     }
 }
