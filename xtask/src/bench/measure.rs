@@ -70,8 +70,24 @@ pub(crate) struct Harness {
 impl Harness {
     /// Runs the harness with `args` and parses its report as `T`.
     pub(crate) fn run<T: DeserializeOwned>(&self, args: &[&str]) -> Result<T, String> {
+        self.run_in(None, &[], args)
+    }
+
+    /// As [`Harness::run`], with the harness (and so what it runs) started in `dir` and with
+    /// `env` added to its environment.
+    fn run_in<T: DeserializeOwned>(
+        &self,
+        dir: Option<&Path>,
+        env: &[(&str, &Path)],
+        args: &[&str],
+    ) -> Result<T, String> {
         let what = args.join(" ");
-        let output = as_built_for_timing(&mut Command::new(&self.bin))
+        let mut command = Command::new(&self.bin);
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
+        let output = as_built_for_timing(&mut command)
+            .envs(env.iter().copied())
             .args(args)
             .stderr(Stdio::inherit())
             .output()
@@ -99,6 +115,22 @@ impl Harness {
         full.push(path_str(program)?);
         full.extend(args);
         self.run(&full)
+    }
+
+    /// As [`Harness::rusage`], started in `dir` with `env` added: how cargo runs a build
+    /// script (in its package's directory, with `OUT_DIR` and the like set).
+    pub(crate) fn rusage_in(
+        &self,
+        dir: &Path,
+        env: &[(&str, &Path)],
+        program: &Path,
+        stdout: &Path,
+    ) -> Result<Usage, String> {
+        self.run_in(
+            Some(dir),
+            env,
+            &["rusage", "--stdout", path_str(stdout)?, path_str(program)?],
+        )
     }
 
     /// Runs the generator with `args` under `rusage`, with `--timings FILE`, and reads what

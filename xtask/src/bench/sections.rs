@@ -1,6 +1,8 @@
 //! Each comparison's measurement loop: which processes run, in what order, how often. The
 //! results are typed (the harness's `protocol` types) and go to `report` unchanged.
 
+use std::path::Path;
+
 use super::measure::{Output, Stages, Usage, order, path_str};
 use super::protocol;
 use super::setup::{self, CrdFile, OURS, OURS_DROP, OURS_FEATURES, Paths};
@@ -470,8 +472,6 @@ pub(crate) struct CrdRow {
     /// Generation, one per run; kopium's is the sum of its processes (one per CRD version),
     /// with the largest peak.
     pub generation: [Vec<Usage>; 2],
-    /// kubeforge's own split of each of its generations into stages (`--timings`).
-    pub stages: Vec<Stages>,
     pub output: [Output; 2],
     pub build: [Vec<Usage>; 2],
 }
@@ -479,6 +479,8 @@ pub(crate) struct CrdRow {
 /// g. CRDs against kopium.
 pub(crate) struct Crds {
     pub rows: Vec<CrdRow>,
+    /// A build script's rerun with no change (when the project could be set up).
+    pub rerun: Option<Rerun>,
     pub extra_dir: String,
     pub missing: Vec<String>,
 }
@@ -502,7 +504,6 @@ pub(crate) fn crds(paths: &Paths, effort: Effort) -> Result<Crds, String> {
         let crates = setup::crd_crates(paths, file);
         let mut generation: [Vec<Usage>; 2] = Default::default();
         let mut build: [Vec<Usage>; 2] = Default::default();
-        let mut stages = Vec::new();
         for run in 0..runs {
             for index in order(run, 0, 1) {
                 let usage = if index == 0 {
@@ -518,10 +519,8 @@ pub(crate) fn crds(paths: &Paths, effort: Effort) -> Result<Crds, String> {
                         path_str(&paths.runtime)?,
                     ];
                     let timings = scratch.join("kubeforge-timings.json");
-                    let (usage, split) =
-                        paths.harness.generate(&paths.generator, &args, &timings)?;
-                    stages.push(split);
-                    usage
+                    // The split into stages is section a's business; here only the process.
+                    paths.harness.generate(&paths.generator, &args, &timings)?.0
                 } else {
                     let out = scratch.join("kopium.rs");
                     let mut total: Option<Usage> = None;
@@ -561,14 +560,183 @@ pub(crate) fn crds(paths: &Paths, effort: Effort) -> Result<Crds, String> {
         rows.push(CrdRow {
             file: file.clone(),
             generation,
-            stages,
             output,
             build,
         });
     }
+    let rerun = paths
+        .rerun
+        .as_ref()
+        .map(|project| rerun(paths, project, effort))
+        .transpose()?;
     Ok(Crds {
         rows,
+        rerun,
         extra_dir: paths.crds.extra_dir.clone(),
         missing: paths.crds.missing.clone(),
     })
+}
+
+/// What a user feels when a build script's input is touched but not changed: one per run.
+pub(crate) struct Rerun {
+    /// The CRD file's name.
+    pub label: String,
+    /// `touch` the CRD, then `cargo build`: the build script reruns, and cargo rebuilds
+    /// what it decides to.
+    pub touched: Vec<Usage>,
+    /// The same `cargo build` with nothing touched: cargo's own floor.
+    pub noop: Vec<Usage>,
+    /// The build script binary alone, run as cargo runs it (in the package's directory, with
+    /// `OUT_DIR`, `CARGO_MANIFEST_DIR` and `CARGO` set).
+    pub script: Vec<Usage>,
+    /// Runs of the touched build in which cargo recompiled the crate itself.
+    pub recompiled: usize,
+    /// Times the include file's modification time changed, over every touched build and
+    /// every run of the build script alone (the product's promise is 0).
+    pub rewritten: usize,
+    /// The include file the build script writes.
+    pub output: Output,
+}
+
+fn modified(path: &Path) -> Result<std::time::SystemTime, String> {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Whether cargo's JSON messages say it compiled the library of the package in `dir` anew
+/// (`"fresh": false`) rather than reusing it.
+pub(crate) fn recompiled(messages: &str, dir: &Path) -> bool {
+    let package = format!("{}#", dir.display());
+    messages
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| {
+            m.get("reason").and_then(serde_json::Value::as_str) == Some("compiler-artifact")
+                && m.get("package_id")
+                    .and_then(serde_json::Value::as_str)
+                    .is_some_and(|id| id.contains(&package))
+                && m.pointer("/target/kind/0")
+                    .and_then(serde_json::Value::as_str)
+                    == Some("lib")
+        })
+        .any(|m| m.get("fresh") == Some(&serde_json::Value::Bool(false)))
+}
+
+fn rerun(paths: &Paths, project: &setup::RerunProject, effort: Effort) -> Result<Rerun, String> {
+    let include = project.out_dir.join(setup::RERUN_INCLUDE);
+    // cargo writes the build script's standard output here on every run of it.
+    let script_output = project
+        .out_dir
+        .parent()
+        .ok_or("OUT_DIR has no parent")?
+        .join("output");
+    let scratch = paths.bench.join("crds/scratch");
+    let messages = scratch.join("rerun-messages.json");
+    let manifest = project.dir.join("Cargo.toml");
+    let cargo = super::measure::which_cargo()?;
+    let args = [
+        "build",
+        "--quiet",
+        "--message-format=json",
+        "--manifest-path",
+        path_str(&manifest)?,
+        "--target-dir",
+        path_str(&paths.build_target)?,
+    ];
+    let build = |touch: bool| -> Result<(Usage, bool, bool), String> {
+        let (before, ran_before) = (modified(&include)?, modified(&script_output)?);
+        if touch {
+            std::fs::File::options()
+                .write(true)
+                .open(&project.input)
+                .and_then(|f| f.set_modified(std::time::SystemTime::now()))
+                .map_err(|e| format!("cannot touch {}: {e}", project.input.display()))?;
+        }
+        let usage = paths.harness.rusage(&cargo, &args, Some(&messages))?;
+        let ran = modified(&script_output)? != ran_before;
+        if ran != touch {
+            return Err(format!(
+                "the build script of {} {} after {}: the figures would not be what they say",
+                project.dir.display(),
+                if ran { "ran" } else { "did not run" },
+                if touch {
+                    "touching its input"
+                } else {
+                    "no change"
+                },
+            ));
+        }
+        let text = std::fs::read_to_string(&messages)
+            .map_err(|e| format!("{}: {e}", messages.display()))?;
+        Ok((
+            usage,
+            recompiled(&text, &project.dir),
+            modified(&include)? != before,
+        ))
+    };
+    let script_stdout = scratch.join("rerun-script-stdout.txt");
+    let env = [
+        ("OUT_DIR", project.out_dir.as_path()),
+        ("CARGO_MANIFEST_DIR", project.dir.as_path()),
+        ("CARGO", cargo.as_path()),
+    ];
+    let mut result = Rerun {
+        label: project.label.clone(),
+        touched: Vec::new(),
+        noop: Vec::new(),
+        script: Vec::new(),
+        recompiled: 0,
+        rewritten: 0,
+        output: Output::default(),
+    };
+    let runs = effort.runs;
+    for run in 0..runs {
+        for cargo_first in order(run, true, false) {
+            if cargo_first {
+                let (usage, recompiled, rewritten) = build(true)?;
+                eprintln!(
+                    "bench: rerun {}/{runs}: touched {}, cargo build {:.2}s wall, {:.2}s CPU{}{}",
+                    run + 1,
+                    project.label,
+                    usage.wall_s,
+                    usage.cpu(),
+                    if recompiled { ", crate recompiled" } else { "" },
+                    if rewritten {
+                        ", include file REWRITTEN"
+                    } else {
+                        ""
+                    },
+                );
+                result.touched.push(usage);
+                result.recompiled += usize::from(recompiled);
+                result.rewritten += usize::from(rewritten);
+            } else {
+                let before = modified(&include)?;
+                let usage =
+                    paths
+                        .harness
+                        .rusage_in(&project.dir, &env, &project.script, &script_stdout)?;
+                let rewritten = modified(&include)? != before;
+                eprintln!(
+                    "bench: rerun {}/{runs}: build script alone {:.3}s wall{}",
+                    run + 1,
+                    usage.wall_s,
+                    if rewritten {
+                        ", include file REWRITTEN"
+                    } else {
+                        ""
+                    },
+                );
+                result.script.push(usage);
+                result.rewritten += usize::from(rewritten);
+            }
+        }
+        let (usage, ..) = build(false)?;
+        result.noop.push(usage);
+    }
+    result.output.add(
+        &std::fs::read_to_string(&include).map_err(|e| format!("{}: {e}", include.display()))?,
+    );
+    Ok(result)
 }

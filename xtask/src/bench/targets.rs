@@ -1,6 +1,11 @@
 //! The targets of issues 17 and 32, each judged on this run's figures; for one that is not met, the
 //! reason as this run measured it (computed from the same figures, never typed in) and the
 //! next lever, which is the one sentence here that is a plan rather than a measurement.
+//!
+//! Issue 32 retired the per-CRD generation-time target (kubeforge's process against
+//! kopium's, tens of milliseconds that no user feels): section g still reports those figures,
+//! as information, beside what users feel, a build script's rerun with no change and the
+//! CRD crate's compile time, which stays a target.
 
 use std::fmt::Write as _;
 
@@ -10,7 +15,6 @@ use super::report::{Report, cpu, wall};
 use super::stats::{Stat, ratio, show_ratio};
 
 pub(crate) const GENERATION: f64 = 10.0;
-pub(crate) const CRD: f64 = 1.0;
 pub(crate) const DEV_BUILD: f64 = 0.8;
 pub(crate) const DEV_BUILD_MEMORY: f64 = 1.0;
 pub(crate) const CRD_BUILD: f64 = 0.5;
@@ -27,10 +31,6 @@ const LEVER_GENERATION: &str = "load, single-threaded and now the largest stage:
     it is read into typed input; reading the typed input straight from the parsed document \
     removes those passes. Then the last token parts (builder constructors, query structs) \
     as text, and the allocations (a quarter of all instructions)";
-const LEVER_CRD: &str = "a small CRD's generation is mostly the fixed cost of what kopium does \
-    not write (builders, serde impls, routes): writing them as shared generic code in the \
-    runtime instead of per field (a `serde_struct::Struct` trait with one generic visitor) \
-    shrinks both the output and its time";
 const LEVER_DEV_BUILD: &str = "the types alone are the part k8s-openapi's crate is made of; \
     the gap is the bodies beyond them, whose type-checking and borrow-checking dominate `-Z \
     time-passes`. The request, response and watch functions are already one runtime call \
@@ -69,9 +69,6 @@ pub(crate) fn render(w: &mut String, report: &Report) -> Result<(), String> {
     if let Some(g) = &report.generation {
         rows.push(generation(g)?);
     }
-    if let Some(c) = &report.crds {
-        rows.extend(crds(c)?);
-    }
     if let Some(b) = &report.builds {
         rows.push(dev_build(b)?);
         rows.push(dev_build_memory(b)?);
@@ -105,7 +102,10 @@ pub(crate) fn render(w: &mut String, report: &Report) -> Result<(), String> {
         "## Targets\n\n\
          The targets of issues 17 and 32, judged on this run's medians (the sections below hold the \
          figures). Where one is not met, the reason is computed from this run's own \
-         measurements; the next lever is the plan.\n"
+         measurements; the next lever is the plan. Issue 32 retired the per-CRD generation \
+         time against kopium's (milliseconds no user feels) in favour of what users feel: \
+         section g still reports it, as information, beside a build script's rerun with no \
+         change and the CRD crates' compile time, the target below.\n"
     );
     let _ = writeln!(
         w,
@@ -204,48 +204,6 @@ impl Split {
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .unwrap_or(("none", 0.0))
     }
-}
-
-fn crds(c: &super::sections::Crds) -> Result<Vec<Row>, String> {
-    let mut rows = Vec::new();
-    for row in &c.rows {
-        let label = &row.file.label;
-        let [ours, kopium] = &row.generation;
-        let (o, k) = (
-            Stat::field(label, ours, wall)?,
-            Stat::field(label, kopium, wall)?,
-        );
-        let r = o.ratio(&k);
-        let [lines_ours, lines_kopium] = &row.output;
-        #[allow(clippy::cast_precision_loss)]
-        let lines = ratio(lines_ours.lines as f64, lines_kopium.lines as f64);
-        let split = stages(&row.stages)?;
-        let why = format!(
-            "{:.1} ms against {:.1} ms. kubeforge writes {} lines to kopium's {} ({}: builders, \
-             serde impls and routes besides the types); its split (medians, ms): {}; starting \
-             and ending the process {:.1} ms.",
-            o.median * 1e3,
-            k.median * 1e3,
-            lines_ours.lines,
-            lines_kopium.lines,
-            show_ratio(lines),
-            split
-                .0
-                .iter()
-                .map(|(name, s)| format!("{name} {:.1}", s * 1e3))
-                .collect::<Vec<_>>()
-                .join(", "),
-            (o.median - split.total()) * 1e3,
-        );
-        rows.push(Row {
-            what: format!("generating `{label}` ÷ kopium (g)"),
-            target: format!("≤ {CRD}×"),
-            measured: show_ratio(r),
-            met: r <= CRD,
-            why: Some((why, LEVER_CRD)),
-        });
-    }
-    Ok(rows)
 }
 
 fn dev_build(b: &super::sections::Builds) -> Result<Row, String> {
@@ -541,6 +499,40 @@ mod tests {
             w.contains("| instructions added by keeping unknown fields, Pod (c): deserialize, serialize | ≤ 3% both | +1.3%, +2.5% | **met** |"),
             "{w}"
         );
+    }
+
+    #[test]
+    fn a_crds_generation_time_is_no_target_but_its_crates_build_is() {
+        use super::super::sections::{CrdRow, Crds};
+        let file = super::super::setup::CrdFile {
+            label: "cert-manager-Certificate.yaml".to_owned(),
+            path: "cert-manager-Certificate.yaml".into(),
+            extra: false,
+            crds: Vec::new(),
+        };
+        let report = Report {
+            crds: Some(Crds {
+                rows: vec![CrdRow {
+                    file,
+                    // Generation far above kopium's: it would be unmet, were it a target.
+                    generation: [vec![usage(0.037)], vec![usage(0.013)]],
+                    output: Default::default(),
+                    build: [vec![usage(1.0)], vec![usage(4.0)]],
+                }],
+                rerun: None,
+                extra_dir: String::new(),
+                missing: Vec::new(),
+            }),
+            ..Report::default()
+        };
+        let w = rendered(&report);
+        assert!(
+            w.contains("| building `cert-manager-Certificate.yaml`'s crate ÷ kopium's (g) | ≤ 0.5× | 0.25× | **met** |"),
+            "{w}"
+        );
+        assert!(!w.contains("generating `"), "{w}");
+        assert!(!w.contains("**not met**"), "{w}");
+        assert!(w.contains("retired the per-CRD generation time"), "{w}");
     }
 
     #[test]
