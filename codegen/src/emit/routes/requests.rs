@@ -19,7 +19,6 @@ pub(super) fn operation_functions(
     local: &Local,
 ) {
     let runtime = &context.runtime;
-    let routes = routes_path_text(context);
 
     // Arguments: path parameters, required query parameters, the body, optional queries.
     let mut params = path_arguments(op);
@@ -57,12 +56,10 @@ pub(super) fn operation_functions(
     };
     let query_arg = op.names.query.as_ref().map(|query| {
         let arg = op.names.query_arg.as_deref().unwrap_or("query");
-        let ty = if op.names.query_shared {
-            format!("{routes}::{query}")
-        } else {
-            query.clone()
-        };
-        params.push(format!("{arg}: &{ty}"));
+        params.push(format!(
+            "{arg}: &{}",
+            query_type(context, query, op.names.query_shared)
+        ));
         arg.to_owned()
     });
     let query = query_expression(context, &pairs, query_arg.as_deref());
@@ -153,7 +150,6 @@ pub(super) fn apply_function(
         return;
     };
     let runtime = &context.runtime;
-    let routes = routes_path_text(context);
     let mut params = path_arguments(op);
     params.push(format!("{}: &{}", names.body_arg, apply.name));
     params.push(format!("{}: &str", names.field_manager_arg));
@@ -164,11 +160,7 @@ pub(super) fn apply_function(
     )];
     let mut rest = None;
     if let (Some(query), Some(arg)) = (&op.names.query, &op.names.query_arg) {
-        let ty = if op.names.query_shared {
-            format!("{routes}::{query}")
-        } else {
-            query.clone()
-        };
+        let ty = query_type(context, query, op.names.query_shared);
         params.push(format!("{arg}: &{ty}"));
         // The field manager is the argument's, whatever the query says.
         rest = Some(
@@ -317,6 +309,16 @@ pub(super) fn request_function(code: &mut Code, context: &Context<'_>, f: &Reque
         "",
     );
     code.close("}");
+}
+
+/// The type of a query struct: in `routes` when operations share it, beside the function
+/// otherwise.
+pub(super) fn query_type(context: &Context<'_>, query: &str, shared: bool) -> String {
+    if shared {
+        format!("{}::{query}", routes_path_text(context))
+    } else {
+        query.to_owned()
+    }
 }
 
 /// The query argument of `request::send`: the query struct `query` (`&()` when there is

@@ -1,7 +1,9 @@
 //! The watch on a list's path: its request function and its incremental decoder.
 
-use super::requests::{RequestFunction, path_arguments, query_expression, request_function};
-use super::{Local, local_type_text, routes_path_text, status_type_text, write_docs};
+use super::requests::{
+    RequestFunction, path_arguments, query_expression, query_type, request_function,
+};
+use super::{Local, local_type_text, status_type_text, write_docs};
 use crate::emit::Context;
 use crate::emit::text::Code;
 use crate::model::operations::{ListWatch, Operation};
@@ -18,16 +20,13 @@ pub(super) fn watch_functions(
     cfg: Option<&str>,
 ) {
     let runtime = &context.runtime;
-    let routes = routes_path_text(context);
     let mut params = path_arguments(op);
     let query_arg = watch.query.as_ref().map(|query| {
         let arg = &watch.query_arg;
-        let ty = if watch.query_shared {
-            format!("{routes}::{query}")
-        } else {
-            query.clone()
-        };
-        params.push(format!("{arg}: &{ty}"));
+        params.push(format!(
+            "{arg}: &{}",
+            query_type(context, query, watch.query_shared)
+        ));
         arg.clone()
     });
     let query = query_expression(
