@@ -1,0 +1,48 @@
+//! Reading and writing an object's `metadata`: the map itself, its finalizers, and the
+//! time as `meta/v1.Time` writes it.
+
+use serde_json::{Map, Value};
+
+pub(crate) fn metadata_mut(object: &mut Value) -> &mut Map<String, Value> {
+    if !object.get("metadata").is_some_and(Value::is_object) {
+        object["metadata"] = Value::Object(Map::new());
+    }
+    match object.get_mut("metadata") {
+        Some(Value::Object(map)) => map,
+        _ => unreachable!("metadata was just made an object"),
+    }
+}
+
+/// Now, as `meta/v1.Time` writes it.
+pub(crate) fn now() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// The object's `metadata.finalizers`.
+pub(crate) fn finalizers(object: &Value) -> Vec<&str> {
+    strings(object, "/metadata/finalizers")
+}
+
+/// The strings of the list at `pointer`.
+pub(crate) fn strings<'a>(object: &'a Value, pointer: &str) -> Vec<&'a str> {
+    object
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// `object` without the finalizer `name`.
+pub(crate) fn without_finalizer(object: &Value, name: &str) -> Value {
+    let mut object = object.clone();
+    let meta = metadata_mut(&mut object);
+    if let Some(Value::Array(list)) = meta.get_mut("finalizers") {
+        list.retain(|f| f.as_str() != Some(name));
+        if list.is_empty() {
+            meta.remove("finalizers");
+        }
+    }
+    object
+}

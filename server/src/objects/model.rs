@@ -1,0 +1,304 @@
+//! A catalog from input documents, through the generator's model (`kubeforge::Config`): the
+//! same resources, operations and types the generated crate has, so the binary serves any
+//! API the CLI or a build script could generate, with no generated code compiled in.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use kubeforge::model::operations::Action as ModelAction;
+use kubeforge::model::{ApiSet, FieldRole, Scope, Shape, TypeId, TypeKind};
+use kubeforge_runtime::schema::SchemaSet;
+use serde_json::Value;
+
+use crate::objects::catalog::{Catalog, PatchField, PatchSchema, PrinterColumn, verb};
+use crate::objects::openapi;
+use crate::objects::schema::{Root, Schemas};
+
+/// Why a catalog could not be made from documents.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The generator refused the documents.
+    Model(kubeforge::Error),
+    /// A document could not be read.
+    Io(PathBuf, std::io::Error),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Model(error) => write!(f, "{error}"),
+            LoadError::Io(path, error) => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl Catalog {
+    /// The catalog of the documents at `inputs` (OpenAPI v3, Swagger 2.0, CRDs, as the
+    /// generator reads them): every resource with the verbs of its operations, bodies
+    /// checked against the types, the strategic merge patch metadata of every field, and
+    /// each OpenAPI v3 document served at `/openapi/v3/<its group-version path>`.
+    pub fn from_documents<P: AsRef<Path>>(inputs: &[P]) -> Result<Catalog, LoadError> {
+        let mut config = kubeforge::Config::new();
+        for input in inputs {
+            config = config.input(input);
+        }
+        let api = Arc::new(config.model().map_err(LoadError::Model)?);
+        let mut catalog = Catalog::from_model(&api);
+        let mut crds: BTreeMap<String, Value> = BTreeMap::new();
+        for input in inputs {
+            let path = input.as_ref();
+            let text =
+                std::fs::read_to_string(path).map_err(|e| LoadError::Io(path.to_owned(), e))?;
+            let documents: Vec<Value> = if path.extension().is_some_and(|e| e == "json") {
+                serde_json::from_str(&text)
+                    .map(|d| vec![d])
+                    .unwrap_or_default()
+            } else {
+                serde_saphyr::from_multiple(&text).unwrap_or_default()
+            };
+            for mut document in documents {
+                if openapi::is_swagger(&document) {
+                    for (key, mut v3) in openapi::split_swagger(&document) {
+                        openapi::declare_field_validation(&mut v3);
+                        catalog.openapi.entry(key).or_insert_with(|| Arc::new(v3));
+                    }
+                    catalog.openapi_v2.get_or_insert_with(|| Arc::new(document));
+                } else if let Some(key) = openapi::v3_key(&document) {
+                    openapi::declare_field_validation(&mut document);
+                    catalog = catalog.openapi(key, document);
+                } else if document.get("kind").and_then(Value::as_str)
+                    == Some("CustomResourceDefinition")
+                {
+                    crd_document(&mut catalog, &mut crds, &document);
+                }
+            }
+        }
+        for (key, document) in crds {
+            catalog
+                .openapi
+                .entry(key)
+                .or_insert_with(|| Arc::new(document));
+        }
+        Ok(catalog)
+    }
+
+    /// The catalog of a model: resources and verbs from its operations, every type's schema
+    /// node (what writes are validated, defaulted and pruned by, and what field management
+    /// merges by), and the strategic merge patch metadata.
+    pub fn from_model(api: &Arc<ApiSet>) -> Catalog {
+        let mut catalog = Catalog::new();
+        for resource in api.resources.values() {
+            catalog.entry(
+                &resource.gvk.group,
+                &resource.gvk.version,
+                &resource.gvk.kind,
+                &resource.plural,
+                resource.scope == Scope::Namespaced,
+            );
+        }
+        for operation in &api.operations {
+            let Some(resource) = &operation.resource else {
+                continue;
+            };
+            let Some(verb) = model_verb(&operation.action) else {
+                continue;
+            };
+            let def = catalog.entry(
+                &resource.gvk.group,
+                &resource.gvk.version,
+                &resource.gvk.kind,
+                &resource.plural,
+                resource.scope == Scope::Namespaced,
+            );
+            let watches = operation.action == ModelAction::List
+                && operation.query_params.iter().any(|q| q.name == "watch");
+            def.serve(resource.subresource.as_deref(), verb, watches);
+        }
+        let mut patch = PatchSchema::default();
+        for (index, ty) in api.types.iter().enumerate() {
+            if let TypeKind::Struct(fields) = &ty.kind {
+                let entry = patch.types.entry(type_key(TypeId(index))).or_default();
+                for field in fields.iter().filter(|f| f.role != FieldRole::Extra) {
+                    let strategy = field.patch.clone().unwrap_or_default();
+                    entry.insert(
+                        field.json_name.clone(),
+                        PatchField {
+                            ty: named(api, &field.shape).map(type_key),
+                            strategy: strategy.strategies,
+                            merge_key: strategy.merge_key,
+                        },
+                    );
+                }
+            }
+        }
+        for (id, resource) in &api.resources {
+            let gvk = &resource.gvk;
+            patch.roots.insert(
+                (gvk.group.clone(), gvk.version.clone(), gvk.kind.clone()),
+                type_key(*id),
+            );
+        }
+        catalog.schemas = Arc::new(merge_schemas(api));
+        catalog.patch_schema(patch)
+    }
+}
+
+/// The schema node of every type (by `TypeId`), for field management, validation,
+/// defaulting and pruning: what the model decided (`ApiSet::nodes`), indexed so that a
+/// node's `$ref`s resolve.
+fn merge_schemas(api: &ApiSet) -> Schemas {
+    let nodes = api.nodes();
+    let mut schemas = Schemas {
+        set: SchemaSet::new(nodes),
+        untyped: api
+            .types
+            .iter()
+            .enumerate()
+            .filter(|(_, ty)| ty.schema_name == "io.k8s.apimachinery.pkg.runtime.RawExtension")
+            .map(|(index, _)| index)
+            .collect(),
+        ..Schemas::default()
+    };
+    for (id, resource) in &api.resources {
+        let gvk = &resource.gvk;
+        schemas.roots.insert(
+            (gvk.group.clone(), gvk.version.clone(), gvk.kind.clone()),
+            Root {
+                index: id.0,
+                builtin: true,
+            },
+        );
+    }
+    schemas
+}
+
+fn model_verb(action: &ModelAction) -> Option<&'static str> {
+    use kubeforge_runtime::route::Action;
+    verb(match action {
+        ModelAction::Get => Action::Get,
+        ModelAction::List => Action::List,
+        ModelAction::Watch => Action::Watch,
+        ModelAction::Create => Action::Create,
+        ModelAction::Replace => Action::Replace,
+        ModelAction::Patch => Action::Patch,
+        ModelAction::Delete => Action::Delete,
+        ModelAction::DeleteCollection => Action::DeleteCollection,
+        ModelAction::Connect | ModelAction::Other(_) => return None,
+    })
+}
+
+fn type_key(id: TypeId) -> String {
+    format!("#{}", id.0)
+}
+
+/// The named type a shape holds, through lists, maps, nullability and aliases.
+fn named(api: &ApiSet, shape: &Shape) -> Option<TypeId> {
+    match shape {
+        Shape::Vec(inner) | Shape::Map(inner) | Shape::Nullable(inner) => named(api, inner),
+        Shape::Ref(id) => match &api.get(*id).kind {
+            TypeKind::Alias(inner) => named(api, inner).or(Some(*id)),
+            _ => Some(*id),
+        },
+        _ => None,
+    }
+}
+
+/// What a real server publishes for a CustomResourceDefinition: its short names in
+/// discovery, and at `/openapi/v3/apis/<group>/<version>` each served version's schema (with
+/// its group-version-kind) and a PATCH operation that takes `fieldValidation`, which is what
+/// `kubectl explain` and `kubectl`'s validation read.
+fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, crd: &Value) {
+    let text = |pointer: &str| {
+        crd.pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let (group, kind, plural) = (
+        text("/spec/group"),
+        text("/spec/names/kind"),
+        text("/spec/names/plural"),
+    );
+    let namespaced = text("/spec/scope") != "Cluster";
+    let strings = |pointer: &str| -> Vec<String> {
+        crd.pointer(pointer)
+            .and_then(Value::as_array)
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let short_names = strings("/spec/names/shortNames");
+    let categories = strings("/spec/names/categories");
+    let singular = Some(text("/spec/names/singular"))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| kind.to_lowercase());
+    let reversed: Vec<&str> = group.split('.').rev().collect();
+    for version in crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(name) = version.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        if version.get("served") == Some(&Value::Bool(false)) {
+            continue;
+        }
+        Arc::make_mut(&mut catalog.schemas).mark_custom(&group, name, &kind);
+        if let Some((_, def)) = catalog.find(&group, name, &plural) {
+            let (g, v, k) = (def.group.clone(), def.version.clone(), def.kind.clone());
+            let def = catalog.entry(&g, &v, &k, &plural, namespaced);
+            def.short_names.clone_from(&short_names);
+            def.categories.clone_from(&categories);
+            def.singular.clone_from(&singular);
+            def.printer_columns = PrinterColumn::of_crd_version(version);
+        }
+        let gvk = serde_json::json!({"group": group, "version": name, "kind": kind});
+        let mut schema = version
+            .pointer("/schema/openAPIV3Schema")
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+        if let Some(map) = schema.as_object_mut() {
+            map.insert(
+                "x-kubernetes-group-version-kind".into(),
+                serde_json::json!([gvk]),
+            );
+        }
+        let schema_name = format!("{}.{name}.{kind}", reversed.join("."));
+        let scope = if namespaced {
+            "namespaces/{namespace}/"
+        } else {
+            ""
+        };
+        let path = format!("/apis/{group}/{name}/{scope}{plural}/{{name}}");
+        let document = documents.entry(format!("apis/{group}/{name}")).or_insert_with(|| {
+            serde_json::json!({
+                "openapi": "3.0.0",
+                "info": {"title": "CustomResourceDefinitions served by kubeforge-server", "version": name},
+                "paths": {},
+                "components": {"schemas": {}},
+            })
+        });
+        document["components"]["schemas"][&schema_name] = schema;
+        let reference = serde_json::json!({"content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema_name}")}}}});
+        document["paths"][&path] = serde_json::json!({
+            "get": {"x-kubernetes-action": "get", "x-kubernetes-group-version-kind": gvk, "responses": {"200": reference}},
+            "patch": {
+                "x-kubernetes-action": "patch",
+                "x-kubernetes-group-version-kind": gvk,
+                "parameters": [{"name": "fieldValidation", "in": "query", "schema": {"type": "string", "uniqueItems": true}}],
+                "responses": {"200": reference},
+            },
+        });
+    }
+}

@@ -1,0 +1,345 @@
+//! The router, the top floor: [`Server`], which takes a request apart (its path into
+//! discovery, OpenAPI or a resource, and a resource's path into its namespace, name and
+//! subresource; its method and query into a verb), negotiates the answer's media type and
+//! hands the request to the verb (`verbs`). `service` makes it a `tower::Service`; `serve`
+//! puts it on a port.
+
+pub(crate) mod serve;
+pub(crate) mod service;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use http::{HeaderValue, Method, Response, StatusCode, header};
+use serde_json::Value;
+
+use crate::objects::catalog::Catalog;
+use crate::objects::discovery;
+use crate::semantics::apply;
+use crate::verbs::{Options, Shared};
+use crate::wire::body::Body;
+use crate::wire::encoding;
+use crate::wire::media;
+use crate::wire::query::Query;
+use crate::wire::response::{failure_response, json_response, text_response, warning_header};
+use crate::wire::status::Failure;
+
+/// An in-memory API server for the resources of a [`Catalog`]. Cheap to clone: clones share
+/// the store. Use it as a `tower::Service` ([`Server::handle`] is the whole of it), or serve
+/// it over HTTP with [`crate::serve`].
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("catalog", &self.shared.catalog)
+            .field("options", &self.shared.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A parsed resource path.
+struct Target {
+    index: usize,
+    namespace: Option<String>,
+    name: Option<String>,
+    subresource: Option<String>,
+}
+
+impl Server {
+    /// A server for `catalog`, with default [`Options`].
+    pub fn new(catalog: Catalog) -> Server {
+        Server::with_options(catalog, Options::default())
+    }
+
+    /// A server for `catalog`.
+    pub fn with_options(catalog: Catalog, options: Options) -> Server {
+        Server {
+            shared: Arc::new(Shared::new(catalog, options)),
+        }
+    }
+
+    /// The catalog served.
+    pub fn catalog(&self) -> &Catalog {
+        &self.shared.catalog
+    }
+
+    /// How many watch streams are open (each is one task, which ends when its client goes).
+    pub fn open_watches(&self) -> usize {
+        self.shared.watches.load(Ordering::SeqCst)
+    }
+
+    /// Drops the event history and ends every open watch with 410 Gone, as a compaction
+    /// does on a real server: clients must list again.
+    pub fn compact(&self) {
+        self.shared.lock().compact();
+        self.shared.changed.send_replace(self.shared.lock().rv);
+    }
+
+    /// How many objects are stored.
+    pub fn len(&self) -> usize {
+        self.shared.lock().objects.iter().map(BTreeMap::len).sum()
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Answers one request whose body has been read.
+    pub fn handle(&self, parts: &http::request::Parts, body: &[u8]) -> Response<Body> {
+        match self.route(parts, body) {
+            Ok(response) => response,
+            Err(failure) => failure_response(&failure),
+        }
+    }
+
+    fn route(&self, parts: &http::request::Parts, body: &[u8]) -> Result<Response<Body>, Failure> {
+        let path = parts.uri.path();
+        let trimmed = path.trim_matches('/');
+        let segments: Vec<&str> = if trimmed.is_empty() {
+            Vec::new()
+        } else {
+            trimmed.split('/').collect()
+        };
+        let catalog = &self.shared.catalog;
+        let discovery = |value: Option<Value>| -> Result<Response<Body>, Failure> {
+            if parts.method != Method::GET {
+                return Err(Failure::method_not_allowed(parts.method.as_str(), path));
+            }
+            value
+                .map(|v| json_response(StatusCode::OK, &v))
+                .ok_or_else(|| Failure::no_route(path))
+        };
+        match segments[..] {
+            ["version"] => discovery(Some(discovery::version())),
+            ["healthz" | "livez" | "readyz"] => {
+                if parts.method != Method::GET {
+                    return Err(Failure::method_not_allowed(parts.method.as_str(), path));
+                }
+                Ok(text_response("ok"))
+            }
+            ["api"] => discovery(discovery::core_versions(catalog)),
+            ["apis"] => discovery(Some(discovery::groups(catalog))),
+            ["api", version] => discovery(discovery::resources(catalog, "", version)),
+            ["apis", group] => discovery(discovery::group(catalog, group)),
+            ["apis", group, version] => discovery(discovery::resources(catalog, group, version)),
+            ["openapi", "v2"] => {
+                let document = catalog
+                    .openapi_v2
+                    .as_ref()
+                    .ok_or_else(|| Failure::no_route(path))?;
+                if !media::accepts_json(parts) {
+                    return Err(Failure::not_acceptable(
+                        "only application/json is served at /openapi/v2 by this server",
+                    ));
+                }
+                discovery(Some((**document).clone()))
+            }
+            ["openapi", "v3"] => discovery(Some(discovery::openapi_index(catalog))),
+            ["openapi", "v3", ..] => {
+                let key = segments[2..].join("/");
+                discovery(catalog.openapi.get(&key).map(|doc| (**doc).clone()))
+            }
+            ["api", version, ref rest @ ..] => {
+                let target = self.target("", version, rest, path)?;
+                self.resource(parts, body, &target)
+            }
+            ["apis", group, version, ref rest @ ..] => {
+                let target = self.target(group, version, rest, path)?;
+                self.resource(parts, body, &target)
+            }
+            _ => Err(Failure::no_route(path)),
+        }
+    }
+
+    fn target(
+        &self,
+        group: &str,
+        version: &str,
+        rest: &[&str],
+        path: &str,
+    ) -> Result<Target, Failure> {
+        let (namespace, rest) = match rest {
+            ["namespaces", namespace, rest @ ..] if !rest.is_empty() => {
+                (Some(decode(namespace)?), rest)
+            }
+            _ => (None, rest),
+        };
+        let (plural, name, subresource) = match rest {
+            [plural] => (*plural, None, None),
+            [plural, name] => (*plural, Some(decode(name)?), None),
+            [plural, name, sub] => (*plural, Some(decode(name)?), Some((*sub).to_owned())),
+            _ => return Err(Failure::no_route(path)),
+        };
+        let (index, def) = self
+            .shared
+            .catalog
+            .find(group, version, plural)
+            .ok_or_else(|| Failure::no_route(path))?;
+        let scoped_right = if def.namespaced {
+            namespace.is_some() || name.is_none()
+        } else {
+            namespace.is_none()
+        };
+        let known_sub = subresource
+            .as_ref()
+            .is_none_or(|sub| def.subresources.contains_key(sub));
+        if !scoped_right || !known_sub {
+            return Err(Failure::no_route(path));
+        }
+        Ok(Target {
+            index,
+            namespace,
+            name,
+            subresource,
+        })
+    }
+
+    /// Answers a request on a resource, with the warnings it gave rise to as `Warning`
+    /// headers (on a refusal too, as the API server sends them).
+    fn resource(
+        &self,
+        parts: &http::request::Parts,
+        body: &[u8],
+        target: &Target,
+    ) -> Result<Response<Body>, Failure> {
+        let mut warnings = Vec::new();
+        let answer = self.resource_verb(parts, body, target, &mut warnings);
+        if warnings.is_empty() {
+            return answer;
+        }
+        let mut response = answer.unwrap_or_else(|failure| failure_response(&failure));
+        let mut sent: Vec<&String> = Vec::new();
+        for warning in &warnings {
+            if sent.contains(&warning) {
+                continue;
+            }
+            sent.push(warning);
+            if let Ok(value) = HeaderValue::from_bytes(warning_header(warning).as_bytes()) {
+                response.headers_mut().append(header::WARNING, value);
+            }
+        }
+        Ok(response)
+    }
+
+    fn resource_verb(
+        &self,
+        parts: &http::request::Parts,
+        body: &[u8],
+        target: &Target,
+        warnings: &mut Vec<String>,
+    ) -> Result<Response<Body>, Failure> {
+        let def = &self.shared.catalog.resources[target.index];
+        let query = Query::parse(parts.uri.query().unwrap_or(""));
+        let watching = query.flag("watch");
+        let verb = match (&parts.method, &target.name) {
+            (&Method::GET, None) if watching => "watch",
+            (&Method::GET, None) => "list",
+            (&Method::GET, Some(_)) => "get",
+            (&Method::POST, None) => "create",
+            (&Method::PUT, Some(_)) => "update",
+            (&Method::PATCH, Some(_)) => "patch",
+            (&Method::DELETE, Some(_)) => "delete",
+            (&Method::DELETE, None) => "deletecollection",
+            _ => "",
+        };
+        let verbs = match &target.subresource {
+            None => Some(&def.verbs),
+            Some(sub) => def.subresources.get(sub),
+        };
+        if !verbs.is_some_and(|v| v.contains(verb)) {
+            return Err(Failure::method_not_allowed(
+                parts.method.as_str(),
+                parts.uri.path(),
+            ));
+        }
+        let namespace = target.namespace.as_deref();
+        let sub = target.subresource.as_deref();
+        let user_agent = parts
+            .headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok());
+        let manager = apply::manager_of(query.get("fieldManager"), user_agent);
+        let protobuf = encoding::protobuf_kind(&def.group, &def.version, &def.kind);
+        let answer = media::negotiate(parts, protobuf)?;
+        let decoded;
+        let body = match verb {
+            "create" | "update" | "delete" | "deletecollection" => {
+                match encoding::request_body(parts, body, protobuf, verb)? {
+                    Some(json) => {
+                        decoded = json;
+                        decoded.as_slice()
+                    }
+                    None => body,
+                }
+            }
+            _ => body,
+        };
+        let shared = &self.shared;
+        let index = target.index;
+        let (code, value) = match (verb, target.name.as_deref()) {
+            ("watch", _) => return shared.watch(index, namespace, &query, answer),
+            ("list", _) => shared.list(index, namespace, &query)?,
+            ("create", _) => shared.create(
+                index,
+                namespace.unwrap_or(""),
+                body,
+                &query,
+                &manager,
+                warnings,
+            )?,
+            ("get", Some(name)) => shared.get(index, namespace.unwrap_or(""), name, sub)?,
+            ("update", Some(name)) => shared.update(
+                index,
+                namespace.unwrap_or(""),
+                name,
+                sub,
+                body,
+                &query,
+                &manager,
+                warnings,
+            )?,
+            ("patch", Some(name)) => {
+                let content_type = parts
+                    .headers
+                    .get(header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("");
+                shared.patch(
+                    index,
+                    namespace.unwrap_or(""),
+                    name,
+                    sub,
+                    content_type,
+                    body,
+                    &query,
+                    &manager,
+                    warnings,
+                )?
+            }
+            ("delete", Some(name)) => {
+                shared.delete(index, namespace.unwrap_or(""), name, body, &query)?
+            }
+            ("deletecollection", _) => shared.delete_collection(index, namespace, body, &query)?,
+            _ => {
+                return Err(Failure::method_not_allowed(
+                    parts.method.as_str(),
+                    parts.uri.path(),
+                ));
+            }
+        };
+        Ok(shared.respond(answer, index, code, value, &query))
+    }
+}
+
+fn decode(segment: &str) -> Result<String, Failure> {
+    percent_encoding::percent_decode_str(segment)
+        .decode_utf8()
+        .map(std::borrow::Cow::into_owned)
+        .map_err(|_| Failure::bad_request(format!("path segment {segment:?} is not UTF-8")))
+}

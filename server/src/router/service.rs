@@ -1,0 +1,57 @@
+//! The server as a `tower::Service`: reads the body (up to the limit, else 413) and answers.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use http::{Request, Response};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+
+use crate::router::Server;
+use crate::wire::body::Body;
+use crate::wire::response::failure_response;
+use crate::wire::status::Failure;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+impl<B> tower_service::Service<Request<B>> for Server
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let server = self.clone();
+        Box::pin(async move { Ok(server.call_async(request).await) })
+    }
+}
+
+impl Server {
+    /// Answers a request, reading its body first (see [`Server::handle`]).
+    pub async fn call_async<B>(&self, request: Request<B>) -> Response<Body>
+    where
+        B: http_body::Body,
+        B::Error: Into<BoxError>,
+    {
+        let (parts, body) = request.into_parts();
+        let limit = self.shared.options.body_limit;
+        match Limited::new(body, limit).collect().await {
+            Ok(collected) => self.handle(&parts, &collected.to_bytes()),
+            Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
+                failure_response(&Failure::too_large(limit))
+            }
+            Err(error) => failure_response(&Failure::bad_request(format!(
+                "reading the request body failed: {error}"
+            ))),
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The deleting verbs: delete (with preconditions, a propagation policy and finalizers)
+//! and deletecollection.
+
+use http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::controllers::queue::{self, Outcome};
+use crate::objects::meta::finalizers;
+use crate::objects::select::Filter;
+use crate::objects::store::Key;
+use crate::semantics::deletion::Policy;
+use crate::semantics::namespaces;
+use crate::verbs::Shared;
+use crate::wire::query::Query;
+use crate::wire::status::{self, Failure};
+
+impl Shared {
+    pub(crate) fn delete(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let options = if body.iter().all(u8::is_ascii_whitespace) {
+            Value::Null
+        } else {
+            parse_body(body)?
+        };
+        self.delete_one(index, namespace, name, &options, query)
+    }
+
+    /// Deletes one object: with finalizers it only gets its `deletionTimestamp` (and the
+    /// answer is the object); without, it is removed (and the answer is a `Status`).
+    fn delete_one(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        options: &Value,
+        query: &Query,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let def = self.def(index);
+        let key = (namespace.to_owned(), name.to_owned());
+        let mut state = self.lock();
+        let old = state.objects[index]
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| Failure::not_found(&def.group, &def.plural, name))?;
+        for (field, what) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
+            if let Some(expected) = options
+                .pointer(&format!("/preconditions/{field}"))
+                .and_then(Value::as_str)
+            {
+                let actual = old
+                    .pointer(&format!("/metadata/{field}"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if expected != actual {
+                    return Err(Failure::conflict(
+                        &def.group,
+                        &def.plural,
+                        name,
+                        &format!(
+                            "Precondition failed: {what} in precondition: {expected}, {what} in object meta: {actual}"
+                        ),
+                    ));
+                }
+            }
+        }
+        let dry_run = query.dry_run()
+            || options
+                .get("dryRun")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
+        let catalog = &self.catalog;
+        namespaces::admit_delete(catalog, index, name)?;
+        let policy = Policy::of(options, query, def)?;
+        let uid = old
+            .pointer("/metadata/uid")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let success = || status::success(&def.group, &def.plural, name, uid.as_deref());
+        if dry_run {
+            let held = !finalizers(&old).is_empty()
+                || policy != Policy::Background
+                || (namespaces::is_namespaces(catalog, index)
+                    && !namespaces::spec_finalizers(&old).is_empty());
+            return Ok((
+                StatusCode::OK,
+                if held { (*old).clone() } else { success() },
+            ));
+        }
+        let mut queue = std::collections::VecDeque::new();
+        let outcome = queue::delete(&mut state, catalog, index, &key, policy, &mut queue);
+        self.settle(&mut state, queue.into());
+        self.notify(state);
+        match outcome {
+            Some(Outcome::Marked(object)) => Ok((StatusCode::OK, (*object).clone())),
+            Some(Outcome::Removed) | None => Ok((StatusCode::OK, success())),
+        }
+    }
+
+    pub(crate) fn delete_collection(
+        &self,
+        index: usize,
+        namespace: Option<&str>,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let def = self.def(index);
+        let options = if body.iter().all(u8::is_ascii_whitespace) {
+            Value::Null
+        } else {
+            parse_body(body)?
+        };
+        let filter = Filter::new(namespace, query)?;
+        let keys: Vec<Key> = self.lock().objects[index]
+            .iter()
+            .filter(|(_, object)| filter.matches(object))
+            .map(|(key, _)| key.clone())
+            .collect();
+        let mut items = Vec::new();
+        for (namespace, name) in keys {
+            match self.delete_one(index, &namespace, &name, &options, query) {
+                Ok((_, value)) if value.get("kind").and_then(Value::as_str) == Some("Status") => {}
+                Ok((_, value)) => items.push(value),
+                Err(failure) if failure.code == 404 => {}
+                Err(failure) => return Err(failure),
+            }
+        }
+        let rv = self.lock().rv;
+        let list = json!({
+            "kind": def.list_kind(),
+            "apiVersion": def.api_version(),
+            "metadata": {"resourceVersion": rv.to_string()},
+            "items": items,
+        });
+        Ok((StatusCode::OK, list))
+    }
+}
+
+fn parse_body(body: &[u8]) -> Result<Value, Failure> {
+    serde_json::from_slice(body).map_err(|e| {
+        Failure::bad_request(format!("the body of the request is not valid JSON: {e}"))
+    })
+}

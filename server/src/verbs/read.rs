@@ -1,0 +1,159 @@
+//! The reading verbs: get, list (selectors, paging with continue tokens, a resource version
+//! to read at) and watch (its stream is `watch`).
+
+use std::sync::Arc;
+
+use base64::Engine;
+use http::{HeaderValue, Response, StatusCode, header};
+use serde_json::{Value, json};
+
+use crate::objects::select::Filter;
+use crate::objects::store::Key;
+use crate::objects::versions;
+use crate::verbs::watch;
+use crate::verbs::{Shared, scale_of};
+use crate::wire::body::Body;
+use crate::wire::media;
+use crate::wire::query::Query;
+use crate::wire::status::Failure;
+
+impl Shared {
+    /// `GET` of one object (its `Scale` on the `scale` subresource).
+    pub(crate) fn get(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let object = self.stored(index, namespace, name)?;
+        let object = if sub == Some("scale") {
+            scale_of(&object)
+        } else {
+            (*object).clone()
+        };
+        Ok((StatusCode::OK, object))
+    }
+
+    /// The stored object at `namespace`/`name`.
+    pub(super) fn stored(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Arc<Value>, Failure> {
+        let def = self.def(index);
+        self.lock().objects[index]
+            .get(&(namespace.to_owned(), name.to_owned()))
+            .cloned()
+            .ok_or_else(|| Failure::not_found(&def.group, &def.plural, name))
+    }
+
+    pub(crate) fn list(
+        &self,
+        index: usize,
+        namespace: Option<&str>,
+        query: &Query,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let def = self.def(index);
+        let filter = Filter::new(namespace, query)?;
+        let limit = query
+            .get("limit")
+            .and_then(|l| l.parse::<usize>().ok())
+            .filter(|l| *l > 0);
+        let state = self.lock();
+        let (start, continued): (Option<Key>, Option<u64>) = match query
+            .get("continue")
+            .filter(|c| !c.is_empty())
+        {
+            None => (None, None),
+            Some(token) => {
+                let (rv, key) = decode_continue(token).ok_or_else(|| {
+                    Failure::bad_request(format!("invalid continue token {token:?}"))
+                })?;
+                if rv < state.compacted {
+                    return Err(Failure::gone(
+                        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+                    ));
+                }
+                (Some(key), Some(rv))
+            }
+        };
+        let (snapshot, at) = match versions::list_read(&state, query, continued)? {
+            versions::Read::Latest => (None, state.rv),
+            versions::Read::Exact(rv) => (Some(versions::objects_at(&state, index, rv)?), rv),
+        };
+        let objects = snapshot.as_ref().unwrap_or(&state.objects[index]);
+        let range = match &start {
+            Some(key) => objects
+                .range::<Key, _>((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded)),
+            None => objects.range::<Key, _>(..),
+        };
+        let mut items = Vec::new();
+        let mut last = None;
+        let mut remaining = 0usize;
+        for (key, object) in range {
+            if !filter.matches(object) {
+                continue;
+            }
+            if limit.is_some_and(|limit| items.len() >= limit) {
+                remaining += 1;
+                continue;
+            }
+            items.push((**object).clone());
+            last = Some(key.clone());
+        }
+        let mut metadata = json!({"resourceVersion": at.to_string()});
+        if remaining > 0
+            && let Some(last) = last
+        {
+            metadata["continue"] = Value::from(encode_continue(at, &last));
+            metadata["remainingItemCount"] = Value::from(remaining);
+        }
+        drop(state);
+        let list = json!({
+            "kind": def.list_kind(),
+            "apiVersion": def.api_version(),
+            "metadata": metadata,
+            "items": items,
+        });
+        Ok((StatusCode::OK, list))
+    }
+
+    pub(crate) fn watch(
+        self: &Arc<Self>,
+        index: usize,
+        namespace: Option<&str>,
+        query: &Query,
+        answer: media::Answer,
+    ) -> Result<Response<Body>, Failure> {
+        let filter = Filter::new(namespace, query)?;
+        let request = watch::Request::new(index, filter, query, answer)?;
+        let content_type = request.content_type();
+        let receiver = watch::start(self.clone(), request);
+        let mut response = Response::new(Body::stream(receiver));
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+        Ok(response)
+    }
+}
+
+fn encode_continue(rv: u64, key: &Key) -> String {
+    let text = json!({"rv": rv, "namespace": key.0, "name": key.1}).to_string();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
+}
+
+fn decode_continue(token: &str) -> Option<(u64, Key)> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token)
+        .ok()?;
+    let value: Value = serde_json::from_slice(&bytes).ok()?;
+    Some((
+        value.get("rv")?.as_u64()?,
+        (
+            value.get("namespace")?.as_str()?.to_owned(),
+            value.get("name")?.as_str()?.to_owned(),
+        ),
+    ))
+}

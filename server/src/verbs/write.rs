@@ -1,0 +1,529 @@
+//! The writing verbs: create, update (replace), patch (JSON, merge and strategic merge
+//! patches) and server-side apply, and `commit`, the write of an update, patch or apply
+//! over the stored object that they share.
+
+use std::sync::Arc;
+
+use http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::controllers::queue::Work;
+use crate::objects::catalog::ResourceDef;
+use crate::objects::meta::{metadata_mut, now};
+use crate::semantics::apply::{self, Fields};
+use crate::semantics::deletion::released;
+use crate::semantics::directive::Directive;
+use crate::semantics::namespaces;
+use crate::semantics::patch::{self, PatchKind};
+use crate::semantics::validation::{self, Source};
+use crate::verbs::{Shared, scale_of};
+use crate::wire::query::Query;
+use crate::wire::status::Failure;
+
+impl Shared {
+    /// `POST` on a collection: the body decoded as the API server decodes it, then created.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn create(
+        &self,
+        index: usize,
+        namespace: &str,
+        body: &[u8],
+        query: &Query,
+        manager: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<(StatusCode, Value), Failure> {
+        apply::check_options(
+            "CreateOptions",
+            query.get("fieldManager"),
+            query.get("fieldValidation"),
+            false,
+        )?;
+        let directive = Directive::of(query.get("fieldValidation")).unwrap_or(Directive::Warn);
+        let (object, duplicates) = validation::parse_json(body)?;
+        let object = self.decoded(
+            index,
+            object,
+            validation::duplicate_errors(&duplicates, None),
+            directive,
+            || Source::Body,
+            warnings,
+        )?;
+        self.insert(index, namespace, object, query, Some(manager))
+    }
+
+    /// Creates `object` (checked). `manager` is the updater to record as owning its fields;
+    /// `None` when an apply has already recorded its managed fields.
+    pub(super) fn insert(
+        &self,
+        index: usize,
+        namespace: &str,
+        mut object: Value,
+        query: &Query,
+        manager: Option<&str>,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let def = self.def(index);
+        let meta = metadata_mut(&mut object);
+        // A name from `generateName` before validation, as `BeforeCreate` makes it; without
+        // either, validation refuses the empty name.
+        let name = match meta.get("name").and_then(Value::as_str) {
+            Some(name) if !name.is_empty() => name.to_owned(),
+            _ => match meta.get("generateName").and_then(Value::as_str) {
+                Some(prefix) if !prefix.is_empty() => format!("{prefix}{}", self.suffix()),
+                _ => String::new(),
+            },
+        };
+        meta.insert("name".into(), Value::from(name.clone()));
+        self.place(def, meta, namespace)?;
+        for key in [
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "resourceVersion",
+            "uid",
+            "creationTimestamp",
+        ] {
+            meta.remove(key);
+        }
+        validation::validate(&self.catalog, def, &object, None)?;
+        if let Some(manager) = manager {
+            Fields::new(&self.catalog, def, None).created(&mut object, manager);
+        }
+        if def.has_status()
+            && let Some(map) = object.as_object_mut()
+        {
+            map.remove("status");
+        }
+        if namespaces::is_namespaces(&self.catalog, index) {
+            namespaces::prepare(&mut object, &name);
+        }
+        let key = (namespace.to_owned(), name.clone());
+        let mut state = self.lock();
+        namespaces::admit_create(&state, &self.catalog, def, namespace, &name)?;
+        if state.objects[index].contains_key(&key) {
+            return Err(Failure::already_exists(&def.group, &def.plural, &name));
+        }
+        if query.dry_run() {
+            return Ok((StatusCode::CREATED, object));
+        }
+        let rv = state.next_rv();
+        let meta = metadata_mut(&mut object);
+        meta.insert("uid".into(), Value::from(self.uid(rv)));
+        meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
+        meta.insert("generation".into(), Value::from(1));
+        meta.insert("creationTimestamp".into(), Value::from(now()));
+        let object = Arc::new(object);
+        state.put(index, key.clone(), object.clone(), None);
+        self.settle(&mut state, vec![Work::Written(index, key)]);
+        self.notify(state);
+        Ok((StatusCode::CREATED, (*object).clone()))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn update(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+        body: &[u8],
+        query: &Query,
+        manager: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let def = self.def(index);
+        apply::check_options(
+            "UpdateOptions",
+            query.get("fieldManager"),
+            query.get("fieldValidation"),
+            false,
+        )?;
+        let directive = Directive::of(query.get("fieldValidation")).unwrap_or(Directive::Warn);
+        let (body, duplicates) = validation::parse_json(body)?;
+        let errors = validation::duplicate_errors(&duplicates, None);
+        let body = if sub == Some("scale") {
+            body
+        } else {
+            self.decoded(index, body, errors, directive, || Source::Body, warnings)?
+        };
+        let body_name = body
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or(name);
+        if body_name != name {
+            return Err(Failure::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        let old = self.stored(index, namespace, name)?;
+        if let Some(rv) = body
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            && !rv.is_empty()
+            && Some(rv)
+                != old
+                    .pointer("/metadata/resourceVersion")
+                    .and_then(Value::as_str)
+        {
+            return Err(stale(def, name));
+        }
+        self.commit(
+            index,
+            namespace,
+            name,
+            &old,
+            body,
+            sub,
+            query,
+            Some(manager),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn patch(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+        content_type: &str,
+        body: &[u8],
+        query: &Query,
+        manager: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let def = self.def(index);
+        let kind = PatchKind::from_content_type(content_type).ok_or_else(|| {
+            Failure::unsupported_media_type(format!(
+                "the body of the request was in an unknown format ({content_type:?}): accepted media types are application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
+            ))
+        })?;
+        apply::check_options(
+            "PatchOptions",
+            query.get("fieldManager"),
+            query.get("fieldValidation"),
+            kind == PatchKind::Apply,
+        )?;
+        if kind == PatchKind::Apply {
+            return self.apply(index, namespace, name, sub, body, query, manager);
+        }
+        if query.get("force").is_some() {
+            return Err(apply::invalid_options(
+                "PatchOptions",
+                &[(
+                    "force",
+                    "FieldValueForbidden",
+                    "Forbidden: may not be specified for non-apply patch".to_owned(),
+                )],
+            ));
+        }
+        let old = self.stored(index, namespace, name)?;
+        let mut patched = if sub == Some("scale") {
+            scale_of(&old)
+        } else {
+            (*old).clone()
+        };
+        let root = self.catalog.patch_root(def);
+        patch::apply(kind, &mut patched, body, &self.catalog.patch, root)
+            .map_err(|message| Failure::invalid(&def.kind, name, message))?;
+        // The patch's own duplicate keys (and a JSON patch's unknown ones) are strict errors
+        // too; a refusal shows the patched object, or a strategic merge patch as Go prints it.
+        let directive = Directive::of(query.get("fieldValidation")).unwrap_or(Directive::Warn);
+        let parsed = match directive {
+            Directive::Ignore => None,
+            _ => validation::parse_json(body).ok(),
+        };
+        let errors = parsed
+            .as_ref()
+            .map_or_else(Vec::new, |(patch, duplicates)| {
+                validation::duplicate_errors(duplicates, (kind == PatchKind::Json).then_some(patch))
+            });
+        let shown = |patched: &Value| match (kind, &parsed) {
+            (PatchKind::Strategic, Some((patch, _))) => validation::go_text(patch),
+            _ => kubeforge_runtime::schema::gofmt::json(patched),
+        };
+        let old_rv = old
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str);
+        let new_rv = patched
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str);
+        if new_rv.is_some_and(|rv| Some(rv) != old_rv) {
+            return Err(stale(def, name));
+        }
+        let patched = if sub == Some("scale") {
+            patched
+        } else {
+            // Only a refusal shows it.
+            let text = (directive == Directive::Strict).then(|| shown(&patched));
+            self.decoded(
+                index,
+                patched,
+                errors,
+                directive,
+                || Source::Patch(text.unwrap_or_default()),
+                warnings,
+            )?
+        };
+        self.commit(
+            index,
+            namespace,
+            name,
+            &old,
+            patched,
+            sub,
+            query,
+            Some(manager),
+        )
+    }
+
+    /// Server-side apply: merges the configuration into the object (creating it when it does
+    /// not exist, as the API server does), with the field management of `apply`.
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+        body: &[u8],
+        query: &Query,
+        manager: &str,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let def = self.def(index);
+        let config = apply::parse_config(body)?;
+        let config = if sub == Some("scale") {
+            apply::scale_config(def, &config)?
+        } else {
+            config
+        };
+        let force = query.flag("force");
+        let fields = Fields::new(&self.catalog, def, sub);
+        let old = match self.stored(index, namespace, name) {
+            Ok(old) => old,
+            Err(failure) if failure.code == 404 && sub.is_none() => {
+                if let Some(uid) = config.pointer("/metadata/uid").and_then(Value::as_str) {
+                    return Err(Failure::conflict(
+                        &def.group,
+                        &def.plural,
+                        name,
+                        &format!(
+                            "uid mismatch: the provided object specified uid {uid}, and no existing object was found"
+                        ),
+                    ));
+                }
+                let object = fields.applied(None, &config, manager, force)?;
+                same_name(&object, name)?;
+                let object = self.applied(index, object)?;
+                return self.insert(index, namespace, object, query, None);
+            }
+            Err(failure) => return Err(failure),
+        };
+        let mut applied = fields.applied(Some(&old), &config, manager, force)?;
+        same_name(&applied, name)?;
+        self.place(def, metadata_mut(&mut applied), namespace)?;
+        let old_rv = old.pointer("/metadata/resourceVersion");
+        if applied
+            .pointer("/metadata/resourceVersion")
+            .is_some_and(|rv| Some(rv) != old_rv)
+        {
+            return Err(stale(def, name));
+        }
+        let applied = if sub == Some("scale") {
+            applied
+        } else {
+            self.applied(index, applied)?
+        };
+        self.commit(index, namespace, name, &old, applied, sub, query, None)
+    }
+
+    /// Writes `new` over `old` by the rules of the main resource or subresource `sub`:
+    /// `status` takes only the status, the main resource keeps the stored status when the
+    /// status subresource exists, `scale` takes only the replicas; identity metadata stays;
+    /// `generation` rises when anything but metadata and status changed; a write that
+    /// changes nothing makes no new version; an object being deleted whose last finalizer
+    /// is removed is deleted.
+    /// `manager` is the updater recorded as owning what changed; `None` when an apply has
+    /// already recorded the managed fields.
+    #[allow(clippy::too_many_arguments)]
+    fn commit(
+        &self,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        old: &Arc<Value>,
+        new: Value,
+        sub: Option<&str>,
+        query: &Query,
+        manager: Option<&str>,
+    ) -> Result<(StatusCode, Value), Failure> {
+        let def = self.def(index);
+        // An apply on a subresource has recorded its managed fields in `new`.
+        let applied_fields = manager
+            .is_none()
+            .then(|| new.pointer("/metadata/managedFields").cloned());
+        let mut result: Value = match sub {
+            Some("status") => {
+                let mut result = (**old).clone();
+                set_or_remove(&mut result, "status", new.get("status").cloned());
+                result
+            }
+            Some("finalize") => {
+                let mut result = (**old).clone();
+                let finalizers = new
+                    .pointer("/spec/finalizers")
+                    .cloned()
+                    .unwrap_or_else(|| json!([]));
+                match result.get_mut("spec").and_then(Value::as_object_mut) {
+                    Some(spec) => {
+                        spec.insert("finalizers".into(), finalizers);
+                    }
+                    None => result["spec"] = json!({"finalizers": finalizers}),
+                }
+                result
+            }
+            Some("scale") => {
+                let mut result = (**old).clone();
+                let replicas = new
+                    .pointer("/spec/replicas")
+                    .cloned()
+                    .unwrap_or(Value::from(0));
+                if let Some(spec) = result.get_mut("spec").and_then(Value::as_object_mut) {
+                    spec.insert("replicas".into(), replicas);
+                } else if let Some(map) = result.as_object_mut() {
+                    map.insert("spec".into(), json!({"replicas": replicas}));
+                }
+                result
+            }
+            _ => {
+                let mut result = new;
+                if def.has_status() {
+                    set_or_remove(&mut result, "status", old.get("status").cloned());
+                }
+                let old_meta = old.get("metadata").and_then(Value::as_object);
+                let meta = metadata_mut(&mut result);
+                for key in [
+                    "uid",
+                    "creationTimestamp",
+                    "deletionTimestamp",
+                    "deletionGracePeriodSeconds",
+                    "generation",
+                    "name",
+                    "namespace",
+                ] {
+                    match old_meta.and_then(|m| m.get(key)) {
+                        Some(value) => meta.insert(key.into(), value.clone()),
+                        None => meta.remove(key),
+                    };
+                }
+                result
+            }
+        };
+        match (manager, applied_fields) {
+            (Some(manager), _) => {
+                Fields::new(&self.catalog, def, sub).updated(old, &mut result, manager);
+            }
+            (None, Some(fields)) => {
+                let meta = metadata_mut(&mut result);
+                match fields {
+                    Some(fields) => meta.insert("managedFields".into(), fields),
+                    None => meta.remove("managedFields"),
+                };
+            }
+            (None, None) => {}
+        }
+        validation::validate(&self.catalog, def, &result, Some(old))?;
+        let spec_changed = without_meta_and_status(&result) != without_meta_and_status(old);
+        let meta = metadata_mut(&mut result);
+        meta.insert(
+            "resourceVersion".into(),
+            old.pointer("/metadata/resourceVersion")
+                .cloned()
+                .unwrap_or(Value::Null),
+        );
+        if spec_changed {
+            let generation = old
+                .pointer("/metadata/generation")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            meta.insert("generation".into(), Value::from(generation + 1));
+        }
+        let status = StatusCode::OK;
+        if result == **old {
+            let shown = if sub == Some("scale") {
+                scale_of(old)
+            } else {
+                (**old).clone()
+            };
+            return Ok((status, shown));
+        }
+        if query.dry_run() {
+            return Ok((status, result));
+        }
+        let finalized = released(&self.catalog, index, &result);
+        let key = (namespace.to_owned(), name.to_owned());
+        let mut state = self.lock();
+        let current = state.objects[index].get(&key).cloned();
+        if current.as_ref().is_none_or(|c| !Arc::ptr_eq(c, old)) {
+            return Err(stale(def, name));
+        }
+        let rv = state.next_rv();
+        metadata_mut(&mut result).insert("resourceVersion".into(), Value::from(rv.to_string()));
+        let object = Arc::new(result);
+        let work = if finalized {
+            state.remove(index, &key, object.clone());
+            Work::Removed(index, object.clone())
+        } else {
+            state.put(index, key.clone(), object.clone(), Some(old.clone()));
+            Work::Written(index, key)
+        };
+        self.settle(&mut state, vec![work]);
+        self.notify(state);
+        let shown = if sub == Some("scale") {
+            scale_of(&object)
+        } else {
+            (*object).clone()
+        };
+        Ok((status, shown))
+    }
+}
+
+/// The name of the object an apply made must be the one on the URL.
+fn same_name(object: &Value, name: &str) -> Result<(), Failure> {
+    let found = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if found == name {
+        Ok(())
+    } else {
+        Err(Failure::bad_request(format!(
+            "the name of the object ({found}) does not match the name on the URL ({name})"
+        )))
+    }
+}
+
+fn stale(def: &ResourceDef, name: &str) -> Failure {
+    Failure::conflict(
+        &def.group,
+        &def.plural,
+        name,
+        "the object has been modified; please apply your changes to the latest version and try again",
+    )
+}
+
+fn set_or_remove(object: &mut Value, key: &str, value: Option<Value>) {
+    if let Some(map) = object.as_object_mut() {
+        match value {
+            Some(value) => map.insert(key.into(), value),
+            None => map.remove(key),
+        };
+    }
+}
+
+fn without_meta_and_status(object: &Value) -> Value {
+    let mut object = object.clone();
+    if let Some(map) = object.as_object_mut() {
+        map.remove("metadata");
+        map.remove("status");
+    }
+    object
+}

@@ -1,0 +1,46 @@
+//! Responses as the API server writes them: a JSON body, plain text, a failure's `Status`,
+//! and the `Warning` header.
+
+use http::{HeaderValue, Response, StatusCode, header};
+use serde_json::Value;
+
+use crate::wire::body::Body;
+use crate::wire::status::Failure;
+
+pub(crate) fn json_response(code: StatusCode, value: &Value) -> Response<Body> {
+    let mut response = Response::new(Body::full(value.to_string()));
+    *response.status_mut() = code;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+pub(crate) fn text_response(text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Body::full(text));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    response
+}
+
+/// A failure as the `Status` response a real server sends.
+pub(crate) fn failure_response(failure: &Failure) -> Response<Body> {
+    let code = StatusCode::from_u16(failure.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    json_response(code, &failure.to_status())
+}
+
+/// A `Warning` header's value: code 299, no agent, the text quoted (`"` and `\` escaped),
+/// as apimachinery's `NewWarningHeader` writes it.
+pub(crate) fn warning_header(text: &str) -> String {
+    let mut out = String::from("299 - \"");
+    for c in text.chars() {
+        if matches!(c, '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
