@@ -1,5 +1,5 @@
 //! Writes `$OUT_DIR/kubernetes.protoset`: the `FileDescriptorSet` of Kubernetes' protobuf
-//! messages (feature `protobuf`), which `src/protobuf.rs` reads to transcode protobuf bodies.
+//! messages (feature `protobuf`), which `src/wire/protobuf.rs` reads to transcode protobuf bodies.
 //!
 //! The `.proto` files are the upstream `generated.proto` of k8s.io/api, apimachinery,
 //! apiextensions-apiserver, kube-aggregator and metrics for Kubernetes 1.35, as the

@@ -154,7 +154,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "compaction-boundary",
         breaks: "a watch from a version whose next event is no longer kept gets 410 Gone, not a gap",
-        file: "server/src/store.rs",
+        file: "server/src/objects/store.rs",
         find: "        if rv < self.compacted {\n            return None;\n        }",
         replace: "        if rv + 1 < self.compacted {\n            return None;\n        }",
         tests: &["kubeforge-server:raw_http"],
@@ -162,7 +162,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "relabelled-in-not-added",
         breaks: "an object relabelled into a watch's selector arrives as `ADDED`",
-        file: "server/src/watch.rs",
+        file: "server/src/verbs/watch.rs",
         find: "(EventType::Modified, false, true) => \"ADDED\",",
         replace: "(EventType::Modified, false, true) => \"MODIFIED\",",
         tests: &["kubeforge-server:raw_http"],
@@ -170,7 +170,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "stale-replace-accepted",
         breaks: "a replace with an old `resourceVersion` is refused with 409 Conflict",
-        file: "server/src/server.rs",
+        file: "server/src/verbs/write.rs",
         find: "        {\n            return Err(stale(def, name));\n        }\n        self.commit(\n            index,\n            namespace,\n            name,\n            &old,\n            body,",
         replace: "        {\n            let _ = stale(def, name);\n        }\n        self.commit(\n            index,\n            namespace,\n            name,\n            &old,\n            body,",
         tests: &[
