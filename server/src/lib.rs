@@ -21,11 +21,14 @@
 //! encoding for the built-in kinds (feature `protobuf`); namespaces as objects and garbage
 //! collection by owner references; validation with the API server's `Status` and causes,
 //! `fieldValidation`, object names by each resource's rule, and a custom resource's
-//! defaulting and pruning (see `validation`); server-side apply and `metadata.managedFields` as
-//! structured-merge-diff defines them, merging by the schema's list, map and struct types
-//! (see `apply`).
+//! defaulting and pruning (see `semantics::validation`); server-side apply and
+//! `metadata.managedFields` as structured-merge-diff defines them, merging by the schema's
+//! list, map and struct types (see `semantics::apply`).
+//!
+//! The code is in layers, bottom up: `wire`, `objects`, `semantics`, `controllers`, `verbs`,
+//! `router`; each imports only from those below it (`tests/layers.rs`, and the architecture
+//! page of the guide).
 
-// The layers, bottom up; each imports only from those before it (`tests/layers.rs`).
 mod controllers;
 mod objects;
 mod router;
