@@ -111,22 +111,22 @@ impl Shared {
         }
     }
 
-    pub(super) fn def(&self, index: usize) -> &ResourceDef {
+    fn def(&self, index: usize) -> &ResourceDef {
         &self.catalog.resources[index]
     }
 
     /// Runs the controllers (garbage collector, namespace lifecycle) on what a write did.
-    pub(super) fn settle(&self, state: &mut State, work: Vec<Work>) {
+    fn settle(&self, state: &mut State, work: Vec<Work>) {
         controllers::settle(state, &self.catalog, work);
     }
 
-    pub(super) fn notify(&self, state: MutexGuard<'_, State>) {
+    fn notify(&self, state: MutexGuard<'_, State>) {
         let rv = state.rv;
         drop(state);
         self.changed.send_replace(rv);
     }
 
-    pub(super) fn uid(&self, rv: u64) -> String {
+    fn uid(&self, rv: u64) -> String {
         let mut hasher = self.uid_seed.build_hasher();
         hasher.write_u64(rv);
         let a = hasher.finish();
@@ -142,7 +142,7 @@ impl Shared {
         )
     }
 
-    pub(super) fn suffix(&self) -> String {
+    fn suffix(&self) -> String {
         const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
         let mut hasher = self.uid_seed.build_hasher();
         hasher.write_u64(self.lock().rv);
@@ -159,7 +159,7 @@ impl Shared {
 }
 
 /// The `autoscaling/v1` `Scale` of an object with `spec.replicas`.
-pub(super) fn scale_of(object: &Value) -> Value {
+fn scale_of(object: &Value) -> Value {
     let meta = object.get("metadata").cloned().unwrap_or(Value::Null);
     let mut scale_meta = Map::new();
     for key in [
