@@ -28,6 +28,7 @@
 mod apply;
 mod body;
 mod builtin;
+mod builtin_defaults;
 mod catalog;
 mod controllers;
 mod discovery;

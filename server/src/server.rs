@@ -634,7 +634,10 @@ impl Server {
         if def.has_status()
             && let Some(map) = object.as_object_mut()
         {
+            // PrepareForCreate: a built-in kind's status starts as its zero value (what Go
+            // writes of it), a custom resource's is dropped.
             map.remove("status");
+            validation::builtin_defaults(&self.shared.catalog, def, &mut object);
         }
         if namespaces::is_namespaces(&self.shared.catalog, index) {
             namespaces::prepare(&mut object, &name);
@@ -1192,7 +1195,6 @@ impl Server {
                 }
             }
         }
-        crate::builtin::defaults(&def.group, &def.kind, &mut object);
         let Some(map) = object.as_object_mut() else {
             return Err(Failure::internal("the body stopped being an object"));
         };
