@@ -526,7 +526,9 @@ metadata:
     let object = cluster.json("deployment", "nginx-deployment");
     assert_eq!(
         object["spec"]["template"]["spec"]["containers"],
-        json!([{"name": "nginx", "image": "nginx:1.16.1"}])
+        json!([{"name": "nginx", "image": "nginx:1.16.1", "imagePullPolicy": "IfNotPresent",
+                "resources": {}, "terminationMessagePath": "/dev/termination-log",
+                "terminationMessagePolicy": "File"}])
     );
 }
 

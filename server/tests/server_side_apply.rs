@@ -150,7 +150,19 @@ async fn apply_creates_the_object_then_a_repeated_apply_changes_nothing() {
     );
     let (code, created) = apply(&server, &format!("{PODS}/web"), "alice", false, &config).await;
     assert_eq!(code, 201, "{created}");
-    assert_eq!(created["spec"], config["spec"]);
+    // The object is the configuration and the built-in defaults, which nobody owns.
+    assert_eq!(
+        created["spec"],
+        json!({"containers": [{
+                    "name": "app", "image": "nginx:1",
+                    "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                    "imagePullPolicy": "IfNotPresent", "resources": {},
+                    "terminationMessagePath": "/dev/termination-log",
+                    "terminationMessagePolicy": "File"}],
+               "dnsPolicy": "ClusterFirst", "enableServiceLinks": true,
+               "restartPolicy": "Always", "schedulerName": "default-scheduler",
+               "securityContext": {}, "terminationGracePeriodSeconds": 30})
+    );
     let alice = entry(&created, "alice");
     assert_eq!(alice["operation"], "Apply");
     assert_eq!(alice["apiVersion"], "v1");
@@ -504,7 +516,9 @@ async fn a_field_no_longer_applied_is_removed_unless_another_manager_owns_it() {
     assert_eq!(code, 200);
     assert_eq!(
         object["spec"]["containers"],
-        json!([{"name": "app", "image": "a"}])
+        json!([{"name": "app", "image": "a", "imagePullPolicy": "Always", "resources": {},
+                "terminationMessagePath": "/dev/termination-log",
+                "terminationMessagePolicy": "File"}])
     );
 }
 
@@ -585,13 +599,19 @@ async fn merge_strategies_follow_list_and_map_types() {
     bob["metadata"]["labels"] = json!({"owner": "bob"});
     let (code, object) = apply(&server, &uri, "bob", false, &bob).await;
     assert_eq!(code, 200, "{object}");
-    assert_eq!(
-        object["spec"]["containers"],
-        json!([
-            {"name": "app", "image": "a", "args": ["1", "2"], "ports": [{"containerPort": 80}, {"containerPort": 80, "protocol": "UDP"}]},
-            {"name": "side", "image": "s"},
-        ])
-    );
+    let defaults = json!({"imagePullPolicy": "Always", "resources": {},
+                          "terminationMessagePath": "/dev/termination-log",
+                          "terminationMessagePolicy": "File"});
+    let mut app = json!({"name": "app", "image": "a", "args": ["1", "2"],
+                         "ports": [{"containerPort": 80, "protocol": "TCP"},
+                                   {"containerPort": 80, "protocol": "UDP"}]});
+    let mut side = json!({"name": "side", "image": "s"});
+    for container in [&mut app, &mut side] {
+        for (k, v) in defaults.as_object().unwrap() {
+            container[k] = v.clone();
+        }
+    }
+    assert_eq!(object["spec"]["containers"], json!([app, side]));
     assert_eq!(
         object["metadata"]["finalizers"],
         json!(["example.com/a", "example.com/b"])
@@ -685,8 +705,9 @@ async fn the_status_subresource_owns_only_the_status() {
     config["status"] = json!({"phase": "Pending"});
     let (code, created) = apply(&server, &uri, "alice", false, &config).await;
     assert_eq!(code, 201);
-    // The main resource neither takes nor owns the status.
-    assert!(created.get("status").is_none(), "{created}");
+    // The main resource neither takes nor owns the status: a created Pod's is its zero value
+    // (a real server's also has `phase: Pending` and the QoS class: a listed difference).
+    assert_eq!(created["status"], json!({}), "{created}");
     assert!(owned(&created, "alice", "Apply").get("f:status").is_none());
     let mut status = pod(
         "web",
@@ -767,9 +788,16 @@ async fn updates_and_patches_are_recorded_as_update_managers() {
     // No fieldManager and no User-Agent: `unknown`.
     let (code, created) = create(&server, PODS, None, &body).await;
     assert_eq!(code, 201);
+    // An update owns what the defaulters added too, as on a real server.
     assert_eq!(
         owned(&created, "unknown", "Update"),
-        json!({"f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:image": {}, "f:name": {}}}}})
+        json!({"f:spec": {
+            "f:containers": {"k:{\"name\":\"app\"}": {
+                ".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {}, "f:resources": {},
+                "f:terminationMessagePath": {}, "f:terminationMessagePolicy": {}}},
+            "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:restartPolicy": {},
+            "f:schedulerName": {}, "f:securityContext": {}, "f:terminationGracePeriodSeconds": {},
+        }})
     );
     // The User-Agent up to its first slash.
     let (code, patched) = merge_patch(
@@ -907,8 +935,11 @@ async fn cleared_managed_fields_stay_cleared_until_the_first_apply() {
     assert_eq!(
         owned(&applied, "before-first-apply", "Update"),
         json!({"f:spec": {
-            "f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:image": {}, "f:name": {}}},
-            "f:hostname": {},
+            "f:containers": {"k:{\"name\":\"app\"}": {
+                ".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {}, "f:resources": {},
+                "f:terminationMessagePath": {}, "f:terminationMessagePolicy": {}}},
+            "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:hostname": {}, "f:restartPolicy": {},
+            "f:schedulerName": {}, "f:securityContext": {}, "f:terminationGracePeriodSeconds": {},
         }})
     );
     assert_eq!(

@@ -52,23 +52,6 @@ fn parse(text: &str) -> HashMap<(String, String), Names> {
         .collect()
 }
 
-/// The defaults the API server's own code (not the schema) gives a built-in kind that
-/// `kubectl` shows: a Secret's `type` is `Opaque` when none is given (core/v1
-/// `SetDefaults_Secret`). The many other defaulting functions of kube-apiserver are not
-/// applied (see the guide's `docs/src/guide/server-differences.md`).
-pub(crate) fn defaults(group: &str, kind: &str, object: &mut serde_json::Value) {
-    if group.is_empty()
-        && kind == "Secret"
-        && let Some(map) = object.as_object_mut()
-        && map
-            .get("type")
-            .and_then(serde_json::Value::as_str)
-            .is_none_or(str::is_empty)
-    {
-        map.insert("type".into(), serde_json::Value::from("Opaque"));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]

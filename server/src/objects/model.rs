@@ -161,6 +161,7 @@ fn merge_schemas(api: &ApiSet) -> Schemas {
             .filter(|(_, ty)| ty.schema_name == "io.k8s.apimachinery.pkg.runtime.RawExtension")
             .map(|(index, _)| index)
             .collect(),
+        names: api.types.iter().map(|ty| ty.schema_name.clone()).collect(),
         ..Schemas::default()
     };
     for (id, resource) in &api.resources {

@@ -31,6 +31,9 @@ pub(crate) struct Schemas {
     pub(crate) untyped: BTreeSet<usize>,
     /// `(group, version, kind)` → the resource's root type.
     pub(crate) roots: HashMap<(String, String, String), Root>,
+    /// The definition name of each type, by `TypeId` index (`io.k8s.api.core.v1.Pod`), for
+    /// the built-in defaults (`builtin_defaults`), which belong to types.
+    pub(crate) names: Vec<String>,
 }
 
 /// A resource's root type.
@@ -178,10 +181,15 @@ impl Schemas {
         version: &str,
         kind: &str,
     ) -> Option<(&Node, bool)> {
-        let root = self
-            .roots
-            .get(&(group.to_owned(), version.to_owned(), kind.to_owned()))?;
+        let root = self.root_of(group, version, kind)?;
         Some((self.set.get(root.index)?, root.builtin))
+    }
+
+    /// The root type of the resource of `(group, version, kind)`.
+    pub(crate) fn root_of(&self, group: &str, version: &str, kind: &str) -> Option<Root> {
+        self.roots
+            .get(&(group.to_owned(), version.to_owned(), kind.to_owned()))
+            .copied()
     }
 
     fn named(&self, index: usize) -> Ty<'_> {

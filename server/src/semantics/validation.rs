@@ -28,6 +28,7 @@ use serde_json::{Map, Value};
 
 use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::semantics::apply;
+use crate::semantics::builtin_defaults;
 use crate::semantics::directive::Directive;
 use crate::semantics::object_names;
 use crate::wire::status::Failure;
@@ -128,10 +129,12 @@ pub(crate) fn decode(catalog: &Catalog, def: &ResourceDef, object: &mut Value) -
     go_numbers(object);
     if builtin {
         // sigs.k8s.io/json quotes the path (strconv.Quote).
-        return apply::drop_unknown(schemas, def, object, None)
+        let unknown = apply::drop_unknown(schemas, def, object, None)
             .iter()
             .map(|path| format!("unknown field {}", gofmt::quote(path)))
             .collect();
+        builtin_defaults(catalog, def, object);
+        return unknown;
     }
     // `GetObjectMetaWithOptions` decodes the metadata re-encoded by Go, keys sorted.
     let mut unknown = apply::drop_unknown(schemas, def, object, Some("metadata"));
@@ -142,6 +145,18 @@ pub(crate) fn decode(catalog: &Catalog, def: &ResourceDef, object: &mut Value) -
     // The converter coerces the defaulted object again: a default's undeclared keys go.
     let _ = schema::prune(node, &schemas.set, object);
     schema::strict_errors(&[], &unknown)
+}
+
+/// Runs the built-in defaulters on an object of a built-in kind (see `builtin_defaults`):
+/// on the decoded object, and again where a strategy resets a part of it (a created object's
+/// `status`).
+pub(crate) fn builtin_defaults(catalog: &Catalog, def: &ResourceDef, object: &mut Value) {
+    let schemas = &catalog.schemas;
+    if let Some(root) = schemas.root_of(&def.group, &def.version, &def.kind)
+        && root.builtin
+    {
+        builtin_defaults::apply(&schemas.set, &schemas.names, root.index, object);
+    }
 }
 
 /// Whole-number floats (`1.0`, `2e3`) as integers: Go decodes them into `float64` and

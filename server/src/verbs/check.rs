@@ -4,7 +4,6 @@
 
 use serde_json::{Map, Value};
 
-use crate::objects::builtin;
 use crate::objects::catalog::ResourceDef;
 use crate::semantics::directive::Directive;
 use crate::semantics::validation::{self, Source};
@@ -50,7 +49,6 @@ impl Shared {
                 }
             }
         }
-        builtin::defaults(&def.group, &def.kind, &mut object);
         let Some(map) = object.as_object_mut() else {
             return Err(Failure::internal("the body stopped being an object"));
         };

@@ -90,7 +90,10 @@ impl Shared {
         if def.has_status()
             && let Some(map) = object.as_object_mut()
         {
+            // PrepareForCreate: a built-in kind's status starts as its zero value (what Go
+            // writes of it), a custom resource's is dropped.
             map.remove("status");
+            validation::builtin_defaults(&self.catalog, def, &mut object);
         }
         if namespaces::is_namespaces(&self.catalog, index) {
             namespaces::prepare(&mut object, &name);

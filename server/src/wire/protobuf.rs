@@ -475,6 +475,11 @@ fn decode_special(name: &str, bytes: &[u8]) -> Result<Option<Value>, String> {
     let fields = || Reader::new(bytes).fields();
     Ok(Some(match name {
         n if n == format!("{META}.Time") || n == format!("{META}.MicroTime") => {
+            // Go writes its zero time as an empty message (`Time.Marshal`), and reads one
+            // back as the zero time: JSON null.
+            if bytes.is_empty() {
+                return Ok(Some(Value::Null));
+            }
             let (mut seconds, mut nanos) = (0i64, 0i64);
             for (number, wire) in fields()? {
                 match (number, wire) {
