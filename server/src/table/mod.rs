@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::catalog::{Catalog, ResourceDef};
 use crate::jsonpath::{self, JsonPath};
 
-const DATA: &str = include_str!("../data/printers.json");
+const DATA: &str = include_str!("../../data/printers.json");
 
 /// `[name, type, format, priority, description]`.
 type ColumnData = (String, String, String, i64, String);
