@@ -35,10 +35,6 @@ mod router;
 mod semantics;
 mod verbs;
 mod wire;
-// The Tables of the API server's printers: an objects module that stays at the top until
-// its split (into `objects/table/`) lands; it names `catalog` and `jsonpath` by these paths.
-mod table;
-use objects::{catalog, jsonpath};
 
 pub use objects::catalog::{
     Catalog, PatchField, PatchSchema, PrinterColumn, ResourceDef, Validator,

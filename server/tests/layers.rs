@@ -28,16 +28,8 @@ const LAYERS: &[(&str, usize)] = &[
 ];
 const FACADE: usize = 6;
 
-/// Modules of a layer that are not in its folder yet: the printers' Tables (`table.rs`,
-/// whose split into `objects/table/` is under way).
-const ELSEWHERE: &[(&str, &str)] = &[("table", "objects")];
-
 fn layer(module: &[String]) -> &str {
-    let first = module.first().map_or("lib", String::as_str);
-    ELSEWHERE
-        .iter()
-        .find(|(name, _)| *name == first)
-        .map_or(first, |(_, layer)| layer)
+    module.first().map_or("lib", String::as_str)
 }
 
 fn rank(layer: &str) -> usize {

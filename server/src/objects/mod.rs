@@ -18,4 +18,5 @@ pub(crate) mod openapi;
 pub(crate) mod schema;
 pub(crate) mod select;
 pub(crate) mod store;
+pub(crate) mod table;
 pub(crate) mod versions;

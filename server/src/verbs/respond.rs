@@ -4,7 +4,7 @@
 use http::{Response, StatusCode};
 use serde_json::{Value, json};
 
-use crate::table;
+use crate::objects::table;
 use crate::verbs::Shared;
 use crate::wire::body::Body;
 use crate::wire::encoding;

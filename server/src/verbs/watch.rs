@@ -16,7 +16,7 @@ use tokio::time::Instant;
 
 use crate::objects::select::Filter;
 use crate::objects::store::EventType;
-use crate::table;
+use crate::objects::table;
 use crate::verbs::Shared;
 use crate::wire::encoding;
 use crate::wire::media;

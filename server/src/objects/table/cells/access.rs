@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::super::fields::{field, list, text};
 use super::super::format::{human_duration, or, selector_string};
-use super::{Cells, age, length, name, string};
+use super::common::{Cells, age, length, name, string};
 
 pub(super) const PRINTERS: &[(&str, Cells)] = &[
     ("rbac.authorization.k8s.io/RoleBinding", role_binding),

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::super::fields::{annotation, deleting, field, flag, strings, text};
 use super::super::format::{or, quantity};
-use super::{Cells, age, length, name, string};
+use super::common::{Cells, age, length, name, string};
 
 pub(super) const PRINTERS: &[(&str, Cells)] = &[
     ("/PersistentVolume", persistent_volume),

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::catalog::{Catalog, ResourceDef};
+use crate::objects::catalog::{Catalog, ResourceDef};
 
 mod cells;
 mod custom;

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::super::fields::{deleting, field, list, text};
 use super::super::format::{ago, or, parse_time};
-use super::{Cells, age, name};
+use super::common::{Cells, age, name};
 
 pub(super) const PRINTERS: &[(&str, Cells)] = &[("/Pod", pod)];
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::super::fields::{condition, count, escape, field, list, text};
 use super::super::format::{ago, or, parse_time, quantity};
-use super::{Cells, age, length, name, string};
+use super::common::{Cells, age, length, name, string};
 
 pub(super) const PRINTERS: &[(&str, Cells)] = &[
     ("/Node", node),

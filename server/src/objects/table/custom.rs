@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use super::cells::name;
 use super::format::{ago, parse_time};
 use super::printers::column;
-use crate::catalog::{Catalog, PrinterColumn};
-use crate::jsonpath::{self, JsonPath};
+use crate::objects::catalog::{Catalog, PrinterColumn};
+use crate::objects::jsonpath::{self, JsonPath};
 
 /// The printer of a resource's `additionalPrinterColumns`, their paths parsed once.
 pub(super) struct Custom<'a> {

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::super::fields::{condition, count, deleting, field, flag, list, text};
 use super::super::format::{more, or};
-use super::{Cells, age, integer, name, name_age, string};
+use super::common::{Cells, age, integer, name, name_age, string};
 
 pub(super) const PRINTERS: &[(&str, Cells)] = &[
     ("coordination.k8s.io/Lease", lease),

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::super::fields::{count, field, list, strings, text};
 use super::super::format::{format_label_selector, format_labels, more, or};
-use super::{Cells, age, name, string};
+use super::common::{Cells, age, name, string};
 
 pub(super) const PRINTERS: &[(&str, Cells)] = &[
     ("/Service", service),

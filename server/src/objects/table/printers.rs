@@ -8,9 +8,9 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::catalog::{Catalog, ResourceDef};
+use crate::objects::catalog::{Catalog, ResourceDef};
 
-const DATA: &str = include_str!("../../data/printers.json");
+const DATA: &str = include_str!("../../../data/printers.json");
 
 /// `[name, type, format, priority, description]`; a description `@definition.field` is the
 /// field's description in the served documents.

@@ -9,7 +9,7 @@ use super::super::format::{
     ago, format_label_selector, format_labels, human_duration, int_or_string, or, parse_time,
     quantity, selector_string, since,
 };
-use super::{Cells, age, integer, length, name, string};
+use super::common::{Cells, age, integer, length, name, string};
 
 pub(super) const PRINTERS: &[(&str, Cells)] = &[
     ("/PodTemplate", pod_template),
