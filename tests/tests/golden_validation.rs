@@ -49,7 +49,11 @@ fn bounds_admit_their_own_value_unless_exclusive() {
         "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10"
     );
     for ratio in [0.5, 2.5] {
-        assert_eq!(create(json!({"replicas": 1, "ratio": ratio})), "", "{ratio}");
+        assert_eq!(
+            create(json!({"replicas": 1, "ratio": ratio})),
+            "",
+            "{ratio}"
+        );
     }
     assert_eq!(
         create(json!({"replicas": 1, "ratio": 2.6})),
@@ -158,7 +162,10 @@ fn updates_ratchet_what_did_not_change_and_check_what_did() {
     );
     let valid_old = json!({"replicas": 3, "mode": "m"});
     assert_eq!(
-        update(valid_old, json!({"replicas": 3, "maxSurge": 4, "mode": "m"})),
+        update(
+            valid_old,
+            json!({"replicas": 3, "maxSurge": 4, "mode": "m"})
+        ),
         r#"spec: Invalid value: "object": maxSurge may not exceed replicas"#
     );
 }

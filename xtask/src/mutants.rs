@@ -250,7 +250,9 @@ pub const MUTANTS: &[Mutant] = &[
         file: "runtime/src/schema/cel/mod.rs",
         find: "            Ok(Some(true)) => continue,\n            Ok(Some(false)) => {}",
         replace: "            Ok(Some(_)) => continue,",
-        tests: &["kubeforge-tests:golden_validation:cel_rules_run_and_transition_rules_only_on_update"],
+        tests: &[
+            "kubeforge-tests:golden_validation:cel_rules_run_and_transition_rules_only_on_update",
+        ],
     },
     Mutant {
         name: "transition-rule-on-create",
@@ -258,7 +260,9 @@ pub const MUTANTS: &[Mutant] = &[
         file: "runtime/src/schema/cel/mod.rs",
         find: "if compiled.uses_old_self && old.is_none() && !rule.optional_old_self {",
         replace: "if compiled.uses_old_self && old.is_none() && !rule.optional_old_self && false {",
-        tests: &["kubeforge-tests:golden_validation:cel_rules_run_and_transition_rules_only_on_update"],
+        tests: &[
+            "kubeforge-tests:golden_validation:cel_rules_run_and_transition_rules_only_on_update",
+        ],
     },
     Mutant {
         name: "ratchet-refuses-unchanged",
@@ -364,7 +368,9 @@ pub const MUTANTS: &[Mutant] = &[
         file: "server/src/apply/updater.rs",
         find: "            .difference(&compare.removed)\n            .union(&compare.modified)\n            .union(&compare.added);",
         replace: "            .difference(&compare.removed);",
-        tests: &["kubeforge-server:server_side_apply:updates_and_patches_are_recorded_as_update_managers"],
+        tests: &[
+            "kubeforge-server:server_side_apply:updates_and_patches_are_recorded_as_update_managers",
+        ],
     },
     // The server's own behaviour.
     Mutant {
@@ -414,6 +420,41 @@ pub const MUTANTS: &[Mutant] = &[
         find: "    schema::apply_defaults(node, &schemas.set, object);",
         replace: "    let _ = (node, &schemas.set, &object);",
         tests: &["kubeforge-server:validation:custom_resources_are_defaulted"],
+    },
+    Mutant {
+        name: "set-element-order-ignored",
+        breaks: "a strategic merge patch's `$setElementOrder/<list>` orders the merged list as the API server does",
+        file: "server/src/patch.rs",
+        find: "key.strip_prefix(\"$setElementOrder/\"), order)",
+        replace: "key.strip_prefix(\"$planted-ignored/\"), order)",
+        tests: &[
+            "kubeforge-server:lib:set_element_order",
+            "kubeforge-server:kube_client:strategic_merge_honours_set_element_order",
+        ],
+    },
+    Mutant {
+        name: "namespace-terminating-cause-lost",
+        breaks: "a create in a terminating namespace is refused with the `NamespaceTerminating` cause",
+        file: "server/src/namespaces.rs",
+        find: "\"NamespaceTerminating\",",
+        replace: "\"Terminating\",",
+        tests: &["kubeforge-server:kube_builtin"],
+    },
+    Mutant {
+        name: "body-limit-not-3-mib",
+        breaks: "the default body limit is the API server's 3 MiB",
+        file: "server/src/server.rs",
+        find: "body_limit: 3 * 1024 * 1024,",
+        replace: "body_limit: 3 * 1000 * 1000,",
+        tests: &["kubeforge-server:limits:a_body_of_3_mib"],
+    },
+    Mutant {
+        name: "history-not-1024",
+        breaks: "the default event history keeps 1,024 events",
+        file: "server/src/server.rs",
+        find: "history: 1024,",
+        replace: "history: 1000,",
+        tests: &["kubeforge-server:limits:the_history_keeps_the_last_1024_events"],
     },
     // The API diff.
     Mutant {
