@@ -8,13 +8,13 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kubeforge::Config;
 use kubeforge_tests::claims;
+use kubeforge_tests::corpus;
 use kubeforge_tests::scale::{cargo, generate};
 use kubeforge_tests::sorted_files;
-use kubeforge_tests::{corpus, workspace_root};
 
 /// The Kubernetes 1.35 OpenAPI v3 documents, one per group-version.
 const V3_FILES: [&str; claims::V3_GROUP_VERSIONS] = [

@@ -360,7 +360,7 @@ pub const MUTANTS: &[Mutant] = &[
         file: "server/src/apply/typed.rs",
         find: "        lhs_observed\n            .get(element)\n            .and_then(|&i| lhs.and_then(|l| l.get(i)))",
         replace: "        rhs_observed\n            .get(element)\n            .and_then(|&i| lhs.and_then(|l| l.get(i)))",
-        tests: &["kubeforge-server:server_side_apply:merge_strategies_follow_list_and_map_types"],
+        tests: &["kubeforge-server:server_side_apply:map_list_items_merge_by_key_not_by_position"],
     },
     Mutant {
         name: "update-manager-not-recorded",
