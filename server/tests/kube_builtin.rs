@@ -166,6 +166,26 @@ async fn built_in_kinds_behave_as_on_a_real_api_server() {
             "configmaps \"late\" is forbidden: unable to create new content in namespace team because it is being terminated".into()
         )
     );
+    // The `Status` names the cause, as the NamespaceLifecycle admission plugin writes it.
+    let (code, _, body) = raw(
+        &server,
+        Method::POST,
+        "/api/v1/namespaces/team/configmaps",
+        &[("content-type", "application/json")],
+        serde_json::to_vec(&config_map("late", None)).unwrap(),
+    )
+    .await;
+    assert_eq!(code, 403);
+    let status: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        status["details"],
+        json!({"name": "late", "kind": "configmaps", "causes": [{
+            "reason": "NamespaceTerminating",
+            "message": "namespace team is being terminated",
+            "field": "metadata.namespace"
+        }]}),
+        "{status}"
+    );
     // Releasing the finalizer lets the namespace controller finish.
     team.patch(
         "held",

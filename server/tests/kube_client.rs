@@ -532,3 +532,64 @@ async fn watcher_sees_every_change_across_a_410_and_relist() {
         assert!(server.is_empty());
     }
 }
+
+/// A status patch as the kubelet sends it: `status.conditions` merge by `type`, and
+/// `$setElementOrder/conditions` puts them in its order, the live-only ones kept among them
+/// where the API server's strategic merge puts them (apimachinery's `normalizeElementOrder`).
+#[tokio::test]
+async fn strategic_merge_honours_set_element_order() {
+    let server = model_server();
+    let pods: Api<Pod> = Api::default_namespaced(Client::new(server.clone(), "default"));
+    pods.create(&PostParams::default(), &pod("ordered", &[]))
+        .await
+        .unwrap();
+    let condition = |kind: &str| json!({"type": kind, "status": "True"});
+    pods.patch_status(
+        "ordered",
+        &PatchParams::default(),
+        &Patch::Strategic(json!({"status": {"conditions": [
+            condition("PodScheduled"),
+            condition("Initialized"),
+            condition("DisruptionTarget"),
+            condition("Ready"),
+        ]}})),
+    )
+    .await
+    .unwrap();
+    let patched = pods
+        .patch_status(
+            "ordered",
+            &PatchParams::default(),
+            &Patch::Strategic(json!({"status": {
+                "$setElementOrder/conditions": [
+                    {"type": "Initialized"},
+                    {"type": "Ready"},
+                    {"type": "ContainersReady"},
+                    {"type": "PodScheduled"}
+                ],
+                "conditions": [condition("ContainersReady")]
+            }})),
+        )
+        .await
+        .unwrap();
+    let kinds: Vec<String> = patched
+        .status
+        .unwrap()
+        .conditions
+        .unwrap()
+        .into_iter()
+        .map(|c| c.type_)
+        .collect();
+    // DisruptionTarget, which only the live list has, stays after Initialized, which
+    // preceded it there, and before Ready, which followed it.
+    assert_eq!(
+        kinds,
+        [
+            "Initialized",
+            "DisruptionTarget",
+            "Ready",
+            "ContainersReady",
+            "PodScheduled"
+        ]
+    );
+}

@@ -1512,3 +1512,31 @@ async fn the_scale_subresource_and_an_hpa_take_over_replicas() {
         (400, Some("invalid object type: apps/v1, Kind=Deployment"))
     );
 }
+
+/// A map list's items merge by key wherever they stand: an applier's item at another
+/// position than the live one still merges with the live item of its key (SMD's
+/// `mergeListByKey`), and the live order is kept.
+#[tokio::test]
+async fn map_list_items_merge_by_key_not_by_position() {
+    let server = server();
+    let uri = format!("{PODS}/keyed");
+    let alice = pod(
+        "keyed",
+        json!({"containers": [{"name": "app", "image": "a"}, {"name": "side", "image": "s"}]}),
+    );
+    let (code, object) = apply(&server, &uri, "alice", false, &alice).await;
+    assert_eq!(code, 201, "{object}");
+    let carol = pod(
+        "keyed",
+        json!({"containers": [{"name": "side", "imagePullPolicy": "Always"}]}),
+    );
+    let (code, object) = apply(&server, &uri, "carol", false, &carol).await;
+    assert_eq!(code, 200, "{object}");
+    assert_eq!(
+        object["spec"]["containers"],
+        json!([
+            {"name": "app", "image": "a"},
+            {"name": "side", "image": "s", "imagePullPolicy": "Always"},
+        ])
+    );
+}

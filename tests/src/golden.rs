@@ -80,3 +80,6 @@ pub mod wide_routes;
 #[rustfmt::skip]
 #[path = "../golden/shared_shapes.rs"]
 pub mod shared_shapes;
+#[rustfmt::skip]
+#[path = "../golden/validation.rs"]
+pub mod validation;

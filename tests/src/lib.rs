@@ -100,16 +100,44 @@ pub fn corpus_in(dir: &Path, test: &str, needed: &[&str], ci: bool) -> Option<Pa
     None
 }
 
-/// Real projects' CRDs with their own valid and invalid objects and the errors a real API
-/// server gives: `$KUBEFORGE_VALIDATION` if set, otherwise `../shared/validation` beside the
-/// workspace; missing files are handled as in [`corpus`].
+/// A data set of `../shared/<name>` beside the workspace (or the directory `$<var>` names),
+/// provided every file in `needed` is there; missing files are handled as in [`corpus`]: a
+/// failure in CI, a visible `SKIPPED` otherwise. Every test over `shared/` finds it here.
 #[track_caller]
-pub fn validation_data(test: &str, needed: &[&str]) -> Option<PathBuf> {
-    let dir = std::env::var_os("KUBEFORGE_VALIDATION").map_or_else(
-        || workspace_root().join("../shared/validation"),
+pub fn shared_data(var: &str, name: &str, test: &str, needed: &[&str]) -> Option<PathBuf> {
+    let dir = std::env::var_os(var).map_or_else(
+        || workspace_root().join("../shared").join(name),
         PathBuf::from,
     );
     corpus_in(&dir, test, needed, in_ci())
+}
+
+/// Real projects' CRDs with their own valid and invalid objects and the errors a real API
+/// server gives: `$KUBEFORGE_VALIDATION` or `../shared/validation` ([`shared_data`]).
+#[track_caller]
+pub fn validation_data(test: &str, needed: &[&str]) -> Option<PathBuf> {
+    shared_data("KUBEFORGE_VALIDATION", "validation", test, needed)
+}
+
+/// Kubernetes' and OpenShift's documents of older releases (`tests/old-documents/SOURCE.md`):
+/// `$KUBEFORGE_OLD_DOCUMENTS` or `../shared/old-documents` ([`shared_data`]).
+#[track_caller]
+pub fn old_documents(test: &str, needed: &[&str]) -> Option<PathBuf> {
+    shared_data("KUBEFORGE_OLD_DOCUMENTS", "old-documents", test, needed)
+}
+
+/// Older releases of corpus CRDs (`tests/old-crds/SOURCE.md`): `$KUBEFORGE_OLD_CRDS` or
+/// `../shared/old-crds` ([`shared_data`]).
+#[track_caller]
+pub fn old_crds(test: &str, needed: &[&str]) -> Option<PathBuf> {
+    shared_data("KUBEFORGE_OLD_CRDS", "old-crds", test, needed)
+}
+
+/// Real projects' CRDs beyond the corpus (`tests/extra-crds/SOURCE.md`):
+/// `$KUBEFORGE_EXTRA_CRDS` or `../shared/extra-crds` ([`shared_data`]).
+#[track_caller]
+pub fn extra_crds(test: &str, needed: &[&str]) -> Option<PathBuf> {
+    shared_data("KUBEFORGE_EXTRA_CRDS", "extra-crds", test, needed)
 }
 
 /// `../shared/corpus` beside the workspace (or `$KUBEFORGE_CORPUS`), for a test that names

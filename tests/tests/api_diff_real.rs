@@ -4,11 +4,11 @@
 //! against edits of it made here (CI) and against an older release (when fetched).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kubeforge::Config;
 use kubeforge::diff::{self, Change, Effect, Report};
-use kubeforge_tests::{corpus, in_ci, notice};
+use kubeforge_tests::corpus;
 use serde_json::Value;
 
 fn report_of(old: Config, new: Config) -> Report {
@@ -407,38 +407,25 @@ fn httproute_against_known_edits() {
 
 /// Where fetched older releases of corpus CRDs are: `$KUBEFORGE_OLD_CRDS`, or
 /// `../shared/old-crds` beside the workspace (see `tests/old-crds/SOURCE.md`).
-fn old_crds() -> PathBuf {
-    std::env::var_os("KUBEFORGE_OLD_CRDS").map_or_else(
-        || kubeforge_tests::workspace_root().join("../shared/old-crds"),
-        PathBuf::from,
-    )
-}
-
 /// gateway-api v1.2.1's HTTPRoute (fetched, not committed) against the corpus's v1.6.1.
 /// Each expected change was read in the two files: in v1.6.1,
 /// `spec.versions[v1].schema.openAPIV3Schema.properties.spec.properties.rules.items`
 /// has `properties.name` (v1.2.1 not), its `filters.items.properties.type.enum` lists
 /// `CORS` and `filters.items.properties.cors`; `requestMirror` gained `fraction` and
-/// `percent`; `status.parents.items.required` gained `conditions`. Skips visibly when the
-/// old file is not there (it is no corpus file, so CI skips too).
+/// `percent`; `status.parents.items.required` gained `conditions`. Without the old file it
+/// fails in CI and says `SKIPPED` otherwise, as for the corpus.
 #[test]
 fn httproute_v1_2_1_to_v1_6_1() {
-    let old = old_crds().join("gateway-api-HTTPRoute-v1.2.1.yaml");
     let Some(dir) = corpus("httproute_v1_2_1_to_v1_6_1", &[HTTPROUTE]) else {
         return;
     };
-    if !old.is_file() {
-        notice(&format!(
-            "SKIPPED: httproute_v1_2_1_to_v1_6_1: missing {} (set KUBEFORGE_OLD_CRDS; see tests/old-crds/SOURCE.md){}",
-            old.display(),
-            if in_ci() {
-                "; not a corpus file, so CI skips it too"
-            } else {
-                ""
-            }
-        ));
+    let Some(old_dir) = kubeforge_tests::old_crds(
+        "httproute_v1_2_1_to_v1_6_1",
+        &["gateway-api-HTTPRoute-v1.2.1.yaml"],
+    ) else {
         return;
-    }
+    };
+    let old = old_dir.join("gateway-api-HTTPRoute-v1.2.1.yaml");
     let report = report_of(
         Config::new().input(&old),
         Config::new().input(dir.join(HTTPROUTE)),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use kubeforge::Config;
 use kubeforge::model::{ApiSet, TypeKind};
 use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
-use kubeforge_tests::{notice, scale, workspace_root};
+use kubeforge_tests::{scale, workspace_root};
 
 const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1";
 const COMPANION: &str = "::kubeforge_meta::apimachinery::pkg::apis::meta::v1";
@@ -209,18 +209,13 @@ fn a_meta_type_defined_differently_is_generated_here() {
 /// is generated here, with a note. The crate builds (`scale.rs`'s old-documents test).
 #[test]
 fn kubernetes_1_9_keeps_its_own_object_meta() {
-    let dir = std::env::var_os("KUBEFORGE_OLD_DOCUMENTS").map_or_else(
-        || workspace_root().join("../shared/old-documents"),
-        PathBuf::from,
-    );
-    let path = dir.join("kubernetes-1.9.4-swagger.json");
-    if !path.is_file() {
-        notice(&format!(
-            "SKIPPED: companion_meta: old documents: missing {} (see tests/old-documents/SOURCE.md)",
-            path.display()
-        ));
+    let Some(dir) = kubeforge_tests::old_documents(
+        "kubernetes_1_9_keeps_its_own_object_meta",
+        &["kubernetes-1.9.4-swagger.json"],
+    ) else {
         return;
-    }
+    };
+    let path = dir.join("kubernetes-1.9.4-swagger.json");
     let api = Config::new().input(&path).model().expect("models");
     assert!(extern_path(&api, &format!("{META}.ObjectMeta")).is_none());
     let notes = notes(&api);

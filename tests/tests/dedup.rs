@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use kubeforge::Config;
 use kubeforge::model::{ApiSet, Shape, TypeDef, TypeKind};
-use kubeforge_tests::{claims, corpus, notice, workspace_root};
+use kubeforge_tests::{claims, corpus, workspace_root};
 use serde_json::{Value, json};
 
 /// The types a CRD generates, beside the meta types every CRD brings along.
@@ -56,22 +56,9 @@ fn corpus_crd_type_counts() {
     assert_eq!(actual, expected);
 }
 
-/// The CRDs of `tests/extra-crds/SOURCE.md`, from `$KUBEFORGE_EXTRA_CRDS` or
-/// `../shared/extra-crds`; not part of the corpus, so their absence is a skip even in CI.
+/// The CRDs of `tests/extra-crds/SOURCE.md` (a failure in CI when missing, as the corpus).
 fn extra_crds(test: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("KUBEFORGE_EXTRA_CRDS").map_or_else(
-        || workspace_root().join("../shared/extra-crds"),
-        PathBuf::from,
-    );
-    if dir.join("argo-Workflow.yaml").is_file() {
-        Some(dir)
-    } else {
-        notice(&format!(
-            "SKIPPED: {test}: missing {} (see tests/extra-crds/SOURCE.md)",
-            dir.join("argo-Workflow.yaml").display()
-        ));
-        None
-    }
+    kubeforge_tests::extra_crds(test, &["argo-Workflow.yaml"])
 }
 
 #[test]

@@ -8,13 +8,13 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kubeforge::Config;
 use kubeforge_tests::claims;
+use kubeforge_tests::corpus;
 use kubeforge_tests::scale::{cargo, generate};
 use kubeforge_tests::sorted_files;
-use kubeforge_tests::{corpus, workspace_root};
 
 /// The Kubernetes 1.35 OpenAPI v3 documents, one per group-version.
 const V3_FILES: [&str; claims::V3_GROUP_VERSIONS] = [
@@ -464,13 +464,6 @@ fn kubernetes_operations_share_few_query_structs() {
 /// `../shared/old-documents` beside the workspace. They are data fetched from other projects,
 /// which the steering repository's `shared/` holds, never this repository (see
 /// `tests/old-documents/SOURCE.md` for what belongs there and where each comes from).
-fn old_documents_dir() -> PathBuf {
-    std::env::var_os("KUBEFORGE_OLD_DOCUMENTS").map_or_else(
-        || workspace_root().join("../shared/old-documents"),
-        PathBuf::from,
-    )
-}
-
 /// Every (method, path) of a document's `paths`, counted from the document itself.
 fn document_operations(path: &Path) -> std::collections::BTreeSet<(String, String)> {
     let document: serde_json::Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
@@ -488,29 +481,19 @@ fn document_operations(path: &Path) -> std::collections::BTreeSet<(String, Strin
 /// Documents of older clusters (Kubernetes 1.9 and 1.13, OpenShift 3.6; provenance in
 /// `tests/old-documents/SOURCE.md`) generate, build with warnings denied, and keep every
 /// operation: legacy `proxy` actions, HEAD and OPTIONS included. Where the documents are not
-/// there, the test says so and passes, in CI too: they are an optional data set of `shared/`,
-/// not part of the corpus the CI requires.
+/// there, the test fails in CI and says `SKIPPED` otherwise, as for the corpus.
 #[test]
 fn old_documents_keep_every_operation() {
-    let dir = old_documents_dir();
     let documents = [
         ("kubernetes-1.9.4-swagger.json", 958),
         ("kubernetes-1.13.0-swagger.json", 991),
         ("openshift-3.6-dev-openapi-spec.json", 1396),
     ];
-    let missing: Vec<String> = documents
-        .iter()
-        .map(|(name, _)| dir.join(name))
-        .filter(|path| !path.is_file())
-        .map(|path| path.display().to_string())
-        .collect();
-    if !missing.is_empty() {
-        kubeforge_tests::notice(&format!(
-            "SKIPPED: scale: old documents: missing {} (see tests/old-documents/SOURCE.md)",
-            missing.join(", ")
-        ));
+    let names: Vec<&str> = documents.iter().map(|(name, _)| *name).collect();
+    let Some(dir) = kubeforge_tests::old_documents("old_documents_keep_every_operation", &names)
+    else {
         return;
-    }
+    };
     for (name, expected) in documents {
         let path = dir.join(name);
         let declared = document_operations(&path);

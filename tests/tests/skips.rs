@@ -184,3 +184,75 @@ fn a_program_is_found_on_path_in_order_and_through_links() {
         );
     }
 }
+
+/// The only places of the workspace's sources that may write a skip line, each with why it
+/// cannot pass silently in CI. Every other test skips through `kubeforge_tests::corpus` and
+/// its siblings (`shared_data`, `kubectl`), which fail under `CI`.
+const SKIP_WRITERS: &[(&str, &str)] = &[
+    (
+        "tests/src/lib.rs",
+        "the rule itself: `corpus_in` and `program_in` fail under CI before they print",
+    ),
+    (
+        "xtask/src/main.rs",
+        "`cargo xtask regen` without the corpus: a command, not a test; it fails under CI",
+    ),
+    (
+        "xtask/src/bench/report.rs",
+        "`cargo xtask bench`'s report: a measurement CI does not run",
+    ),
+    (
+        "xtask/src/bench/setup.rs",
+        "`cargo xtask bench`'s setup: a measurement CI does not run",
+    ),
+    (
+        "tests/tests/skips.rs",
+        "this file: it checks the skip lines the rule writes",
+    ),
+];
+
+/// Every Rust source of the workspace that can write a skip line (the word in a string
+/// literal, not in a comment) is one of [`SKIP_WRITERS`], and each of those still does: a
+/// new test that prints its own skip instead of going through the CI rule fails here.
+#[test]
+fn every_skip_goes_through_the_ci_rule() {
+    let root = kubeforge_tests::workspace_root();
+    let listed = Command::new("git")
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "*.rs",
+        ])
+        .current_dir(&root)
+        .output()
+        .expect("git runs");
+    assert!(listed.status.success(), "git ls-files failed");
+    let word = ["SKIP", "PED"].concat();
+    let mut writers = Vec::new();
+    for name in listed.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
+        let name = String::from_utf8_lossy(name).into_owned();
+        let Ok(text) = std::fs::read_to_string(root.join(&name)) else {
+            continue; // deleted in the work tree
+        };
+        let writes = text
+            .lines()
+            .map(str::trim_start)
+            .filter(|line| !line.starts_with("//"))
+            .any(|line| line.contains(&word));
+        if writes {
+            writers.push(name);
+        }
+    }
+    writers.sort();
+    let mut allowed: Vec<String> = SKIP_WRITERS.iter().map(|(f, _)| (*f).to_owned()).collect();
+    allowed.sort();
+    assert_eq!(
+        writers, allowed,
+        "the sources that can write a skip line changed: a test must skip through \
+         kubeforge_tests::corpus (or shared_data, kubectl), which fails under CI; \
+         update SKIP_WRITERS only for what is not a test"
+    );
+}

@@ -99,8 +99,38 @@ pub fn strategic(target: &mut Value, patch: &Value, schema: &PatchSchema, ty: Op
         let keep: Vec<&str> = retain.iter().filter_map(Value::as_str).collect();
         target_map.retain(|key, _| keep.contains(&key.as_str()));
     }
+    // The lists a `$setElementOrder` ordered, merged already.
+    let mut ordered: Vec<&str> = Vec::new();
+    for (key, order) in patch_map {
+        let (Some(field), Value::Array(order)) = (key.strip_prefix("$setElementOrder/"), order)
+        else {
+            continue;
+        };
+        let meta = fields
+            .and_then(|f| f.get(field))
+            .cloned()
+            .unwrap_or_default();
+        let merged = match (target_map.get(field), patch_map.get(field)) {
+            (current, Some(Value::Array(items))) => {
+                merged_list(current.cloned(), items, &meta, schema)
+            }
+            (Some(Value::Array(current)), None) => current.clone(),
+            _ => continue,
+        };
+        let live = match target_map.get(field) {
+            Some(Value::Array(live)) => live.as_slice(),
+            _ => &[],
+        };
+        let list = in_order(merged, order, live, meta.merge_key.as_deref());
+        target_map.insert(field.to_owned(), Value::Array(list));
+        ordered.push(field);
+    }
     for (key, value) in patch_map {
-        if key == "$patch" || key == "$retainKeys" || key.starts_with("$setElementOrder/") {
+        if key == "$patch"
+            || key == "$retainKeys"
+            || key.starts_with("$setElementOrder/")
+            || ordered.contains(&key.as_str())
+        {
             continue;
         }
         if let Some(field) = key.strip_prefix("$deleteFromPrimitiveList/") {
@@ -126,16 +156,7 @@ pub fn strategic(target: &mut Value, patch: &Value, schema: &PatchSchema, ty: Op
                 strategic(slot, value, schema, meta.ty.as_deref());
             }
             Value::Array(items) => {
-                let merged = match target_map.remove(key) {
-                    Some(Value::Array(current)) if meta.strategy.iter().any(|s| s == "merge") => {
-                        merge_lists(current, items, &meta, schema)
-                    }
-                    _ => items
-                        .iter()
-                        .filter(|item| !is_delete_directive(item))
-                        .map(|item| cleaned(item, schema, meta.ty.as_deref()))
-                        .collect(),
-                };
+                let merged = merged_list(target_map.remove(key), items, &meta, schema);
                 target_map.insert(key.clone(), Value::Array(merged));
             }
             _ => {
@@ -143,6 +164,70 @@ pub fn strategic(target: &mut Value, patch: &Value, schema: &PatchSchema, ty: Op
             }
         }
     }
+}
+
+/// A list of the patch merged into the target's (`current`): by the merge key (or as a set
+/// of primitives) where the field's strategy is `merge`, replaced otherwise.
+fn merged_list(
+    current: Option<Value>,
+    items: &[Value],
+    meta: &PatchField,
+    schema: &PatchSchema,
+) -> Vec<Value> {
+    match current {
+        Some(Value::Array(current)) if meta.strategy.iter().any(|s| s == "merge") => {
+            merge_lists(current, items, meta, schema)
+        }
+        _ => items
+            .iter()
+            .filter(|item| !is_delete_directive(item))
+            .map(|item| cleaned(item, schema, meta.ty.as_deref()))
+            .collect(),
+    }
+}
+
+/// A merged list in the order `$setElementOrder` gives, as apimachinery's
+/// `normalizeElementOrder` puts it: the items the order names (by merge key, or by value in
+/// a list of primitives) in that order, and the items only the live list (`live`) has
+/// placed among them by their order there, each before the first item named in the order
+/// that follows it in `live`.
+fn in_order(merged: Vec<Value>, order: &[Value], live: &[Value], key: Option<&str>) -> Vec<Value> {
+    let id = |item: &Value| -> Option<Value> {
+        match key {
+            Some(key) => item.get(key).cloned(),
+            None => Some(item.clone()),
+        }
+    };
+    let index = |list: &[Value], item: &Value| {
+        let wanted = id(item);
+        list.iter().position(|other| id(other) == wanted)
+    };
+    let (mut named, mut server_only): (Vec<Value>, Vec<Value>) = merged
+        .into_iter()
+        .partition(|item| index(order, item).is_some());
+    named.sort_by_key(|item| index(order, item));
+    server_only.sort_by_key(|item| index(live, item));
+    // `mergeSortedSlice`: a server-only item goes first when both are in the live list and
+    // it comes first there; otherwise the named item does.
+    let mut out = Vec::with_capacity(named.len() + server_only.len());
+    let (mut left, mut right) = (
+        server_only.into_iter().peekable(),
+        named.into_iter().peekable(),
+    );
+    loop {
+        let take_left = match (left.peek(), right.peek()) {
+            (None, None) => break,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(l), Some(r)) => matches!(
+                (index(live, l), index(live, r)),
+                (Some(li), Some(ri)) if li < ri
+            ),
+        };
+        let next = if take_left { left.next() } else { right.next() };
+        out.extend(next);
+    }
+    out
 }
 
 fn is_delete_directive(item: &Value) -> bool {
@@ -317,5 +402,100 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    /// apimachinery's `mergingList` (merged by `name`) and `mergingIntList` (a set of
+    /// integers), as in its strategicpatch tests.
+    fn ordered_schema() -> PatchSchema {
+        let mut schema = PatchSchema::default();
+        let root = schema.types.entry("Root".into()).or_default();
+        root.insert(
+            "mergingList".into(),
+            PatchField {
+                ty: None,
+                strategy: vec!["merge".into()],
+                merge_key: Some("name".into()),
+            },
+        );
+        root.insert(
+            "mergingIntList".into(),
+            PatchField {
+                ty: None,
+                strategy: vec!["merge".into()],
+                merge_key: None,
+            },
+        );
+        schema
+    }
+
+    fn ordered(target: Value, patch: Value) -> Value {
+        let mut target = target;
+        apply(
+            PatchKind::Strategic,
+            &mut target,
+            patch.to_string().as_bytes(),
+            &ordered_schema(),
+            Some("Root"),
+        )
+        .unwrap();
+        target
+    }
+
+    /// The three-way patches and results of apimachinery's `TestStrategicMergePatch` cases
+    /// ("merge lists of maps", "set elements order in a list with server-only items" 1 to 3,
+    /// "set elements order in a int list with server-only items"): the order the API
+    /// server gives.
+    #[test]
+    fn set_element_order_puts_items_where_the_api_server_does() {
+        let names = |list: &Value| -> Vec<i64> {
+            list["mergingList"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|item| item["name"].as_i64().unwrap())
+                .collect()
+        };
+        let merged = ordered(
+            json!({"mergingList": [{"name": 1, "other": "a"}, {"name": 2, "value": 2, "other": "b"}]}),
+            json!({
+                "$setElementOrder/mergingList": [{"name": 4}, {"name": 1}, {"name": 2}, {"name": 3}],
+                "mergingList": [{"name": 4, "value": 4}, {"name": 3, "value": 3}]
+            }),
+        );
+        assert_eq!(
+            merged,
+            json!({"mergingList": [
+                {"name": 4, "value": 4},
+                {"name": 1, "other": "a"},
+                {"name": 2, "value": 2, "other": "b"},
+                {"name": 3, "value": 3}
+            ]})
+        );
+        let live = |names: &[i64]| json!({"mergingList": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
+        let order = |names: &[i64]| json!({"$setElementOrder/mergingList": names.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
+        for (current, wanted, result) in [
+            (
+                &[1, 3, 4, 2, 9][..],
+                &[4, 2, 3, 1][..],
+                &[4, 2, 3, 1, 9][..],
+            ),
+            (&[1, 2, 9, 3, 4], &[2, 1, 4, 3], &[2, 1, 9, 4, 3]),
+            (
+                &[1, 2, 7, 9, 8, 3, 4],
+                &[2, 1, 4, 3],
+                &[2, 1, 7, 9, 8, 4, 3],
+            ),
+        ] {
+            assert_eq!(
+                names(&ordered(live(current), order(wanted))),
+                result,
+                "{current:?} in the order {wanted:?}"
+            );
+        }
+        let ints = ordered(
+            json!({"mergingIntList": [1, 3, 4, 2, 9]}),
+            json!({"$setElementOrder/mergingIntList": [4, 2, 3, 1]}),
+        );
+        assert_eq!(ints, json!({"mergingIntList": [4, 2, 3, 1, 9]}));
     }
 }

@@ -181,8 +181,15 @@ impl Failure {
         Failure::new(500, "InternalError", message)
     }
 
+    /// `StatusDetails`, whose fields are `omitempty`: the core group is left out.
     fn with_details(mut self, name: &str, group: &str, plural: &str) -> Failure {
-        self.details = Some(json!({"name": name, "group": group, "kind": plural}));
+        let mut details = serde_json::Map::new();
+        for (key, value) in [("name", name), ("group", group), ("kind", plural)] {
+            if !value.is_empty() {
+                details.insert(key.into(), Value::from(value));
+            }
+        }
+        self.details = Some(Value::Object(details));
         self
     }
 

@@ -1,4 +1,5 @@
-//! Istio's own valid and invalid example objects (`../shared/validation/istio/testdata`, all
+//! Istio's own valid and invalid example objects (`../shared/validation/istio/testdata`, or
+//! `$KUBEFORGE_VALIDATION/istio/testdata`, all
 //! eleven files: 76 invalid, 35 valid), validated against nodes written by hand from the
 //! schemas of Istio's published CRDs (the fields the examples reach; `description`s left
 //! out).
@@ -8,33 +9,20 @@
 //! The nodes are hand-written on purpose: turning CRD documents into nodes is the
 //! generator's model's job, and a second converter here would be a second copy of it.
 
-use std::path::PathBuf;
-
 use kubeforge_runtime::schema::{Errors, NoReferences, Node, validate};
 use serde_json::{Value, json};
 
+/// The examples of one file; `None` after a visible `SKIPPED` when the validation data is
+/// missing (a failure in CI: [`kubeforge_tests::validation_data`]).
 fn testdata(name: &str) -> Option<Vec<Value>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/validation/istio/testdata")
-        .join(name);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            // `[1.2.3.4, 001:db8::]`: YAML 1.2 (serde-saphyr) reads the last entry as a
-            // one-key map, as `:` before `]` ends a key; Go's YAML 1.1 reader, which kubectl
-            // used for Istio's test, reads the string. Quote it so both agree.
-            let text = text.replace("001:db8::]", "\"001:db8::\"]");
-            Some(serde_saphyr::from_multiple::<Value>(&text).expect("the examples parse"))
-        }
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{}: {e}; CI is set, so this is a failure, not a skip",
-                path.display()
-            );
-            eprintln!("SKIPPED: istio_examples: {} is missing", path.display());
-            None
-        }
-    }
+    let file = format!("istio/testdata/{name}");
+    let dir = kubeforge_tests::validation_data("istio_examples", &[&file])?;
+    let text = std::fs::read_to_string(dir.join(&file)).expect("the examples read");
+    // `[1.2.3.4, 001:db8::]`: YAML 1.2 (serde-saphyr) reads the last entry as a one-key map,
+    // as `:` before `]` ends a key; Go's YAML 1.1 reader, which kubectl used for Istio's
+    // test, reads the string. Quote it so both agree.
+    let text = text.replace("001:db8::]", "\"001:db8::\"]");
+    Some(serde_saphyr::from_multiple::<Value>(&text).expect("the examples parse"))
 }
 
 fn selector() -> Value {
