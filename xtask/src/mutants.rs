@@ -341,7 +341,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "apply-conflict-not-reported",
         breaks: "an apply that changes a field another manager owns fails with 409 Conflict unless forced",
-        file: "server/src/apply/updater.rs",
+        file: "server/src/semantics/apply/updater.rs",
         find: "if !force && !conflicts.is_empty() {",
         replace: "if false && !force && !conflicts.is_empty() {",
         tests: &["kubeforge-server:server_side_apply:conflicts_name_each_field_and_its_manager"],
@@ -349,7 +349,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "forced-apply-keeps-owner",
         breaks: "a forced apply takes the conflicting fields from their owner",
-        file: "server/src/apply/updater.rs",
+        file: "server/src/semantics/apply/updater.rs",
         find: "                owned.set = owned.set.difference(conflict);",
         replace: "                let _ = conflict;",
         tests: &["kubeforge-server:server_side_apply:conflicts_name_each_field_and_its_manager"],
@@ -357,7 +357,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "list-map-merged-by-position",
         breaks: "an apply merges a map list's items by their keys, not their positions",
-        file: "server/src/apply/typed.rs",
+        file: "server/src/semantics/apply/typed.rs",
         find: "        lhs_observed\n            .get(element)\n            .and_then(|&i| lhs.and_then(|l| l.get(i)))",
         replace: "        rhs_observed\n            .get(element)\n            .and_then(|&i| lhs.and_then(|l| l.get(i)))",
         tests: &["kubeforge-server:server_side_apply:map_list_items_merge_by_key_not_by_position"],
@@ -365,7 +365,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "update-manager-not-recorded",
         breaks: "an update or patch records the fields it set under its manager in `managedFields`",
-        file: "server/src/apply/updater.rs",
+        file: "server/src/semantics/apply/updater.rs",
         find: "            .difference(&compare.removed)\n            .union(&compare.modified)\n            .union(&compare.added);",
         replace: "            .difference(&compare.removed);",
         tests: &[
@@ -376,7 +376,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "invalid-answered-400",
         breaks: "an object its schema refuses is answered 422 Invalid, with a cause per field",
-        file: "server/src/status.rs",
+        file: "server/src/wire/status.rs",
         find: "            code: 422,\n            reason: \"Invalid\",",
         replace: "            code: 400,\n            reason: \"Invalid\",",
         tests: &["kubeforge-server:validation:status_writes_and_updates_are_validated"],
@@ -384,7 +384,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "gc-leaves-dependent",
         breaks: "the garbage collector deletes a dependent whose owners are all gone",
-        file: "server/src/gc.rs",
+        file: "server/src/controllers/gc.rs",
         find: "    delete(state, catalog, index, key, policy, queue);\n}",
         replace: "    let _ = policy;\n}",
         tests: &["kubeforge-server:kube_builtin"],
@@ -392,23 +392,23 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "namespace-deletion-leaves-objects",
         breaks: "deleting a namespace deletes every object in it",
-        file: "server/src/namespaces.rs",
-        find: "            gc::delete(state, catalog, index, &key, Policy::Background, queue);",
+        file: "server/src/controllers/namespaces.rs",
+        find: "            delete(state, catalog, index, &key, Policy::Background, queue);",
         replace: "            let _ = (&key, Policy::Background);",
         tests: &["kubeforge-server:kube_builtin"],
     },
     Mutant {
         name: "table-ready-column",
         breaks: "a Deployment's Table row shows `READY` as ready/desired replicas",
-        file: "server/src/table.rs",
-        find: "        count(\"/status/readyReplicas\"),\n        count(\"/spec/replicas\")",
-        replace: "        count(\"/status/updatedReplicas\"),\n        count(\"/spec/replicas\")",
+        file: "server/src/objects/table/cells/workloads.rs",
+        find: "        int(o, \"/status/readyReplicas\"),\n        int(o, \"/spec/replicas\")",
+        replace: "        int(o, \"/status/updatedReplicas\"),\n        int(o, \"/spec/replicas\")",
         tests: &["kubeforge-server:lib:a_deployment_prints_its_replicas_containers_and_selector"],
     },
     Mutant {
         name: "retain-keys-ignored",
         breaks: "a strategic merge patch's `$retainKeys` clears the keys it does not list",
-        file: "server/src/patch.rs",
+        file: "server/src/semantics/patch.rs",
         find: "        target_map.retain(|key, _| keep.contains(&key.as_str()));",
         replace: "        let _ = keep;",
         tests: &["kubeforge-server:lib:strategic_directives"],
@@ -416,7 +416,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "crd-defaults-not-applied",
         breaks: "a custom resource gets its schema's `default`s on create, update and apply",
-        file: "server/src/validation.rs",
+        file: "server/src/semantics/validation.rs",
         find: "    schema::apply_defaults(node, &schemas.set, object);",
         replace: "    let _ = (node, &schemas.set, &object);",
         tests: &["kubeforge-server:validation:custom_resources_are_defaulted"],
@@ -424,7 +424,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "set-element-order-ignored",
         breaks: "a strategic merge patch's `$setElementOrder/<list>` orders the merged list as the API server does",
-        file: "server/src/patch.rs",
+        file: "server/src/semantics/patch.rs",
         find: "key.strip_prefix(\"$setElementOrder/\"), order)",
         replace: "key.strip_prefix(\"$planted-ignored/\"), order)",
         tests: &[
@@ -435,7 +435,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "namespace-terminating-cause-lost",
         breaks: "a create in a terminating namespace is refused with the `NamespaceTerminating` cause",
-        file: "server/src/namespaces.rs",
+        file: "server/src/semantics/namespaces.rs",
         find: "\"NamespaceTerminating\",",
         replace: "\"Terminating\",",
         tests: &["kubeforge-server:kube_builtin"],
@@ -443,7 +443,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "body-limit-not-3-mib",
         breaks: "the default body limit is the API server's 3 MiB",
-        file: "server/src/server.rs",
+        file: "server/src/verbs/mod.rs",
         find: "body_limit: 3 * 1024 * 1024,",
         replace: "body_limit: 3 * 1000 * 1000,",
         tests: &["kubeforge-server:limits:a_body_of_3_mib"],
@@ -451,7 +451,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "history-not-1024",
         breaks: "the default event history keeps 1,024 events",
-        file: "server/src/server.rs",
+        file: "server/src/verbs/mod.rs",
         find: "history: 1024,",
         replace: "history: 1000,",
         tests: &["kubeforge-server:limits:the_history_keeps_the_last_1024_events"],
