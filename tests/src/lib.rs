@@ -17,6 +17,7 @@ pub mod golden;
 #[cfg(doctest)]
 pub mod guide;
 pub mod harness;
+pub mod imports;
 pub mod instances;
 pub mod json_diff;
 pub mod kubectl_server;
