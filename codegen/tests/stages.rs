@@ -1,7 +1,6 @@
 //! The stages import nothing above them. Every path that names another module of the crate
-//! (`crate::…`, `super::…` leaving the stage, a `use` group's; read by
-//! `kubeforge_tests::imports`, the scanner the server's `layers.rs` uses too) is an edge from
-//! the file's stage to that module's; this test lists them and fails on one that runs upward:
+//! (`crate::…`, or `super::…` leaving the stage) is an edge from the file's stage to that
+//! module's; this test lists them and fails on one that runs upward:
 //!
 //! ```text
 //! diagnostics, timings ─ ground ─ load ─ model ─ emit ─ write ─ the facade (lib.rs, compile,
@@ -13,12 +12,18 @@
 //! counts as the module it comes from. Tests (`#[cfg(test)]` items) may use anything.
 //! Comments and string literals are not code: the generator spells `crate::…` paths in text.
 //! `cargo test -p kubeforge --test stages -- --nocapture` prints the edges.
+//!
+//! And no circle, within a stage or across: in each folder, no two modules (files or
+//! subfolders) import each other, directly or through others; what both sides use lives
+//! below both. A module and its own children are one unit (they use what its `mod.rs`
+//! defines, it uses what they do). The scanner is `kubeforge_tests::imports`
+//! (`tests/src/imports.rs`), shared with the runtime's and the server's tests of the kind.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kubeforge_tests::imports::{self, code_only, rust_files};
+use kubeforge_tests::imports::{Sources, code_only, crate_circles, name, rust_files};
 
 /// The stages, bottom up; a module not listed is the facade, above them all.
 const STAGES: &[(&str, usize)] = &[
@@ -43,28 +48,35 @@ fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
+/// The stage of a module: its first segment (`lib` for the facade's own items).
+fn stage(path: &[String]) -> String {
+    path.first().cloned().unwrap_or_else(|| "lib".to_owned())
+}
+
 #[test]
 fn no_stage_imports_one_above_it() {
+    let sources = Sources::read(&src());
     let mut edges: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut upward = Vec::new();
-    for edge in imports::edges(&src()) {
-        let name = |module: &[String]| module.first().cloned().unwrap_or_else(|| "lib".to_owned());
-        let (stage, target) = (name(&edge.from), name(&edge.to));
-        if target == stage {
+    for edge in sources.edges() {
+        let (from_stage, to_stage) = (stage(&edge.from), stage(&edge.to));
+        if from_stage == to_stage {
             continue;
         }
-        *edges.entry((stage.clone(), target.clone())).or_default() += 1;
-        let (from, to) = (rank(&stage), rank(&target));
+        *edges
+            .entry((from_stage.clone(), to_stage.clone()))
+            .or_default() += 1;
+        let (from, to) = (rank(&from_stage), rank(&to_stage));
         // The ground floor's own modules rank alike but must not import each other.
         if to > from || (to == from && from < FACADE) {
             upward.push(format!(
-                "{}:{}: {stage} (stage {from}) imports {target} (stage {to})",
+                "{}:{}: {from_stage} (stage {from}) imports {to_stage} (stage {to})",
                 edge.file.display(),
                 edge.line
             ));
         }
     }
-    println!("imports between stages (from → to: references):");
+    println!("imports between stages (from → to: lines):");
     for ((from, to), count) in &edges {
         println!("  {from} → {to}: {count}");
     }
@@ -77,6 +89,21 @@ fn no_stage_imports_one_above_it() {
         "imports that run upward:\n{}",
         upward.join("\n")
     );
+}
+
+/// No circle between the modules of one folder, at any depth (`emit::routes::{decoders,
+/// requests, table, watch}` and `model::operations::{conventions, names}` once were).
+#[test]
+fn no_circle_between_modules() {
+    let edges = Sources::read(&src()).edges();
+    assert!(
+        edges
+            .iter()
+            .any(|e| name(&e.from) == "emit::routes::table" && name(&e.to) == "model"),
+        "the scan finds a known import no more: is it reading the sources?"
+    );
+    let circles = crate_circles(&edges);
+    assert!(circles.is_empty(), "circles:\n{}", circles.join("\n"));
 }
 
 /// Emit writes text only (issue 32): no token stream is built in it and no formatter

@@ -16,6 +16,7 @@
 //!   decodes a watch stream from bytes as they arrive;
 //! * [`string_enum`], the deserializer shared by generated string enums, and
 //!   [`serde_struct`], the generic half of the serde impls generated for structs;
+//! * [`duration`]: Go's duration text (`1h2m3.5s`), parsed and written as Go does;
 //! * [`schema`]: the [`schema::Node`] form of a schema's semantics (constraints, CEL
 //!   rules, defaults, list and map types), errors in the API server's form, structural
 //!   defaulting and pruning, the [`schema::Validate`] trait of generated types, and with
@@ -83,6 +84,7 @@
 
 mod byte_string;
 mod date_time;
+pub mod duration;
 mod extra_fields;
 mod int_or_string;
 pub mod integer;

@@ -1,153 +1,298 @@
-//! The import graph of a crate's sources, for the tests that keep its floors apart (the
-//! generator's stages, `codegen/tests/stages.rs`; the server's layers,
-//! `server/tests/layers.rs`): every path in a file that names a module of the crate is an
-//! edge from the file's module to that one.
+//! The import graph of a crate's sources, read as rustc resolves paths, for the tests that
+//! keep a crate's shape: `codegen/tests/stages.rs` (the generator's stages and no circle
+//! between its modules), `runtime/tests/modules.rs` (no circle in the runtime) and the
+//! server's layers.
 //!
-//! A path counts from `crate::`, `super::`, `self::` or a child module the file declares
-//! (`mod x;` then `x::…`), through `use` groups (`use crate::a::{b, c::D}` names `a::b` and
-//! `a::c`); it names the longest module of the crate it starts with (`crate::a::b::f` is
-//! module `a::b` when `a/b.rs` exists, else `a`). A name the crate root imports
-//! (`pub use a::b::C;` or `use a::b;`) counts as where it comes from. Comments and string
-//! literals are not code (the generator spells `crate::…` paths in text), and `#[cfg(test)]`
-//! items are left out: tests may use anything. What this cannot see is a method call on a
-//! type of another module (`x.f()` names no path); a `use` of the type does.
+//! Every path that names a module of the crate (`crate::…`, `super::…`, `self::…`, or a
+//! child module declared in the file) is an edge from the file to the file of that module.
+//! A name a module re-exports (`pub use node::Node;` in `schema/mod.rs`) counts as the
+//! module it comes from, and a re-export itself is no edge: a facade is not a dependency.
+//! Comments and string literals are not code (generators spell `crate::…` paths in text),
+//! and `#[cfg(test)]` items, with the files declared only under them (`mod tests;`), are
+//! left out: tests may use anything.
+//!
+//! Use: `Sources::read(&src).edges()` lists the imports (for layers: map each module to its
+//! layer and refuse an edge that runs up); [`crate_circles`] finds the circles.
+//! The generator's and the server's tests use it as `kubeforge_tests::imports`; the
+//! runtime's include this file by path (`#[path]`), since a dev-dependency on this crate
+//! would build the generator and the generated API for them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// A module, by its path below the crate root (`["load", "select"]`; the root is `[]`).
-pub type Module = Vec<String>;
+/// A module's path below the crate root (`["emit", "routes"]`; the root is `[]`).
+pub type ModulePath = Vec<String>;
 
-/// One path in a file that names another module of the crate.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One import: the file's module, the module it names, where.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Edge {
-    /// The file, relative to `src/`.
+    pub from: ModulePath,
+    pub to: ModulePath,
+    /// The file, relative to `src/`, and the line of the reference.
     pub file: PathBuf,
-    /// Its line, from 1.
     pub line: usize,
-    /// The file's module.
-    pub from: Module,
-    /// The module named.
-    pub to: Module,
 }
 
-/// Every edge of the crate whose sources are in `src` (with `lib.rs` at its root; a
-/// file under `src/bin/` is the root's).
-pub fn edges(src: &Path) -> Vec<Edge> {
-    let mut all = Vec::new();
-    rust_files(src, &mut all);
-    let modules: BTreeSet<Module> = all
-        .iter()
-        .map(|file| module_path(file.strip_prefix(src).expect("below src")))
-        .collect();
-    let lib = fs::read_to_string(src.join("lib.rs")).expect("lib.rs is readable");
-    let roots = root_imports(&code_only(&lib), &modules);
-    let mut found = Vec::new();
-    for file in &all {
-        let relative = file.strip_prefix(src).expect("below src");
-        let from = module_path(relative);
-        let code = code_only(&fs::read_to_string(file).expect("readable"));
-        for (line, to) in references(&code, &from, &modules, &roots) {
-            if to != from {
-                found.push(Edge {
-                    file: relative.to_path_buf(),
-                    line,
-                    from: from.clone(),
-                    to,
-                });
+/// A crate's sources: every module file's code (comments, strings and tests blanked).
+pub struct Sources {
+    pub root: PathBuf,
+    /// Module path → (file relative to `root`, code).
+    pub modules: BTreeMap<ModulePath, (PathBuf, String)>,
+    /// Module path → what it re-exports: name → the absolute path it re-exports.
+    reexports: BTreeMap<ModulePath, BTreeMap<String, ModulePath>>,
+}
+
+impl Sources {
+    /// Reads every `.rs` file below `src` (a binary under `bin/` counts as the root's).
+    pub fn read(src: &Path) -> Sources {
+        let mut files = Vec::new();
+        rust_files(src, &mut files);
+        let mut modules = BTreeMap::new();
+        for file in files {
+            let relative = file.strip_prefix(src).expect("below src").to_path_buf();
+            if relative.starts_with("bin") {
+                continue;
             }
+            let text = fs::read_to_string(&file).expect("readable source");
+            modules.insert(module_path(&relative), (relative, code_only(&text)));
+        }
+        // A file its parent declares only under `#[cfg(test)]` (`mod tests;`) is a test.
+        let declared: BTreeSet<ModulePath> = modules
+            .iter()
+            .flat_map(|(path, (_, code))| {
+                children(code).into_iter().map(move |child| {
+                    let mut child_path = path.clone();
+                    child_path.push(child);
+                    child_path
+                })
+            })
+            .collect();
+        let reachable = |path: &ModulePath| (1..=path.len()).all(|n| declared.contains(&path[..n]));
+        modules.retain(|path, _| reachable(path));
+        let reexports = modules
+            .iter()
+            .map(|(path, (_, code))| (path.clone(), reexports(path, code)))
+            .collect();
+        Sources {
+            root: src.to_path_buf(),
+            modules,
+            reexports,
+        }
+    }
+
+    /// Every import between two module files, once per line.
+    pub fn edges(&self) -> Vec<Edge> {
+        let mut edges = Vec::new();
+        for (module, (file, code)) in &self.modules {
+            for (line, path) in paths(code, module) {
+                let Some(target) = self.resolve(&path, 0) else {
+                    continue;
+                };
+                if &target != module {
+                    edges.push(Edge {
+                        from: module.clone(),
+                        to: target,
+                        file: file.clone(),
+                        line,
+                    });
+                }
+            }
+        }
+        edges.sort();
+        edges.dedup();
+        edges
+    }
+
+    /// The module file an absolute path names: the longest prefix that is a module,
+    /// followed through the re-exports of that module.
+    pub fn resolve(&self, path: &[String], depth: usize) -> Option<ModulePath> {
+        let length = (0..=path.len())
+            .rev()
+            .find(|&n| self.modules.contains_key(&path[..n]))?;
+        let module = path[..length].to_vec();
+        if depth < 8
+            && let Some(name) = path.get(length)
+            && let Some(source) = self.reexports.get(&module).and_then(|r| r.get(name))
+        {
+            let mut further = source.clone();
+            further.extend_from_slice(&path[length + 1..]);
+            if let Some(found) = self.resolve(&further, depth + 1) {
+                return Some(found);
+            }
+        }
+        Some(module)
+    }
+}
+
+/// What a module re-exports, by name: the absolute path of what it re-exports.
+fn reexports(module: &ModulePath, code: &str) -> BTreeMap<String, ModulePath> {
+    let mut map = BTreeMap::new();
+    let children = children(code);
+    for statement in use_statements(code) {
+        if !statement.public {
+            continue;
+        }
+        for tree in expand(&statement.tree) {
+            let Some(absolute) = absolute(&tree, module, &children) else {
+                continue;
+            };
+            let name = tree.alias.clone().or_else(|| absolute.last().cloned());
+            if let Some(name) = name {
+                map.insert(name, absolute);
+            }
+        }
+    }
+    map
+}
+
+/// The circles of a graph: its strongly connected components of more than one node, each
+/// sorted, in order (Tarjan's algorithm).
+pub fn circles<N: Ord + Clone>(edges: &[(N, N)]) -> Vec<Vec<N>> {
+    let nodes: BTreeSet<N> = edges
+        .iter()
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
+    let nodes: Vec<N> = nodes.into_iter().collect();
+    let index_of = |n: &N| nodes.binary_search(n).expect("a node");
+    let mut next: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (a, b) in edges {
+        next[index_of(a)].push(index_of(b));
+    }
+    struct State {
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        counter: usize,
+        found: Vec<Vec<usize>>,
+    }
+    fn visit(v: usize, next: &[Vec<usize>], s: &mut State) {
+        s.index[v] = Some(s.counter);
+        s.low[v] = s.counter;
+        s.counter += 1;
+        s.stack.push(v);
+        s.on_stack[v] = true;
+        for &w in &next[v] {
+            match s.index[w] {
+                None => {
+                    visit(w, next, s);
+                    s.low[v] = s.low[v].min(s.low[w]);
+                }
+                Some(i) if s.on_stack[w] => s.low[v] = s.low[v].min(i),
+                Some(_) => {}
+            }
+        }
+        if Some(s.low[v]) == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack[w] = false;
+                component.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                s.found.push(component);
+            }
+        }
+    }
+    let mut state = State {
+        index: vec![None; nodes.len()],
+        low: vec![0; nodes.len()],
+        on_stack: vec![false; nodes.len()],
+        stack: Vec::new(),
+        counter: 0,
+        found: Vec::new(),
+    };
+    for v in 0..nodes.len() {
+        if state.index[v].is_none() {
+            visit(v, &next, &mut state);
+        }
+    }
+    let mut found: Vec<Vec<N>> = state
+        .found
+        .into_iter()
+        .map(|c| {
+            let mut c: Vec<N> = c.into_iter().map(|i| nodes[i].clone()).collect();
+            c.sort();
+            c
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The circles of a crate: in each folder, modules (files and subfolders) that import each
+/// other, directly or through others, over any of their files. A module and its own
+/// children are one unit, not a circle: the parent declares them, they use what it defines
+/// (`super::Ir`), it uses what they do. So a circle of files that runs through no parent is
+/// a circle of siblings at some level. Each is written with the imports that close it.
+pub fn crate_circles(edges: &[Edge]) -> Vec<String> {
+    let mut levels: BTreeMap<ModulePath, Vec<(String, String)>> = BTreeMap::new();
+    for edge in edges {
+        // The first segment where the two paths part, below their common folder; none when
+        // one is the other's ancestor.
+        let common = edge
+            .from
+            .iter()
+            .zip(&edge.to)
+            .take_while(|(a, b)| a == b)
+            .count();
+        if let (Some(a), Some(b)) = (edge.from.get(common), edge.to.get(common)) {
+            levels
+                .entry(edge.from[..common].to_vec())
+                .or_default()
+                .push((a.clone(), b.clone()));
+        }
+    }
+    let mut found = Vec::new();
+    for (folder, level) in &levels {
+        for circle in circles(level) {
+            let under = |path: &ModulePath| {
+                path.starts_with(folder)
+                    && path
+                        .get(folder.len())
+                        .is_some_and(|segment| circle.contains(segment))
+            };
+            let sibling = |e: &Edge| {
+                under(&e.from) && under(&e.to) && e.from.get(folder.len()) != e.to.get(folder.len())
+            };
+            found.push(format!(
+                "modules {{{}}} of {}:\n{}",
+                circle.join(", "),
+                name(folder),
+                closing(edges, sibling)
+            ));
         }
     }
     found
 }
 
-/// The circles of the graph: each set of two or more modules that reach each other
-/// (Tarjan's strongly connected components), with the edges inside it.
-pub fn circles(edges: &[Edge]) -> Vec<Vec<&Edge>> {
-    let mut next: BTreeMap<&Module, BTreeSet<&Module>> = BTreeMap::new();
-    for edge in edges {
-        next.entry(&edge.from).or_default().insert(&edge.to);
-        next.entry(&edge.to).or_default();
-    }
-    let nodes: Vec<&Module> = next.keys().copied().collect();
-    let number: BTreeMap<&Module, usize> = nodes.iter().enumerate().map(|(i, m)| (*m, i)).collect();
-    let successors: Vec<Vec<usize>> = nodes
+fn closing(edges: &[Edge], keep: impl Fn(&Edge) -> bool) -> String {
+    let mut lines: Vec<String> = edges
         .iter()
-        .map(|m| next[m].iter().map(|t| number[t]).collect())
-        .collect();
-    let components = strongly_connected(&successors);
-    components
-        .into_iter()
-        .filter(|component| component.len() > 1)
-        .map(|component| {
-            let members: BTreeSet<&Module> = component.iter().map(|&i| nodes[i]).collect();
-            edges
-                .iter()
-                .filter(|e| members.contains(&e.from) && members.contains(&e.to))
-                .collect()
+        .filter(|e| keep(e))
+        .map(|e| {
+            format!(
+                "  {}:{}: {} → {}",
+                e.file.display(),
+                e.line,
+                name(&e.from),
+                name(&e.to)
+            )
         })
-        .collect()
+        .collect();
+    lines.dedup();
+    lines.join("\n")
 }
 
-/// Tarjan's algorithm, iteratively: the components of the graph `successors`.
-fn strongly_connected(successors: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    let n = successors.len();
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut components = Vec::new();
-    let mut counter = 0;
-    for root in 0..n {
-        if index[root] != usize::MAX {
-            continue;
-        }
-        // (node, how many of its successors were visited)
-        let mut work = vec![(root, 0usize)];
-        while let Some(&mut (node, ref mut done)) = work.last_mut() {
-            if *done == 0 && index[node] == usize::MAX {
-                index[node] = counter;
-                low[node] = counter;
-                counter += 1;
-                stack.push(node);
-                on_stack[node] = true;
-            }
-            if let Some(&child) = successors[node].get(*done) {
-                *done += 1;
-                if index[child] == usize::MAX {
-                    work.push((child, 0));
-                } else if on_stack[child] {
-                    low[node] = low[node].min(index[child]);
-                }
-                continue;
-            }
-            work.pop();
-            if let Some(&(parent, _)) = work.last() {
-                low[parent] = low[parent].min(low[node]);
-            }
-            if low[node] == index[node] {
-                let mut component = Vec::new();
-                while let Some(member) = stack.pop() {
-                    on_stack[member] = false;
-                    component.push(member);
-                    if member == node {
-                        break;
-                    }
-                }
-                components.push(component);
-            }
-        }
-    }
-    components
-}
-
-/// A module as Rust spells it (`load::select`; the root is `lib`).
-pub fn display(module: &[String]) -> String {
-    if module.is_empty() {
-        "lib".to_owned()
+/// A module path as written (`emit::routes`, `crate` for the root).
+pub fn name(path: &[String]) -> String {
+    if path.is_empty() {
+        "crate".to_owned()
     } else {
-        module.join("::")
+        path.join("::")
     }
 }
 
@@ -169,20 +314,264 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The module path of a file below `src/` (`load/select.rs` → `["load", "select"]`,
-/// `emit/routes/mod.rs` → `["emit", "routes"]`, `lib.rs` and `bin/*.rs` → `[]`).
-pub fn module_path(relative: &Path) -> Module {
+/// `emit/routes/mod.rs` → `["emit", "routes"]`, `lib.rs` → `[]`, `bin/x.rs` → `[]`).
+pub fn module_path(relative: &Path) -> ModulePath {
     let mut segments: Vec<String> = relative
         .with_extension("")
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if segments.last().is_some_and(|s| s == "mod" || s == "lib") {
-        segments.pop();
-    }
     if segments.first().is_some_and(|s| s == "bin") {
         return Vec::new();
     }
+    if segments
+        .last()
+        .is_some_and(|s| s == "mod" || s == "lib" || s == "main")
+    {
+        segments.pop();
+    }
     segments
+}
+
+/// The paths a file's code names, made absolute (`super::x::Y` in `a::b` → `["a", "x",
+/// "Y"]`), with their lines; paths into other crates are left out. Re-exports (`pub use`)
+/// are not among them.
+pub fn paths(code: &str, module: &[String]) -> Vec<(usize, ModulePath)> {
+    let children = children(code);
+    let mut found = Vec::new();
+    let mut rest_of_code = code.to_owned();
+    for statement in use_statements(code) {
+        // Blank the statement so the scan below does not read it twice.
+        let blanked: String = rest_of_code[statement.span.clone()]
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' })
+            .collect();
+        rest_of_code.replace_range(statement.span.clone(), &blanked);
+        if statement.public {
+            continue;
+        }
+        for tree in expand(&statement.tree) {
+            if let Some(path) = absolute(&tree, module, &children) {
+                found.push((statement.line, path));
+            }
+        }
+    }
+    for (number, line) in rest_of_code.lines().enumerate() {
+        let mut at = 0;
+        while at < line.len() {
+            let tail = &line[at..];
+            let before = line[..at].chars().next_back();
+            let word_start = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == ':'));
+            if word_start && tail.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                let segments: Vec<String> = path_segments(tail);
+                if segments.len() > 1 {
+                    let tree = Tree {
+                        segments: segments.clone(),
+                        alias: None,
+                    };
+                    if let Some(path) = absolute(&tree, module, &children) {
+                        found.push((number + 1, path));
+                    }
+                    at += segments.iter().map(|s| s.len() + 2).sum::<usize>() - 2;
+                    continue;
+                }
+            }
+            at += tail.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The segments of the path at the start of `text` (`crate::a::B::<T>` → crate, a, B).
+fn path_segments(text: &str) -> Vec<String> {
+    let mut segments = Vec::new();
+    let mut rest = text;
+    loop {
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if end == 0 {
+            break;
+        }
+        segments.push(rest[..end].to_owned());
+        match rest[end..].strip_prefix("::") {
+            Some(more) => rest = more,
+            None => break,
+        }
+    }
+    segments
+}
+
+/// A path of a use tree, expanded (`use a::{b, c::D as E}` → `a::b`, `a::c::D` as `E`).
+#[derive(Clone, Debug)]
+struct Tree {
+    segments: Vec<String>,
+    alias: Option<String>,
+}
+
+/// `tree` as an absolute module path, if it names this crate.
+fn absolute(tree: &Tree, module: &[String], children: &BTreeSet<String>) -> Option<ModulePath> {
+    let segments = &tree.segments;
+    let first = segments.first()?;
+    let mut path: ModulePath = match first.as_str() {
+        "crate" => Vec::new(),
+        "self" => module.to_vec(),
+        "super" => {
+            let depth = segments.iter().take_while(|s| *s == "super").count();
+            if depth > module.len() {
+                return None;
+            }
+            let mut path = module[..module.len() - depth].to_vec();
+            path.extend(segments[depth..].iter().cloned());
+            return Some(path);
+        }
+        name if children.contains(name) => {
+            let mut path = module.to_vec();
+            path.push(name.to_owned());
+            path
+        }
+        _ => return None,
+    };
+    path.extend(segments[1..].iter().cloned());
+    Some(path)
+}
+
+/// The modules a file declares (`mod x;`, `pub(crate) mod y;`).
+fn children(code: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for statement in without_attributes(code).split([';', '{', '}']) {
+        let words: Vec<&str> = statement.split_whitespace().collect();
+        if let Some(at) = words.iter().position(|w| *w == "mod")
+            && at + 2 == words.len()
+            && words[..at].iter().all(|w| w.starts_with("pub"))
+        {
+            found.insert(words[at + 1].to_owned());
+        }
+    }
+    found
+}
+
+/// `code` without its attributes (`#[cfg(feature = "cli")]`, `#![allow(…)]`).
+fn without_attributes(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut depth = 0usize;
+    let mut chars = code.chars().peekable();
+    while let Some(c) = chars.next() {
+        if depth == 0 && c == '#' {
+            if chars.peek() == Some(&'!') {
+                chars.next();
+            }
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                depth = 1;
+                continue;
+            }
+        }
+        if depth > 0 {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A `use` statement: its tree as written, whether it re-exports, where.
+struct UseStatement {
+    tree: String,
+    public: bool,
+    line: usize,
+    span: std::ops::Range<usize>,
+}
+
+fn use_statements(code: &str) -> Vec<UseStatement> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("use ").map(|p| p + from) {
+        from = at + 4;
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let Some(end) = code[at..].find(';').map(|e| e + at) else {
+            break;
+        };
+        // `pub use`, `pub(crate) use`, `pub(super) use`: the words before it on its line.
+        let line_start = code[..at].rfind('\n').map_or(0, |p| p + 1);
+        let public = code[line_start..at].trim_start().starts_with("pub");
+        found.push(UseStatement {
+            tree: compact(&code[at + 4..end]),
+            public,
+            line: code[..at].matches('\n').count() + 1,
+            span: at..end,
+        });
+        from = end;
+    }
+    found
+}
+
+/// A use tree with one space between words and none around punctuation
+/// (`a::{b,c::{D as E}}`).
+fn compact(tree: &str) -> String {
+    let spaced = tree.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = spaced;
+    for mark in ["::", "{", "}", ","] {
+        out = out
+            .replace(&format!(" {mark}"), mark)
+            .replace(&format!("{mark} "), mark);
+    }
+    out
+}
+
+/// The paths of a compacted use tree (`a::{b,c::{D as E}}`).
+fn expand(tree: &str) -> Vec<Tree> {
+    let tree = tree.trim_start_matches("::");
+    let Some(open) = tree.find('{') else {
+        let (path, alias) = match tree.split_once(" as ") {
+            Some((path, alias)) => (path, Some(alias.to_owned())),
+            None => (tree, None),
+        };
+        let segments: Vec<String> = path
+            .split("::")
+            .filter(|s| !s.is_empty() && *s != "*")
+            .map(str::to_owned)
+            .collect();
+        // `a::b::self` is `a::b`.
+        let segments = match segments.split_last() {
+            Some((last, init)) if last == "self" => init.to_vec(),
+            _ => segments,
+        };
+        return vec![Tree { segments, alias }];
+    };
+    let prefix = &tree[..open];
+    let inner = tree[open + 1..]
+        .strip_suffix('}')
+        .unwrap_or(&tree[open + 1..]);
+    let mut parts = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .flat_map(|part| expand(&format!("{prefix}{part}")))
+        .collect()
 }
 
 /// The code of a Rust file with comments, string and character literals blanked out (so
@@ -206,7 +595,12 @@ pub fn code_only(text: &str) -> String {
             let end = text[i + 2..].find("*/").map_or(rest.len(), |e| e + 4);
             blank(&mut out, &rest[..end]);
             i += end;
-        } else if rest.starts_with(b"r\"") || rest.starts_with(b"r#") {
+        } else if (rest.starts_with(b"r\"") || rest.starts_with(b"r#"))
+            && !text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
             let hashes = rest[1..].iter().take_while(|&&b| b == b'#').count();
             if rest.get(1 + hashes) != Some(&b'"') {
                 out.push('r');
@@ -288,279 +682,46 @@ fn without_test_items(code: &str) -> String {
     out
 }
 
-/// What the crate root's `use` items bring in, by name: the path it stands for
-/// (`pub use a::b::{C, D};` makes `C` stand for `a::b::C`; `use a::b;`, `b` for `a::b`).
-/// Only paths into the crate's own modules count.
-pub fn root_imports(lib_code: &str, modules: &BTreeSet<Module>) -> BTreeMap<String, Module> {
-    let mut map = BTreeMap::new();
-    let mut from = 0;
-    while let Some(at) = lib_code[from..].find("use ").map(|p| p + from) {
-        from = at + 4;
-        let before = lib_code[..at].chars().last();
-        if before.is_some_and(|c| !(c.is_whitespace() || c == ')' || c == ';' || c == '}')) {
-            continue;
-        }
-        let end = lib_code[from..]
-            .find(';')
-            .map_or(lib_code.len(), |e| e + from);
-        for mut path in use_tree(&lib_code[from..end]) {
-            if path.first().is_some_and(|s| s == "crate") {
-                path.remove(0);
-            }
-            if path.last().is_some_and(|s| s == "self") {
-                path.pop();
-            }
-            let local = path
-                .first()
-                .is_some_and(|first| modules.contains(&vec![first.clone()]));
-            if let (true, Some(name)) = (local, path.last()) {
-                map.insert(name.clone(), path.clone());
-            }
-        }
-    }
-    map
-}
-
-/// The paths of a `use` tree (`a::{b, c::{d, e}}` → `a::b`, `a::c::d`, `a::c::e`); a glob
-/// or an alias ends its path.
-fn use_tree(text: &str) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    tree(text, Vec::new(), &mut out);
-    out
-}
-
-/// Reads one tree of `text` below `prefix` into `out`; returns how much it read.
-fn tree(text: &str, mut prefix: Vec<String>, out: &mut Vec<Vec<String>>) -> usize {
-    let mut at = 0;
-    loop {
-        at += text[at..].len() - text[at..].trim_start().len();
-        let rest = &text[at..];
-        if rest.starts_with('{') {
-            at += 1;
-            loop {
-                at += text[at..].len() - text[at..].trim_start().len();
-                if text[at..].starts_with('}') || at >= text.len() {
-                    return (at + 1).min(text.len());
-                }
-                at += tree(&text[at..], prefix.clone(), out);
-                at += text[at..].len() - text[at..].trim_start().len();
-                if text[at..].starts_with(',') {
-                    at += 1;
-                }
-            }
-        }
-        let end = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(rest.len());
-        if end > 0 {
-            prefix.push(rest[..end].to_owned());
-            at += end;
-        }
-        if end > 0 && text[at..].starts_with("::") {
-            at += 2;
-            continue;
-        }
-        // The end of this path: skip an alias or glob up to the next `,` or `}`.
-        let stop = text[at..].find([',', '}']).unwrap_or(text.len() - at);
-        if !prefix.is_empty() {
-            out.push(prefix);
-        }
-        return at + stop;
-    }
-}
-
-/// The child modules a file declares (`mod x;`, not `mod x { … }`).
-fn children(code: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    for statement in code.split(';') {
-        let words: Vec<&str> = statement.split_whitespace().collect();
-        if let [.., "mod", name] = words[..]
-            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-        {
-            found.insert(name.to_owned());
-        }
-    }
-    found
-}
-
-/// Every path in `code` (of the module `path`) that names a module of the crate: (line,
-/// the module named).
-pub fn references(
-    code: &str,
-    path: &[String],
-    modules: &BTreeSet<Module>,
-    roots: &BTreeMap<String, Module>,
-) -> Vec<(usize, Module)> {
-    let children = children(code);
-    let mut found = Vec::new();
-    let bytes = code.as_bytes();
-    let mut line = 1;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b == b'\n' {
-            line += 1;
-        }
-        let word_start = i == 0 || {
-            let before = bytes[i - 1];
-            !(before.is_ascii_alphanumeric() || before == b'_' || before == b':')
-        };
-        if !(word_start && (b.is_ascii_alphabetic() || b == b'_')) {
-            i += 1;
-            continue;
-        }
-        let rest = &code[i..];
-        let word_end = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(rest.len());
-        let word = &rest[..word_end];
-        let is_root = matches!(word, "crate" | "super" | "self") || children.contains(word);
-        if !is_root || !rest[word_end..].starts_with("::") {
-            i += word_end.max(1);
-            continue;
-        }
-        let mut length = 0;
-        let mut paths = Vec::new();
-        // A `use` tree reads to its `;`; a path in an expression to its first other token.
-        let in_use = code[..i].trim_end().ends_with("use");
-        if in_use {
-            let end = rest.find(';').unwrap_or(rest.len());
-            tree(&rest[..end], Vec::new(), &mut paths);
-            length = end;
-        } else {
-            let end = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-                .unwrap_or(rest.len());
-            paths.push(rest[..end].split("::").map(str::to_owned).collect());
-            length += end;
-        }
-        for segments in paths {
-            if let Some(module) = resolve(&segments, path, modules, roots) {
-                found.push((line, module));
-            }
-        }
-        line += rest[..length].matches('\n').count();
-        i += length.max(1);
-    }
-    // A `use` group names one module once (`use a::{B, C}`).
-    found.dedup();
-    found
-}
-
-/// The module a path names, from the module `path`; `None` when it names none of the
-/// crate's (a local item of the file itself, say).
-fn resolve(
-    segments: &[String],
-    path: &[String],
-    modules: &BTreeSet<Module>,
-    roots: &BTreeMap<String, Module>,
-) -> Option<Module> {
-    let mut absolute: Vec<String> = match segments.first().map(String::as_str) {
-        Some("crate") => segments[1..].to_vec(),
-        Some("super") => {
-            let up = segments.iter().take_while(|s| *s == "super").count();
-            let mut base = path[..path.len().checked_sub(up)?].to_vec();
-            base.extend_from_slice(&segments[up..]);
-            base
-        }
-        Some("self") => {
-            let mut base = path.to_vec();
-            base.extend_from_slice(&segments[1..]);
-            base
-        }
-        _ => {
-            let mut base = path.to_vec();
-            base.extend_from_slice(segments);
-            base
-        }
-    };
-    absolute.retain(|s| !s.is_empty() && s != "self");
-    if let Some(first) = absolute.first()
-        && !modules.contains(&vec![first.clone()])
-        && let Some(root) = roots.get(first)
-    {
-        let mut replaced = root.clone();
-        replaced.extend_from_slice(&absolute[1..]);
-        absolute = replaced;
-    }
-    (0..=absolute.len())
-        .rev()
-        .map(|n| absolute[..n].to_vec())
-        .find(|prefix| modules.contains(prefix))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn module(text: &str) -> Module {
-        text.split("::").map(str::to_owned).collect()
+    fn strings(paths: Vec<(usize, ModulePath)>) -> Vec<(usize, String)> {
+        paths.into_iter().map(|(l, p)| (l, p.join("::"))).collect()
     }
 
-    /// Comments, strings and tests are not code; `super::` leaving the module, `use`
-    /// groups, child modules and the root's imports count; each path names the longest
-    /// module it starts with.
+    /// Comments, strings and tests are not code; use trees, `super::`, `self::` and
+    /// declared children are paths of the crate, other crates' are not.
     #[test]
     fn the_scanner_reads_paths_as_rustc_does() {
         let code = code_only(
-            "use crate::model::Gvk; // crate::emit\nlet s = \"crate::write\"; let c = '\"';\nlet r = r#\"crate::emit\"#;\nuse super::super::emit::X;\nfn f<'a>(x: &'a str) -> crate::Error { todo!() }\n#[cfg(test)]\nmod tests { use crate::emit; }\nuse crate::{\n    load::{self, select::Y},\n    write as w,\n};\nmod child;\nfn g() { child::f(); super::sibling::h(); other::i(); }\n",
+            "#[cfg(feature = \"x\")]\nmod child;\nuse crate::model::{Gvk, ir::{A, B as C}}; // crate::emit\nlet s = \"crate::write\"; let c = '\"';\nlet r = r#\"crate::emit\"#;\nuse super::super::emit::X;\nfn f<'a>(x: &'a str) -> crate::Error { child::go(); serde::x(); todo!() }\npub use self::child::Y;\n#[cfg(test)]\nmod tests { use crate::emit; }\n",
         );
-        let modules: BTreeSet<Module> = [
-            vec![],
-            module("model"),
-            module("emit"),
-            module("load"),
-            module("load::select"),
-            module("load::sibling"),
-            module("load::here::child"),
-            module("write"),
-            module("diagnostics"),
-        ]
-        .into_iter()
-        .collect();
-        let roots = root_imports(&code_only("pub use diagnostics::{Error, Note};"), &modules);
-        let path = module("load::here");
-        let found: Vec<(usize, String)> = references(&code, &path, &modules, &roots)
-            .into_iter()
-            .map(|(line, m)| (line, display(&m)))
-            .collect();
-        let expected = [
-            (1, "model"),
-            (4, "emit"),
-            (5, "diagnostics"),
-            (8, "load"),
-            (8, "load::select"),
-            (8, "write"),
-            (13, "load::here::child"),
-            (13, "load::sibling"),
-        ];
-        let expected: Vec<(usize, String)> = expected
-            .iter()
-            .map(|(l, m)| (*l, (*m).to_owned()))
-            .collect();
-        assert_eq!(found, expected);
+        let module = ["load".to_owned(), "select".to_owned()];
+        assert_eq!(
+            strings(paths(&code, &module)),
+            [
+                (3, "model::Gvk".to_owned()),
+                (3, "model::ir::A".to_owned()),
+                (3, "model::ir::B".to_owned()),
+                (6, "emit::X".to_owned()),
+                (7, "Error".to_owned()),
+                (7, "load::select::child::go".to_owned()),
+            ]
+        );
     }
 
-    /// Circles are found, and only circles.
     #[test]
-    fn circles_are_the_components_of_two_or_more() {
-        let edge = |from: &str, to: &str| Edge {
-            file: PathBuf::from("x.rs"),
-            line: 1,
-            from: module(from),
-            to: module(to),
-        };
-        let graph = [
-            edge("a", "b"),
-            edge("b", "c"),
-            edge("c", "a"),
-            edge("c", "d"),
-            edge("d", "e"),
+    fn circles_are_strongly_connected_components() {
+        let edges = [
+            ("a", "b"),
+            ("b", "c"),
+            ("c", "a"),
+            ("c", "d"),
+            ("d", "e"),
+            ("e", "d"),
         ];
-        let found = circles(&graph);
-        assert_eq!(found.len(), 1);
-        let members: BTreeSet<String> = found[0].iter().map(|e| display(&e.from)).collect();
-        assert_eq!(members, ["a", "b", "c"].map(str::to_owned).into());
-        assert!(circles(&graph[1..]).is_empty());
+        assert_eq!(circles(&edges), [vec!["a", "b", "c"], vec!["d", "e"]]);
+        assert!(circles(&[("a", "b"), ("b", "c")]).is_empty());
     }
 }

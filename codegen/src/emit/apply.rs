@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::docs::doc_lines;
 use super::text::{Code, str_literal};
-use super::{Context, extra_text, shape_text};
+use super::{Context, extra_text, item_path, shape_text};
 use crate::model::apply::Apply;
 use crate::model::builders::{MethodKind, resolve};
 use crate::model::{Field, FieldRole, Shape, TypeDef, TypeId, TypeKind};
@@ -137,14 +137,11 @@ fn needs_conversion(context: &Context<'_>, shape: &Shape) -> bool {
 /// The full path of the apply type of `id`.
 fn apply_path(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
-    let mut out = context.root.clone();
-    for module in &ty.module {
-        out.push_str("::");
-        out.push_str(module);
-    }
-    out.push_str("::");
-    out.push_str(context.api.apply_of(id).map_or(&ty.name, |a| &a.name));
-    out
+    item_path(
+        context,
+        id,
+        context.api.apply_of(id).map_or(&ty.name, |a| &a.name),
+    )
 }
 
 /// `value`, a full type's value of `shape`, as the apply type's value.

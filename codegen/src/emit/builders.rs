@@ -15,7 +15,7 @@
 use super::docs::{doc_lines, paragraphs};
 use super::pretty::{self, Expr};
 use super::text::{Code, byte_str_literal, str_literal};
-use super::{Context, Parts, shape_text, type_path};
+use super::{Context, Parts, item_path, shape_text, type_path};
 use crate::model::builders::{Builder, Literal, MethodKind, resolve};
 use crate::model::{Field, FieldRole, RuntimeType, Shape, TypeDef, TypeId, TypeKind};
 
@@ -742,12 +742,9 @@ fn int(value: i64) -> String {
 /// The full path of the builder of the struct `id`.
 fn builder_path(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
-    let mut out = context.root.clone();
-    for module in &ty.module {
-        out.push_str("::");
-        out.push_str(module);
-    }
-    out.push_str("::");
-    out.push_str(context.api.builders.get(&id).map_or(&ty.name, |b| &b.name));
-    out
+    item_path(
+        context,
+        id,
+        context.api.builders.get(&id).map_or(&ty.name, |b| &b.name),
+    )
 }

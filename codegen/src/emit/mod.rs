@@ -452,19 +452,26 @@ fn strip_docs(module: &mut Module) {
     }
 }
 
+/// The full path of the item `name` in the module of the generated type `id`:
+/// `root::module::Name` (the type itself, its builder, its apply type).
+pub(crate) fn item_path(context: &Context<'_>, id: TypeId, name: &str) -> String {
+    let mut out = context.root.clone();
+    for module in &context.api.get(id).module {
+        out.push_str("::");
+        out.push_str(module);
+    }
+    out.push_str("::");
+    out.push_str(name);
+    out
+}
+
 /// The full path of a generated type (an extern type's as the model spelled it).
 pub(crate) fn type_path(context: &Context<'_>, id: TypeId) -> String {
     let ty = context.api.get(id);
     if let Some(path) = ty.kind.extern_path() {
         return path.to_owned();
     }
-    let mut out = context.root.clone();
-    for module in &ty.module {
-        out.push_str("::");
-        out.push_str(module);
-    }
-    out.push_str("::");
-    out.push_str(&ty.name);
+    let mut out = item_path(context, id, &ty.name);
     if let TypeKind::WatchEvent { .. } = ty.kind {
         // A field that holds a raw watch event has no object type to name.
         out.push_str("<::serde_json::Value>");

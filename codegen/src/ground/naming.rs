@@ -431,6 +431,21 @@ pub fn variant_name(value: &str) -> String {
     out
 }
 
+/// The variant of a response enum for a status: `Ok`, `Created`, `Accepted`, `NoContent`, or
+/// `Status207`.
+pub fn status_variant(status: u16) -> String {
+    match status {
+        200 => "Ok".to_owned(),
+        201 => "Created".to_owned(),
+        202 => "Accepted".to_owned(),
+        203 => "NonAuthoritativeInformation".to_owned(),
+        204 => "NoContent".to_owned(),
+        205 => "ResetContent".to_owned(),
+        206 => "PartialContent".to_owned(),
+        other => format!("Status{other}"),
+    }
+}
+
 /// The name of the builder of the struct `type_name`: `Lease` → `LeaseBuilder`. A trailing
 /// `_` (from a keyword or reserved name) is dropped, since `Option_Builder` is not camel
 /// case and `OptionBuilder` shadows nothing.

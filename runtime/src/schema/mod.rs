@@ -13,13 +13,19 @@
 
 #[cfg(feature = "validate")]
 pub mod cel;
+#[cfg(feature = "validate")]
+mod correlate;
 mod defaults;
 mod error;
+#[cfg(feature = "validate")]
+mod formats;
 pub mod gofmt;
 #[cfg(feature = "validate")]
 pub mod gourl;
 pub mod names;
 mod node;
+#[cfg(feature = "validate")]
+mod pattern;
 mod static_schema;
 mod strict;
 #[cfg(feature = "validate")]

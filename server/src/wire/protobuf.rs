@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use base64::Engine;
+use kubeforge_runtime::duration;
 use serde_json::{Map, Value};
 
 /// The envelope's magic prefix.
@@ -508,7 +509,7 @@ fn decode_special(name: &str, bytes: &[u8]) -> Result<Option<Value>, String> {
                     nanos = n as i64;
                 }
             }
-            Value::from(go_duration(nanos))
+            Value::from(duration::format(nanos))
         }
         "apimachinery.pkg.util.intstr.IntOrString" => {
             let (mut kind, mut int, mut text) = (0u64, 0i64, String::new());
@@ -729,8 +730,7 @@ fn encode_special(name: &str, value: &Value, out: &mut Vec<u8>) -> Result<bool, 
             let text = value
                 .as_str()
                 .ok_or_else(|| format!("{name}: expected a string"))?;
-            let nanos = parse_go_duration(text)
-                .ok_or_else(|| format!("{name}: invalid duration {text:?}"))?;
+            let nanos = duration::parse(text).map_err(|e| format!("{name}: {e}"))?;
             put_varint_field(out, 1, nanos as u64);
         }
         "apimachinery.pkg.util.intstr.IntOrString" => match value {
@@ -792,82 +792,6 @@ fn encode_special(name: &str, value: &Value, out: &mut Vec<u8>) -> Result<bool, 
         _ => return Ok(false),
     }
     Ok(true)
-}
-
-/// Go's `time.Duration.String()`.
-fn go_duration(nanos: i64) -> String {
-    if nanos == 0 {
-        return "0s".to_owned();
-    }
-    let sign = if nanos < 0 { "-" } else { "" };
-    let n = nanos.unsigned_abs();
-    if n < 1_000_000_000 {
-        let (unit, scale) = if n < 1_000 {
-            ("ns", 1)
-        } else if n < 1_000_000 {
-            ("µs", 1_000)
-        } else {
-            ("ms", 1_000_000)
-        };
-        return format!("{sign}{}{unit}", fraction(n, scale));
-    }
-    let hours = n / 3_600_000_000_000;
-    let minutes = (n / 60_000_000_000) % 60;
-    let seconds = fraction(n % 60_000_000_000, 1_000_000_000);
-    let mut text = String::from(sign);
-    if hours > 0 {
-        text.push_str(&format!("{hours}h{minutes}m"));
-    } else if minutes > 0 {
-        text.push_str(&format!("{minutes}m"));
-    }
-    text.push_str(&format!("{seconds}s"));
-    text
-}
-
-fn fraction(n: u64, scale: u64) -> String {
-    let whole = n / scale;
-    let rest = n % scale;
-    if rest == 0 {
-        return whole.to_string();
-    }
-    let digits = scale.to_string().len() - 1;
-    let frac = format!("{rest:0digits$}");
-    format!("{whole}.{}", frac.trim_end_matches('0'))
-}
-
-fn parse_go_duration(text: &str) -> Option<i64> {
-    let (negative, mut rest) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    if rest == "0" {
-        return Some(0);
-    }
-    let mut total = 0f64;
-    while !rest.is_empty() {
-        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
-        let number: f64 = rest[..end].parse().ok()?;
-        rest = &rest[end..];
-        let unit_end = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let scale = match &rest[..unit_end] {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 6e10,
-            "h" => 3.6e12,
-            _ => return None,
-        };
-        total += number * scale;
-        rest = &rest[unit_end..];
-    }
-    Some(if negative {
-        -(total as i64)
-    } else {
-        total as i64
-    })
 }
 
 // ---- the wire format ----
@@ -988,7 +912,7 @@ fn utf8(bytes: &[u8]) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{decode, encode, go_duration, parse_go_duration, schema};
+    use super::{META, decode, decode_message, encode, encode_message, schema};
     use serde_json::json;
 
     #[test]
@@ -1044,18 +968,29 @@ mod tests {
         assert_eq!(decode(&encode(&secret).unwrap()).unwrap(), secret);
     }
 
+    /// A `metav1.Duration` travels as its nanoseconds and reads back as Go writes it, to the
+    /// nanosecond (`1<<53 + 1` is not exact in a float64).
     #[test]
-    fn durations_are_go_durations() {
-        for (nanos, text) in [
-            (0, "0s"),
-            (1_500_000_000, "1.5s"),
-            (90_000_000_000, "1m30s"),
-            (3_600_000_000_000, "1h0m0s"),
-            (2_000_000, "2ms"),
+    fn durations_keep_every_nanosecond() {
+        let name = format!("{META}.Duration");
+        for (text, written) in [
+            ("1h2m3.5s", "1h2m3.5s"),
+            ("-2m", "-2m0s"),
+            ("9007199254740993ns", "2501h59m59.254740993s"),
+            ("1.5µs", "1.5µs"),
         ] {
-            assert_eq!(go_duration(nanos), text);
-            assert_eq!(parse_go_duration(text), Some(nanos));
+            let bytes = encode_message(&name, &json!(text)).unwrap();
+            assert_eq!(
+                decode_message(&name, &bytes).unwrap(),
+                json!(written),
+                "{text}"
+            );
         }
+        let refused = encode_message(&name, &json!("1d")).unwrap_err();
+        assert!(
+            refused.ends_with(r#"time: unknown unit "d" in duration "1d""#),
+            "{refused}"
+        );
     }
 
     /// Every field of every message of a definition of Kubernetes 1.36's `swagger.json`

@@ -1,9 +1,9 @@
 //! Response decoders: a status and body → the operation's declared type, and the response
 //! enums of operations whose successes differ in type.
 
+use super::display::body_display;
 use super::query::{QueryStruct, query_struct};
 use super::requests::signature;
-use super::table::body_display;
 use super::{Local, escaped, local_type_text, routes_path_text, status_type_text, write_docs};
 use crate::emit::Context;
 use crate::emit::text::Code;

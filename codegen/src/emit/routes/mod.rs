@@ -3,8 +3,11 @@
 //! (`model/operations/`: argument, variant and query struct names, the query
 //! structs' `Eq`); these modules only spell it: `requests.rs` (request functions),
 //! `decoders.rs` (response decoders and enums), `watch.rs` (a list's watch), `query.rs`
-//! (query structs), `table.rs` (the crate-wide `routes` module: the route table, the route
-//! enum, the free functions) and `endpoints.rs` (the endpoint tables in docs).
+//! (query structs), `display.rs` (types as docs and the route table write them),
+//! `table.rs` (the crate-wide `routes` module: the route table, the route enum, the free
+//! functions) and `endpoints.rs` (the endpoint tables in docs). This module puts one
+//! operation's functions together (`operation_functions`), for a resource's file and for
+//! the `routes` module alike.
 //!
 //! Per resource, in the resource's file: `impl Lease { pub const ROUTES; pub fn
 //! read_namespaced_lease(…) -> Result<http::Request<Vec<u8>>, RequestError>; pub fn
@@ -19,6 +22,7 @@
 //! reach, into the API crate; inline, only the operations a program calls are compiled, in it.
 
 mod decoders;
+mod display;
 mod endpoints;
 mod query;
 mod requests;
@@ -30,8 +34,9 @@ use super::text::Code;
 use super::{Context, Parts, shape_text};
 use crate::model::operations::{self, Operation};
 use crate::model::{Shape, TypeId};
-use decoders::operation_types;
-use requests::operation_functions;
+use decoders::{decoder_function, operation_types};
+use requests::{apply_function, operation_request};
+use watch::watch_functions;
 
 /// The name of the crate-wide routes module.
 pub(crate) const MODULE: &str = crate::ground::naming::ROUTES_MODULE;
@@ -85,6 +90,32 @@ pub(crate) fn resource_items(context: &Context<'_>, id: TypeId) -> (Parts, Vec<S
         exports.extend(names);
     }
     (parts, exports)
+}
+
+/// The functions of `op`, in order: its request function, the apply function beside a
+/// patch, its response decoder and a list's watch functions. `owner` is `Type::` for
+/// associated functions, empty for free ones (used in doc links).
+fn operation_functions(
+    code: &mut Code,
+    context: &Context<'_>,
+    op: &Operation,
+    owner: &str,
+    local: &Local,
+) {
+    let cfg = context.operation_cfg(op);
+    operation_request(code, context, op, owner, local, cfg.as_deref());
+    code.blank();
+
+    if context.apply {
+        apply_function(code, context, op, owner, cfg.as_deref());
+    }
+
+    decoder_function(code, context, op, owner, local, cfg.as_deref());
+
+    if let Some(watch) = &op.watch {
+        code.blank();
+        watch_functions(code, context, op, watch, owner, local, cfg.as_deref());
+    }
 }
 
 /// How a file names its own resource type: `Self` inside the type's impl, the bare name

@@ -1,22 +1,21 @@
 //! Request functions: an operation's arguments → `http::Request<Vec<u8>>` (and the
 //! server-side apply function beside a patch).
 
-use super::decoders::decoder_function;
-use super::watch::watch_functions;
 use super::{Local, escaped, local_type_text, routes_path_text, write_docs};
 use crate::emit::Context;
 use crate::emit::text::{Code, WIDTH, str_literal};
 use crate::model::Shape;
 use crate::model::operations::{BodyKind, Operation, PathPart};
 
-/// The request function and the response decoder of `op`, as text. `owner` is `Type::` for
-/// associated functions, empty for free ones (used in doc links).
-pub(super) fn operation_functions(
+/// The request function of `op`, as text. `owner` is `Type::` for associated functions,
+/// empty for free ones (used in doc links); `cfg` is the operation's feature gate.
+pub(super) fn operation_request(
     code: &mut Code,
     context: &Context<'_>,
     op: &Operation,
     owner: &str,
     local: &Local,
+    cfg: Option<&str>,
 ) {
     let runtime = &context.runtime;
 
@@ -84,8 +83,6 @@ pub(super) fn operation_functions(
     } else {
         format!("When {}.", failures.join(", or "))
     };
-    let cfg = context.operation_cfg(op);
-
     if context.docs {
         let summary = escaped(op.description.as_deref().unwrap_or_default());
         write_docs(
@@ -106,7 +103,7 @@ pub(super) fn operation_functions(
         context,
         &RequestFunction {
             name: &op.names.function,
-            cfg: cfg.as_deref(),
+            cfg,
             params: &params,
             accepted: &accepted,
             op,
@@ -116,18 +113,6 @@ pub(super) fn operation_functions(
             body: &body,
         },
     );
-    code.blank();
-
-    if context.apply {
-        apply_function(code, context, op, owner, cfg.as_deref());
-    }
-
-    decoder_function(code, context, op, owner, local, cfg.as_deref());
-
-    if let Some(watch) = &op.watch {
-        code.blank();
-        watch_functions(code, context, op, watch, owner, local, cfg.as_deref());
-    }
 }
 
 /// The server-side apply function beside a patch function (`OperationNames::apply`), when

@@ -3,70 +3,14 @@
 //! operations on no resource, and the matcher.
 
 use super::decoders::operation_types;
+use super::display::{response_type_display, shape_display};
 use super::query::shared_query_structs;
-use super::requests::operation_functions;
-use super::{Local, status_type_text, write_docs};
+use super::{Local, operation_functions, status_type_text, write_docs};
 use crate::diagnostics::Origin;
 use crate::emit::text::{Code, str_literal};
-use crate::emit::{Context, File, Module, Parts, shape_text};
+use crate::emit::{Context, File, Module, Parts};
 use crate::model::Scope;
-use crate::model::Shape;
-use crate::model::operations::{self, BodyKind, Operation, QueryParam, ResponseBody};
-
-/// A response body type as text, for docs and the route table.
-pub(super) fn body_display(context: &Context<'_>, body: &ResponseBody) -> String {
-    match body {
-        ResponseBody::Empty => "empty".to_owned(),
-        ResponseBody::Text => "`String` (text/plain)".to_owned(),
-        ResponseBody::Json(shape) => format!("`{}`", shape_display(context, shape)),
-        ResponseBody::Watch(shape) => {
-            format!("`WatchEvent<{}>` stream", shape_display(context, shape))
-        }
-        ResponseBody::StatusOr(shape) => format!(
-            "`Status` or `{}`, by the body's `kind`",
-            shape_display(context, shape)
-        ),
-    }
-}
-
-/// A shape as a short Rust type: the type's module path below the root and its name.
-pub(crate) fn shape_display(context: &Context<'_>, shape: &Shape) -> String {
-    match shape {
-        Shape::Ref(id) => {
-            let ty = context.api.get(*id);
-            if let Some(path) = ty.kind.extern_path() {
-                return path.trim_start_matches("::").to_owned();
-            }
-            let mut path = ty.module.join("::");
-            if !path.is_empty() {
-                path.push_str("::");
-            }
-            path.push_str(&ty.name);
-            path
-        }
-        Shape::Vec(inner) => format!("Vec<{}>", shape_display(context, inner)),
-        Shape::Map(inner) => {
-            let map = context.map.rsplit("::").next().unwrap_or_default();
-            format!("{map}<String, {}>", shape_display(context, inner))
-        }
-        Shape::Json => "serde_json::Value".to_owned(),
-        other => shape_text(context, other),
-    }
-}
-
-pub(super) fn response_type_display(context: &Context<'_>, body: &ResponseBody) -> Option<String> {
-    match body {
-        ResponseBody::Empty => None,
-        ResponseBody::Text => Some("String".to_owned()),
-        ResponseBody::Json(shape) => Some(shape_display(context, shape)),
-        ResponseBody::Watch(shape) => {
-            Some(format!("WatchEvent<{}>", shape_display(context, shape)))
-        }
-        ResponseBody::StatusOr(shape) => {
-            Some(format!("StatusOr<{}>", shape_display(context, shape)))
-        }
-    }
-}
+use crate::model::operations::{self, BodyKind, Operation, QueryParam};
 
 /// The crate-wide `routes` module: route enum and table, the error alias, free request
 /// functions for operations on no resource, and the matcher.

@@ -1,13 +1,13 @@
 //! Kubernetes' conventions: the table Kubernetes serves for a resource that no path
-//! describes (a CRD), and the standard query parameters.
+//! describes (a CRD), the standard query parameters, and the group-version token of its
+//! operation IDs (`readCoordinationV1NamespacedLease`).
 
-use super::names::{capitalize, group_version_token, status_variant};
 use super::{
     Action, Body, BodyKind, Index, ListWatch, Method, Operation, OperationNames, OperationResource,
     PathParam, PathPart, PathTemplate, QueryParam, Response, ResponseBody, STATUS, accept_for,
 };
 use crate::diagnostics::Origin;
-use crate::ground::naming;
+use crate::ground::naming::{self, status_variant};
 use crate::model::{Resource, Scope, Shape, TypeId};
 
 const DELETE_OPTIONS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
@@ -730,9 +730,32 @@ fn is_discovery_path(path: &str) -> bool {
     }
 }
 
+/// The `GroupVersion` part of Kubernetes operation IDs: `Core` + `V1`,
+/// `coordination.k8s.io` → `Coordination`, `image.openshift.io` → `ImageOpenshiftIo`.
+pub fn group_version_token(group: &str, version: &str) -> String {
+    let group = group.strip_suffix(".k8s.io").unwrap_or(group);
+    let mut token = String::new();
+    if group.is_empty() {
+        token.push_str("Core");
+    }
+    for word in group.split(['.', '-']).filter(|w| !w.is_empty()) {
+        token.push_str(&capitalize(word));
+    }
+    token.push_str(&capitalize(version));
+    token
+}
+
+pub(super) fn capitalize(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_discovery_path;
+    use super::{group_version_token, is_discovery_path};
 
     #[test]
     fn discovery_paths() {
@@ -757,5 +780,22 @@ mod tests {
         ] {
             assert!(!is_discovery_path(path), "{path}");
         }
+    }
+
+    #[test]
+    fn group_version_tokens() {
+        assert_eq!(group_version_token("", "v1"), "CoreV1");
+        assert_eq!(
+            group_version_token("coordination.k8s.io", "v1"),
+            "CoordinationV1"
+        );
+        assert_eq!(
+            group_version_token("image.openshift.io", "v1"),
+            "ImageOpenshiftIoV1"
+        );
+        assert_eq!(
+            group_version_token("rbac.authorization.k8s.io", "v1beta1"),
+            "RbacAuthorizationV1beta1"
+        );
     }
 }

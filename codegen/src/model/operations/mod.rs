@@ -30,8 +30,8 @@ use conventions::synthesize_with;
 use names::assign_names;
 use read::read_operation;
 
-pub use conventions::PATCH_CONTENT_TYPES;
-pub use names::{SharedQuery, group_version_token};
+pub use conventions::{PATCH_CONTENT_TYPES, group_version_token};
+pub use names::SharedQuery;
 pub use template::{MAX_PATH_PARAMS, PathPart, PathTemplate, Segment};
 
 const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";

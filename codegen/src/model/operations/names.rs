@@ -3,47 +3,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Operation, QueryParam, ResponseBody, conventions};
+use super::conventions::{self, group_version_token};
+use super::{Operation, QueryParam, ResponseBody};
 use crate::ground::naming::{self, Namespace};
 use crate::model::{Shape, TypeDef, TypeId};
-
-/// The `GroupVersion` part of Kubernetes operation IDs: `Core` + `V1`,
-/// `coordination.k8s.io` → `Coordination`, `image.openshift.io` → `ImageOpenshiftIo`.
-pub fn group_version_token(group: &str, version: &str) -> String {
-    let group = group.strip_suffix(".k8s.io").unwrap_or(group);
-    let mut token = String::new();
-    if group.is_empty() {
-        token.push_str("Core");
-    }
-    for word in group.split(['.', '-']).filter(|w| !w.is_empty()) {
-        token.push_str(&capitalize(word));
-    }
-    token.push_str(&capitalize(version));
-    token
-}
-
-pub(super) fn capitalize(word: &str) -> String {
-    let mut chars = word.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
-/// The variant of a response enum for a status: `Ok`, `Created`, `Accepted`, `NoContent`, or
-/// `Status207`.
-pub(super) fn status_variant(status: u16) -> String {
-    match status {
-        200 => "Ok".to_owned(),
-        201 => "Created".to_owned(),
-        202 => "Accepted".to_owned(),
-        203 => "NonAuthoritativeInformation".to_owned(),
-        204 => "NoContent".to_owned(),
-        205 => "ResetContent".to_owned(),
-        206 => "PartialContent".to_owned(),
-        other => format!("Status{other}"),
-    }
-}
 
 /// The operation ID without its group-version part, the way Kubernetes clients name
 /// operations: `readCoordinationV1NamespacedLease` → `readNamespacedLease`.
@@ -510,23 +473,6 @@ mod tests {
         assert!(
             !keys.contains(&query_key(odd.iter())),
             "`limit` as a string keeps its own"
-        );
-    }
-
-    #[test]
-    fn group_version_tokens() {
-        assert_eq!(group_version_token("", "v1"), "CoreV1");
-        assert_eq!(
-            group_version_token("coordination.k8s.io", "v1"),
-            "CoordinationV1"
-        );
-        assert_eq!(
-            group_version_token("image.openshift.io", "v1"),
-            "ImageOpenshiftIoV1"
-        );
-        assert_eq!(
-            group_version_token("rbac.authorization.k8s.io", "v1beta1"),
-            "RbacAuthorizationV1beta1"
         );
     }
 }

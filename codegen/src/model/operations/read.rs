@@ -3,8 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::conventions;
-use super::names::{self, capitalize};
+use super::conventions::{self, capitalize};
 use super::{
     Action, Body, BodyKind, Index, Method, Operation, OperationNames, OperationResource,
     PATCH_CONTENT_TYPES, PathParam, PathTemplate, QueryParam, Response, ResponseBody, accept_for,
@@ -428,7 +427,7 @@ fn read_responses(
             description: response.description.clone(),
             body,
             content_types,
-            variant: names::status_variant(status),
+            variant: naming::status_variant(status),
         });
     }
     responses.sort_by_key(|r| r.status);

@@ -21,7 +21,7 @@ use super::values::{
 use crate::Quantity;
 use crate::schema::gourl;
 use crate::schema::names;
-use crate::schema::validate::{go_parse_duration, pattern};
+use crate::schema::{formats, pattern};
 
 type Out<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
 
@@ -385,8 +385,8 @@ pub(crate) fn register(env: &mut Env) -> Result<(), String> {
     // durations and timestamps
     reg!(env, global "duration", [t::STRING_TYPE], |a| {
         let text = s(&a, 0)?;
-        let n = go_parse_duration(text).ok_or_else(|| err("duration", format!("time: invalid duration {}", crate::schema::gofmt::quote(text))))?;
-        Ok(CowVal::owned(duration(n)?))
+        let n = crate::duration::parse(text).map_err(|e| err("duration", e))?;
+        Ok(CowVal::owned(duration(i128::from(n))?))
     });
     reg!(env, global "duration", [DURATION], |a| Ok(CowVal::owned(*get::<Duration>(&a, 0)?)));
     reg!(env, global "timestamp", [t::STRING_TYPE], |a| {
@@ -627,28 +627,28 @@ fn check_format(name: &str, value: &str) -> Vec<String> {
         "labelValue" => names::is_valid_label_value(value),
         "uri" => gourl::parse_request_uri(value).err().into_iter().collect(),
         "uuid" => {
-            if crate::schema::validate::format_validates("uuid", value) {
+            if formats::validates("uuid", value) {
                 vec![]
             } else {
                 vec!["does not match the UUID format".to_owned()]
             }
         }
         "byte" => {
-            if crate::schema::validate::format_validates("byte", value) {
+            if formats::validates("byte", value) {
                 vec![]
             } else {
                 vec!["invalid base64".to_owned()]
             }
         }
         "date" => {
-            if crate::schema::validate::format_validates("date", value) {
+            if formats::validates("date", value) {
                 vec![]
             } else {
                 vec!["invalid date".to_owned()]
             }
         }
         _ => {
-            if crate::schema::validate::format_validates("datetime", value) {
+            if formats::validates("datetime", value) {
                 vec![]
             } else {
                 vec!["invalid datetime".to_owned()]

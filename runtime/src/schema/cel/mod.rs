@@ -24,7 +24,7 @@
 //! half of the crate's build time) and without its `regex` feature (its `matches`
 //! compiles the expression on every call, with Rust's Unicode classes): durations,
 //! timestamps and the regex functions are this crate's own, on `jiff` and the cached
-//! Go-compatible expressions of `validate::pattern`.
+//! Go-compatible expressions of `schema::pattern`.
 //!
 //! # What differs from the API server
 //!
@@ -52,8 +52,8 @@ use cel::common::types::CelOptional;
 use cel::{Context, Env, Program};
 use serde_json::Value;
 
+use super::correlate::{correlated_item, deep_equal};
 use super::error::{BadValue, ErrorType, FieldError, FieldPath};
-use super::validate::{correlated_item, deep_equal};
 use super::view::View;
 use super::{ElementType, ListType, Node, Rule};
 

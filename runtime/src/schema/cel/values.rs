@@ -238,48 +238,7 @@ pub(crate) fn parse_timestamp(s: &str) -> Option<Timestamp> {
 
 /// Go's `time.Duration.String()` (`1h0m0s`, `1.5s`, `0s`), as CEL writes a duration.
 pub(crate) fn duration_text(d: &Duration) -> String {
-    let mut n = d.0.unsigned_abs();
-    let neg = d.0 < 0;
-    if n == 0 {
-        return "0s".to_owned();
-    }
-    let mut out = String::new();
-    if n < 1_000_000_000 {
-        let (unit, div) = if n < 1_000 {
-            ("ns", 1)
-        } else if n < 1_000_000 {
-            ("µs", 1_000)
-        } else {
-            ("ms", 1_000_000)
-        };
-        out.push_str(&frac(n, div));
-        out.push_str(unit);
-    } else {
-        let h = n / 3_600_000_000_000;
-        n %= 3_600_000_000_000;
-        let m = n / 60_000_000_000;
-        n %= 60_000_000_000;
-        if h > 0 {
-            out.push_str(&format!("{h}h"));
-        }
-        if h > 0 || m > 0 {
-            out.push_str(&format!("{m}m"));
-        }
-        out.push_str(&frac(n, 1_000_000_000));
-        out.push('s');
-    }
-    if neg { format!("-{out}") } else { out }
-}
-
-fn frac(n: u128, div: u128) -> String {
-    let whole = n / div;
-    let rest = n % div;
-    if rest == 0 {
-        return whole.to_string();
-    }
-    let width = div.to_string().len() - 1;
-    let digits = format!("{rest:0width$}");
-    format!("{whole}.{}", digits.trim_end_matches('0'))
+    crate::duration::format_wide(d.0)
 }
 
 /// apiserver's `cel.Escape`: a property name as a CEL identifier (`a-b` → `a__dash__b`),
@@ -401,13 +360,13 @@ pub(crate) fn to_cel(view: Option<&View<'_>>, value: &Value) -> Box<dyn Val> {
             match view.format() {
                 Some("duration") => {
                     if let Some(d) =
-                        crate::schema::validate::parse_duration(s).and_then(|n| duration(n).ok())
+                        crate::schema::formats::parse_duration(s).and_then(|n| duration(n).ok())
                     {
                         return Box::new(d);
                     }
                 }
                 Some("date") => {
-                    if let Some((y, m, d)) = crate::schema::validate::parse_date(s)
+                    if let Some((y, m, d)) = crate::schema::formats::parse_date(s)
                         && let Some(t) = parse_timestamp(&format!("{y:04}-{m:02}-{d:02}T00:00:00Z"))
                     {
                         return Box::new(t);
@@ -500,6 +459,11 @@ mod tests {
         assert_eq!(duration_text(&Duration(1_000_000)), "1ms");
         assert_eq!(duration_text(&Duration(0)), "0s");
         assert_eq!(duration_text(&Duration(-90_000_000_000)), "-1m30s");
+        // Past an int64, within CEL's ±10000 years: Go's digits, further.
+        assert_eq!(
+            duration_text(&Duration(i128::from(i64::MAX) + 1)),
+            "2562047h47m16.854775808s"
+        );
     }
 }
 

@@ -12,19 +12,9 @@
 //!
 //! Every error is returned, in that order.
 
-mod formats;
 mod openapi;
-pub(crate) mod pattern;
 
 use serde_json::Value;
-
-pub(crate) use formats::{go_parse_duration, parse_date, parse_duration};
-pub(crate) use openapi::{correlated_item, deep_equal};
-
-/// Whether `s` is valid for the (normalized) format name, as the `format` keyword checks.
-pub(crate) fn format_validates(format: &str, s: &str) -> bool {
-    formats::validates(format, s)
-}
 
 use super::cel;
 use super::error::{BadValue, ErrorType, FieldError, FieldPath};

@@ -11,12 +11,11 @@
 
 use serde_json::Value;
 
-use super::formats;
-use super::pattern;
 use crate::schema::JsonType;
+use crate::schema::correlate::{correlated_item, deep_equal};
 use crate::schema::error::{BadValue, FieldError, FieldPath};
-use crate::schema::gofmt;
 use crate::schema::view::View;
+use crate::schema::{formats, gofmt, pattern};
 
 /// kube-openapi's error codes, as far as they choose the field error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,29 +205,6 @@ fn schema(v: &View<'_>, value: &Value, path: &str, old: Option<&Value>) -> Res {
         res.errors.clear();
     }
     res
-}
-
-/// The old item an item correlates with for ratcheting (`CorrelatedObject.Index`): by key
-/// in a `map` list, by value in a `set`; atomic lists do not correlate.
-pub(crate) fn correlated_item<'a>(
-    v: &View<'_>,
-    old: Option<&'a Value>,
-    item: &Value,
-) -> Option<&'a Value> {
-    let olds = old?.as_array()?;
-    match v.list_type() {
-        Some(crate::schema::ListType::Map) => {
-            let keys = v.list_map_keys();
-            (!keys.is_empty())
-                .then(|| {
-                    olds.iter()
-                        .find(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
-                })
-                .flatten()
-        }
-        Some(crate::schema::ListType::Set) => olds.iter().find(|o| deep_equal(o, item)),
-        _ => None,
-    }
 }
 
 fn schema_at(v: &View<'_>, value: &Value, path: &str, old: Option<&Value>) -> Res {
@@ -759,26 +735,6 @@ fn array_checks(v: &View<'_>, value: &Value, path: &str, old: Option<&Value>) ->
     }
     res.matches += 1;
     res
-}
-
-/// `reflect.DeepEqual` of decoded JSON: `1` (int64) and `1.0` (float64) differ.
-pub(crate) fn deep_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(x), Some(y)) => x == y,
-            (None, None) => x.as_f64() == y.as_f64(),
-            _ => false,
-        },
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| deep_equal(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, a)| y.get(k).is_some_and(|b| deep_equal(a, b)))
-        }
-        _ => a == b,
-    }
 }
 
 /// `basicCommonValidator.Validate`: `enum`. The value matches an entry of the same Go

@@ -346,8 +346,8 @@ fn is_date_time(s: &str) -> bool {
 /// `strfmt.ParseDuration`: Go's `time.ParseDuration`, else the Scala-like form
 /// (`3 days`, `1 hour 2 minutes`), in nanoseconds.
 pub(crate) fn parse_duration(s: &str) -> Option<i128> {
-    if let Some(d) = go_parse_duration(s) {
-        return Some(d);
+    if let Ok(d) = crate::duration::parse(s) {
+        return Some(i128::from(d));
     }
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     let re = regex(&RE, r"(([0-9]+)\s*([A-Za-zµ]+))")?;
@@ -378,87 +378,6 @@ pub(crate) fn parse_duration(s: &str) -> Option<i128> {
         }
     }
     ok.then_some(total)
-}
-
-/// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` or `0`, in nanoseconds,
-/// within an int64.
-pub(crate) fn go_parse_duration(s: &str) -> Option<i128> {
-    let mut rest = s;
-    let mut neg = false;
-    if let Some(r) = rest.strip_prefix('-') {
-        neg = true;
-        rest = r;
-    } else if let Some(r) = rest.strip_prefix('+') {
-        rest = r;
-    }
-    if rest == "0" {
-        return Some(0);
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total: u128 = 0;
-    while !rest.is_empty() {
-        let int_len = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let int_part = &rest[..int_len];
-        rest = &rest[int_len..];
-        let mut frac_part = "";
-        let mut had_point = false;
-        if let Some(r) = rest.strip_prefix('.') {
-            had_point = true;
-            let n = r.bytes().take_while(u8::is_ascii_digit).count();
-            frac_part = &r[..n];
-            rest = &r[n..];
-        }
-        if int_part.is_empty() && frac_part.is_empty() {
-            // "." alone, or no digits at all
-            let _ = had_point;
-            return None;
-        }
-        let unit_len = rest
-            .char_indices()
-            .find(|(_, c)| *c == '.' || c.is_ascii_digit())
-            .map_or(rest.len(), |(i, _)| i);
-        let unit = &rest[..unit_len];
-        rest = &rest[unit_len..];
-        let mult: u128 = match unit {
-            "ns" => 1,
-            "us" | "µs" | "μs" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            _ => return None,
-        };
-        let int: u128 = if int_part.is_empty() {
-            0
-        } else {
-            int_part.parse().ok()?
-        };
-        let mut value = int.checked_mul(mult)?;
-        if !frac_part.is_empty() {
-            // Go keeps the fraction's digits as long as they fit, then scales.
-            let mut f: u128 = 0;
-            let mut scale: u128 = 1;
-            for d in frac_part.bytes() {
-                if f > (1u128 << 63) / 10 {
-                    break;
-                }
-                f = f * 10 + u128::from(d - b'0');
-                scale *= 10;
-            }
-            value += f * mult / scale;
-        }
-        total = total.checked_add(value)?;
-        if total > (1u128 << 63) {
-            return None;
-        }
-    }
-    if !neg && total > (1u128 << 63) - 1 {
-        return None;
-    }
-    let t = i128::try_from(total).ok()?;
-    Some(if neg { -t } else { t })
 }
 
 /// `net.ParseMAC`: six, eight or twenty octets as `xx:xx…`, `xx-xx…` or `xxxx.xxxx…`.
@@ -701,22 +620,5 @@ mod tests {
         );
         assert_eq!(effective(Some("quantity"), None, false), None);
         assert_eq!(effective(Some("uuid"), Some(JsonType::Object), false), None);
-    }
-
-    #[test]
-    fn go_durations() {
-        assert_eq!(go_parse_duration("1ms"), Some(1_000_000));
-        assert_eq!(go_parse_duration("1h30m"), Some(5_400_000_000_000));
-        assert_eq!(go_parse_duration("-1.5s"), Some(-1_500_000_000));
-        assert_eq!(go_parse_duration(".5s"), Some(500_000_000));
-        assert_eq!(go_parse_duration("0"), Some(0));
-        assert_eq!(go_parse_duration(""), None);
-        assert_eq!(go_parse_duration("1"), None);
-        assert_eq!(go_parse_duration("1d"), None);
-        assert_eq!(
-            go_parse_duration("9223372036854775807ns"),
-            Some(9_223_372_036_854_775_807)
-        );
-        assert_eq!(go_parse_duration("9223372036854775808ns"), None);
     }
 }
