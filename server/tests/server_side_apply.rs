@@ -1526,17 +1526,18 @@ async fn map_list_items_merge_by_key_not_by_position() {
     );
     let (code, object) = apply(&server, &uri, "alice", false, &alice).await;
     assert_eq!(code, 201, "{object}");
+    // A field no defaulter sets, so that only a merge by key puts it on `side`.
     let carol = pod(
         "keyed",
-        json!({"containers": [{"name": "side", "imagePullPolicy": "Always"}]}),
+        json!({"containers": [{"name": "side", "workingDir": "/srv"}]}),
     );
     let (code, object) = apply(&server, &uri, "carol", false, &carol).await;
     assert_eq!(code, 200, "{object}");
-    assert_eq!(
-        object["spec"]["containers"],
-        json!([
-            {"name": "app", "image": "a"},
-            {"name": "side", "image": "s", "imagePullPolicy": "Always"},
-        ])
-    );
+    let containers = &object["spec"]["containers"];
+    assert_eq!(containers[0]["name"], "app");
+    assert_eq!(containers[0].get("workingDir"), None, "{containers}");
+    assert_eq!(containers[1]["name"], "side");
+    assert_eq!(containers[1]["image"], "s");
+    assert_eq!(containers[1]["workingDir"], "/srv", "{containers}");
+    assert_eq!(containers.as_array().map(Vec::len), Some(2));
 }
