@@ -9,7 +9,10 @@
 //! The public API is [`Config`] (every option), what it returns ([`Output`], [`Error`] with
 //! its [`Diagnostic`]s, [`Note`]s), [`Pattern`] (the one pattern language of every option
 //! that names types), [`ModuleRules`], [`Layout`], [`package`]
-//! for a complete crate around the output, and, with the `cli` feature, [`cli`]. [`Config`]
+//! for a complete crate around the output, [`view`] for reading what the generator
+//! understood of the inputs ([`Config::model`]: types, fields, resources, operations, schema
+//! nodes; the in-memory API server builds its catalog from it), [`diff`] for comparing two
+//! APIs, and, with the `cli` feature, [`cli`]. The stages themselves are private. [`Config`]
 //! drives the pipeline, the same way from `cargo xtask regen` and from a `build.rs`:
 //!
 //! ```no_run
