@@ -9,7 +9,10 @@
 //! The public API is [`Config`] (every option), what it returns ([`Output`], [`Error`] with
 //! its [`Diagnostic`]s, [`Note`]s), [`Pattern`] (the one pattern language of every option
 //! that names types), [`ModuleRules`], [`Layout`], [`package`]
-//! for a complete crate around the output, and, with the `cli` feature, [`cli`]. [`Config`]
+//! for a complete crate around the output, [`view`] for reading what the generator
+//! understood of the inputs ([`Config::model`]: types, fields, resources, operations, schema
+//! nodes; the in-memory API server builds its catalog from it), [`diff`] for comparing two
+//! APIs, and, with the `cli` feature, [`cli`]. The stages themselves are private. [`Config`]
 //! drives the pipeline, the same way from `cargo xtask regen` and from a `build.rs`:
 //!
 //! ```no_run
@@ -31,12 +34,10 @@ pub mod diff;
 mod emit;
 mod ground;
 mod load;
-// The intermediate representation is no stable API: `Config::model` returns it for tools
-// and tests that inspect it (`cargo xtask`, `tests/`), so it stays reachable, undocumented.
-#[doc(hidden)]
-pub mod model;
+mod model;
 pub mod package;
 mod timings;
+pub mod view;
 mod write;
 
 use ground::attribute::{Place, UserAttribute};
@@ -46,8 +47,6 @@ use std::time::Instant;
 pub use diagnostics::{Diagnostic, Error, ErrorKind, LineColumn, Note, Origin};
 pub use ground::ModuleRules;
 pub use ground::pattern::Pattern;
-#[doc(hidden)]
-pub use ground::pattern::Selector;
 pub use model::features::Features;
 pub use timings::Timings;
 pub use write::{CheckReport, Layout, Output, WriteReport};
@@ -65,6 +64,19 @@ pub fn fixups() -> impl Iterator<Item = (&'static str, &'static str)> {
 /// [`Config::companion_meta`]).
 pub fn builtin_meta_document() -> &'static [u8] {
     load::builtin_document()
+}
+
+/// The table of Kubernetes' struct shapes that dedup names embedded Kubernetes types by
+/// (`codegen/src/model/known_shapes.tsv`: schema name, tab, the shape as JSON), built from the
+/// Kubernetes OpenAPI document at `swagger` as it defines them (no dedup, the meta types its
+/// own). `cargo xtask regen` rebuilds the committed table with it from the newest release.
+pub fn known_shapes_table(swagger: impl AsRef<Path>) -> Result<String, Error> {
+    let api = Config::new()
+        .input(swagger)
+        .dedup(false)
+        .companion_meta(false)
+        .api()?;
+    Ok(model::known::table_text(&api))
 }
 
 /// One input document: where to read it and how to name it in diagnostics and headers.
@@ -562,8 +574,15 @@ impl Config {
         Ok(output)
     }
 
-    /// Runs load and model only, for inspecting the intermediate representation.
-    pub fn model(&self) -> Result<model::ApiSet, Error> {
+    /// Runs load and model only: what the generator understood of the inputs, read through
+    /// the [`view`] (types, fields, resources, operations, schema nodes), with nothing
+    /// emitted.
+    pub fn model(&self) -> Result<view::Model, Error> {
+        self.api().map(view::Model::new)
+    }
+
+    /// Runs load and model only, for the crate's own stages.
+    pub(crate) fn api(&self) -> Result<model::ApiSet, Error> {
         self.model_with_warnings(&mut Timings::default())
             .map(|(api, _)| api)
     }

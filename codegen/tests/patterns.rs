@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use kubeforge::model::TypeKind;
+use kubeforge::view::{Kind, Type};
 use kubeforge::{Config, Layout, Pattern};
 
 fn schema() -> PathBuf {
@@ -73,17 +73,8 @@ fn marked(config: Config, pattern: &str) -> BTreeSet<String> {
     names
 }
 
-fn path(ty: &kubeforge::model::TypeDef) -> String {
-    let mut path = ty.module.clone();
-    path.push(ty.name.clone());
-    path.join("::")
-}
-
-fn is_item(kind: &TypeKind) -> bool {
-    matches!(
-        kind,
-        TypeKind::Struct(_) | TypeKind::Enum(_) | TypeKind::Union(_)
-    )
+fn is_item(kind: Kind) -> bool {
+    matches!(kind, Kind::Struct | Kind::Enum | Kind::Union)
 }
 
 #[test]
@@ -91,10 +82,9 @@ fn one_pattern_names_the_same_types_for_every_option() {
     let all: BTreeSet<String> = config()
         .model()
         .expect("model")
-        .types
-        .iter()
-        .filter(|ty| is_item(&ty.kind))
-        .map(path)
+        .types()
+        .filter(|ty| is_item(ty.kind()))
+        .map(Type::path)
         .collect();
     for pattern in PATTERNS {
         let attributed = marked(config(), pattern);
@@ -122,13 +112,10 @@ fn one_pattern_names_the_same_types_for_every_option() {
             .unwrap_or_else(|e| panic!("{pattern}: {e}"));
         let before = config().model().expect("model");
         let external: BTreeSet<String> = model
-            .types
-            .iter()
-            .zip(&before.types)
-            .filter(|(after, before)| {
-                matches!(after.kind, TypeKind::Extern(_)) && is_item(&before.kind)
-            })
-            .map(|(_, before)| path(before))
+            .types()
+            .zip(before.types())
+            .filter(|(after, before)| after.kind() == Kind::Extern && is_item(before.kind()))
+            .map(|(_, before)| before.path())
             .collect();
         assert_eq!(external, attributed, "{pattern}: extern");
 
@@ -140,9 +127,8 @@ fn one_pattern_names_the_same_types_for_every_option() {
             .select(pattern.parse().expect("pattern"))
             .model()
             .unwrap_or_else(|e| panic!("{pattern}: {e}"))
-            .types
-            .iter()
-            .map(path)
+            .types()
+            .map(Type::path)
             .collect();
         let missing: Vec<_> = attributed.difference(&selected).collect();
         assert!(missing.is_empty(), "{pattern}: select left out {missing:?}");
@@ -175,13 +161,8 @@ fn the_most_specific_extern_mapping_wins() {
         let model = config.model().expect("model");
         let extern_of = |schema: &str| {
             model
-                .types
-                .iter()
-                .find(|ty| ty.schema_name == schema)
-                .map(|ty| match &ty.kind {
-                    TypeKind::Extern(e) => e.path.clone(),
-                    _ => String::new(),
-                })
+                .schema(schema)
+                .map(|ty| ty.extern_path().unwrap_or_default().to_owned())
         };
         assert_eq!(
             extern_of("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta").as_deref(),
@@ -207,10 +188,9 @@ fn an_extern_by_type_name_maps_it_in_every_package() {
         .model()
         .expect("model");
     let mapped: Vec<_> = model
-        .types
-        .iter()
-        .filter(|ty| matches!(&ty.kind, TypeKind::Extern(p) if p == "::mine::Reference"))
-        .map(|ty| ty.schema_name.as_str())
+        .types()
+        .filter(|ty| ty.extern_path() == Some("::mine::Reference"))
+        .map(|ty| ty.schema_name())
         .collect();
     assert_eq!(mapped, ["io.k8s.api.core.v1.ObjectReference"]);
 }

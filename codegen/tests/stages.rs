@@ -3,8 +3,8 @@
 //! module's; this test lists them and fails on one that runs upward:
 //!
 //! ```text
-//! diagnostics, timings ─ ground ─ load ─ model ─ emit ─ write ─ the facade (lib.rs, compile,
-//!                                                               package, cli, diff)
+//! diagnostics, timings ─ ground ─ load ─ model ─ emit ─ write ─ the facade (lib.rs, view,
+//!                                                               compile, package, cli, diff)
 //! ```
 //!
 //! Each stage may use those to its left (the ground floor only what is left of it), never

@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use kubeforge::model::{TypeId, TypeKind};
+use kubeforge::view::Kind;
 
 use kubeforge_api::api::coordination::v1::{Lease, LeaseSpec};
 use kubeforge_api::api::core::v1::{
@@ -407,18 +407,18 @@ fn every_generated_struct_has_a_builder() {
         .expect("the schemas load");
     let mut structs = 0;
     let mut missing = Vec::new();
-    for (index, ty) in api.types.iter().enumerate() {
-        if !matches!(ty.kind, TypeKind::Struct(_)) {
+    for ty in api.types() {
+        if ty.kind() != Kind::Struct {
             continue;
         }
         structs += 1;
-        let builder = &api.builders[&TypeId(index)].name;
+        let builder = ty.builder().expect("every struct has a builder");
         let dir = ty
-            .module
+            .module()
             .iter()
             .fold(root.join("generated/src"), |dir, m| dir.join(m));
         // Compared with white space squashed, since long lines are wrapped.
-        let text = fs::read_to_string(dir.join(format!("{}.rs", ty.file)))
+        let text = fs::read_to_string(dir.join(format!("{}.rs", ty.file())))
             .unwrap_or_default()
             .split_whitespace()
             .collect::<Vec<_>>()
@@ -427,7 +427,7 @@ fn every_generated_struct_has_a_builder() {
             .unwrap_or_default()
             .split_whitespace()
             .collect();
-        let name = &ty.name;
+        let name = ty.name();
         let expected = [
             format!("impl {name} {{"),
             format!(") -> {builder} {{"),
@@ -439,7 +439,7 @@ fn every_generated_struct_has_a_builder() {
             .iter()
             .any(|e| module.contains(e.as_str()));
         if !absent.is_empty() || !exported {
-            missing.push(format!("{}::{name}: {absent:?}", ty.module.join("::")));
+            missing.push(format!("{}::{name}: {absent:?}", ty.module().join("::")));
         }
     }
     assert!(

@@ -6,27 +6,24 @@
 use std::path::{Path, PathBuf};
 
 use kubeforge::Config;
-use kubeforge::model::{ApiSet, TypeKind};
 use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
+use kubeforge::view::{Kind, Model, Type};
 use kubeforge_tests::{scale, workspace_root};
 
 const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1";
 const COMPANION: &str = "::kubeforge_meta::apimachinery::pkg::apis::meta::v1";
 
-fn kind_of<'a>(api: &'a ApiSet, schema: &str) -> &'a TypeKind {
-    &api.types
-        .iter()
-        .find(|t| t.schema_name == schema)
+fn type_of<'a>(api: &'a Model, schema: &str) -> Type<'a> {
+    api.schema(schema)
         .unwrap_or_else(|| panic!("no type for {schema}"))
-        .kind
 }
 
-fn extern_path<'a>(api: &'a ApiSet, schema: &str) -> Option<&'a str> {
-    kind_of(api, schema).extern_path()
+fn extern_path<'a>(api: &'a Model, schema: &str) -> Option<&'a str> {
+    type_of(api, schema).extern_path()
 }
 
-fn notes(api: &ApiSet) -> String {
-    api.notes
+fn notes(api: &Model) -> String {
+    api.notes()
         .iter()
         .map(ToString::to_string)
         .collect::<Vec<_>>()
@@ -74,7 +71,7 @@ fn a_crd_takes_every_meta_type_from_the_companion() {
         );
     }
     // Nothing re-exported: the input does not define them.
-    assert!(api.reexports.is_empty());
+    assert_eq!(api.reexports().count(), 0);
     let output = config.generate().expect("generates");
     assert!(output.uses_companion_meta());
     assert!(
@@ -92,19 +89,17 @@ fn a_crd_takes_every_meta_type_from_the_companion() {
         .companion_meta(false)
         .model()
         .expect("models");
-    let eq = |api: &ApiSet| {
-        api.types
-            .iter()
-            .find(|t| t.schema_name == "com.example.v1.Thing")
-            .map(|t| t.derive_eq)
+    let eq = |api: &Model| {
+        api.schema("com.example.v1.Thing")
+            .map(|t| t.derives().contains(&"Eq"))
     };
     assert_eq!(eq(&api), eq(&local));
     assert_eq!(eq(&api), Some(true));
     // Off: every meta type is generated here, and the crate needs no companion.
-    assert!(!matches!(
-        kind_of(&local, &format!("{META}.ObjectMeta")),
-        TypeKind::Extern(_)
-    ));
+    assert_ne!(
+        type_of(&local, &format!("{META}.ObjectMeta")).kind(),
+        Kind::Extern
+    );
     let output = Config::new()
         .input_bytes("thing.json", crd("Thing"))
         .companion_meta(false)
@@ -142,11 +137,9 @@ fn a_meta_type_defined_differently_is_generated_here() {
     // The fixture's ObjectMeta has Kubernetes 1.9's `clusterName`; it references
     // `OwnerReference`, which it does not define, and its list `ListMeta`.
     let api = Config::new().input(fixture()).model().expect("models");
-    assert!(
-        !matches!(
-            kind_of(&api, &format!("{META}.ObjectMeta")),
-            TypeKind::Extern(_)
-        ),
+    assert_ne!(
+        type_of(&api, &format!("{META}.ObjectMeta")).kind(),
+        Kind::Extern,
         "the input's own ObjectMeta"
     );
     for name in ["OwnerReference", "ListMeta"] {
@@ -196,7 +189,7 @@ fn a_meta_type_defined_differently_is_generated_here() {
         .input_bytes("owner.json", openapi(&schemas));
     let api = config.model().expect("models");
     assert!(extern_path(&api, &format!("{META}.OwnerReference")).is_some());
-    assert_eq!(api.reexports.len(), 1);
+    assert_eq!(api.reexports().count(), 1);
     let output = config.generate().expect("generates");
     let module = &output.files()[Path::new("apimachinery/pkg/apis/meta/v1/mod.rs")];
     assert!(
@@ -412,9 +405,7 @@ fn the_newest_releases_share_every_meta_type() {
             );
             // Still named at its place in the crate, as before the companion.
             assert!(
-                api.reexports
-                    .iter()
-                    .any(|id| api.get(*id).schema_name == schema),
+                api.reexports().any(|ty| ty.schema_name() == schema),
                 "{document}: {name} is re-exported"
             );
         }

@@ -6,19 +6,18 @@
 use std::path::{Path, PathBuf};
 
 use kubeforge::Config;
-use kubeforge::model::{ApiSet, Shape, TypeDef, TypeKind};
+use kubeforge::view::{Model, Type};
 use kubeforge_tests::{claims, corpus, workspace_root};
 use serde_json::{Value, json};
 
 /// The types a CRD generates, beside the meta types every CRD brings along.
-fn crd_types(api: &ApiSet) -> Vec<&TypeDef> {
-    api.types
-        .iter()
-        .filter(|t| t.module.first().is_none_or(|m| m != "apimachinery"))
+fn crd_types(api: &Model) -> Vec<Type<'_>> {
+    api.types()
+        .filter(|t| t.module().first().is_none_or(|m| m != "apimachinery"))
         .collect()
 }
 
-fn model_of(path: &Path, dedup: bool) -> ApiSet {
+fn model_of(path: &Path, dedup: bool) -> Model {
     Config::new()
         .input(path)
         .dedup(dedup)
@@ -84,7 +83,7 @@ fn extra_crd_type_counts() {
         let types = crd_types(&api);
         let known = types
             .iter()
-            .filter(|t| t.schema_name.starts_with("io.k8s."))
+            .filter(|t| t.schema_name().starts_with("io.k8s."))
             .count();
         let off = crd_types(&model_of(&path, false)).len();
         actual.push((file, types.len(), off, known));
@@ -99,7 +98,7 @@ fn golden_crd() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("golden input")).expect("JSON")
 }
 
-fn model_of_value(crd: &Value, extra: &[&str], configure: impl Fn(Config) -> Config) -> ApiSet {
+fn model_of_value(crd: &Value, extra: &[&str], configure: impl Fn(Config) -> Config) -> Model {
     let mut config = Config::new().input_bytes("relay.json", crd.to_string());
     for input in extra {
         config = config.input(workspace_root().join(input));
@@ -110,41 +109,35 @@ fn model_of_value(crd: &Value, extra: &[&str], configure: impl Fn(Config) -> Con
 }
 
 /// The Rust names of the types in the CRD's module, sorted.
-fn crd_names(api: &ApiSet) -> Vec<String> {
+fn crd_names(api: &Model) -> Vec<String> {
     let mut names: Vec<String> = api
-        .types
-        .iter()
-        .filter(|t| t.module.first().is_some_and(|m| m == "io"))
-        .map(|t| t.name.clone())
+        .types()
+        .filter(|t| t.module().first().is_some_and(|m| m == "io"))
+        .map(|t| t.name().to_owned())
         .collect();
     names.sort();
     names
 }
 
 /// The type of property `path` (dotted, through lists and options) below the type `root`.
-fn type_at<'a>(api: &'a ApiSet, root: &str, path: &str) -> &'a TypeDef {
+fn type_at<'a>(api: &'a Model, root: &str, path: &str) -> Type<'a> {
     let mut ty = api
-        .types
-        .iter()
-        .find(|t| t.name == root)
+        .types()
+        .find(|t| t.name() == root)
         .unwrap_or_else(|| panic!("no type {root}"));
     for property in path.split('.') {
-        let TypeKind::Struct(fields) = &ty.kind else {
-            panic!("{} is no struct", ty.name);
-        };
-        let field = fields
-            .iter()
-            .find(|f| f.json_name == property)
-            .unwrap_or_else(|| panic!("{} has no property {property}", ty.name));
-        let mut shape = &field.shape;
-        let id = loop {
-            match shape {
-                Shape::Ref(id) => break *id,
-                Shape::Vec(inner) | Shape::Map(inner) | Shape::Nullable(inner) => shape = inner,
-                other => panic!("{property} is a {other:?}"),
+        let field = ty
+            .field(property)
+            .unwrap_or_else(|| panic!("{ty:?} has no property {property}"));
+        let mut shape = field.shape();
+        ty = loop {
+            if let Some(ty) = shape.ty() {
+                break ty;
             }
+            shape = shape
+                .item()
+                .unwrap_or_else(|| panic!("{property} is a {shape}"));
         };
-        ty = api.get(id);
     }
     ty
 }
@@ -177,18 +170,18 @@ fn one_type_per_shape_named_by_the_shallowest_occurrence() {
         );
     }
     for path in ["primary", "backup", "stages.target"] {
-        assert_eq!(type_at(&api, "RelaySpec", path).name, "RelaySpecBackup");
+        assert_eq!(type_at(&api, "RelaySpec", path).name(), "RelaySpecBackup");
     }
     assert_eq!(
-        type_at(&api, "RelayStatus", "active").name,
+        type_at(&api, "RelayStatus", "active").name(),
         "RelaySpecBackup"
     );
     assert_eq!(
-        type_at(&api, "RelaySpec", "stages.env").name,
+        type_at(&api, "RelaySpec", "stages.env").name(),
         "RelaySpecEnv"
     );
     let shared = type_at(&api, "RelaySpec", "primary");
-    let doc = shared.description.as_deref().unwrap_or_default();
+    let doc = shared.description().unwrap_or_default();
     assert!(doc.contains("Used in 4 places:"), "{doc}");
     assert!(
         doc.contains("- `io.example.v1.Relay.status.active`"),
@@ -198,24 +191,24 @@ fn one_type_per_shape_named_by_the_shallowest_occurrence() {
     // Kubernetes' shapes, told apart by property name where two types share one.
     let value_from = "env.valueFrom";
     assert_eq!(
-        type_at(&api, "RelaySpec", &format!("{value_from}.configMapKeyRef")).name,
+        type_at(&api, "RelaySpec", &format!("{value_from}.configMapKeyRef")).name(),
         "ConfigMapKeySelector"
     );
     assert_eq!(
-        type_at(&api, "RelaySpec", &format!("{value_from}.secretKeyRef")).name,
+        type_at(&api, "RelaySpec", &format!("{value_from}.secretKeyRef")).name(),
         "SecretKeySelector"
     );
     // A shape that is exactly Kubernetes' `LabelSelector` is the companion crate's.
     assert!(
-        matches!(&type_at(&api, "RelaySpec", "selector").kind,
-            TypeKind::Extern(path) if path == "::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector"),
+        type_at(&api, "RelaySpec", "selector").extern_path()
+            == Some("::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector"),
         "{:?}",
-        type_at(&api, "RelaySpec", "selector").kind
+        type_at(&api, "RelaySpec", "selector")
     );
     // With local meta types, it is generated here, under Kubernetes' names.
     let local = model_of_value(&golden_crd(), &[], |c| c.companion_meta(false));
     assert_eq!(
-        type_at(&local, "RelaySpec", "selector.matchExpressions").name,
+        type_at(&local, "RelaySpec", "selector.matchExpressions").name(),
         "LabelSelectorRequirement"
     );
 }
@@ -266,9 +259,12 @@ fn a_shallower_occurrence_names_the_shared_type() {
     let endpoint = properties["primary"].clone();
     properties.insert("alpha".to_owned(), endpoint);
     let api = model_of_value(&crd, &[], |c| c);
-    assert_eq!(type_at(&api, "RelaySpec", "primary").name, "RelaySpecAlpha");
     assert_eq!(
-        type_at(&api, "RelayStatus", "active").name,
+        type_at(&api, "RelaySpec", "primary").name(),
+        "RelaySpecAlpha"
+    );
+    assert_eq!(
+        type_at(&api, "RelayStatus", "active").name(),
         "RelaySpecAlpha"
     );
 }
@@ -320,8 +316,12 @@ fn the_inputs_kubernetes_types_are_used() {
         ),
     ] {
         let ty = type_at(&api, "RelaySpec", path);
-        assert_eq!(ty.schema_name, schema, "{path}");
-        assert_ne!(ty.module.first().map(String::as_str), Some("io"), "{path}");
+        assert_eq!(ty.schema_name(), schema, "{path}");
+        assert_ne!(
+            ty.module().first().map(String::as_str),
+            Some("io"),
+            "{path}"
+        );
     }
     let names = crd_names(&api);
     assert!(
@@ -346,23 +346,15 @@ fn kube_makes_meta_shapes_k8s_openapi_types() {
             "::k8s_openapi::apimachinery::pkg::apis::meta::v1::*",
         )
     });
-    let TypeKind::Struct(fields) = &api
-        .types
-        .iter()
-        .find(|t| t.name == "RelaySpec")
-        .unwrap()
-        .kind
-    else {
-        panic!("RelaySpec is a struct");
+    let spec = api.types().find(|t| t.name() == "RelaySpec").unwrap();
+    let selector = spec.field("selector").expect("RelaySpec.selector");
+    let Some(ty) = selector.shape().ty() else {
+        panic!("{:?}", selector.shape())
     };
-    let selector = fields.iter().find(|f| f.json_name == "selector").unwrap();
-    let Shape::Ref(id) = selector.shape.clone() else {
-        panic!("{:?}", selector.shape)
-    };
-    assert!(
-        matches!(&api.get(id).kind, TypeKind::Extern(path) if path == "::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector"),
-        "{:?}",
-        api.get(id).kind
+    assert_eq!(
+        ty.extern_path(),
+        Some("::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector"),
+        "{ty:?}"
     );
 }
 
@@ -377,18 +369,18 @@ fn the_subset_rule_is_opt_in_and_near_misses_are_noted() {
         .remove("optional");
     let plain = model_of_value(&crd, &["schemas/core_v1.json"], |c| c);
     let ty = type_at(&plain, "RelaySpec", "env.valueFrom.configMapKeyRef");
-    assert_eq!(ty.module.first().map(String::as_str), Some("io"));
+    assert_eq!(ty.module().first().map(String::as_str), Some("io"));
     assert!(
-        plain.notes.iter().any(|n| n.message.contains(
+        plain.notes().iter().any(|n| n.message.contains(
             "is nearly Kubernetes' `io.k8s.api.core.v1.ConfigMapKeySelector` (lacks `optional`)"
         )),
         "{:?}",
-        plain.notes
+        plain.notes()
     );
     let subset = model_of_value(&crd, &["schemas/core_v1.json"], |c| c.known_subset(true));
     let ty = type_at(&subset, "RelaySpec", "env.valueFrom.configMapKeyRef");
-    assert_eq!(ty.schema_name, "io.k8s.api.core.v1.ConfigMapKeySelector");
-    assert_eq!(ty.module, ["api", "core", "v1"]);
+    assert_eq!(ty.schema_name(), "io.k8s.api.core.v1.ConfigMapKeySelector");
+    assert_eq!(ty.module(), ["api", "core", "v1"]);
 }
 
 #[test]
@@ -427,7 +419,7 @@ fn shapes_differing_in_requiredness_or_defaults_stay_apart() {
     properties["stages"]["items"]["properties"]["target"]["properties"]["protocol"]["default"] =
         json!("UDP");
     let api = model_of_value(&crd, &[], |c| c);
-    let name = |root: &str, path: &str| type_at(&api, root, path).name.clone();
+    let name = |root: &str, path: &str| type_at(&api, root, path).name().to_owned();
     assert_eq!(name("RelaySpec", "primary"), name("RelaySpec", "backup"));
     assert_ne!(name("RelayStatus", "active"), name("RelaySpec", "backup"));
     assert_ne!(

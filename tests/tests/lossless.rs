@@ -37,7 +37,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
-use kubeforge::model::{ApiSet, TypeKind};
+use kubeforge::view::{Kind, Model};
 use kubeforge::{Config, Layout};
 use kubeforge_tests::harness;
 use kubeforge_tests::instances::{self, Options, SchemaSet};
@@ -251,7 +251,7 @@ struct Part {
     /// The gap key (`kubernetes/swagger.json`).
     input: String,
     set: SchemaSet,
-    api: ApiSet,
+    api: Model,
     /// The Rust path prefix of the generated types (`scale_crds::`).
     prefix: String,
 }
@@ -466,30 +466,19 @@ fn check(name: &str, dir: &Path, parts: &[Part]) {
     let mut missing: Vec<(usize, String)> = Vec::new();
     let mut envelopes: BTreeSet<(usize, String)> = BTreeSet::new();
     for (p, part) in parts.iter().enumerate() {
-        let by_schema: BTreeMap<&str, _> = part
-            .api
-            .types
-            .iter()
-            .map(|t| (t.schema_name.as_str(), t))
-            .collect();
+        let by_schema: BTreeMap<&str, _> = part.api.types().map(|t| (t.schema_name(), t)).collect();
         for root in part.set.roots() {
             let Some(ty) = by_schema.get(root.name.as_str()) else {
                 missing.push((p, root.name.clone()));
                 continue;
             };
-            let path = ty
-                .module
-                .iter()
-                .chain([&ty.name])
-                .cloned()
-                .collect::<Vec<_>>()
-                .join("::");
-            if matches!(ty.kind, TypeKind::WatchEvent { .. }) {
+            let path = ty.path();
+            if ty.kind() == Kind::WatchEvent {
                 envelopes.insert((p, root.name.clone()));
             }
-            let generics = match ty.kind {
-                TypeKind::WatchEvent { .. } => "<::serde_json::Value>",
-                TypeKind::Extern(_) => continue,
+            let generics = match ty.kind() {
+                Kind::WatchEvent => "<::serde_json::Value>",
+                Kind::Extern => continue,
                 _ => "",
             };
             let key = format!("{}#{}", part.input, root.name);

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use kubeforge::model::{ApiSet, Shape, TypeKind};
 use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
+use kubeforge::view::{Kind, Model, Operation, Role};
 use kubeforge::{Config, ErrorKind};
 use kubeforge_tests::workspace_root;
 use serde_json::{Value, json};
@@ -30,20 +30,21 @@ fn config(a: &Value, b: &Value) -> Config {
         .input_bytes("b.json", document(b))
 }
 
-fn widget_fields(api: &ApiSet) -> Vec<(String, Shape, bool)> {
-    let widget = api
-        .types
-        .iter()
-        .find(|t| t.schema_name == "io.x.v1.Widget")
-        .expect("Widget");
-    let TypeKind::Struct(fields) = &widget.kind else {
-        panic!("Widget is a struct")
-    };
-    fields
-        .iter()
+/// The Widget's properties: name, Rust type, required.
+fn widget_fields(api: &Model) -> Vec<(String, String, bool)> {
+    let widget = api.schema("io.x.v1.Widget").expect("Widget");
+    assert_eq!(widget.kind(), Kind::Struct, "Widget is a struct");
+    widget
+        .fields()
         // The properties: not the field that keeps unknown keys.
-        .filter(|f| f.role == kubeforge::model::FieldRole::Plain)
-        .map(|f| (f.json_name.clone(), f.shape.clone(), f.required))
+        .filter(|f| f.role() == Role::Plain)
+        .map(|f| {
+            (
+                f.json_name().to_owned(),
+                f.shape().to_string(),
+                f.required(),
+            )
+        })
         .collect()
 }
 
@@ -93,51 +94,33 @@ fn definitions_that_make_the_same_model_merge_silently() {
     assert_eq!(fields, widget_fields(&alone), "the merged type is A's type");
 
     // The enum is the union, and its docs say so.
-    let mode = api
-        .types
-        .iter()
-        .find(|t| t.schema_name == "io.x.v1.Widget.mode")
-        .expect("the mode enum");
-    let TypeKind::Enum(variants) = &mode.kind else {
-        panic!("mode is an enum")
-    };
-    let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
+    let mode = api.schema("io.x.v1.Widget.mode").expect("the mode enum");
+    assert_eq!(mode.kind(), Kind::Enum, "mode is an enum");
+    let values: Vec<&str> = mode.enum_values().collect();
     assert_eq!(values, ["Fast", "Slow", "Paused"]);
     assert!(
-        mode.description
-            .as_deref()
+        mode.description()
             .is_some_and(|d| d.contains("union of this schema's `enum` in a.json and in b.json")),
         "{:?}",
-        mode.description
+        mode.description()
     );
 
     // Documentation: the first input's, by the stated rule; a gap is filled from the other.
-    let widget = api
-        .types
-        .iter()
-        .find(|t| t.schema_name == "io.x.v1.Widget")
-        .expect("Widget");
+    let widget = api.schema("io.x.v1.Widget").expect("Widget");
     assert_eq!(
-        widget.description.as_deref(),
+        widget.description(),
         Some("A widget, as release A documents it.")
     );
     let reversed = config(&b, &a).model().expect("merges");
-    let widget = reversed
-        .types
-        .iter()
-        .find(|t| t.schema_name == "io.x.v1.Widget")
-        .expect("Widget");
+    let widget = reversed.schema("io.x.v1.Widget").expect("Widget");
     assert_eq!(
-        widget.description.as_deref(),
+        widget.description(),
         Some("A widget, as release B documents it.")
     );
-    let TypeKind::Struct(fields) = &widget.kind else {
-        panic!()
-    };
-    let name = fields.iter().find(|f| f.json_name == "name").expect("name");
-    assert_eq!(name.description.as_deref(), Some("The name."));
+    let name = widget.field("name").expect("name");
+    assert_eq!(name.description(), Some("The name."));
     // The GVK list is the union: with B first, Widget still is a kind.
-    assert!(widget.gvk.is_some(), "GVK lists are merged");
+    assert!(widget.gvk().is_some(), "GVK lists are merged");
 }
 
 #[test]
@@ -283,7 +266,7 @@ fn prefer_names_an_input_by_any_path_to_it() {
     std::fs::write(docs.join("b.json"), document(&b)).expect("write b");
     #[cfg(unix)]
     std::os::unix::fs::symlink(docs.join("b.json"), dir.path().join("link.json")).expect("link");
-    let size = |config: Config| -> Shape {
+    let size = |config: Config| -> String {
         let api = config.model().unwrap_or_else(|e| panic!("{e}"));
         widget_fields(&api)
             .into_iter()
@@ -298,23 +281,20 @@ fn prefer_names_an_input_by_any_path_to_it() {
     };
     assert_eq!(
         size(files().prefer(docs.join("../docs/./b.json"))),
-        Shape::String
+        "String"
     );
-    assert_eq!(size(files().prefer(docs.join("a.json"))), Shape::I32);
+    assert_eq!(size(files().prefer(docs.join("a.json"))), "i32");
     #[cfg(unix)]
-    assert_eq!(
-        size(files().prefer(dir.path().join("link.json"))),
-        Shape::String
-    );
+    assert_eq!(size(files().prefer(dir.path().join("link.json"))), "String");
     let named = || {
         Config::new()
             .input_named(docs.join("a.json"), "../docs/a.json")
             .input_named(docs.join("b.json"), "../docs/b.json")
     };
-    assert_eq!(size(named().prefer("../docs/b.json")), Shape::String);
-    assert_eq!(size(named().prefer(docs.join("b.json"))), Shape::String);
-    assert_eq!(size(config(&a, &b).prefer("./b.json")), Shape::String);
-    assert_eq!(size(config(&a, &b).prefer("a.json")), Shape::I32);
+    assert_eq!(size(named().prefer("../docs/b.json")), "String");
+    assert_eq!(size(named().prefer(docs.join("b.json"))), "String");
+    assert_eq!(size(config(&a, &b).prefer("./b.json")), "String");
+    assert_eq!(size(config(&a, &b).prefer("a.json")), "i32");
     let error = files()
         .prefer(docs.join("c.json"))
         .model()
@@ -403,11 +383,10 @@ fn kubernetes_and_openshift_merge_into_one_crate() {
         .input(&swagger)
         .model()
         .unwrap_or_else(|e| panic!("{e}"));
-    let kubernetes = |api: &ApiSet| -> Vec<String> {
-        api.operations
-            .iter()
-            .filter(|op| !op.path.text.contains("openshift.io"))
-            .map(|op| describe(api, op))
+    let kubernetes = |api: &Model| -> Vec<String> {
+        api.operations()
+            .filter(|op| !op.path().contains("openshift.io"))
+            .map(describe)
             .collect()
     };
     assert!(kubernetes(&k8s).len() > 1000);
@@ -418,11 +397,10 @@ fn kubernetes_and_openshift_merge_into_one_crate() {
         .input(workspace_root().join("schemas/image.openshift.io_v1.json"))
         .model()
         .unwrap_or_else(|e| panic!("{e}"));
-    let openshift = |api: &ApiSet| -> Vec<String> {
-        api.operations
-            .iter()
-            .filter(|op| op.path.text.contains("openshift.io"))
-            .map(|op| describe(api, op))
+    let openshift = |api: &Model| -> Vec<String> {
+        api.operations()
+            .filter(|op| op.path().contains("openshift.io"))
+            .map(describe)
             .collect()
     };
     assert_eq!(openshift(&api).len(), 14, "{:#?}", openshift(&api));
@@ -474,75 +452,55 @@ mod before {
     include!("merge_releases/objects.rs");
 }
 
-/// An operation as text, with types by schema name (type ids differ between APIs).
-fn describe(api: &ApiSet, op: &kubeforge::model::operations::Operation) -> String {
-    let shape = |shape: &Shape| -> String {
-        fn text(api: &ApiSet, shape: &Shape) -> String {
-            match shape {
-                Shape::Ref(id) => api.get(*id).schema_name.clone(),
-                Shape::Vec(inner) => format!("Vec<{}>", text(api, inner)),
-                Shape::Map(inner) => format!("Map<{}>", text(api, inner)),
-                other => format!("{other:?}"),
-            }
-        }
-        text(api, shape)
-    };
-    let resource = op
-        .resource
-        .as_ref()
-        .map(|r| format!("{:?} {} {:?} {:?}", r.gvk, r.plural, r.subresource, r.scope));
+/// An operation as text, with types by their Rust paths.
+fn describe(op: Operation<'_>) -> String {
+    let resource = op.target().map(|r| {
+        format!(
+            "{:?} {} {:?} {:?}",
+            r.gvk(),
+            r.plural(),
+            r.subresource(),
+            r.namespaced()
+        )
+    });
     let query: Vec<String> = op
-        .query_params
-        .iter()
+        .query_params()
         .map(|q| {
             format!(
                 "{} {} {} {}",
-                q.name,
-                q.rust_name,
-                shape(&q.shape),
-                q.required
+                q.name(),
+                q.rust_name(),
+                q.shape(),
+                q.required()
             )
         })
         .collect();
-    let body = op.body.as_ref().map(|b| {
+    let body = op.body().map(|b| {
         format!(
             "{} {:?} {:?} {}",
-            shape(&b.shape),
-            b.kind,
-            b.content_types,
-            b.required
+            b.shape(),
+            b.is_patch(),
+            b.content_types(),
+            b.required()
         )
     });
     let responses: Vec<String> = op
-        .responses
-        .iter()
-        .map(|r| {
-            let body = match &r.body {
-                kubeforge::model::operations::ResponseBody::Json(s) => format!("json {}", shape(s)),
-                kubeforge::model::operations::ResponseBody::Watch(s) => {
-                    format!("watch {}", shape(s))
-                }
-                kubeforge::model::operations::ResponseBody::StatusOr(s) => {
-                    format!("status-or {}", shape(s))
-                }
-                other => format!("{other:?}"),
-            };
-            format!("{} {body} {:?}", r.status, r.content_types)
-        })
+        .responses()
+        .map(|r| format!("{} {:?} {:?}", r.status(), r.body_type(), r.content_types()))
         .collect();
-    let path_params: Vec<&str> = op.path_params.iter().map(|p| p.name.as_str()).collect();
+    let path_params: Vec<&str> = op.path_params().collect();
     format!(
         "{} {} {} {:?} {resource:?} path{path_params:?} query{query:?} body{body:?} responses{responses:?} accept {:?} deprecated {} {:?} {:?} {:?} {:?} {:?}",
-        op.id,
-        op.method.as_str(),
-        op.path.text,
-        op.action,
-        op.accept,
-        op.deprecated,
-        op.names.function,
-        op.names.decoder,
-        op.names.response,
-        op.names.query,
-        op.watch.as_ref().and_then(|w| w.query.as_ref()),
+        op.id(),
+        op.method(),
+        op.path(),
+        op.action(),
+        op.accept(),
+        op.deprecated(),
+        op.function(),
+        op.decoder(),
+        op.response_type(),
+        op.query_type(),
+        op.watch_query_type(),
     )
 }

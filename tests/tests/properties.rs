@@ -8,7 +8,7 @@
 
 use std::fs;
 
-use kubeforge::model::{FieldRole, TypeKind};
+use kubeforge::view::{Field, Kind, Role};
 use kubeforge::{Config, Layout};
 use kubeforge_tests::instances::{self, Options, SchemaSet};
 use kubeforge_tests::{build_modules_as_crate, claims, harness};
@@ -141,11 +141,10 @@ fn generate(document: &Value, module: &str) -> Result<(String, Vec<(String, Stri
     let mut types = Vec::new();
     for (name, schema) in schemas(document) {
         let found: Vec<_> = api
-            .types
-            .iter()
+            .types()
             // By where it is defined: a nested type's `schema_name` is its parent's plus the
             // property path, which for a property named "" is the parent's own.
-            .filter(|t| t.origin.pointer == format!("/components/schemas/{name}"))
+            .filter(|t| t.origin().pointer == format!("/components/schemas/{name}"))
             .collect();
         let [ty] = found[..] else {
             return Err(format!(
@@ -153,20 +152,12 @@ fn generate(document: &Value, module: &str) -> Result<(String, Vec<(String, Stri
                 found.len()
             ));
         };
-        let TypeKind::Struct(fields) = &ty.kind else {
-            return Err(format!(
-                "{name}: not a struct ({:?}) in\n{document:#}",
-                ty.kind
-            ));
-        };
-        check_fields(name, schema, fields).map_err(|e| format!("{e} in\n{document:#}"))?;
-        let path: Vec<&str> = ty
-            .module
-            .iter()
-            .chain([&ty.name])
-            .map(String::as_str)
-            .collect();
-        types.push((name.clone(), path.join("::")));
+        if ty.kind() != Kind::Struct {
+            return Err(format!("{name}: not a struct ({ty:?}) in\n{document:#}"));
+        }
+        let fields: Vec<Field<'_>> = ty.fields().collect();
+        check_fields(name, schema, &fields).map_err(|e| format!("{e} in\n{document:#}"))?;
+        types.push((name.clone(), ty.path()));
     }
     let code = output.files().values().next().cloned().unwrap_or_default();
     Ok((code, types))
@@ -183,11 +174,7 @@ fn schemas(document: &Value) -> impl Iterator<Item = (&String, &Value)> {
 /// A struct's fields are the schema's properties: one each, with the exact JSON name, in the
 /// schema's order, required exactly when the schema requires it, with a Rust name that is an
 /// identifier and unique; then one field for the other keys (unknown fields are kept).
-fn check_fields(
-    name: &str,
-    schema: &Value,
-    fields: &[kubeforge::model::Field],
-) -> Result<(), String> {
+fn check_fields(name: &str, schema: &Value, fields: &[Field<'_>]) -> Result<(), String> {
     let properties: Vec<&str> = schema["properties"]
         .as_object()
         .map(|p| p.keys().map(String::as_str).collect())
@@ -196,34 +183,36 @@ fn check_fields(
         .as_array()
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let (plain, extra): (Vec<_>, Vec<_>) = fields.iter().partition(|f| f.role != FieldRole::Extra);
-    let json_names: Vec<&str> = plain.iter().map(|f| f.json_name.as_str()).collect();
+    let (plain, extra): (Vec<&Field<'_>>, Vec<_>) =
+        fields.iter().partition(|f| f.role() != Role::Extra);
+    let json_names: Vec<&str> = plain.iter().map(|f| f.json_name()).collect();
     if json_names != properties {
         return Err(format!(
             "{name}: fields {json_names:?} for properties {properties:?}"
         ));
     }
     for field in &plain {
-        if field.required != required.contains(&field.json_name.as_str()) {
+        if field.required() != required.contains(&field.json_name()) {
             return Err(format!(
                 "{name}.{:?}: required is {}, the schema's list is {required:?}",
-                field.json_name, field.required
+                field.json_name(),
+                field.required()
             ));
         }
     }
     let mut rust_names = std::collections::BTreeSet::new();
     for field in fields {
-        if syn::parse_str::<syn::Ident>(&field.rust_name).is_err() {
-            return Err(format!("{name}: {:?} is no identifier", field.rust_name));
+        if syn::parse_str::<syn::Ident>(field.rust_name()).is_err() {
+            return Err(format!("{name}: {:?} is no identifier", field.rust_name()));
         }
-        if !rust_names.insert(&field.rust_name) {
+        if !rust_names.insert(field.rust_name()) {
             return Err(format!(
                 "{name}: the field name {:?} twice",
-                field.rust_name
+                field.rust_name()
             ));
         }
     }
-    if extra.len() != 1 || fields.last().map(|f| f.role) != Some(FieldRole::Extra) {
+    if extra.len() != 1 || fields.last().map(|f| f.role()) != Some(Role::Extra) {
         return Err(format!(
             "{name}: {} fields for unknown keys, not one last",
             extra.len()

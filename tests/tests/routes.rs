@@ -314,93 +314,6 @@ fn resource_tables_follow_the_reference_order() {
     }
 }
 
-#[test]
-fn synthesized_lease_table_equals_the_one_read_from_paths() {
-    let root = workspace_root();
-    let input = Path::new("schemas/coordination.k8s.io_v1.json");
-    let api = kubeforge::Config::new()
-        .input_named(root.join(input), input)
-        .model()
-        .expect("model");
-    let (id, _) = api
-        .resources
-        .iter()
-        .find(|(_, r)| r.gvk.kind == "Lease")
-        .expect("Lease is a resource");
-    let read: Vec<_> = api.operations_of(*id).cloned().collect();
-    let mut synthesized = kubeforge::model::operations::synthesize(&api, *id);
-    assert_eq!(read.len(), 11);
-    assert_eq!(synthesized.len(), read.len());
-    for (s, r) in synthesized.iter_mut().zip(&read) {
-        // Only where they come from differs.
-        s.origin = r.origin.clone();
-        assert_eq!(s, r, "{} {}", r.method.as_str(), r.path.text);
-    }
-}
-
-#[test]
-fn a_resource_without_paths_gets_the_conventional_table() {
-    let document = json!({
-        "openapi": "3.0.0",
-        "info": {"title": "t", "version": "v1"},
-        "paths": {
-            "/apis/example.com/v1/gizmos": {"get": {"operationId": "listExampleComV1Gizmo", "x-kubernetes-action": "list",
-                "x-kubernetes-group-version-kind": {"group": "example.com", "version": "v1", "kind": "Gizmo"}, "responses": {}}},
-            "/apis/example.com/v1/gizmos/{name}/status": {"get": {"operationId": "readExampleComV1GizmoStatus", "x-kubernetes-action": "get",
-                "x-kubernetes-group-version-kind": {"group": "example.com", "version": "v1", "kind": "Gizmo"}, "responses": {}}}
-        },
-        "components": {"schemas": {
-            "com.example.v1.Gizmo": {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}},
-                "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Gizmo"}]}
-        }}
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("gizmo.json");
-    std::fs::write(&path, document.to_string()).unwrap();
-    let api = kubeforge::Config::new()
-        .input_named(&path, "gizmo.json")
-        .model()
-        .unwrap();
-    let (id, _) = api.resources.iter().next().unwrap();
-    let table: Vec<(String, String, String)> = kubeforge::model::operations::synthesize(&api, *id)
-        .iter()
-        .map(|op| {
-            (
-                op.method.as_str().to_owned(),
-                op.path.text.clone(),
-                op.action.as_str().to_owned(),
-            )
-        })
-        .collect();
-    let expected = [
-        ("DELETE", "/apis/example.com/v1/gizmos", "deletecollection"),
-        ("GET", "/apis/example.com/v1/gizmos", "list"),
-        ("POST", "/apis/example.com/v1/gizmos", "create"),
-        ("GET", "/apis/example.com/v1/watch/gizmos", "watch"),
-        ("DELETE", "/apis/example.com/v1/gizmos/{name}", "delete"),
-        ("GET", "/apis/example.com/v1/gizmos/{name}", "get"),
-        ("PATCH", "/apis/example.com/v1/gizmos/{name}", "patch"),
-        ("PUT", "/apis/example.com/v1/gizmos/{name}", "replace"),
-        ("GET", "/apis/example.com/v1/watch/gizmos/{name}", "watch"),
-        ("GET", "/apis/example.com/v1/gizmos/{name}/status", "get"),
-        (
-            "PATCH",
-            "/apis/example.com/v1/gizmos/{name}/status",
-            "patch",
-        ),
-        (
-            "PUT",
-            "/apis/example.com/v1/gizmos/{name}/status",
-            "replace",
-        ),
-    ];
-    let expected: Vec<(String, String, String)> = expected
-        .iter()
-        .map(|(m, p, a)| ((*m).to_owned(), (*p).to_owned(), (*a).to_owned()))
-        .collect();
-    assert_eq!(table, expected);
-}
-
 fn model_error(paths: Value) -> kubeforge::Error {
     let document = json!({
         "openapi": "3.0.0",
@@ -508,9 +421,8 @@ fn unknown_actions_are_kept() {
         .model()
         .unwrap();
     let actions: Vec<(&str, String)> = api
-        .operations
-        .iter()
-        .map(|op| (op.method.as_str(), op.action.as_str().to_owned()))
+        .operations()
+        .map(|op| (op.method(), op.action().to_owned()))
         .collect();
     assert_eq!(
         actions,
@@ -521,8 +433,8 @@ fn unknown_actions_are_kept() {
             ("GET", "teleport".to_owned()),
         ]
     );
-    let get = &api.operations[0];
-    let docs = get.description.as_deref().unwrap();
+    let get = api.operations().next().unwrap();
+    let docs = get.description().unwrap();
     assert!(docs.starts_with("proxy GET requests to Pod"), "{docs}");
     assert!(docs.contains("`x-kubernetes-action` is `proxy`"), "{docs}");
 }
@@ -535,14 +447,13 @@ fn query_names(inputs: &[&str]) -> BTreeMap<String, (Option<String>, Option<Stri
         config = config.input(workspace_root().join("schemas").join(input));
     }
     let api = config.model().unwrap();
-    api.operations
-        .iter()
+    api.operations()
         .map(|op| {
             (
-                op.id.clone(),
+                op.id().to_owned(),
                 (
-                    op.names.query.clone(),
-                    op.watch.as_ref().and_then(|w| w.query.clone()),
+                    op.query_type().map(str::to_owned),
+                    op.watch_query_type().map(str::to_owned),
                 ),
             )
         })

@@ -189,21 +189,15 @@ fn kubernetes_swagger_builds_and_round_trips_every_fixture() {
     // The dispatch table: (apiVersion, kind) → the generated type, or the companion crate's
     // (`autoscaling/v1` `Scale`), re-exported at the same path.
     let mut arms = String::new();
-    for ty in &api.types {
-        let Some(gvk) = &ty.gvk else { continue };
+    for ty in api.types() {
+        let Some(gvk) = ty.gvk() else { continue };
         if !matches!(
-            ty.kind,
-            kubeforge::model::TypeKind::Struct(_) | kubeforge::model::TypeKind::Extern(_)
+            ty.kind(),
+            kubeforge::view::Kind::Struct | kubeforge::view::Kind::Extern
         ) {
             continue;
         }
-        let path = ty
-            .module
-            .iter()
-            .chain([&ty.name])
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("::");
+        let path = ty.path();
         writeln!(
             arms,
             "        ({:?}, {:?}) => check::<scale_kubernetes_swagger::{path}>(&value),",
@@ -381,9 +375,8 @@ fn a_selected_group_builds_alone() {
         .select("group=coordination.k8s.io".parse().expect("selector"));
     let api = config.model().unwrap_or_else(|e| panic!("{e}"));
     let kinds: Vec<String> = api
-        .resources
-        .values()
-        .map(|r| format!("{}/{} {}", r.gvk.group, r.gvk.version, r.gvk.kind))
+        .resources()
+        .map(|r| format!("{}/{} {}", r.gvk().group, r.gvk().version, r.gvk().kind))
         .collect();
     assert_eq!(
         kinds,
@@ -395,7 +388,7 @@ fn a_selected_group_builds_alone() {
         "exactly the group's resources"
     );
     let modules: std::collections::BTreeSet<String> =
-        api.types.iter().map(|t| t.module.join("::")).collect();
+        api.types().map(|t| t.module().join("::")).collect();
     assert!(
         modules
             .iter()
@@ -403,11 +396,11 @@ fn a_selected_group_builds_alone() {
         "{modules:?}"
     );
     assert!(
-        api.types.iter().any(|t| t.name == "ObjectMeta"),
+        api.types().any(|t| t.name() == "ObjectMeta"),
         "references are followed"
     );
     assert!(
-        !api.types.iter().any(|t| t.name == "Pod"),
+        !api.types().any(|t| t.name() == "Pod"),
         "nothing unreferenced comes along"
     );
     build("scale-coordination-only", config);
@@ -424,20 +417,19 @@ fn kubernetes_operations_share_few_query_structs() {
         .input(corpus.join(SWAGGER))
         .model()
         .unwrap_or_else(|e| panic!("swagger.json does not model:\n{e}"));
-    let with_optional: Vec<&kubeforge::model::operations::Operation> = api
-        .operations
-        .iter()
-        .filter(|op| op.query_params.iter().any(|q| !q.required))
+    let with_optional: Vec<kubeforge::view::Operation<'_>> = api
+        .operations()
+        .filter(|op| op.query_params().any(|q| !q.required()))
         .collect();
     let own: Vec<String> = with_optional
         .iter()
-        .filter(|op| !op.names.query_shared)
-        .map(|op| op.id.clone())
+        .filter(|op| !op.query_shared())
+        .map(|op| op.id().to_owned())
         .collect();
     let sets: std::collections::BTreeSet<&str> = with_optional
         .iter()
-        .filter(|op| op.names.query_shared)
-        .filter_map(|op| op.names.query.as_deref())
+        .filter(|op| op.query_shared())
+        .filter_map(|op| op.query_type())
         .collect();
     assert_eq!(
         (
@@ -503,15 +495,14 @@ fn old_documents_keep_every_operation() {
             .model()
             .unwrap_or_else(|e| panic!("{name}:\n{e}"));
         let table: std::collections::BTreeSet<(String, String)> = api
-            .operations
-            .iter()
-            .map(|op| (op.method.as_str().to_owned(), op.path.text.clone()))
+            .operations()
+            .map(|op| (op.method().to_owned(), op.path().to_owned()))
             .collect();
         assert_eq!(
             table, declared,
             "{name}: the route table holds every operation"
         );
-        assert_eq!(api.operations.len(), declared.len(), "{name}");
+        assert_eq!(api.operations().len(), declared.len(), "{name}");
         build(
             &format!(
                 "scale-old-{}",

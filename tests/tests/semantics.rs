@@ -1,4 +1,4 @@
-//! The model's schema semantics (`model::semantics`) on real documents: every type made
+//! The model's schema semantics (`Type::node`, `Model::nodes`) on real documents: every type made
 //! from a schema knows where its node is, every nested type's place resolves in its named
 //! type's node, and what the documents say (rules, constraints, list types) arrives in the
 //! nodes, counted against the documents themselves.
@@ -6,12 +6,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kubeforge::model::semantics::{Semantics, node_at};
-use kubeforge::model::{ApiSet, TypeId, TypeKind};
+use kubeforge::view::{Kind, Model};
 use kubeforge_runtime::schema::{Additional, ListType, Node};
 use serde_json::Value;
 
-fn model(inputs: &[PathBuf]) -> ApiSet {
+fn model(inputs: &[PathBuf]) -> Model {
     let mut config = kubeforge::Config::new();
     for input in inputs {
         config = config.input(input);
@@ -43,30 +42,28 @@ fn walk<'n>(node: &'n Node, out: &mut Vec<&'n Node>) {
 
 /// Checks that every type has semantics and every nested place resolves; returns the nodes
 /// of the named types.
-fn check_places(api: &ApiSet) -> BTreeMap<TypeId, &Node> {
+fn check_places(api: &Model) -> BTreeMap<usize, &Node> {
     let mut roots = BTreeMap::new();
-    for (index, ty) in api.types.iter().enumerate() {
-        let id = TypeId(index);
-        let semantics = api.semantics.get(&id).unwrap_or_else(|| {
+    for ty in api.types() {
+        // A nested type's node is the part of its named type's node at its place.
+        let node = ty.node().unwrap_or_else(|| {
             panic!(
-                "`{}` ({}) has no semantics",
-                ty.schema_name, ty.origin.pointer
+                "`{}` ({}) has no node, or its place does not resolve",
+                ty.schema_name(),
+                ty.origin().pointer
             )
         });
-        match semantics {
-            Semantics::Root(node) => {
-                roots.insert(id, &**node);
+        match ty.nested_in() {
+            None => {
+                roots.insert(ty.index(), node);
             }
-            Semantics::Within { root, path } => {
-                let Some(Semantics::Root(root_node)) = api.semantics.get(root) else {
-                    panic!("`{}`: its root has no node of its own", ty.schema_name);
-                };
+            Some(root) => {
                 assert!(
-                    node_at(root_node, path).is_some(),
-                    "`{}`: {path:?} does not resolve",
-                    ty.schema_name
+                    root.nested_in().is_none(),
+                    "`{}`: its root has no node of its own",
+                    ty.schema_name()
                 );
-                assert!(!matches!(ty.kind, TypeKind::Extern(_)));
+                assert_ne!(ty.kind(), Kind::Extern);
             }
         }
     }
@@ -112,7 +109,12 @@ fn istio_rules_and_constraints_arrive_in_the_nodes() {
     let mut nodes = Vec::new();
     // The CRDs' own nodes (the built-in meta types they reference have some too).
     for (id, node) in &roots {
-        let origin = api.get(*id).origin.file.to_string_lossy();
+        let origin = api
+            .type_at(*id)
+            .expect("a type")
+            .origin()
+            .file
+            .to_string_lossy();
         if origin.contains("customresourcedefinitions.gen.yaml") {
             walk(node, &mut nodes);
         }
@@ -180,14 +182,9 @@ fn every_type_of_the_corpus_knows_its_node() {
     }
     // Kubernetes' merge semantics arrive: a Pod's containers are a map list keyed by name.
     let api = model(&[corpus.join("kubernetes/swagger.json")]);
-    let spec = api
-        .types
-        .iter()
-        .position(|t| t.schema_name == "io.k8s.api.core.v1.PodSpec")
-        .expect("PodSpec");
-    let Some(Semantics::Root(node)) = api.semantics.get(&TypeId(spec)) else {
-        panic!("PodSpec has no node");
-    };
+    let spec = api.schema("io.k8s.api.core.v1.PodSpec").expect("PodSpec");
+    assert!(spec.nested_in().is_none());
+    let node = spec.node().expect("PodSpec has a node");
     let containers = &node.properties["containers"];
     assert_eq!(containers.list_type, Some(ListType::Map));
     assert_eq!(containers.list_map_keys, ["name"]);
@@ -195,7 +192,7 @@ fn every_type_of_the_corpus_knows_its_node() {
     let item = containers.items.as_ref().expect("items");
     let container = item.reference.expect("a reference to Container");
     assert_eq!(
-        api.types[container].schema_name,
+        api.type_at(container).expect("a type").schema_name(),
         "io.k8s.api.core.v1.Container"
     );
 }

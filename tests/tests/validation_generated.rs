@@ -88,13 +88,13 @@ fn istio_examples_through_generated_validate() {
     }
 
     let mut arms = String::new();
-    for (id, resource) in &api.resources {
+    for resource in api.resources() {
         let _ = writeln!(
             arms,
             "            ({:?}, {:?}) => check::<istio_validate::{}>(object),",
-            resource.gvk.api_version(),
-            resource.gvk.kind,
-            api.type_path(*id)
+            resource.gvk().api_version(),
+            resource.gvk().kind,
+            resource.ty().path()
         );
     }
     let main = format!(

@@ -6,16 +6,18 @@
 
 use std::collections::BTreeMap;
 
-use kubeforge::model::{ApiSet, TypeId};
+use kubeforge::view::Model;
 use kubeforge_runtime::schema::{Errors, SchemaSet, validate};
 use kubeforge_tests::claims;
 use kubeforge_tests::examples::examples;
 
-/// The type of each served kind: (apiVersion, kind) → type.
-fn kinds(api: &ApiSet) -> BTreeMap<(String, String), TypeId> {
-    api.resources
-        .iter()
-        .map(|(id, resource)| ((resource.gvk.api_version(), resource.gvk.kind.clone()), *id))
+/// The type of each served kind: (apiVersion, kind) → its index, which the nodes use.
+fn kinds(api: &Model) -> BTreeMap<(String, String), usize> {
+    api.resources()
+        .map(|resource| {
+            let gvk = resource.gvk();
+            ((gvk.api_version(), gvk.kind.clone()), resource.ty().index())
+        })
         .collect()
 }
 
@@ -49,7 +51,7 @@ fn istio_examples_are_judged_as_the_api_server_judges_them() {
             let id = kinds
                 .get(&(api_version.clone(), kind.clone()))
                 .unwrap_or_else(|| panic!("{name} #{index}: no kind {api_version} {kind}"));
-            let node = &set.nodes[id.0];
+            let node = &set.nodes[*id];
             let errors = Errors(validate(node, &set, &object, None));
             let text = errors.to_string();
             let is_invalid = name.contains("-invalid");

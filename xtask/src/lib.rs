@@ -147,12 +147,7 @@ pub fn known_shapes(root: &Path) -> Result<Option<String>, String> {
     if !swagger.is_file() {
         return Ok(None);
     }
-    // The shapes as the document defines them, the meta types' included.
-    let api = kubeforge::Config::new()
-        .input(&swagger)
-        .dedup(false)
-        .companion_meta(false)
-        .model()
-        .map_err(|e| e.to_string())?;
-    Ok(Some(kubeforge::model::known::table_text(&api)))
+    kubeforge::known_shapes_table(&swagger)
+        .map(Some)
+        .map_err(|e| e.to_string())
 }

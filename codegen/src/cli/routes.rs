@@ -21,7 +21,7 @@ pub const WIDTH: usize = 100;
 /// The route table of `config`'s inputs: one JSON object per line with `json`, the table
 /// otherwise.
 pub fn routes(config: &Config, json: bool) -> Result<String, Error> {
-    let api = config.model()?;
+    let api = config.api()?;
     if json {
         let mut out = String::new();
         for op in &api.operations {

@@ -1,4 +1,4 @@
-//! A semantic diff of two APIs: what changed between two models ([`crate::model::ApiSet`])
+//! A semantic diff of two APIs: what changed between two models ([`crate::view::Model`])
 //! as the user of the generated crate sees it, each change with its semver effect.
 //!
 //! A type either API takes from the companion crate `kubeforge-meta` is compared as its
@@ -34,7 +34,7 @@ mod render;
 
 use serde::Serialize;
 
-use crate::model::ApiSet;
+use crate::view::Model;
 use crate::{Config, Error};
 
 pub use render::{json, markdown, text};
@@ -127,8 +127,8 @@ impl Report {
 }
 
 /// The changes from `old` to `new`.
-pub fn diff(old: &ApiSet, new: &ApiSet) -> Report {
-    let mut changes = compare::changes(old, new);
+pub fn diff(old: &Model, new: &Model) -> Report {
+    let mut changes = compare::changes(old.api(), new.api());
     changes.sort_by(|a, b| {
         (&a.section, a.effect, &a.subject, a.kind, &a.old, &a.new)
             .cmp(&(&b.section, b.effect, &b.subject, b.kind, &b.old, &b.new))

@@ -567,7 +567,7 @@ mod tests {
             .iter()
             .fold(crate::Config::new(), |config, path| config.input(path))
             .features(true);
-        let api = config.model().expect("the corpus documents model");
+        let api = config.api().expect("the corpus documents model");
         let one = spelled(&api, &config.options, 1);
         for threads in [2, 3, 8] {
             assert!(

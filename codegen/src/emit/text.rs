@@ -742,7 +742,7 @@ mod tests {
             let path = corpus.join(document);
             for docs in [true, false] {
                 let config = crate::Config::new().input(&path).docs(docs);
-                let api = config.model().expect("the corpus document models");
+                let api = config.api().expect("the corpus document models");
                 let tree = crate::emit::emit(&api, &config.options, None).expect("it emits");
                 checked += check_module(&tree, document);
             }

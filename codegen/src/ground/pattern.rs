@@ -75,9 +75,6 @@ pub enum Pattern {
     Name(String),
 }
 
-/// Kopium's compatibility name for the pattern type of `Config::select`.
-pub type Selector = Pattern;
-
 /// What sort of item a type becomes, for `@struct` and `@enum`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Item {

@@ -147,7 +147,7 @@ mod tests {
             "properties": {"type": {"type": "string"}, "class": {"type": "string"}}}}}}"#;
         let mut api = crate::Config::new()
             .input_bytes("a.json", document.to_vec())
-            .model()
+            .api()
             .expect("it models");
         assert!(super::check(&api).is_ok());
         let thing = api

@@ -1,8 +1,9 @@
 //! Known Kubernetes shapes: the struct types of the Kubernetes API, each as its key
 //! (`key.rs`: its properties' JSON names, requiredness and value shapes), in a
 //! committed table (`known_shapes.tsv`: schema name, tab, key as JSON). `cargo xtask regen`
-//! rebuilds it from the 1.36 swagger with [`table_text`], and `--check` fails when it is
-//! stale. It is derived data: names and shapes, no descriptions.
+//! rebuilds it from the 1.36 swagger with [`table_text`] (through
+//! `kubeforge::known_shapes_table`), and `--check` fails when it is stale. It is derived
+//! data: names and shapes, no descriptions.
 //!
 //! Only types with at least `MIN_PROPERTIES` properties are listed, so a one-field
 //! object (`{name}`) is not named after whichever type happens to have it. Where several

@@ -7,8 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use kubeforge::model::operations::Action as ModelAction;
-use kubeforge::model::{ApiSet, FieldRole, Scope, Shape, TypeId, TypeKind};
+use kubeforge::view::{Kind, Model, Role, Type};
 use kubeforge_runtime::schema::SchemaSet;
 use serde_json::Value;
 
@@ -46,8 +45,8 @@ impl Catalog {
         for input in inputs {
             config = config.input(input);
         }
-        let api = Arc::new(config.model().map_err(LoadError::Model)?);
-        let mut catalog = Catalog::from_model(&api);
+        let model = config.model().map_err(LoadError::Model)?;
+        let mut catalog = Catalog::from_model(&model);
         let mut crds: BTreeMap<String, Value> = BTreeMap::new();
         for input in inputs {
             let path = input.as_ref();
@@ -89,87 +88,89 @@ impl Catalog {
     /// The catalog of a model: resources and verbs from its operations, every type's schema
     /// node (what writes are validated, defaulted and pruned by, and what field management
     /// merges by), and the strategic merge patch metadata.
-    pub fn from_model(api: &Arc<ApiSet>) -> Catalog {
+    pub fn from_model(model: &Model) -> Catalog {
         let mut catalog = Catalog::new();
-        for resource in api.resources.values() {
+        for resource in model.resources() {
+            let gvk = resource.gvk();
             catalog.entry(
-                &resource.gvk.group,
-                &resource.gvk.version,
-                &resource.gvk.kind,
-                &resource.plural,
-                resource.scope == Scope::Namespaced,
+                &gvk.group,
+                &gvk.version,
+                &gvk.kind,
+                resource.plural(),
+                resource.namespaced(),
             );
         }
-        for operation in &api.operations {
-            let Some(resource) = &operation.resource else {
+        for operation in model.operations() {
+            let Some(resource) = operation.target() else {
                 continue;
             };
-            let Some(verb) = model_verb(&operation.action) else {
+            let Some(verb) = model_verb(operation.action()) else {
                 continue;
             };
+            let gvk = resource.gvk();
             let def = catalog.entry(
-                &resource.gvk.group,
-                &resource.gvk.version,
-                &resource.gvk.kind,
-                &resource.plural,
-                resource.scope == Scope::Namespaced,
+                &gvk.group,
+                &gvk.version,
+                &gvk.kind,
+                resource.plural(),
+                resource.namespaced(),
             );
-            let watches = operation.action == ModelAction::List
-                && operation.query_params.iter().any(|q| q.name == "watch");
-            def.serve(resource.subresource.as_deref(), verb, watches);
+            let watches = operation.action() == "list"
+                && operation.query_params().any(|q| q.name() == "watch");
+            def.serve(resource.subresource(), verb, watches);
         }
         let mut patch = PatchSchema::default();
-        for (index, ty) in api.types.iter().enumerate() {
-            if let TypeKind::Struct(fields) = &ty.kind {
-                let entry = patch.types.entry(type_key(TypeId(index))).or_default();
-                for field in fields.iter().filter(|f| f.role != FieldRole::Extra) {
-                    let strategy = field.patch.clone().unwrap_or_default();
+        for ty in model.types() {
+            if ty.kind() == Kind::Struct {
+                let entry = patch.types.entry(type_key(ty)).or_default();
+                for field in ty.fields().filter(|f| f.role() != Role::Extra) {
                     entry.insert(
-                        field.json_name.clone(),
+                        field.json_name().to_owned(),
                         PatchField {
-                            ty: named(api, &field.shape).map(type_key),
-                            strategy: strategy.strategies,
-                            merge_key: strategy.merge_key,
+                            ty: field.shape().named().map(type_key),
+                            strategy: field.patch_strategies().to_vec(),
+                            merge_key: field.patch_merge_key().map(str::to_owned),
                         },
                     );
                 }
             }
         }
-        for (id, resource) in &api.resources {
-            let gvk = &resource.gvk;
+        for resource in model.resources() {
+            let gvk = resource.gvk();
             patch.roots.insert(
                 (gvk.group.clone(), gvk.version.clone(), gvk.kind.clone()),
-                type_key(*id),
+                type_key(resource.ty()),
             );
         }
-        catalog.schemas = Arc::new(merge_schemas(api));
+        catalog.schemas = Arc::new(merge_schemas(model));
         catalog.patch_schema(patch)
     }
 }
 
-/// The schema node of every type (by `TypeId`), for field management, validation,
-/// defaulting and pruning: what the model decided (`ApiSet::nodes`), indexed so that a
+/// The schema node of every type (by its index), for field management, validation,
+/// defaulting and pruning: what the model decided (`Model::nodes`), indexed so that a
 /// node's `$ref`s resolve.
-fn merge_schemas(api: &ApiSet) -> Schemas {
-    let nodes = api.nodes();
+fn merge_schemas(model: &Model) -> Schemas {
     let mut schemas = Schemas {
-        set: SchemaSet::new(nodes),
-        untyped: api
-            .types
-            .iter()
-            .enumerate()
-            .filter(|(_, ty)| ty.schema_name == "io.k8s.apimachinery.pkg.runtime.RawExtension")
-            .map(|(index, _)| index)
+        set: SchemaSet::new(model.nodes()),
+        untyped: model
+            .types()
+            .filter(|ty| ty.schema_name() == "io.k8s.apimachinery.pkg.runtime.RawExtension")
+            .map(Type::index)
             .collect(),
-        names: api.types.iter().map(|ty| ty.schema_name.clone()).collect(),
+        // By index: `types()` goes in index order.
+        names: model
+            .types()
+            .map(|ty| ty.schema_name().to_owned())
+            .collect(),
         ..Schemas::default()
     };
-    for (id, resource) in &api.resources {
-        let gvk = &resource.gvk;
+    for resource in model.resources() {
+        let gvk = resource.gvk();
         schemas.roots.insert(
             (gvk.group.clone(), gvk.version.clone(), gvk.kind.clone()),
             Root {
-                index: id.0,
+                index: resource.ty().index(),
                 builtin: true,
             },
         );
@@ -177,35 +178,25 @@ fn merge_schemas(api: &ApiSet) -> Schemas {
     schemas
 }
 
-fn model_verb(action: &ModelAction) -> Option<&'static str> {
+/// The verb of an operation's action (`Operation::action`, the runtime's names); none for
+/// `connect` and actions without a convention.
+fn model_verb(action: &str) -> Option<&'static str> {
     use kubeforge_runtime::route::Action;
     verb(match action {
-        ModelAction::Get => Action::Get,
-        ModelAction::List => Action::List,
-        ModelAction::Watch => Action::Watch,
-        ModelAction::Create => Action::Create,
-        ModelAction::Replace => Action::Replace,
-        ModelAction::Patch => Action::Patch,
-        ModelAction::Delete => Action::Delete,
-        ModelAction::DeleteCollection => Action::DeleteCollection,
-        ModelAction::Connect | ModelAction::Other(_) => return None,
+        "get" => Action::Get,
+        "list" => Action::List,
+        "watch" => Action::Watch,
+        "create" => Action::Create,
+        "replace" => Action::Replace,
+        "patch" => Action::Patch,
+        "delete" => Action::Delete,
+        "deletecollection" => Action::DeleteCollection,
+        _ => return None,
     })
 }
 
-fn type_key(id: TypeId) -> String {
-    format!("#{}", id.0)
-}
-
-/// The named type a shape holds, through lists, maps, nullability and aliases.
-fn named(api: &ApiSet, shape: &Shape) -> Option<TypeId> {
-    match shape {
-        Shape::Vec(inner) | Shape::Map(inner) | Shape::Nullable(inner) => named(api, inner),
-        Shape::Ref(id) => match &api.get(*id).kind {
-            TypeKind::Alias(inner) => named(api, inner).or(Some(*id)),
-            _ => Some(*id),
-        },
-        _ => None,
-    }
+fn type_key(ty: Type<'_>) -> String {
+    format!("#{}", ty.index())
 }
 
 /// What a real server publishes for a CustomResourceDefinition: its short names in

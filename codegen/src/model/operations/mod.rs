@@ -30,9 +30,9 @@ use conventions::synthesize_with;
 use names::assign_names;
 use read::read_operation;
 
-pub use conventions::{PATCH_CONTENT_TYPES, group_version_token};
+pub use conventions::PATCH_CONTENT_TYPES;
 pub use names::SharedQuery;
-pub use template::{MAX_PATH_PARAMS, PathPart, PathTemplate, Segment};
+pub use template::{PathPart, PathTemplate, Segment};
 
 const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 
@@ -530,6 +530,7 @@ pub(super) fn build(
 /// for namespaced resources), get, replace, patch, delete and watch on one object, and get,
 /// replace and patch on the `status` and `scale` subresources. Other subresources (`log`,
 /// `exec`, …) have no convention and are left out. Names are not assigned.
+#[cfg(test)]
 pub fn synthesize(api: &super::ApiSet, id: TypeId) -> Vec<Operation> {
     let Some(resource) = api.resources.get(&id) else {
         return Vec::new();
@@ -611,5 +612,101 @@ fn check_unique(operations: &[Operation], diagnostics: &mut Diagnostics) {
                 ),
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::synthesize;
+    use crate::Config;
+
+    /// A resource's operations as the document declares them and as the conventions make
+    /// them are the same (where they come from aside).
+    #[test]
+    fn synthesized_lease_table_equals_the_one_read_from_paths() {
+        let input = Path::new("schemas/coordination.k8s.io_v1.json");
+        let api = Config::new()
+            .input_named(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(input),
+                input,
+            )
+            .api()
+            .expect("model");
+        let (id, _) = api
+            .resources
+            .iter()
+            .find(|(_, r)| r.gvk.kind == "Lease")
+            .expect("Lease is a resource");
+        let read: Vec<_> = api.operations_of(*id).cloned().collect();
+        let mut synthesized = synthesize(&api, *id);
+        assert_eq!(read.len(), 11);
+        assert_eq!(synthesized.len(), read.len());
+        for (s, r) in synthesized.iter_mut().zip(&read) {
+            s.origin = r.origin.clone();
+            assert_eq!(s, r, "{} {}", r.method.as_str(), r.path.text);
+        }
+    }
+
+    /// A resource whose document declares only some paths gets Kubernetes' whole table.
+    #[test]
+    fn a_resource_without_paths_gets_the_conventional_table() {
+        let document = serde_json::json!({
+            "openapi": "3.0.0",
+            "info": {"title": "t", "version": "v1"},
+            "paths": {
+                "/apis/example.com/v1/gizmos": {"get": {"operationId": "listExampleComV1Gizmo", "x-kubernetes-action": "list",
+                    "x-kubernetes-group-version-kind": {"group": "example.com", "version": "v1", "kind": "Gizmo"}, "responses": {}}},
+                "/apis/example.com/v1/gizmos/{name}/status": {"get": {"operationId": "readExampleComV1GizmoStatus", "x-kubernetes-action": "get",
+                    "x-kubernetes-group-version-kind": {"group": "example.com", "version": "v1", "kind": "Gizmo"}, "responses": {}}}
+            },
+            "components": {"schemas": {
+                "com.example.v1.Gizmo": {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}},
+                    "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Gizmo"}]}
+            }}
+        });
+        let api = Config::new()
+            .input_bytes("gizmo.json", document.to_string())
+            .api()
+            .expect("model");
+        let (id, _) = api.resources.iter().next().expect("a resource");
+        let table: Vec<(&str, String, String)> = synthesize(&api, *id)
+            .iter()
+            .map(|op| {
+                (
+                    op.method.as_str(),
+                    op.path.text.clone(),
+                    op.action.as_str().to_owned(),
+                )
+            })
+            .collect();
+        let expected = [
+            ("DELETE", "/apis/example.com/v1/gizmos", "deletecollection"),
+            ("GET", "/apis/example.com/v1/gizmos", "list"),
+            ("POST", "/apis/example.com/v1/gizmos", "create"),
+            ("GET", "/apis/example.com/v1/watch/gizmos", "watch"),
+            ("DELETE", "/apis/example.com/v1/gizmos/{name}", "delete"),
+            ("GET", "/apis/example.com/v1/gizmos/{name}", "get"),
+            ("PATCH", "/apis/example.com/v1/gizmos/{name}", "patch"),
+            ("PUT", "/apis/example.com/v1/gizmos/{name}", "replace"),
+            ("GET", "/apis/example.com/v1/watch/gizmos/{name}", "watch"),
+            ("GET", "/apis/example.com/v1/gizmos/{name}/status", "get"),
+            (
+                "PATCH",
+                "/apis/example.com/v1/gizmos/{name}/status",
+                "patch",
+            ),
+            (
+                "PUT",
+                "/apis/example.com/v1/gizmos/{name}/status",
+                "replace",
+            ),
+        ];
+        let expected: Vec<(&str, String, String)> = expected
+            .iter()
+            .map(|(m, p, a)| (*m, (*p).to_owned(), (*a).to_owned()))
+            .collect();
+        assert_eq!(table, expected);
     }
 }

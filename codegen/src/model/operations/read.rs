@@ -448,7 +448,7 @@ mod tests {
         });
         crate::Config::new()
             .input_bytes("a.json", document.to_string())
-            .model()
+            .api()
     }
 
     /// The schemas of fields, request bodies and responses go through one mapping: the
