@@ -19,6 +19,7 @@ pub mod guide;
 pub mod harness;
 pub mod instances;
 pub mod json_diff;
+pub mod kube_rs;
 pub mod kubectl_server;
 pub mod scale;
 
