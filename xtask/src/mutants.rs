@@ -186,6 +186,14 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "            .create(true)\n            .truncate(true)\n            .open(path)?;\n        fs_step();\n        file.write_all(content)?;\n        drop(file);\n        fs_step();\n        Ok(())",
         tests: &["kubeforge:interrupted_write"],
     },
+    Mutant {
+        name: "recursive-schema-walked-every-path",
+        breaks: "looking for CEL rules walks a recursive schema (a CRD's `JSONSchemaProps`) once per node, so creating a CRD answers",
+        file: "runtime/src/schema/cel/mod.rs",
+        find: "        Some(&before) if before <= depth => return false,",
+        replace: "        Some(&before) if before <= depth && depth > MAX_DEPTH => return false,",
+        tests: &["kubeforge-runtime:lib:a_recursive_schema_is_walked_once"],
+    },
 ];
 
 /// The goldens, relative to the workspace root.
