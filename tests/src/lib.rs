@@ -20,6 +20,7 @@ pub mod harness;
 pub mod imports;
 pub mod instances;
 pub mod json_diff;
+pub mod kube_rs;
 pub mod kubectl_server;
 pub mod scale;
 

@@ -109,6 +109,10 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
     },
+    /// Run kube-rs's own cluster tests (its `#[ignore]`d library tests, from the published
+    /// packages) against `kubeforge-server serve kubernetes/swagger.json`: each test's
+    /// result, the count, and whether they match server/tests/kube_rs_expected.txt.
+    KubeTests,
     /// Regenerate generated/src from schemas/*.json, then build the generated crate.
     Regen {
         /// Write nothing; exit non-zero with a unified diff when generated/ is stale.
@@ -166,6 +170,7 @@ fn main() -> ExitCode {
             kubeforge::cli::diff::Format::from_flags(markdown, json),
         ),
         Command::Serve { args } => serve::run(&root, args),
+        Command::KubeTests => kube_tests(&root),
         Command::Regen { check, no_build } => {
             let status = regen(&root, check);
             let status = if check || no_build || status != ExitCode::SUCCESS {
@@ -317,6 +322,30 @@ fn regen_one(root: &Path, config: &kubeforge::Config, out: &str, check: bool) ->
                 eprintln!("{e}");
                 ExitCode::FAILURE
             }
+        }
+    }
+}
+
+/// `cargo xtask kube-tests`: the server's test that runs them (it prints each result and
+/// the count, and compares them with the committed expectations).
+fn kube_tests(root: &Path) -> ExitCode {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args([
+            "test",
+            "--package",
+            "kubeforge-server",
+            "--test",
+            "kube_rs_suite",
+        ])
+        .current_dir(root)
+        .status();
+    match status {
+        Ok(status) if status.success() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(error) => {
+            eprintln!("error: cannot run cargo: {error}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -456,6 +456,14 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "history: 1000,",
         tests: &["kubeforge-server:limits:the_history_keeps_the_last_1024_events"],
     },
+    Mutant {
+        name: "builtin-defaults-not-applied",
+        breaks: "a built-in kind gets the API server's Go defaults (a Deployment's strategy, a Pod's restartPolicy)",
+        file: "server/src/semantics/validation.rs",
+        find: "        builtin_defaults::apply(&schemas.set, &schemas.names, root.index, object);",
+        replace: "        let _ = (&schemas.names, root.index, &object);",
+        tests: &["kubeforge-server:builtin_defaults"],
+    },
     // The API diff.
     Mutant {
         name: "removed-field-additive",
@@ -464,6 +472,13 @@ pub const MUTANTS: &[Mutant] = &[
         find: "self.change(Some(name), Effect::Breaking, \"field_removed\")",
         replace: "self.change(Some(name), Effect::Additive, \"field_removed\")",
         tests: &["kubeforge-tests:api_diff"],
+    Mutant {
+        name: "recursive-schema-walked-every-path",
+        breaks: "looking for CEL rules walks a recursive schema (a CRD's `JSONSchemaProps`) once per node, so creating a CRD answers",
+        file: "runtime/src/schema/cel/mod.rs",
+        find: "        Some(&before) if before <= depth => return false,",
+        replace: "        Some(&before) if before <= depth && depth > MAX_DEPTH => return false,",
+        tests: &["kubeforge-runtime:lib:a_recursive_schema_is_walked_once"],
     },
 ];
 

@@ -85,7 +85,7 @@ fn run(
         .enable_all()
         .build()
         .map_err(|e| format!("starting the runtime: {e}"))?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|e| format!("--listen {listen}: {e}"))?;
@@ -104,7 +104,11 @@ fn run(
         serve(Server::new(catalog), listener, shutdown())
             .await
             .map_err(|e| e.to_string())
-    })
+    });
+    // A request still at work on its blocking thread must not keep a stopped server alive:
+    // dropping the runtime would wait for it.
+    runtime.shutdown_background();
+    served
 }
 
 async fn shutdown() {

@@ -45,7 +45,17 @@ impl Server {
         let (parts, body) = request.into_parts();
         let limit = self.shared.options.body_limit;
         match Limited::new(body, limit).collect().await {
-            Ok(collected) => self.handle(&parts, &collected.to_bytes()),
+            // The work itself runs on a blocking thread, so a request whose work is heavy
+            // never holds a runtime worker, and with it other connections and the shutdown.
+            Ok(collected) => {
+                let server = self.clone();
+                let bytes = collected.to_bytes();
+                tokio::task::spawn_blocking(move || server.handle(&parts, &bytes))
+                    .await
+                    .unwrap_or_else(|_| {
+                        failure_response(&Failure::internal("the request's handler failed"))
+                    })
+            }
             Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
                 failure_response(&Failure::too_large(limit))
             }

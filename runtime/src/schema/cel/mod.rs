@@ -401,23 +401,36 @@ fn check_node(node: &Node, pointer: String, errors: &mut Vec<RuleError>) {
 
 /// Whether the node or a node below it has rules (the API server then runs its CEL
 /// validator). `allOf` members count only through the walk, as in apiextensions.
+///
+/// The walk is over the schema, not a value, so a recursive schema (`$ref` cycles, as in
+/// `JSONSchemaProps`) would branch at every level down to `MAX_DEPTH`: each node is
+/// walked again only when reached at a smaller depth than before, which bounds the work
+/// by the schema's size.
 pub(crate) fn has_rules(view: &View<'_>) -> bool {
-    has_rules_at(view, 0)
+    has_rules_at(view, 0, &mut HashMap::new())
 }
 
-fn has_rules_at(view: &View<'_>, depth: usize) -> bool {
+fn has_rules_at(view: &View<'_>, depth: usize, seen: &mut HashMap<*const Node, usize>) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
+    let Some(&(node, _)) = view.layers().first() else {
+        return false;
+    };
+    match seen.get(&std::ptr::from_ref(node)) {
+        Some(&before) if before <= depth => return false,
+        _ => seen.insert(std::ptr::from_ref(node), depth),
+    };
     if view.layers().iter().any(|(n, _)| !n.rules.is_empty()) {
         return true;
     }
-    view.items().is_some_and(|i| has_rules_at(&i, depth + 1))
-        || matches!(view.additional(), Some(Ok(a)) if has_rules_at(&a, depth + 1))
+    view.items()
+        .is_some_and(|i| has_rules_at(&i, depth + 1, seen))
+        || matches!(view.additional(), Some(Ok(a)) if has_rules_at(&a, depth + 1, seen))
         || view
             .properties()
             .iter()
-            .any(|(_, p)| has_rules_at(p, depth + 1))
+            .any(|(_, p)| has_rules_at(p, depth + 1, seen))
 }
 
 /// Runs the rules of `view` and below on `value` (`old`: its correlated old value).

@@ -367,3 +367,43 @@ fn updates_ratchet_errors_of_unchanged_parts() {
     // On create nothing ratchets.
     assert_eq!(validate(&n, &NoReferences, &old, None).len(), 4);
 }
+
+/// `JSONSchemaProps` refers to itself from many places: a walk of the schema (not the
+/// value) must not branch at every level, or validating a CRD never ends.
+#[test]
+fn a_recursive_schema_is_walked_once() {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let recursive = json!({"$ref": 0});
+        let props: serde_json::Map<String, Value> = ["a", "b", "c", "d", "e", "f", "g", "h"]
+            .iter()
+            .map(|k| ((*k).to_owned(), recursive.clone()))
+            .collect();
+        let set = SchemaSet::new(vec![
+            node(
+                json!({"type": "object", "properties": props, "items": {"$ref": 0},
+                        "additionalProperties": {"$ref": 0}}),
+            ),
+            node(
+                json!({"type": "object", "properties": {"x": {"$ref": 0}, "n": {"type": "integer",
+                        "rules": [{"rule": "self > 0", "message": "positive"}]}}}),
+            ),
+        ]);
+        let plain = node(json!({"type": "object", "properties": {"spec": {"$ref": 0}}}));
+        let plain = Errors(validate(
+            &plain,
+            &set,
+            &json!({"spec": {"a": {"b": {}}}}),
+            None,
+        ));
+        // A rule reachable through the cycle is still found and run.
+        let ruled = node(json!({"type": "object", "properties": {"spec": {"$ref": 1}}}));
+        let ruled = Errors(validate(&ruled, &set, &json!({"spec": {"n": 0}}), None));
+        let _ = done.send((plain.to_string(), ruled.to_string()));
+    });
+    let (plain, ruled) = finished
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("validation against a recursive schema ends");
+    assert_eq!(plain, "");
+    assert_eq!(ruled, "spec.n: Invalid value: \"integer\": positive");
+}

@@ -1,0 +1,93 @@
+//! kube-rs's own cluster tests (the `#[ignore]`d library tests of kube, kube-client and
+//! kube-runtime, at the release `kubeforge_tests::kube_rs::VERSION`, from their published
+//! packages) against `kubeforge-server serve kubernetes/swagger.json`, each alone, in order,
+//! against one server.
+//!
+//! Every test is listed in `kube_rs_expected.txt`, as passing or as failing with the reason:
+//! this test fails when one that passed fails, when one that failed passes (move it), and
+//! when a test is missing from the list, so the count cannot drift. `cargo xtask kube-tests`
+//! runs it and prints each test's result.
+//!
+//! The first run fetches the packages (crates.io) and builds them with every feature under
+//! cargo's `CARGO_TARGET_TMPDIR` (`kube-tests/`); later runs reuse both.
+
+use std::path::Path;
+use std::time::Duration;
+
+use kubeforge_tests::kube_rs;
+use kubeforge_tests::kubectl_server::KubectlServer;
+
+/// Longer than any passing test takes (the slowest waits about 15 s for a condition that
+/// never comes); a test still running then has hung.
+const LIMIT: Duration = Duration::from_secs(40);
+
+#[test]
+fn kube_rs_cluster_tests() {
+    let Some(corpus) =
+        kubeforge_tests::corpus("kube_rs_cluster_tests", &["kubernetes/swagger.json"])
+    else {
+        return;
+    };
+    let expected = kube_rs::parse_expected(include_str!("kube_rs_expected.txt"))
+        .unwrap_or_else(|e| panic!("kube_rs_expected.txt: {e}"));
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kube-tests");
+    std::fs::create_dir_all(&scratch).expect("the scratch directory");
+    kube_rs::prepare(&scratch).unwrap_or_else(|e| panic!("{e}"));
+    let binaries = kube_rs::build(&scratch).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        binaries.len(),
+        kube_rs::PACKAGES.len(),
+        "one test binary per package"
+    );
+    let server = KubectlServer::start(
+        env!("CARGO_BIN_EXE_kubeforge-server"),
+        "kubectl".into(),
+        &[corpus.join("kubernetes/swagger.json")],
+    );
+    let kubeconfig = server.dir().join("config");
+    let logs = scratch.join("logs");
+    std::fs::create_dir_all(&logs).expect("the log directory");
+    let mut outcomes = Vec::new();
+    for binary in &binaries {
+        for test in kube_rs::ignored_tests(binary).unwrap_or_else(|e| panic!("{e}")) {
+            let log = logs.join(format!(
+                "{}-{}.log",
+                binary.package,
+                test.replace("::", "-")
+            ));
+            let outcome = kube_rs::run_test(binary, &test, &kubeconfig, LIMIT, &log)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let reason = expected
+                .fail
+                .iter()
+                .find(|(n, _)| *n == outcome.name)
+                .map_or("", |(_, r)| r.as_str());
+            kubeforge_tests::notice(&format!(
+                "{:<4} {:>5.1}s {}{}",
+                if outcome.passed { "ok" } else { "FAIL" },
+                outcome.elapsed.as_secs_f64(),
+                outcome.name,
+                if outcome.passed || reason.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({reason})")
+                }
+            ));
+            outcomes.push(outcome);
+        }
+    }
+    let passed = outcomes.iter().filter(|o| o.passed).count();
+    kubeforge_tests::notice(&format!(
+        "kube-rs {} cluster tests: {passed} of {} pass (expected {} of {})",
+        kube_rs::VERSION,
+        outcomes.len(),
+        expected.pass.len(),
+        expected.pass.len() + expected.fail.len()
+    ));
+    let problems = kube_rs::compare(&outcomes, &expected);
+    assert!(
+        problems.is_empty(),
+        "kube-rs's cluster tests differ from kube_rs_expected.txt (logs in {}):\n{problems}",
+        logs.display()
+    );
+}
