@@ -472,6 +472,8 @@ pub const MUTANTS: &[Mutant] = &[
         find: "self.change(Some(name), Effect::Breaking, \"field_removed\")",
         replace: "self.change(Some(name), Effect::Additive, \"field_removed\")",
         tests: &["kubeforge-tests:api_diff"],
+    },
+    // Validation's search for CEL rules in a recursive schema.
     Mutant {
         name: "recursive-schema-walked-every-path",
         breaks: "looking for CEL rules walks a recursive schema (a CRD's `JSONSchemaProps`) once per node, so creating a CRD answers",
