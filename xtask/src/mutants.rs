@@ -207,7 +207,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "pattern-anchors-dropped",
         breaks: "a `pattern`'s `^` and `$` anchor it to the whole value",
-        file: "runtime/src/schema/validate/pattern.rs",
+        file: "runtime/src/schema/pattern.rs",
         find: "            c => out.push(c),",
         replace: "            '^' | '$' if !in_class => {}\n            c => out.push(c),",
         tests: &["kubeforge-tests:golden_validation:patterns_match_the_whole_value"],
@@ -215,7 +215,7 @@ pub const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "format-not-checked",
         breaks: "a string's `format` (here `uuid`) is checked",
-        file: "runtime/src/schema/validate/formats.rs",
+        file: "runtime/src/schema/formats.rs",
         find: "\"uuid\" => is_uuid(s, None),",
         replace: "\"uuid\" => true,",
         tests: &["kubeforge-tests:golden_validation:patterns_match_the_whole_value"],
