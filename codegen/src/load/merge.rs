@@ -389,19 +389,7 @@ fn flatten(node: &Map<String, Value>) -> Map<String, Value> {
     out
 }
 
-/// Whether `value` is a Go zero value, which Kubernetes publishes as the default of every
-/// non-pointer field: it says nothing an absent field does not, so the generator never applies
-/// it as a default, merging ignores it, and dedup compares shapes without it.
-pub(crate) fn is_zero(value: &Value) -> bool {
-    match value {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-    }
-}
+pub(crate) use kubeforge_runtime::schema::is_go_zero as is_zero;
 
 fn fill_from_builtin(api: &mut RawApi) {
     let mut wanted = Vec::new();

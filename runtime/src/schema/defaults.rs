@@ -10,6 +10,23 @@ use super::{Node, Resolve};
 /// How deep defaulting and pruning go (recursive `$ref`s end there).
 const MAX_DEPTH: usize = 128;
 
+/// Whether `value` is a Go zero value (`null`, `false`, `0`, `""`, `[]`, `{}`): what a Go
+/// field holds when nothing set it. Kubernetes publishes it as the default of every
+/// non-pointer field, which says nothing an absent field does not (so the generator neither
+/// applies nor merges it), and the API server's defaulters test a value field against it
+/// (`if obj.Type == ""`).
+#[must_use]
+pub fn is_go_zero(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+    }
+}
+
 /// Sets the `default` of every absent property, and of every `null` whose schema is not
 /// `nullable`, recursively: into the defaults just set, into list items and map values
 /// (a non-nullable `null` item or map value takes its schema's default; the default set

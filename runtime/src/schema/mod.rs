@@ -32,7 +32,7 @@ mod strict;
 mod validate;
 mod view;
 
-pub use defaults::{apply_defaults, prune, prune_nulls, unknown_field_message};
+pub use defaults::{apply_defaults, is_go_zero, prune, prune_nulls, unknown_field_message};
 pub use error::{BadValue, ErrorType, Errors, FieldError, FieldPath};
 pub use node::{Additional, ElementType, JsonType, ListType, Node, Rule};
 pub use static_schema::{SchemaSet, StaticSchema, Validate};

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use kubeforge_runtime::schema::{Additional, Node, SchemaSet};
+use kubeforge_runtime::schema::{Additional, Node, SchemaSet, is_go_zero as is_zero};
 use serde_json::{Map, Value};
 
 const DATA: &str = include_str!("../../data/builtin-defaults.txt");
@@ -370,17 +370,6 @@ fn image_tag(image: &str) -> Option<&str> {
         Some((_, tag)) => Some(tag),
         None if digest.is_none() => Some("latest"),
         None => None,
-    }
-}
-
-fn is_zero(value: &Value) -> bool {
-    match value {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
     }
 }
 
