@@ -9,10 +9,10 @@
 //! written here, named in the data by `do @<name>`; so are the computed values
 //! (`@image-pull-policy`) and predicates (`@externally-accessible`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use kubeforge_runtime::schema::{Additional, Node, SchemaSet, is_go_zero as is_zero};
+use kubeforge_runtime::schema::{Additional, JsonType, Node, SchemaSet, is_go_zero as is_zero};
 use serde_json::{Map, Value};
 
 const DATA: &str = include_str!("../../data/builtin-defaults.txt");
@@ -41,6 +41,12 @@ pub(crate) fn apply(nodes: &SchemaSet, names: &[String], root: usize, value: &mu
 
 fn short(name: &str) -> &str {
     name.strip_prefix(API_PREFIX).unwrap_or(name)
+}
+
+/// The `(type, field)` pairs Go holds by value.
+fn value_struct_fields() -> &'static HashSet<(&'static str, &'static str)> {
+    static FIELDS: OnceLock<HashSet<(&'static str, &'static str)>> = OnceLock::new();
+    FIELDS.get_or_init(|| value_structs(VALUE_STRUCTS).collect())
 }
 
 fn table() -> &'static HashMap<String, Vec<Rule>> {
@@ -106,6 +112,11 @@ impl Walk<'_> {
                     .find_map(|n| n.additional_properties.as_deref());
                 for (key, child) in map.iter_mut() {
                     if let Some(property) = layers.iter().find_map(|n| n.properties.get(key)) {
+                        if child.as_object().is_some_and(Map::is_empty)
+                            && types.iter().any(|ty| self.holds_by_value(*ty, key))
+                        {
+                            self.zero_struct(property, child);
+                        }
                         self.node(None, property, child, depth + 1);
                     } else if let Some(Additional::Schema(schema)) = additional {
                         self.node(None, schema, child, depth + 1);
@@ -120,6 +131,44 @@ impl Walk<'_> {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+impl Walk<'_> {
+    fn holds_by_value(&self, ty: usize, field: &str) -> bool {
+        self.names
+            .get(ty)
+            .is_some_and(|name| value_struct_fields().contains(&(short(name), field)))
+    }
+
+    /// An empty struct held by value as Go writes it: with its required scalars (fields
+    /// without `omitempty`) at their zero values (a CRD's `status.acceptedNames` is
+    /// `{"kind": "", "plural": ""}`).
+    fn zero_struct(&self, node: &Node, value: &mut Value) {
+        let mut layers = vec![node];
+        let mut next = node.reference;
+        while let Some(at) = next {
+            let Some(referred) = self.nodes.get(at).filter(|_| layers.len() < 16) else {
+                break;
+            };
+            layers.push(referred);
+            next = referred.reference;
+        }
+        let Some(map) = value.as_object_mut() else {
+            return;
+        };
+        for name in layers.iter().flat_map(|n| &n.required) {
+            let Some(property) = layers.iter().find_map(|n| n.properties.get(name)) else {
+                continue;
+            };
+            let zero = match property.ty {
+                Some(JsonType::String) => Value::from(""),
+                Some(JsonType::Integer | JsonType::Number) => Value::from(0),
+                Some(JsonType::Boolean) => Value::from(false),
+                _ => continue,
+            };
+            map.entry(name.clone()).or_insert(zero);
         }
     }
 }

@@ -331,3 +331,37 @@ fn a_value_of_the_wrong_shape_is_left_for_validation() {
         Some(&json!("RollingUpdate"))
     );
 }
+
+#[test]
+fn an_empty_struct_held_by_value_has_its_required_scalars() {
+    let string = Node {
+        ty: Some(kubeforge_runtime::schema::JsonType::String),
+        ..Node::default()
+    };
+    let mut names = object(&[("plural", string.clone()), ("kind", string.clone())]);
+    names.required = vec!["plural".into(), "kind".into()];
+    let group = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1";
+    let nodes = SchemaSet::new(vec![
+        object(&[("status", to(1))]),
+        object(&[("acceptedNames", to(2))]),
+        names,
+    ]);
+    let type_names: Vec<String> = [
+        "CustomResourceDefinition",
+        "CustomResourceDefinitionStatus",
+        "CustomResourceDefinitionNames",
+    ]
+    .iter()
+    .map(|n| format!("{group}.{n}"))
+    .collect();
+    let mut crd = json!({});
+    super::apply(&nodes, &type_names, 0, &mut crd);
+    assert_eq!(
+        crd["status"]["acceptedNames"],
+        json!({"plural": "", "kind": ""})
+    );
+    // A struct that holds something is the writer's: nothing is added to it.
+    let mut named = json!({"status": {"acceptedNames": {"plural": "foos"}}});
+    super::apply(&nodes, &type_names, 0, &mut named);
+    assert_eq!(named["status"]["acceptedNames"], json!({"plural": "foos"}));
+}
