@@ -1,4 +1,4 @@
-//! Go's `time.Duration` as text: [`parse`] is `time.ParseDuration` and [`format`] is
+//! Go's `time.Duration` as text: [`parse`] is `time.ParseDuration` and [`format()`] is
 //! `Duration.String`, over integer nanoseconds in an `i64` as Go holds them. Kubernetes
 //! writes durations this way in JSON (`metav1.Duration`), checks the `duration` format
 //! with the parser and its CEL library prints them with `String`.
