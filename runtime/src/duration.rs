@@ -202,7 +202,7 @@ pub fn format(nanos: i64) -> String {
     format_magnitude(nanos < 0, u128::from(nanos.unsigned_abs()))
 }
 
-/// [`format`] over CEL's range of durations (±10000 years), wider than an `i64`: Go's
+/// [`format()`] over CEL's range of durations (±10000 years), wider than an `i64`: Go's
 /// digits, further.
 #[cfg(feature = "validate")]
 pub(crate) fn format_wide(nanos: i128) -> String {
