@@ -82,20 +82,8 @@ impl Walk<'_> {
         if depth > MAX_DEPTH || !(value.is_object() || value.is_array()) {
             return;
         }
-        let mut layers = vec![node];
-        let mut types: Vec<usize> = index.into_iter().collect();
-        let mut next = node.reference;
-        while let Some(at) = next {
-            if layers.len() > 16 || types.contains(&at) {
-                break;
-            }
-            let Some(referred) = self.nodes.get(at) else {
-                break;
-            };
-            types.push(at);
-            layers.push(referred);
-            next = referred.reference;
-        }
+        let (layers, referred) = self.chain(node);
+        let types: Vec<usize> = index.into_iter().chain(referred).collect();
         if value.is_object() {
             for ty in &types {
                 if let Some(rules) = self.names.get(*ty).and_then(|n| self.rules.get(short(n))) {
@@ -135,7 +123,30 @@ impl Walk<'_> {
     }
 }
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
+    /// `node` and the nodes its `$ref` chain names, with the indexes of those (a cycle of
+    /// references, or a chain past 16, ends it).
+    fn chain<'n>(&self, node: &'n Node) -> (Vec<&'n Node>, Vec<usize>)
+    where
+        'a: 'n,
+    {
+        let mut layers = vec![node];
+        let mut indexes = Vec::new();
+        let mut next = node.reference;
+        while let Some(at) = next {
+            if layers.len() > 16 || indexes.contains(&at) {
+                break;
+            }
+            let Some(referred) = self.nodes.get(at) else {
+                break;
+            };
+            indexes.push(at);
+            layers.push(referred);
+            next = referred.reference;
+        }
+        (layers, indexes)
+    }
+
     fn holds_by_value(&self, ty: usize, field: &str) -> bool {
         self.names
             .get(ty)
@@ -146,15 +157,7 @@ impl Walk<'_> {
     /// without `omitempty`) at their zero values (a CRD's `status.acceptedNames` is
     /// `{"kind": "", "plural": ""}`).
     fn zero_struct(&self, node: &Node, value: &mut Value) {
-        let mut layers = vec![node];
-        let mut next = node.reference;
-        while let Some(at) = next {
-            let Some(referred) = self.nodes.get(at).filter(|_| layers.len() < 16) else {
-                break;
-            };
-            layers.push(referred);
-            next = referred.reference;
-        }
+        let (layers, _) = self.chain(node);
         let Some(map) = value.as_object_mut() else {
             return;
         };
