@@ -8,6 +8,8 @@
 //! response arrives (on a real cluster this happens moments later). Every change they make
 //! is an ordinary write: a new resource version and a watch event.
 
+#[cfg(feature = "model")]
+pub(crate) mod crds;
 pub(crate) mod gc;
 pub(crate) mod namespaces;
 pub(crate) mod queue;
@@ -21,7 +23,7 @@ use crate::objects::catalog::Catalog;
 use crate::objects::store::State;
 
 /// Runs the controllers until they have nothing left to do.
-pub(crate) fn settle(state: &mut State, catalog: &Catalog, work: Vec<Work>) {
+pub(crate) fn settle(state: &mut State, work: Vec<Work>) {
     let mut queue: VecDeque<Work> = work.into();
     // Every step either removes an object, removes a finalizer or an owner reference, or
     // marks an object deleted, so the loop ends; the bound is a guard against a bug.
@@ -31,14 +33,21 @@ pub(crate) fn settle(state: &mut State, catalog: &Catalog, work: Vec<Work>) {
         if budget == 0 {
             break;
         }
+        // A controller may change the catalog (a CRD established): each step reads it anew.
+        let catalog = state.catalog.clone();
+        let catalog: &Catalog = &catalog;
         match item {
             Work::Written(index, key) => {
+                #[cfg(feature = "model")]
+                crds::written(state, catalog, index, &key, &mut queue);
                 gc::written(state, catalog, index, &key, &mut queue);
                 namespaces::content_changed(state, catalog, &key.0, &mut queue);
             }
             Work::Marked(index, key) => {
                 gc::marked(state, catalog, index, &key, &mut queue);
                 namespaces::marked(state, catalog, index, &key, &mut queue);
+                #[cfg(feature = "model")]
+                crds::marked(state, catalog, index, &key, &mut queue);
             }
             Work::Removed(index, object) => {
                 gc::removed(state, catalog, &object, &mut queue);
@@ -47,6 +56,8 @@ pub(crate) fn settle(state: &mut State, catalog: &Catalog, work: Vec<Work>) {
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 namespaces::content_changed(state, catalog, namespace, &mut queue);
+                #[cfg(feature = "model")]
+                crds::removed(state, catalog, index, &object, &mut queue);
                 let _ = index;
             }
         }

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::objects::catalog::Catalog;
 use crate::objects::meta::{finalizers, metadata_mut, now};
 use crate::objects::store::{Key, State};
+use crate::semantics::crds::{self, is_crds};
 use crate::semantics::deletion::{Policy, released};
 use crate::semantics::namespaces::{is_namespaces, spec_finalizers, terminating};
 
@@ -88,8 +89,10 @@ pub(crate) fn delete(
         }
     }
     let namespace_held = is_namespaces(catalog, index) && !spec_finalizers(&object).is_empty();
+    // A CRD's delete only marks it: its cleanup finalizer holds it until its objects go.
+    let crd_held = is_crds(catalog, index);
     let rv = state.next_rv();
-    if finalizers(&object).is_empty() && !namespace_held {
+    if finalizers(&object).is_empty() && !namespace_held && !crd_held {
         metadata_mut(&mut object).insert("resourceVersion".into(), Value::from(rv.to_string()));
         let last = Arc::new(object);
         state.remove(index, key, last.clone());
@@ -102,6 +105,9 @@ pub(crate) fn delete(
     meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
     if is_namespaces(catalog, index) {
         terminating(&mut object);
+    }
+    if is_crds(catalog, index) {
+        crds::mark_deleted(&mut object);
     }
     let object = Arc::new(object);
     state.put(index, key.clone(), object.clone(), Some(old));

@@ -86,6 +86,12 @@ impl ResourceDef {
         format!("{}List", self.kind)
     }
 
+    /// Whether anything serves the resource: a deleted CRD's resources stay in the catalog,
+    /// in their place, with no verbs.
+    pub fn is_served(&self) -> bool {
+        !self.verbs.is_empty()
+    }
+
     /// Whether the resource has the `status` subresource.
     pub fn has_status(&self) -> bool {
         self.subresources.contains_key("status")
@@ -189,13 +195,20 @@ pub struct PatchSchema {
 pub struct Catalog {
     pub(crate) resources: Vec<ResourceDef>,
     pub(crate) validators: HashMap<(String, String, String), Validator>,
-    pub(crate) patch: PatchSchema,
+    pub(crate) patch: Arc<PatchSchema>,
     /// `api/v1`, `apis/<group>/<version>` → the OpenAPI v3 document.
     pub(crate) openapi: BTreeMap<String, Arc<Value>>,
     /// The Swagger 2.0 document served at `/openapi/v2`, when an input was one.
     pub(crate) openapi_v2: Option<Arc<Value>>,
     /// The schema nodes field management merges by (server-side apply).
     pub(crate) schemas: Arc<crate::objects::schema::Schemas>,
+    /// What each CustomResourceDefinition created through the API added, by its name.
+    #[cfg(feature = "model")]
+    pub(crate) custom: BTreeMap<String, Arc<crate::objects::custom::CustomPart>>,
+    /// The OpenAPI documents before any CRD was created through the API (taken when the
+    /// first one is).
+    #[cfg(feature = "model")]
+    pub(crate) openapi_base: Option<BTreeMap<String, Arc<Value>>>,
 }
 
 impl fmt::Debug for Catalog {
@@ -311,7 +324,7 @@ impl Catalog {
     /// Strategic merge patch metadata for the types (see [`PatchSchema`]).
     #[must_use]
     pub fn patch_schema(mut self, schema: PatchSchema) -> Catalog {
-        self.patch = schema;
+        self.patch = Arc::new(schema);
         self
     }
 
@@ -328,19 +341,24 @@ impl Catalog {
         &self.resources
     }
 
+    /// The resources served: all but those retired (a deleted CRD's), which keep their
+    /// place in [`Catalog::resources`] with no verbs.
+    pub fn served(&self) -> impl Iterator<Item = &ResourceDef> {
+        self.resources.iter().filter(|r| r.is_served())
+    }
+
     /// The resource `plural` of `group/version`.
     pub fn find(&self, group: &str, version: &str, plural: &str) -> Option<(usize, &ResourceDef)> {
-        self.resources
-            .iter()
-            .enumerate()
-            .find(|(_, r)| r.group == group && r.version == version && r.plural == plural)
+        self.resources.iter().enumerate().find(|(_, r)| {
+            r.group == group && r.version == version && r.plural == plural && r.is_served()
+        })
     }
 
     /// The resource serving `kind` in `group/version`.
     pub(crate) fn find_kind(&self, group: &str, version: &str, kind: &str) -> Option<usize> {
-        self.resources
-            .iter()
-            .position(|r| r.group == group && r.version == version && r.kind == kind)
+        self.resources.iter().position(|r| {
+            r.group == group && r.version == version && r.kind == kind && r.is_served()
+        })
     }
 
     pub(crate) fn validator_for(&self, def: &ResourceDef) -> Option<&Validator> {
@@ -348,8 +366,38 @@ impl Catalog {
             .get(&(def.group.clone(), def.version.clone(), def.kind.clone()))
     }
 
+    /// The schema nodes of `def`'s kind: a CRD's part's, or the catalog's own.
+    pub(crate) fn schemas_for(&self, def: &ResourceDef) -> &crate::objects::schema::Schemas {
+        #[cfg(feature = "model")]
+        if let Some(part) = self.part_for(def) {
+            return &part.schemas;
+        }
+        &self.schemas
+    }
+
+    /// The strategic merge metadata of `def`'s kind: a CRD's part's, or the catalog's own.
+    pub(crate) fn patch_for(&self, def: &ResourceDef) -> &PatchSchema {
+        #[cfg(feature = "model")]
+        if let Some(part) = self.part_for(def) {
+            return &part.patch;
+        }
+        &self.patch
+    }
+
+    #[cfg(feature = "model")]
+    fn part_for(&self, def: &ResourceDef) -> Option<&crate::objects::custom::CustomPart> {
+        if self.custom.is_empty() {
+            return None;
+        }
+        let gvk = (def.group.clone(), def.version.clone(), def.kind.clone());
+        self.custom
+            .values()
+            .find(|part| part.schemas.roots.contains_key(&gvk))
+            .map(|part| &**part)
+    }
+
     pub(crate) fn patch_root(&self, def: &ResourceDef) -> Option<&str> {
-        self.patch
+        self.patch_for(def)
             .roots
             .get(&(def.group.clone(), def.version.clone(), def.kind.clone()))
             .map(String::as_str)

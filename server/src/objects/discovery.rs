@@ -38,8 +38,7 @@ pub fn core_versions(catalog: &Catalog) -> Option<Value> {
 /// `/apis`: every named group.
 pub fn groups(catalog: &Catalog) -> Value {
     let mut names: Vec<&str> = catalog
-        .resources()
-        .iter()
+        .served()
         .map(|r| r.group.as_str())
         .filter(|g| !g.is_empty())
         .collect();
@@ -67,8 +66,7 @@ pub fn group(catalog: &Catalog, name: &str) -> Option<Value> {
 pub fn resources(catalog: &Catalog, group: &str, version: &str) -> Option<Value> {
     let mut list = Vec::new();
     for def in catalog
-        .resources()
-        .iter()
+        .served()
         .filter(|r| r.group == group && r.version == version)
     {
         let mut entry = json!({
@@ -136,8 +134,7 @@ pub fn openapi_index(catalog: &Catalog) -> Value {
 /// beta before alpha, higher numbers first).
 fn versions_of(catalog: &Catalog, group: &str) -> Vec<String> {
     let mut versions: Vec<String> = catalog
-        .resources()
-        .iter()
+        .served()
         .filter(|r| r.group == group)
         .map(|r| r.version.clone())
         .collect();

@@ -8,6 +8,8 @@
 
 pub(crate) mod builtin;
 pub(crate) mod catalog;
+#[cfg(feature = "model")]
+pub(crate) mod custom;
 pub(crate) mod discovery;
 pub(crate) mod jsonpath;
 pub(crate) mod meta;

@@ -85,6 +85,29 @@ impl Catalog {
         Ok(catalog)
     }
 
+    /// What a CustomResourceDefinition object serves (one created through the API), read as
+    /// [`Catalog::from_documents`] reads a CRD file: the generator's model of the CRD alone,
+    /// and its OpenAPI documents. The caller merges it into the catalog served
+    /// (`Catalog::with_custom`).
+    pub(crate) fn of_crd(crd: &Value) -> Result<Catalog, String> {
+        let name = crd
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("crd");
+        let bytes = serde_json::to_vec(crd).map_err(|e| e.to_string())?;
+        let model = kubeforge::Config::new()
+            .input_bytes(format!("{name}.json"), bytes)
+            .model()
+            .map_err(|e| e.to_string())?;
+        let mut catalog = Catalog::from_model(&model);
+        let mut documents = BTreeMap::new();
+        crd_document(&mut catalog, &mut documents, crd);
+        for (key, document) in documents {
+            catalog.openapi.insert(key, Arc::new(document));
+        }
+        Ok(catalog)
+    }
+
     /// The catalog of a model: resources and verbs from its operations, every type's schema
     /// node (what writes are validated, defaulted and pruned by, and what field management
     /// merges by), and the strategic merge patch metadata.

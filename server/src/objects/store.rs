@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::objects::catalog::Catalog;
+
 /// What happened to an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventType {
@@ -40,9 +42,17 @@ pub struct Event {
 /// `(namespace, name)`; the namespace is empty for cluster-scoped objects.
 pub type Key = (String, String);
 
-/// Everything stored.
+/// Everything stored, and the catalog it is stored by: a CustomResourceDefinition's
+/// creation changes what the server serves, so the catalog changes under the same lock as
+/// the objects (a request reads a snapshot of it, [`State::catalog`], when it starts).
 #[derive(Debug)]
 pub struct State {
+    /// What the server serves now; `objects` has one map per resource of it.
+    pub catalog: Arc<Catalog>,
+    /// CustomResourceDefinitions whose names were accepted but whose schemas are not
+    /// served yet: the verb that wrote them reads them once the lock is released
+    /// (`controllers::crds::install`), so no request waits on another's CRD.
+    pub unserved: Vec<Value>,
     /// The last resource version given out.
     pub rv: u64,
     /// Per resource (catalog index), the objects by key, in key order (as lists return them).
@@ -63,9 +73,12 @@ pub struct State {
 }
 
 impl State {
-    /// An empty store for `resources` resources.
-    pub fn new(resources: usize, capacity: usize) -> State {
+    /// An empty store for the resources of `catalog`.
+    pub fn new(catalog: Catalog, capacity: usize) -> State {
+        let resources = catalog.resources.len();
         State {
+            catalog: Arc::new(catalog),
+            unserved: Vec::new(),
             rv: 0,
             objects: vec![BTreeMap::new(); resources],
             history: VecDeque::new(),
@@ -75,6 +88,17 @@ impl State {
             uids: HashMap::new(),
             dependents: HashMap::new(),
         }
+    }
+
+    /// Serves `catalog` from now on: it has every resource of the current one at the same
+    /// index (resources are only ever added, so stored objects and events keep their
+    /// meaning), and maybe more.
+    pub fn replace_catalog(&mut self, catalog: Catalog) {
+        self.objects.resize_with(
+            catalog.resources.len().max(self.objects.len()),
+            BTreeMap::new,
+        );
+        self.catalog = Arc::new(catalog);
     }
 
     /// Stores `object` (whose `resourceVersion` the caller has set to [`State::rv`]) and

@@ -36,7 +36,7 @@ pub struct Server {
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
-            .field("catalog", &self.shared.catalog)
+            .field("catalog", &self.shared.catalog())
             .field("options", &self.shared.options)
             .finish_non_exhaustive()
     }
@@ -63,9 +63,10 @@ impl Server {
         }
     }
 
-    /// The catalog served.
-    pub fn catalog(&self) -> &Catalog {
-        &self.shared.catalog
+    /// The catalog served now (CustomResourceDefinitions created through the API add to
+    /// it).
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.shared.catalog()
     }
 
     /// How many watch streams are open (each is one task, which ends when its client goes).
@@ -106,7 +107,8 @@ impl Server {
         } else {
             trimmed.split('/').collect()
         };
-        let catalog = &self.shared.catalog;
+        let snapshot = self.shared.catalog();
+        let catalog = &*snapshot;
         let discovery = |value: Option<Value>| -> Result<Response<Body>, Failure> {
             if parts.method != Method::GET {
                 return Err(Failure::method_not_allowed(parts.method.as_str(), path));
@@ -176,9 +178,8 @@ impl Server {
             [plural, name, sub] => (*plural, Some(decode(name)?), Some((*sub).to_owned())),
             _ => return Err(Failure::no_route(path)),
         };
-        let (index, def) = self
-            .shared
-            .catalog
+        let catalog = self.shared.catalog();
+        let (index, def) = catalog
             .find(group, version, plural)
             .ok_or_else(|| Failure::no_route(path))?;
         let scoped_right = if def.namespaced {
@@ -234,7 +235,8 @@ impl Server {
         target: &Target,
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
-        let def = &self.shared.catalog.resources[target.index];
+        let catalog = self.shared.catalog();
+        let def = &catalog.resources[target.index];
         let query = Query::parse(parts.uri.query().unwrap_or(""));
         let watching = query.flag("watch");
         let verb = match (&parts.method, &target.name) {

@@ -7,6 +7,7 @@
 
 pub(crate) mod apply;
 pub(crate) mod builtin_defaults;
+pub(crate) mod crds;
 pub(crate) mod deletion;
 pub(crate) mod directive;
 pub(crate) mod namespaces;

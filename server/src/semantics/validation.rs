@@ -122,7 +122,7 @@ pub(crate) fn duplicate_errors(duplicates: &[String], json_patch: Option<&Value>
 /// Decodes `object` as an object of `def`'s kind (see the module docs) and returns the
 /// strict decoding errors of the fields that dropped (`unknown field "spec.foo"`).
 pub(crate) fn decode(catalog: &Catalog, def: &ResourceDef, object: &mut Value) -> Vec<String> {
-    let schemas = &catalog.schemas;
+    let schemas = catalog.schemas_for(def);
     let Some((node, builtin)) = schemas.root_node(&def.group, &def.version, &def.kind) else {
         return Vec::new();
     };
@@ -151,7 +151,7 @@ pub(crate) fn decode(catalog: &Catalog, def: &ResourceDef, object: &mut Value) -
 /// on the decoded object, and again where a strategy resets a part of it (a created object's
 /// `status`).
 pub(crate) fn builtin_defaults(catalog: &Catalog, def: &ResourceDef, object: &mut Value) {
-    let schemas = &catalog.schemas;
+    let schemas = catalog.schemas_for(def);
     if let Some(root) = schemas.root_of(&def.group, &def.version, &def.kind)
         && root.builtin
     {
@@ -207,11 +207,9 @@ fn schema_errors(
     old: Option<&Value>,
     mut errors: Vec<FieldError>,
 ) -> Vec<FieldError> {
-    if let Some((node, builtin)) = catalog
-        .schemas
-        .root_node(&def.group, &def.version, &def.kind)
-    {
-        let set = &catalog.schemas.set;
+    let schemas = catalog.schemas_for(def);
+    if let Some((node, builtin)) = schemas.root_node(&def.group, &def.version, &def.kind) {
+        let set = &schemas.set;
         if builtin {
             // Go decodes a `null` as the field's zero value: never a wrong type.
             let (object, old) = (without_nulls(object), old.map(without_nulls));

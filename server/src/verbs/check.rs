@@ -14,7 +14,8 @@ impl Shared {
     /// Checks a body's `apiVersion` and `kind` (filling them in when absent) and runs the
     /// kind's validator.
     pub(super) fn check(&self, index: usize, mut object: Value) -> Result<Value, Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         let name = object
             .pointer("/metadata/name")
             .and_then(Value::as_str)
@@ -59,7 +60,7 @@ impl Shared {
                 "metadata: must be an object",
             ));
         }
-        match self.catalog.validator_for(def) {
+        match catalog.validator_for(def) {
             Some(validator) => {
                 validator(object).map_err(|message| Failure::invalid(&def.kind, &name, message))
             }
@@ -81,9 +82,10 @@ impl Shared {
         source: impl FnOnce() -> Source,
         warnings: &mut Vec<String>,
     ) -> Result<Value, Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         let mut object = self.check(index, object)?;
-        errors.extend(validation::decode(&self.catalog, def, &mut object));
+        errors.extend(validation::decode(&catalog, def, &mut object));
         if !errors.is_empty() {
             validation::strict(directive, def, errors, source(), warnings)?;
         }
@@ -95,7 +97,8 @@ impl Shared {
     /// so nobody owns them, as on a real server.
     pub(super) fn applied(&self, index: usize, object: Value) -> Result<Value, Failure> {
         let mut object = self.check(index, object)?;
-        validation::decode(&self.catalog, self.def(index), &mut object);
+        let catalog = self.catalog();
+        validation::decode(&catalog, &catalog.resources[index], &mut object);
         Ok(object)
     }
 

@@ -41,7 +41,8 @@ impl Shared {
         options: &Value,
         query: &Query,
     ) -> Result<(StatusCode, Value), Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         let key = (namespace.to_owned(), name.to_owned());
         let mut state = self.lock();
         let old = state.objects[index]
@@ -74,8 +75,7 @@ impl Shared {
                 .get("dryRun")
                 .and_then(Value::as_array)
                 .is_some_and(|a| !a.is_empty());
-        let catalog = &self.catalog;
-        namespaces::admit_delete(catalog, index, name)?;
+        namespaces::admit_delete(&catalog, index, name)?;
         let policy = Policy::of(options, query, def)?;
         let uid = old
             .pointer("/metadata/uid")
@@ -85,7 +85,7 @@ impl Shared {
         if dry_run {
             let held = !finalizers(&old).is_empty()
                 || policy != Policy::Background
-                || (namespaces::is_namespaces(catalog, index)
+                || (namespaces::is_namespaces(&catalog, index)
                     && !namespaces::spec_finalizers(&old).is_empty());
             return Ok((
                 StatusCode::OK,
@@ -93,7 +93,7 @@ impl Shared {
             ));
         }
         let mut queue = std::collections::VecDeque::new();
-        let outcome = queue::delete(&mut state, catalog, index, &key, policy, &mut queue);
+        let outcome = queue::delete(&mut state, &catalog, index, &key, policy, &mut queue);
         self.settle(&mut state, queue.into());
         self.notify(state);
         match outcome {
@@ -109,7 +109,8 @@ impl Shared {
         body: &[u8],
         query: &Query,
     ) -> Result<(StatusCode, Value), Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         let options = if body.iter().all(u8::is_ascii_whitespace) {
             Value::Null
         } else {

@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use crate::controllers::{self, queue::Work};
-use crate::objects::catalog::{Catalog, ResourceDef};
+use crate::objects::catalog::Catalog;
 use crate::objects::meta::now;
 use crate::objects::store::State;
 use crate::semantics::namespaces;
@@ -49,9 +49,8 @@ impl Default for Options {
     }
 }
 
-/// What every clone of a server shares: the catalog, the store, and the watches on it.
+/// What every clone of a server shares: the store (with the catalog), and the watches on it.
 pub(crate) struct Shared {
-    pub(crate) catalog: Catalog,
     pub(crate) options: Options,
     pub(crate) state: Mutex<State>,
     /// The last resource version, for watches to wait on.
@@ -64,9 +63,8 @@ pub(crate) struct Shared {
 impl Shared {
     /// The state of a server for `catalog`, with the namespaces a cluster starts with.
     pub(crate) fn new(catalog: Catalog, options: Options) -> Shared {
-        let state = State::new(catalog.resources.len(), options.history);
+        let state = State::new(catalog, options.history);
         let shared = Shared {
-            catalog,
             options,
             state: Mutex::new(state),
             changed: tokio::sync::watch::channel(0).0,
@@ -83,9 +81,15 @@ impl Shared {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// What the server serves now. Take it once per request, before [`Shared::lock`]
+    /// (which it takes): under the lock, read `state.catalog`.
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        self.lock().catalog.clone()
+    }
+
     /// Creates the namespaces a cluster starts with, when the API serves namespaces.
     fn seed_namespaces(&self) {
-        let Some(index) = namespaces::index(&self.catalog) else {
+        let Some(index) = namespaces::index(&self.catalog()) else {
             return;
         };
         let mut state = self.lock();
@@ -111,19 +115,29 @@ impl Shared {
         }
     }
 
-    fn def(&self, index: usize) -> &ResourceDef {
-        &self.catalog.resources[index]
-    }
-
-    /// Runs the controllers (garbage collector, namespace lifecycle) on what a write did.
+    /// Runs the controllers (garbage collector, namespace lifecycle, …) on what a write did.
     fn settle(&self, state: &mut State, work: Vec<Work>) {
-        controllers::settle(state, &self.catalog, work);
+        controllers::settle(state, work);
     }
 
-    fn notify(&self, state: MutexGuard<'_, State>) {
+    /// Wakes the watches after a write, then serves the CRDs it left unserved.
+    fn notify(&self, mut state: MutexGuard<'_, State>) {
         let rv = state.rv;
+        let unserved = std::mem::take(&mut state.unserved);
         drop(state);
         self.changed.send_replace(rv);
+        #[cfg(feature = "model")]
+        for crd in unserved {
+            // The generator's model of a large CRD takes a while: never under the lock.
+            let part = Catalog::of_crd(&crd);
+            let mut state = self.lock();
+            let mut queue = std::collections::VecDeque::new();
+            controllers::crds::install(&mut state, &crd, part, &mut queue);
+            self.settle(&mut state, queue.into());
+            self.notify(state);
+        }
+        #[cfg(not(feature = "model"))]
+        drop(unserved);
     }
 
     fn uid(&self, rv: u64) -> String {

@@ -42,7 +42,8 @@ impl Shared {
         namespace: &str,
         name: &str,
     ) -> Result<Arc<Value>, Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         self.lock().objects[index]
             .get(&(namespace.to_owned(), name.to_owned()))
             .cloned()
@@ -55,7 +56,8 @@ impl Shared {
         namespace: Option<&str>,
         query: &Query,
     ) -> Result<(StatusCode, Value), Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         let filter = Filter::new(namespace, query)?;
         let limit = query
             .get("limit")

@@ -27,14 +27,14 @@ impl Shared {
             media::Answer::Table(version)
                 if value.get("kind").and_then(Value::as_str) != Some("Status") =>
             {
-                let def = self.def(index);
+                let catalog = self.catalog();
+                let def = &catalog.resources[index];
                 let include = table::Include::of(query.get("includeObject"));
-                let catalog = &self.catalog;
                 let table = match value.get("items").and_then(Value::as_array) {
                     Some(items) => {
                         let items: Vec<&Value> = items.iter().collect();
                         table::table(
-                            catalog,
+                            &catalog,
                             def,
                             version,
                             &items,
@@ -45,7 +45,7 @@ impl Shared {
                     }
                     None => {
                         let metadata = json!({"resourceVersion": value.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::from(""))});
-                        table::table(catalog, def, version, &[&value], include, metadata, true)
+                        table::table(&catalog, def, version, &[&value], include, metadata, true)
                     }
                 };
                 json_response(code, &table)

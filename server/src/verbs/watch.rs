@@ -136,22 +136,15 @@ fn event_line(kind: &str, object: &Value) -> Bytes {
 }
 
 async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
-    let def = &shared.catalog.resources[request.index];
+    let catalog = shared.catalog();
+    let def = &catalog.resources[request.index];
     // The first object sent as a Table carries the column definitions, as on a real server.
     let headers = std::sync::atomic::AtomicBool::new(true);
     let line = |kind: &str, object: &Value| match request.table {
         Some((version, include)) => {
             let metadata = json!({"resourceVersion": object.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::from(""))});
             let first = headers.swap(false, Ordering::SeqCst);
-            let table = table::table(
-                &shared.catalog,
-                def,
-                version,
-                &[object],
-                include,
-                metadata,
-                first,
-            );
+            let table = table::table(&catalog, def, version, &[object], include, metadata, first);
             event_line(kind, &table)
         }
         None if request.protobuf => encoding::watch_frame(kind, object),

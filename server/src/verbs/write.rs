@@ -61,7 +61,8 @@ impl Shared {
         query: &Query,
         manager: Option<&str>,
     ) -> Result<(StatusCode, Value), Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         let meta = metadata_mut(&mut object);
         // A name from `generateName` before validation, as `BeforeCreate` makes it; without
         // either, validation refuses the empty name.
@@ -83,9 +84,9 @@ impl Shared {
         ] {
             meta.remove(key);
         }
-        validation::validate(&self.catalog, def, &object, None)?;
+        validation::validate(&catalog, def, &object, None)?;
         if let Some(manager) = manager {
-            Fields::new(&self.catalog, def, None).created(&mut object, manager);
+            Fields::new(&catalog, def, None).created(&mut object, manager);
         }
         if def.has_status()
             && let Some(map) = object.as_object_mut()
@@ -93,14 +94,14 @@ impl Shared {
             // PrepareForCreate: a built-in kind's status starts as its zero value (what Go
             // writes of it), a custom resource's is dropped.
             map.remove("status");
-            validation::builtin_defaults(&self.catalog, def, &mut object);
+            validation::builtin_defaults(&catalog, def, &mut object);
         }
-        if namespaces::is_namespaces(&self.catalog, index) {
+        if namespaces::is_namespaces(&catalog, index) {
             namespaces::prepare(&mut object, &name);
         }
         let key = (namespace.to_owned(), name.clone());
         let mut state = self.lock();
-        namespaces::admit_create(&state, &self.catalog, def, namespace, &name)?;
+        namespaces::admit_create(&state, &catalog, def, namespace, &name)?;
         if state.objects[index].contains_key(&key) {
             return Err(Failure::already_exists(&def.group, &def.plural, &name));
         }
@@ -132,7 +133,8 @@ impl Shared {
         manager: &str,
         warnings: &mut Vec<String>,
     ) -> Result<(StatusCode, Value), Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         apply::check_options(
             "UpdateOptions",
             query.get("fieldManager"),
@@ -193,7 +195,8 @@ impl Shared {
         manager: &str,
         warnings: &mut Vec<String>,
     ) -> Result<(StatusCode, Value), Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         let kind = PatchKind::from_content_type(content_type).ok_or_else(|| {
             Failure::unsupported_media_type(format!(
                 "the body of the request was in an unknown format ({content_type:?}): accepted media types are application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
@@ -224,8 +227,8 @@ impl Shared {
         } else {
             (*old).clone()
         };
-        let root = self.catalog.patch_root(def);
-        patch::apply(kind, &mut patched, body, &self.catalog.patch, root)
+        let root = catalog.patch_root(def);
+        patch::apply(kind, &mut patched, body, catalog.patch_for(def), root)
             .map_err(|message| Failure::invalid(&def.kind, name, message))?;
         // The patch's own duplicate keys (and a JSON patch's unknown ones) are strict errors
         // too; a refusal shows the patched object, or a strategic merge patch as Go prints it.
@@ -291,7 +294,8 @@ impl Shared {
         query: &Query,
         manager: &str,
     ) -> Result<(StatusCode, Value), Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         let config = apply::parse_config(body)?;
         let config = if sub == Some("scale") {
             apply::scale_config(def, &config)?
@@ -299,7 +303,7 @@ impl Shared {
             config
         };
         let force = query.flag("force");
-        let fields = Fields::new(&self.catalog, def, sub);
+        let fields = Fields::new(&catalog, def, sub);
         let old = match self.stored(index, namespace, name) {
             Ok(old) => old,
             Err(failure) if failure.code == 404 && sub.is_none() => {
@@ -358,7 +362,8 @@ impl Shared {
         query: &Query,
         manager: Option<&str>,
     ) -> Result<(StatusCode, Value), Failure> {
-        let def = self.def(index);
+        let catalog = self.catalog();
+        let def = &catalog.resources[index];
         // An apply on a subresource has recorded its managed fields in `new`.
         let applied_fields = manager
             .is_none()
@@ -422,7 +427,7 @@ impl Shared {
         };
         match (manager, applied_fields) {
             (Some(manager), _) => {
-                Fields::new(&self.catalog, def, sub).updated(old, &mut result, manager);
+                Fields::new(&catalog, def, sub).updated(old, &mut result, manager);
             }
             (None, Some(fields)) => {
                 let meta = metadata_mut(&mut result);
@@ -433,7 +438,7 @@ impl Shared {
             }
             (None, None) => {}
         }
-        validation::validate(&self.catalog, def, &result, Some(old))?;
+        validation::validate(&catalog, def, &result, Some(old))?;
         let spec_changed = without_meta_and_status(&result) != without_meta_and_status(old);
         let meta = metadata_mut(&mut result);
         meta.insert(
@@ -461,7 +466,7 @@ impl Shared {
         if query.dry_run() {
             return Ok((status, result));
         }
-        let finalized = released(&self.catalog, index, &result);
+        let finalized = released(&catalog, index, &result);
         let key = (namespace.to_owned(), name.to_owned());
         let mut state = self.lock();
         let current = state.objects[index].get(&key).cloned();

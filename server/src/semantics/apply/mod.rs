@@ -50,7 +50,8 @@ pub(crate) struct Fields<'c> {
 impl<'c> Fields<'c> {
     /// Field management for `def` (its subresource `sub`).
     pub(crate) fn new(catalog: &'c Catalog, def: &ResourceDef, sub: Option<&'c str>) -> Self {
-        let (root, builtin) = catalog.schemas.root(&def.group, &def.version, &def.kind);
+        let schemas = catalog.schemas_for(def);
+        let (root, builtin) = schemas.root(&def.group, &def.version, &def.kind);
         let reset = match sub {
             Some("status") => Reset::AllButStatus,
             Some("scale") => Reset::AllButReplicas,
@@ -58,7 +59,7 @@ impl<'c> Fields<'c> {
             _ => Reset::Nothing,
         };
         Fields {
-            schemas: &catalog.schemas,
+            schemas,
             root,
             builtin,
             api_version: def.api_version(),

@@ -1,0 +1,329 @@
+//! CustomResourceDefinitions created through the API, as a user creates them: `kubectl
+//! apply` against the binary serving the whole Kubernetes 1.36 API (`swagger.json`), then
+//! everything a real API server does with the CRD at once: `NamesAccepted` and
+//! `Established`, `acceptedNames`, discovery with its short name, `kubectl explain` from the
+//! OpenAPI v3 document, validation and defaulting from its schema, the printer columns, the
+//! `scale` and `status` subresources, server-side apply; names another CRD of the group
+//! holds refused in the conditions as the naming controller refuses them; a changed schema
+//! served at once; and the CRD's delete taking its objects with it. Real projects' CRDs
+//! (`../shared/extra-crds`) are served the same way.
+
+use std::path::PathBuf;
+
+use kubeforge_tests::kubectl_server::KubectlServer;
+use serde_json::Value;
+
+fn start(test: &str) -> Option<(KubectlServer, PathBuf)> {
+    let corpus = kubeforge_tests::corpus(test, &["kubernetes/swagger.json"])?;
+    let kubectl = kubeforge_tests::kubectl(test)?;
+    let server = KubectlServer::start(
+        env!("CARGO_BIN_EXE_kubeforge-server"),
+        kubectl,
+        &[corpus.join("kubernetes/swagger.json")],
+    );
+    Some((server, corpus))
+}
+
+fn json_of(server: &KubectlServer, args: &[&str]) -> Value {
+    let text = server.ok(args, "");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("kubectl {args:?}: {e}: {text}"))
+}
+
+const WIDGETS: &str = r"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    - {name: Color, type: string, jsonPath: .spec.color}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: What a widget should be.
+            properties:
+              size: {type: integer, minimum: 1, default: 3}
+              replicas: {type: integer}
+              color: {type: string, enum: [red, blue]}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+";
+
+/// The condition `ty` of a CRD: (status, reason, message).
+fn condition(crd: &Value, ty: &str) -> (String, String, String) {
+    let found = crd["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == ty)
+        .unwrap_or_else(|| panic!("no {ty} condition: {crd}"));
+    let text = |key: &str| found[key].as_str().unwrap_or("").to_owned();
+    (text("status"), text("reason"), text("message"))
+}
+
+#[test]
+fn a_crd_applied_with_kubectl_is_served_at_once() {
+    let Some((server, _)) = start("a_crd_applied_with_kubectl_is_served_at_once") else {
+        return;
+    };
+    let file = server.file("widgets.yaml", WIDGETS);
+    let _ = server.ok(&["apply", "-f", &file], "");
+    // No wait: established when the apply has answered.
+    let crd = json_of(
+        &server,
+        &["get", "crd", "widgets.example.com", "-o", "json"],
+    );
+    assert_eq!(
+        condition(&crd, "NamesAccepted"),
+        (
+            "True".into(),
+            "NoConflicts".into(),
+            "no conflicts found".into()
+        )
+    );
+    assert_eq!(
+        condition(&crd, "Established"),
+        (
+            "True".into(),
+            "InitialNamesAccepted".into(),
+            "the initial names have been accepted".into()
+        )
+    );
+    assert_eq!(
+        crd["status"]["acceptedNames"],
+        serde_json::json!({"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "shortNames": ["wd"], "singular": "widget"})
+    );
+    assert_eq!(crd["status"]["storedVersions"], serde_json::json!(["v1"]));
+    let _ = server.ok(
+        &[
+            "wait",
+            "--for=condition=Established",
+            "crd/widgets.example.com",
+            "--timeout=5s",
+        ],
+        "",
+    );
+    let resources = server.ok(&["api-resources", "--api-group=example.com"], "");
+    assert!(
+        resources
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["widgets", "wd", "example.com/v1", "true", "Widget"]),
+        "{resources}"
+    );
+    let explained = server.ok(&["explain", "widgets.spec"], "");
+    assert!(
+        explained.contains("What a widget should be."),
+        "{explained}"
+    );
+    assert!(
+        explained.contains("color\t<string>") || explained.contains("color"),
+        "{explained}"
+    );
+
+    // Validated and defaulted by its schema; the printer columns.
+    let _ = server.ok(
+        &["apply", "-f", "-"],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red}\n",
+    );
+    let w1 = json_of(&server, &["get", "wd", "w1", "-o", "json"]);
+    assert_eq!(w1["spec"]["size"], 3, "{w1}");
+    let refused = server.fails(
+        &["apply", "-f", "-"],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {color: green, size: 0}\n",
+    );
+    assert!(
+        refused.contains(r#"The Widget "w2" is invalid: "#)
+            && refused.contains(r#"spec.color: Unsupported value: "green": supported values: "red", "blue""#)
+            && refused.contains("spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1"),
+        "{refused}"
+    );
+    let table = server.ok(&["get", "widgets"], "");
+    assert_eq!(
+        table
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .collect::<Vec<_>>(),
+        [vec!["NAME", "SIZE", "COLOR"], vec!["w1", "3", "red"]],
+        "{table}"
+    );
+
+    // The scale and status subresources.
+    let _ = server.ok(&["scale", "widget", "w1", "--replicas=4"], "");
+    let _ = server.ok(
+        &[
+            "patch",
+            "widget",
+            "w1",
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"replicas":2}}"#,
+        ],
+        "",
+    );
+    let scale = json_of(
+        &server,
+        &[
+            "get",
+            "--raw",
+            "/apis/example.com/v1/namespaces/default/widgets/w1/scale",
+        ],
+    );
+    assert_eq!(
+        (
+            scale["spec"]["replicas"].clone(),
+            scale["status"]["replicas"].clone()
+        ),
+        (4.into(), 2.into()),
+        "{scale}"
+    );
+
+    // Server-side apply merges by the CRD's schema and records the manager.
+    let _ = server.ok(
+        &["apply", "--server-side", "--field-manager=team", "-f", "-"],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w3}\nspec: {color: blue}\n",
+    );
+    let w3 = json_of(
+        &server,
+        &["get", "widget", "w3", "-o", "json", "--show-managed-fields"],
+    );
+    assert_eq!(w3["spec"]["size"], 3, "{w3}");
+    assert!(
+        w3["metadata"]["managedFields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["manager"] == "team" && m["operation"] == "Apply"),
+        "{w3}"
+    );
+
+    // A changed schema is served at once: `green` becomes valid.
+    let changed = WIDGETS.replace("enum: [red, blue]", "enum: [red, blue, green]");
+    let file = server.file("widgets.yaml", &changed);
+    let _ = server.ok(&["apply", "-f", &file], "");
+    let _ = server.ok(
+        &["apply", "-f", "-"],
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {color: green}\n",
+    );
+
+    // Deleting the CRD deletes its objects and stops serving it.
+    let _ = server.ok(&["delete", "crd", "widgets.example.com"], "");
+    let gone = server.fails(&["get", "--raw", "/apis/example.com/v1/widgets"], "");
+    assert!(
+        gone.contains("NotFound") || gone.contains("not found"),
+        "{gone}"
+    );
+    let crds = server.ok(&["get", "crd", "-o", "name"], "");
+    assert!(crds.trim().is_empty(), "{crds}");
+    let groups = server.ok(&["get", "--raw", "/apis"], "");
+    assert!(!groups.contains("example.com"), "{groups}");
+    // Created again, it starts empty.
+    let _ = server.ok(&["apply", "-f", &file], "");
+    let listed = json_of(&server, &["get", "widgets", "-A", "-o", "json"]);
+    assert_eq!(listed["items"], serde_json::json!([]), "{listed}");
+}
+
+#[test]
+fn names_another_crd_holds_are_refused_in_its_conditions() {
+    let Some((server, _)) = start("names_another_crd_holds_are_refused_in_its_conditions") else {
+        return;
+    };
+    let file = server.file("widgets.yaml", WIDGETS);
+    let _ = server.ok(&["apply", "-f", &file], "");
+    let gadgets = WIDGETS
+        .replace("widgets.example.com", "gadgets.example.com")
+        .replace(
+            "plural: widgets, singular: widget, kind: Widget",
+            "plural: gadgets, singular: gadget, kind: Gadget",
+        );
+    let file = server.file("gadgets.yaml", &gadgets);
+    let _ = server.ok(&["apply", "-f", &file], "");
+    let crd = json_of(
+        &server,
+        &["get", "crd", "gadgets.example.com", "-o", "json"],
+    );
+    assert_eq!(
+        condition(&crd, "NamesAccepted"),
+        (
+            "False".into(),
+            "ShortNamesConflict".into(),
+            "\"wd\" is already in use".into()
+        )
+    );
+    assert_eq!(
+        condition(&crd, "Established"),
+        (
+            "False".into(),
+            "NotAccepted".into(),
+            "not all names are accepted".into()
+        )
+    );
+    let resources = server.ok(&["api-resources", "--api-group=example.com"], "");
+    assert!(!resources.contains("gadgets"), "{resources}");
+    // The other CRD goes: its names are free, and the waiting one is served.
+    let _ = server.ok(&["delete", "crd", "widgets.example.com"], "");
+    let crd = json_of(
+        &server,
+        &["get", "crd", "gadgets.example.com", "-o", "json"],
+    );
+    assert_eq!(condition(&crd, "Established").0, "True", "{crd}");
+    let _ = server.ok(&["get", "gadgets"], "");
+}
+
+#[test]
+fn real_projects_crds_are_served_when_created() {
+    let test = "real_projects_crds_are_served_when_created";
+    let Some((server, _)) = start(test) else {
+        return;
+    };
+    let Some(dir) = kubeforge_tests::extra_crds(
+        test,
+        &[
+            "argo-Workflow.yaml",
+            "prometheus-operator-Prometheus.yaml",
+            "tekton-Pipeline.yaml",
+        ],
+    ) else {
+        return;
+    };
+    for (file, resource, short) in [
+        ("argo-Workflow.yaml", "workflows.argoproj.io", "wf"),
+        (
+            "prometheus-operator-Prometheus.yaml",
+            "prometheuses.monitoring.coreos.com",
+            "prom",
+        ),
+        ("tekton-Pipeline.yaml", "pipelines.tekton.dev", ""),
+    ] {
+        let path = dir.join(file).display().to_string();
+        let _ = server.ok(&["apply", "--server-side", "-f", &path], "");
+        let crd = json_of(&server, &["get", "crd", resource, "-o", "json"]);
+        assert_eq!(
+            condition(&crd, "Established").0,
+            "True",
+            "{resource}: {crd}"
+        );
+        let plural = resource.split('.').next().unwrap();
+        let _ = server.ok(&["get", plural, "-A"], "");
+        if !short.is_empty() {
+            let _ = server.ok(&["get", short, "-A"], "");
+        }
+    }
+}
