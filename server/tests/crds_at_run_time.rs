@@ -224,7 +224,11 @@ fn a_crd_applied_with_kubectl_is_served_at_once() {
     );
 
     // Deleting the CRD deletes its objects and stops serving it.
-    let _ = server.ok(&["delete", "crd", "widgets.example.com"], "");
+    // `--wait=false`: the answer is the CRD marked for deletion, as a real server's is.
+    let _ = server.ok(
+        &["delete", "crd", "widgets.example.com", "--wait=false"],
+        "",
+    );
     let gone = server.fails(&["get", "--raw", "/apis/example.com/v1/widgets"], "");
     assert!(
         gone.contains("NotFound") || gone.contains("not found"),
@@ -325,5 +329,78 @@ fn real_projects_crds_are_served_when_created() {
         if !short.is_empty() {
             let _ = server.ok(&["get", short, "-A"], "");
         }
+    }
+}
+
+/// A CRD's served versions read and write the same objects (`conversion: None`: only
+/// `apiVersion` differs), and a version added later reads the objects already stored.
+#[test]
+fn a_crds_versions_share_their_objects() {
+    let Some((server, _)) = start("a_crds_versions_share_their_objects") else {
+        return;
+    };
+    let two = WIDGETS.replace(
+        "  versions:\n  - name: v1\n    served: true\n    storage: true\n",
+        "  versions:\n  - name: v1beta1\n    served: true\n    storage: false\n    schema:\n      openAPIV3Schema:\n        type: object\n        x-kubernetes-preserve-unknown-fields: true\n  - name: v1\n    served: true\n    storage: true\n",
+    );
+    let file = server.file("widgets.yaml", &two);
+    let _ = server.ok(&["apply", "-f", &file], "");
+    let _ = server.ok(
+        &["apply", "-f", "-"],
+        "apiVersion: example.com/v1beta1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red}\n",
+    );
+    let through_v1 = json_of(
+        &server,
+        &["get", "widgets.v1.example.com", "w1", "-o", "json"],
+    );
+    assert_eq!(through_v1["apiVersion"], "example.com/v1", "{through_v1}");
+    assert_eq!(through_v1["spec"]["color"], "red", "{through_v1}");
+    let through_beta = json_of(
+        &server,
+        &[
+            "get",
+            "--raw",
+            "/apis/example.com/v1beta1/namespaces/default/widgets/w1",
+        ],
+    );
+    assert_eq!(
+        through_beta["apiVersion"], "example.com/v1beta1",
+        "{through_beta}"
+    );
+    assert_eq!(
+        through_beta["metadata"]["resourceVersion"], through_v1["metadata"]["resourceVersion"],
+        "one object: {through_beta}"
+    );
+    // A version added later reads what is stored.
+    let three = two.replace(
+        "  - name: v1\n    served: true\n    storage: true\n",
+        "  - name: v2\n    served: true\n    storage: false\n    schema:\n      openAPIV3Schema:\n        type: object\n        x-kubernetes-preserve-unknown-fields: true\n  - name: v1\n    served: true\n    storage: true\n",
+    );
+    let file = server.file("widgets.yaml", &three);
+    let _ = server.ok(&["apply", "-f", &file], "");
+    let through_v2 = json_of(
+        &server,
+        &[
+            "get",
+            "--raw",
+            "/apis/example.com/v2/namespaces/default/widgets/w1",
+        ],
+    );
+    assert_eq!(through_v2["apiVersion"], "example.com/v2", "{through_v2}");
+    // Deleted through one version, it is gone from all.
+    let _ = server.ok(&["delete", "widgets.v1.example.com", "w1"], "");
+    for version in ["v1beta1", "v2"] {
+        let gone = server.fails(
+            &[
+                "get",
+                "--raw",
+                &format!("/apis/example.com/{version}/namespaces/default/widgets/w1"),
+            ],
+            "",
+        );
+        assert!(
+            gone.contains("NotFound") || gone.contains("not found"),
+            "{version}: {gone}"
+        );
     }
 }

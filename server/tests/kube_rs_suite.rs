@@ -1,7 +1,8 @@
 //! kube-rs's own cluster tests (the `#[ignore]`d library tests of kube, kube-client and
 //! kube-runtime, at the release `kubeforge_tests::kube_rs::VERSION`, from their published
-//! packages) against `kubeforge-server serve kubernetes/swagger.json`, each alone, in order,
-//! against one server.
+//! packages) against `kubeforge-server serve kubernetes/swagger.json`, then against the
+//! server of the OpenAPI v3 documents (`kubernetes/v3/*.json`): each test alone, in order,
+//! against one server for each form of the API, with the same expectations for both.
 //!
 //! Every test is listed in `kube_rs_expected.txt`, as passing or as failing with the reason:
 //! this test fails when one that passed fails, when one that failed passes (move it), and
@@ -23,9 +24,10 @@ const LIMIT: Duration = Duration::from_secs(40);
 
 #[test]
 fn kube_rs_cluster_tests() {
-    let Some(corpus) =
-        kubeforge_tests::corpus("kube_rs_cluster_tests", &["kubernetes/swagger.json"])
-    else {
+    let Some(corpus) = kubeforge_tests::corpus(
+        "kube_rs_cluster_tests",
+        &["kubernetes/swagger.json", "kubernetes/v3"],
+    ) else {
         return;
     };
     let expected = kube_rs::parse_expected(include_str!("kube_rs_expected.txt"))
@@ -39,16 +41,52 @@ fn kube_rs_cluster_tests() {
         kube_rs::PACKAGES.len(),
         "one test binary per package"
     );
+    // The same expectations for both forms of the API: what the server serves must not
+    // depend on the form of the documents it was given.
+    let mut problems = String::new();
+    for (documents, logs, inputs) in [
+        (
+            "swagger.json",
+            "swagger",
+            vec![corpus.join("kubernetes/swagger.json")],
+        ),
+        (
+            "the v3 documents",
+            "v3",
+            kubeforge_tests::sorted_files(&corpus.join("kubernetes/v3"), "json"),
+        ),
+    ] {
+        let logs = scratch.join("logs").join(logs);
+        let found = run_all(&logs, &binaries, &inputs, &expected, documents);
+        if !found.is_empty() {
+            problems.push_str(&format!("against {documents}:\n{found}\n"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "kube-rs's cluster tests differ from kube_rs_expected.txt (logs in {}):\n{problems}",
+        scratch.join("logs").display()
+    );
+}
+
+/// Runs every test of `binaries` against a server of `inputs`; what differs from
+/// `expected`.
+fn run_all(
+    logs: &Path,
+    binaries: &[kube_rs::Binary],
+    inputs: &[std::path::PathBuf],
+    expected: &kube_rs::Expected,
+    documents: &str,
+) -> String {
     let server = KubectlServer::start(
         env!("CARGO_BIN_EXE_kubeforge-server"),
         "kubectl".into(),
-        &[corpus.join("kubernetes/swagger.json")],
+        inputs,
     );
     let kubeconfig = server.dir().join("config");
-    let logs = scratch.join("logs");
-    std::fs::create_dir_all(&logs).expect("the log directory");
+    std::fs::create_dir_all(logs).expect("the log directory");
     let mut outcomes = Vec::new();
-    for binary in &binaries {
+    for binary in binaries {
         for test in kube_rs::ignored_tests(binary).unwrap_or_else(|e| panic!("{e}")) {
             let log = logs.join(format!(
                 "{}-{}.log",
@@ -78,16 +116,11 @@ fn kube_rs_cluster_tests() {
     }
     let passed = outcomes.iter().filter(|o| o.passed).count();
     kubeforge_tests::notice(&format!(
-        "kube-rs {} cluster tests: {passed} of {} pass (expected {} of {})",
+        "kube-rs {} cluster tests against {documents}: {passed} of {} pass (expected {} of {})",
         kube_rs::VERSION,
         outcomes.len(),
         expected.pass.len(),
         expected.pass.len() + expected.fail.len()
     ));
-    let problems = kube_rs::compare(&outcomes, &expected);
-    assert!(
-        problems.is_empty(),
-        "kube-rs's cluster tests differ from kube_rs_expected.txt (logs in {}):\n{problems}",
-        logs.display()
-    );
+    kube_rs::compare(&outcomes, expected)
 }

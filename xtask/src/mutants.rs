@@ -464,6 +464,33 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "        let _ = (&schemas.names, root.index, &object);",
         tests: &["kubeforge-server:builtin_defaults"],
     },
+    Mutant {
+        name: "crd-not-served",
+        breaks: "a CustomResourceDefinition created through the API is served at once",
+        file: "server/src/controllers/crds.rs",
+        find: "            let next = catalog.with_custom(&key.1, &spec, part);\n            state.replace_catalog(next);",
+        replace: "            let _ = (&spec, part);",
+        tests: &[
+            "kubeforge-server:crds_at_run_time",
+            "kubeforge-server:validation:istio_examples_with_the_crds_created_through_the_api",
+        ],
+    },
+    Mutant {
+        name: "crd-versions-not-shared",
+        breaks: "a custom resource's served versions read the same stored objects",
+        file: "server/src/objects/catalog.rs",
+        find: "        if !self.is_custom(def) {\n            return Vec::new();\n        }",
+        replace: "        if self.is_custom(def) || !self.is_custom(def) {\n            return Vec::new();\n        }",
+        tests: &["kubeforge-server:crds_at_run_time:a_crds_versions_share_their_objects"],
+    },
+    Mutant {
+        name: "crd-delete-keeps-objects",
+        breaks: "deleting a CustomResourceDefinition deletes its objects",
+        file: "server/src/controllers/crds.rs",
+        find: "            delete(state, catalog, *resource, &object, Policy::Background, queue);",
+        replace: "            let _ = (&object, Policy::Background, &queue);",
+        tests: &["kubeforge-server:crds_at_run_time:a_crd_applied_with_kubectl_is_served_at_once"],
+    },
     // The API diff.
     Mutant {
         name: "removed-field-additive",

@@ -145,6 +145,8 @@ pub(crate) fn install(
         Ok(part) => {
             let next = catalog.with_custom(&key.1, &spec, part);
             state.replace_catalog(next);
+            let served = state.catalog.custom_resources(&key.1);
+            state.share_versions(&served);
             establish(&mut crd);
         }
         Err(error) => {

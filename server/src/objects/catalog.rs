@@ -190,6 +190,22 @@ pub struct PatchSchema {
     pub roots: HashMap<(String, String, String), String>,
 }
 
+#[cfg(feature = "model")]
+/// What one CRD created through the API added (`custom.rs` adds and removes them).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CustomPart {
+    /// The CRD's `spec` the part was read from: a status update changes nothing served.
+    pub(crate) spec: Value,
+    /// The catalog indexes of its served resources.
+    pub(crate) resources: BTreeSet<usize>,
+    /// Its OpenAPI v3 documents, by path (`apis/<group>/<version>`).
+    pub(crate) documents: BTreeMap<String, Value>,
+    /// Its kinds' schema nodes.
+    pub(crate) schemas: Arc<crate::objects::schema::Schemas>,
+    /// Its kinds' strategic merge metadata.
+    pub(crate) patch: Arc<PatchSchema>,
+}
+
 /// Everything the server serves.
 #[derive(Clone, Default)]
 pub struct Catalog {
@@ -204,7 +220,7 @@ pub struct Catalog {
     pub(crate) schemas: Arc<crate::objects::schema::Schemas>,
     /// What each CustomResourceDefinition created through the API added, by its name.
     #[cfg(feature = "model")]
-    pub(crate) custom: BTreeMap<String, Arc<crate::objects::custom::CustomPart>>,
+    pub(crate) custom: BTreeMap<String, Arc<CustomPart>>,
     /// The OpenAPI documents before any CRD was created through the API (taken when the
     /// first one is).
     #[cfg(feature = "model")]
@@ -366,12 +382,45 @@ impl Catalog {
             .get(&(def.group.clone(), def.version.clone(), def.kind.clone()))
     }
 
+    /// The other served versions of a custom resource, which read the same stored objects
+    /// (a CRD's versions; `conversion: None`); none for a built-in resource, whose versions
+    /// are different objects here.
+    pub(crate) fn shared_versions(&self, index: usize) -> Vec<usize> {
+        let Some(def) = self.resources.get(index) else {
+            return Vec::new();
+        };
+        if !self.is_custom(def) {
+            return Vec::new();
+        }
+        self.resources
+            .iter()
+            .enumerate()
+            .filter(|(i, other)| {
+                *i != index
+                    && other.is_served()
+                    && other.group == def.group
+                    && other.plural == def.plural
+                    && self.is_custom(other)
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Whether `def` is a custom resource (a CRD's kind).
+    fn is_custom(&self, def: &ResourceDef) -> bool {
+        self.schemas_for(def)
+            .root_of(&def.group, &def.version, &def.kind)
+            .is_some_and(|root| !root.builtin)
+    }
+
     /// The schema nodes of `def`'s kind: a CRD's part's, or the catalog's own.
     pub(crate) fn schemas_for(&self, def: &ResourceDef) -> &crate::objects::schema::Schemas {
         #[cfg(feature = "model")]
         if let Some(part) = self.part_for(def) {
             return &part.schemas;
         }
+        #[cfg(not(feature = "model"))]
+        let _ = def;
         &self.schemas
     }
 
@@ -381,11 +430,13 @@ impl Catalog {
         if let Some(part) = self.part_for(def) {
             return &part.patch;
         }
+        #[cfg(not(feature = "model"))]
+        let _ = def;
         &self.patch
     }
 
     #[cfg(feature = "model")]
-    fn part_for(&self, def: &ResourceDef) -> Option<&crate::objects::custom::CustomPart> {
+    fn part_for(&self, def: &ResourceDef) -> Option<&CustomPart> {
         if self.custom.is_empty() {
             return None;
         }

@@ -10,28 +10,11 @@
 //! went, or no longer serves its version, stays in its place with no verbs: retired,
 //! served by nothing (`Catalog::find` and discovery skip it) until a CRD serves it again.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::objects::catalog::{Catalog, PatchSchema};
-use crate::objects::schema::Schemas;
-
-/// What one CRD added.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct CustomPart {
-    /// The CRD's `spec` the part was read from: a status update changes nothing served.
-    pub(crate) spec: Value,
-    /// The catalog indexes of its served resources.
-    pub(crate) resources: BTreeSet<usize>,
-    /// Its OpenAPI v3 documents, by path (`apis/<group>/<version>`).
-    pub(crate) documents: BTreeMap<String, Value>,
-    /// Its kinds' schema nodes.
-    pub(crate) schemas: Arc<Schemas>,
-    /// Its kinds' strategic merge metadata.
-    pub(crate) patch: Arc<PatchSchema>,
-}
+use crate::objects::catalog::{Catalog, CustomPart};
 
 impl Catalog {
     /// The catalog with `part`, read from the CRD `name` whose spec is `spec`, replacing

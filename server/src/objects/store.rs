@@ -93,6 +93,7 @@ impl State {
     /// Serves `catalog` from now on: it has every resource of the current one at the same
     /// index (resources are only ever added, so stored objects and events keep their
     /// meaning), and maybe more.
+    #[cfg(feature = "model")]
     pub fn replace_catalog(&mut self, catalog: Catalog) {
         self.objects.resize_with(
             catalog.resources.len().max(self.objects.len()),
@@ -102,8 +103,20 @@ impl State {
     }
 
     /// Stores `object` (whose `resourceVersion` the caller has set to [`State::rv`]) and
-    /// records the change; `old` is the object it replaces, if any.
+    /// records the change; `old` is the object it replaces, if any. The other served
+    /// versions of a custom resource store the same object under their `apiVersion`, as a
+    /// real server reads one stored object through each version (`conversion: None`).
     pub fn put(&mut self, resource: usize, key: Key, object: Arc<Value>, old: Option<Arc<Value>>) {
+        for sibling in self.catalog.shared_versions(resource) {
+            let api_version = self.catalog.resources[sibling].api_version();
+            let copy = Arc::new(relabel(&object, &api_version));
+            let old = self.objects[sibling].get(&key).cloned();
+            self.put_one(sibling, key.clone(), copy, old);
+        }
+        self.put_one(resource, key, object, old);
+    }
+
+    fn put_one(&mut self, resource: usize, key: Key, object: Arc<Value>, old: Option<Arc<Value>>) {
         if let Some(old) = &old {
             self.unindex(resource, &key, old);
         }
@@ -118,11 +131,45 @@ impl State {
     }
 
     /// Removes the object at `key`, recording its deletion with `last`, the object as it
-    /// was when it went (with the new resource version).
+    /// was when it went (with the new resource version); from every version that shares it.
     pub fn remove(&mut self, resource: usize, key: &Key, last: Arc<Value>) {
+        for sibling in self.catalog.shared_versions(resource) {
+            let api_version = self.catalog.resources[sibling].api_version();
+            let copy = Arc::new(relabel(&last, &api_version));
+            self.remove_one(sibling, key, copy);
+        }
+        self.remove_one(resource, key, last);
+    }
+
+    fn remove_one(&mut self, resource: usize, key: &Key, last: Arc<Value>) {
         if let Some(old) = self.objects[resource].remove(key) {
             self.unindex(resource, key, &old);
             self.record(resource, EventType::Deleted, last, Some(old));
+        }
+    }
+
+    /// Gives each resource of `resources` that has no objects those of another version of
+    /// it (a version a CRD has just started serving reads the objects already stored).
+    #[cfg(feature = "model")]
+    pub fn share_versions(&mut self, resources: &[usize]) {
+        for resource in resources {
+            if !self.objects[*resource].is_empty() {
+                continue;
+            }
+            let Some(from) = self
+                .catalog
+                .shared_versions(*resource)
+                .into_iter()
+                .find(|sibling| !self.objects[*sibling].is_empty())
+            else {
+                continue;
+            };
+            let api_version = self.catalog.resources[*resource].api_version();
+            let copies = self.objects[from]
+                .iter()
+                .map(|(key, object)| (key.clone(), Arc::new(relabel(object, &api_version))))
+                .collect();
+            self.objects[*resource] = copies;
         }
     }
 
@@ -196,6 +243,15 @@ impl State {
         let start = self.history.partition_point(|e| e.rv <= rv);
         Some(self.history.range(start..))
     }
+}
+
+/// `object` read through another version: its `apiVersion` changed (`conversion: None`).
+fn relabel(object: &Value, api_version: &str) -> Value {
+    let mut copy = object.clone();
+    if let Some(map) = copy.as_object_mut() {
+        map.insert("apiVersion".into(), Value::from(api_version));
+    }
+    copy
 }
 
 /// The uids an object's `ownerReferences` name.

@@ -90,6 +90,7 @@ pub(crate) fn set_condition(
 }
 
 /// Whether a condition of the type has status `True`.
+#[cfg(feature = "model")]
 pub(crate) fn condition_true(object: &Value, ty: &str) -> bool {
     object
         .pointer("/status/conditions")
