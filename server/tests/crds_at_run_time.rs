@@ -404,3 +404,33 @@ fn a_crds_versions_share_their_objects() {
         );
     }
 }
+
+/// What the CRD's schema cannot say, refused as `ValidateCustomResourceDefinition` refuses
+/// it; the expected text is a real server's answer to the same CRD (a name that is not
+/// `<plural>.<group>`, a protected group without its approval annotation).
+#[test]
+fn a_crd_is_validated_as_the_api_server_validates_it() {
+    let Some((server, _)) = start("a_crd_is_validated_as_the_api_server_validates_it") else {
+        return;
+    };
+    let crd = WIDGETS
+        .replace("name: widgets.example.com", "name: foos.stable.example.com")
+        .replace("group: example.com", "group: samplecontroller.k8s.io")
+        .replace(
+            "plural: widgets, singular: widget, kind: Widget",
+            "plural: foos, singular: foo, kind: Foo",
+        );
+    let file = server.file("foos.yaml", &crd);
+    let refused = server.fails(&["create", "-f", &file], "");
+    assert_eq!(
+        refused.trim_end(),
+        "The CustomResourceDefinition \"foos.stable.example.com\" is invalid: \n\
+         * metadata.name: Invalid value: \"foos.stable.example.com\": must be spec.names.plural+\".\"+spec.group\n\
+         * metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation \"api-approved.kubernetes.io\", see https://github.com/kubernetes/enhancements/pull/1111",
+    );
+    let approved = crd
+        .replace("name: foos.stable.example.com", "name: foos.samplecontroller.k8s.io\n  annotations: {api-approved.kubernetes.io: \"https://github.com/kubernetes/kubernetes/pull/78458\"}");
+    let file = server.file("foos.yaml", &approved);
+    let _ = server.ok(&["create", "-f", &file], "");
+    let _ = server.ok(&["get", "foos"], "");
+}

@@ -133,23 +133,41 @@ fn start(corpus: &std::path::Path) -> (Running, SocketAddr) {
 /// One HTTP/1.1 request on its own connection: the status code (0 when the connection
 /// ended without an answer).
 fn request(address: SocketAddr, method: &str, path: &str, body: &[u8]) -> u16 {
+    exchange(address, method, path, body).0
+}
+
+/// One HTTP/1.1 request on its own connection: the status code (0 when the connection
+/// ended without an answer) and the body.
+fn exchange(address: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
     let Ok(mut stream) = TcpStream::connect(address) else {
-        return 0;
+        return (0, Vec::new());
     };
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     if stream.write_all(head.as_bytes()).is_err() || stream.write_all(body).is_err() {
-        return 0;
+        return (0, Vec::new());
     }
     let mut answer = Vec::new();
     let _ = stream.read_to_end(&mut answer);
-    String::from_utf8_lossy(&answer)
+    let code = String::from_utf8_lossy(&answer)
         .split_whitespace()
         .nth(1)
         .and_then(|code| code.parse().ok())
-        .unwrap_or(0)
+        .unwrap_or(0);
+    // The body after the head; a chunked one is read whole by dropping the chunk sizes.
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, rest)| rest)
+        .unwrap_or("")
+        .to_owned();
+    let body = match body.find('{') {
+        Some(start) => body[start..body.rfind('}').map_or(body.len(), |end| end + 1)].to_owned(),
+        None => body,
+    };
+    (code, body.into_bytes())
 }
 
 #[test]
@@ -226,4 +244,70 @@ fn a_heavy_request_holds_no_other_and_sigterm_stops_the_server() {
     }
     let status = status.expect("the server stops within a second of SIGTERM");
     assert!(status.success(), "{status}");
+}
+
+/// A CRD whose schemas take long to read (the generator's model of a 1.7 MB schema) is
+/// read after the store's lock is released: while it is stored but not yet `Established`
+/// (`Installing`), other objects are written and read; it is served when its create
+/// answers. (Read under the lock, it would be `Established` whenever another request saw
+/// it.)
+#[test]
+fn a_large_crd_being_served_holds_no_other_request() {
+    let Some(corpus) = swagger("a_large_crd_being_served_holds_no_other_request") else {
+        return;
+    };
+    let mut crd: serde_json::Value = serde_saphyr::from_str(
+        &std::fs::read_to_string(corpus.join("crds/gateway-api-HTTPRoute.yaml")).unwrap(),
+    )
+    .unwrap();
+    for version in crd["spec"]["versions"].as_array_mut().unwrap() {
+        let schema = version["schema"]["openAPIV3Schema"].take();
+        let properties: serde_json::Map<String, serde_json::Value> =
+            ["a", "b", "c", "d", "e", "f", "g"]
+                .iter()
+                .map(|k| ((*k).to_owned(), schema.clone()))
+                .collect();
+        version["schema"]["openAPIV3Schema"] =
+            serde_json::json!({"type": "object", "properties": properties});
+    }
+    let body = serde_json::to_vec(&crd).unwrap();
+    let (_running, address) = start(&corpus);
+    let creating = std::thread::spawn(move || {
+        let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+        request(address, "POST", path, &body)
+    });
+    let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/httproutes.gateway.networking.k8s.io";
+    let installing = |address| {
+        let (code, body) = exchange(address, "GET", path, b"");
+        let crd: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        code == 200
+            && crd["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|c| c["type"] == "Established" && c["reason"] == "Installing")
+    };
+    let mut written_while_installing = false;
+    while !creating.is_finished() {
+        if installing(address) {
+            let (created, _) = exchange(
+                address,
+                "POST",
+                "/api/v1/namespaces/default/configmaps",
+                br#"{"metadata":{"generateName":"cm-"}}"#,
+            );
+            assert_eq!(created, 201);
+            if installing(address) {
+                written_while_installing = true;
+                break;
+            }
+        }
+    }
+    assert_eq!(creating.join().unwrap(), 201);
+    assert!(
+        written_while_installing,
+        "no write was answered while the CRD's schemas were being read"
+    );
+    let served = "/apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes";
+    assert_eq!(request(address, "GET", served, b""), 200);
 }

@@ -4,6 +4,7 @@
 //! (`etcd.go`, `Delete`), and its conditions are set as `apihelpers.SetCRDCondition` sets
 //! them. The controllers that act on CRDs are `controllers::crds`.
 
+use kubeforge_runtime::schema::{BadValue, FieldError};
 use serde_json::{Map, Value, json};
 
 use crate::objects::catalog::Catalog;
@@ -15,9 +16,10 @@ pub(crate) const CLEANUP: &str = "customresourcecleanup.apiextensions.k8s.io";
 
 /// Whether the resource at `index` is `customresourcedefinitions`.
 pub(crate) fn is_crds(catalog: &Catalog, index: usize) -> bool {
-    catalog.resources.get(index).is_some_and(|def| {
-        def.group == "apiextensions.k8s.io" && def.plural == "customresourcedefinitions"
-    })
+    catalog
+        .resources
+        .get(index)
+        .is_some_and(|def| is_crd_resource(&def.group, &def.plural))
 }
 
 /// The first delete of a CRD: the cleanup finalizer and the `Terminating` condition (the
@@ -101,4 +103,68 @@ pub(crate) fn condition_true(object: &Value, ty: &str) -> bool {
             c.get("type").and_then(Value::as_str) == Some(ty)
                 && c.get("status").and_then(Value::as_str) == Some("True")
         })
+}
+
+/// What `ValidateCustomResourceDefinition` says that the CRD's schema cannot: its name must
+/// be `<plural>.<group>`, and a group Kubernetes protects (`k8s.io`, `kubernetes.io` and
+/// their subdomains) needs the `api-approved.kubernetes.io` annotation, checked on create
+/// and when an update changes it (`validateAPIApproval`).
+pub(crate) fn errors(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let text = |value: &Value, pointer: &str| {
+        value
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let mut errors = Vec::new();
+    let name = text(object, "/metadata/name");
+    let group = text(object, "/spec/group");
+    if old.is_none() && name != format!("{}.{group}", text(object, "/spec/names/plural")) {
+        errors.push(FieldError::invalid(
+            "metadata.name",
+            BadValue::from(name.as_str()),
+            r#"must be spec.names.plural+"."+spec.group"#,
+        ));
+    }
+    let protected = ["k8s.io", "kubernetes.io"]
+        .iter()
+        .any(|p| group == *p || group.ends_with(&format!(".{p}")));
+    const APPROVAL: &str = "/metadata/annotations/api-approved.kubernetes.io";
+    let approval = object.pointer(APPROVAL).and_then(Value::as_str);
+    let unchanged =
+        old.is_some_and(|old| old.pointer(APPROVAL).and_then(Value::as_str) == approval);
+    if protected && !unchanged {
+        let field = "metadata.annotations[api-approved.kubernetes.io]";
+        match approval {
+            None | Some("") => errors.push(FieldError::required(
+                field,
+                r#"protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111"#,
+            )),
+            Some(value) if value.starts_with("unapproved") || is_url(value) => {}
+            Some(value) => errors.push(FieldError::invalid(
+                field,
+                BadValue::from(value),
+                r#"protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111"#,
+            )),
+        }
+    }
+    errors
+}
+
+/// Go's `url.ParseRequestURI` with a scheme and a host, as `GetAPIApprovalState` asks.
+fn is_url(value: &str) -> bool {
+    value.split_once("://").is_some_and(|(scheme, rest)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            && !rest.split('/').next().unwrap_or("").is_empty()
+            && !value.contains(char::is_whitespace)
+    })
+}
+
+/// Whether `plural` of `group` is `customresourcedefinitions`.
+pub(crate) fn is_crd_resource(group: &str, plural: &str) -> bool {
+    group == "apiextensions.k8s.io" && plural == "customresourcedefinitions"
 }

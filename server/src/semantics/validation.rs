@@ -29,6 +29,7 @@ use serde_json::{Map, Value};
 use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::semantics::apply;
 use crate::semantics::builtin_defaults;
+use crate::semantics::crds;
 use crate::semantics::directive::Directive;
 use crate::semantics::object_names;
 use crate::wire::status::Failure;
@@ -182,7 +183,10 @@ pub(crate) fn validate(
     object: &Value,
     old: Option<&Value>,
 ) -> Result<(), Failure> {
-    let errors = object_meta(def, object, old.is_none());
+    let mut errors = object_meta(def, object, old.is_none());
+    if crds::is_crd_resource(&def.group, &def.plural) {
+        errors.extend(crds::errors(object, old));
+    }
     // Schemas come from the model (feature `model`, which turns on the runtime's evaluator).
     #[cfg(feature = "model")]
     let errors = schema_errors(catalog, def, object, old, errors);
