@@ -20,6 +20,9 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    if let Ok(address) = listener.local_addr() {
+        server.shared.advertise(address);
+    }
     let mut connections = JoinSet::new();
     tokio::pin!(shutdown);
     loop {

@@ -115,7 +115,7 @@ impl Shared {
         } else {
             parse_body(body)?
         };
-        let filter = Filter::new(namespace, query)?;
+        let filter = Filter::new(&self.catalog, index, namespace, query)?;
         let keys: Vec<Key> = self.lock().objects[index]
             .iter()
             .filter(|(_, object)| filter.matches(object))

@@ -56,7 +56,7 @@ impl Shared {
         query: &Query,
     ) -> Result<(StatusCode, Value), Failure> {
         let def = self.def(index);
-        let filter = Filter::new(namespace, query)?;
+        let filter = Filter::new(&self.catalog, index, namespace, query)?;
         let limit = query
             .get("limit")
             .and_then(|l| l.parse::<usize>().ok())
@@ -127,7 +127,7 @@ impl Shared {
         query: &Query,
         answer: media::Answer,
     ) -> Result<Response<Body>, Failure> {
-        let filter = Filter::new(namespace, query)?;
+        let filter = Filter::new(&self.catalog, index, namespace, query)?;
         let request = watch::Request::new(index, filter, query, answer)?;
         let content_type = request.content_type();
         let receiver = watch::start(self.clone(), request);
