@@ -149,13 +149,37 @@ fn a_new_cluster_has_what_kubeadm_makes() {
         ok(&["get", "sa", "default", "-n", "x", "-o", "name"]),
         "serviceaccount/default\n"
     );
-    let uid = ok(&["get", "sa", "default", "-n", "x", "-o", "jsonpath={.metadata.uid}"]);
+    let uid = ok(&[
+        "get",
+        "sa",
+        "default",
+        "-n",
+        "x",
+        "-o",
+        "jsonpath={.metadata.uid}",
+    ]);
     ok(&["delete", "sa", "default", "-n", "x"]);
-    let again = ok(&["get", "sa", "default", "-n", "x", "-o", "jsonpath={.metadata.uid}"]);
+    let again = ok(&[
+        "get",
+        "sa",
+        "default",
+        "-n",
+        "x",
+        "-o",
+        "jsonpath={.metadata.uid}",
+    ]);
     assert!(!again.is_empty() && again != uid, "{uid} {again}");
     ok(&["delete", "cm", "kube-root-ca.crt", "-n", "x"]);
     assert_eq!(ca("x"), pem);
-    ok(&["patch", "cm", "kube-root-ca.crt", "-n", "x", "-p", r#"{"data":{"ca.crt":"mine"}}"#]);
+    ok(&[
+        "patch",
+        "cm",
+        "kube-root-ca.crt",
+        "-n",
+        "x",
+        "-p",
+        r#"{"data":{"ca.crt":"mine"}}"#,
+    ]);
     assert_eq!(ca("x"), pem);
 
     // The bootstrap policy's cluster-admin.
@@ -170,7 +194,13 @@ fn a_new_cluster_has_what_kubeadm_makes() {
         "cluster-admin Group/system:masters"
     );
     assert_eq!(
-        ok(&["get", "clusterrole", "cluster-admin", "-o", "jsonpath={.rules[0]}"]),
+        ok(&[
+            "get",
+            "clusterrole",
+            "cluster-admin",
+            "-o",
+            "jsonpath={.rules[0]}"
+        ]),
         r#"{"apiGroups":["*"],"resources":["*"],"verbs":["*"]}"#
     );
 
@@ -196,13 +226,24 @@ fn a_new_cluster_has_what_kubeadm_makes() {
 fn check_authority(server: &KubectlServer, pem: &str) {
     let path = server.file("ca.crt", pem);
     let Ok(output) = std::process::Command::new("openssl")
-        .args(["x509", "-noout", "-subject", "-ext", "basicConstraints", "-in", &path])
+        .args([
+            "x509",
+            "-noout",
+            "-subject",
+            "-ext",
+            "basicConstraints",
+            "-in",
+            &path,
+        ])
         .output()
     else {
         return;
     };
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains("CN = kubernetes") || text.contains("CN=kubernetes"), "{text}");
+    assert!(
+        text.contains("CN = kubernetes") || text.contains("CN=kubernetes"),
+        "{text}"
+    );
     assert!(text.contains("CA:TRUE"), "{text}");
 }
 
@@ -252,7 +293,10 @@ fn field_selectors_take_each_kinds_labels() {
     );
     assert_eq!(names("pods", "status.phase=Running"), "");
     assert_eq!(names("secrets", "type=kubernetes.io/tls"), "secret/tls\n");
-    assert_eq!(names("svc", "spec.clusterIP=10.96.0.1"), "service/kubernetes\n");
+    assert_eq!(
+        names("svc", "spec.clusterIP=10.96.0.1"),
+        "service/kubernetes\n"
+    );
     assert_eq!(
         names("ns", "status.phase=Active,metadata.name=kube-public"),
         "namespace/kube-public\n"

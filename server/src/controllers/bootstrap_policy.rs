@@ -27,7 +27,13 @@ pub(crate) fn reconcile(state: &mut State, catalog: &Catalog, queue: &mut VecDeq
                 {"verbs": ["*"], "nonResourceURLs": ["*"]},
             ],
         });
-        create(state, index, &(String::new(), "cluster-admin".into()), role, queue);
+        create(
+            state,
+            index,
+            &(String::new(), "cluster-admin".into()),
+            role,
+            queue,
+        );
     }
     if let Some((index, _)) = catalog.find(GROUP, "v1", "clusterrolebindings") {
         let binding = json!({
@@ -37,7 +43,13 @@ pub(crate) fn reconcile(state: &mut State, catalog: &Catalog, queue: &mut VecDeq
             "subjects": [{"kind": "Group", "apiGroup": GROUP, "name": "system:masters"}],
             "roleRef": {"apiGroup": GROUP, "kind": "ClusterRole", "name": "cluster-admin"},
         });
-        create(state, index, &(String::new(), "cluster-admin".into()), binding, queue);
+        create(
+            state,
+            index,
+            &(String::new(), "cluster-admin".into()),
+            binding,
+            queue,
+        );
     }
 }
 

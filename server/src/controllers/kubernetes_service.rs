@@ -48,11 +48,27 @@ pub(crate) fn reconcile(
         }
     }
     if let Some((index, _)) = catalog.find("", "v1", "endpoints") {
-        put(state, catalog, index, &key, endpoints(&ip, port), &["subsets"], queue);
+        put(
+            state,
+            catalog,
+            index,
+            &key,
+            endpoints(&ip, port),
+            &["subsets"],
+            queue,
+        );
     }
     if let Some((index, _)) = catalog.find("discovery.k8s.io", "v1", "endpointslices") {
         let wanted = endpoint_slice(&ip, port);
-        put(state, catalog, index, &key, wanted, &["endpoints", "ports"], queue);
+        put(
+            state,
+            catalog,
+            index,
+            &key,
+            wanted,
+            &["endpoints", "ports"],
+            queue,
+        );
     }
 }
 

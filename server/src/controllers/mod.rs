@@ -50,7 +50,12 @@ pub(crate) fn start(state: &mut State, catalog: &Catalog, cluster: &Cluster) {
 }
 
 /// The server is now reached on `address`: the endpoints say so.
-pub(crate) fn advertise(state: &mut State, catalog: &Catalog, cluster: &Cluster, address: SocketAddr) {
+pub(crate) fn advertise(
+    state: &mut State,
+    catalog: &Catalog,
+    cluster: &Cluster,
+    address: SocketAddr,
+) {
     cluster.advertise(address);
     let mut work = VecDeque::new();
     kubernetes_service::reconcile(state, catalog, cluster, &mut work);

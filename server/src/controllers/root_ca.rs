@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::controllers::queue::{Work, create, write};
 use crate::controllers::cluster::{Cluster, active_namespace};
+use crate::controllers::queue::{Work, create, write};
 use crate::objects::catalog::Catalog;
 use crate::objects::store::{Key, State};
 
@@ -57,7 +57,9 @@ pub(crate) fn removed(
 ) {
     let name = object.pointer("/metadata/name").and_then(Value::as_str);
     if is_ours(catalog, index, name.unwrap_or(""))
-        && let Some(namespace) = object.pointer("/metadata/namespace").and_then(Value::as_str)
+        && let Some(namespace) = object
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
     {
         sync(state, catalog, cluster, namespace, queue);
     }

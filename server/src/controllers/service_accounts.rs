@@ -38,7 +38,9 @@ pub(crate) fn removed(
     if def.group.is_empty()
         && def.plural == "serviceaccounts"
         && object.pointer("/metadata/name").and_then(Value::as_str) == Some(NAME)
-        && let Some(namespace) = object.pointer("/metadata/namespace").and_then(Value::as_str)
+        && let Some(namespace) = object
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
     {
         ensure(state, catalog, namespace, queue);
     }

@@ -255,7 +255,8 @@ mod tests {
             labels.convert("spec.containers").unwrap_err(),
             "field label not supported: spec.containers"
         );
-        let object = json!({"spec": {"nodeName": "n1"}, "status": {"podIPs": [{"ip": "10.0.0.1"}]}});
+        let object =
+            json!({"spec": {"nodeName": "n1"}, "status": {"podIPs": [{"ip": "10.0.0.1"}]}});
         assert_eq!(labels.value(&object, "spec.nodeName"), "n1");
         assert_eq!(labels.value(&object, "spec.hostNetwork"), "false");
         assert_eq!(labels.value(&object, "status.podIP"), "10.0.0.1");
@@ -291,6 +292,9 @@ mod tests {
             labels.value(&json!({"spec": {"color": "red"}}), "spec.color"),
             "red"
         );
-        assert_eq!(labels.value(&json!({"spec": {"size": 3}}), "spec.size"), "3");
+        assert_eq!(
+            labels.value(&json!({"spec": {"size": 3}}), "spec.size"),
+            "3"
+        );
     }
 }
