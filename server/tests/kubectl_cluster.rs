@@ -355,3 +355,78 @@ fn field_selectors_take_each_kinds_labels() {
             .ends_with(": invalid selector: 'spec.nodeName'; can't understand 'spec.nodeName'\n")
     );
 }
+
+const WIDGETS: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    selectableFields:
+    - jsonPath: .spec.color
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              color: {type: string}
+              size: {type: integer}
+";
+
+const TWO_WIDGETS: &str = "apiVersion: example.com/v1
+kind: Widget
+metadata: {name: red}
+spec: {color: red, size: 1}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: blue}
+spec: {color: blue, size: 2}
+";
+
+#[test]
+fn a_custom_resource_is_selected_by_its_selectable_fields() {
+    let test = "a_custom_resource_is_selected_by_its_selectable_fields";
+    let (Some(corpus), Some(kubectl)) = (
+        kubeforge_tests::corpus(test, &["kubernetes/swagger.json"]),
+        kubeforge_tests::kubectl(test),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let crd = dir.path().join("widgets.yaml");
+    std::fs::write(&crd, WIDGETS).unwrap();
+    let server = KubectlServer::start(
+        env!("CARGO_BIN_EXE_kubeforge-server"),
+        kubectl,
+        &[corpus.join("kubernetes/swagger.json"), crd],
+    );
+    let path = server.file("widgets.yaml", TWO_WIDGETS);
+    server.ok(&["apply", "-f", &path], "");
+    assert_eq!(
+        server.ok(
+            &[
+                "get",
+                "widgets",
+                "--field-selector",
+                "spec.color=blue",
+                "-o",
+                "name"
+            ],
+            ""
+        ),
+        "widget.example.com/blue\n"
+    );
+    assert!(
+        server
+            .fails(&["get", "widgets", "--field-selector", "spec.size=1"], "")
+            .ends_with(": field label not supported: spec.size\n")
+    );
+}
