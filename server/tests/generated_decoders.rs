@@ -296,7 +296,10 @@ async fn watch_streams_decode_as_they_arrive_and_byte_by_byte() {
     assert_eq!(status, StatusCode::CREATED);
     // The version after the objects the cluster starts with.
     let created: serde_json::Value = serde_json::from_slice(&created).unwrap();
-    let version = created["metadata"]["resourceVersion"].as_str().unwrap().to_owned();
+    let version = created["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
 
     let query = WatchQuery::builder()
         .send_initial_events(true)

@@ -409,7 +409,10 @@ fn a_custom_resource_is_selected_by_its_selectable_fields() {
         &[corpus.join("kubernetes/swagger.json"), crd],
     );
     let path = server.file("widgets.yaml", TWO_WIDGETS);
-    server.ok(&["apply", "-f", &path], "");
+    assert_eq!(
+        server.ok(&["apply", "-f", &path], ""),
+        "widget.example.com/red created\nwidget.example.com/blue created\n"
+    );
     assert_eq!(
         server.ok(
             &[
