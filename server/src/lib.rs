@@ -19,7 +19,9 @@
 //! deletecollection, and watches with bookmarks, `sendInitialEvents` and 410 Gone from a
 //! bounded history; Tables with the API server's printers' columns; Kubernetes' protobuf
 //! encoding for the built-in kinds (feature `protobuf`); namespaces as objects and garbage
-//! collection by owner references; validation with the API server's `Status` and causes,
+//! collection by owner references; the objects a new cluster has (the `default/kubernetes`
+//! Service, each namespace's `default` ServiceAccount and `kube-root-ca.crt`,
+//! `componentstatuses`); field selectors on each kind's own field labels; validation with the API server's `Status` and causes,
 //! `fieldValidation`, object names by each resource's rule, and a custom resource's
 //! defaulting and pruning (see `semantics::validation`); server-side apply and
 //! `metadata.managedFields` as structured-merge-diff defines them, merging by the schema's

@@ -168,7 +168,9 @@ fn kubectl_create_get_apply_patch_label_delete() {
             yaml.contains(&format!("  name: {name}\n")) && yaml.contains("  uid: "),
             "{yaml}"
         );
-        let table = server.ok(&["get", resource]);
+        // By label: the cluster starts with objects of some of these kinds (the
+        // `kubernetes` Service and Endpoints, `default` ServiceAccounts, …).
+        let table = server.ok(&["get", resource, "-l", "app=demo"]);
         let lines: Vec<Vec<&str>> = table
             .lines()
             .map(|l| l.split_whitespace().collect())

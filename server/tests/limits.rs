@@ -85,7 +85,14 @@ async fn a_body_of_3_mib_is_taken_and_one_byte_more_is_413() {
 #[tokio::test]
 async fn the_history_keeps_the_last_1024_events() {
     let server = server();
-    // Versions 1 to 1,025: the history holds 2 to 1,025, every event after version 1.
+    // The objects a cluster starts with took the versions up to `start`.
+    let (_, list) = send(&server, Method::GET, LEASES, "application/json", "").await;
+    let start: u64 = list["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|rv| rv.parse().ok())
+        .expect("a list's resourceVersion");
+    // Versions start+1 to start+1,025: the history holds the last 1,024, every event after
+    // version start+1.
     for i in 1..=1025 {
         let (code, body) = send(
             &server,
@@ -99,7 +106,7 @@ async fn the_history_keeps_the_last_1024_events() {
     }
     let first_event = |server: Server| async move {
         let request = Request::builder()
-            .uri(format!("{LEASES}?watch=true&resourceVersion=1"))
+            .uri(format!("{LEASES}?watch=true&resourceVersion={}", start + 1))
             .body(Full::new(Bytes::new()))
             .unwrap();
         let mut body = server.oneshot(request).await.unwrap().into_body();
@@ -120,7 +127,7 @@ async fn the_history_keeps_the_last_1024_events() {
     let event = first_event(server.clone()).await;
     assert_eq!(event["type"], "ADDED", "{event}");
     assert_eq!(event["object"]["metadata"]["name"], "l2", "{event}");
-    // One more write drops version 2's event: a watch from version 1 is 410 Gone.
+    // One more write drops l2's event: a watch from l1's version is 410 Gone.
     let (code, _) = send(
         &server,
         Method::POST,

@@ -491,6 +491,23 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "            let _ = (&object, Policy::Background, &queue);",
         tests: &["kubeforge-server:crds_at_run_time:a_crd_applied_with_kubectl_is_served_at_once"],
     },
+    // What a cluster starts with, and field selectors per kind.
+    Mutant {
+        name: "new-namespace-without-service-account",
+        breaks: "a new namespace gets its `default` ServiceAccount (kube-controller-manager's serviceaccount controller)",
+        file: "server/src/controllers/mod.rs",
+        find: "                    service_accounts::namespace_written(state, catalog, &key.1, &mut queue);",
+        replace: "                    let _ = service_accounts::namespace_written;",
+        tests: &["kubeforge-server:kubectl_cluster:a_new_cluster_has_what_kubeadm_makes"],
+    },
+    Mutant {
+        name: "field-label-values-empty",
+        breaks: "a field selector reads each kind's field labels from the object (a Pod's `spec.nodeName`)",
+        file: "server/src/objects/field_labels.rs",
+        find: "                .map(|(_, pointers, format)| read(object, pointers, *format))",
+        replace: "                .map(|(_, pointers, format)| read(object, &pointers[..0], *format))",
+        tests: &["kubeforge-server:kubectl_cluster:field_selectors_take_each_kinds_labels"],
+    },
     // The API diff.
     Mutant {
         name: "removed-field-additive",

@@ -1,32 +1,75 @@
 //! The control loops a real cluster runs beside the API server and whose effects a client of
-//! the API sees: the garbage collector (`gc`) and the namespace controller (`namespaces`), one
-//! file each; neither imports the other. What they share is the work queue (`queue`): what
-//! happened to the store, and the update and delete every controller writes with.
+//! the API sees, one file each; none imports another. The garbage collector (`gc`) and the
+//! namespace controller (`namespaces`); the API server's own `kubernetesservice` controller
+//! (`kubernetes_service`: the `default/kubernetes` Service and its endpoints) and RBAC
+//! bootstrap policy (`bootstrap_policy`); kube-controller-manager's `serviceaccount`
+//! (`service_accounts`) and `root-ca-cert-publisher` (`root_ca`) controllers. What they
+//! share is the work queue (`queue`): what happened to the store, and the create, update and
+//! delete every controller writes with; and `cluster`, what they know beyond the store (the
+//! certificate authority, the server's address).
 //!
 //! Here they run in the request that caused the work, under the store's lock, until nothing
 //! is left to do, so a client that deletes an owner finds its dependents gone when the
 //! response arrives (on a real cluster this happens moments later). Every change they make
-//! is an ordinary write: a new resource version and a watch event.
+//! is an ordinary write: a new resource version and a watch event. [`start`] runs them once
+//! on the objects a server starts with, as a new cluster's do.
 
+pub(crate) mod bootstrap_policy;
+pub(crate) mod cluster;
 #[cfg(feature = "model")]
 pub(crate) mod crds;
 pub(crate) mod gc;
+pub(crate) mod kubernetes_service;
 pub(crate) mod namespaces;
 pub(crate) mod queue;
+pub(crate) mod root_ca;
+pub(crate) mod service_accounts;
 
 use std::collections::VecDeque;
+use std::net::SocketAddr;
 
 use serde_json::Value;
 
+use crate::controllers::cluster::Cluster;
 use crate::controllers::queue::Work;
 use crate::objects::catalog::Catalog;
 use crate::objects::store::State;
+use crate::semantics::namespaces::{index as namespaces_index, is_namespaces};
+
+/// Runs the controllers once on the store a server starts with (its namespaces), as a new
+/// cluster's controllers do when they start: the `kubernetes` Service and its endpoints,
+/// the bootstrap roles, and each namespace's ServiceAccount and CA ConfigMap.
+pub(crate) fn start(state: &mut State, catalog: &Catalog, cluster: &Cluster) {
+    let mut work = VecDeque::new();
+    kubernetes_service::reconcile(state, catalog, cluster, &mut work);
+    bootstrap_policy::reconcile(state, catalog, &mut work);
+    if let Some(index) = namespaces_index(catalog) {
+        for key in state.objects[index].keys() {
+            work.push_back(Work::Written(index, key.clone()));
+        }
+    }
+    settle(state, cluster, work.into());
+}
+
+/// The server is now reached on `address`: the endpoints say so.
+pub(crate) fn advertise(
+    state: &mut State,
+    catalog: &Catalog,
+    cluster: &Cluster,
+    address: SocketAddr,
+) {
+    cluster.advertise(address);
+    let mut work = VecDeque::new();
+    kubernetes_service::reconcile(state, catalog, cluster, &mut work);
+    settle(state, cluster, work.into());
+}
 
 /// Runs the controllers until they have nothing left to do.
-pub(crate) fn settle(state: &mut State, work: Vec<Work>) {
+pub(crate) fn settle(state: &mut State, cluster: &Cluster, work: Vec<Work>) {
     let mut queue: VecDeque<Work> = work.into();
-    // Every step either removes an object, removes a finalizer or an owner reference, or
-    // marks an object deleted, so the loop ends; the bound is a guard against a bug.
+    // Every step either removes an object, removes a finalizer or an owner reference, marks
+    // an object deleted, or creates an object that was missing (which the next steps find
+    // present), so the loop ends; the bound is a guard against a bug.
     let mut budget = 1_000_000usize;
     while let Some(item) = queue.pop_front() {
         budget = budget.saturating_sub(1);
@@ -42,6 +85,11 @@ pub(crate) fn settle(state: &mut State, work: Vec<Work>) {
                 crds::written(state, catalog, index, &key, &mut queue);
                 gc::written(state, catalog, index, &key, &mut queue);
                 namespaces::content_changed(state, catalog, &key.0, &mut queue);
+                if is_namespaces(catalog, index) {
+                    service_accounts::namespace_written(state, catalog, &key.1, &mut queue);
+                    root_ca::namespace_written(state, catalog, cluster, &key.1, &mut queue);
+                }
+                root_ca::written(state, catalog, cluster, index, &key, &mut queue);
             }
             Work::Marked(index, key) => {
                 gc::marked(state, catalog, index, &key, &mut queue);
@@ -58,7 +106,9 @@ pub(crate) fn settle(state: &mut State, work: Vec<Work>) {
                 namespaces::content_changed(state, catalog, namespace, &mut queue);
                 #[cfg(feature = "model")]
                 crds::removed(state, catalog, index, &object, &mut queue);
-                let _ = index;
+                kubernetes_service::removed(state, catalog, cluster, index, &object, &mut queue);
+                service_accounts::removed(state, catalog, index, &object, &mut queue);
+                root_ca::removed(state, catalog, cluster, index, &object, &mut queue);
             }
         }
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::objects::catalog::Catalog;
-use crate::objects::meta::{finalizers, metadata_mut, now};
+use crate::objects::meta::{finalizers, metadata_mut, new_uid, now};
 use crate::objects::store::{Key, State};
 use crate::semantics::crds::{self, is_crds};
 use crate::semantics::deletion::{Policy, released};
@@ -51,6 +51,37 @@ pub(crate) fn write(
         state.put(index, key.clone(), object, Some(old));
         queue.push_back(Work::Written(index, key.clone()));
     }
+}
+
+/// Creates `object` at `key` unless something is there (a controller's create): its
+/// `metadata` gets a uid, the next resource version and the creation time, in the order
+/// `ObjectMeta` writes its fields (name, namespace, uid, resourceVersion,
+/// creationTimestamp, then labels and annotations).
+pub(crate) fn create(
+    state: &mut State,
+    index: usize,
+    key: &Key,
+    mut object: Value,
+    queue: &mut VecDeque<Work>,
+) {
+    if state.objects[index].contains_key(key) {
+        return;
+    }
+    let rv = state.next_rv();
+    let given = std::mem::take(metadata_mut(&mut object));
+    let meta = metadata_mut(&mut object);
+    meta.insert("name".into(), Value::from(key.1.as_str()));
+    if !key.0.is_empty() {
+        meta.insert("namespace".into(), Value::from(key.0.as_str()));
+    }
+    meta.insert("uid".into(), Value::from(new_uid()));
+    meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
+    meta.insert("creationTimestamp".into(), Value::from(now()));
+    for (field, value) in given {
+        meta.entry(field).or_insert(value);
+    }
+    state.put(index, key.clone(), Arc::new(object), None);
+    queue.push_back(Work::Written(index, key.clone()));
 }
 
 /// What a delete did.

@@ -43,6 +43,12 @@ pub struct ResourceDef {
     /// A custom resource's `additionalPrinterColumns` (its Table's columns after `Name`);
     /// empty for built-in resources, whose columns are the API server's printers'.
     pub printer_columns: Vec<PrinterColumn>,
+    /// A custom resource's field labels beyond `metadata.name` and `metadata.namespace`:
+    /// its CRD version's `selectableFields`, each `jsonPath` without its leading dot
+    /// (`spec.color`). Empty for built-in resources, whose field labels are the API
+    /// server's (`data/field-labels.txt`). Filled by `objects::model`'s `crd_document`
+    /// for every CRD the catalog learns.
+    pub selectable_fields: Vec<String>,
     /// Whether objects live in namespaces.
     pub namespaced: bool,
     /// The verbs of the resource itself (`create`, `delete`, `get`, …), sorted.
@@ -293,6 +299,7 @@ impl Catalog {
                     short_names: builtin.map(|b| b.short_names.clone()).unwrap_or_default(),
                     categories: builtin.map(|b| b.categories.clone()).unwrap_or_default(),
                     printer_columns: Vec::new(),
+                    selectable_fields: Vec::new(),
                     namespaced,
                     verbs: BTreeSet::new(),
                     subresources: BTreeMap::new(),

@@ -20,6 +20,29 @@ pub(crate) fn now() -> String {
         .to_string()
 }
 
+/// A new `metadata.uid` (a version 4 UUID's form), for the objects the cluster's own
+/// controllers create: a hash of a process-wide random seed and a counter.
+pub(crate) fn new_uid() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEED: OnceLock<std::collections::hash_map::RandomState> = OnceLock::new();
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = SEED.get_or_init(Default::default).build_hasher();
+    hasher.write_u64(COUNT.fetch_add(1, Ordering::Relaxed));
+    let a = hasher.finish();
+    hasher.write_u64(a);
+    let b = hasher.finish();
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        b >> 52,
+        b & 0xffff_ffff_ffff
+    )
+}
+
 /// The object's `metadata.finalizers`.
 pub(crate) fn finalizers(object: &Value) -> Vec<&str> {
     strings(object, "/metadata/finalizers")

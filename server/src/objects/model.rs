@@ -218,6 +218,19 @@ fn model_verb(action: &str) -> Option<&'static str> {
     })
 }
 
+/// The field labels one entry of a CRD's `spec.versions` makes selectable: each of its
+/// `selectableFields`' `jsonPath` (`.spec.color`) without the leading dot.
+fn selectable_fields(version: &Value) -> Vec<String> {
+    version
+        .get("selectableFields")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|field| field.get("jsonPath").and_then(Value::as_str))
+        .map(|path| path.strip_prefix('.').unwrap_or(path).to_owned())
+        .collect()
+}
+
 fn type_key(ty: Type<'_>) -> String {
     format!("#{}", ty.index())
 }
@@ -277,6 +290,7 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
             def.categories.clone_from(&categories);
             def.singular.clone_from(&singular);
             def.printer_columns = PrinterColumn::of_crd_version(version);
+            def.selectable_fields = selectable_fields(version);
         }
         let gvk = serde_json::json!({"group": group, "version": name, "kind": kind});
         let mut schema = version

@@ -1,8 +1,11 @@
-//! Label selectors (equality, set-based, existence) and field selectors on `metadata.name`
-//! and `metadata.namespace`, as the API concepts page "Labels and Selectors" defines them.
+//! Label selectors (equality, set-based, existence), as the API concepts page "Labels and
+//! Selectors" defines them, and field selectors on the labels each resource supports
+//! (`field_labels`).
 
 use serde_json::Value;
 
+use crate::objects::catalog::Catalog;
+use crate::objects::field_labels::Labels;
 use crate::wire::query::Query;
 use crate::wire::status::Failure;
 
@@ -122,47 +125,106 @@ fn check_key(key: &str) -> Result<String, String> {
     }
 }
 
-/// A field selector over `metadata.name` and `metadata.namespace`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FieldSelector(Vec<(String, bool, String)>);
+/// A field selector: terms `label=value`, `label==value` or `label!=value`, each label one
+/// the resource can be selected by (`field_labels`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldSelector {
+    terms: Vec<(String, bool, String)>,
+    labels: Labels,
+}
 
 impl FieldSelector {
-    /// Parses `metadata.name=x,metadata.namespace!=y`; other fields are refused, as the
-    /// API server refuses fields a resource does not index.
-    pub fn parse(text: &str) -> Result<FieldSelector, String> {
+    /// Parses `text` as apimachinery's `fields.ParseSelector` does (terms split at commas
+    /// that no `\` escapes, sorted; `\,`, `\=` and `\\` escapes in values), then converts
+    /// each label as the resource's field label conversion does, refusing the first (in
+    /// that order) it does not take with the API server's message.
+    pub(crate) fn parse(text: &str, labels: Labels) -> Result<FieldSelector, String> {
+        let mut parts = split_terms(text);
+        parts.sort_unstable();
         let mut terms = Vec::new();
-        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (field, negated, value) = if let Some((f, v)) = part.split_once("!=") {
-                (f, true, v)
-            } else if let Some((f, v)) = part.split_once("==") {
-                (f, false, v)
-            } else if let Some((f, v)) = part.split_once('=') {
-                (f, false, v)
-            } else {
-                return Err(format!("invalid field selector term {part:?}"));
-            };
-            let field = field.trim();
-            if field != "metadata.name" && field != "metadata.namespace" {
+        for part in parts.into_iter().filter(|p| !p.is_empty()) {
+            let Some((field, operator, value)) = split_term(part) else {
                 return Err(format!(
-                    "field label not supported: {field} (only metadata.name and metadata.namespace)"
+                    "invalid selector: '{text}'; can't understand '{part}'"
                 ));
-            }
-            terms.push((field.to_owned(), negated, value.trim().to_owned()));
+            };
+            terms.push((field, operator == "!=", unescape(value)?));
         }
-        Ok(FieldSelector(terms))
+        let terms = terms
+            .into_iter()
+            .map(|(field, negated, value)| Ok((labels.convert(field)?, negated, value)))
+            .collect::<Result<_, String>>()?;
+        Ok(FieldSelector { terms, labels })
     }
 
     /// Whether `object` satisfies every term.
     pub fn matches(&self, object: &Value) -> bool {
-        self.0.iter().all(|(field, negated, value)| {
-            let key = field.trim_start_matches("metadata.");
-            let actual = object
-                .pointer(&format!("/metadata/{key}"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            (actual == value) != *negated
-        })
+        self.terms
+            .iter()
+            .all(|(label, negated, value)| (self.labels.value(object, label) == *value) != *negated)
     }
+}
+
+/// The terms of a field selector: split at commas not escaped by a backslash.
+fn split_terms(text: &str) -> Vec<&str> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let mut terms = Vec::new();
+    let (mut start, mut escaped) = (0, false);
+    for (i, c) in text.char_indices() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == ',' {
+            terms.push(&text[start..i]);
+            start = i + 1;
+        }
+    }
+    terms.push(&text[start..]);
+    terms
+}
+
+/// A term's label, operator and value, at the first operator (`!=`, `==`, `=`).
+fn split_term(term: &str) -> Option<(&str, &'static str, &str)> {
+    term.char_indices().find_map(|(i, _)| {
+        ["!=", "==", "="]
+            .into_iter()
+            .find(|op| term[i..].starts_with(op))
+            .map(|op| (&term[..i], op, &term[i + op.len()..]))
+    })
+}
+
+/// A value with its escapes undone, as `fields.UnescapeValue` does.
+fn unescape(value: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut escaped = false;
+    for c in value.chars() {
+        if escaped {
+            if !matches!(c, '\\' | ',' | '=') {
+                return Err(format!(
+                    "invalid field selector: invalid escape sequence: \\{c}"
+                ));
+            }
+            out.push(c);
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == ',' || c == '=' {
+            // Go writes the rune with %v: its number.
+            return Err(format!(
+                "invalid field selector: unescaped character in value: {}",
+                u32::from(c)
+            ));
+        } else {
+            out.push(c);
+        }
+    }
+    if escaped {
+        return Err("invalid field selector: invalid escape sequence: \\".to_owned());
+    }
+    Ok(out)
 }
 
 /// A list's or watch's namespace and selectors.
@@ -174,13 +236,22 @@ pub(crate) struct Filter {
 }
 
 impl Filter {
-    pub(crate) fn new(namespace: Option<&str>, query: &Query) -> Result<Filter, Failure> {
+    /// The filter of a list or watch of the resource at `index` of `catalog`.
+    pub(crate) fn new(
+        catalog: &Catalog,
+        index: usize,
+        namespace: Option<&str>,
+        query: &Query,
+    ) -> Result<Filter, Failure> {
         Ok(Filter {
             namespace: namespace.map(str::to_owned),
             labels: LabelSelector::parse(query.get("labelSelector").unwrap_or(""))
                 .map_err(Failure::bad_request)?,
-            fields: FieldSelector::parse(query.get("fieldSelector").unwrap_or(""))
-                .map_err(Failure::bad_request)?,
+            fields: FieldSelector::parse(
+                query.get("fieldSelector").unwrap_or(""),
+                Labels::of(catalog, index),
+            )
+            .map_err(Failure::bad_request)?,
         })
     }
 
@@ -201,6 +272,7 @@ impl Filter {
 #[cfg(test)]
 mod tests {
     use super::{FieldSelector, LabelSelector};
+    use crate::objects::field_labels::Labels;
     use serde_json::json;
 
     #[test]
@@ -244,23 +316,29 @@ mod tests {
     }
 
     #[test]
-    fn field_selectors_take_name_and_namespace_only() {
-        let object = json!({"metadata": {"name": "a", "namespace": "ns"}});
+    fn field_selectors_parse_as_apimachinery_does() {
+        let object = json!({"metadata": {"name": "a,b", "namespace": "ns"}});
+        let parse = |text| FieldSelector::parse(text, Labels::Default);
+        assert!(parse("metadata.name=a\\,b").unwrap().matches(&object));
         assert!(
-            FieldSelector::parse("metadata.name=a")
+            parse("metadata.namespace!=other,metadata.name==a\\,b")
                 .unwrap()
                 .matches(&object)
         );
-        assert!(
-            FieldSelector::parse("metadata.namespace!=other,metadata.name==a")
-                .unwrap()
-                .matches(&object)
+        assert!(!parse("metadata.name=b").unwrap().matches(&object));
+        assert!(parse("").unwrap().matches(&object));
+        assert_eq!(
+            parse("metadata.name").unwrap_err(),
+            "invalid selector: 'metadata.name'; can't understand 'metadata.name'"
         );
-        assert!(
-            !FieldSelector::parse("metadata.name=b")
-                .unwrap()
-                .matches(&object)
+        assert_eq!(
+            parse("metadata.name=a=b").unwrap_err(),
+            "invalid field selector: unescaped character in value: 61"
         );
-        assert!(FieldSelector::parse("spec.nodeName=x").is_err());
+        // Terms are sorted before they are converted: the first refused is `a.b`.
+        assert_eq!(
+            parse("z.y=1,a.b=2").unwrap_err(),
+            r#""a.b" is not a known field selector: only "metadata.name", "metadata.namespace""#
+        );
     }
 }

@@ -284,6 +284,12 @@ impl Server {
         };
         let shared = &self.shared;
         let index = target.index;
+        if let Some(computed) =
+            shared.computed(index, verb, target.name.as_deref(), &query, warnings)
+        {
+            let (code, value) = computed?;
+            return Ok(shared.respond(answer, index, code, value, &query));
+        }
         let (code, value) = match (verb, target.name.as_deref()) {
             ("watch", _) => return shared.watch(index, namespace, &query, answer),
             ("list", _) => shared.list(index, namespace, &query)?,

@@ -14,12 +14,17 @@ use crate::router::Server;
 
 /// Serves `server` on `listener` until `shutdown` completes; then stops accepting and ends
 /// every open connection (watches included). Each connection is a task; a client that goes
-/// away ends its task and its watches.
+/// away ends its task and its watches. The `default/kubernetes` Service's endpoints (and its
+/// target port) point at the listener's address, as the API server's reconciler points
+/// them at its own.
 pub async fn serve(
     server: Server,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    if let Ok(address) = listener.local_addr() {
+        server.shared.advertise(address);
+    }
     let mut connections = JoinSet::new();
     tokio::pin!(shutdown);
     loop {

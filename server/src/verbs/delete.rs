@@ -116,7 +116,7 @@ impl Shared {
         } else {
             parse_body(body)?
         };
-        let filter = Filter::new(namespace, query)?;
+        let filter = Filter::new(&catalog, index, namespace, query)?;
         let keys: Vec<Key> = self.lock().objects[index]
             .iter()
             .filter(|(_, object)| filter.matches(object))

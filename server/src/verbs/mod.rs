@@ -2,11 +2,13 @@
 //! Concepts") and conventions, as the API server's registry does it. `read` has get, list
 //! and watch (its stream is `watch`); `write` has create, update, patch and server-side
 //! apply, and the commit they share; `delete` has delete and deletecollection; `check` is
-//! what every write is checked with (kind, validator, decoding, namespace); `respond`
+//! what every write is checked with (kind, validator, decoding, namespace); `computed`
+//! answers the resources the API server computes rather than stores; `respond`
 //! encodes an answer. They run on [`Shared`], the state every clone of a server shares,
 //! call the semantics for each rule and the controllers on what a write did.
 
 mod check;
+mod computed;
 mod delete;
 mod read;
 mod respond;
@@ -20,7 +22,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use crate::controllers::cluster::Cluster;
 use crate::controllers::{self, queue::Work};
+use crate::objects::authority::Authority;
 use crate::objects::catalog::Catalog;
 use crate::objects::meta::now;
 use crate::objects::store::State;
@@ -57,22 +61,41 @@ pub(crate) struct Shared {
     pub(crate) changed: tokio::sync::watch::Sender<u64>,
     /// Open watch streams (their tasks).
     pub(crate) watches: AtomicUsize,
+    /// What the cluster's own controllers know: its certificate authority, its address.
+    pub(crate) cluster: Cluster,
     uid_seed: std::collections::hash_map::RandomState,
 }
 
 impl Shared {
-    /// The state of a server for `catalog`, with the namespaces a cluster starts with.
+    /// The state of a server for `catalog`, with the objects a cluster starts with (its
+    /// namespaces, and what its controllers make: see `controllers::start`).
     pub(crate) fn new(catalog: Catalog, options: Options) -> Shared {
         let state = State::new(catalog, options.history);
+        // Only a failing system random number generator stops a key being made.
+        let authority = Authority::new().unwrap_or_else(|e| panic!("the cluster's CA: {e}"));
         let shared = Shared {
             options,
             state: Mutex::new(state),
             changed: tokio::sync::watch::channel(0).0,
             watches: AtomicUsize::new(0),
+            cluster: Cluster::new(authority, ([127, 0, 0, 1], 6443).into()),
             uid_seed: std::collections::hash_map::RandomState::new(),
         };
         shared.seed_namespaces();
+        {
+            let mut state = shared.lock();
+            let catalog = state.catalog.clone();
+            controllers::start(&mut state, &catalog, &shared.cluster);
+        }
         shared
+    }
+
+    /// The server is now reached on `address`: the `kubernetes` Service's endpoints say so.
+    pub(crate) fn advertise(&self, address: std::net::SocketAddr) {
+        let mut state = self.lock();
+        let catalog = state.catalog.clone();
+        controllers::advertise(&mut state, &catalog, &self.cluster, address);
+        self.notify(state);
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
@@ -117,7 +140,7 @@ impl Shared {
 
     /// Runs the controllers (garbage collector, namespace lifecycle, …) on what a write did.
     fn settle(&self, state: &mut State, work: Vec<Work>) {
-        controllers::settle(state, work);
+        controllers::settle(state, &self.cluster, work);
     }
 
     /// Wakes the watches after a write, then serves the CRDs it left unserved.

@@ -58,7 +58,7 @@ impl Shared {
     ) -> Result<(StatusCode, Value), Failure> {
         let catalog = self.catalog();
         let def = &catalog.resources[index];
-        let filter = Filter::new(namespace, query)?;
+        let filter = Filter::new(&catalog, index, namespace, query)?;
         let limit = query
             .get("limit")
             .and_then(|l| l.parse::<usize>().ok())
@@ -129,7 +129,7 @@ impl Shared {
         query: &Query,
         answer: media::Answer,
     ) -> Result<Response<Body>, Failure> {
-        let filter = Filter::new(namespace, query)?;
+        let filter = Filter::new(&self.catalog(), index, namespace, query)?;
         let request = watch::Request::new(index, filter, query, answer)?;
         let content_type = request.content_type();
         let receiver = watch::start(self.clone(), request);

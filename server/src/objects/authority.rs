@@ -1,0 +1,78 @@
+//! The cluster's certificate authority, made when the server starts, as kubeadm makes
+//! `/etc/kubernetes/pki/ca.crt` (a self-signed CA named `kubernetes`, valid for ten years).
+//! Its certificate is what every namespace's `kube-root-ca.crt` ConfigMap publishes
+//! (`controllers::root_ca`); it is kept here, in one place, so that serving over TLS can use
+//! the same authority.
+
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, IsCa, KeyPair, KeyUsagePurpose,
+};
+
+/// A certificate authority: its certificate and private key, PEM-encoded.
+#[derive(Clone, Debug)]
+pub(crate) struct Authority {
+    /// The CA certificate (`-----BEGIN CERTIFICATE-----`), as `ca.crt` holds it.
+    pub(crate) certificate_pem: String,
+    /// The CA's private key (PKCS#8), for signing serving and client certificates.
+    #[allow(dead_code)] // For the TLS listener; the certificate is published today.
+    pub(crate) key_pem: String,
+}
+
+impl Authority {
+    /// A new authority with a fresh ECDSA P-256 key: `CN=kubernetes`, `CA:TRUE`, key usages
+    /// digitalSignature, keyEncipherment and keyCertSign, and the DNS name `kubernetes`, as
+    /// kubeadm's `certs ca` phase writes them.
+    pub(crate) fn new() -> Result<Authority, String> {
+        let key = KeyPair::generate().map_err(|e| format!("the CA key: {e}"))?;
+        let mut params = CertificateParams::new(vec!["kubernetes".to_owned()])
+            .map_err(|e| format!("the CA certificate: {e}"))?;
+        let mut name = DistinguishedName::new();
+        name.push(DnType::CommonName, "kubernetes");
+        params.distinguished_name = name;
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+            KeyUsagePurpose::KeyCertSign,
+        ];
+        let today = jiff::Timestamp::now()
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .date();
+        let (year, month, day) = (i32::from(today.year()), today.month(), today.day());
+        let (month, day) = (month.unsigned_abs(), day.unsigned_abs());
+        params.not_before = rcgen::date_time_ymd(year, month, day);
+        params.not_after = rcgen::date_time_ymd(year + 10, month, day.min(28));
+        let certificate = params
+            .self_signed(&key)
+            .map_err(|e| format!("the CA certificate: {e}"))?;
+        Ok(Authority {
+            certificate_pem: certificate.pem(),
+            key_pem: key.serialize_pem(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Authority;
+
+    #[test]
+    fn the_authority_is_a_pem_certificate_and_key() {
+        let authority = Authority::new().unwrap();
+        assert!(
+            authority
+                .certificate_pem
+                .starts_with("-----BEGIN CERTIFICATE-----\n")
+        );
+        assert!(
+            authority
+                .certificate_pem
+                .ends_with("-----END CERTIFICATE-----\n")
+        );
+        assert!(authority.key_pem.contains("PRIVATE KEY"));
+        assert_ne!(
+            Authority::new().unwrap().certificate_pem,
+            authority.certificate_pem
+        );
+    }
+}
