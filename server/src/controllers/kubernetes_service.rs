@@ -24,7 +24,8 @@ const NAMESPACE: &str = "default";
 const CLUSTER_IP: &str = "10.96.0.1";
 
 /// Makes the Service, its Endpoints and its EndpointSlice where missing (for the resources
-/// the API serves), and points the endpoints at the server's address.
+/// the API serves; none without Services), and points the endpoints at the server's
+/// address.
 pub(crate) fn reconcile(
     state: &mut State,
     catalog: &Catalog,
@@ -33,7 +34,11 @@ pub(crate) fn reconcile(
 ) {
     let (ip, port) = cluster.endpoint();
     let key: Key = (NAMESPACE.to_owned(), NAME.to_owned());
-    if let Some((index, _)) = catalog.find("", "v1", "services") {
+    // The endpoints are the Service's: an API without Services has neither.
+    let Some((index, _)) = catalog.find("", "v1", "services") else {
+        return;
+    };
+    {
         let wanted = service(port);
         match state.objects[index].get(&key).cloned() {
             None => create(state, index, &key, wanted, queue),
