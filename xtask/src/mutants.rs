@@ -464,6 +464,14 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "        let _ = (&schemas.names, root.index, &object);",
         tests: &["kubeforge-server:builtin_defaults"],
     },
+    Mutant {
+        name: "aggregated-discovery-ignored",
+        breaks: "`/api` and `/apis` answer the aggregated `apidiscovery.k8s.io/v2` document when the `Accept` asks for it",
+        file: "server/src/wire/media.rs",
+        find: "    if aggregated {\n        Discovery::Aggregated",
+        replace: "    if aggregated && accept_header(parts).is_empty() {\n        Discovery::Aggregated",
+        tests: &["kubeforge-server:discovery"],
+    },
     // The API diff.
     Mutant {
         name: "removed-field-additive",
