@@ -636,3 +636,55 @@ fn dechunk(body: &str) -> String {
     }
     out
 }
+
+#[tokio::test]
+async fn custom_resources_as_the_apiextensions_server_lists_them() {
+    let Some(corpus) = kubeforge_tests::corpus(
+        "aggregated_discovery_of_crds",
+        &[
+            "kubernetes/swagger.json",
+            "crds/cert-manager-Certificate.yaml",
+        ],
+    ) else {
+        return;
+    };
+    let catalog = Catalog::from_documents(&[
+        corpus.join("kubernetes/swagger.json"),
+        corpus.join("crds/cert-manager-Certificate.yaml"),
+    ])
+    .unwrap();
+    let server = Server::new(catalog);
+    let apis = get_json(&server, "/apis", AGGREGATED).await;
+    let items = apis["items"].as_array().unwrap();
+    // A CRD's group comes after every built-in one (priority 1000).
+    assert_eq!(items.last().unwrap()["metadata"]["name"], "cert-manager.io");
+    let certificates = &items.last().unwrap()["versions"][0]["resources"][0];
+    assert_eq!(
+        certificates,
+        &serde_json::json!({
+            "resource": "certificates",
+            "responseKind": {"group": "cert-manager.io", "version": "v1", "kind": "Certificate"},
+            "scope": "Namespaced",
+            "singularResource": "certificate",
+            "verbs": ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+            "shortNames": ["cert", "certs"],
+            "categories": ["cert-manager"],
+            "subresources": [{
+                "subresource": "status",
+                "responseKind": {"group": "cert-manager.io", "version": "v1", "kind": "Certificate"},
+                "verbs": ["get", "patch", "update"],
+            }],
+        })
+    );
+    // The plain list names the status subresource's kind alone, as the apiextensions
+    // server's APIResource does.
+    let list = get_json(&server, "/apis/cert-manager.io/v1", "application/json").await;
+    assert_eq!(
+        list["resources"][1],
+        serde_json::json!({"name": "certificates/status", "singularName": "", "namespaced": true, "kind": "Certificate", "verbs": ["get", "patch", "update"]})
+    );
+    assert_eq!(
+        as_plain(&items.last().unwrap()["versions"][0]).len(),
+        plain(&list).len()
+    );
+}
