@@ -200,6 +200,17 @@ async fn aggregated_discovery_says_what_the_plain_documents_say() {
         "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
     );
 
+    // The documents of a group and of a group-version are plain only.
+    let only_aggregated = [("accept", AGGREGATED_TYPE)];
+    for path in ["/apis/apps", "/apis/apps/v1", "/api/v1"] {
+        let (code, _, _) = raw(&server, Method::GET, path, &only_aggregated).await;
+        assert_eq!(code, 406, "{path}");
+        let (code, _, body) = raw(&server, Method::GET, path, &[("accept", AGGREGATED)]).await;
+        let document: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(code, 200);
+        assert!(document["kind"] == "APIGroup" || document["kind"] == "APIResourceList");
+    }
+
     // The groups in the API server's order, in both documents.
     let names: Vec<&str> = apis["items"]
         .as_array()

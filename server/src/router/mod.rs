@@ -128,6 +128,13 @@ impl Server {
             }
             ["api"] => discovery(discovery::core_versions(catalog)),
             ["apis"] => discovery(Some(discovery::groups(catalog))),
+            // The plain documents' handlers negotiate with the default restrictions: an
+            // `Accept` that only asks for a conversion (`as=`) is refused.
+            ["api", _] | ["apis", _] | ["apis", _, _]
+                if parts.method == Method::GET && !media::accepts_plain(parts) =>
+            {
+                Err(media::not_acceptable())
+            }
             ["api", version] => discovery(discovery::resources(catalog, "", version)),
             ["apis", group] => discovery(discovery::group(catalog, group)),
             ["apis", group, version] => discovery(discovery::resources(catalog, group, version)),
