@@ -182,6 +182,39 @@ async fn aggregated_discovery_says_what_the_plain_documents_say() {
     .await;
     assert_eq!((code, body.len()), (304, 0));
     assert_eq!(header(&headers, "etag"), etag);
+    // In protobuf when the first range asking for it says so (client-go with protobuf).
+    let (code, headers, body) = raw(
+        &server,
+        Method::GET,
+        "/apis",
+        &[(
+            "accept",
+            "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
+        )],
+    )
+    .await;
+    assert_eq!(code, 200);
+    assert_eq!(
+        header(&headers, "content-type"),
+        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    );
+    assert_eq!(
+        header(&headers, "etag"),
+        etag,
+        "one ETag whatever the encoding"
+    );
+    assert!(body.starts_with(b"k8s\0"));
+    let text = String::from_utf8_lossy(&body);
+    for word in [
+        "apidiscovery.k8s.io/v2",
+        "APIGroupDiscoveryList",
+        "deployments",
+        "Namespaced",
+        "Current",
+    ] {
+        assert!(text.contains(word), "{word} in the protobuf document");
+    }
+
     // v2beta1 is no longer served: asked for alone, the plain handler refuses it.
     let (code, _, body) = raw(
         &server,

@@ -188,7 +188,7 @@ impl Server {
                     None => failure_response(&Failure::no_route(parts.uri.path())),
                 }
             }
-            media::Discovery::Aggregated => {
+            media::Discovery::Aggregated { protobuf } => {
                 let document = discovery::aggregated(catalog, core);
                 let etag = discovery::etag(&document);
                 let matched = parts
@@ -200,11 +200,23 @@ impl Server {
                     *response.status_mut() = StatusCode::NOT_MODIFIED;
                     response
                 } else {
-                    let mut response = json_response(StatusCode::OK, &document);
-                    response.headers_mut().insert(
-                        header::CONTENT_TYPE,
-                        HeaderValue::from_static(media::AGGREGATED_V2),
-                    );
+                    let mut response = if protobuf {
+                        encoding::protobuf_response(StatusCode::OK, &document)
+                    } else {
+                        json_response(StatusCode::OK, &document)
+                    };
+                    // The media type written, with the profile's parameters.
+                    let written = response
+                        .headers()
+                        .get(header::CONTENT_TYPE)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or(media::JSON)
+                        .to_owned();
+                    if let Ok(value) =
+                        HeaderValue::from_str(&format!("{written}{}", media::AGGREGATED_V2))
+                    {
+                        response.headers_mut().insert(header::CONTENT_TYPE, value);
+                    }
                     response
                 };
                 let headers = response.headers_mut();

@@ -236,40 +236,54 @@ pub(crate) fn negotiate(parts: &http::request::Parts, protobuf: bool) -> Result<
 pub(crate) enum Discovery {
     /// The plain documents (`APIVersions`, `APIGroupList`).
     Plain,
-    /// The aggregated `apidiscovery.k8s.io/v2` `APIGroupDiscoveryList`, in JSON.
-    Aggregated,
+    /// The aggregated `apidiscovery.k8s.io/v2` `APIGroupDiscoveryList`, in JSON or (with
+    /// the `protobuf` feature) in protobuf.
+    Aggregated {
+        /// In protobuf rather than JSON.
+        protobuf: bool,
+    },
 }
 
-/// The aggregated discovery media type, as the answer's `Content-Type` names it
-/// (`responsewriters.WriteObjectNegotiated` with the group-version-kind in the content type).
-pub(crate) const AGGREGATED_V2: &str =
-    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+/// The aggregated discovery profile's parameters, as the answer's `Content-Type` names
+/// them after its media type (`responsewriters.WriteObjectNegotiated` with the
+/// group-version-kind in the content type).
+pub(crate) const AGGREGATED_V2: &str = ";g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
-/// Whether a discovery request gets the aggregated document: the API server's
-/// `WrappedHandler` hands it to the aggregated handler when any range of the `Accept` asks
-/// for `apidiscovery.k8s.io/v2` `APIGroupDiscoveryList` (its restrictions pass over every
-/// range that does not, plain ones included). `v2beta1` is no longer served (the
+/// Whether a discovery request gets the aggregated document, and in which encoding: the
+/// API server's `WrappedHandler` hands it to the aggregated handler when a range of the
+/// `Accept` asks for `apidiscovery.k8s.io/v2` `APIGroupDiscoveryList` (its restrictions
+/// pass over every range that does not, plain ones included), which answers in the first
+/// such range's encoding. `v2beta1` is no longer served (the
 /// `AggregatedDiscoveryRemoveBetaType` gate is locked on since 1.35), so such a range
-/// falls through to the plain documents like any other. This server writes the aggregated
-/// document in JSON only: a protobuf range for it is passed over.
+/// falls through to the plain documents like any other.
 pub(crate) fn discovery(parts: &http::request::Parts) -> Discovery {
     if accept_header(parts).trim().is_empty() {
         return Discovery::Plain;
     }
-    let aggregated = accepted(parts).iter().any(|media| {
-        media.param("g") == Some("apidiscovery.k8s.io")
+    for media in &accepted(parts) {
+        let aggregated = media.param("g") == Some("apidiscovery.k8s.io")
             && media.param("v") == Some("v2")
             && media.param("as") == Some("APIGroupDiscoveryList")
             && media
                 .param("stream")
-                .is_none_or(|s| s.is_empty() || s == "watch")
-            && media.matches(JSON)
-    });
-    if aggregated {
-        Discovery::Aggregated
-    } else {
-        Discovery::Plain
+                .is_none_or(|s| s.is_empty() || s == "watch");
+        if !aggregated {
+            continue;
+        }
+        for offered in OFFERED {
+            if !media.matches(offered) {
+                continue;
+            }
+            match offered {
+                JSON => return Discovery::Aggregated { protobuf: false },
+                PROTOBUF if cfg!(feature = "protobuf") => {
+                    return Discovery::Aggregated { protobuf: true };
+                }
+                _ => {}
+            }
+        }
     }
+    Discovery::Plain
 }
 
 /// Whether a plain discovery document may answer: some range of the `Accept` asks for no
