@@ -389,11 +389,20 @@ mod tests {
     #[test]
     fn aggregated_discovery_is_asked_for_with_v2() {
         let kubectl = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
-        assert_eq!(discovery(&parts(kubectl)), Discovery::Aggregated);
+        let json = Discovery::Aggregated { protobuf: false };
+        assert_eq!(discovery(&parts(kubectl)), json);
         // Any range asking for it wins, even after a plain one.
         let late =
             "application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
-        assert_eq!(discovery(&parts(late)), Discovery::Aggregated);
+        assert_eq!(discovery(&parts(late)), json);
+        // client-go with protobuf: the first aggregated range's encoding.
+        let client_go = "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+        assert_eq!(
+            discovery(&parts(client_go)),
+            Discovery::Aggregated {
+                protobuf: cfg!(feature = "protobuf")
+            }
+        );
         let beta = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
         assert_eq!(discovery(&parts(beta)), Discovery::Plain);
         assert!(!super::accepts_plain(&parts(beta)));
