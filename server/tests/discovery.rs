@@ -513,6 +513,25 @@ async fn metadata_alone_on_get_list_patch_and_watch() {
         assert_eq!(status["message"], message);
     }
 
+    // A watch asked for lists sends the objects as they are: the API server's transform
+    // fails on each object, and its watch encoder sends the original.
+    let (code, _, body) = raw(
+        &server,
+        Method::GET,
+        &format!("{path}?watch=true&timeoutSeconds=1"),
+        &[("accept", accept_list)],
+    )
+    .await;
+    assert_eq!(code, 200);
+    let kinds: Vec<String> = String::from_utf8_lossy(&body)
+        .lines()
+        .map(|line| {
+            let event: Value = serde_json::from_str(line).unwrap();
+            event["object"]["kind"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, ["ConfigMap", "ConfigMap"]);
+
     // v1beta1, and a fallback after a range the server cannot serve.
     let beta = get_json(
         &server,
