@@ -508,6 +508,14 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "                .map(|(_, pointers, format)| read(object, &pointers[..0], *format))",
         tests: &["kubeforge-server:kubectl_cluster:field_selectors_take_each_kinds_labels"],
     },
+    Mutant {
+        name: "aggregated-discovery-ignored",
+        breaks: "`/api` and `/apis` answer the aggregated `apidiscovery.k8s.io/v2` document when the `Accept` asks for it",
+        file: "server/src/wire/media.rs",
+        find: "    if aggregated {\n        Discovery::Aggregated",
+        replace: "    if aggregated && accept_header(parts).is_empty() {\n        Discovery::Aggregated",
+        tests: &["kubeforge-server:discovery"],
+    },
     // The API diff.
     Mutant {
         name: "removed-field-additive",

@@ -413,8 +413,9 @@ impl Catalog {
             .collect()
     }
 
-    /// Whether `def` is a custom resource (a CRD's kind).
-    fn is_custom(&self, def: &ResourceDef) -> bool {
+    /// Whether `def` is a custom resource (a CRD's kind, given at start or created through
+    /// the API).
+    pub(crate) fn is_custom(&self, def: &ResourceDef) -> bool {
         self.schemas_for(def)
             .root_of(&def.group, &def.version, &def.kind)
             .is_some_and(|root| !root.builtin)

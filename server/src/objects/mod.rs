@@ -4,7 +4,8 @@
 //! can be selected by (`field_labels`), and the catalog of the resources served (`catalog`): their names and
 //! built-in facts (`builtin`), their schemas' merge types (`schema`), the catalog read from
 //! documents through the generator's model (`model`), and the catalog as discovery
-//! (`discovery`) and OpenAPI (`openapi`) documents. `table` (the Tables of the API
+//! (`discovery`) and OpenAPI (`openapi`) documents, and an object's metadata alone
+//! (`partial`: `PartialObjectMetadata`). `table` (the Tables of the API
 //! server's printers, with `jsonpath`) reads objects by the catalog too.
 
 pub(crate) mod authority;
@@ -20,6 +21,7 @@ pub(crate) mod meta;
 pub(crate) mod model;
 #[cfg(feature = "model")]
 pub(crate) mod openapi;
+pub(crate) mod partial;
 pub(crate) mod schema;
 pub(crate) mod select;
 pub(crate) mod store;

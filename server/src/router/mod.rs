@@ -125,8 +125,18 @@ impl Server {
                 }
                 Ok(text_response("ok"))
             }
+            ["api" | "apis"] if parts.method == Method::GET => {
+                Ok(self.discovery_root(parts, segments[0] == "api"))
+            }
             ["api"] => discovery(discovery::core_versions(catalog)),
             ["apis"] => discovery(Some(discovery::groups(catalog))),
+            // The plain documents' handlers negotiate with the default restrictions: an
+            // `Accept` that only asks for a conversion (`as=`) is refused.
+            ["api", _] | ["apis", _] | ["apis", _, _]
+                if parts.method == Method::GET && !media::accepts_plain(parts) =>
+            {
+                Err(media::not_acceptable())
+            }
             ["api", version] => discovery(discovery::resources(catalog, "", version)),
             ["apis", group] => discovery(discovery::group(catalog, group)),
             ["apis", group, version] => discovery(discovery::resources(catalog, group, version)),
@@ -156,6 +166,70 @@ impl Server {
                 self.resource(parts, body, &target)
             }
             _ => Err(Failure::no_route(path)),
+        }
+    }
+
+    /// `/api` or `/apis`: the aggregated document when the `Accept` asks for it (with the
+    /// API server's `ETag`, `Vary: Accept` and `Cache-Control: public`, and 304 when
+    /// `If-None-Match` names the `ETag`), else the plain one; made from the catalog as it is
+    /// now.
+    fn discovery_root(&self, parts: &http::request::Parts, core: bool) -> Response<Body> {
+        let snapshot = self.shared.catalog();
+        let catalog = &*snapshot;
+        match media::discovery(parts) {
+            media::Discovery::Plain if !media::accepts_plain(parts) => {
+                failure_response(&media::not_acceptable())
+            }
+            media::Discovery::Plain => {
+                let document = if core {
+                    discovery::core_versions(catalog)
+                } else {
+                    Some(discovery::groups(catalog))
+                };
+                match document {
+                    Some(document) => json_response(StatusCode::OK, &document),
+                    None => failure_response(&Failure::no_route(parts.uri.path())),
+                }
+            }
+            media::Discovery::Aggregated { protobuf } => {
+                let document = discovery::aggregated(catalog, core);
+                let etag = discovery::etag(&document);
+                let matched = parts
+                    .headers
+                    .get(header::IF_NONE_MATCH)
+                    .is_some_and(|v| v.as_bytes() == etag.as_bytes());
+                let mut response = if matched {
+                    let mut response = Response::new(Body::full(Vec::new()));
+                    *response.status_mut() = StatusCode::NOT_MODIFIED;
+                    response
+                } else {
+                    let mut response = if protobuf {
+                        encoding::protobuf_response(StatusCode::OK, &document)
+                    } else {
+                        json_response(StatusCode::OK, &document)
+                    };
+                    // The media type written, with the profile's parameters.
+                    let written = response
+                        .headers()
+                        .get(header::CONTENT_TYPE)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or(media::JSON)
+                        .to_owned();
+                    if let Ok(value) =
+                        HeaderValue::from_str(&format!("{written}{}", media::AGGREGATED_V2))
+                    {
+                        response.headers_mut().insert(header::CONTENT_TYPE, value);
+                    }
+                    response
+                };
+                let headers = response.headers_mut();
+                if let Ok(value) = HeaderValue::from_str(&etag) {
+                    headers.insert(header::ETAG, value);
+                }
+                headers.insert(header::VARY, HeaderValue::from_static("Accept"));
+                headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("public"));
+                response
+            }
         }
     }
 

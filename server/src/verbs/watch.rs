@@ -16,7 +16,7 @@ use tokio::time::Instant;
 
 use crate::objects::select::Filter;
 use crate::objects::store::EventType;
-use crate::objects::table;
+use crate::objects::{partial, table};
 use crate::verbs::Shared;
 use crate::wire::encoding;
 use crate::wire::media;
@@ -46,6 +46,11 @@ pub(crate) struct Request {
     table: Option<(&'static str, table::Include)>,
     /// Send protobuf frames (`application/vnd.kubernetes.protobuf;stream=watch`).
     protobuf: bool,
+    /// Send each object's metadata alone, as a `PartialObjectMetadata` of this version
+    /// (`Partial::Object`). Asked for as a list, the API server's transform fails on each
+    /// object and it sends the object as it is (`watchEmbeddedEncoder.doEncode` logs the
+    /// error and encodes the original); so does this server.
+    metadata: Option<(media::Partial, &'static str)>,
 }
 
 impl Request {
@@ -86,7 +91,16 @@ impl Request {
                 }
                 _ => None,
             },
-            protobuf: answer == media::Answer::Protobuf,
+            protobuf: matches!(
+                answer,
+                media::Answer::Protobuf | media::Answer::Metadata { protobuf: true, .. }
+            ),
+            metadata: match answer {
+                media::Answer::Metadata {
+                    partial, version, ..
+                } => Some((partial, version)),
+                _ => None,
+            },
         })
     }
 
@@ -147,16 +161,28 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
             let table = table::table(&catalog, def, version, &[object], include, metadata, first);
             event_line(kind, &table)
         }
-        None if request.protobuf => encoding::watch_frame(kind, object),
-        None => event_line(kind, object),
+        None => {
+            let object = match request.metadata {
+                Some((media::Partial::Object, version)) => &partial::object(object, version),
+                _ => object,
+            };
+            if request.protobuf {
+                encoding::watch_frame(kind, object)
+            } else {
+                event_line(kind, object)
+            }
+        }
     };
     let bookmark = |rv: u64, end: bool| {
         let mut metadata = json!({"resourceVersion": rv.to_string()});
         if end {
             metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        let object =
+        let mut object =
             json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": metadata});
+        if let Some((media::Partial::Object, version)) = request.metadata {
+            object = partial::object(&object, version);
+        }
         if request.protobuf {
             encoding::watch_frame("BOOKMARK", &object)
         } else {
