@@ -104,7 +104,13 @@ impl Catalog {
             let Some(resource) = operation.target() else {
                 continue;
             };
-            let Some(verb) = model_verb(operation.action()) else {
+            let verb = match operation.action() {
+                // A connect operation (`pods/exec`, the proxies) serves the verb of its
+                // method, as discovery lists it.
+                "connect" => connect_verb(operation.method()),
+                action => model_verb(action),
+            };
+            let Some(verb) = verb else {
                 continue;
             };
             let gvk = resource.gvk();
@@ -191,6 +197,17 @@ fn model_verb(action: &str) -> Option<&'static str> {
         "patch" => Action::Patch,
         "delete" => Action::Delete,
         "deletecollection" => Action::DeleteCollection,
+        _ => return None,
+    })
+}
+
+fn connect_verb(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "GET" => "get",
+        "POST" => "create",
+        "PUT" => "update",
+        "PATCH" => "patch",
+        "DELETE" => "delete",
         _ => return None,
     })
 }

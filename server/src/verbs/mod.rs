@@ -3,13 +3,16 @@
 //! and watch (its stream is `watch`); `write` has create, update, patch and server-side
 //! apply, and the commit they share; `delete` has delete and deletecollection; `check` is
 //! what every write is checked with (kind, validator, decoding, namespace); `respond`
-//! encodes an answer. They run on [`Shared`], the state every clone of a server shares,
+//! encodes an answer; `tokens` (service account tokens and their review) and `pods`
+//! (eviction, binding, what needs a kubelet) are subresources with behaviour of their own. They run on [`Shared`], the state every clone of a server shares,
 //! call the semantics for each rule and the controllers on what a write did.
 
 mod check;
 mod delete;
+mod pods;
 mod read;
 mod respond;
+mod tokens;
 mod watch;
 mod write;
 
@@ -25,6 +28,7 @@ use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::objects::meta::now;
 use crate::objects::store::State;
 use crate::semantics::namespaces;
+use crate::semantics::tokens::Keys;
 
 /// Limits and timings.
 #[derive(Clone, Debug)]
@@ -58,6 +62,8 @@ pub(crate) struct Shared {
     pub(crate) changed: tokio::sync::watch::Sender<u64>,
     /// Open watch streams (their tasks).
     pub(crate) watches: AtomicUsize,
+    /// The service account signing key (made at start; why it could not be, if not).
+    pub(crate) keys: Result<Keys, String>,
     uid_seed: std::collections::hash_map::RandomState,
 }
 
@@ -71,6 +77,7 @@ impl Shared {
             state: Mutex::new(state),
             changed: tokio::sync::watch::channel(0).0,
             watches: AtomicUsize::new(0),
+            keys: Keys::generate(),
             uid_seed: std::collections::hash_map::RandomState::new(),
         };
         shared.seed_namespaces();
