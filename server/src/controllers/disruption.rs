@@ -83,7 +83,10 @@ fn status_of(state: &State, pdb: &Value, pods: &[Value]) -> Value {
     // `buildDisruptedPodMap`: an eviction's record stays while its Pod exists and is not
     // yet being deleted (the controller's two-minute timeout is not kept here).
     let mut disrupted = Map::new();
-    if let Some(map) = old.and_then(|s| s.get("disruptedPods")).and_then(Value::as_object) {
+    if let Some(map) = old
+        .and_then(|s| s.get("disruptedPods"))
+        .and_then(Value::as_object)
+    {
         for (name, at) in map {
             let pending = pods.iter().any(|p| {
                 p.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
@@ -152,10 +155,7 @@ pub(crate) fn allowed_condition(status: &mut Value) {
     if !status.get("conditions").is_some_and(Value::is_array) {
         status["conditions"] = json!([]);
     }
-    let Some(list) = status
-        .get_mut("conditions")
-        .and_then(Value::as_array_mut)
-    else {
+    let Some(list) = status.get_mut("conditions").and_then(Value::as_array_mut) else {
         return;
     };
     let found = list
@@ -276,9 +276,7 @@ pub(crate) fn selects(selector: Option<&Value>, pod: &Value) -> bool {
     let labels = pod.pointer("/metadata/labels").and_then(Value::as_object);
     let label = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
     let match_labels = selector.get("matchLabels").and_then(Value::as_object);
-    let expressions = selector
-        .get("matchExpressions")
-        .and_then(Value::as_array);
+    let expressions = selector.get("matchExpressions").and_then(Value::as_array);
     if match_labels.is_none_or(Map::is_empty) && expressions.is_none_or(Vec::is_empty) {
         return false;
     }

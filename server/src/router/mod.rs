@@ -415,10 +415,9 @@ impl Server {
             (keys.openid_configuration(), "application/json")
         };
         let mut response = json_response(StatusCode::OK, &value);
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(content_type),
-        );
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
         response.headers_mut().insert(
             header::CACHE_CONTROL,
             HeaderValue::from_static("public, max-age=3600"),

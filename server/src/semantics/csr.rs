@@ -246,7 +246,10 @@ fn validate_conditions(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
         } else {
             &["False", "True", "Unknown"]
         };
-        let status = condition.get("status").and_then(Value::as_str).unwrap_or("");
+        let status = condition
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if status.is_empty() {
             errors.push(FieldError::required(format!("{at}.status"), ""));
         } else if !allowed.contains(&status) {

@@ -31,8 +31,8 @@ const LEEWAY: i64 = 60;
 /// The DER prefix of a P-256 public key's `SubjectPublicKeyInfo`; the key itself (the
 /// uncompressed point) follows.
 const P256_SPKI_PREFIX: [u8; 26] = [
-    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08,
-    0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
+    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
+    0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
 ];
 
 /// The server's service account signing key.
@@ -156,7 +156,12 @@ impl Keys {
     /// Checks `token` as the service account authenticator does, up to (not including) the
     /// lookup of the objects it names: issuer, signature, times, and audiences against
     /// `wanted` (the review's, or the API server's).
-    pub(crate) fn check(&self, token: &str, now: i64, wanted: &[String]) -> Result<Claims, Refusal> {
+    pub(crate) fn check(
+        &self,
+        token: &str,
+        now: i64,
+        wanted: &[String],
+    ) -> Result<Claims, Refusal> {
         let mut parts = token.split('.');
         let (Some(header), Some(payload), Some(signature), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
@@ -173,7 +178,8 @@ impl Keys {
         if claims.get("iss").and_then(Value::as_str) != Some(ISSUER) {
             return Err(Refusal::NotOurs);
         }
-        let crypto = || Refusal::Invalid("go-jose/go-jose: error in cryptographic primitive".into());
+        let crypto =
+            || Refusal::Invalid("go-jose/go-jose: error in cryptographic primitive".into());
         if decode(header)
             .as_ref()
             .and_then(|h| h.get("alg"))
@@ -347,7 +353,11 @@ mod tests {
             .expect("a token");
         let claims = a.check(&token, 1010, &aud).expect("accepted");
         assert_eq!(
-            (claims.namespace.as_str(), claims.name.as_str(), claims.uid.as_str()),
+            (
+                claims.namespace.as_str(),
+                claims.name.as_str(),
+                claims.uid.as_str()
+            ),
             ("ns", "sa", "u1")
         );
         assert_eq!(claims.audiences, aud);
@@ -367,7 +377,10 @@ mod tests {
                 "token audiences [\"api\"] is invalid for the target audiences [\"other\"]".into()
             ))
         );
-        assert_eq!(a.check("abc", 1010, &aud).map(|_| ()), Err(Refusal::NotOurs));
+        assert_eq!(
+            a.check("abc", 1010, &aud).map(|_| ()),
+            Err(Refusal::NotOurs)
+        );
     }
 
     #[test]
@@ -381,8 +394,8 @@ mod tests {
             .issue(("ns", "sa", "u"), &bound, 5, 600, &["x".to_owned()])
             .expect("a token");
         let payload = token.split('.').nth(1).expect("a payload");
-        let text = String::from_utf8(URL_SAFE_NO_PAD.decode(payload).expect("base64"))
-            .expect("UTF-8");
+        let text =
+            String::from_utf8(URL_SAFE_NO_PAD.decode(payload).expect("base64")).expect("UTF-8");
         let jti_at = text.find("\"jti\"").expect("a jti");
         let expected_start = "{\"aud\":[\"x\"],\"exp\":605,\"iat\":5,\"iss\":\"https://kubernetes.default.svc.cluster.local\",";
         assert!(text.starts_with(expected_start), "{text}");

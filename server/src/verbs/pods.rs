@@ -240,8 +240,16 @@ impl Shared {
             return Err(Failure::not_found("", "pods", name));
         };
         for (field, what, tail) in [
-            ("uid", "UID", "The object might have been deleted and then recreated"),
-            ("resourceVersion", "ResourceVersion", "The object might have been modified"),
+            (
+                "uid",
+                "UID",
+                "The object might have been deleted and then recreated",
+            ),
+            (
+                "resourceVersion",
+                "ResourceVersion",
+                "The object might have been modified",
+            ),
         ] {
             let wanted = options
                 .pointer(&format!("/preconditions/{field}"))
@@ -276,7 +284,9 @@ impl Shared {
         );
         let rv = state.next_rv();
         metadata_mut(&mut pod).insert("resourceVersion".into(), Value::from(rv.to_string()));
-        if let Some(preconditions) = options.get_mut("preconditions").and_then(Value::as_object_mut)
+        if let Some(preconditions) = options
+            .get_mut("preconditions")
+            .and_then(Value::as_object_mut)
             && preconditions.contains_key("resourceVersion")
         {
             preconditions.insert("resourceVersion".into(), Value::from(rv.to_string()));
@@ -400,9 +410,7 @@ impl Shared {
             .filter(|a| !a.is_empty())
         {
             let meta = metadata_mut(&mut pod);
-            let target = meta
-                .entry("annotations")
-                .or_insert_with(|| json!({}));
+            let target = meta.entry("annotations").or_insert_with(|| json!({}));
             if let Some(target) = target.as_object_mut() {
                 for (k, v) in annotations {
                     target.insert(k.clone(), v.clone());
@@ -424,7 +432,10 @@ impl Shared {
         let rv = state.next_rv();
         metadata_mut(&mut pod).insert("resourceVersion".into(), Value::from(rv.to_string()));
         state.put(pods, key.clone(), Arc::new(pod), Some(old));
-        self.settle(&mut state, vec![crate::controllers::queue::Work::Written(pods, key)]);
+        self.settle(
+            &mut state,
+            vec![crate::controllers::queue::Work::Written(pods, key)],
+        );
         self.notify(state);
         Ok((StatusCode::CREATED, success()))
     }
@@ -442,14 +453,22 @@ impl Shared {
         let pod = self.stored(self.core("pods")?, namespace, name)?;
         if sub == "proxy" {
             // `pod.ResourceLocation`: `IsProxyableIP` of the Pod's IP.
-            let ip = pod.pointer("/status/podIP").and_then(Value::as_str).unwrap_or("");
+            let ip = pod
+                .pointer("/status/podIP")
+                .and_then(Value::as_str)
+                .unwrap_or("");
             if ip.parse::<std::net::IpAddr>().is_err() {
                 return Err(Failure::bad_request("address not allowed"));
             }
-            return Err(refused(&format!("error trying to reach service: dial tcp {ip}:80")));
+            return Err(refused(&format!(
+                "error trying to reach service: dial tcp {ip}:80"
+            )));
         }
         let container = container(&pod, name, query.get("container"), sub == "log")?;
-        let node = pod.pointer("/spec/nodeName").and_then(Value::as_str).unwrap_or("");
+        let node = pod
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if node.is_empty() {
             if sub == "log" {
                 // `LogLocation` has no location: the streamer answers 204 No Content.
@@ -471,13 +490,17 @@ impl Shared {
                 "Get \"https://{address}/{path}/{namespace}/{name}/{container}\": dial tcp {address}"
             )));
         }
-        Err(refused(&format!("error dialing backend: dial tcp {address}")))
+        Err(refused(&format!(
+            "error dialing backend: dial tcp {address}"
+        )))
     }
 
     /// `nodes/{name}/proxy`: the Node's kubelet, which cannot be reached.
     pub(crate) fn node_proxy(&self, name: &str) -> Result<(StatusCode, Value), Failure> {
         let address = self.kubelet(name)?;
-        Err(refused(&format!("error dialing backend: dial tcp {address}")))
+        Err(refused(&format!(
+            "error dialing backend: dial tcp {address}"
+        )))
     }
 
     /// `services/{name}/proxy`: `ResourceLocation` on the service's Endpoints (no
@@ -492,7 +515,11 @@ impl Shared {
             [name] => (*name, ""),
             [name, port] => (*name, *port),
             [_, name, port] => (*name, *port),
-            _ => return Err(Failure::bad_request(format!("invalid service request {id:?}"))),
+            _ => {
+                return Err(Failure::bad_request(format!(
+                    "invalid service request {id:?}"
+                )));
+            }
         };
         if let Ok(number) = port.parse::<i64>() {
             let service = self.stored(self.core("services")?, namespace, name)?;
@@ -535,7 +562,13 @@ impl Shared {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let preferred = ["Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"];
+        let preferred = [
+            "Hostname",
+            "InternalDNS",
+            "InternalIP",
+            "ExternalDNS",
+            "ExternalIP",
+        ];
         let host = preferred.iter().find_map(|kind| {
             addresses
                 .iter()
@@ -594,7 +627,12 @@ fn container(pod: &Value, name: &str, asked: Option<&str>, logs: bool) -> Result
     let ephemeral = names("/spec/ephemeralContainers");
     match asked.filter(|a| !a.is_empty()) {
         Some(asked) => {
-            if containers.iter().chain(&init).chain(&ephemeral).any(|c| c == asked) {
+            if containers
+                .iter()
+                .chain(&init)
+                .chain(&ephemeral)
+                .any(|c| c == asked)
+            {
                 Ok(asked.to_owned())
             } else {
                 Err(Failure::bad_request(format!(

@@ -106,17 +106,13 @@ impl Shared {
             None => Bound::default(),
         };
         let keys = self.keys.as_ref().map_err(|e| {
-            Failure::internal(format!("Internal error occurred: failed to generate token: {e}"))
+            Failure::internal(format!(
+                "Internal error occurred: failed to generate token: {e}"
+            ))
         })?;
         let now = jiff::Timestamp::now().as_second();
         let token = keys
-            .issue(
-                (namespace, name, &sa_uid),
-                &bound,
-                now,
-                seconds,
-                &audiences,
-            )
+            .issue((namespace, name, &sa_uid), &bound, now, seconds, &audiences)
             .map_err(|e| Failure::internal(format!("Internal error occurred: {e}")))?;
         let mut metadata = Map::new();
         metadata.insert("name".into(), Value::from(name));
@@ -236,7 +232,9 @@ impl Shared {
             Err(error) => json!({"user": {}, "error": error}),
         };
         let Some(map) = review.as_object_mut() else {
-            return Err(Failure::bad_request("the body of the request is not an object"));
+            return Err(Failure::bad_request(
+                "the body of the request is not an object",
+            ));
         };
         map.insert("kind".into(), Value::from("TokenReview"));
         map.insert("apiVersion".into(), Value::from("authentication.k8s.io/v1"));
@@ -252,13 +250,22 @@ impl Shared {
     /// The service account authenticator on `token` for `audiences`: the user
     /// (`ServiceAccountInfo.UserInfo`, with the `system:authenticated` group the
     /// authenticator adds) and the audiences both share, or the error a review reports.
-    fn authenticate(&self, token: &str, audiences: &[String]) -> Result<(Value, Vec<String>), String> {
-        let keys = self.keys.as_ref().map_err(|_| "invalid bearer token".to_owned())?;
+    fn authenticate(
+        &self,
+        token: &str,
+        audiences: &[String],
+    ) -> Result<(Value, Vec<String>), String> {
+        let keys = self
+            .keys
+            .as_ref()
+            .map_err(|_| "invalid bearer token".to_owned())?;
         let now = jiff::Timestamp::now().as_second();
-        let claims = keys.check(token, now, audiences).map_err(|refusal| match refusal {
-            Refusal::NotOurs => "invalid bearer token".to_owned(),
-            Refusal::Invalid(message) => message,
-        })?;
+        let claims = keys
+            .check(token, now, audiences)
+            .map_err(|refusal| match refusal {
+                Refusal::NotOurs => "invalid bearer token".to_owned(),
+                Refusal::Invalid(message) => message,
+            })?;
         let (namespace, name) = (claims.namespace.as_str(), claims.name.as_str());
         let deleted_long_ago = |object: &Value| {
             object
@@ -296,10 +303,7 @@ impl Shared {
                         json!([object_name]),
                     );
                     if !uid.is_empty() {
-                        extra.insert(
-                            "authentication.kubernetes.io/node-uid".into(),
-                            json!([uid]),
-                        );
+                        extra.insert("authentication.kubernetes.io/node-uid".into(), json!([uid]));
                     }
                     continue;
                 }
