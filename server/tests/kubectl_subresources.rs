@@ -55,7 +55,7 @@ fn a_created_token_is_accepted_by_the_server_that_signed_it() {
     ) else {
         return;
     };
-    server.ok(&["create", "serviceaccount", "robot"], "");
+    let _ = server.ok(&["create", "serviceaccount", "robot"], "");
     let token = server.ok(&["create", "token", "robot", "--audience", "api"], "");
     let token = token.trim();
     let status = &review(&server, token)["status"];
@@ -81,7 +81,7 @@ fn a_created_token_is_accepted_by_the_server_that_signed_it() {
         "{status}"
     );
     // A token for a ServiceAccount that is gone is refused.
-    server.ok(&["delete", "serviceaccount", "robot"], "");
+    let _ = server.ok(&["delete", "serviceaccount", "robot"], "");
     let status = &review(&server, token)["status"];
     assert_eq!(
         status["error"], "serviceaccounts \"robot\" not found",
@@ -93,7 +93,7 @@ fn a_created_token_is_accepted_by_the_server_that_signed_it() {
         refused.contains("serviceaccounts \"nobody\" not found"),
         "{refused}"
     );
-    server.ok(&["create", "serviceaccount", "short"], "");
+    let _ = server.ok(&["create", "serviceaccount", "short"], "");
     let refused = server.fails(&["create", "token", "short", "--duration", "1m"], "");
     assert!(
         refused.contains("spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes"),
@@ -109,10 +109,10 @@ fn a_csr_is_approved_through_its_approval_subresource() {
         return;
     };
     let file = server.file("csr.yaml", &CSR.replace("REQUEST", "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlJQ1ZqQ0NBVDRDQVFBd0VURVBNQTBHQTFVRUF3d0dZVzVuWld4aE1JSUJJakFOQmdrcWhraUc5dzBCQVFFRgpBQU9DQVE4QU1JSUJDZ0tDQVFFQTByczhJTHRHdTYxakx2dHhWTTJSVlRWMDNHWlJTWWw0dWluVWo4RElaWjBOCnR2MUZtRVFSd3VoaUZsOFEzcWl0Qm0wMUFSMkNJVXBGd2ZzSjZ4MXF3ckJzVkhZbGlBNVhwRVpZM3ExcGswSDQKM3Z3aGJlK1o2MVNrVHF5SVBYUUwrTWM5T1Nsbm0xb0R2N0NtSkZNMUlMRVI3QTVGZnZKOEdFRjJ6dHBoaUlFMwpub1dtdHNZb3JuT2wzc2lHQ2ZGZzR4Zmd4eW8ybmlneFNVekl1bXNnVm9PM2ttT0x1RVF6cXpkakJ3TFJXbWlECklmMXBMWnoyalVnald4UkhCM1gyWnVVV1d1T09PZnpXM01LaE8ybHEvZi9DdS8wYk83c0x0MCt3U2ZMSU91TFcKcW90blZtRmxMMytqTy82WDNDKzBERHk5aUtwbXJjVDBnWGZLemE1dHJRSURBUUFCb0FBd0RRWUpLb1pJaHZjTgpBUUVMQlFBRGdnRUJBR05WdmVIOGR4ZzNvK21VeVRkbmFjVmQ1N24zSkExdnZEU1JWREkyQTZ1eXN3ZFp1L1BVCkkwZXpZWFV0RVNnSk1IRmQycVVNMjNuNVJsSXJ3R0xuUXFISUh5VStWWHhsdnZsRnpNOVpEWllSTmU3QlJvYXgKQVlEdUI5STZXT3FYbkFvczFqRmxNUG5NbFpqdU5kSGxpT1BjTU1oNndLaTZzZFhpVStHYTJ2RUVLY01jSVUyRgpvU2djUWdMYTk0aEpacGk3ZnNMdm1OQUxoT045UHdNMGM1dVJVejV4T0dGMUtCbWRSeEgvbUNOS2JKYjFRQm1HCkkwYitEUEdaTktXTU0xMzhIQXdoV0tkNjVoVHdYOWl4V3ZHMkh4TG1WQzg0L1BHT0tWQW9FNkpsYWFHdTlQVmkKdjlOSjVaZlZrcXdCd0hKbzZXdk9xVlA3SVFjZmg3d0drWm89Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo="));
-    server.ok(&["create", "-f", &file], "");
+    let _ = server.ok(&["create", "-f", &file], "");
     let csr = json(&server.ok(&["get", "csr", "fake", "-o", "json"], ""));
     assert_eq!(csr["spec"]["username"], "kubernetes-admin", "{csr}");
-    server.ok(&["certificate", "approve", "fake"], "");
+    let _ = server.ok(&["certificate", "approve", "fake"], "");
     let csr = json(&server.ok(&["get", "csr", "fake", "-o", "json"], ""));
     let condition = &csr["status"]["conditions"][0];
     assert_eq!(condition["type"], "Approved", "{csr}");
@@ -131,7 +131,7 @@ fn a_csr_is_approved_through_its_approval_subresource() {
         "{refused}"
     );
     // An update of the object does not change its conditions.
-    server.ok(&["label", "csr", "fake", "a=b"], "");
+    let _ = server.ok(&["label", "csr", "fake", "a=b"], "");
     let csr = json(&server.ok(&["get", "csr", "fake", "-o", "json"], ""));
     assert_eq!(csr["status"]["conditions"][0]["type"], "Approved", "{csr}");
 }
@@ -142,8 +142,8 @@ fn an_eviction_honours_the_disruption_budget() {
         return;
     };
     for pod in ["p1", "p2"] {
-        server.ok(&["run", pod, "--image=x", "--labels=app=a"], "");
-        server.ok(
+        let _ = server.ok(&["run", pod, "--image=x", "--labels=app=a"], "");
+        let _ = server.ok(
             &[
                 "patch",
                 "pod",
@@ -156,7 +156,7 @@ fn an_eviction_honours_the_disruption_budget() {
             "",
         );
     }
-    server.ok(
+    let _ = server.ok(
         &[
             "create",
             "pdb",
@@ -204,7 +204,7 @@ fn an_eviction_honours_the_disruption_budget() {
         r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p2"},"target":{"name":"n1"}}"#,
     );
     let path = "/api/v1/namespaces/default/pods/p2/binding";
-    server.ok(&["create", "--raw", path, "-f", &file], "");
+    let _ = server.ok(&["create", "--raw", path, "-f", &file], "");
     let pod = json(&server.ok(&["get", "pod", "p2", "-o", "json"], ""));
     assert_eq!(pod["spec"]["nodeName"], "n1", "{pod}");
     let refused = server.fails(&["create", "--raw", path, "-f", &file], "");
@@ -219,7 +219,7 @@ fn what_needs_a_kubelet_is_answered_at_once() {
     let Some(server) = start("what_needs_a_kubelet_is_answered_at_once") else {
         return;
     };
-    server.ok(&["run", "p", "--image=x"], "");
+    let _ = server.ok(&["run", "p", "--image=x"], "");
     let started = Instant::now();
     let refused = server.fails(&["exec", "p", "--", "ls"], "");
     assert!(
