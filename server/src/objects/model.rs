@@ -106,7 +106,8 @@ impl Catalog {
             };
             let verb = match operation.action() {
                 // A connect operation (`pods/exec`, the proxies) serves the verb of its
-                // method, as discovery lists it.
+                // method, as discovery lists it; a proxy's `{path}` operations are its own.
+                "connect" if resource.subresource().is_some_and(|s| s.contains('/')) => None,
                 "connect" => connect_verb(operation.method()),
                 action => model_verb(action),
             };
