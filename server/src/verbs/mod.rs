@@ -4,8 +4,9 @@
 //! apply, and the commit they share; `delete` has delete and deletecollection; `check` is
 //! what every write is checked with (kind, validator, decoding, namespace); `respond`
 //! encodes an answer; `tokens` (service account tokens and their review) and `pods`
-//! (eviction, binding, what needs a kubelet) are subresources with behaviour of their own. They run on [`Shared`], the state every clone of a server shares,
-//! call the semantics for each rule and the controllers on what a write did.
+//! (eviction, binding, what needs a kubelet) are the subresources with behaviour of their
+//! own. They run on [`Shared`], the state every clone of a server shares, call the
+//! semantics for each rule and the controllers on what a write did.
 
 mod check;
 mod delete;
