@@ -516,6 +516,15 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "    if aggregated && accept_header(parts).is_empty() {\n        Discovery::Aggregated",
         tests: &["kubeforge-server:discovery"],
     },
+    // A Pod's eviction and its PodDisruptionBudget.
+    Mutant {
+        name: "eviction-ignores-budget",
+        breaks: "an eviction that would leave a PodDisruptionBudget short is refused with 429",
+        file: "server/src/verbs/pods.rs",
+        find: "        if allowed == 0 {",
+        replace: "        if allowed == i64::MIN {",
+        tests: &["kubeforge-server:kubectl_subresources:an_eviction_honours_the_disruption_budget"],
+    },
     // The API diff.
     Mutant {
         name: "removed-field-additive",

@@ -1,12 +1,14 @@
 //! The control loops a real cluster runs beside the API server and whose effects a client of
-//! the API sees, one file each; none imports another. The garbage collector (`gc`) and the
-//! namespace controller (`namespaces`); the API server's own `kubernetesservice` controller
-//! (`kubernetes_service`: the `default/kubernetes` Service and its endpoints) and RBAC
-//! bootstrap policy (`bootstrap_policy`); kube-controller-manager's `serviceaccount`
-//! (`service_accounts`) and `root-ca-cert-publisher` (`root_ca`) controllers. What they
-//! share is the work queue (`queue`): what happened to the store, and the create, update and
-//! delete every controller writes with; and `cluster`, what they know beyond the store (the
-//! certificate authority, the server's address).
+//! the API sees, one file each; none imports another. The garbage collector (`gc`), the
+//! namespace controller (`namespaces`), the disruption controller (`disruption`, a
+//! PodDisruptionBudget's status) and the apiextensions controllers (`crds`); the API
+//! server's own `kubernetesservice` controller (`kubernetes_service`: the
+//! `default/kubernetes` Service and its endpoints) and RBAC bootstrap policy
+//! (`bootstrap_policy`); kube-controller-manager's `serviceaccount` (`service_accounts`)
+//! and `root-ca-cert-publisher` (`root_ca`) controllers. What they share is the work queue
+//! (`queue`): what happened to the store, and the create, update and delete every
+//! controller writes with; and `cluster`, what they know beyond the store (the certificate
+//! authority, the server's address).
 //!
 //! Here they run in the request that caused the work, under the store's lock, until nothing
 //! is left to do, so a client that deletes an owner finds its dependents gone when the
@@ -18,6 +20,7 @@ pub(crate) mod bootstrap_policy;
 pub(crate) mod cluster;
 #[cfg(feature = "model")]
 pub(crate) mod crds;
+pub(crate) mod disruption;
 pub(crate) mod gc;
 pub(crate) mod kubernetes_service;
 pub(crate) mod namespaces;
@@ -25,7 +28,7 @@ pub(crate) mod queue;
 pub(crate) mod root_ca;
 pub(crate) mod service_accounts;
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::net::SocketAddr;
 
 use serde_json::Value;
@@ -71,7 +74,18 @@ pub(crate) fn settle(state: &mut State, cluster: &Cluster, work: Vec<Work>) {
     // an object deleted, or creates an object that was missing (which the next steps find
     // present), so the loop ends; the bound is a guard against a bug.
     let mut budget = 1_000_000usize;
-    while let Some(item) = queue.pop_front() {
+    // The namespaces whose Pods or PodDisruptionBudgets changed, for the disruption
+    // controller once the others are done.
+    let mut disrupted = BTreeSet::new();
+    loop {
+        let Some(item) = queue.pop_front() else {
+            if disrupted.is_empty() {
+                break;
+            }
+            let catalog = state.catalog.clone();
+            disruption::sync(state, &catalog, &std::mem::take(&mut disrupted), &mut queue);
+            continue;
+        };
         budget = budget.saturating_sub(1);
         if budget == 0 {
             break;
@@ -79,6 +93,22 @@ pub(crate) fn settle(state: &mut State, cluster: &Cluster, work: Vec<Work>) {
         // A controller may change the catalog (a CRD established): each step reads it anew.
         let catalog = state.catalog.clone();
         let catalog: &Catalog = &catalog;
+        let concerns_budgets = match &item {
+            Work::Written(index, key) | Work::Marked(index, key) => {
+                disruption::watches(catalog, *index).then(|| key.0.clone())
+            }
+            Work::Removed(index, object) => disruption::watches(catalog, *index).then(|| {
+                object
+                    .pointer("/metadata/namespace")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned()
+            }),
+        };
+        // Its own status writes bring it back once, to find nothing left to change.
+        if let Some(namespace) = concerns_budgets {
+            disrupted.insert(namespace);
+        }
         match item {
             Work::Written(index, key) => {
                 #[cfg(feature = "model")]

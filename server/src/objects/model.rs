@@ -127,7 +127,14 @@ impl Catalog {
             let Some(resource) = operation.target() else {
                 continue;
             };
-            let Some(verb) = model_verb(operation.action()) else {
+            let verb = match operation.action() {
+                // A connect operation (`pods/exec`, the proxies) serves the verb of its
+                // method, as discovery lists it; a proxy's `{path}` operations are its own.
+                "connect" if resource.subresource().is_some_and(|s| s.contains('/')) => None,
+                "connect" => connect_verb(operation.method()),
+                action => model_verb(action),
+            };
+            let Some(verb) = verb else {
                 continue;
             };
             let gvk = resource.gvk();
@@ -229,6 +236,17 @@ fn selectable_fields(version: &Value) -> Vec<String> {
         .filter_map(|field| field.get("jsonPath").and_then(Value::as_str))
         .map(|path| path.strip_prefix('.').unwrap_or(path).to_owned())
         .collect()
+}
+
+fn connect_verb(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "GET" => "get",
+        "POST" => "create",
+        "PUT" => "update",
+        "PATCH" => "patch",
+        "DELETE" => "delete",
+        _ => return None,
+    })
 }
 
 fn type_key(ty: Type<'_>) -> String {

@@ -152,6 +152,9 @@ impl Server {
                 }
                 discovery(Some((**document).clone()))
             }
+            [".well-known", "openid-configuration"] | ["openid", "v1", "jwks"] => {
+                self.issuer_discovery(parts, &segments)
+            }
             ["openapi", "v3"] => discovery(Some(discovery::openapi_index(catalog))),
             ["openapi", "v3", ..] => {
                 let key = segments[2..].join("/");
@@ -250,6 +253,8 @@ impl Server {
             [plural] => (*plural, None, None),
             [plural, name] => (*plural, Some(decode(name)?), None),
             [plural, name, sub] => (*plural, Some(decode(name)?), Some((*sub).to_owned())),
+            // A proxy's path goes on past the subresource, to the proxied server.
+            [plural, name, "proxy", ..] => (*plural, Some(decode(name)?), Some("proxy".to_owned())),
             _ => return Err(Failure::no_route(path)),
         };
         let catalog = self.shared.catalog();
@@ -318,6 +323,9 @@ impl Server {
             (&Method::GET, None) => "list",
             (&Method::GET, Some(_)) => "get",
             (&Method::POST, None) => "create",
+            // A subresource that makes something of the object (a token, an eviction, a
+            // binding): `rest.NamedCreater`.
+            (&Method::POST, Some(_)) if target.subresource.is_some() => "create",
             (&Method::PUT, Some(_)) => "update",
             (&Method::PATCH, Some(_)) => "patch",
             (&Method::DELETE, Some(_)) => "delete",
@@ -362,6 +370,14 @@ impl Server {
             shared.computed(index, verb, target.name.as_deref(), &query, warnings)
         {
             let (code, value) = computed?;
+            return Ok(shared.respond(answer, index, code, value, &query));
+        }
+        if let Some((code, value)) = self.behaviour(def, target, verb, body, &query)? {
+            if code == StatusCode::NO_CONTENT {
+                let mut response = Response::new(Body::full(Vec::new()));
+                *response.status_mut() = code;
+                return Ok(response);
+            }
             return Ok(shared.respond(answer, index, code, value, &query));
         }
         let (code, value) = match (verb, target.name.as_deref()) {
@@ -416,6 +432,79 @@ impl Server {
             }
         };
         Ok(shared.respond(answer, index, code, value, &query))
+    }
+}
+
+impl Server {
+    /// The requests with behaviour of their own, which store nothing of what they are sent:
+    /// service account tokens and their review, a Pod's eviction and binding, and what
+    /// needs a kubelet. `None` for every other request.
+    fn behaviour(
+        &self,
+        def: &crate::objects::catalog::ResourceDef,
+        target: &Target,
+        verb: &str,
+        body: &[u8],
+        query: &Query,
+    ) -> Result<Option<(StatusCode, Value)>, Failure> {
+        let shared = &self.shared;
+        let namespace = target.namespace.as_deref().unwrap_or("");
+        let name = target.name.as_deref().unwrap_or("");
+        let sub = target.subresource.as_deref();
+        let answer = match (def.group.as_str(), def.plural.as_str(), sub, verb) {
+            ("", "serviceaccounts", Some("token"), "create") => {
+                shared.token_request(namespace, name, body)?
+            }
+            ("authentication.k8s.io", "tokenreviews", None, "create") => {
+                shared.token_review(body)?
+            }
+            ("", "pods", Some("eviction"), "create") => {
+                shared.evict(namespace, name, body, query)?
+            }
+            ("", "pods", Some("binding"), "create") => {
+                shared.bind(namespace, Some(name), body, query)?
+            }
+            ("", "bindings", None, "create") => shared.bind(namespace, None, body, query)?,
+            ("", "pods", Some(sub @ ("log" | "exec" | "attach" | "portforward" | "proxy")), _) => {
+                shared.pod_kubelet(namespace, name, sub, query)?
+            }
+            ("", "nodes", Some("proxy"), _) => shared.node_proxy(name)?,
+            ("", "services", Some("proxy"), _) => shared.service_proxy(namespace, name)?,
+            _ => return Ok(None),
+        };
+        Ok(Some(answer))
+    }
+
+    /// The service account issuer discovery (`/.well-known/openid-configuration` and
+    /// `/openid/v1/jwks`), from the one signing key.
+    fn issuer_discovery(
+        &self,
+        parts: &http::request::Parts,
+        segments: &[&str],
+    ) -> Result<Response<Body>, Failure> {
+        let path = parts.uri.path();
+        if parts.method != Method::GET {
+            return Err(Failure::method_not_allowed(parts.method.as_str(), path));
+        }
+        let keys = self
+            .shared
+            .keys
+            .as_ref()
+            .map_err(|_| Failure::no_route(path))?;
+        let (value, content_type) = if segments[0] == "openid" {
+            (keys.jwks(), "application/jwk-set+json")
+        } else {
+            (keys.openid_configuration(), "application/json")
+        };
+        let mut response = json_response(StatusCode::OK, &value);
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+        response.headers_mut().insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=3600"),
+        );
+        Ok(response)
     }
 }
 

@@ -3,14 +3,17 @@
 //! `directive`, `object_names`; a CRD's schema and CEL rules are evaluated here, through the
 //! runtime), the built-in kinds' Go defaulters (`builtin_defaults`, from `data/`), patches (`patch`), field management and server-side apply (`apply`, where a
 //! conflict becomes a 409), what a delete means (`deletion`) and what the namespace
-//! registry and admission do (`namespaces`).
+//! registry and admission do (`namespaces`), service account tokens and their one signing
+//! key (`tokens`), a CertificateSigningRequest's strategies (`csr`).
 
 pub(crate) mod apply;
 pub(crate) mod builtin_defaults;
 pub(crate) mod crds;
+pub(crate) mod csr;
 pub(crate) mod deletion;
 pub(crate) mod directive;
 pub(crate) mod namespaces;
 pub(crate) mod object_names;
 pub(crate) mod patch;
+pub(crate) mod tokens;
 pub(crate) mod validation;

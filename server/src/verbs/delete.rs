@@ -33,7 +33,7 @@ impl Shared {
 
     /// Deletes one object: with finalizers it only gets its `deletionTimestamp` (and the
     /// answer is the object); without, it is removed (and the answer is a `Status`).
-    fn delete_one(
+    pub(super) fn delete_one(
         &self,
         index: usize,
         namespace: &str,

@@ -3,15 +3,19 @@
 //! and watch (its stream is `watch`); `write` has create, update, patch and server-side
 //! apply, and the commit they share; `delete` has delete and deletecollection; `check` is
 //! what every write is checked with (kind, validator, decoding, namespace); `computed`
-//! answers the resources the API server computes rather than stores; `respond`
-//! encodes an answer. They run on [`Shared`], the state every clone of a server shares,
-//! call the semantics for each rule and the controllers on what a write did.
+//! answers the resources the API server computes rather than stores; `respond` encodes an
+//! answer; `tokens` (service account tokens and their review) and `pods` (eviction,
+//! binding, what needs a kubelet) are the subresources with behaviour of their own. They
+//! run on [`Shared`], the state every clone of a server shares, call the semantics for each
+//! rule and the controllers on what a write did.
 
 mod check;
 mod computed;
 mod delete;
+mod pods;
 mod read;
 mod respond;
+mod tokens;
 mod watch;
 mod write;
 
@@ -29,6 +33,7 @@ use crate::objects::catalog::Catalog;
 use crate::objects::meta::now;
 use crate::objects::store::State;
 use crate::semantics::namespaces;
+use crate::semantics::tokens::Keys;
 
 /// Limits and timings.
 #[derive(Clone, Debug)]
@@ -63,6 +68,8 @@ pub(crate) struct Shared {
     pub(crate) watches: AtomicUsize,
     /// What the cluster's own controllers know: its certificate authority, its address.
     pub(crate) cluster: Cluster,
+    /// The service account signing key (made at start; why it could not be, if not).
+    pub(crate) keys: Result<Keys, String>,
     uid_seed: std::collections::hash_map::RandomState,
 }
 
@@ -79,6 +86,7 @@ impl Shared {
             changed: tokio::sync::watch::channel(0).0,
             watches: AtomicUsize::new(0),
             cluster: Cluster::new(authority, ([127, 0, 0, 1], 6443).into()),
+            keys: Keys::generate(),
             uid_seed: std::collections::hash_map::RandomState::new(),
         };
         shared.seed_namespaces();

@@ -11,6 +11,7 @@ use crate::controllers::queue::Work;
 use crate::objects::catalog::ResourceDef;
 use crate::objects::meta::{metadata_mut, now};
 use crate::semantics::apply::{self, Fields};
+use crate::semantics::csr;
 use crate::semantics::deletion::released;
 use crate::semantics::directive::Directive;
 use crate::semantics::namespaces;
@@ -84,7 +85,13 @@ impl Shared {
         ] {
             meta.remove(key);
         }
+        if csr::is_csr(def) {
+            csr::prepare_create(&mut object);
+        }
         validation::validate(&catalog, def, &object, None)?;
+        if csr::is_csr(def) {
+            refuse(def, &name, csr::validate_create(&object))?;
+        }
         if let Some(manager) = manager {
             Fields::new(&catalog, def, None).created(&mut object, manager);
         }
@@ -368,6 +375,7 @@ impl Shared {
         let applied_fields = manager
             .is_none()
             .then(|| new.pointer("/metadata/managedFields").cloned());
+        let sent_status = new.get("status").cloned();
         let mut result: Value = match sub {
             Some("status") => {
                 let mut result = (**old).clone();
@@ -425,6 +433,9 @@ impl Shared {
                 result
             }
         };
+        if csr::is_csr(def) {
+            csr::prepare_update(sub, old, &mut result, sent_status.as_ref());
+        }
         match (manager, applied_fields) {
             (Some(manager), _) => {
                 Fields::new(&catalog, def, sub).updated(old, &mut result, manager);
@@ -439,6 +450,9 @@ impl Shared {
             (None, None) => {}
         }
         validation::validate(&catalog, def, &result, Some(old))?;
+        if csr::is_csr(def) {
+            refuse(def, name, csr::validate_update(sub, old, &result))?;
+        }
         let spec_changed = without_meta_and_status(&result) != without_meta_and_status(old);
         let meta = metadata_mut(&mut result);
         meta.insert(
@@ -506,6 +520,19 @@ fn same_name(object: &Value, name: &str) -> Result<(), Failure> {
         Err(Failure::bad_request(format!(
             "the name of the object ({found}) does not match the name on the URL ({name})"
         )))
+    }
+}
+
+/// A kind's own validation errors, as the 422 `NewInvalid` makes of them.
+fn refuse(
+    def: &ResourceDef,
+    name: &str,
+    errors: Vec<kubeforge_runtime::schema::FieldError>,
+) -> Result<(), Failure> {
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::invalid_fields(&def.group, &def.kind, name, errors))
     }
 }
 

@@ -28,7 +28,21 @@ pub(crate) fn text_response(text: &'static str) -> Response<Body> {
 /// A failure as the `Status` response a real server sends.
 pub(crate) fn failure_response(failure: &Failure) -> Response<Body> {
     let code = StatusCode::from_u16(failure.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    json_response(code, &failure.to_status())
+    let mut response = json_response(code, &failure.to_status());
+    // `ErrorNegotiated`: a suggested wait is also a `Retry-After` header.
+    if let Some(seconds) = failure
+        .details
+        .as_ref()
+        .and_then(|d| d.get("retryAfterSeconds"))
+        .and_then(serde_json::Value::as_i64)
+        .filter(|s| *s > 0)
+        && let Ok(value) = http::HeaderValue::from_str(&seconds.to_string())
+    {
+        response
+            .headers_mut()
+            .insert(http::header::RETRY_AFTER, value);
+    }
+    response
 }
 
 /// A `Warning` header's value: code 299, no agent, the text quoted (`"` and `\` escaped),
