@@ -412,20 +412,16 @@ async fn metadata_alone_on_get_list_patch_and_watch() {
     let client = Client::new(server.clone(), "default");
     let maps: Api<ConfigMap> = Api::default_namespaced(client.clone());
 
-    // An empty list's items are null, as Go writes the PartialObjectMetadataList.
+    // An empty list's items are null, as Go writes the PartialObjectMetadataList (Secrets:
+    // a new cluster's `default` namespace has a ConfigMap, `kube-root-ca.crt`, but none).
     let accept_list = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
-    let empty = get_json(
-        &server,
-        "/api/v1/namespaces/default/configmaps",
-        accept_list,
-    )
-    .await;
+    let empty = get_json(&server, "/api/v1/namespaces/default/secrets", accept_list).await;
     assert_eq!(empty["kind"], "PartialObjectMetadataList");
     assert!(empty["items"].is_null(), "{empty}");
 
     // A watch started now sees the objects as PartialObjectMetadata.
     let mut events = maps
-        .watch_metadata(&WatchParams::default().timeout(5), "0")
+        .watch_metadata(&WatchParams::default().labels("app=meta").timeout(5), "0")
         .await
         .unwrap()
         .boxed();
@@ -442,7 +438,10 @@ async fn metadata_alone_on_get_list_patch_and_watch() {
     );
     assert_eq!(meta.metadata, created.metadata);
 
-    let list = maps.list_metadata(&ListParams::default()).await.unwrap();
+    let list = maps
+        .list_metadata(&ListParams::default().labels("app=meta"))
+        .await
+        .unwrap();
     assert_eq!(list.items.len(), 1);
     assert_eq!(list.items[0].name_any(), "first");
     assert_eq!(list.items[0].labels()["app"], "meta");
@@ -475,7 +474,7 @@ async fn metadata_alone_on_get_list_patch_and_watch() {
     // kube-rs's watcher on metadata (`metadata_watcher` before kube 5; what a controller on
     // metadata runs) lists, then watches.
     let metas: Api<PartialObjectMeta<ConfigMap>> = Api::default_namespaced(client);
-    let mut applied = watcher(metas, watcher::Config::default())
+    let mut applied = watcher(metas, watcher::Config::default().labels("app=meta"))
         .applied_objects()
         .boxed();
     assert_eq!(
@@ -518,7 +517,7 @@ async fn metadata_alone_on_get_list_patch_and_watch() {
     let (code, _, body) = raw(
         &server,
         Method::GET,
-        &format!("{path}?watch=true&timeoutSeconds=1"),
+        &format!("{path}?watch=true&timeoutSeconds=1&labelSelector=app%3Dmeta"),
         &[("accept", accept_list)],
     )
     .await;
@@ -535,7 +534,7 @@ async fn metadata_alone_on_get_list_patch_and_watch() {
     // v1beta1, and a fallback after a range the server cannot serve.
     let beta = get_json(
         &server,
-        path,
+        &format!("{path}?labelSelector=app%3Dmeta"),
         "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1beta1",
     )
     .await;
