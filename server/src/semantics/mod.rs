@@ -2,9 +2,11 @@
 //! called by the verbs. Decoding, `fieldValidation` and validation (`validation`,
 //! `directive`, `object_names`; a CRD's schema and CEL rules are evaluated here, through the
 //! runtime), the built-in kinds' Go defaulters (`builtin_defaults`, from `data/`), patches (`patch`), field management and server-side apply (`apply`, where a
-//! conflict becomes a 409), what a delete means (`deletion`) and what the namespace
-//! registry and admission do (`namespaces`).
+//! conflict becomes a 409), each kind's registry strategy on create and update (`strategy`,
+//! from `data/`) and a Service's allocations (`allocation`), what a delete means
+//! (`deletion`) and what the namespace registry and admission do (`namespaces`).
 
+pub(crate) mod allocation;
 pub(crate) mod apply;
 pub(crate) mod builtin_defaults;
 pub(crate) mod deletion;
@@ -12,4 +14,5 @@ pub(crate) mod directive;
 pub(crate) mod namespaces;
 pub(crate) mod object_names;
 pub(crate) mod patch;
+pub(crate) mod strategy;
 pub(crate) mod validation;
