@@ -52,11 +52,13 @@ impl Strategy {
     }
 
     /// The strategy of `def` in `catalog`: a built-in kind's when its schema is a built-in
-    /// one (or, in a catalog without schemas, when its name is a built-in resource's).
+    /// one (or, in a catalog without schemas, when its group is Kubernetes' own: the core
+    /// group, a group without a dot, or one of `*.k8s.io`, which custom resources may not
+    /// take without approval).
     pub(crate) fn in_catalog(catalog: &Catalog, def: &ResourceDef) -> Strategy {
         let builtin = match catalog.schemas.root_of(&def.group, &def.version, &def.kind) {
             Some(root) => root.builtin,
-            None => crate::objects::builtin::names(&def.group, &def.plural).is_some(),
+            None => !def.group.contains('.') || def.group.ends_with(".k8s.io"),
         };
         Strategy::of(def, builtin)
     }
