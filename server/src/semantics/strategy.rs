@@ -156,13 +156,16 @@ fn group_key(group: &str) -> &str {
     if group.is_empty() { "core" } else { group }
 }
 
-fn table() -> &'static HashMap<(String, String), Strategy> {
-    static TABLE: OnceLock<HashMap<(String, String), Strategy>> = OnceLock::new();
+/// `(group, resource)`, the group `core` for the core group.
+type Kind = (String, String);
+
+fn table() -> &'static HashMap<Kind, Strategy> {
+    static TABLE: OnceLock<HashMap<Kind, Strategy>> = OnceLock::new();
     TABLE.get_or_init(|| parse(DATA).into_iter().filter_map(Result::ok).collect())
 }
 
 /// The data's lines: `(group, resource)` and the strategy, or what is wrong with a line.
-fn parse(text: &str) -> Vec<Result<((String, String), Strategy), String>> {
+fn parse(text: &str) -> Vec<Result<(Kind, Strategy), String>> {
     text.lines()
         .map(str::trim)
         .filter(|line| !line.is_empty() && !line.starts_with('#'))
