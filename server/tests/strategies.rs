@@ -2,7 +2,8 @@
 //! and raw HTTP see them against the in-process server serving Kubernetes 1.36's
 //! `swagger.json`, and as `kubectl` sees them against the binary (the objects the server
 //! guide shows). What each case expects is what a real API server answers: the Go strategy
-//! it comes from is named in `server/data/builtin-strategies.txt`.
+//! it comes from is named in `server/data/builtin-strategies.txt`. Also the hand-written
+//! validation the schemas cannot say (`server/src/semantics/builtin_validation.rs`).
 
 use http::{Method, Request};
 use http_body_util::{BodyExt, Full};
@@ -478,4 +479,44 @@ fn kubectl_reads_back_what_the_guide_shows() {
     assert_eq!(spec["internalTrafficPolicy"], "Cluster");
     assert_eq!(service["status"], json!({"loadBalancer": {}}));
     assert_eq!(service["metadata"].get("generation"), None);
+}
+
+/// `ValidateConfigMap` and `ValidateSecret` check every key with `IsConfigMapKey`; a
+/// Secret's `stringData` keys are reported as `data`'s.
+#[tokio::test]
+async fn config_keys_are_checked_as_the_api_server_checks_them() {
+    let Some(server) = server() else {
+        return;
+    };
+    let rule = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+    let (code, body) = raw(
+        &server,
+        Method::POST,
+        "/api/v1/namespaces/default/configmaps",
+        r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bad"}, "data": {"a b": "c", "ok": "d"}}"#,
+    )
+    .await;
+    assert_eq!(code, 422);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        body["message"],
+        format!("ConfigMap \"bad\" is invalid: data[a b]: Invalid value: \"a b\": {rule}")
+    );
+    assert_eq!(
+        body["details"]["causes"],
+        json!([{"reason": "FieldValueInvalid", "message": format!("Invalid value: \"a b\": {rule}"), "field": "data[a b]"}])
+    );
+    let (code, body) = raw(
+        &server,
+        Method::POST,
+        "/api/v1/namespaces/default/secrets",
+        r#"{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "bad"}, "stringData": {"..x": "y"}}"#,
+    )
+    .await;
+    assert_eq!(code, 422);
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        body["message"],
+        "Secret \"bad\" is invalid: data[..x]: Invalid value: \"..x\": must not start with '..'"
+    );
 }
