@@ -520,3 +520,48 @@ async fn config_keys_are_checked_as_the_api_server_checks_them() {
         "Secret \"bad\" is invalid: data[..x]: Invalid value: \"..x\": must not start with '..'"
     );
 }
+
+/// A workload's selector must select its template's labels (`ValidateDeploymentSpec`).
+#[tokio::test]
+async fn a_deployments_selector_must_select_its_template() {
+    let Some(server) = server() else {
+        return;
+    };
+    let deployment = |selector: Value| {
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad"},
+            "spec": {
+                "selector": selector,
+                "template": {
+                    "metadata": {"labels": {"app": "web", "tier": "front"}},
+                    "spec": {"containers": [{"name": "web", "image": "nginx"}]},
+                },
+            },
+        })
+        .to_string()
+    };
+    let uri = "/apis/apps/v1/namespaces/default/deployments";
+    let (code, body) = raw(
+        &server,
+        Method::POST,
+        uri,
+        &deployment(json!({"matchLabels": {"app": "other"}})),
+    )
+    .await;
+    assert_eq!(code, 422, "{body}");
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        body["message"],
+        "Deployment.apps \"bad\" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"web\", \"tier\":\"front\"}: `selector` does not match template `labels`"
+    );
+    let (code, body) = raw(
+        &server,
+        Method::POST,
+        uri,
+        &deployment(
+            json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["front"]}]}),
+        ),
+    )
+    .await;
+    assert_eq!(code, 201, "{body}");
+}

@@ -4,7 +4,7 @@
 //! pkg/util/validation/validation.go), and the API server's messages. Run after the
 //! metadata's and the schema's checks, as `Validate<Kind>` runs after `ValidateObjectMeta`.
 
-use kubeforge_runtime::schema::{BadValue, FieldError, FieldPath};
+use kubeforge_runtime::schema::{BadValue, FieldError, FieldPath, gofmt};
 use serde_json::Value;
 
 use crate::objects::catalog::ResourceDef;
@@ -65,7 +65,101 @@ pub(crate) fn errors(def: &ResourceDef, object: &Value) -> Vec<FieldError> {
             }
         }
     }
+    errors.extend(selector_errors(def, object));
     errors
+}
+
+/// The workloads whose `spec.selector` must select their template's labels
+/// (`ValidatePodTemplateSpecForReplicaSet` for Deployments and ReplicaSets, and the same
+/// check in `ValidateStatefulSetSpec` and `ValidateDaemonSetSpec`,
+/// pkg/apis/apps/validation/validation.go).
+const SELECTING_WORKLOADS: &[&str] = &["deployments", "replicasets", "statefulsets", "daemonsets"];
+
+/// ``spec.template.metadata.labels: Invalid value: map[string]string{…}: `selector` does
+/// not match template `labels` ``: the selector (a missing one selects nothing, as
+/// `LabelSelectorAsSelector(nil)`) does not select the template's labels.
+fn selector_errors(def: &ResourceDef, object: &Value) -> Option<FieldError> {
+    if def.group != "apps" || !SELECTING_WORKLOADS.contains(&def.plural.as_str()) {
+        return None;
+    }
+    let spec = object.get("spec")?;
+    let labels = spec
+        .pointer("/template/metadata/labels")
+        .and_then(Value::as_object);
+    let selector = spec.get("selector").filter(|s| !s.is_null());
+    let empty = selector.is_some_and(|s| {
+        s.get("matchLabels")
+            .and_then(Value::as_object)
+            .is_none_or(serde_json::Map::is_empty)
+            && s.get("matchExpressions")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty)
+    });
+    // An empty selector selects everything (it is refused on its own).
+    if empty || selector.is_some_and(|s| selects(s, labels)) {
+        return None;
+    }
+    Some(FieldError::invalid(
+        "spec.template.metadata.labels",
+        BadValue::Omitted,
+        format!(
+            "{}: `selector` does not match template `labels`",
+            go_string_map(labels)
+        ),
+    ))
+}
+
+/// Whether a `LabelSelector` selects `labels` (`matchLabels` and every `matchExpressions`
+/// requirement).
+fn selects(selector: &Value, labels: Option<&serde_json::Map<String, Value>>) -> bool {
+    let value = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
+    let match_labels = selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .all(|(k, v)| value(k) == v.as_str());
+    let expressions = selector
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .all(|requirement| {
+            let key = requirement.get("key").and_then(Value::as_str).unwrap_or("");
+            let values: Vec<&str> = requirement
+                .get("values")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            match requirement.get("operator").and_then(Value::as_str) {
+                Some("In") => value(key).is_some_and(|v| values.contains(&v)),
+                Some("NotIn") => value(key).is_none_or(|v| !values.contains(&v)),
+                Some("Exists") => value(key).is_some(),
+                Some("DoesNotExist") => value(key).is_none(),
+                _ => false,
+            }
+        });
+    match_labels && expressions
+}
+
+/// A Go `map[string]string` printed with `%#v`: keys sorted, strings quoted; `nil` as
+/// `map[string]string(nil)`.
+fn go_string_map(map: Option<&serde_json::Map<String, Value>>) -> String {
+    let Some(map) = map else {
+        return "map[string]string(nil)".to_owned();
+    };
+    let mut entries: Vec<(&String, &str)> = map
+        .iter()
+        .map(|(k, v)| (k, v.as_str().unwrap_or("")))
+        .collect();
+    entries.sort();
+    let body: Vec<String> = entries
+        .iter()
+        .map(|(k, v)| format!("{}:{}", gofmt::quote(k), gofmt::quote(v)))
+        .collect();
+    format!("map[string]string{{{}}}", body.join(", "))
 }
 
 /// `validation.IsConfigMapKey`: at most 253 characters, of `[-._a-zA-Z0-9]`, not `.` or
