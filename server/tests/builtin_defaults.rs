@@ -2,9 +2,9 @@
 //! seen as a user sees them: objects created with `kubectl` against the binary serving the
 //! whole Kubernetes 1.36 API (`swagger.json`, and the OpenAPI v3 documents) read back with
 //! the fields a real 1.36 API server adds. The expected `spec`s are what a real server
-//! answers to the same commands, less what its admission plugins and allocators add (a
-//! Pod's service account, tolerations, priority; a Service's cluster IPs), which the server
-//! does not do (docs/src/guide/server-differences.md). kubectl is found on `PATH`; without
+//! answers to the same commands, less what its admission plugins add (a Pod's service
+//! account, tolerations, priority), which the server does not do
+//! (docs/src/guide/server-differences.md). kubectl is found on `PATH`; without
 //! it or the corpus the tests print `SKIPPED: …`, and fail in CI.
 
 use std::path::PathBuf;
@@ -87,11 +87,15 @@ fn pod_spec() -> Value {
     })
 }
 
-/// `kubectl create service clusterip web --tcp=80:8080`: a real server's `spec` without its
-/// allocated `clusterIP`, `clusterIPs`, `ipFamilies` and `ipFamilyPolicy`; its `status`.
+/// `kubectl create service clusterip web --tcp=80:8080`: a real server's `spec` (its cluster
+/// IP the first the server allocates, where Go's is random); its `status`.
 fn service() -> Value {
     json!({
         "spec": {
+            "clusterIP": "10.96.1.1",
+            "clusterIPs": ["10.96.1.1"],
+            "ipFamilies": ["IPv4"],
+            "ipFamilyPolicy": "SingleStack",
             "internalTrafficPolicy": "Cluster",
             "ports": [{"name": "80-8080", "port": 80, "protocol": "TCP", "targetPort": 8080}],
             "selector": {"app": "web"},

@@ -705,9 +705,13 @@ async fn the_status_subresource_owns_only_the_status() {
     config["status"] = json!({"phase": "Pending"});
     let (code, created) = apply(&server, &uri, "alice", false, &config).await;
     assert_eq!(code, 201);
-    // The main resource neither takes nor owns the status: a created Pod's is its zero value
-    // (a real server's also has `phase: Pending` and the QoS class: a listed difference).
-    assert_eq!(created["status"], json!({}), "{created}");
+    // The main resource neither takes nor owns the status: a created Pod's is what its
+    // strategy gives it.
+    assert_eq!(
+        created["status"],
+        json!({"phase": "Pending", "qosClass": "BestEffort"}),
+        "{created}"
+    );
     assert!(owned(&created, "alice", "Apply").get("f:status").is_none());
     let mut status = pod(
         "web",

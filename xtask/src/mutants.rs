@@ -543,6 +543,15 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "        Some(&before) if before <= depth && depth > MAX_DEPTH => return false,",
         tests: &["kubeforge-runtime:lib:a_recursive_schema_is_walked_once"],
     },
+    // The delete answer each operation declares.
+    Mutant {
+        name: "delete-answers-status",
+        breaks: "deleting a Pod answers the deleted Pod, as its delete operation declares, not a `Status`",
+        file: "server/src/verbs/delete.rs",
+        find: "            if catalog.answers_deleted_object(def) {",
+        replace: "            if !catalog.answers_deleted_object(def) {",
+        tests: &["kubeforge-server:strategies:deletes_answer_what_each_operation_declares"],
+    },
 ];
 
 /// The goldens, relative to the workspace root.

@@ -283,4 +283,16 @@ impl<'a> Response<'a> {
     pub fn content_types(self) -> &'a [String] {
         &self.response.content_types
     }
+
+    /// The body's type as the document declares it (`api::core::v1::Pod`,
+    /// `apimachinery::pkg::apis::meta::v1::Status`), where [`Response::body_type`] is what
+    /// a client reads: a delete declaring either the object or a `Status` is read as
+    /// `StatusOr<…>`, since a server may answer either, and this says which one the
+    /// operation names (a Pod's delete answers the Pod, a ConfigMap's a `Status`).
+    pub fn declared_type(self) -> Option<String> {
+        match &self.response.declared {
+            Some(shape) => Some(self.model.api().shape_text(shape)),
+            None => self.body_type(),
+        }
+    }
 }

@@ -89,8 +89,8 @@ pub(crate) fn create(
 pub(crate) enum Outcome {
     /// The object is held by finalizers: this is it, with its `deletionTimestamp`.
     Marked(Arc<Value>),
-    /// The object is gone.
-    Removed,
+    /// The object is gone: this is it as it was last.
+    Removed(Arc<Value>),
 }
 
 /// Deletes the object at `key` with `policy`: marks it when a finalizer (the policy's
@@ -127,10 +127,18 @@ pub(crate) fn delete(
         metadata_mut(&mut object).insert("resourceVersion".into(), Value::from(rv.to_string()));
         let last = Arc::new(object);
         state.remove(index, key, last.clone());
-        queue.push_back(Work::Removed(index, last));
-        return Some(Outcome::Removed);
+        queue.push_back(Work::Removed(index, last.clone()));
+        return Some(Outcome::Removed(last));
     }
     let meta = metadata_mut(&mut object);
+    // `markAsDeleting`: an object with a generation gets a new one as it starts to go.
+    if let Some(generation) = meta
+        .get("generation")
+        .and_then(Value::as_i64)
+        .filter(|g| *g > 0)
+    {
+        meta.insert("generation".into(), Value::from(generation + 1));
+    }
     meta.insert("deletionTimestamp".into(), Value::from(now()));
     meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
     meta.insert("resourceVersion".into(), Value::from(rv.to_string()));

@@ -231,6 +231,10 @@ pub struct Catalog {
     /// first one is).
     #[cfg(feature = "model")]
     pub(crate) openapi_base: Option<BTreeMap<String, Arc<Value>>>,
+    /// The resources `(group, version, plural)` whose delete operation declares the object
+    /// itself as its `200` answer (where Go's storage sets `ReturnDeletedObject`: Pods,
+    /// Services, …); the others answer a `Status`.
+    pub(crate) deleted_object: BTreeSet<(String, String, String)>,
 }
 
 impl fmt::Debug for Catalog {
@@ -269,8 +273,37 @@ impl Catalog {
                 resource.scope == Scope::Namespaced,
             );
             def.serve(resource.subresource, verb, watches);
+            if route.action == Action::Delete && resource.subresource.is_none() {
+                let ok = route.responses.iter().find(|r| r.status == 200);
+                catalog.declare_delete_answer(
+                    (resource.group, resource.version, resource.plural),
+                    resource.kind,
+                    ok.and_then(|r| r.ty),
+                );
+            }
         }
         catalog
+    }
+
+    /// Records what the delete of a resource answers: the object when the `200` response's
+    /// type is the kind's own (`api::core::v1::Pod`), else a `Status`.
+    pub(crate) fn declare_delete_answer(
+        &mut self,
+        (group, version, plural): (&str, &str, &str),
+        kind: &str,
+        ok_type: Option<&str>,
+    ) {
+        let last = |ty: &str| ty.rsplit("::").next().map(str::to_owned);
+        if ok_type.and_then(last).as_deref() == Some(kind) {
+            self.deleted_object
+                .insert((group.to_owned(), version.to_owned(), plural.to_owned()));
+        }
+    }
+
+    /// Whether a delete of `def`'s objects answers the object (see `deleted_object`).
+    pub(crate) fn answers_deleted_object(&self, def: &ResourceDef) -> bool {
+        self.deleted_object
+            .contains(&(def.group.clone(), def.version.clone(), def.plural.clone()))
     }
 
     /// The resource `(group, version, plural)`, added with no verbs when new.

@@ -42,6 +42,7 @@ impl Catalog {
             };
             custom.resources.insert(index);
         }
+        next.deleted_object.extend(part.deleted_object);
         custom.documents = part
             .openapi
             .into_iter()

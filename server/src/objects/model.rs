@@ -148,6 +148,14 @@ impl Catalog {
             let watches = operation.action() == "list"
                 && operation.query_params().any(|q| q.name() == "watch");
             def.serve(resource.subresource(), verb, watches);
+            if operation.action() == "delete" && resource.subresource().is_none() {
+                let ok = operation.responses().find(|r| r.status() == 200);
+                catalog.declare_delete_answer(
+                    (&gvk.group, &gvk.version, resource.plural()),
+                    &gvk.kind,
+                    ok.and_then(|r| r.declared_type()).as_deref(),
+                );
+            }
         }
         let mut patch = PatchSchema::default();
         for ty in model.types() {

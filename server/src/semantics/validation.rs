@@ -29,6 +29,7 @@ use serde_json::{Map, Value};
 use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::semantics::apply;
 use crate::semantics::builtin_defaults;
+use crate::semantics::builtin_validation;
 use crate::semantics::crds;
 use crate::semantics::directive::Directive;
 use crate::semantics::object_names;
@@ -192,6 +193,8 @@ pub(crate) fn validate(
     let errors = schema_errors(catalog, def, object, old, errors);
     #[cfg(not(feature = "model"))]
     let _ = (catalog, old);
+    let mut errors = errors;
+    errors.extend(builtin_validation::errors(def, object));
     if errors.is_empty() {
         return Ok(());
     }

@@ -10,6 +10,7 @@ use crate::objects::select::Filter;
 use crate::objects::store::Key;
 use crate::semantics::deletion::Policy;
 use crate::semantics::namespaces;
+use crate::semantics::strategy::Strategy;
 use crate::verbs::Shared;
 use crate::wire::query::Query;
 use crate::wire::status::{self, Failure};
@@ -32,7 +33,11 @@ impl Shared {
     }
 
     /// Deletes one object: with finalizers it only gets its `deletionTimestamp` (and the
-    /// answer is the object); without, it is removed (and the answer is a `Status`).
+    /// answer is the object); without, it is removed, and the answer is what the delete
+    /// operation declares: the object for the kinds whose storage returns it (Pods,
+    /// Services, …), a `Status` of success for the others. The answer is `202 Accepted` when
+    /// the object stays and the deprecated `orphanDependents: false` was asked for, as
+    /// Go's handler decides (`DeleteResource`); `200` otherwise.
     pub(super) fn delete_one(
         &self,
         index: usize,
@@ -81,24 +86,38 @@ impl Shared {
             .pointer("/metadata/uid")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let success = || status::success(&def.group, &def.plural, name, uid.as_deref());
+        let strategy = Strategy::in_catalog(&catalog, def);
+        let gone = |object: &Value| {
+            if catalog.answers_deleted_object(def) {
+                strategy.deleted(object)
+            } else {
+                status::success(&def.group, &def.plural, name, uid.as_deref())
+            }
+        };
+        let accepted = if orphan_dependents(options, query) == Some(false) {
+            StatusCode::ACCEPTED
+        } else {
+            StatusCode::OK
+        };
         if dry_run {
             let held = !finalizers(&old).is_empty()
                 || policy != Policy::Background
                 || (namespaces::is_namespaces(&catalog, index)
                     && !namespaces::spec_finalizers(&old).is_empty());
-            return Ok((
-                StatusCode::OK,
-                if held { (*old).clone() } else { success() },
-            ));
+            return Ok(if held {
+                (accepted, (*old).clone())
+            } else {
+                (StatusCode::OK, gone(&old))
+            });
         }
         let mut queue = std::collections::VecDeque::new();
         let outcome = queue::delete(&mut state, &catalog, index, &key, policy, &mut queue);
         self.settle(&mut state, queue.into());
         self.notify(state);
         match outcome {
-            Some(Outcome::Marked(object)) => Ok((StatusCode::OK, (*object).clone())),
-            Some(Outcome::Removed) | None => Ok((StatusCode::OK, success())),
+            Some(Outcome::Marked(object)) => Ok((accepted, (*object).clone())),
+            Some(Outcome::Removed(object)) => Ok((StatusCode::OK, gone(&object))),
+            None => Ok((StatusCode::OK, gone(&old))),
         }
     }
 
@@ -117,17 +136,18 @@ impl Shared {
             parse_body(body)?
         };
         let filter = Filter::new(&catalog, index, namespace, query)?;
-        let keys: Vec<Key> = self.lock().objects[index]
+        // The answer is the list of what was listed for deletion, as `Store.DeleteCollection`
+        // returns it.
+        let listed: Vec<(Key, Value)> = self.lock().objects[index]
             .iter()
             .filter(|(_, object)| filter.matches(object))
-            .map(|(key, _)| key.clone())
+            .map(|(key, object)| (key.clone(), (**object).clone()))
             .collect();
         let mut items = Vec::new();
-        for (namespace, name) in keys {
+        for ((namespace, name), object) in listed {
             match self.delete_one(index, &namespace, &name, &options, query) {
-                Ok((_, value)) if value.get("kind").and_then(Value::as_str) == Some("Status") => {}
-                Ok((_, value)) => items.push(value),
-                Err(failure) if failure.code == 404 => {}
+                Ok(_) => items.push(object),
+                Err(failure) if failure.code == 404 => items.push(object),
                 Err(failure) => return Err(failure),
             }
         }
@@ -140,6 +160,14 @@ impl Shared {
         });
         Ok((StatusCode::OK, list))
     }
+}
+
+/// The deprecated `orphanDependents` of a delete (body, then query).
+fn orphan_dependents(options: &Value, query: &Query) -> Option<bool> {
+    options
+        .get("orphanDependents")
+        .and_then(Value::as_bool)
+        .or_else(|| query.get("orphanDependents").map(|v| v == "true"))
 }
 
 fn parse_body(body: &[u8]) -> Result<Value, Failure> {

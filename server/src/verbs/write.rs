@@ -10,12 +10,14 @@ use serde_json::{Value, json};
 use crate::controllers::queue::Work;
 use crate::objects::catalog::ResourceDef;
 use crate::objects::meta::{metadata_mut, now};
+use crate::semantics::allocation;
 use crate::semantics::apply::{self, Fields};
 use crate::semantics::csr;
 use crate::semantics::deletion::released;
 use crate::semantics::directive::Directive;
 use crate::semantics::namespaces;
 use crate::semantics::patch::{self, PatchKind};
+use crate::semantics::strategy::Strategy;
 use crate::semantics::validation::{self, Source};
 use crate::verbs::{Shared, scale_of};
 use crate::wire::query::Query;
@@ -95,14 +97,12 @@ impl Shared {
         if let Some(manager) = manager {
             Fields::new(&catalog, def, None).created(&mut object, manager);
         }
-        if def.has_status()
-            && let Some(map) = object.as_object_mut()
-        {
-            // PrepareForCreate: a built-in kind's status starts as its zero value (what Go
-            // writes of it), a custom resource's is dropped.
-            map.remove("status");
-            validation::builtin_defaults(&catalog, def, &mut object);
-        }
+        // PrepareForCreate: a built-in kind's status starts as its zero value (what Go
+        // writes of it), a custom resource's is dropped; the generation; a Pod's status.
+        let strategy = Strategy::in_catalog(&catalog, def);
+        strategy.prepare_for_create(def, &mut object, |object| {
+            validation::builtin_defaults(&catalog, def, object);
+        });
         if namespaces::is_namespaces(&catalog, index) {
             namespaces::prepare(&mut object, &name);
         }
@@ -112,6 +112,14 @@ impl Shared {
         if state.objects[index].contains_key(&key) {
             return Err(Failure::already_exists(&def.group, &def.plural, &name));
         }
+        if strategy.allocates() {
+            allocation::allocate(
+                &mut object,
+                None,
+                state.objects[index].values().map(|o| &**o),
+            )
+            .map_err(|errors| Failure::invalid_fields(&def.group, &def.kind, &name, errors))?;
+        }
         if query.dry_run() {
             return Ok((StatusCode::CREATED, object));
         }
@@ -119,7 +127,6 @@ impl Shared {
         let meta = metadata_mut(&mut object);
         meta.insert("uid".into(), Value::from(self.uid(rv)));
         meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
-        meta.insert("generation".into(), Value::from(1));
         meta.insert("creationTimestamp".into(), Value::from(now()));
         let object = Arc::new(object);
         state.put(index, key.clone(), object.clone(), None);
@@ -352,7 +359,8 @@ impl Shared {
     /// Writes `new` over `old` by the rules of the main resource or subresource `sub`:
     /// `status` takes only the status, the main resource keeps the stored status when the
     /// status subresource exists, `scale` takes only the replicas; identity metadata stays;
-    /// `generation` rises when anything but metadata and status changed; a write that
+    /// `generation` rises as the kind's strategy says; a Service keeps what was allocated
+    /// to it; a write that
     /// changes nothing makes no new version; an object being deleted whose last finalizer
     /// is removed is deleted.
     /// `manager` is the updater recorded as owning what changed; `None` when an apply has
@@ -449,11 +457,26 @@ impl Shared {
             }
             (None, None) => {}
         }
+        let strategy = Strategy::in_catalog(&catalog, def);
+        if strategy.allocates() && sub.is_none() {
+            // The values allocated stay; a new type's are allocated, among the others.
+            let others: Vec<Arc<Value>> = self.lock().objects[index]
+                .iter()
+                .filter(|((ns, n), _)| (ns.as_str(), n.as_str()) != (namespace, name))
+                .map(|(_, o)| o.clone())
+                .collect();
+            allocation::allocate(&mut result, Some(old), others.iter().map(|o| &**o))
+                .map_err(|errors| Failure::invalid_fields(&def.group, &def.kind, name, errors))?;
+        }
         validation::validate(&catalog, def, &result, Some(old))?;
         if csr::is_csr(def) {
             refuse(def, name, csr::validate_update(sub, old, &result))?;
         }
-        let spec_changed = without_meta_and_status(&result) != without_meta_and_status(old);
+        // PrepareForUpdate's generation; a status update's strategy keeps the stored one.
+        let generation = match sub {
+            Some("status") => None,
+            _ => strategy.generation(old, &result),
+        };
         let meta = metadata_mut(&mut result);
         meta.insert(
             "resourceVersion".into(),
@@ -461,12 +484,8 @@ impl Shared {
                 .cloned()
                 .unwrap_or(Value::Null),
         );
-        if spec_changed {
-            let generation = old
-                .pointer("/metadata/generation")
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            meta.insert("generation".into(), Value::from(generation + 1));
+        if let Some(generation) = generation.filter(|g| *g > 0) {
+            meta.insert("generation".into(), Value::from(generation));
         }
         let status = StatusCode::OK;
         if result == **old {
@@ -552,13 +571,4 @@ fn set_or_remove(object: &mut Value, key: &str, value: Option<Value>) {
             None => map.remove(key),
         };
     }
-}
-
-fn without_meta_and_status(object: &Value) -> Value {
-    let mut object = object.clone();
-    if let Some(map) = object.as_object_mut() {
-        map.remove("metadata");
-        map.remove("status");
-    }
-    object
 }

@@ -7,8 +7,12 @@ use serde_json::Value;
 use crate::wire::body::Body;
 use crate::wire::status::Failure;
 
+/// A JSON body as the API server's serializer writes it: Go's `json.Encoder`, which ends
+/// the value with a newline.
 pub(crate) fn json_response(code: StatusCode, value: &Value) -> Response<Body> {
-    let mut response = Response::new(Body::full(value.to_string()));
+    let mut text = value.to_string();
+    text.push('\n');
+    let mut response = Response::new(Body::full(text));
     *response.status_mut() = code;
     response.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -1,7 +1,7 @@
 //! Failures as the API server reports them: a `meta/v1.Status` with a code, a reason and a
 //! message (API conventions, "Response Status Kind").
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// A failed request: what becomes a `Status` body with its HTTP code.
 #[derive(Clone, Debug, PartialEq)]
@@ -198,44 +198,87 @@ impl Failure {
         self
     }
 
-    /// The `Status` object.
+    /// The `Status` object, as Go's encoder writes a `metav1.Status`: its fields in the
+    /// struct's order (`kind`, `apiVersion`, `metadata`, `status`, `message`, `reason`,
+    /// `details`, `code`), each `omitempty` one left out when empty (an error the server did
+    /// not classify has no reason: Go's `StatusReasonUnknown` is `""`).
     pub fn to_status(&self) -> Value {
-        let mut status = json!({
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Failure",
-            "message": self.message,
-            "reason": self.reason,
-            "code": self.code,
-        });
-        // An error the server did not classify has no reason (Go's `StatusReasonUnknown`,
-        // left out of the JSON).
-        if self.reason.is_empty()
-            && let Some(map) = status.as_object_mut()
-        {
-            map.remove("reason");
+        let mut status = Map::new();
+        status.insert("kind".into(), Value::from("Status"));
+        status.insert("apiVersion".into(), Value::from("v1"));
+        status.insert("metadata".into(), json!({}));
+        status.insert("status".into(), Value::from("Failure"));
+        put_str(&mut status, "message", &self.message);
+        put_str(&mut status, "reason", self.reason);
+        if let Some(details) = self.details.as_ref().map(go_details) {
+            status.insert("details".into(), details);
         }
-        if let Some(details) = &self.details {
-            status["details"] = details.clone();
-        }
-        status
+        status.insert("code".into(), Value::from(self.code));
+        Value::Object(status)
     }
 }
 
-/// A `Status` of success, as a delete of an object that is gone answers.
+/// A `Status` of success, as a delete of an object that is gone answers (the generic
+/// registry's `finalizeDelete`: `details` with the name, the group, the resource as `kind`
+/// and the uid; no message, reason or code).
 pub fn success(group: &str, plural: &str, name: &str, uid: Option<&str>) -> Value {
-    let mut details = json!({"name": name, "group": group, "kind": plural});
-    if let Some(uid) = uid {
-        details["uid"] = Value::from(uid);
-    }
+    let details = json!({"name": name, "group": group, "kind": plural, "uid": uid.unwrap_or("")});
     json!({
         "kind": "Status",
         "apiVersion": "v1",
         "metadata": {},
         "status": "Success",
-        "details": details,
+        "details": go_details(&details),
     })
+}
+
+/// `metav1.StatusDetails` as Go writes it: `name`, `group`, `kind`, `uid`, `causes`,
+/// `retryAfterSeconds`, in that order, each left out when empty (all are `omitempty`), and
+/// each cause as `reason`, `message`, `field`, likewise.
+fn go_details(details: &Value) -> Value {
+    let mut out = Map::new();
+    for key in ["name", "group", "kind", "uid"] {
+        put_str(
+            &mut out,
+            key,
+            details.get(key).and_then(Value::as_str).unwrap_or(""),
+        );
+    }
+    let causes: Vec<Value> = details
+        .get("causes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|cause| {
+            let mut out = Map::new();
+            for key in ["reason", "message", "field"] {
+                put_str(
+                    &mut out,
+                    key,
+                    cause.get(key).and_then(Value::as_str).unwrap_or(""),
+                );
+            }
+            Value::Object(out)
+        })
+        .collect();
+    if !causes.is_empty() {
+        out.insert("causes".into(), Value::Array(causes));
+    }
+    if let Some(seconds) = details
+        .get("retryAfterSeconds")
+        .and_then(Value::as_i64)
+        .filter(|s| *s != 0)
+    {
+        out.insert("retryAfterSeconds".into(), Value::from(seconds));
+    }
+    Value::Object(out)
+}
+
+/// An `omitempty` string: written only when not empty.
+fn put_str(map: &mut Map<String, Value>, key: &str, value: &str) {
+    if !value.is_empty() {
+        map.insert(key.into(), Value::from(value));
+    }
 }
 
 fn qualified(group: &str, plural: &str) -> String {

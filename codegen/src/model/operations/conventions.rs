@@ -509,6 +509,7 @@ impl Synth<'_> {
                 body: body.clone(),
                 content_types: types.iter().map(|t| (*t).to_owned()).collect(),
                 variant: status_variant(*status),
+                declared: None,
             })
             .collect();
         all_responses.push(Response {
@@ -517,6 +518,7 @@ impl Synth<'_> {
             body: ResponseBody::Empty,
             content_types: Vec::new(),
             variant: status_variant(401),
+            declared: None,
         });
         let accept = accept_for(&all_responses);
         Operation {
@@ -677,6 +679,7 @@ fn delete_results(op: &mut Operation, index: &Index<'_>) {
             _ => continue,
         };
         if *declared == status || *declared == result {
+            response.declared = Some(declared.clone());
             response.body = ResponseBody::StatusOr(result.clone());
         }
     }

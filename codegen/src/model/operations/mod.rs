@@ -377,6 +377,10 @@ pub struct Response {
     pub content_types: Vec<String>,
     /// Its variant in the operation's response enum: `Ok`, `Created`, …, `Status207`.
     pub variant: String,
+    /// The body as the document declared it, where the model reads it otherwise: a delete
+    /// declaring `Status` or the object is read as `StatusOr<object>` (a server answers
+    /// either), and this keeps which one the document named.
+    pub declared: Option<Shape>,
 }
 
 impl Response {

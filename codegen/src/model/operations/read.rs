@@ -428,6 +428,7 @@ fn read_responses(
             body,
             content_types,
             variant: naming::status_variant(status),
+            declared: None,
         });
     }
     responses.sort_by_key(|r| r.status);
