@@ -2,10 +2,9 @@
 //! seen as a user sees them: objects created with `kubectl` against the binary serving the
 //! whole Kubernetes 1.36 API (`swagger.json`, and the OpenAPI v3 documents) read back with
 //! the fields a real 1.36 API server adds. The expected `spec`s are what a real server
-//! answers to the same commands, less what its admission plugins add (a Pod's service
-//! account, tolerations, priority), which the server does not do
-//! (docs/src/guide/server-differences.md). kubectl is found on `PATH`; without
-//! it or the corpus the tests print `SKIPPED: …`, and fail in CI.
+//! answers to the same commands, its default admission plugins' additions included (a
+//! Pod's service account and its token volume, tolerations, priority). kubectl is found on
+//! `PATH`; without it or the corpus the tests print `SKIPPED: …`, and fail in CI.
 
 use std::path::PathBuf;
 
@@ -67,7 +66,7 @@ fn deployment() -> Value {
 
 /// `kubectl run web --image=nginx:1.27 --port=80`: a real server's container and the
 /// `spec` fields its defaulters set.
-fn pod_spec() -> Value {
+fn pod_spec(volume: &str) -> Value {
     json!({
         "containers": [{
             "image": "nginx:1.27",
@@ -76,14 +75,38 @@ fn pod_spec() -> Value {
             "ports": [{"containerPort": 80, "protocol": "TCP"}],
             "resources": {},
             "terminationMessagePath": "/dev/termination-log",
-            "terminationMessagePolicy": "File"
+            "terminationMessagePolicy": "File",
+            "volumeMounts": [{
+                "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+                "name": volume,
+                "readOnly": true
+            }]
         }],
         "dnsPolicy": "ClusterFirst",
         "enableServiceLinks": true,
+        "preemptionPolicy": "PreemptLowerPriority",
+        "priority": 0,
         "restartPolicy": "Always",
         "schedulerName": "default-scheduler",
         "securityContext": {},
-        "terminationGracePeriodSeconds": 30
+        "serviceAccount": "default",
+        "serviceAccountName": "default",
+        "terminationGracePeriodSeconds": 30,
+        "tolerations": [
+            {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists", "tolerationSeconds": 300},
+            {"effect": "NoExecute", "key": "node.kubernetes.io/unreachable", "operator": "Exists", "tolerationSeconds": 300}
+        ],
+        "volumes": [{
+            "name": volume,
+            "projected": {
+                "defaultMode": 420,
+                "sources": [
+                    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
+                    {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}, "path": "namespace"}]}}
+                ]
+            }
+        }]
     })
 }
 
@@ -122,7 +145,13 @@ fn check(server: &KubectlServer) {
 
     let _ = server.ok(&["run", "web", "--image=nginx:1.27", "--port=80"], "");
     let pod = raw(server, "/api/v1/namespaces/default/pods/web");
-    assert_eq!(pod["spec"], pod_spec(), "pod: {pod:#}");
+    // The token volume's name ends in five random characters, as the API server makes it.
+    let volume = pod["spec"]["volumes"][0]["name"].as_str().unwrap_or("");
+    assert!(
+        volume.len() == "kube-api-access-".len() + 5 && volume.starts_with("kube-api-access-"),
+        "{pod:#}"
+    );
+    assert_eq!(pod["spec"], pod_spec(volume), "pod: {pod:#}");
 
     let _ = server.ok(
         &["create", "service", "clusterip", "web", "--tcp=80:8080"],

@@ -150,7 +150,8 @@ async fn apply_creates_the_object_then_a_repeated_apply_changes_nothing() {
     );
     let (code, created) = apply(&server, &format!("{PODS}/web"), "alice", false, &config).await;
     assert_eq!(code, 201, "{created}");
-    // The object is the configuration and the built-in defaults, which nobody owns.
+    // The object is the configuration, the built-in defaults and what admission adds (the
+    // default tolerations, the priority), which nobody owns.
     assert_eq!(
         created["spec"],
         json!({"containers": [{
@@ -160,8 +161,12 @@ async fn apply_creates_the_object_then_a_repeated_apply_changes_nothing() {
                     "terminationMessagePath": "/dev/termination-log",
                     "terminationMessagePolicy": "File"}],
                "dnsPolicy": "ClusterFirst", "enableServiceLinks": true,
+               "preemptionPolicy": "PreemptLowerPriority", "priority": 0,
                "restartPolicy": "Always", "schedulerName": "default-scheduler",
-               "securityContext": {}, "terminationGracePeriodSeconds": 30})
+               "securityContext": {}, "terminationGracePeriodSeconds": 30,
+               "tolerations": [
+                   {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists", "tolerationSeconds": 300},
+                   {"effect": "NoExecute", "key": "node.kubernetes.io/unreachable", "operator": "Exists", "tolerationSeconds": 300}]})
     );
     let alice = entry(&created, "alice");
     assert_eq!(alice["operation"], "Apply");
@@ -942,8 +947,10 @@ async fn cleared_managed_fields_stay_cleared_until_the_first_apply() {
             "f:containers": {"k:{\"name\":\"app\"}": {
                 ".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {}, "f:resources": {},
                 "f:terminationMessagePath": {}, "f:terminationMessagePolicy": {}}},
-            "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:hostname": {}, "f:restartPolicy": {},
+            "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:hostname": {},
+            "f:preemptionPolicy": {}, "f:priority": {}, "f:restartPolicy": {},
             "f:schedulerName": {}, "f:securityContext": {}, "f:terminationGracePeriodSeconds": {},
+            "f:tolerations": {},
         }})
     );
     assert_eq!(

@@ -1,5 +1,5 @@
 //! The semantics: the API server's rules for a written object, each decided here once and
-//! called by the verbs. Decoding, `fieldValidation` and validation (`validation`,
+//! called by the verbs. The admission plugins that change a created Pod (`admission`). Decoding, `fieldValidation` and validation (`validation`,
 //! `directive`, `object_names`; a CRD's schema and CEL rules are evaluated here, through the
 //! runtime), the built-in kinds' Go defaulters (`builtin_defaults`, from `data/`) and the
 //! hand-written Go validation their schemas cannot say (`builtin_validation`), patches
@@ -10,6 +10,7 @@
 //! account tokens and their one signing key (`tokens`), a CertificateSigningRequest's
 //! strategies (`csr`).
 
+pub(crate) mod admission;
 pub(crate) mod allocation;
 pub(crate) mod apply;
 pub(crate) mod builtin_defaults;

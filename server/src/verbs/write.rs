@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::controllers::queue::Work;
 use crate::objects::catalog::ResourceDef;
 use crate::objects::meta::{metadata_mut, now};
+use crate::semantics::admission;
 use crate::semantics::allocation;
 use crate::semantics::apply::{self, Fields};
 use crate::semantics::csr;
@@ -107,8 +108,26 @@ impl Shared {
             namespaces::prepare(&mut object, &name);
         }
         let key = (namespace.to_owned(), name.clone());
+        let pods = def.group.is_empty() && def.plural == "pods";
+        // The token volume's name, made before the lock (`suffix` takes it).
+        let suffix = if pods { self.suffix() } else { String::new() };
         let mut state = self.lock();
         namespaces::admit_create(&state, &catalog, def, namespace, &name)?;
+        if pods {
+            let lookups = admission::Lookups {
+                service_accounts: catalog
+                    .find("", "v1", "serviceaccounts")
+                    .filter(|_| namespaces::index(&catalog).is_some())
+                    .map(|(i, _)| &state.objects[i]),
+                priority_classes: catalog
+                    .find("scheduling.k8s.io", "v1", "priorityclasses")
+                    .map(|(i, _)| state.objects[i].values().map(|c| &**c).collect())
+                    .unwrap_or_default(),
+                suffix: &suffix,
+            };
+            admission::admit_pod(&mut object, namespace, &lookups)
+                .map_err(|why| Failure::forbidden(&def.group, &def.plural, &name, &why))?;
+        }
         if state.objects[index].contains_key(&key) {
             return Err(Failure::already_exists(&def.group, &def.plural, &name));
         }
