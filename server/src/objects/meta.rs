@@ -20,8 +20,9 @@ pub(crate) fn now() -> String {
         .to_string()
 }
 
-/// A new `metadata.uid` (a version 4 UUID's form), for the objects the cluster's own
-/// controllers create: a hash of a process-wide random seed and a counter.
+/// A new `metadata.uid` (a version 4 UUID's form), for every object the server creates,
+/// through the API or by its own controllers: a hash of a process-wide random seed and a
+/// counter.
 pub(crate) fn new_uid() -> String {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::OnceLock;

@@ -30,7 +30,7 @@ use crate::controllers::cluster::Cluster;
 use crate::controllers::{self, queue::Work};
 use crate::objects::authority::Authority;
 use crate::objects::catalog::Catalog;
-use crate::objects::meta::now;
+use crate::objects::meta::{new_uid, now};
 use crate::objects::store::State;
 use crate::semantics::namespaces;
 use crate::semantics::tokens::Keys;
@@ -131,7 +131,7 @@ impl Shared {
                 "apiVersion": "v1",
                 "metadata": {
                     "name": name,
-                    "uid": self.uid(rv),
+                    "uid": new_uid(),
                     "resourceVersion": rv.to_string(),
                     "creationTimestamp": now(),
                 },
@@ -169,22 +169,6 @@ impl Shared {
         }
         #[cfg(not(feature = "model"))]
         drop(unserved);
-    }
-
-    fn uid(&self, rv: u64) -> String {
-        let mut hasher = self.uid_seed.build_hasher();
-        hasher.write_u64(rv);
-        let a = hasher.finish();
-        hasher.write_u64(a);
-        let b = hasher.finish();
-        format!(
-            "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
-            a >> 32,
-            (a >> 16) & 0xffff,
-            a & 0xfff,
-            b >> 52,
-            b & 0xffff_ffff_ffff
-        )
     }
 
     fn suffix(&self) -> String {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::controllers::queue::Work;
 use crate::objects::catalog::ResourceDef;
-use crate::objects::meta::{metadata_mut, now};
+use crate::objects::meta::{metadata_mut, new_uid, now};
 use crate::semantics::admission;
 use crate::semantics::allocation;
 use crate::semantics::apply::{self, Fields};
@@ -144,7 +144,7 @@ impl Shared {
         }
         let rv = state.next_rv();
         let meta = metadata_mut(&mut object);
-        meta.insert("uid".into(), Value::from(self.uid(rv)));
+        meta.insert("uid".into(), Value::from(new_uid()));
         meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
         meta.insert("creationTimestamp".into(), Value::from(now()));
         let object = Arc::new(object);
