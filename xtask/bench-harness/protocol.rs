@@ -70,3 +70,29 @@ pub struct Routes {
     /// Nanoseconds per match.
     pub ns_per_match: f64,
 }
+
+/// `cargo bench -p kubeforge-server --bench crds -- --json`: each CRD created through the
+/// in-memory server's API and served (not a harness command: the server's own bench prints
+/// it, with this same file).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerCrds {
+    /// One per CRD file, in the order measured.
+    pub crds: Vec<ServerCrd>,
+}
+
+/// One CRD's runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerCrd {
+    /// The file's name.
+    pub file: String,
+    /// `corpus` (the corpus's CRDs) or `extra` (the extra CRDs).
+    pub source: String,
+    /// Bytes of the CRD as the JSON body sent.
+    pub bytes: u64,
+    /// Per run: milliseconds from the create's `POST` to the first `200` on its resource.
+    pub wall_ms: Vec<f64>,
+    /// Per run: the process's CPU milliseconds over the same span.
+    pub cpu_ms: Vec<f64>,
+}

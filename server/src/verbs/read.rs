@@ -91,10 +91,18 @@ impl Shared {
                 .range::<Key, _>((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded)),
             None => objects.range::<Key, _>(..),
         };
+        // Under the lock, only what the list reads is taken (the namespace's keys and their
+        // objects' `Arc`s); filtering and copying the objects happen after it is released.
+        let candidates: Vec<(Key, Arc<Value>)> = range
+            .skip_while(|((ns, _), _)| namespace.is_some_and(|n| ns.as_str() < n))
+            .take_while(|((ns, _), _)| namespace.is_none_or(|n| ns == n))
+            .map(|(key, object)| (key.clone(), object.clone()))
+            .collect();
+        drop(state);
         let mut items = Vec::new();
         let mut last = None;
         let mut remaining = 0usize;
-        for (key, object) in range {
+        for (key, object) in &candidates {
             if !filter.matches(object) {
                 continue;
             }
@@ -112,7 +120,6 @@ impl Shared {
             metadata["continue"] = Value::from(encode_continue(at, &last));
             metadata["remainingItemCount"] = Value::from(remaining);
         }
-        drop(state);
         let list = json!({
             "kind": def.list_kind(),
             "apiVersion": def.api_version(),

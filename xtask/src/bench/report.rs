@@ -32,6 +32,7 @@ pub(crate) struct Report {
     pub features: Option<Features>,
     pub unknown_fields: Option<UnknownFields>,
     pub crds: Option<Crds>,
+    pub server: Option<super::sections::Server>,
     /// How long setup and each section took.
     pub durations: Vec<(String, Duration)>,
 }
@@ -123,6 +124,9 @@ impl Report {
         }
         if let Some(c) = &self.crds {
             render_crds(w, c)?;
+        }
+        if let Some(server) = &self.server {
+            render_server(w, server)?;
         }
         let total: Duration = self.durations.iter().map(|(_, d)| *d).sum();
         let _ = writeln!(w, "## How long this run took\n");
@@ -371,6 +375,38 @@ fn render_instructions(w: &mut String, serde: &Serde) {
         );
     }
     let _ = writeln!(w);
+}
+
+fn render_server(w: &mut String, server: &super::sections::Server) -> Out {
+    let _ = writeln!(
+        w,
+        "## h. The in-memory server: a CRD served after its create\n\n\
+         `kubeforge-server`'s own bench (`cargo bench -p kubeforge-server --bench crds`, \
+         release): a server of the whole Kubernetes 1.36 API (`swagger.json` through the \
+         generator's model), in process with one client; each CRD is `POST`ed, then its \
+         resource is listed until it answers `200`. {} per CRD, each on a fresh server. CPU \
+         is the process's user + system time over the same span. No peer runs in process \
+         (envtest starts etcd and a real API server).\n",
+        plural(server.runs, "run")
+    );
+    let _ = writeln!(
+        w,
+        "| CRD | JSON body | served after, wall (ms) | CPU (ms) |\n|---|---|---|---|"
+    );
+    for crd in &server.crds.crds {
+        #[allow(clippy::cast_precision_loss)] // a CRD is far below 2^52 bytes
+        let kb = crd.bytes as f64 / 1000.0;
+        let _ = writeln!(
+            w,
+            "| {} ({}) | {kb:.0} KB | {} | {} |",
+            crd.file,
+            crd.source,
+            Stat::of(&crd.file, &crd.wall_ms)?.show(1),
+            Stat::of(&crd.file, &crd.cpu_ms)?.show(1)
+        );
+    }
+    let _ = writeln!(w);
+    Ok(())
 }
 
 fn render_routes(w: &mut String, r: &Routes) -> Out {

@@ -740,3 +740,55 @@ fn rerun(paths: &Paths, project: &setup::RerunProject, effort: Effort) -> Result
     );
     Ok(result)
 }
+
+/// h. The in-memory server: each corpus and extra CRD created through its API, until served.
+pub(crate) struct Server {
+    pub crds: protocol::ServerCrds,
+    /// Runs per CRD, each on a fresh server.
+    pub runs: usize,
+}
+
+/// Runs per CRD of section h in one run of the bench (a run is a fraction of a second).
+const SERVER_CRD_RUNS: usize = 5;
+
+pub(crate) fn server(paths: &Paths, effort: Effort) -> Result<Server, String> {
+    let runs = if effort.quick {
+        1
+    } else {
+        SERVER_CRD_RUNS * effort.runs
+    };
+    let runs_arg = runs.to_string();
+    let args = [
+        "bench",
+        "--quiet",
+        "--package",
+        "kubeforge-server",
+        "--bench",
+        "crds",
+        "--",
+        "--json",
+        &runs_arg,
+    ];
+    let output = std::process::Command::new(env!("CARGO"))
+        .current_dir(&paths.root)
+        .args(args)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let what = format!("cargo {}", args.join(" "));
+    if !output.status.success() {
+        return Err(format!("`{what}` failed ({})", output.status));
+    }
+    let stdout = String::from_utf8(output.stdout)
+        .map_err(|e| format!("`{what}` printed non-UTF-8 output: {e}"))?;
+    let crds: protocol::ServerCrds = super::measure::parse_report(&what, &stdout)?;
+    for crd in &crds.crds {
+        let wall = super::stats::Stat::of(&crd.file, &crd.wall_ms)?;
+        eprintln!(
+            "bench: server {}: served after {} ms wall",
+            crd.file,
+            wall.show(1)
+        );
+    }
+    Ok(Server { crds, runs })
+}
