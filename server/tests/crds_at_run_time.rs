@@ -434,3 +434,80 @@ fn a_crd_is_validated_as_the_api_server_validates_it() {
     let _ = server.ok(&["create", "-f", &file], "");
     let _ = server.ok(&["get", "foos"], "");
 }
+
+/// A CRD whose schema is not structural is refused, as `kubectl create` shows a real
+/// server's answer: the schema of its one version is checked as the internal version's
+/// `spec.validation` (where Go's conversion moves a schema every version shares), the
+/// errors sorted by their text. The CRD is the kind real projects wrote before
+/// `apiextensions.k8s.io/v1` required structural schemas (rook's, cephobjectstores: fields
+/// without a type), and the m3db operator's move to v1 shows the same answer's form.
+#[test]
+fn a_crd_whose_schema_is_not_structural_is_refused() {
+    let Some((server, _)) = start("a_crd_whose_schema_is_not_structural_is_refused") else {
+        return;
+    };
+    let crd = r"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: objectstores.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: objectstores, singular: objectstore, kind: ObjectStore}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          metadata:
+            type: object
+            properties:
+              labels: {type: object}
+          spec:
+            properties:
+              pools: {type: array}
+              gateway:
+                type: object
+                anyOf:
+                - properties:
+                    port: {type: integer}
+              port:
+                x-kubernetes-int-or-string: true
+                anyOf: [{type: integer}, {type: string}]
+";
+    let file = server.file("objectstores.yaml", crd);
+    let refused = server.fails(&["create", "-f", &file], "");
+    let p = "spec.validation.openAPIV3Schema";
+    assert_eq!(
+        refused.trim_end(),
+        format!(
+            "The CustomResourceDefinition \"objectstores.example.com\" is invalid: \n\
+             * {p}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified\n\
+             * {p}.properties[spec].properties[gateway].anyOf[0].properties[port].type: Forbidden: must be empty to be structural\n\
+             * {p}.properties[spec].properties[pools].items: Required value: must be specified\n\
+             * {p}.properties[spec].type: Required value: must not be empty for specified object fields"
+        ),
+    );
+    let _ = server.fails(&["get", "objectstores"], "");
+    let fixed = crd
+        .replace(
+            "            properties:\n              labels: {type: object}\n",
+            "",
+        )
+        .replace(
+            "          spec:\n            properties:",
+            "          spec:\n            type: object\n            properties:",
+        )
+        .replace(
+            "pools: {type: array}",
+            "pools: {type: array, items: {type: string}}",
+        )
+        .replace("port: {type: integer}", "port: {minimum: 1}");
+    let file = server.file("objectstores.yaml", &fixed);
+    let _ = server.ok(&["create", "-f", &file], "");
+    let _ = server.ok(&["get", "objectstores"], "");
+}

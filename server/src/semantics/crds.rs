@@ -4,11 +4,12 @@
 //! (`etcd.go`, `Delete`), and its conditions are set as `apihelpers.SetCRDCondition` sets
 //! them. The controllers that act on CRDs are `controllers::crds`.
 
-use kubeforge_runtime::schema::{BadValue, FieldError};
+use kubeforge_runtime::schema::{BadValue, FieldError, FieldPath};
 use serde_json::{Map, Value, json};
 
 use crate::objects::catalog::Catalog;
 use crate::objects::meta::{metadata_mut, now};
+use crate::semantics::structural;
 
 /// The finalizer that holds a deleted CRD until its objects are gone
 /// (`apiextensions.CustomResourceCleanupFinalizer`).
@@ -127,6 +128,7 @@ pub(crate) fn errors(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
             r#"must be spec.names.plural+"."+spec.group"#,
         ));
     }
+    errors.extend(schema_errors(object));
     let protected = ["k8s.io", "kubernetes.io"]
         .iter()
         .any(|p| group == *p || group.ends_with(&format!(".{p}")));
@@ -150,6 +152,66 @@ pub(crate) fn errors(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
         }
     }
     errors
+}
+
+/// Every version's schema, as `validateCustomResourceDefinitionSpec` checks it on the
+/// internal version of the CRD: schemas identical in every version (one version's too) are
+/// converted into `spec.validation` and checked there, after the versions; otherwise each
+/// version's at `spec.versions[i].schema`. A version without one is refused first.
+fn schema_errors(object: &Value) -> Vec<FieldError> {
+    let versions = object
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut errors = Vec::new();
+    let Some(first) = versions.first() else {
+        return errors;
+    };
+    let identical = versions.iter().all(|v| schema(v) == schema(first));
+    let spec = FieldPath::new("spec");
+    if !identical || openapi(first).is_none() {
+        for (i, version) in versions.iter().enumerate() {
+            if openapi(version).is_none() {
+                errors.push(FieldError::required(
+                    spec.child("versions")
+                        .index(i)
+                        .child("schema")
+                        .child("openAPIV3Schema")
+                        .render(),
+                    "schemas are required",
+                ));
+            }
+        }
+    }
+    if identical {
+        if let Some(openapi) = openapi(first) {
+            let path = spec.child("validation").child("openAPIV3Schema");
+            errors.extend(structural::errors(openapi, &path));
+        }
+    } else {
+        for (i, version) in versions.iter().enumerate() {
+            if let Some(openapi) = openapi(version) {
+                let path = spec
+                    .child("versions")
+                    .index(i)
+                    .child("schema")
+                    .child("openAPIV3Schema");
+                errors.extend(structural::errors(openapi, &path));
+            }
+        }
+    }
+    errors
+}
+
+fn schema(version: &Value) -> Option<&Value> {
+    version.get("schema").filter(|s| !s.is_null())
+}
+
+fn openapi(version: &Value) -> Option<&Value> {
+    schema(version)
+        .and_then(|s| s.get("openAPIV3Schema"))
+        .filter(|s| !s.is_null())
 }
 
 /// Go's `url.ParseRequestURI` with a scheme and a host, as `GetAPIApprovalState` asks.

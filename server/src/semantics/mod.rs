@@ -6,7 +6,8 @@
 //! (`patch`), field management and server-side apply (`apply`, where a conflict becomes a
 //! 409), each kind's registry strategy on create and update (`strategy`, from `data/`) and a
 //! Service's allocations (`allocation`), what a delete means (`deletion`), what the
-//! namespace registry and admission do (`namespaces`) and the CRD registry (`crds`), service
+//! namespace registry and admission do (`namespaces`) and the CRD registry (`crds`, with
+//! whether a CRD's schema is structural: `structural`), service
 //! account tokens and their one signing key (`tokens`), a CertificateSigningRequest's
 //! strategies (`csr`).
 
@@ -23,5 +24,6 @@ pub(crate) mod namespaces;
 pub(crate) mod object_names;
 pub(crate) mod patch;
 pub(crate) mod strategy;
+pub(crate) mod structural;
 pub(crate) mod tokens;
 pub(crate) mod validation;
