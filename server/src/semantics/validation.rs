@@ -29,9 +29,9 @@ use serde_json::{Map, Value};
 use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::semantics::apply;
 use crate::semantics::builtin_defaults;
-use crate::semantics::builtin_validation;
 use crate::semantics::crds;
 use crate::semantics::directive::Directive;
+use crate::semantics::kinds;
 use crate::semantics::object_names;
 use crate::wire::status::Failure;
 
@@ -188,13 +188,18 @@ pub(crate) fn validate(
     if crds::is_crd_resource(&def.group, &def.plural) {
         errors.extend(crds::errors(object, old));
     }
+    // A built-in kind's hand-written rules; the schema's errors they stand for go.
+    let own = kinds::errors(def, object, old);
     // Schemas come from the model (feature `model`, which turns on the runtime's evaluator).
     #[cfg(feature = "model")]
-    let errors = schema_errors(catalog, def, object, old, errors);
+    let schema = schema_errors(catalog, def, object, old, Vec::new());
     #[cfg(not(feature = "model"))]
-    let _ = (catalog, old);
-    let mut errors = errors;
-    errors.extend(builtin_validation::errors(def, object));
+    let schema: Vec<FieldError> = {
+        let _ = catalog;
+        Vec::new()
+    };
+    errors.extend(schema.into_iter().filter(|e| !kinds::replaces(&own, e)));
+    errors.extend(own);
     if errors.is_empty() {
         return Ok(());
     }
