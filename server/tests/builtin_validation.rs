@@ -148,6 +148,20 @@ async fn a_pod_update_changes_only_what_validate_pod_update_allows() {
         refused(&server, Method::PUT, &uri, &more).await,
         "Pod \"web\" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers"
     );
+    // Through `ephemeralcontainers`, one may be added, and not removed afterwards.
+    let mut debugged = updated.clone();
+    debugged["spec"]["ephemeralContainers"] =
+        json!([{"name": "debug", "image": "busybox", "targetContainerName": "a"}]);
+    let ephemeral = format!("{uri}/ephemeralcontainers");
+    let (code, with) = call(&server, Method::PUT, &ephemeral, &debugged).await;
+    assert_eq!(code, 200, "{with}");
+    let mut without = with.clone();
+    without["spec"]["ephemeralContainers"] = json!([]);
+    assert_eq!(
+        refused(&server, Method::PUT, &ephemeral, &without).await,
+        "Pod \"web\" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers \"debug\" may not be removed\n"
+    );
+    let updated = with;
     // A toleration may be added, not removed.
     let mut tolerated = updated.clone();
     tolerated["spec"]["tolerations"] = json!([]);

@@ -184,12 +184,34 @@ pub(crate) fn validate(
     object: &Value,
     old: Option<&Value>,
 ) -> Result<(), Failure> {
+    validate_write(catalog, def, object, old, None)
+}
+
+/// [`validate`] for an update through the main resource (`sub` `None`) or a subresource,
+/// whose own rules a kind may have (a Pod's `ephemeralcontainers` and `resize`).
+pub(crate) fn validate_update(
+    catalog: &Catalog,
+    def: &ResourceDef,
+    object: &Value,
+    old: &Value,
+    sub: Option<&str>,
+) -> Result<(), Failure> {
+    validate_write(catalog, def, object, Some(old), sub)
+}
+
+fn validate_write(
+    catalog: &Catalog,
+    def: &ResourceDef,
+    object: &Value,
+    old: Option<&Value>,
+    sub: Option<&str>,
+) -> Result<(), Failure> {
     let mut errors = object_meta(def, object, old.is_none());
     if crds::is_crd_resource(&def.group, &def.plural) {
         errors.extend(crds::errors(object, old));
     }
     // A built-in kind's hand-written rules; the schema's errors they stand for go.
-    let own = kinds::errors(def, object, old);
+    let own = kinds::errors(def, object, old, sub);
     // Schemas come from the model (feature `model`, which turns on the runtime's evaluator).
     #[cfg(feature = "model")]
     let schema = schema_errors(catalog, def, object, old, Vec::new());

@@ -487,7 +487,7 @@ impl Shared {
             allocation::allocate(&mut result, Some(old), others.iter().map(|o| &**o))
                 .map_err(|errors| Failure::invalid_fields(&def.group, &def.kind, name, errors))?;
         }
-        validation::validate(&catalog, def, &result, Some(old))?;
+        validation::validate_update(&catalog, def, &result, old, sub)?;
         if csr::is_csr(def) {
             refuse(def, name, csr::validate_update(sub, old, &result))?;
         }

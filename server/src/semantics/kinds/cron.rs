@@ -3,7 +3,8 @@
 //! and names, or a descriptor (`@daily`, `@every 1h`), refused with robfig's messages.
 //! Written here because no Rust cron crate reads the same language (the `cron` crate
 //! wants seconds and years, `croner` accepts `L`, `W` and `#`), and the API server answers
-//! robfig's words.
+//! robfig's words. And whether a time zone exists, as `time.LoadLocation` finds it (for a
+//! schedule's `CRON_TZ=` and a CronJob's `timeZone`).
 
 /// One field's bounds and names (`seconds`, `minutes`, … in parser.go).
 struct Bounds {
@@ -73,7 +74,7 @@ pub(super) fn parse_standard(spec: &str) -> Result<(), String> {
             ));
         };
         let zone = &spec[eq + 1..space];
-        if !super::jobs::zone_exists(zone) {
+        if !zone_exists(zone) {
             return Err(format!(
                 "provided bad location {zone}: unknown time zone {zone}"
             ));
@@ -224,6 +225,13 @@ fn go_duration(s: &str) -> bool {
         }
     }
     true
+}
+
+/// Whether `time.LoadLocation` finds `zone`: `UTC` and `Local` always, the others in the
+/// system's time zone database (any name when the system has none).
+pub(super) fn zone_exists(zone: &str) -> bool {
+    let db = jiff::tz::db();
+    matches!(zone, "UTC" | "Local") || db.is_definitively_empty() || db.get(zone).is_ok()
 }
 
 #[cfg(test)]

@@ -239,14 +239,7 @@ fn time_zone(zone: &Value, errors: &mut Errors) {
                 .to_owned(),
         ));
     }
-    if !zone_exists(zone) {
+    if !cron::zone_exists(zone) {
         errors.push(invalid(format!("unknown time zone {zone}")));
     }
-}
-
-/// Whether `time.LoadLocation` finds `zone`: `UTC` and `Local` always, the others in the
-/// system's time zone database (any name when the system has none).
-pub(super) fn zone_exists(zone: &str) -> bool {
-    let db = jiff::tz::db();
-    matches!(zone, "UTC" | "Local") || db.is_definitively_empty() || db.get(zone).is_ok()
 }

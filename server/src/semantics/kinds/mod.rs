@@ -29,12 +29,17 @@ use crate::objects::catalog::ResourceDef;
 use workloads::Workload;
 
 /// The errors of the hand-written rules for an object of `def`'s kind, created (`old`
-/// `None`) or updated from `old`.
-pub(crate) fn errors(def: &ResourceDef, object: &Value, old: Option<&Value>) -> Vec<FieldError> {
+/// `None`) or updated from `old` through the main resource (`sub` `None`) or a subresource.
+pub(crate) fn errors(
+    def: &ResourceDef,
+    object: &Value,
+    old: Option<&Value>,
+    sub: Option<&str>,
+) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let e = &mut errors;
     match (def.group.as_str(), def.plural.as_str()) {
-        ("", "pods") => pods::pod(object, old, e),
+        ("", "pods") => pods::pod(object, old, sub, e),
         ("", "services") => services::service(object, old, e),
         ("", "configmaps") => config::config_map(object, old, e),
         ("", "secrets") => config::secret(object, old, e),

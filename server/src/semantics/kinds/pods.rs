@@ -33,8 +33,10 @@ const ENV_NAME_MESSAGE: &str = "a valid environment variable name must consist o
 
 const MAX_INT32: i64 = 2_147_483_647;
 
-/// `ValidatePodCreate`, and `ValidatePodUpdate` when `old` is the stored Pod.
-pub(super) fn pod(object: &Value, old: Option<&Value>, errors: &mut Errors) {
+/// `ValidatePodCreate`, and `ValidatePodUpdate` when `old` is the stored Pod (through the
+/// main resource; `ValidatePodEphemeralContainersUpdate` through `ephemeralcontainers`;
+/// through `resize`, the resources change as `ValidatePodResize` allows, unchecked here).
+pub(super) fn pod(object: &Value, old: Option<&Value>, sub: Option<&str>, errors: &mut Errors) {
     let spec = at(object, "spec");
     pod_spec(spec, "spec", errors);
     // `validateContainersOnlyForPod`: a template's image may be padded, a Pod's not.
@@ -58,7 +60,11 @@ pub(super) fn pod(object: &Value, old: Option<&Value>, errors: &mut Errors) {
                 ));
             }
         }
-        Some(old) => update(spec, at(old, "spec"), errors),
+        Some(old) => match sub {
+            Some("ephemeralcontainers") => ephemeral_update(spec, at(old, "spec"), errors),
+            Some("resize") => {}
+            _ => update(spec, at(old, "spec"), errors),
+        },
     }
 }
 
@@ -716,6 +722,27 @@ fn update(new: &Value, old: &Value, errors: &mut Errors) {
                 UPDATABLE_POD_SPEC_FIELDS.join(",")
             ),
         ));
+    }
+}
+
+/// `ValidatePodEphemeralContainersUpdate`: an ephemeral container, once added, is neither
+/// removed nor changed. Go follows a change with a `cmp.Diff`, not reproduced.
+fn ephemeral_update(new: &Value, old: &Value, errors: &mut Errors) {
+    let now = list(new, "ephemeralContainers");
+    for before in list(old, "ephemeralContainers") {
+        let name = text(before, "name");
+        let quoted = kubeforge_runtime::schema::gofmt::quote(name);
+        match now.iter().find(|c| text(c, "name") == name) {
+            None => errors.push(FieldError::forbidden(
+                "spec.ephemeralContainers",
+                format!("existing ephemeral containers {quoted} may not be removed\n"),
+            )),
+            Some(now) if !same(now, before) => errors.push(FieldError::forbidden(
+                "spec.ephemeralContainers",
+                format!("existing ephemeral containers {quoted} may not be changed\n"),
+            )),
+            Some(_) => {}
+        }
     }
 }
 
