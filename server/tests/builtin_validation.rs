@@ -469,6 +469,11 @@ async fn ingresses_namespaces_config_maps_and_secrets_are_checked() {
         r#"Namespace "n" is invalid: spec.finalizers: Invalid value: "foo": name is neither a standard finalizer name nor is it fully qualified"#
     );
     let maps = "/api/v1/namespaces/default/configmaps";
+    let both = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "both"}, "data": {"a": "1"}, "binaryData": {"a": "MQ=="}});
+    assert_eq!(
+        refused(&server, Method::POST, maps, &both).await,
+        r#"ConfigMap "both" is invalid: data[a]: Invalid value: "a": duplicate of key present in binaryData"#
+    );
     let mut stored = created(&server, maps, &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "frozen"}, "immutable": true, "data": {"a": "1"}})).await;
     stored["data"]["a"] = json!("2");
     assert_eq!(

@@ -18,17 +18,18 @@ pub(super) fn config_map(object: &Value, old: Option<&Value>, errors: &mut Error
     if let Some(old) = old {
         immutable_data(object, old, &["data", "binaryData"], errors);
     }
-    let data = keys(object, &["data"]);
-    keys_errors("data", &data, errors);
     let binary = keys(object, &["binaryData"]);
-    keys_errors("binaryData", &binary, errors);
-    for key in binary.iter().filter(|k| data.contains(k)) {
-        errors.push(FieldError::invalid(
-            FieldPath::root().child("binaryData").key(key).render(),
-            BadValue::from(*key),
-            "duplicate of key present in data",
-        ));
+    for key in keys(object, &["data"]) {
+        keys_errors("data", &[key], errors);
+        if binary.contains(&key) {
+            errors.push(FieldError::invalid(
+                FieldPath::root().child("data").key(key).render(),
+                BadValue::from(key),
+                "duplicate of key present in binaryData",
+            ));
+        }
     }
+    keys_errors("binaryData", &binary, errors);
 }
 
 /// `ValidateSecret` (and `ValidateSecretUpdate` against `old`). A `stringData` key is a
