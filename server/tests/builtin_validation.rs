@@ -161,6 +161,15 @@ async fn a_pod_update_changes_only_what_validate_pod_update_allows() {
         refused(&server, Method::PUT, &ephemeral, &without).await,
         "Pod \"web\" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers \"debug\" may not be removed\n"
     );
+    // kube-rs's `replace_ephemeral_containers` sends only them: the rest of the Pod stays.
+    let only = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"ephemeralContainers": [
+        {"name": "debug", "image": "busybox", "targetContainerName": "a"},
+        {"name": "debug2", "image": "busybox"},
+    ]}});
+    let (code, with) = call(&server, Method::PUT, &ephemeral, &only).await;
+    assert_eq!(code, 200, "{with}");
+    assert_eq!(with["spec"]["containers"][0]["image"], "nginx:2");
+    assert_eq!(with["spec"]["ephemeralContainers"][1]["name"], "debug2");
     let updated = with;
     // A toleration may be added, not removed.
     let mut tolerated = updated.clone();
