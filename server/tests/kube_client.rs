@@ -212,12 +212,15 @@ async fn merge_json_and_strategic_patches() {
     );
     assert_eq!(jsoned.metadata.generation, Some(2));
 
-    // containers merge by name (x-kubernetes-patch-merge-key in core_v1.json).
+    // containers merge by name (x-kubernetes-patch-merge-key in core_v1.json); a Pod may
+    // change only their images, and may not gain one (`ValidatePodUpdate`).
     let strategic = pods
         .patch(
             "web",
             &params,
-            &Patch::Strategic(json!({"spec": {"containers": [{"name": "side", "image": "busybox"}, {"name": "app", "image": "nginx:3"}]}})),
+            &Patch::Strategic(
+                json!({"spec": {"containers": [{"name": "app", "image": "nginx:3"}]}}),
+            ),
         )
         .await
         .unwrap();
@@ -228,13 +231,38 @@ async fn merge_json_and_strategic_patches() {
         .into_iter()
         .map(|c| (c.name, c.image))
         .collect();
-    assert_eq!(
-        containers,
-        [
-            ("app".into(), Some("nginx:3".into())),
-            ("side".into(), Some("busybox".into()))
-        ]
-    );
+    assert_eq!(containers, [("app".into(), Some("nginx:3".into()))]);
+    let added = pods
+        .patch(
+            "web",
+            &params,
+            &Patch::Strategic(json!({"spec": {"containers": [{"name": "side", "image": "busybox"}, {"name": "app", "image": "nginx:3"}]}})),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(api_error(added), (422, "Invalid".into()));
+    // A status's conditions merge by type.
+    for ty in ["Ready", "Initialized"] {
+        pods.patch_status(
+            "web",
+            &params,
+            &Patch::Strategic(json!({"status": {"conditions": [{"type": ty, "status": "True"}]}})),
+        )
+        .await
+        .unwrap();
+    }
+    let conditions: Vec<String> = pods
+        .get_status("web")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .conditions
+        .unwrap()
+        .into_iter()
+        .map(|c| c.type_)
+        .collect();
+    assert_eq!(conditions, ["Ready", "Initialized"]);
 
     let failed = pods
         .patch(

@@ -301,9 +301,13 @@ fn kubectl_create_get_apply_patch_label_delete() {
         );
         assert!(server.fails(&["get", resource, name]).contains("NotFound"));
     }
-    // Strategic merge of a Pod's containers by name (apply keeps the other container).
-    let pod = server.file("pod.yaml", CASES[1].v1);
-    server.ok(&["apply", "-f", &pod]);
+    // Strategic merge of a Pod's containers by name: a patch and an apply each change one
+    // container's image (all a Pod's update may change) and keep the other container.
+    let pod = server.file(
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels: {app: demo}\nspec:\n  containers:\n  - name: app\n    image: nginx:1\n    ports:\n    - containerPort: 80\n  - name: side\n    image: busybox\n",
+    );
+    server.ok(&["create", "-f", &pod]);
     server.ok(&[
         "patch",
         "pod",
@@ -311,7 +315,7 @@ fn kubectl_create_get_apply_patch_label_delete() {
         "--type",
         "strategic",
         "-p",
-        r#"{"spec":{"containers":[{"name":"side","image":"busybox"}]}}"#,
+        r#"{"spec":{"containers":[{"name":"side","image":"busybox:2"}]}}"#,
     ]);
     let two = server.file("pod2.yaml", CASES[1].v2);
     server.ok(&["apply", "-f", &two]);
@@ -322,7 +326,7 @@ fn kubectl_create_get_apply_patch_label_delete() {
         "-o",
         "jsonpath={range .spec.containers[*]}{.name}={.image} {end}",
     ]);
-    assert_eq!(images.trim(), "app=nginx:2 side=busybox");
+    assert_eq!(images.trim(), "app=nginx:2 side=busybox:2");
     server.stop();
 }
 

@@ -107,6 +107,14 @@ fn pod(name: &str, spec: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
 }
 
+const TEMPLATES: &str = "/api/v1/namespaces/default/podtemplates";
+
+/// A PodTemplate: a pod spec whose containers, unlike a Pod's, may be added, removed and
+/// changed (`ValidatePodUpdate` refuses that for a Pod).
+fn template(name: &str, spec: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": name}, "template": {"spec": spec}})
+}
+
 /// The fields `manager` owns (through `operation`), or null.
 fn owned(object: &Value, manager: &str, operation: &str) -> Value {
     object
@@ -376,7 +384,7 @@ async fn conflicts_name_each_field_and_its_manager_and_force_takes_them() {
     let uri = format!("{PODS}/web");
     let body = pod(
         "web",
-        json!({"containers": [{"name": "app", "image": "nginx:1"}], "activeDeadlineSeconds": 10}),
+        json!({"containers": [{"name": "app", "image": "nginx:1"}], "activeDeadlineSeconds": 30}),
     );
     // Created with kubectl's User-Agent and no fieldManager: the manager is `kubectl`.
     let (code, created) = create(&server, PODS, Some(KUBECTL), &body).await;
@@ -446,7 +454,7 @@ async fn conflicts_name_each_field_and_its_manager_and_force_takes_them() {
         &server,
         &format!("{uri}?fieldManager=kubectl-edit"),
         None,
-        r#"{"spec":{"activeDeadlineSeconds":30}}"#,
+        r#"{"spec":{"activeDeadlineSeconds":15}}"#,
     )
     .await;
     assert_eq!(code, 200);
@@ -463,7 +471,13 @@ async fn conflicts_name_each_field_and_its_manager_and_force_takes_them() {
 
 #[tokio::test]
 async fn a_field_no_longer_applied_is_removed_unless_another_manager_owns_it() {
-    let server = server();
+    // The committed core/v1 document has no PodTemplates: the corpus's does.
+    let Some(server) = corpus_server(
+        "a_field_no_longer_applied_is_removed_unless_another_manager_owns_it",
+        &["api__v1_openapi.json"],
+    ) else {
+        return;
+    };
     let uri = format!("{PODS}/web");
     let labels = |labels: Value| {
         let mut config = pod(
@@ -505,22 +519,30 @@ async fn a_field_no_longer_applied_is_removed_unless_another_manager_owns_it() {
     assert_eq!(code, 200);
     assert_eq!(object["metadata"]["labels"], json!({"c": "4"}));
     assert!(owned(&object, "bob", "Apply").is_null(), "{object}");
-    // A container alice stops applying goes with everything in it.
-    let two = pod(
+    // A container alice stops applying goes with everything in it (in a PodTemplate: a
+    // Pod's containers may not be added or removed).
+    let uri = format!("{TEMPLATES}/web");
+    let two = template(
         "web",
         json!({"containers": [{"name": "app", "image": "a"}, {"name": "side", "image": "s", "args": ["x"]}]}),
     );
     let (code, object) = apply(&server, &uri, "alice", false, &two).await;
-    assert_eq!(code, 200);
-    assert_eq!(object["spec"]["containers"].as_array().unwrap().len(), 2);
-    let one = pod(
+    assert_eq!(code, 201);
+    assert_eq!(
+        object["template"]["spec"]["containers"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let one = template(
         "web",
         json!({"containers": [{"name": "app", "image": "a"}]}),
     );
     let (code, object) = apply(&server, &uri, "alice", false, &one).await;
     assert_eq!(code, 200);
     assert_eq!(
-        object["spec"]["containers"],
+        object["template"]["spec"]["containers"],
         json!([{"name": "app", "image": "a", "imagePullPolicy": "Always", "resources": {},
                 "terminationMessagePath": "/dev/termination-log",
                 "terminationMessagePolicy": "File"}])
@@ -574,9 +596,15 @@ async fn fields_nobody_owns_survive_a_prune() {
 
 #[tokio::test]
 async fn merge_strategies_follow_list_and_map_types() {
-    let server = server();
-    let uri = format!("{PODS}/web");
-    let alice = pod(
+    // The committed core/v1 document has no PodTemplates: the corpus's does.
+    let Some(server) = corpus_server(
+        "merge_strategies_follow_list_and_map_types",
+        &["api__v1_openapi.json"],
+    ) else {
+        return;
+    };
+    let uri = format!("{TEMPLATES}/web");
+    let alice = template(
         "web",
         json!({
             "containers": [{"name": "app", "image": "a", "args": ["1", "2"], "ports": [{"containerPort": 80}]}],
@@ -591,7 +619,7 @@ async fn merge_strategies_follow_list_and_map_types() {
     assert_eq!(code, 201);
     // Bob adds a container, a port of alice's container (map lists, by key), a finalizer
     // (a set) and a label (a granular map): all merge item by item.
-    let mut bob = pod(
+    let mut bob = template(
         "web",
         json!({
             "containers": [
@@ -616,7 +644,7 @@ async fn merge_strategies_follow_list_and_map_types() {
             container[k] = v.clone();
         }
     }
-    assert_eq!(object["spec"]["containers"], json!([app, side]));
+    assert_eq!(object["template"]["spec"]["containers"], json!([app, side]));
     assert_eq!(
         object["metadata"]["finalizers"],
         json!(["example.com/a", "example.com/b"])
@@ -629,18 +657,18 @@ async fn merge_strategies_follow_list_and_map_types() {
         owned(&object, "bob", "Apply"),
         json!({
             "f:metadata": {"f:finalizers": {"v:\"example.com/b\"": {}}, "f:labels": {"f:owner": {}}},
-            "f:spec": {"f:containers": {
+            "f:template": {"f:spec": {"f:containers": {
                 "k:{\"name\":\"app\"}": {".": {}, "f:name": {}, "f:ports": {
                     "k:{\"containerPort\":80,\"protocol\":\"UDP\"}": {".": {}, "f:containerPort": {}, "f:protocol": {}},
                 }},
                 "k:{\"name\":\"side\"}": {".": {}, "f:image": {}, "f:name": {}},
-            }},
+            }}},
         })
     );
     // An atomic list (args), an atomic map (nodeSelector) and an atomic list of structs
     // (tolerations) are one field each: changing any part of them conflicts, and forcing
     // replaces them whole.
-    let carol = pod(
+    let carol = template(
         "web",
         json!({
             "containers": [{"name": "app", "args": ["1"]}],
@@ -652,28 +680,34 @@ async fn merge_strategies_follow_list_and_map_types() {
     assert_eq!(code, 409);
     assert_eq!(
         status["message"],
-        "Apply failed with 3 conflicts: conflicts with \"alice\":\n- .spec.nodeSelector\n- .spec.tolerations\n- .spec.containers[name=\"app\"].args"
+        "Apply failed with 3 conflicts: conflicts with \"alice\":\n- .template.spec.nodeSelector\n- .template.spec.tolerations\n- .template.spec.containers[name=\"app\"].args"
     );
     let (code, object) = apply(&server, &uri, "carol", true, &carol).await;
     assert_eq!(code, 200);
-    assert_eq!(object["spec"]["containers"][0]["args"], json!(["1"]));
-    assert_eq!(object["spec"]["nodeSelector"], json!({"zone": "b"}));
     assert_eq!(
-        object["spec"]["tolerations"],
+        object["template"]["spec"]["containers"][0]["args"],
+        json!(["1"])
+    );
+    assert_eq!(
+        object["template"]["spec"]["nodeSelector"],
+        json!({"zone": "b"})
+    );
+    assert_eq!(
+        object["template"]["spec"]["tolerations"],
         json!([{"key": "b", "operator": "Exists"}])
     );
     assert_eq!(
         owned(&object, "carol", "Apply"),
-        json!({"f:spec": {
+        json!({"f:template": {"f:spec": {
             "f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:args": {}, "f:name": {}}},
             "f:nodeSelector": {},
             "f:tolerations": {},
-        }})
+        }}})
     );
     // An atomic struct (a volume's `configMap` is a LocalObjectReference-like struct with
     // `x-kubernetes-map-type: atomic` on its items' `secretKeyRef`) is one field too.
     let env = |value: &str| {
-        pod(
+        template(
             "web",
             json!({"containers": [{"name": "app", "env": [
                 {"name": "X", "valueFrom": {"secretKeyRef": {"name": value, "key": "k"}}},
@@ -684,7 +718,7 @@ async fn merge_strategies_follow_list_and_map_types() {
     assert_eq!(code, 200, "{object}");
     assert_eq!(
         owned(&object, "dave", "Apply").pointer(
-            "/f:spec/f:containers/k:{\"name\":\"app\"}/f:env/k:{\"name\":\"X\"}/f:valueFrom"
+            "/f:template/f:spec/f:containers/k:{\"name\":\"app\"}/f:env/k:{\"name\":\"X\"}/f:valueFrom"
         ),
         Some(&json!({"f:secretKeyRef": {}}))
     );
@@ -873,7 +907,7 @@ async fn updates_and_patches_are_recorded_as_update_managers() {
         &uri,
         "zed",
         false,
-        &pod("web", json!({"hostname": "h"})),
+        &pod("web", json!({"activeDeadlineSeconds": 60})),
     )
     .await;
     assert_eq!(code, 200);
@@ -910,7 +944,7 @@ async fn cleared_managed_fields_stay_cleared_until_the_first_apply() {
         &server,
         &format!("{uri}?fieldManager=m"),
         None,
-        r#"{"spec":{"hostname":"h"}}"#,
+        r#"{"spec":{"activeDeadlineSeconds":60}}"#,
     )
     .await;
     assert_eq!(code, 200);
@@ -935,19 +969,19 @@ async fn cleared_managed_fields_stay_cleared_until_the_first_apply() {
         &uri,
         "alice",
         false,
-        &pod("web", json!({"hostname": "h"})),
+        &pod("web", json!({"activeDeadlineSeconds": 60})),
     )
     .await;
     assert_eq!(code, 200);
     // Everything the object held is `before-first-apply`'s, the untracked update included;
-    // alice shares the hostname she applied with the value it has.
+    // alice shares the deadline she applied with the value it has.
     assert_eq!(
         owned(&applied, "before-first-apply", "Update"),
         json!({"f:spec": {
             "f:containers": {"k:{\"name\":\"app\"}": {
                 ".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {}, "f:resources": {},
                 "f:terminationMessagePath": {}, "f:terminationMessagePolicy": {}}},
-            "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:hostname": {},
+            "f:activeDeadlineSeconds": {}, "f:dnsPolicy": {}, "f:enableServiceLinks": {},
             "f:preemptionPolicy": {}, "f:priority": {}, "f:restartPolicy": {},
             "f:schedulerName": {}, "f:securityContext": {}, "f:terminationGracePeriodSeconds": {},
             "f:tolerations": {},
@@ -955,7 +989,7 @@ async fn cleared_managed_fields_stay_cleared_until_the_first_apply() {
     );
     assert_eq!(
         owned(&applied, "alice", "Apply"),
-        json!({"f:spec": {"f:hostname": {}}})
+        json!({"f:spec": {"f:activeDeadlineSeconds": {}}})
     );
 }
 
@@ -965,7 +999,7 @@ async fn kubectl_takes_over_what_its_client_side_apply_set() {
     let uri = format!("{PODS}/web");
     let mut body = pod(
         "web",
-        json!({"containers": [{"name": "app", "image": "a"}], "activeDeadlineSeconds": 5}),
+        json!({"containers": [{"name": "app", "image": "a"}], "activeDeadlineSeconds": 9}),
     );
     let last = body.to_string();
     body["metadata"]["annotations"] =
@@ -983,7 +1017,7 @@ async fn kubectl_takes_over_what_its_client_side_apply_set() {
         &server,
         &format!("{uri}?fieldManager=kubectl-edit"),
         None,
-        r#"{"spec":{"activeDeadlineSeconds":6}}"#,
+        r#"{"spec":{"activeDeadlineSeconds":8}}"#,
     )
     .await;
     assert_eq!(code, 200);
@@ -1529,22 +1563,28 @@ async fn the_scale_subresource_and_an_hpa_take_over_replicas() {
 /// `mergeListByKey`), and the live order is kept.
 #[tokio::test]
 async fn map_list_items_merge_by_key_not_by_position() {
-    let server = server();
-    let uri = format!("{PODS}/keyed");
-    let alice = pod(
+    // The committed core/v1 document has no PodTemplates: the corpus's does.
+    let Some(server) = corpus_server(
+        "map_list_items_merge_by_key_not_by_position",
+        &["api__v1_openapi.json"],
+    ) else {
+        return;
+    };
+    let uri = format!("{TEMPLATES}/keyed");
+    let alice = template(
         "keyed",
         json!({"containers": [{"name": "app", "image": "a"}, {"name": "side", "image": "s"}]}),
     );
     let (code, object) = apply(&server, &uri, "alice", false, &alice).await;
     assert_eq!(code, 201, "{object}");
     // A field no defaulter sets, so that only a merge by key puts it on `side`.
-    let carol = pod(
+    let carol = template(
         "keyed",
         json!({"containers": [{"name": "side", "workingDir": "/srv"}]}),
     );
     let (code, object) = apply(&server, &uri, "carol", false, &carol).await;
     assert_eq!(code, 200, "{object}");
-    let containers = &object["spec"]["containers"];
+    let containers = &object["template"]["spec"]["containers"];
     assert_eq!(containers[0]["name"], "app");
     assert_eq!(containers[0].get("workingDir"), None, "{containers}");
     assert_eq!(containers[1]["name"], "side");

@@ -3,7 +3,7 @@
 //! `swagger.json`, and as `kubectl` sees them against the binary (the objects the server
 //! guide shows). What each case expects is what a real API server answers: the Go strategy
 //! it comes from is named in `server/data/builtin-strategies.txt`. Also the hand-written
-//! validation the schemas cannot say (`server/src/semantics/builtin_validation.rs`).
+//! validation the schemas cannot say (`server/src/semantics/kinds/`).
 
 use http::{Method, Request};
 use http_body_util::{BodyExt, Full};

@@ -465,6 +465,16 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &["kubeforge-server:builtin_defaults"],
     },
     Mutant {
+        name: "pod-update-unchecked",
+        breaks: "a Pod's update changes only what `ValidatePodUpdate` allows (its images, a lower deadline, added tolerations)",
+        file: "server/src/semantics/kinds/pods.rs",
+        find: "    if !same(&munged, old) {",
+        replace: "    if false && !same(&munged, old) {",
+        tests: &[
+            "kubeforge-server:builtin_validation:a_pod_update_changes_only_what_validate_pod_update_allows",
+        ],
+    },
+    Mutant {
         name: "crd-not-served",
         breaks: "a CustomResourceDefinition created through the API is served at once",
         file: "server/src/controllers/crds.rs",

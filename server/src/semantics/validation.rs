@@ -29,9 +29,9 @@ use serde_json::{Map, Value};
 use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::semantics::apply;
 use crate::semantics::builtin_defaults;
-use crate::semantics::builtin_validation;
 use crate::semantics::crds;
 use crate::semantics::directive::Directive;
+use crate::semantics::kinds;
 use crate::semantics::object_names;
 use crate::wire::status::Failure;
 
@@ -184,17 +184,44 @@ pub(crate) fn validate(
     object: &Value,
     old: Option<&Value>,
 ) -> Result<(), Failure> {
+    validate_write(catalog, def, object, old, None)
+}
+
+/// [`validate`] for an update through the main resource (`sub` `None`) or a subresource,
+/// whose own rules a kind may have (a Pod's `ephemeralcontainers` and `resize`).
+pub(crate) fn validate_update(
+    catalog: &Catalog,
+    def: &ResourceDef,
+    object: &Value,
+    old: &Value,
+    sub: Option<&str>,
+) -> Result<(), Failure> {
+    validate_write(catalog, def, object, Some(old), sub)
+}
+
+fn validate_write(
+    catalog: &Catalog,
+    def: &ResourceDef,
+    object: &Value,
+    old: Option<&Value>,
+    sub: Option<&str>,
+) -> Result<(), Failure> {
     let mut errors = object_meta(def, object, old.is_none());
     if crds::is_crd_resource(&def.group, &def.plural) {
         errors.extend(crds::errors(object, old));
     }
+    // A built-in kind's hand-written rules; the schema's errors they stand for go.
+    let own = kinds::errors(def, object, old, sub);
     // Schemas come from the model (feature `model`, which turns on the runtime's evaluator).
     #[cfg(feature = "model")]
-    let errors = schema_errors(catalog, def, object, old, errors);
+    let schema = schema_errors(catalog, def, object, old, Vec::new());
     #[cfg(not(feature = "model"))]
-    let _ = (catalog, old);
-    let mut errors = errors;
-    errors.extend(builtin_validation::errors(def, object));
+    let schema: Vec<FieldError> = {
+        let _ = catalog;
+        Vec::new()
+    };
+    errors.extend(schema.into_iter().filter(|e| !kinds::replaces(&own, e)));
+    errors.extend(own);
     if errors.is_empty() {
         return Ok(());
     }

@@ -377,7 +377,8 @@ impl Shared {
 
     /// Writes `new` over `old` by the rules of the main resource or subresource `sub`:
     /// `status` takes only the status, the main resource keeps the stored status when the
-    /// status subresource exists, `scale` takes only the replicas; identity metadata stays;
+    /// status subresource exists, `scale` takes only the replicas, a Pod's
+    /// `ephemeralcontainers` only its ephemeral containers; identity metadata stays;
     /// `generation` rises as the kind's strategy says; a Service keeps what was allocated
     /// to it; a write that
     /// changes nothing makes no new version; an object being deleted whose last finalizer
@@ -420,6 +421,15 @@ impl Shared {
                         spec.insert("finalizers".into(), finalizers);
                     }
                     None => result["spec"] = json!({"finalizers": finalizers}),
+                }
+                result
+            }
+            // `dropNonEphemeralContainerUpdates`: only the ephemeral containers are taken.
+            Some("ephemeralcontainers") => {
+                let mut result = (**old).clone();
+                let containers = new.pointer("/spec/ephemeralContainers").cloned();
+                if let Some(spec) = result.get_mut("spec") {
+                    set_or_remove(spec, "ephemeralContainers", containers);
                 }
                 result
             }
@@ -487,7 +497,7 @@ impl Shared {
             allocation::allocate(&mut result, Some(old), others.iter().map(|o| &**o))
                 .map_err(|errors| Failure::invalid_fields(&def.group, &def.kind, name, errors))?;
         }
-        validation::validate(&catalog, def, &result, Some(old))?;
+        validation::validate_update(&catalog, def, &result, old, sub)?;
         if csr::is_csr(def) {
             refuse(def, name, csr::validate_update(sub, old, &result))?;
         }
