@@ -76,7 +76,7 @@ pub(crate) fn items(context: &Context<'_>, id: TypeId) -> String {
     code.open(&format!("impl {name} {{"));
     if context.docs {
         code.docs([
-            format!("The CustomResourceDefinition `{}`", crd.name).as_str(),
+            format!("The `CustomResourceDefinition` `{}`", crd.name).as_str(),
             "this type was generated from, as compact JSON (which is YAML too):",
             "the input document, keys in its order, without what a cluster sets",
             "(`status`, and `metadata`'s `uid`, `resourceVersion`, …).",
@@ -99,7 +99,7 @@ pub(crate) fn items(context: &Context<'_>, id: TypeId) -> String {
         if context.docs {
             code.docs([
                 format!(
-                    "The CustomResourceDefinition `{}` as a JSON value.",
+                    "The `CustomResourceDefinition` `{}` as a JSON value.",
                     crd.name
                 )
                 .as_str(),
@@ -174,7 +174,7 @@ pub(crate) fn bundle(context: &Context<'_>) -> String {
     let mut code = Code::new();
     if context.docs {
         code.docs([
-            "Every CustomResourceDefinition this crate was generated from, in input order, as",
+            "Every `CustomResourceDefinition` this crate was generated from, in input order, as",
             "each kind's `crd()` returns it: what a test installs before anything else.",
         ]);
     }

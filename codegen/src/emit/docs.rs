@@ -284,7 +284,7 @@ pub(crate) fn crate_docs(
     }
     if !api.crds.is_empty() {
         out.push_str(
-            " Each kind made from a CustomResourceDefinition gives that CRD back, as the \
+            " Each kind made from a `CustomResourceDefinition` gives that CRD back, as the \
              input wrote it (`CRD_JSON`, `crd()`), and [`crds()`] returns every one of them, \
              for a test to install first.",
         );
