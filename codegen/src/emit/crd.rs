@@ -178,9 +178,13 @@ pub(crate) fn bundle(context: &Context<'_>) -> String {
             "each kind's `crd()` returns it: what a test installs before anything else.",
         ]);
     }
-    code.line("#[must_use]");
-    code.open(&format!("pub fn crds() -> Vec<{ty}> {{"));
     let gated = context.features.is_some();
+    code.line("#[must_use]");
+    if gated {
+        // A kind of a group that is off has no CRD to give: pushed under its group's cfg.
+        code.line("#[allow(unused_mut, clippy::vec_init_then_push)]");
+    }
+    code.open(&format!("pub fn crds() -> Vec<{ty}> {{"));
     let expression = |crd: &Crd| {
         let path = item_path(context, crd.home, &context.api.get(crd.home).name);
         if call.is_empty() {
@@ -190,8 +194,6 @@ pub(crate) fn bundle(context: &Context<'_>) -> String {
         }
     };
     if gated {
-        // A kind of a group that is off has no CRD to give.
-        code.line("#[allow(unused_mut, clippy::vec_init_then_push)]");
         code.line("let mut crds = Vec::new();");
         for crd in &context.api.crds {
             let module = &context.api.get(crd.home).module;
