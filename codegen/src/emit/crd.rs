@@ -10,7 +10,7 @@
 //! (`docs/src/guide/crd-roundtrip.md` has the measurement), and the write policy's
 //! generated header stays on every file written.
 
-use super::text::{Code, str_literal};
+use super::text::{Code, raw_str_literal, str_literal};
 use super::{Context, item_path};
 use crate::diagnostics::{Diagnostic, Error, ErrorKind};
 use crate::model::TypeId;
@@ -46,17 +46,6 @@ fn crd_of<'a>(context: &Context<'a>, id: TypeId) -> Option<&'a Crd> {
         .find(|crd| crd.resources.contains(&id))
 }
 
-/// `text` as a raw string literal with as few `#` as it needs.
-fn raw_literal(text: &str) -> String {
-    let mut longest = 0;
-    for (i, _) in text.match_indices('"') {
-        let run = text[i + 1..].bytes().take_while(|b| *b == b'#').count();
-        longest = longest.max(run);
-    }
-    let hashes = "#".repeat(longest + 1);
-    format!("r{hashes}\"{text}\"{hashes}")
-}
-
 /// The expression that parses `CRD_JSON` (JSON the generator wrote, so it parses), broken
 /// as rustfmt breaks a method chain too long for one line.
 fn parse(code: &mut Code) {
@@ -86,7 +75,7 @@ pub(crate) fn items(context: &Context<'_>, id: TypeId) -> String {
         let json = serde_json::to_string(&crd.document).unwrap_or_default();
         code.line(&format!(
             "pub const CRD_JSON: &'static str = {};",
-            raw_literal(&json)
+            raw_str_literal(&json)
         ));
     } else {
         code.line(&format!(
@@ -210,21 +199,4 @@ pub(crate) fn bundle(context: &Context<'_>) -> String {
     }
     code.close("}");
     code.finish()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::raw_literal;
-
-    #[test]
-    fn raw_literals_need_as_many_hashes_as_the_text_asks() {
-        assert_eq!(raw_literal("{}"), "r#\"{}\"#");
-        assert_eq!(
-            raw_literal(r##"{"$ref":"#/a"}"##),
-            "r##\"{\"$ref\":\"#/a\"}\"##"
-        );
-        // A quote followed by two hashes needs three.
-        let text = "\"##";
-        assert_eq!(raw_literal(text), format!("r###\"{text}\"###"));
-    }
 }
