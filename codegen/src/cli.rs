@@ -25,6 +25,9 @@ const STDIN: &str = "<stdin>";
 /// The k8s-openapi requirement `--kube` adds; the version kube 5 uses.
 const K8S_OPENAPI: &str = "0.29";
 
+/// The kube-core requirement `--kube` adds (`CustomResourceExt`): kube 5's.
+const KUBE_CORE: &str = "5";
+
 /// Generate a Rust crate from Kubernetes OpenAPI documents or CRDs.
 ///
 /// Inputs are OpenAPI v3 or Swagger 2.0 documents (JSON or YAML), CustomResourceDefinitions,
@@ -117,7 +120,8 @@ pub struct GenerateArgs {
     pub crate_name: String,
     /// Make the crate work with kube: the meta types (`ObjectMeta`, …) are k8s-openapi's and
     /// every served resource implements k8s-openapi's `Resource`, `ListableResource` and
-    /// `Metadata`, so `kube::Api::<T>` takes it. The crate depends on k8s-openapi without a
+    /// `Metadata`, so `kube::Api::<T>` takes it; every kind made from a CRD implements
+    /// kube's `CustomResourceExt` (`Foo::crd()`). The crate depends on kube-core, and on k8s-openapi without a
     /// version feature, as k8s-openapi asks of libraries: the program using it picks one
     /// (`features = ["latest"]` or `["v1_33"]`, …); its own tests use `latest`.
     #[arg(long)]
@@ -276,7 +280,8 @@ impl GenerateArgs {
                     "io.k8s.apimachinery.pkg.apis.meta.v1.*",
                     "::k8s_openapi::apimachinery::pkg::apis::meta::v1::*",
                 )
-                .k8s_openapi_traits(true);
+                .k8s_openapi_traits(true)
+                .custom_resource_ext(Some("::kube_core"));
         }
         for text in &self.extern_types {
             let (schema, path) = pattern_and_value("extern", text)?;
@@ -313,7 +318,10 @@ impl GenerateArgs {
         };
         let (dependencies, dev_dependencies) = if self.kube {
             (
-                vec![format!("k8s-openapi = \"{K8S_OPENAPI}\"")],
+                vec![
+                    format!("k8s-openapi = \"{K8S_OPENAPI}\""),
+                    format!("kube-core = \"{KUBE_CORE}\""),
+                ],
                 vec![format!(
                     "k8s-openapi = {{ version = \"{K8S_OPENAPI}\", features = [\"latest\"] }}"
                 )],

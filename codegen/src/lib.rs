@@ -517,6 +517,19 @@ impl Config {
         self
     }
 
+    /// Implements kube's `CustomResourceExt` (`crd()`, `crd_name()`, `api_resource()`,
+    /// `shortnames()`) for every kind generated from a CRD, naming kube-core by `path`
+    /// (`::kube_core`, or `::kube::core` in a crate that depends on kube only); `None`, the
+    /// default, leaves it out. Needs [`Config::k8s_openapi_traits`]: `crd()` returns
+    /// k8s-openapi's `CustomResourceDefinition`, and the root's `crds()` returns all of them.
+    /// Without it, the same kinds have an inherent `crd()` returning the CRD as a
+    /// `serde_json::Value`; `CRD_JSON` is there either way.
+    #[must_use]
+    pub fn custom_resource_ext(mut self, path: Option<&str>) -> Self {
+        self.options.kube_core = path.map(str::to_owned);
+        self
+    }
+
     /// The directory [`Config::compile`] writes into; by default `OUT_DIR`, which cargo
     /// sets for build scripts.
     #[must_use]

@@ -220,6 +220,36 @@ async fn list_and_get() {
         ]
     );
 }
+
+// Written against kopium's output (`#[derive(CustomResource)]`): kube's `CustomResourceExt`
+// as a controller uses it, unchanged.
+#[tokio::test(flavor = "current_thread")]
+async fn custom_resource_ext() {
+    use kube::CustomResourceExt;
+    use kube::api::{ApiResource, DynamicObject};
+
+    let crd = Certificate::crd();
+    assert_eq!(crd.metadata.name.as_deref(), Some(Certificate::crd_name()));
+    assert_eq!(Certificate::crd_name(), "certificates.cert-manager.io");
+    assert_eq!(crd.spec.group, "cert-manager.io");
+    assert_eq!(crd.spec.names.kind, "Certificate");
+    assert!(crd.spec.versions.iter().any(|v| v.name == "v1" && v.storage));
+    assert_eq!(Certificate::shortnames(), &["cert", "certs"]);
+    let resource: ApiResource = Certificate::api_resource();
+    assert_eq!(resource.api_version, "cert-manager.io/v1");
+    assert_eq!(resource.plural, "certificates");
+    let client = Client::new(
+        tower::service_fn(|_: http::Request<Body>| async {
+            Ok::<_, std::convert::Infallible>(http::Response::new(Body::empty()))
+        }),
+        "default",
+    );
+    let _dynamic: Api<DynamicObject> = Api::namespaced_with(client, "shop", &resource);
+    // The bundle: every CRD of the crate, the one this kind gives among them.
+    assert_eq!(certs::crds(), [crd.clone()]);
+    let yaml_or_json = serde_json::to_string(&crd).unwrap();
+    assert!(yaml_or_json.contains("certificates.cert-manager.io"));
+}
 "#,
     )
     .expect("write program");

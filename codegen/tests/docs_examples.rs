@@ -31,6 +31,13 @@ const FIXTURES: &[(&str, &str)] = &[
     ("swagger.json", "kubernetes/swagger.json"),
     ("swagger-1.35.json", "kubernetes/swagger-1.35.json"),
     ("openapi.json", "openshift/openapi.json"),
+    // An older release of a corpus CRD (`../shared/old-crds`, beside the corpus), for the
+    // crate whose cluster runs the newer one.
+    (
+        "httproute-v1.2.1.yaml",
+        "../old-crds/gateway-api-HTTPRoute-v1.2.1.yaml",
+    ),
+    ("httproute.yaml", "crds/gateway-api-HTTPRoute.yaml"),
 ];
 
 fn workspace() -> PathBuf {

@@ -31,6 +31,13 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every `CustomResourceDefinition` this crate was generated from, in input order, as
+/// each kind's `crd()` returns it: what a test installs before anything else.
+#[must_use]
+pub fn crds() -> Vec<::serde_json::Value> {
+    vec![crate::golden::crd_preserve_unknown::io::example::v1::Workflow::crd()]
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -288,6 +295,25 @@ pub mod io {
                             ],
                         );
                         &SCHEMA
+                    }
+                }
+
+                impl Workflow {
+                    /// The `CustomResourceDefinition` `workflows.example.io`
+                    /// this type was generated from, as compact JSON (which is YAML too):
+                    /// the input document, keys in its order, without what a cluster sets
+                    /// (`status`, and `metadata`'s `uid`, `resourceVersion`, …).
+                    pub const CRD_JSON: &'static str = r#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"workflows.example.io"},"spec":{"group":"example.io","scope":"Namespaced","names":{"kind":"Workflow","plural":"workflows","singular":"workflow","listKind":"WorkflowList"},"versions":[{"name":"v1alpha1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}},{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"entrypoint":{"type":"string"}},"x-kubernetes-preserve-unknown-fields":true},"status":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}}"#;
+
+                    /// The `CustomResourceDefinition` `workflows.example.io` as a JSON value.
+                    ///
+                    /// # Panics
+                    ///
+                    /// Never: `CRD_JSON` is JSON.
+                    #[must_use]
+                    pub fn crd() -> ::serde_json::Value {
+                        ::serde_json::from_str(Self::CRD_JSON)
+                            .expect("CRD_JSON is the JSON the generator wrote")
                     }
                 }
 
@@ -1414,6 +1440,25 @@ pub mod io {
                             ],
                         );
                         &SCHEMA
+                    }
+                }
+
+                impl Workflow {
+                    /// The `CustomResourceDefinition` `workflows.example.io`
+                    /// this type was generated from, as compact JSON (which is YAML too):
+                    /// the input document, keys in its order, without what a cluster sets
+                    /// (`status`, and `metadata`'s `uid`, `resourceVersion`, …).
+                    pub const CRD_JSON: &'static str = crate::golden::crd_preserve_unknown::io::example::v1::Workflow::CRD_JSON;
+
+                    /// The `CustomResourceDefinition` `workflows.example.io` as a JSON value.
+                    ///
+                    /// # Panics
+                    ///
+                    /// Never: `CRD_JSON` is JSON.
+                    #[must_use]
+                    pub fn crd() -> ::serde_json::Value {
+                        ::serde_json::from_str(Self::CRD_JSON)
+                            .expect("CRD_JSON is the JSON the generator wrote")
                     }
                 }
 

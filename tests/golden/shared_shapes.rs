@@ -31,6 +31,13 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every `CustomResourceDefinition` this crate was generated from, in input order, as
+/// each kind's `crd()` returns it: what a test installs before anything else.
+#[must_use]
+pub fn crds() -> Vec<::serde_json::Value> {
+    vec![crate::golden::shared_shapes::io::example::v1::Relay::crd()]
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -287,6 +294,25 @@ pub mod io {
                             ],
                         );
                         &SCHEMA
+                    }
+                }
+
+                impl Relay {
+                    /// The `CustomResourceDefinition` `relays.example.io`
+                    /// this type was generated from, as compact JSON (which is YAML too):
+                    /// the input document, keys in its order, without what a cluster sets
+                    /// (`status`, and `metadata`'s `uid`, `resourceVersion`, …).
+                    pub const CRD_JSON: &'static str = r#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"relays.example.io"},"spec":{"group":"example.io","scope":"Namespaced","names":{"kind":"Relay","plural":"relays","singular":"relay","listKind":"RelayList"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"primary":{"type":"object","description":"Where traffic goes first.","required":["host"],"properties":{"host":{"type":"string","description":"The host name."},"port":{"type":"integer","format":"int32","default":0,"description":"The port."},"protocol":{"type":"string","enum":["TCP","UDP"],"default":"TCP"}}},"backup":{"type":"object","description":"Where traffic goes when the primary fails.","required":["host"],"properties":{"host":{"type":"string","description":"The host name."},"port":{"type":"integer","format":"int32","default":0,"description":"The port."},"protocol":{"type":"string","enum":["TCP","UDP"],"default":"TCP"}}},"env":{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"valueFrom":{"type":"object","properties":{"configMapKeyRef":{"type":"object","description":"Selects a key of a ConfigMap.","required":["key"],"x-kubernetes-map-type":"atomic","properties":{"key":{"type":"string","description":"The key to select."},"name":{"type":"string","default":"","description":"Name of the referent."},"optional":{"type":"boolean","description":"Specify whether the ConfigMap or its key must be defined"}}},"secretKeyRef":{"type":"object","description":"Selects a key of a Secret.","required":["key"],"x-kubernetes-map-type":"atomic","properties":{"key":{"type":"string","description":"The key to select."},"name":{"type":"string","default":"","description":"Name of the referent."},"optional":{"type":"boolean","description":"Specify whether the Secret or its key must be defined"}}}}}}}},"selector":{"type":"object","description":"A label query over a set of resources.","x-kubernetes-map-type":"atomic","properties":{"matchExpressions":{"type":"array","items":{"type":"object","required":["key","operator"],"properties":{"key":{"type":"string"},"operator":{"type":"string"},"values":{"type":"array","items":{"type":"string"},"x-kubernetes-list-type":"atomic"}}},"x-kubernetes-list-type":"atomic"},"matchLabels":{"type":"object","additionalProperties":{"type":"string"}}}},"stages":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"target":{"type":"object","description":"Where this stage sends traffic.","required":["host"],"properties":{"host":{"type":"string","description":"The host name."},"port":{"type":"integer","format":"int32","default":0,"description":"The port."},"protocol":{"type":"string","enum":["TCP","UDP"],"default":"TCP"}}},"env":{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"valueFrom":{"type":"object","properties":{"configMapKeyRef":{"type":"object","description":"Selects a key of a ConfigMap.","required":["key"],"x-kubernetes-map-type":"atomic","properties":{"key":{"type":"string","description":"The key to select."},"name":{"type":"string","default":"","description":"Name of the referent."},"optional":{"type":"boolean","description":"Specify whether the ConfigMap or its key must be defined"}}},"secretKeyRef":{"type":"object","description":"Selects a key of a Secret.","required":["key"],"x-kubernetes-map-type":"atomic","properties":{"key":{"type":"string","description":"The key to select."},"name":{"type":"string","default":"","description":"Name of the referent."},"optional":{"type":"boolean","description":"Specify whether the Secret or its key must be defined"}}}}}}}}}}}}},"status":{"type":"object","properties":{"active":{"type":"object","description":"The endpoint in use.","required":["host"],"properties":{"host":{"type":"string","description":"The host name."},"port":{"type":"integer","format":"int32","default":0,"description":"The port."},"protocol":{"type":"string","enum":["TCP","UDP"],"default":"TCP"}}}}}}}}}]}}"#;
+
+                    /// The `CustomResourceDefinition` `relays.example.io` as a JSON value.
+                    ///
+                    /// # Panics
+                    ///
+                    /// Never: `CRD_JSON` is JSON.
+                    #[must_use]
+                    pub fn crd() -> ::serde_json::Value {
+                        ::serde_json::from_str(Self::CRD_JSON)
+                            .expect("CRD_JSON is the JSON the generator wrote")
                     }
                 }
 

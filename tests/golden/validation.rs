@@ -31,6 +31,13 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every `CustomResourceDefinition` this crate was generated from, in input order, as
+/// each kind's `crd()` returns it: what a test installs before anything else.
+#[must_use]
+pub fn crds() -> Vec<::serde_json::Value> {
+    vec![crate::golden::validation::io::example::v1::Gadget::crd()]
+}
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -263,6 +270,25 @@ pub mod io {
                             ],
                         );
                         &SCHEMA
+                    }
+                }
+
+                impl Gadget {
+                    /// The `CustomResourceDefinition` `gadgets.example.io`
+                    /// this type was generated from, as compact JSON (which is YAML too):
+                    /// the input document, keys in its order, without what a cluster sets
+                    /// (`status`, and `metadata`'s `uid`, `resourceVersion`, …).
+                    pub const CRD_JSON: &'static str = r#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gadgets.example.io"},"spec":{"group":"example.io","scope":"Namespaced","names":{"kind":"Gadget","plural":"gadgets","singular":"gadget","listKind":"GadgetList"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"description":"What a schema says beyond shape, checked by `validate()` and `validate_update(&old)`.","type":"object","required":["replicas"],"x-kubernetes-validations":[{"rule":"!has(self.maxSurge) || self.maxSurge <= self.replicas","message":"maxSurge may not exceed replicas"},{"rule":"self.mode == oldSelf.mode","message":"mode is immutable"}],"properties":{"replicas":{"type":"integer","minimum":1,"maximum":10},"maxSurge":{"type":"integer"},"ratio":{"type":"number","minimum":0.5,"maximum":2.5},"mode":{"type":"string"},"name":{"type":"string","pattern":"^[a-z]+$"},"uid":{"type":"string","format":"uuid"},"legacy":{"type":"string","maxLength":3},"tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name","protocol"],"items":{"type":"object","required":["name","protocol"],"properties":{"name":{"type":"string"},"protocol":{"type":"string"},"port":{"type":"integer","minimum":1,"maximum":65535}}}}}}}}}}]}}"#;
+
+                    /// The `CustomResourceDefinition` `gadgets.example.io` as a JSON value.
+                    ///
+                    /// # Panics
+                    ///
+                    /// Never: `CRD_JSON` is JSON.
+                    #[must_use]
+                    pub fn crd() -> ::serde_json::Value {
+                        ::serde_json::from_str(Self::CRD_JSON)
+                            .expect("CRD_JSON is the JSON the generator wrote")
                     }
                 }
 

@@ -22,6 +22,7 @@ pages! {
     Cli = "guide/cli.md";
     BuildRs = "guide/build-rs.md";
     Kube = "guide/kube.md";
+    CrdRoundtrip = "guide/crd-roundtrip.md";
     OpenShift = "guide/openshift.md";
     Builders = "guide/builders.md";
     Requests = "guide/requests.md";

@@ -573,6 +573,15 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "            if !catalog.answers_deleted_object(def) {",
         tests: &["kubeforge-server:strategies:deletes_answer_what_each_operation_declares"],
     },
+    // The CRD a crate gives back.
+    Mutant {
+        name: "embedded-crd-loses-annotations",
+        breaks: "the CRD a generated crate gives back (`Foo::crd()`) is its input, annotations included",
+        file: "codegen/src/model/crds.rs",
+        find: "        object.shift_remove(\"status\");\n",
+        replace: "        object.shift_remove(\"status\");\n        if let Some(Value::Object(metadata)) = object.get_mut(\"metadata\") {\n            metadata.shift_remove(\"annotations\");\n        }\n",
+        tests: &["kubeforge:crd_roundtrip:every_crd_comes_back_from_its_crate_as_it_went_in"],
+    },
 ];
 
 /// The goldens, relative to the workspace root.

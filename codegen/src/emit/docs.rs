@@ -282,6 +282,13 @@ pub(crate) fn crate_docs(
              matches a request's method and path to it.",
         );
     }
+    if !api.crds.is_empty() {
+        out.push_str(
+            " Each kind made from a `CustomResourceDefinition` gives that CRD back, as the \
+             input wrote it (`CRD_JSON`, `crd()`), and [`crds()`] returns every one of them, \
+             for a test to install first.",
+        );
+    }
     out.push('\n');
     if let Some((id, _)) = api.resources.iter().next() {
         let ty = api.get(*id);

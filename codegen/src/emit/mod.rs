@@ -5,6 +5,7 @@
 mod apply;
 mod attributes;
 mod builders;
+mod crd;
 mod docs;
 mod kube;
 mod matcher;
@@ -59,6 +60,9 @@ pub struct Options {
     /// The path of the k8s-openapi crate, when served resources implement its `Resource`,
     /// `ListableResource` and `Metadata` (see `kube.rs`); `None` by default.
     pub k8s_openapi: Option<String>,
+    /// The path of kube-core, when the kinds generated from CRDs implement its
+    /// `CustomResourceExt` (see `crd.rs`; needs `k8s_openapi`); `None` by default.
+    pub kube_core: Option<String>,
     /// The package name of the generated crate, for the example in its docs (which is then
     /// compiled as a doctest); `None` by default.
     pub crate_name: Option<String>,
@@ -79,6 +83,7 @@ impl Default for Options {
             type_attributes: Vec::new(),
             field_attributes: Vec::new(),
             k8s_openapi: None,
+            kube_core: None,
             crate_name: None,
         }
     }
@@ -176,6 +181,8 @@ pub(crate) struct Context<'a> {
     pub attributes: &'a attributes::Attributes,
     /// The path of k8s-openapi, when its traits are implemented.
     pub k8s_openapi: Option<String>,
+    /// The path of kube-core, when `CustomResourceExt` is implemented.
+    pub kube_core: Option<String>,
     /// The cargo features, when the output is gated by them.
     pub features: Option<&'a Features>,
 }
@@ -222,6 +229,10 @@ impl<'a> Context<'a> {
             attributes,
             k8s_openapi: match &options.k8s_openapi {
                 Some(path) => Some(parse_path(path, "k8s_openapi")?),
+                None => None,
+            },
+            kube_core: match &options.kube_core {
+                Some(path) => Some(parse_path(path, "kube_core")?),
                 None => None,
             },
             features,
@@ -295,6 +306,7 @@ fn emit_types(
 fn emit_type(context: &Context<'_>, id: TypeId) -> Emitted {
     let api = context.api;
     let mut parts = types::type_item(context, id);
+    parts.text(crd::items(context, id));
     let mut exports = vec![api.get(id).name.clone()];
     let mut export_cfgs = Vec::new();
     if let Some(builder) = api.builders.get(&id).filter(|_| context.builders) {
@@ -329,6 +341,7 @@ pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Res
     if options.k8s_openapi.is_some() {
         kube::check(api)?;
     }
+    crd::check(&context)?;
 
     let mut tree = Module::default();
     if let Some(features) = &context.features {
@@ -397,6 +410,7 @@ pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Res
     if options.builders {
         items.text(builders::generic_builder(&context));
     }
+    items.text(crd::bundle(&context));
     tree.items = items.0.join("\n");
     if options.docs {
         // Descriptions are the API's prose, not Rust docs: clippy's pedantic

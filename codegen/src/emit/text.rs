@@ -501,6 +501,18 @@ pub(crate) fn byte_char_literal(byte: u8) -> String {
     }
 }
 
+/// A raw string literal of `text` (`r#"…"#`, with as many `#` as it needs), so that embedded
+/// JSON reads as JSON and its quotes need no escapes. One pass: a 1.2 MB CRD is read once.
+pub(crate) fn raw_str_literal(text: &str) -> String {
+    let mut longest = 0;
+    for (i, _) in text.match_indices('"') {
+        let run = text[i + 1..].bytes().take_while(|b| *b == b'#').count();
+        longest = longest.max(run);
+    }
+    let hashes = "#".repeat(longest + 1);
+    format!("r{hashes}\"{text}\"{hashes}")
+}
+
 /// Appends `value` as a Rust byte string literal (`b"…"`).
 pub(crate) fn byte_str_literal(value: &[u8]) -> String {
     let mut out = String::with_capacity(value.len() + 3);
@@ -525,6 +537,21 @@ pub(crate) fn byte_str_literal(value: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_literals_take_as_many_hashes_as_the_text_needs() {
+        assert_eq!(raw_str_literal(r#"{"a":1}"#), r##"r#"{"a":1}"#"##);
+        assert_eq!(
+            raw_str_literal(r##"{"$ref":"#/a"}"##),
+            r###"r##"{"$ref":"#/a"}"##"###
+        );
+        // A pattern holding `"#` (escaped in JSON as `\"#`) needs two.
+        let json = r##"{"pattern":"\"#"}"##;
+        let literal = raw_str_literal(json);
+        assert!(literal.starts_with("r##\""), "{literal}");
+        let parsed: syn::LitStr = syn::parse_str(&literal).expect("a string literal");
+        assert_eq!(parsed.value(), json);
+    }
 
     #[test]
     fn string_literals_are_spelled_like_proc_macro2() {

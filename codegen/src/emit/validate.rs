@@ -4,7 +4,7 @@
 //! server does with the same nodes. A nested type names its place in its parent's node
 //! instead of repeating it. Written as text (`text.rs`).
 
-use super::text::{Code, str_literal};
+use super::text::{Code, raw_str_literal, str_literal};
 use super::{Context, type_path};
 use crate::model::TypeId;
 use crate::model::semantics::Embedded;
@@ -49,17 +49,6 @@ pub(crate) fn impl_text(context: &Context<'_>, id: TypeId) -> String {
     code.finish()
 }
 
-/// A raw string literal of `text` (`r#"…"#`, with as many `#` as it needs), so that the
-/// embedded JSON reads as JSON.
-fn raw_str_literal(text: &str) -> String {
-    let mut hashes = 1;
-    while text.contains(&format!("\"{}", "#".repeat(hashes))) {
-        hashes += 1;
-    }
-    let hashes = "#".repeat(hashes);
-    format!("r{hashes}\"{text}\"{hashes}")
-}
-
 /// The function that gives the schema of the type `id`.
 fn schema_fn(context: &Context<'_>, id: TypeId) -> String {
     format!(
@@ -67,20 +56,4 @@ fn schema_fn(context: &Context<'_>, id: TypeId) -> String {
         type_path(context, id),
         context.runtime
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::raw_str_literal;
-
-    #[test]
-    fn raw_literals_take_as_many_hashes_as_the_text_needs() {
-        assert_eq!(raw_str_literal(r#"{"a":1}"#), r##"r#"{"a":1}"#"##);
-        // A pattern holding `"#` (escaped in JSON as `\"#`) needs two.
-        let json = r##"{"pattern":"\"#"}"##;
-        let literal = raw_str_literal(json);
-        assert!(literal.starts_with("r##\""), "{literal}");
-        let parsed: syn::LitStr = syn::parse_str(&literal).expect("a string literal");
-        assert_eq!(parsed.value(), json);
-    }
 }

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{RawResource, RawSchema, json_type};
+use super::{RawCrd, RawResource, RawSchema, json_type};
 use crate::diagnostics::{Diagnostic, Diagnostics, ErrorKind, Origin};
 
 const OBJECT_META: &str = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
@@ -22,12 +22,14 @@ pub(crate) fn package_of(group: &str) -> String {
     group.split('.').rev().collect::<Vec<_>>().join(".")
 }
 
-/// Reads one CRD; problems are recorded and the CRD skipped.
+/// Reads one CRD; problems are recorded and the CRD skipped. The document itself is kept
+/// whole in `crds`.
 pub(super) fn read(
     value: &Value,
     origin: &Origin,
     schemas: &mut Vec<RawSchema>,
     resources: &mut Vec<RawResource>,
+    crds: &mut Vec<RawCrd>,
     diagnostics: &mut Diagnostics,
 ) {
     if value.get("apiVersion").and_then(Value::as_str) != Some("apiextensions.k8s.io/v1") {
@@ -105,6 +107,7 @@ pub(super) fn read(
         return;
     };
     let package = package_of(&group);
+    let mut served = Vec::new();
     for (i, version) in versions.iter().enumerate() {
         let version_origin = versions_origin.child(&i.to_string());
         if version.get("served") == Some(&Value::Bool(false)) {
@@ -172,6 +175,7 @@ pub(super) fn read(
                     .collect()
             })
             .unwrap_or_default();
+        served.push(name.to_owned());
         resources.push(RawResource {
             group: group.clone(),
             version: name.to_owned(),
@@ -182,6 +186,17 @@ pub(super) fn read(
             origin: version_origin,
         });
     }
+    crds.push(RawCrd {
+        name: value
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .map_or_else(|| format!("{plural}.{group}"), str::to_owned),
+        group,
+        kind,
+        served,
+        document: value.clone(),
+        origin: origin.clone(),
+    });
 }
 
 /// Makes a version's root schema look like a served Kubernetes kind: typed metadata, the

@@ -125,6 +125,7 @@ pub(crate) fn merge(documents: Vec<Document>, prefer: &[PathBuf]) -> Result<RawA
         }
         api.operations.extend(document.operations);
         api.resources.extend(document.resources);
+        api.crds.extend(document.crds);
         api.notes.extend(document.notes);
     }
     let mut api = diagnostics.finish(api)?;

@@ -87,6 +87,24 @@ pub struct RawResource {
     pub origin: Origin,
 }
 
+/// A CustomResourceDefinition as its input wrote it, kept whole: the generated crate gives
+/// it back (`Foo::crd()`), and which one it embeds is the model's decision (`model/crds.rs`).
+#[derive(Clone, Debug)]
+pub struct RawCrd {
+    /// `metadata.name` (`certificates.cert-manager.io`; the plural and group when absent).
+    pub name: String,
+    /// The API group.
+    pub group: String,
+    /// The kind.
+    pub kind: String,
+    /// The versions it serves, in document order.
+    pub served: Vec<String>,
+    /// The document, unchanged.
+    pub document: Value,
+    /// Where it is.
+    pub origin: Origin,
+}
+
 /// Everything the input documents define, merged: schemas by name, operations, declared
 /// resources.
 #[derive(Clone, Debug, Default)]
@@ -97,6 +115,8 @@ pub struct RawApi {
     pub operations: Vec<RawOperation>,
     /// Resources declared without paths, in input order.
     pub resources: Vec<RawResource>,
+    /// The CRDs read, in input order.
+    pub crds: Vec<RawCrd>,
     /// Warnings from merging: definitions overridden by a preferred document's.
     pub warnings: Vec<Diagnostic>,
     /// What loading skipped, in input order.
@@ -142,6 +162,8 @@ pub struct LoadedApi {
     pub operations: Vec<operation::Operation>,
     /// Resources declared without paths, in input order.
     pub resources: Vec<RawResource>,
+    /// The CRDs read, in input order.
+    pub crds: Vec<RawCrd>,
     /// What loading skipped, in input order.
     pub notes: Vec<Note>,
     /// How the inputs define the built-in meta types.
@@ -208,6 +230,7 @@ pub(crate) fn typed(raw: RawApi) -> LoadedApi {
         schemas,
         operations,
         resources: raw.resources,
+        crds: raw.crds,
         notes: raw.notes,
         builtin: raw.builtin,
         problems,
@@ -239,6 +262,8 @@ pub struct Document {
     pub operations: Vec<RawOperation>,
     /// Its declared resources.
     pub resources: Vec<RawResource>,
+    /// Its CRDs, whole.
+    pub crds: Vec<RawCrd>,
     /// The documents it skipped (other manifests of a bundle), one note each.
     pub notes: Vec<Note>,
 }
@@ -264,6 +289,7 @@ pub fn load_bytes(bytes: &[u8], display_path: &Path) -> Result<Document, Error> 
         schemas: Vec::new(),
         operations: Vec::new(),
         resources: Vec::new(),
+        crds: Vec::new(),
         notes: Vec::new(),
     };
     let several = values.len() > 1;
@@ -318,6 +344,7 @@ pub fn load_bytes(bytes: &[u8], display_path: &Path) -> Result<Document, Error> 
                 origin,
                 &mut document.schemas,
                 &mut document.resources,
+                &mut document.crds,
                 &mut diagnostics,
             ),
             _ => {
@@ -668,6 +695,7 @@ pub(crate) fn builtin() -> &'static Document {
             schemas: Vec::new(),
             operations: Vec::new(),
             resources: Vec::new(),
+            crds: Vec::new(),
             notes: Vec::new(),
         })
     })

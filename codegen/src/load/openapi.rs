@@ -69,6 +69,7 @@ pub(super) fn read(
         schemas,
         operations,
         resources: Vec::new(),
+        crds: Vec::new(),
         notes,
     }
 }

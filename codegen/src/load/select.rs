@@ -99,6 +99,8 @@ pub(crate) fn select(
         schemas,
         operations,
         resources,
+        // The model embeds those of which a resource is left (`model/crds.rs`).
+        crds: loaded.crds,
         notes: loaded.notes,
         builtin: loaded.builtin,
         problems,

@@ -7,6 +7,7 @@
 pub mod apply;
 pub mod builders;
 pub(crate) mod collisions;
+pub mod crds;
 mod cycles;
 mod dedup;
 pub(crate) mod externs;
@@ -46,6 +47,8 @@ pub struct ApiSet {
     pub resources: BTreeMap<TypeId, Resource>,
     /// List kinds, keyed by their type, with the item type they list.
     pub lists: BTreeMap<TypeId, TypeId>,
+    /// The CRDs the generated crate gives back, each with its served kinds (see `crds.rs`).
+    pub crds: Vec<crds::Crd>,
     /// The builder of every struct, keyed by its type (see `builders.rs`).
     pub builders: BTreeMap<TypeId, builders::Builder>,
     /// The apply configuration of every struct reachable from a served resource, keyed by
@@ -616,6 +619,7 @@ pub fn build_with_options(
     // the crate that defines it.
     let (operations, query_structs) = operations::build(raw, &types, &resources, &lists)?;
     resources.retain(|id, _| !externs::is_extern(&types, *id));
+    let crds = crds::build(raw, &resources)?;
     let apply = apply::plan(&types, &resources, &builders, &semantics);
     lists.retain(|list, item| {
         !externs::is_extern(&types, *list) && !externs::is_extern(&types, *item)
@@ -624,6 +628,7 @@ pub fn build_with_options(
         types,
         resources,
         lists,
+        crds,
         builders,
         apply,
         operations,

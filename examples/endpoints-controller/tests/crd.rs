@@ -1,0 +1,68 @@
+//! A controller's tests install its CRD before anything else, as kube-rs's own tests do:
+//! here from the crate (`AppEndpoints::crd()`), through the API of the in-memory server,
+//! waiting for `Established` before using the resource.
+
+use std::time::Duration;
+
+use endpoints_controller::crd::com::example::endpoints::v1::AppEndpoints;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, PostParams};
+use kube::runtime::wait::{await_condition, conditions};
+use kube::{Client, CustomResourceExt};
+use kubeforge_server::{Catalog, Server};
+
+#[tokio::test]
+async fn the_crd_is_installed_from_the_crate() {
+    let test = "the_crd_is_installed_from_the_crate";
+    // The core group (namespaces) and apiextensions.k8s.io, which serves CRDs.
+    let documents = [
+        "kubernetes/v3/api__v1_openapi.json",
+        "kubernetes/v3/apis__apiextensions.k8s.io__v1_openapi.json",
+    ];
+    let Some(corpus) = kubeforge_tests::corpus(test, &documents) else {
+        return;
+    };
+    let paths: Vec<_> = documents.iter().map(|d| corpus.join(d)).collect();
+    let catalog = Catalog::from_documents(&paths).unwrap();
+    let client = Client::new(Server::new(catalog), "default");
+
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    crds.create(&PostParams::default(), &AppEndpoints::crd())
+        .await
+        .unwrap();
+    let established = await_condition(
+        crds.clone(),
+        AppEndpoints::crd_name(),
+        conditions::is_crd_established(),
+    );
+    let crd = tokio::time::timeout(Duration::from_secs(10), established)
+        .await
+        .expect("the CRD is established")
+        .unwrap()
+        .expect("the CRD exists");
+    assert_eq!(crd.spec.names.short_names, Some(vec!["ape".to_owned()]));
+    assert_eq!(AppEndpoints::shortnames(), ["ape"]);
+
+    // The resource is served: its objects are validated by the CRD's schema and its CEL rule.
+    let apps: Api<AppEndpoints> = Api::default_namespaced(client);
+    let web: AppEndpoints = serde_json::from_value(serde_json::json!({
+        "apiVersion": "endpoints.example.com/v1",
+        "kind": "AppEndpoints",
+        "metadata": {"name": "web"},
+        "spec": {"app": "web"}
+    }))
+    .unwrap();
+    apps.create(&PostParams::default(), &web).await.unwrap();
+    let mut renamed = apps.get("web").await.unwrap();
+    let spec = renamed.spec.as_mut().expect("a spec");
+    assert_eq!(spec.app, "web");
+    spec.app = "api".to_owned();
+    let refused = apps
+        .replace("web", &PostParams::default(), &renamed)
+        .await
+        .expect_err("app is immutable");
+    assert!(
+        refused.to_string().contains("app is immutable"),
+        "{refused}"
+    );
+}
