@@ -66,3 +66,41 @@ async fn the_crd_is_installed_from_the_crate() {
         "{refused}"
     );
 }
+
+/// The same from the library, before any client: `Server::install_crds` with the crate's
+/// `crds()` (every CRD it was generated from), which returns once they are served.
+#[tokio::test]
+async fn the_crates_crds_are_installed_when_the_server_starts() {
+    let test = "the_crates_crds_are_installed_when_the_server_starts";
+    let documents = [
+        "kubernetes/v3/api__v1_openapi.json",
+        "kubernetes/v3/apis__apiextensions.k8s.io__v1_openapi.json",
+    ];
+    let Some(corpus) = kubeforge_tests::corpus(test, &documents) else {
+        return;
+    };
+    let paths: Vec<_> = documents.iter().map(|d| corpus.join(d)).collect();
+    let server = Server::new(Catalog::from_documents(&paths).unwrap());
+    let crds: Vec<serde_json::Value> = endpoints_controller::crd::crds()
+        .iter()
+        .map(|crd| serde_json::to_value(crd).unwrap())
+        .collect();
+    server.install_crds(&crds).unwrap();
+
+    let client = Client::new(server.clone(), "default");
+    let crd = Api::<CustomResourceDefinition>::all(client.clone())
+        .get(AppEndpoints::crd_name())
+        .await
+        .unwrap();
+    let established = crd.status.and_then(|s| s.conditions).is_some_and(|c| {
+        c.iter()
+            .any(|c| c.type_ == "Established" && c.status == "True")
+    });
+    assert!(established, "the CRD is established when install_crds returns");
+    let apps: Api<AppEndpoints> = Api::default_namespaced(client);
+    assert!(apps.list(&Default::default()).await.unwrap().items.is_empty());
+
+    // Installing it again is the API server's 409.
+    let again = server.install_crds(&crds).expect_err("already exists");
+    assert_eq!((again.code, again.reason), (409, "AlreadyExists"), "{again:?}");
+}

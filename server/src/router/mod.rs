@@ -69,6 +69,44 @@ impl Server {
         self.shared.catalog()
     }
 
+    /// Creates each CustomResourceDefinition as a client's `POST` does (validated, its names
+    /// accepted, `Established` and its resources served before this returns), as a
+    /// controller's test installs its CRDs before anything else: a generated crate's
+    /// `crds()`, or `serde_json::to_value(Foo::crd())` with `--kube`. The CRDs are stored
+    /// objects, as on a cluster where they were applied. The first refused one stops it, with
+    /// the API server's answer (a 404 when the catalog does not serve
+    /// `apiextensions.k8s.io/v1`).
+    ///
+    /// # Errors
+    ///
+    /// What the API server answers the create of a refused CRD.
+    pub fn install_crds<'a>(
+        &self,
+        crds: impl IntoIterator<Item = &'a Value>,
+    ) -> Result<(), Failure> {
+        const PATH: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+        let Some((index, _)) =
+            self.shared
+                .catalog()
+                .find("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        else {
+            return Err(Failure::no_route(PATH));
+        };
+        for crd in crds {
+            let body = serde_json::to_vec(crd)
+                .map_err(|e| Failure::bad_request(format!("a CRD that is not JSON: {e}")))?;
+            self.shared.create(
+                index,
+                "",
+                &body,
+                &Query::default(),
+                "kubeforge-server",
+                &mut Vec::new(),
+            )?;
+        }
+        Ok(())
+    }
+
     /// How many watch streams are open (each is one task, which ends when its client goes).
     pub fn open_watches(&self) -> usize {
         self.shared.watches.load(Ordering::SeqCst)
