@@ -8,7 +8,7 @@
 //! Service's allocations (`allocation`), what a delete means (`deletion`), what the
 //! namespace registry and admission do (`namespaces`) and the CRD registry (`crds`), service
 //! account tokens and their one signing key (`tokens`), a CertificateSigningRequest's
-//! strategies (`csr`).
+//! strategies (`csr`); who may do what: the request's user and RBAC's evaluation (`rbac`).
 
 pub(crate) mod admission;
 pub(crate) mod allocation;
@@ -22,6 +22,7 @@ pub(crate) mod directive;
 pub(crate) mod namespaces;
 pub(crate) mod object_names;
 pub(crate) mod patch;
+pub(crate) mod rbac;
 pub(crate) mod strategy;
 pub(crate) mod tokens;
 pub(crate) mod validation;
