@@ -238,6 +238,18 @@ async fn a_service_account_may_do_what_its_roles_allow_and_nothing_else() {
         )
     );
 
+    // Manifests the server cannot take are refused, with the server's reason.
+    let unknown =
+        server.with_rbac("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n");
+    assert_eq!(unknown.unwrap_err().code, 400);
+    let invalid = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: bad}\nrules: [{resources: [pods]}]\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: other}\n";
+    let refused = server.with_rbac(invalid).unwrap_err();
+    assert_eq!(refused.code, 422, "{refused:?}");
+    assert!(
+        refused.message.starts_with("creating Role \"bad\": "),
+        "{refused:?}"
+    );
+
     // Discovery is every authenticated user's (`system:discovery`).
     ctrl.apiserver_version().await.unwrap();
     let (code, _) = call(&as_ctrl, Method::GET, "/apis", &[], Value::Null).await;

@@ -126,19 +126,37 @@ impl Server {
             .map_err(|e| Failure::internal(e.to_string()))?
             .into_parts();
         let response = self.handle(&parts, &body);
-        match response.status() {
-            status if status.is_success() || status == StatusCode::CONFLICT => Ok(()),
-            status => Err(Failure {
-                code: status.as_u16(),
-                reason: "Refused",
-                message: format!(
-                    "creating {} {:?} failed",
-                    kind(object),
-                    text(object, "/metadata/name")
-                ),
-                details: None,
-            }),
+        let status = response.status();
+        if status.is_success() || status == StatusCode::CONFLICT {
+            return Ok(());
         }
+        // The server's own refusal, as a client would see it.
+        let answer: Value = response
+            .body()
+            .bytes()
+            .and_then(|b| serde_json::from_slice(b).ok())
+            .unwrap_or(Value::Null);
+        let reason = match answer.get("reason").and_then(Value::as_str) {
+            Some("Invalid") => "Invalid",
+            Some("Forbidden") => "Forbidden",
+            Some("BadRequest") => "BadRequest",
+            Some("NotFound") => "NotFound",
+            _ => "InternalError",
+        };
+        Err(Failure {
+            code: status.as_u16(),
+            reason,
+            message: format!(
+                "creating {} {:?}: {}",
+                kind(object),
+                text(object, "/metadata/name"),
+                answer
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("refused")
+            ),
+            details: None,
+        })
     }
 }
 
