@@ -27,6 +27,15 @@
 //! `metadata.managedFields` as structured-merge-diff defines them, merging by the schema's
 //! list, map and struct types (see `semantics::apply`).
 //!
+//! Who may do what: every request is authenticated (a bearer token: the administrator's
+//! [`Server::admin_token`], a static user's [`Server::add_user`], a ServiceAccount's from
+//! `serviceaccounts/{name}/token`), may impersonate (`Impersonate-User`, as `kubectl --as`
+//! sends it) and is authorized by RBAC as the API server does it, with its 401 and 403
+//! answers. In process, a request without credentials acts as the administrator unless the
+//! `Server` was made for another identity ([`Server::as_user`],
+//! [`Server::as_service_account`], [`Server::with_rbac`] from a controller's RBAC manifests,
+//! [`Server::as_anonymous`]); over [`serve_tls`] it is `system:anonymous`.
+//!
 //! The code is in layers, bottom up: `wire`, `objects`, `semantics`, `controllers`, `verbs`,
 //! `router`; each imports only from those below it (`tests/layers.rs`, and the architecture
 //! page of the guide).
@@ -44,7 +53,7 @@ pub use objects::catalog::{
 #[cfg(feature = "model")]
 pub use objects::model::LoadError;
 pub use router::Server;
-pub use router::serve::{kubeconfig, serve};
+pub use router::serve::{kubeconfig, kubeconfig_tls, serve, serve_tls};
 pub use semantics::patch::PatchKind;
 pub use verbs::Options;
 pub use wire::body::Body;

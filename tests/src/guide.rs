@@ -29,6 +29,7 @@ pages! {
     Server = "guide/server.md";
     ServerValidation = "guide/server-validation.md";
     ServerApply = "guide/server-apply.md";
+    ServerRbac = "guide/server-rbac.md";
     ServerDifferences = "guide/server-differences.md";
     Diff = "guide/diff.md";
     Mapping = "reference/mapping.md";

@@ -22,20 +22,31 @@ impl KubectlServer {
     ///
     /// When the server does not start or says something else.
     pub fn start(server: &str, kubectl: PathBuf, inputs: &[PathBuf]) -> KubectlServer {
+        KubectlServer::start_with(server, kubectl, &[], inputs)
+    }
+
+    /// [`KubectlServer::start`] with more arguments for `serve` (`--tls`).
+    ///
+    /// # Panics
+    ///
+    /// When the server does not start or says something else.
+    pub fn start_with(
+        server: &str,
+        kubectl: PathBuf,
+        args: &[&str],
+        inputs: &[PathBuf],
+    ) -> KubectlServer {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let mut child = Command::new(server)
             .args(["serve", "--listen", "127.0.0.1:0", "--kubeconfig"])
             .arg(dir.path().join("config"))
+            .args(args)
             .args(inputs)
             .stdout(Stdio::piped())
             .spawn()
             .expect("the server starts");
         let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
-        for expected in [
-            "listening on http://127.0.0.1:",
-            "kubeconfig written to",
-            "serving ",
-        ] {
+        for expected in ["listening on http", "kubeconfig written to", "serving "] {
             let line = lines.next().expect("the server says more").expect("a line");
             assert!(line.starts_with(expected), "expected {expected:?}: {line}");
         }

@@ -1,13 +1,16 @@
-//! `kubeforge-server serve [--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE]`:
+//! `kubeforge-server serve [--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE] [--tls]`:
 //! an in-memory API server for the resources of the input documents, on a loopback port.
-//! The first line of output is `listening on http://<address>`; Ctrl-C or SIGTERM stops it.
+//! The first line of output is `listening on http://<address>` (`https://` with `--tls`);
+//! Ctrl-C or SIGTERM stops it. The kubeconfig's user is the administrator, by its token;
+//! over plain HTTP a request without credentials acts as the administrator too (kubectl
+//! sends none over plain HTTP), over TLS it is `system:anonymous`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use kubeforge_server::{Catalog, Server, kubeconfig, serve};
+use kubeforge_server::{Catalog, Server, kubeconfig, kubeconfig_tls, serve, serve_tls};
 
 #[derive(Parser)]
 #[command(
@@ -34,6 +37,10 @@ enum Command {
         /// Write a kubeconfig for kubectl here.
         #[arg(long)]
         kubeconfig: Option<PathBuf>,
+        /// Serve over TLS, with a serving certificate from the cluster's CA (written into
+        /// the kubeconfig); requests without the kubeconfig's token are anonymous.
+        #[arg(long)]
+        tls: bool,
     },
 }
 
@@ -43,8 +50,9 @@ fn main() -> ExitCode {
         inputs,
         listen,
         kubeconfig: kubeconfig_path,
+        tls,
     } = Cli::parse().command;
-    match run(schemas, inputs, listen, kubeconfig_path) {
+    match run(schemas, inputs, listen, kubeconfig_path, tls) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -58,6 +66,7 @@ fn run(
     mut inputs: Vec<PathBuf>,
     listen: SocketAddr,
     kubeconfig_path: Option<PathBuf>,
+    tls: bool,
 ) -> Result<(), String> {
     if !listen.ip().is_loopback() {
         return Err(format!(
@@ -90,20 +99,30 @@ fn run(
             .await
             .map_err(|e| format!("--listen {listen}: {e}"))?;
         let address = listener.local_addr().map_err(|e| e.to_string())?;
-        println!("listening on http://{address}");
+        let scheme = if tls { "https" } else { "http" };
+        println!("listening on {scheme}://{address}");
+        let server = Server::new(catalog);
         if let Some(path) = &kubeconfig_path {
-            std::fs::write(path, kubeconfig(address))
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let token = server.admin_token();
+            let config = if tls {
+                kubeconfig_tls(address, &token, &server.ca_certificate())
+            } else {
+                kubeconfig(address, &token)
+            };
+            std::fs::write(path, config).map_err(|e| format!("{}: {e}", path.display()))?;
             println!("kubeconfig written to {}", path.display());
         }
-        let resources = catalog.resources().len();
+        let resources = server.catalog().resources().len();
         println!(
             "serving {resources} resources from {} documents",
             inputs.len()
         );
-        serve(Server::new(catalog), listener, shutdown())
-            .await
-            .map_err(|e| e.to_string())
+        if tls {
+            serve_tls(server, listener, shutdown()).await
+        } else {
+            serve(server, listener, shutdown()).await
+        }
+        .map_err(|e| e.to_string())
     });
     // A request still at work on its blocking thread must not keep a stopped server alive:
     // dropping the runtime would wait for it.

@@ -4,7 +4,8 @@
 //! PodDisruptionBudget's status) and the apiextensions controllers (`crds`); the API
 //! server's own `kubernetesservice` controller (`kubernetes_service`: the
 //! `default/kubernetes` Service and its endpoints) and RBAC bootstrap policy
-//! (`bootstrap_policy`); kube-controller-manager's `serviceaccount` (`service_accounts`)
+//! (`bootstrap_policy`); kube-controller-manager's `clusterrole-aggregation`
+//! (`aggregation`), `serviceaccount` (`service_accounts`)
 //! and `root-ca-cert-publisher` (`root_ca`) controllers. What they share is the work queue
 //! (`queue`): what happened to the store, and the create, update and delete every
 //! controller writes with; and `cluster`, what they know beyond the store (the certificate
@@ -16,6 +17,7 @@
 //! is an ordinary write: a new resource version and a watch event. [`start`] runs them once
 //! on the objects a server starts with, as a new cluster's do.
 
+pub(crate) mod aggregation;
 pub(crate) mod bootstrap_policy;
 pub(crate) mod cluster;
 #[cfg(feature = "model")]
@@ -120,6 +122,9 @@ pub(crate) fn settle(state: &mut State, cluster: &Cluster, work: Vec<Work>) {
                     root_ca::namespace_written(state, catalog, cluster, &key.1, &mut queue);
                 }
                 root_ca::written(state, catalog, cluster, index, &key, &mut queue);
+                if aggregation::watches(catalog, index) {
+                    aggregation::sync(state, catalog, &mut queue);
+                }
             }
             Work::Marked(index, key) => {
                 gc::marked(state, catalog, index, &key, &mut queue);
@@ -139,6 +144,9 @@ pub(crate) fn settle(state: &mut State, cluster: &Cluster, work: Vec<Work>) {
                 kubernetes_service::removed(state, catalog, cluster, index, &object, &mut queue);
                 service_accounts::removed(state, catalog, index, &object, &mut queue);
                 root_ca::removed(state, catalog, cluster, index, &object, &mut queue);
+                if aggregation::watches(catalog, index) {
+                    aggregation::sync(state, catalog, &mut queue);
+                }
             }
         }
     }

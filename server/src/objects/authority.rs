@@ -5,7 +5,8 @@
 //! the same authority.
 
 use rcgen::{
-    BasicConstraints, CertificateParams, DistinguishedName, DnType, IsCa, KeyPair, KeyUsagePurpose,
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyPair, KeyUsagePurpose,
 };
 
 /// A certificate authority: its certificate and private key, PEM-encoded.
@@ -14,8 +15,16 @@ pub(crate) struct Authority {
     /// The CA certificate (`-----BEGIN CERTIFICATE-----`), as `ca.crt` holds it.
     pub(crate) certificate_pem: String,
     /// The CA's private key (PKCS#8), for signing serving and client certificates.
-    #[allow(dead_code)] // For the TLS listener; the certificate is published today.
     pub(crate) key_pem: String,
+    /// What the CA certificate says of itself, to sign others with.
+    params: CertificateParams,
+}
+
+/// A serving certificate and its key, DER-encoded (what a TLS listener is configured with).
+#[derive(Clone, Debug)]
+pub(crate) struct Serving {
+    pub(crate) certificate_der: Vec<u8>,
+    pub(crate) key_der: Vec<u8>,
 }
 
 impl Authority {
@@ -48,6 +57,44 @@ impl Authority {
         Ok(Authority {
             certificate_pem: certificate.pem(),
             key_pem: key.serialize_pem(),
+            params,
+        })
+    }
+
+    /// A serving certificate signed by the authority for the API server's names, as
+    /// kubeadm's `certs apiserver` phase makes `apiserver.crt` (`CN=kube-apiserver`, server
+    /// auth), with the loopback names this server is reached by.
+    pub(crate) fn serving(&self) -> Result<Serving, String> {
+        let ca_key = KeyPair::from_pem(&self.key_pem).map_err(|e| format!("the CA key: {e}"))?;
+        let issuer = Issuer::from_params(&self.params, ca_key);
+        let key = KeyPair::generate().map_err(|e| format!("the serving key: {e}"))?;
+        let names = [
+            "localhost",
+            "127.0.0.1",
+            "::1",
+            "kubernetes",
+            "kubernetes.default",
+            "kubernetes.default.svc",
+            "kubernetes.default.svc.cluster.local",
+        ];
+        let mut params = CertificateParams::new(names.map(str::to_owned).to_vec())
+            .map_err(|e| format!("the serving certificate: {e}"))?;
+        let mut name = DistinguishedName::new();
+        name.push(DnType::CommonName, "kube-apiserver");
+        params.distinguished_name = name;
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        params.not_before = self.params.not_before;
+        params.not_after = self.params.not_after;
+        let certificate = params
+            .signed_by(&key, &issuer)
+            .map_err(|e| format!("the serving certificate: {e}"))?;
+        Ok(Serving {
+            certificate_der: certificate.der().to_vec(),
+            key_der: key.serialize_der(),
         })
     }
 }

@@ -4,6 +4,8 @@
 //! hands the request to the verb (`verbs`). `service` makes it a `tower::Service`; `serve`
 //! puts it on a port.
 
+pub(crate) mod filters;
+pub(crate) mod manifests;
 pub(crate) mod serve;
 pub(crate) mod service;
 
@@ -16,7 +18,10 @@ use serde_json::Value;
 
 use crate::objects::catalog::Catalog;
 use crate::objects::discovery;
+use crate::router::filters::Caller;
 use crate::semantics::apply;
+use crate::semantics::rbac::User;
+use crate::verbs::auth::administrator;
 use crate::verbs::{Options, Shared};
 use crate::wire::body::Body;
 use crate::wire::encoding;
@@ -31,6 +36,8 @@ use crate::wire::status::Failure;
 #[derive(Clone)]
 pub struct Server {
     pub(crate) shared: Arc<Shared>,
+    /// Who a request without credentials acts as (`filters`).
+    pub(crate) caller: Caller,
 }
 
 impl std::fmt::Debug for Server {
@@ -60,6 +67,7 @@ impl Server {
     pub fn with_options(catalog: Catalog, options: Options) -> Server {
         Server {
             shared: Arc::new(Shared::new(catalog, options)),
+            caller: Caller::As(Arc::new(administrator())),
         }
     }
 
@@ -131,13 +139,21 @@ impl Server {
 
     /// Answers one request whose body has been read.
     pub fn handle(&self, parts: &http::request::Parts, body: &[u8]) -> Response<Body> {
-        match self.route(parts, body) {
+        let routed = self
+            .admit(parts)
+            .and_then(|user| self.route(parts, body, &user));
+        match routed {
             Ok(response) => response,
             Err(failure) => failure_response(&failure),
         }
     }
 
-    fn route(&self, parts: &http::request::Parts, body: &[u8]) -> Result<Response<Body>, Failure> {
+    fn route(
+        &self,
+        parts: &http::request::Parts,
+        body: &[u8],
+        user: &User,
+    ) -> Result<Response<Body>, Failure> {
         let path = parts.uri.path();
         let trimmed = path.trim_matches('/');
         let segments: Vec<&str> = if trimmed.is_empty() {
@@ -200,11 +216,11 @@ impl Server {
             }
             ["api", version, ref rest @ ..] => {
                 let target = self.target("", version, rest, path)?;
-                self.resource(parts, body, &target)
+                self.resource(parts, body, &target, user)
             }
             ["apis", group, version, ref rest @ ..] => {
                 let target = self.target(group, version, rest, path)?;
-                self.resource(parts, body, &target)
+                self.resource(parts, body, &target, user)
             }
             _ => Err(Failure::no_route(path)),
         }
@@ -325,9 +341,10 @@ impl Server {
         parts: &http::request::Parts,
         body: &[u8],
         target: &Target,
+        user: &User,
     ) -> Result<Response<Body>, Failure> {
         let mut warnings = Vec::new();
-        let answer = self.resource_verb(parts, body, target, &mut warnings);
+        let answer = self.resource_verb(parts, body, target, user, &mut warnings);
         if warnings.is_empty() {
             return answer;
         }
@@ -350,6 +367,7 @@ impl Server {
         parts: &http::request::Parts,
         body: &[u8],
         target: &Target,
+        user: &User,
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
         let catalog = self.shared.catalog();
@@ -404,13 +422,27 @@ impl Server {
         };
         let shared = &self.shared;
         let index = target.index;
+        let content_type = parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        shared.check_escalation(
+            user,
+            def,
+            namespace.unwrap_or(""),
+            target.name.as_deref(),
+            verb,
+            content_type,
+            body,
+        )?;
         if let Some(computed) =
             shared.computed(index, verb, target.name.as_deref(), &query, warnings)
         {
             let (code, value) = computed?;
             return Ok(shared.respond(answer, index, code, value, &query));
         }
-        if let Some((code, value)) = self.behaviour(def, target, verb, body, &query)? {
+        if let Some((code, value)) = self.behaviour(def, target, verb, body, &query, user)? {
             if code == StatusCode::NO_CONTENT {
                 let mut response = Response::new(Body::full(Vec::new()));
                 *response.status_mut() = code;
@@ -475,7 +507,7 @@ impl Server {
 
 impl Server {
     /// The requests with behaviour of their own, which store nothing of what they are sent:
-    /// service account tokens and their review, a Pod's eviction and binding, and what
+    /// service account tokens and their review, the access and rules reviews, a Pod's eviction and binding, and what
     /// needs a kubelet. `None` for every other request.
     fn behaviour(
         &self,
@@ -484,6 +516,7 @@ impl Server {
         verb: &str,
         body: &[u8],
         query: &Query,
+        user: &User,
     ) -> Result<Option<(StatusCode, Value)>, Failure> {
         let shared = &self.shared;
         let namespace = target.namespace.as_deref().unwrap_or("");
@@ -495,6 +528,21 @@ impl Server {
             }
             ("authentication.k8s.io", "tokenreviews", None, "create") => {
                 shared.token_review(body)?
+            }
+            ("authentication.k8s.io", "selfsubjectreviews", None, "create") => {
+                shared.self_subject_review(user, body)?
+            }
+            ("authorization.k8s.io", "selfsubjectaccessreviews", None, "create") => {
+                shared.self_access_review(user, body)?
+            }
+            ("authorization.k8s.io", "subjectaccessreviews", None, "create") => {
+                shared.subject_access_review(None, body)?
+            }
+            ("authorization.k8s.io", "localsubjectaccessreviews", None, "create") => {
+                shared.subject_access_review(Some(namespace), body)?
+            }
+            ("authorization.k8s.io", "selfsubjectrulesreviews", None, "create") => {
+                shared.rules_review(user, body)?
             }
             ("", "pods", Some("eviction"), "create") => {
                 shared.evict(namespace, name, body, query)?

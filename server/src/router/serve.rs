@@ -1,25 +1,74 @@
-//! Serving over HTTP/1.1 on a loopback port (tokio + hyper), and the kubeconfig that points
+//! Serving over HTTP/1.1 on a loopback port (tokio + hyper), over TLS (rustls, with a
+//! serving certificate from the cluster's CA) or plain, and the kubeconfig that points
 //! `kubectl` at it.
 
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 
+use std::sync::Arc;
+
+use base64::Engine;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::{self, pki_types};
 
 use crate::router::Server;
 
 /// Serves `server` on `listener` until `shutdown` completes; then stops accepting and ends
-/// every open connection (watches included). Each connection is a task; a client that goes
+/// every open connection (watches included). A request without credentials acts as
+/// `server`'s caller: the administrator for [`Server::new`], as the API server's old
+/// insecure port served everyone as privileged (kubectl sends no credentials over plain
+/// HTTP); [`Server::as_anonymous`] makes it `system:anonymous`. Each connection is a task; a client that goes
 /// away ends its task and its watches. The `default/kubernetes` Service's endpoints (and its
 /// target port) point at the listener's address, as the API server's reconciler points
 /// them at its own.
 pub async fn serve(
     server: Server,
     listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    accept(server, listener, None, shutdown).await
+}
+
+/// Serves `server` on `listener` over TLS until `shutdown` completes, as [`serve`] does:
+/// the serving certificate is signed by the cluster's CA ([`Server::ca_certificate`]) for
+/// `localhost`, `127.0.0.1`, `::1` and the `kubernetes` Service's names. A request without
+/// credentials is `system:anonymous`, as on a real API server: clients authenticate with a
+/// bearer token ([`Server::admin_token`], a static user's, a ServiceAccount's).
+pub async fn serve_tls(
+    server: Server,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let serving = server
+        .shared
+        .cluster
+        .authority
+        .serving()
+        .map_err(io::Error::other)?;
+    let key = pki_types::PrivateKeyDer::Pkcs8(serving.key_der.into());
+    let certificate = pki_types::CertificateDer::from(serving.certificate_der);
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(io::Error::other)?
+        .with_no_client_auth()
+        .with_single_cert(vec![certificate], key)
+        .map_err(io::Error::other)?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let acceptor = TlsAcceptor::from(Arc::new(config));
+    accept(server.as_anonymous(), listener, Some(acceptor), shutdown).await
+}
+
+async fn accept(
+    server: Server,
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     if let Ok(address) = listener.local_addr() {
@@ -38,14 +87,18 @@ pub async fn serve(
                     Err(_) => continue,
                 };
                 let server = server.clone();
+                let tls = tls.clone();
                 connections.spawn(async move {
-                    let service = hyper::service::service_fn(move |request| {
-                        let server = server.clone();
-                        async move { Ok::<_, std::convert::Infallible>(server.call_async(request).await) }
-                    });
-                    let _ = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
+                    match tls {
+                        None => connection(server, stream).await,
+                        // A client that fails the handshake (a plain HTTP request, an
+                        // unknown CA) only ends its own connection.
+                        Some(acceptor) => {
+                            if let Ok(stream) = acceptor.accept(stream).await {
+                                connection(server, stream).await;
+                            }
+                        }
+                    }
                 });
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
@@ -55,9 +108,21 @@ pub async fn serve(
     Ok(())
 }
 
+/// Serves one connection's requests until it ends.
+async fn connection(server: Server, stream: impl AsyncRead + AsyncWrite + Unpin + Send + 'static) {
+    let service = hyper::service::service_fn(move |request| {
+        let server = server.clone();
+        async move { Ok::<_, std::convert::Infallible>(server.call_async(request).await) }
+    });
+    let _ = http1::Builder::new()
+        .serve_connection(TokioIo::new(stream), service)
+        .await;
+}
+
 /// A kubeconfig for `kubectl` with one cluster, user and context named `kubeforge`, for the
-/// server at `address`, namespace `default`.
-pub fn kubeconfig(address: SocketAddr) -> String {
+/// server at `address`, namespace `default`; the user is the administrator, by `token`
+/// ([`Server::admin_token`]).
+pub fn kubeconfig(address: SocketAddr, token: &str) -> String {
     format!(
         "apiVersion: v1
 kind: Config
@@ -67,7 +132,8 @@ clusters:
     server: http://{address}
 users:
 - name: kubeforge
-  user: {{}}
+  user:
+    token: {token}
 contexts:
 - name: kubeforge
   context:
@@ -77,4 +143,23 @@ contexts:
 current-context: kubeforge
 "
     )
+}
+
+/// A kubeconfig like [`kubeconfig`] for the server at `address` served over TLS: the
+/// cluster's CA ([`Server::ca_certificate`]) as `certificate-authority-data`, and the
+/// administrator's `token`.
+pub fn kubeconfig_tls(address: SocketAddr, token: &str, ca_pem: &str) -> String {
+    let ca = base64::engine::general_purpose::STANDARD.encode(ca_pem);
+    kubeconfig(address, token).replace(
+        "server: http://",
+        &format!("certificate-authority-data: {ca}\n    server: https://"),
+    )
+}
+
+impl Server {
+    /// The cluster's CA certificate (PEM): what signs the TLS serving certificate, and what
+    /// every namespace's `kube-root-ca.crt` ConfigMap publishes.
+    pub fn ca_certificate(&self) -> String {
+        self.shared.cluster.authority.certificate_pem.clone()
+    }
 }

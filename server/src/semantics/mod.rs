@@ -10,7 +10,7 @@
 //! namespace registry and admission do (`namespaces`) and the CRD registry (`crds`, with
 //! whether a CRD's schema is structural: `structural`), service
 //! account tokens and their one signing key (`tokens`), a CertificateSigningRequest's
-//! strategies (`csr`).
+//! strategies (`csr`); who may do what: the request's user and RBAC's evaluation (`rbac`).
 
 pub(crate) mod admission;
 pub(crate) mod allocation;
@@ -24,6 +24,7 @@ pub(crate) mod kinds;
 pub(crate) mod namespaces;
 pub(crate) mod object_names;
 pub(crate) mod patch;
+pub(crate) mod rbac;
 pub(crate) mod strategy;
 pub(crate) mod structural;
 pub(crate) mod tokens;

@@ -5,10 +5,13 @@
 //! what every write is checked with (kind, validator, decoding, namespace); `computed`
 //! answers the resources the API server computes rather than stores; `respond` encodes an
 //! answer; `tokens` (service account tokens and their review) and `pods` (eviction,
-//! binding, what needs a kubelet) are the subresources with behaviour of their own. They
+//! binding, what needs a kubelet) are the subresources with behaviour of their own; `auth`
+//! is who the caller is and what it may do (authentication, impersonation, authorization,
+//! the RBAC escalation check, the access reviews). They
 //! run on [`Shared`], the state every clone of a server shares, call the semantics for each
 //! rule and the controllers on what a write did.
 
+pub(crate) mod auth;
 mod check;
 mod computed;
 mod delete;
@@ -70,6 +73,8 @@ pub(crate) struct Shared {
     pub(crate) cluster: Cluster,
     /// The service account signing key (made at start; why it could not be, if not).
     pub(crate) keys: Result<Keys, String>,
+    /// The administrator's and static users' bearer tokens (`auth`).
+    pub(crate) identities: Mutex<auth::Identities>,
     uid_seed: std::collections::hash_map::RandomState,
 }
 
@@ -87,6 +92,7 @@ impl Shared {
             watches: AtomicUsize::new(0),
             cluster: Cluster::new(authority, ([127, 0, 0, 1], 6443).into()),
             keys: Keys::generate(),
+            identities: Mutex::new(auth::Identities::new()),
             uid_seed: std::collections::hash_map::RandomState::new(),
         };
         shared.seed_namespaces();

@@ -250,7 +250,7 @@ impl Shared {
     /// The service account authenticator on `token` for `audiences`: the user
     /// (`ServiceAccountInfo.UserInfo`, with the `system:authenticated` group the
     /// authenticator adds) and the audiences both share, or the error a review reports.
-    fn authenticate(
+    pub(super) fn authenticate(
         &self,
         token: &str,
         audiences: &[String],

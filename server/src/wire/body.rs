@@ -25,6 +25,14 @@ impl Body {
         Body(Inner::Full(Some(bytes.into())))
     }
 
+    /// The bytes of a complete body (`None` for a stream).
+    pub(crate) fn bytes(&self) -> Option<&Bytes> {
+        match &self.0 {
+            Inner::Full(bytes) => bytes.as_ref(),
+            Inner::Stream(_) => None,
+        }
+    }
+
     /// A body whose chunks arrive on `receiver`.
     pub(crate) fn stream(receiver: mpsc::Receiver<Bytes>) -> Body {
         Body(Inner::Stream(receiver))

@@ -70,6 +70,26 @@ impl Failure {
         .with_details(name, group, plural)
     }
 
+    /// 403 Forbidden as the authorization filter answers (`apierrors.NewForbidden`): for a
+    /// path, `forbidden: <why>`; for a collection, `<resource> is forbidden: <why>`; for an
+    /// object, `<resource> "<name>" is forbidden: <why>`.
+    pub fn forbidden_request(group: &str, plural: &str, name: &str, why: &str) -> Failure {
+        let resource = qualified(group, plural);
+        let message = if plural.is_empty() {
+            format!("forbidden: {why}")
+        } else if name.is_empty() {
+            format!("{resource} is forbidden: {why}")
+        } else {
+            format!("{resource} \"{name}\" is forbidden: {why}")
+        };
+        Failure::new(403, "Forbidden", message).with_details(name, group, plural)
+    }
+
+    /// 401 Unauthorized: credentials that no authenticator accepts.
+    pub fn unauthorized() -> Failure {
+        Failure::new(401, "Unauthorized", "Unauthorized")
+    }
+
     /// Adds a cause (`reason`, `message`, `field`) to the details.
     #[must_use]
     pub fn with_cause(mut self, reason: &str, message: &str, field: &str) -> Failure {

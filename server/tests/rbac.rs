@@ -1,0 +1,989 @@
+//! Who may do what, as the API server decides it: identities (the administrator, static
+//! users, ServiceAccount tokens, anonymous requests, impersonation), RBAC (roles, bindings,
+//! aggregation, the escalation check) and the reviews, through kube-rs in process and
+//! through `kubectl` against the binary, with the catalog of Kubernetes 1.36's
+//! `swagger.json`. The expected messages are the API server's (each says where in the Go
+//! code it comes from).
+
+use std::io::{Read as _, Write as _};
+
+use http::{Method, Request};
+use http_body_util::{BodyExt, Full};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube::Client;
+use kube::api::{Api, ListParams, PostParams};
+use kubeforge_server::{Catalog, Server};
+use serde_json::{Value, json};
+
+/// A controller's RBAC manifests, as it ships them: its ServiceAccount, a Role on Pods in
+/// its namespace and a ClusterRole to list ConfigMaps everywhere, each bound to it.
+const CONTROLLER_RBAC: &str = "
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: ctrl
+  namespace: default
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: ctrl
+  namespace: default
+rules:
+- apiGroups: [\"\"]
+  resources: [pods]
+  verbs: [get, list, watch]
+- apiGroups: [\"\"]
+  resources: [pods/status]
+  verbs: [patch]
+- apiGroups: [\"\"]
+  resources: [configmaps]
+  resourceNames: [ctrl-settings]
+  verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: ctrl
+  namespace: default
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: ctrl
+subjects:
+- kind: ServiceAccount
+  name: ctrl
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ctrl-configmaps
+rules:
+- apiGroups: [\"\"]
+  resources: [configmaps]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: ctrl-configmaps
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: ctrl-configmaps
+subjects:
+- kind: ServiceAccount
+  name: ctrl
+  namespace: default
+";
+
+const SA: &str = "system:serviceaccount:default:ctrl";
+
+fn catalog(test: &str) -> Option<Catalog> {
+    let corpus = kubeforge_tests::corpus(test, &["kubernetes/swagger.json"])?;
+    Some(Catalog::from_documents(&[corpus.join("kubernetes/swagger.json")]).unwrap())
+}
+
+fn api_error(error: kube::Error) -> (u16, String, String) {
+    match error {
+        kube::Error::Api(status) => (status.code, status.reason, status.message),
+        other => panic!("not an API error: {other}"),
+    }
+}
+
+/// One request in process: the status code and the body as JSON (`Null` when it is none).
+async fn call(
+    server: &Server,
+    method: Method,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: Value,
+) -> (u16, Value) {
+    let mut request = Request::builder().method(method).uri(uri);
+    if !headers.iter().any(|(name, _)| *name == "content-type") {
+        request = request.header("content-type", "application/json");
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let bytes = if body.is_null() {
+        Vec::new()
+    } else {
+        serde_json::to_vec(&body).unwrap()
+    };
+    let response = server
+        .call_async(request.body(Full::new(bytes::Bytes::from(bytes))).unwrap())
+        .await;
+    let code = response.status().as_u16();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (code, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+fn message(body: &Value) -> &str {
+    body["message"].as_str().unwrap_or("")
+}
+
+#[tokio::test]
+async fn a_service_account_may_do_what_its_roles_allow_and_nothing_else() {
+    let Some(catalog) = catalog("rbac_service_account") else {
+        return;
+    };
+    let server = Server::new(catalog);
+    let as_ctrl = server.with_rbac(CONTROLLER_RBAC).unwrap();
+    let ctrl = Client::new(as_ctrl.clone(), "default");
+
+    // What its Role and ClusterRole allow.
+    let pods: Api<Pod> = Api::namespaced(ctrl.clone(), "default");
+    pods.list(&ListParams::default()).await.unwrap();
+    let all_config_maps: Api<ConfigMap> = Api::all(ctrl.clone());
+    assert!(
+        !all_config_maps
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+
+    // Nothing else, with the API server's message (`responsewriters.forbiddenMessage`,
+    // `apierrors.NewForbidden`).
+    let elsewhere: Api<Pod> = Api::namespaced(ctrl.clone(), "kube-system");
+    assert_eq!(
+        api_error(elsewhere.list(&ListParams::default()).await.unwrap_err()),
+        (
+            403,
+            "Forbidden".to_owned(),
+            format!(
+                "pods is forbidden: User \"{SA}\" cannot list resource \"pods\" in API group \"\" in the namespace \"kube-system\""
+            )
+        )
+    );
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+    }))
+    .unwrap();
+    assert_eq!(
+        api_error(pods.create(&PostParams::default(), &pod).await.unwrap_err()).2,
+        format!(
+            "pods is forbidden: User \"{SA}\" cannot create resource \"pods\" in API group \"\" in the namespace \"default\""
+        )
+    );
+    // Its one ConfigMap by name, and no other.
+    let settings: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "ctrl-settings"}})).unwrap();
+    let admin_config_maps: Api<ConfigMap> =
+        Api::namespaced(Client::new(server.clone(), "default"), "default");
+    admin_config_maps
+        .create(&PostParams::default(), &settings)
+        .await
+        .unwrap();
+    let config_maps: Api<ConfigMap> = Api::namespaced(ctrl.clone(), "default");
+    config_maps.get("ctrl-settings").await.unwrap();
+    assert_eq!(
+        api_error(config_maps.get("kube-root-ca.crt").await.unwrap_err()).2,
+        format!(
+            "configmaps \"kube-root-ca.crt\" is forbidden: User \"{SA}\" cannot get resource \"configmaps\" in API group \"\" in the namespace \"default\""
+        )
+    );
+    let (code, body) = call(
+        &as_ctrl,
+        Method::GET,
+        "/apis/apps/v1/deployments",
+        &[],
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        (code, message(&body)),
+        (
+            403,
+            &*format!(
+                "deployments.apps is forbidden: User \"{SA}\" cannot list resource \"deployments\" in API group \"apps\" at the cluster scope"
+            )
+        )
+    );
+    assert_eq!(
+        body["details"],
+        json!({"group": "apps", "kind": "deployments"})
+    );
+
+    // The subresource it may patch, and the one it may not.
+    let admin_pods: Api<Pod> = Api::namespaced(Client::new(server.clone(), "default"), "default");
+    admin_pods
+        .create(&PostParams::default(), &pod)
+        .await
+        .unwrap();
+    let status = json!({"status": {"message": "seen"}});
+    pods.patch_status(
+        "p",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Merge(&status),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        api_error(
+            pods.patch(
+                "p",
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(&status)
+            )
+            .await
+            .unwrap_err()
+        )
+        .2,
+        format!(
+            "pods \"p\" is forbidden: User \"{SA}\" cannot patch resource \"pods\" in API group \"\" in the namespace \"default\""
+        )
+    );
+
+    // Manifests the server cannot take are refused, with the server's reason.
+    let unknown =
+        server.with_rbac("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n");
+    assert_eq!(unknown.unwrap_err().code, 400);
+    let invalid = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: bad}\nrules: [{resources: [pods]}]\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: other}\n";
+    let refused = server.with_rbac(invalid).unwrap_err();
+    assert_eq!(refused.code, 422, "{refused:?}");
+    assert!(
+        refused.message.starts_with("creating Role \"bad\": "),
+        "{refused:?}"
+    );
+
+    // Discovery is every authenticated user's (`system:discovery`).
+    ctrl.apiserver_version().await.unwrap();
+    let (code, _) = call(&as_ctrl, Method::GET, "/apis", &[], Value::Null).await;
+    assert_eq!(code, 200);
+}
+
+#[tokio::test]
+async fn requests_are_authenticated_by_bearer_token_or_anonymous() {
+    let Some(catalog) = catalog("rbac_tokens") else {
+        return;
+    };
+    let server = Server::new(catalog);
+    server.with_rbac(CONTROLLER_RBAC).unwrap();
+    // As over a socket: no credentials is `system:anonymous`.
+    let socket = server.as_anonymous();
+    let (code, body) = call(
+        &socket,
+        Method::GET,
+        "/api/v1/namespaces/default/configmaps",
+        &[],
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        (code, message(&body)),
+        (
+            403,
+            "configmaps is forbidden: User \"system:anonymous\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\""
+        )
+    );
+    let (code, body) = call(&socket, Method::GET, "/api", &[], Value::Null).await;
+    assert_eq!(
+        (code, message(&body)),
+        (
+            403,
+            "forbidden: User \"system:anonymous\" cannot get path \"/api\""
+        )
+    );
+    assert_eq!(body["details"], json!({}));
+    // What `system:public-info-viewer` lets anyone read.
+    for path in ["/version", "/healthz", "/readyz", "/livez"] {
+        assert_eq!(
+            call(&socket, Method::GET, path, &[], Value::Null).await.0,
+            200,
+            "{path}"
+        );
+    }
+    let (code, body) = call(
+        &socket,
+        Method::POST,
+        "/api/v1/namespaces/default/configmaps",
+        &[],
+        json!({"metadata": {"name": "x"}}),
+    )
+    .await;
+    assert_eq!((code, body["reason"].as_str()), (403, Some("Forbidden")));
+
+    // A token nobody issued: 401 (`union.NewFailOnError`: a bad token is never anonymous).
+    let bad = [("authorization", "Bearer not-a-token")];
+    let (code, body) = call(&socket, Method::GET, "/version", &bad, Value::Null).await;
+    assert_eq!(
+        body,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
+    );
+    assert_eq!(code, 401);
+
+    // The administrator's token.
+    let admin = format!("Bearer {}", server.admin_token());
+    let (code, _) = call(
+        &socket,
+        Method::GET,
+        "/api/v1/namespaces/default/configmaps",
+        &[("authorization", &admin)],
+        Value::Null,
+    )
+    .await;
+    assert_eq!(code, 200);
+
+    // A ServiceAccount's token from TokenRequest, with the API server's audience.
+    let (code, request) = call(
+        &socket,
+        Method::POST,
+        "/api/v1/namespaces/default/serviceaccounts/ctrl/token",
+        &[("authorization", &admin)],
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}),
+    )
+    .await;
+    assert_eq!(code, 201, "{request}");
+    let token = format!("Bearer {}", request["status"]["token"].as_str().unwrap());
+    let sa = [("authorization", token.as_str())];
+    let (code, _) = call(
+        &socket,
+        Method::GET,
+        "/api/v1/namespaces/default/pods",
+        &sa,
+        Value::Null,
+    )
+    .await;
+    assert_eq!(code, 200);
+    let (code, body) = call(
+        &socket,
+        Method::GET,
+        "/api/v1/namespaces/default/secrets",
+        &sa,
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        (code, message(&body)),
+        (
+            403,
+            &*format!(
+                "secrets is forbidden: User \"{SA}\" cannot list resource \"secrets\" in API group \"\" in the namespace \"default\""
+            )
+        )
+    );
+    // A token for another audience is not the API server's.
+    let (_, other) = call(
+        &socket,
+        Method::POST,
+        "/api/v1/namespaces/default/serviceaccounts/ctrl/token",
+        &[("authorization", &admin)],
+        json!({"spec": {"audiences": ["vault"]}}),
+    )
+    .await;
+    let other = format!("Bearer {}", other["status"]["token"].as_str().unwrap());
+    assert_eq!(
+        call(
+            &socket,
+            Method::GET,
+            "/version",
+            &[("authorization", &other)],
+            Value::Null
+        )
+        .await
+        .0,
+        401
+    );
+
+    // A static user, and who it is (`kubectl auth whoami`).
+    let alice = format!("Bearer {}", server.add_user("alice", &["devs"]));
+    let (code, review) = call(
+        &socket,
+        Method::POST,
+        "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+        &[("authorization", &alice)],
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}),
+    )
+    .await;
+    assert_eq!(code, 201);
+    assert_eq!(
+        review["status"]["userInfo"],
+        json!({"username": "alice", "groups": ["devs", "system:authenticated"]})
+    );
+}
+
+#[tokio::test]
+async fn impersonation_needs_the_impersonate_verb() {
+    let Some(catalog) = catalog("rbac_impersonation") else {
+        return;
+    };
+    let server = Server::new(catalog);
+    let as_ctrl = server.with_rbac(CONTROLLER_RBAC).unwrap();
+    // The administrator may act as the ServiceAccount (as `kubectl --as` asks).
+    let as_sa = [("impersonate-user", SA)];
+    let (code, body) = call(
+        &server,
+        Method::GET,
+        "/api/v1/namespaces/kube-system/pods",
+        &as_sa,
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        (code, message(&body)),
+        (
+            403,
+            &*format!(
+                "pods is forbidden: User \"{SA}\" cannot list resource \"pods\" in API group \"\" in the namespace \"kube-system\""
+            )
+        )
+    );
+    assert_eq!(
+        call(
+            &server,
+            Method::GET,
+            "/api/v1/namespaces/default/pods",
+            &as_sa,
+            Value::Null
+        )
+        .await
+        .0,
+        200
+    );
+    // The groups a ServiceAccount has, and `system:authenticated`.
+    let (_, review) = call(
+        &server,
+        Method::POST,
+        "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+        &as_sa,
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        review["status"]["userInfo"],
+        json!({"username": SA, "groups": ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"]})
+    );
+    // The ServiceAccount may not act as anyone (`impersonation.go`: the refused attributes).
+    let (code, body) = call(
+        &as_ctrl,
+        Method::GET,
+        "/api/v1/namespaces/default/pods",
+        &[("impersonate-user", "bob")],
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        (code, message(&body)),
+        (
+            403,
+            &*format!(
+                "users \"bob\" is forbidden: User \"{SA}\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope"
+            )
+        )
+    );
+    let (code, _) = call(
+        &server,
+        Method::GET,
+        "/version",
+        &[("impersonate-group", "devs")],
+        Value::Null,
+    )
+    .await;
+    assert_eq!(code, 400);
+}
+
+#[tokio::test]
+async fn roles_and_bindings_cannot_grant_what_their_writer_does_not_hold() {
+    let Some(catalog) = catalog("rbac_escalation") else {
+        return;
+    };
+    let server = Server::new(catalog);
+    let writer = "
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: rbac-writer, namespace: default}
+rules:
+- {apiGroups: [rbac.authorization.k8s.io], resources: [roles, rolebindings], verbs: [create, update, patch]}
+- {apiGroups: [\"\"], resources: [pods], verbs: [get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rbac-writer, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: rbac-writer}
+subjects: [{kind: ServiceAccount, name: writer, namespace: default}]
+";
+    let as_writer = server.with_rbac(writer).unwrap();
+    let role = |name: &str, resource: &str, verbs: Value| {
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": name},
+            "rules": [{"apiGroups": [""], "resources": [resource], "verbs": verbs}],
+        })
+    };
+    let roles = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles";
+    // What it holds, it may grant.
+    let (code, _) = call(
+        &as_writer,
+        Method::POST,
+        roles,
+        &[],
+        role("pod-reader", "pods", json!(["get"])),
+    )
+    .await;
+    assert_eq!(code, 201);
+    // What it does not, it may not (`ConfirmNoEscalation`, `CompactString`).
+    let (code, body) = call(
+        &as_writer,
+        Method::POST,
+        roles,
+        &[],
+        role("grab", "secrets", json!(["get", "list"])),
+    )
+    .await;
+    assert_eq!(
+        (code, message(&body)),
+        (
+            403,
+            "roles.rbac.authorization.k8s.io \"grab\" is forbidden: user \"system:serviceaccount:default:writer\" (groups=[\"system:serviceaccounts\" \"system:serviceaccounts:default\" \"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"get\" \"list\"]}"
+        )
+    );
+    // Nor by a patch of a role it may patch.
+    let patch =
+        json!({"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "delete"]}]});
+    let (code, body) = call(
+        &as_writer,
+        Method::PATCH,
+        &format!("{roles}/pod-reader"),
+        &[("content-type", "application/merge-patch+json")],
+        patch,
+    )
+    .await;
+    assert_eq!(code, 403, "{body}");
+    assert!(
+        message(&body).ends_with("{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"delete\"]}"),
+        "{body}"
+    );
+    // Nor bind a role with more than it holds.
+    let binding = json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        "metadata": {"name": "admins"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+        "subjects": [{"kind": "User", "name": "mallory"}],
+    });
+    let bindings = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings";
+    let (code, body) = call(&as_writer, Method::POST, bindings, &[], binding.clone()).await;
+    assert_eq!(code, 403);
+    assert!(message(&body).starts_with("rolebindings.rbac.authorization.k8s.io \"admins\" is forbidden: user \"system:serviceaccount:default:writer\""), "{body}");
+    // Unless it may `bind` that role (or `escalate` roles).
+    let allow_bind = "
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: binder, namespace: default}
+rules:
+- {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [bind], resourceNames: [cluster-admin]}
+- {apiGroups: [rbac.authorization.k8s.io], resources: [roles], verbs: [escalate]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: binder, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: binder}
+subjects: [{kind: ServiceAccount, name: writer, namespace: default}]
+";
+    server.with_rbac(allow_bind).unwrap();
+    assert_eq!(
+        call(&as_writer, Method::POST, bindings, &[], binding)
+            .await
+            .0,
+        201
+    );
+    assert_eq!(
+        call(
+            &as_writer,
+            Method::POST,
+            roles,
+            &[],
+            role("grab", "secrets", json!(["get", "list"]))
+        )
+        .await
+        .0,
+        201
+    );
+}
+
+#[tokio::test]
+async fn aggregated_roles_and_access_reviews() {
+    let Some(catalog) = catalog("rbac_reviews") else {
+        return;
+    };
+    let server = Server::new(catalog);
+    let as_ctrl = server.with_rbac(CONTROLLER_RBAC).unwrap();
+    // A ClusterRole labelled to aggregate into `view` (and so `edit` and `admin`).
+    let widgets = json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "widgets-view", "labels": {"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
+        "rules": [{"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["get"]}],
+    });
+    assert_eq!(
+        call(
+            &server,
+            Method::POST,
+            "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+            &[],
+            widgets
+        )
+        .await
+        .0,
+        201
+    );
+    for role in ["view", "edit", "admin"] {
+        let (_, object) = call(
+            &server,
+            Method::GET,
+            &format!("/apis/rbac.authorization.k8s.io/v1/clusterroles/{role}"),
+            &[],
+            Value::Null,
+        )
+        .await;
+        let rules = object["rules"].as_array().unwrap();
+        assert!(
+            rules.contains(
+                &json!({"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["get"]})
+            ),
+            "{role}: {rules:?}"
+        );
+    }
+    let (_, admin) = call(
+        &server,
+        Method::GET,
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin",
+        &[],
+        Value::Null,
+    )
+    .await;
+    assert!(admin["rules"].as_array().unwrap().contains(&json!({"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["rolebindings", "roles"], "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]})));
+
+    // SelfSubjectAccessReview: the caller's own, with RBAC's reason (`rbac.go`, the binding's
+    // describer in `rule.go`).
+    let review = |attributes: Value| json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": attributes});
+    let ssar = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+    let (code, answer) = call(&as_ctrl, Method::POST, ssar, &[], review(json!({"resourceAttributes": {"namespace": "default", "verb": "list", "resource": "pods"}}))).await;
+    assert_eq!(code, 201);
+    assert_eq!(
+        answer["status"],
+        json!({"allowed": true, "reason": "RBAC: allowed by RoleBinding \"ctrl/default\" of Role \"ctrl\" to ServiceAccount \"ctrl/default\""})
+    );
+    let (_, answer) = call(
+        &as_ctrl,
+        Method::POST,
+        ssar,
+        &[],
+        review(json!({"resourceAttributes": {"verb": "list", "resource": "configmaps"}})),
+    )
+    .await;
+    assert_eq!(
+        answer["status"]["reason"],
+        "RBAC: allowed by ClusterRoleBinding \"ctrl-configmaps\" of ClusterRole \"ctrl-configmaps\" to ServiceAccount \"ctrl/default\""
+    );
+    let (_, answer) = call(&as_ctrl, Method::POST, ssar, &[], review(json!({"resourceAttributes": {"namespace": "default", "verb": "delete", "resource": "pods"}}))).await;
+    assert_eq!(answer["status"], json!({"allowed": false}));
+    let (_, answer) = call(
+        &as_ctrl,
+        Method::POST,
+        ssar,
+        &[],
+        review(json!({"nonResourceAttributes": {"verb": "get", "path": "/apis/apps"}})),
+    )
+    .await;
+    assert_eq!(answer["status"]["allowed"], true);
+
+    // SubjectAccessReview: someone else's; only for who may create it.
+    let sar = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+    let subject = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": {"user": "alice", "groups": ["system:authenticated"], "resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "default"}}});
+    let (code, answer) = call(&server, Method::POST, sar, &[], subject.clone()).await;
+    assert_eq!((code, &answer["status"]), (201, &json!({"allowed": false})));
+    assert_eq!(call(&as_ctrl, Method::POST, sar, &[], subject).await.0, 403);
+
+    // SelfSubjectRulesReview: every rule that applies, from the bindings in name order.
+    let (code, rules) = call(
+        &as_ctrl,
+        Method::POST,
+        "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+        &[],
+        json!({"spec": {"namespace": "default"}}),
+    )
+    .await;
+    assert_eq!(code, 201);
+    assert_eq!(rules["status"]["incomplete"], false);
+    let resource_rules = rules["status"]["resourceRules"].as_array().unwrap();
+    assert_eq!(
+        resource_rules[0],
+        json!({"verbs": ["list", "watch"], "apiGroups": [""], "resources": ["configmaps"]})
+    );
+    assert!(resource_rules.contains(
+        &json!({"verbs": ["get", "list", "watch"], "apiGroups": [""], "resources": ["pods"]})
+    ));
+    // A binding to a role that is not there is an evaluation error, as the API server says it.
+    let dangling = json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "dangling"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "missing"},
+        "subjects": [{"kind": "ServiceAccount", "name": "ctrl"}],
+    });
+    assert_eq!(
+        call(
+            &server,
+            Method::POST,
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+            &[],
+            dangling
+        )
+        .await
+        .0,
+        201
+    );
+    let (_, rules) = call(
+        &as_ctrl,
+        Method::POST,
+        "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+        &[],
+        json!({"spec": {"namespace": "default"}}),
+    )
+    .await;
+    assert_eq!(rules["status"]["incomplete"], true);
+    assert_eq!(
+        rules["status"]["evaluationError"],
+        "roles.rbac.authorization.k8s.io \"missing\" not found"
+    );
+    let (_, body) = call(
+        &as_ctrl,
+        Method::GET,
+        "/api/v1/namespaces/default/secrets",
+        &[],
+        Value::Null,
+    )
+    .await;
+    assert_eq!(
+        message(&body),
+        format!(
+            "secrets is forbidden: User \"{SA}\" cannot list resource \"secrets\" in API group \"\" in the namespace \"default\": RBAC: roles.rbac.authorization.k8s.io \"missing\" not found"
+        )
+    );
+}
+
+/// `kubectl auth can-i --list` as the controller's ServiceAccount prints what a 1.36 API
+/// server answers for the same roles: the SelfSubjectRulesReview holds the rules of its
+/// Role and ClusterRole and of the default roles every ServiceAccount holds
+/// (`system:basic-user`, `system:discovery`, `system:public-info-viewer`,
+/// `system:service-account-issuer-discovery`, from `bootstrappolicy/policy.go`); kubectl
+/// breaks them down, compacts and sorts them (`cmd/auth/cani.go`, `printStatus`: rules
+/// sorted by their Go `String()`, which starts with the verbs).
+const CAN_I_LIST: &str = "\
+Resources                                       Non-Resource URLs                      Resource Names    Verbs
+selfsubjectreviews.authentication.k8s.io        []                                     []                [create]
+selfsubjectaccessreviews.authorization.k8s.io   []                                     []                [create]
+selfsubjectrulesreviews.authorization.k8s.io    []                                     []                [create]
+pods                                            []                                     []                [get list watch]
+                                                [/.well-known/openid-configuration/]   []                [get]
+                                                [/.well-known/openid-configuration]    []                [get]
+                                                [/api/*]                               []                [get]
+                                                [/api]                                 []                [get]
+                                                [/apis/*]                              []                [get]
+                                                [/apis]                                []                [get]
+                                                [/healthz]                             []                [get]
+                                                [/healthz]                             []                [get]
+                                                [/livez]                               []                [get]
+                                                [/livez]                               []                [get]
+                                                [/openapi/*]                           []                [get]
+                                                [/openapi]                             []                [get]
+                                                [/openid/v1/jwks/]                     []                [get]
+                                                [/openid/v1/jwks]                      []                [get]
+                                                [/readyz]                              []                [get]
+                                                [/readyz]                              []                [get]
+                                                [/version/]                            []                [get]
+                                                [/version/]                            []                [get]
+                                                [/version]                             []                [get]
+                                                [/version]                             []                [get]
+configmaps                                      []                                     [ctrl-settings]   [get]
+configmaps                                      []                                     []                [list watch]
+pods/status                                     []                                     []                [patch]
+";
+
+#[test]
+fn kubectl_auth_can_i_as_a_service_account() {
+    let (Some(kubectl), Some(corpus)) = (
+        kubeforge_tests::kubectl("kubectl_auth_can_i"),
+        kubeforge_tests::corpus("kubectl_auth_can_i", &["kubernetes/swagger.json"]),
+    ) else {
+        return;
+    };
+    let server = kubeforge_tests::kubectl_server::KubectlServer::start_with(
+        env!("CARGO_BIN_EXE_kubeforge-server"),
+        kubectl,
+        &["--tls"],
+        &[corpus.join("kubernetes/swagger.json")],
+    );
+    // The kubeconfig's user is the administrator (kubectl sends its token, and `--as`,
+    // only over TLS).
+    let _ = server.ok(&["apply", "-f", "-"], CONTROLLER_RBAC);
+    let as_sa = format!("--as={SA}");
+    let listed = server.ok(&["auth", "can-i", "--list", &as_sa, "-n", "default"], "");
+    assert_eq!(listed, CAN_I_LIST);
+    assert_eq!(
+        server
+            .ok(&["auth", "can-i", "list", "pods", &as_sa], "")
+            .trim(),
+        "yes"
+    );
+    let (ok, stdout, _) = server.run(
+        &["auth", "can-i", "list", "pods", &as_sa, "-n", "kube-system"],
+        "",
+    );
+    assert!(!ok);
+    assert_eq!(stdout.trim(), "no");
+    let (ok, _, stderr) = server.run(&["get", "pods", "-n", "kube-system", &as_sa], "");
+    assert!(!ok);
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            "Error from server (Forbidden): pods is forbidden: User \"{SA}\" cannot list resource \"pods\" in API group \"\" in the namespace \"kube-system\""
+        )
+    );
+    assert_eq!(
+        server.ok(
+            &[
+                "auth",
+                "whoami",
+                "-o",
+                "jsonpath={.status.userInfo.username}"
+            ],
+            ""
+        ),
+        "kubernetes-admin"
+    );
+
+    // Without the kubeconfig's credentials, a client reads and writes nothing.
+    let (address, ca) = served_address(&server);
+    let http = |method: &str, path: &str, token: Option<&str>, body: &str| {
+        https(&address, &ca, method, path, token, body)
+    };
+    for (method, path, body) in [
+        ("GET", "/api/v1/namespaces/default/configmaps", ""),
+        (
+            "GET",
+            "/api/v1/namespaces/default/configmaps/kube-root-ca.crt",
+            "",
+        ),
+        ("GET", "/api/v1/namespaces", ""),
+        ("GET", "/apis", ""),
+        (
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            "{\"metadata\":{\"name\":\"x\"}}",
+        ),
+        (
+            "DELETE",
+            "/api/v1/namespaces/default/configmaps/kube-root-ca.crt",
+            "",
+        ),
+        (
+            "GET",
+            "/api/v1/namespaces/default/configmaps?watch=true",
+            "",
+        ),
+    ] {
+        assert_eq!(http(method, path, None, body), 403, "{method} {path}");
+        assert_eq!(
+            http(method, path, Some("wrong"), body),
+            401,
+            "{method} {path}"
+        );
+    }
+    assert_eq!(http("GET", "/version", None, ""), 200);
+    let config = std::fs::read_to_string(server.dir().join("config")).unwrap();
+    let token = config
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("token: "))
+        .unwrap();
+    assert_eq!(
+        http(
+            "GET",
+            "/api/v1/namespaces/default/configmaps",
+            Some(token),
+            ""
+        ),
+        200
+    );
+    assert_eq!(
+        server.ok(
+            &["get", "configmap", "x", "--ignore-not-found", "-o", "name"],
+            ""
+        ),
+        ""
+    );
+}
+
+/// The server's address and CA certificate (DER), from the kubeconfig the binary wrote.
+fn served_address(server: &kubeforge_tests::kubectl_server::KubectlServer) -> (String, Vec<u8>) {
+    use base64::Engine as _;
+    let config = std::fs::read_to_string(server.dir().join("config")).unwrap();
+    let field = |key: &str| {
+        config
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .unwrap()
+            .trim()
+            .to_owned()
+    };
+    let url = field("server: ");
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(field("certificate-authority-data: "))
+        .unwrap();
+    let pem = String::from_utf8(pem).unwrap();
+    let body: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .unwrap();
+    (
+        url.trim_start_matches("https://")
+            .trim_end_matches('/')
+            .to_owned(),
+        der,
+    )
+}
+
+/// One HTTP/1.1 request over TLS (trusting the cluster's CA `ca`) on its own connection,
+/// with `token` as its bearer token: the status code.
+fn https(
+    address: &str,
+    ca: &[u8],
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> u16 {
+    use tokio_rustls::rustls;
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(rustls::pki_types::CertificateDer::from(ca.to_vec()))
+        .unwrap();
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let connection = rustls::ClientConnection::new(std::sync::Arc::new(config), name).unwrap();
+    let mut stream =
+        rustls::StreamOwned::new(connection, std::net::TcpStream::connect(address).unwrap());
+    let authorization = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\n{authorization}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut text = Vec::new();
+    // The server may close without a TLS close_notify once it has answered.
+    let _ = stream.read_to_end(&mut text);
+    String::from_utf8_lossy(&text)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
