@@ -1,13 +1,16 @@
 //! `kubeforge-server serve [--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE]`:
 //! an in-memory API server for the resources of the input documents, on a loopback port.
 //! The first line of output is `listening on http://<address>`; Ctrl-C or SIGTERM stops it.
+//! `--simulate` runs a simulated cluster inside it (nodes, scheduler, kubelets,
+//! controllers), whose clock `/simulation/clock` moves.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use kubeforge_server::{Catalog, Server, kubeconfig, serve};
+use kubeforge_server::{Catalog, Options, Server, Simulation, kubeconfig, serve};
 
 #[derive(Parser)]
 #[command(
@@ -34,7 +37,44 @@ enum Command {
         /// Write a kubeconfig for kubectl here.
         #[arg(long)]
         kubeconfig: Option<PathBuf>,
+        #[command(flatten)]
+        simulation: SimulationArgs,
     },
+}
+
+/// The simulated cluster (off unless `--simulate`).
+#[derive(clap::Args)]
+struct SimulationArgs {
+    /// Run a simulated cluster: Nodes, a scheduler, kubelets and kube-controller-manager's
+    /// controllers; its clock is moved with `POST /simulation/clock?advance=5m`.
+    #[arg(long)]
+    simulate: bool,
+    /// How many simulated Nodes (`node-1`…), each with 4 CPUs, 16Gi and 110 Pods.
+    #[arg(long, default_value_t = 3, requires = "simulate")]
+    nodes: usize,
+    /// Seconds (of the server's clock) a started container takes to become ready.
+    #[arg(long, default_value_t = 0, requires = "simulate")]
+    ready_after: u64,
+    /// Seconds a Pod with `restartPolicy: Never` or `OnFailure` runs before it succeeds.
+    #[arg(long, default_value_t = 0, requires = "simulate")]
+    run_for: u64,
+    /// Start with the clock frozen: it moves only when advanced.
+    #[arg(long, requires = "simulate")]
+    frozen: bool,
+}
+
+impl SimulationArgs {
+    fn options(&self) -> Options {
+        let simulation = self.simulate.then(|| Simulation {
+            ready_after: Duration::from_secs(self.ready_after),
+            run_for: Duration::from_secs(self.run_for),
+            ..Simulation::with_nodes(self.nodes)
+        });
+        Options {
+            simulation,
+            ..Options::default()
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -43,8 +83,9 @@ fn main() -> ExitCode {
         inputs,
         listen,
         kubeconfig: kubeconfig_path,
+        simulation,
     } = Cli::parse().command;
-    match run(schemas, inputs, listen, kubeconfig_path) {
+    match run(schemas, inputs, listen, kubeconfig_path, &simulation) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -58,6 +99,7 @@ fn run(
     mut inputs: Vec<PathBuf>,
     listen: SocketAddr,
     kubeconfig_path: Option<PathBuf>,
+    simulation: &SimulationArgs,
 ) -> Result<(), String> {
     if !listen.ip().is_loopback() {
         return Err(format!(
@@ -101,7 +143,14 @@ fn run(
             "serving {resources} resources from {} documents",
             inputs.len()
         );
-        serve(Server::new(catalog), listener, shutdown())
+        let server = Server::with_options(catalog, simulation.options());
+        if simulation.frozen {
+            server.freeze();
+        }
+        if simulation.simulate {
+            println!("simulating {} nodes", simulation.nodes);
+        }
+        serve(server, listener, shutdown())
             .await
             .map_err(|e| e.to_string())
     });

@@ -15,6 +15,7 @@ mod delete;
 mod pods;
 mod read;
 mod respond;
+mod simulate;
 mod tokens;
 mod watch;
 mod write;
@@ -30,6 +31,7 @@ use crate::controllers::cluster::Cluster;
 use crate::controllers::{self, queue::Work};
 use crate::objects::authority::Authority;
 use crate::objects::catalog::Catalog;
+use crate::objects::clock::Clock;
 use crate::objects::meta::{new_uid, now};
 use crate::objects::store::State;
 use crate::semantics::namespaces;
@@ -46,6 +48,9 @@ pub struct Options {
     pub history: usize,
     /// How often a watch that asked for bookmarks gets one.
     pub bookmark_interval: Duration,
+    /// A simulated cluster inside the server (nodes, scheduler, kubelets, controllers, a
+    /// clock the test moves); `None`, the default, runs nothing.
+    pub simulation: Option<crate::controllers::simulation::Simulation>,
 }
 
 impl Default for Options {
@@ -54,6 +59,7 @@ impl Default for Options {
             body_limit: 3 * 1024 * 1024,
             history: 1024,
             bookmark_interval: Duration::from_secs(5),
+            simulation: None,
         }
     }
 }
@@ -70,6 +76,8 @@ pub(crate) struct Shared {
     pub(crate) cluster: Cluster,
     /// The service account signing key (made at start; why it could not be, if not).
     pub(crate) keys: Result<Keys, String>,
+    /// The clock every timestamp the server writes reads (the real time unless simulating).
+    pub(crate) clock: Clock,
     uid_seed: std::collections::hash_map::RandomState,
 }
 
@@ -87,8 +95,11 @@ impl Shared {
             watches: AtomicUsize::new(0),
             cluster: Cluster::new(authority, ([127, 0, 0, 1], 6443).into()),
             keys: Keys::generate(),
+            clock: Clock::default(),
             uid_seed: std::collections::hash_map::RandomState::new(),
         };
+        let clock = shared.clock.clone();
+        let _clock = clock.enter();
         shared.seed_namespaces();
         {
             let mut state = shared.lock();
