@@ -22,10 +22,25 @@ impl KubectlServer {
     ///
     /// When the server does not start or says something else.
     pub fn start(server: &str, kubectl: PathBuf, inputs: &[PathBuf]) -> KubectlServer {
+        KubectlServer::start_with(server, kubectl, &[], inputs)
+    }
+
+    /// [`start`](Self::start) with more flags for `serve` (`--simulate`, …).
+    ///
+    /// # Panics
+    ///
+    /// When the server does not start or says something else.
+    pub fn start_with(
+        server: &str,
+        kubectl: PathBuf,
+        flags: &[&str],
+        inputs: &[PathBuf],
+    ) -> KubectlServer {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let mut child = Command::new(server)
             .args(["serve", "--listen", "127.0.0.1:0", "--kubeconfig"])
             .arg(dir.path().join("config"))
+            .args(flags)
             .args(inputs)
             .stdout(Stdio::piped())
             .spawn()
