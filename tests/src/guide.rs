@@ -28,6 +28,7 @@ pages! {
     Server = "guide/server.md";
     ServerValidation = "guide/server-validation.md";
     ServerApply = "guide/server-apply.md";
+    ServerSimulation = "guide/server-simulation.md";
     ServerDifferences = "guide/server-differences.md";
     Diff = "guide/diff.md";
     Mapping = "reference/mapping.md";
