@@ -12,7 +12,7 @@ use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Node, Pod, Service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
-use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, Resource};
 use kubeforge_server::{Catalog, Options, Server, Simulation};
@@ -214,6 +214,31 @@ async fn nodes_run_scheduled_pods_and_refuse_what_does_not_fit() {
             && p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
     })
     .await;
+
+    // A running Pod's delete is graceful: it stays, marked, until its kubelet stops it.
+    let deleted = pods.delete("web", &DeleteParams::default()).await.unwrap();
+    let marked = deleted.left().expect("the Pod, marked");
+    assert_eq!(marked.metadata.deletion_grace_period_seconds, Some(30));
+    let uid = marked.metadata.uid.clone().unwrap();
+    let at = marked.metadata.deletion_timestamp.unwrap().0;
+    let created = marked.metadata.creation_timestamp.unwrap().0;
+    assert!(at.as_second() - created.as_second() >= 30, "{at} {created}");
+    let gone = await_condition(pods.clone(), "web", conditions::is_deleted(&uid));
+    tokio::time::timeout(Duration::from_secs(10), gone)
+        .await
+        .unwrap()
+        .unwrap();
+    // An unscheduled one goes at once.
+    let deleted = pods.delete("big", &DeleteParams::default()).await.unwrap();
+    assert!(
+        deleted
+            .left()
+            .unwrap()
+            .metadata
+            .deletion_grace_period_seconds
+            == Some(0)
+    );
+    assert!(pods.get_opt("big").await.unwrap().is_none());
 }
 
 fn deployment(name: &str, replicas: i32, image: &str) -> Deployment {

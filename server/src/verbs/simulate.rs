@@ -129,14 +129,22 @@ impl Shared {
     /// kept for after it.
     fn carry_out(&self, state: &mut State, actions: Vec<Action>, later: &mut Vec<Action>) {
         let catalog = state.catalog.clone();
+        let kinds = Kinds::of(&catalog);
         let mut work = VecDeque::new();
         for action in actions {
             match action {
                 Action::Write { index, key, object } => {
                     queue::write(state, &catalog, index, &key, object, &mut work);
                 }
-                Action::Delete { index, key } | Action::Remove { index, key } => {
-                    queue::delete(state, &catalog, index, &key, Policy::Background, &mut work);
+                Action::Delete { index, key } => {
+                    let graceful = kinds.pods == Some(index)
+                        && self.options.simulation.as_ref().is_some_and(|simulation| {
+                            kubelet::terminate(state, &kinds, simulation, &key, None, &mut work)
+                                .is_some()
+                        });
+                    if !graceful {
+                        queue::delete(state, &catalog, index, &key, Policy::Background, &mut work);
+                    }
                 }
                 Action::Create { .. } | Action::Bind { .. } => later.push(action),
             }
@@ -148,6 +156,24 @@ impl Shared {
 }
 
 impl Shared {
+    /// A delete of a Pod a simulated kubelet runs: graceful, as `kubelet::terminate` makes
+    /// it; `None` when the delete is not graceful (no simulation, not such a Pod).
+    pub(crate) fn terminate(
+        &self,
+        state: &mut State,
+        index: usize,
+        key: &crate::objects::store::Key,
+        grace: Option<i64>,
+        queue: &mut VecDeque<Work>,
+    ) -> Option<std::sync::Arc<Value>> {
+        let simulation = self.options.simulation.as_ref()?;
+        let kinds = Kinds::of(&state.catalog);
+        if kinds.pods != Some(index) {
+            return None;
+        }
+        kubelet::terminate(state, &kinds, simulation, key, grace, queue)
+    }
+
     /// Moves the clock forward and runs the simulation on the new time (simulating only).
     pub(crate) fn advance(&self, by: std::time::Duration) {
         if let Some(simulation) = &self.options.simulation {

@@ -5,8 +5,9 @@
 //! later by the server's clock (or their readiness probe's `initialDelaySeconds`, when
 //! longer); a Pod whose `restartPolicy` is `Never` or `OnFailure` ends `run_for` after it
 //! started, `Succeeded`, or `Failed` when its annotation
-//! `simulation.kubeforge.dev/exit-code` is not `0`; a Pod being deleted is removed once
-//! its containers stop, which they do at once (their grace period is not waited out).
+//! `simulation.kubeforge.dev/exit-code` is not `0`. A Pod it runs is deleted gracefully
+//! ([`terminate`]) and removed once its containers stop, which they do at once, on the next
+//! step (the grace period is not waited out).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -52,10 +53,14 @@ pub(crate) fn plan(
             continue;
         };
         if pod.pointer("/metadata/deletionTimestamp").is_some() {
-            actions.push(Action::Remove {
-                index: pods,
-                key: key.clone(),
-            });
+            // Its containers stop at once (on SIGTERM), well within the grace period.
+            if crate::objects::meta::finalizers(pod).is_empty() {
+                actions.push(Action::Write {
+                    index: pods,
+                    key: key.clone(),
+                    object: stopped(pod),
+                });
+            }
             continue;
         }
         let phase = text(pod, "/status/phase");
@@ -280,4 +285,60 @@ fn finish(pod: &mut Value, now: &str) {
             now,
         );
     }
+}
+
+/// A delete of a Pod a simulated kubelet runs, as the API server's graceful delete makes
+/// it (`CheckGracefulDelete`): the Pod stays, with `deletionTimestamp` `grace` seconds
+/// from now and `deletionGracePeriodSeconds`, until its kubelet has stopped its containers
+/// and removes it. `None` (delete it at once) for a Pod no simulated kubelet runs, one that
+/// has ended, one already being deleted, or a grace period of 0.
+pub(crate) fn terminate(
+    state: &mut State,
+    kinds: &Kinds,
+    simulation: &Simulation,
+    key: &crate::objects::store::Key,
+    grace: Option<i64>,
+    queue: &mut std::collections::VecDeque<crate::controllers::queue::Work>,
+) -> Option<std::sync::Arc<Value>> {
+    let pods = kinds.pods?;
+    let old = state.objects[pods].get(key)?.clone();
+    let node = text(&old, "/spec/nodeName");
+    let ended = matches!(text(&old, "/status/phase"), "Succeeded" | "Failed");
+    if ended
+        || old.pointer("/metadata/deletionTimestamp").is_some()
+        || !simulation.nodes.iter().any(|n| n.name == node)
+    {
+        return None;
+    }
+    let grace = grace
+        .or_else(|| {
+            old.pointer("/spec/terminationGracePeriodSeconds")
+                .and_then(Value::as_i64)
+        })
+        .unwrap_or(30);
+    if grace <= 0 {
+        return None;
+    }
+    let at = clock::now()
+        .checked_add(SignedDuration::from_secs(grace))
+        .unwrap_or(Timestamp::MAX);
+    let mut object = (*old).clone();
+    let rv = state.next_rv();
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("deletionTimestamp".into(), Value::from(clock::format(at)));
+        meta.insert("deletionGracePeriodSeconds".into(), Value::from(grace));
+        meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
+    }
+    let object = std::sync::Arc::new(object);
+    state.put(pods, key.clone(), object.clone(), Some(old));
+    queue.push_back(crate::controllers::queue::Work::Marked(pods, key.clone()));
+    Some(object)
+}
+
+/// The Pod its kubelet has stopped, to be written so that the store removes it (its grace
+/// period ended: `deletionGracePeriodSeconds` 0).
+fn stopped(pod: &Value) -> Value {
+    let mut object = pod.clone();
+    object["metadata"]["deletionGracePeriodSeconds"] = Value::from(0);
+    object
 }

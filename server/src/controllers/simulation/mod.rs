@@ -108,10 +108,9 @@ pub(crate) enum Action {
         key: Key,
         object: Value,
     },
-    /// Delete the object (a controller's delete, background propagation).
+    /// Delete the object (a controller's delete, background propagation; a Pod a
+    /// simulated kubelet runs, gracefully).
     Delete { index: usize, key: Key },
-    /// Remove a Pod the kubelet has stopped (the kubelet's delete with grace period 0).
-    Remove { index: usize, key: Key },
     /// Bind the Pod to the node (`pods/binding`, as the scheduler does).
     Bind { key: Key, node: String },
 }
