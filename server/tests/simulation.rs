@@ -15,7 +15,7 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, Resource};
-use kubeforge_server::{Catalog, Options, Server, Simulation};
+use kubeforge_server::{Catalog, Options, Server, SimulatedNode, Simulation};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -546,4 +546,55 @@ async fn the_plain_server_runs_nothing() {
     );
     assert_eq!(server.len(), before);
     let _ = conditions::is_pod_running();
+}
+
+#[tokio::test]
+async fn taints_keep_out_the_pods_that_do_not_tolerate_them() {
+    let mut gpu = SimulatedNode::named("gpu");
+    gpu.taints = vec![json!({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"})];
+    gpu.labels.insert("accelerator".into(), "yes".into());
+    let simulation = Simulation {
+        nodes: vec![gpu],
+        ..Simulation::default()
+    };
+    let Some((_server, client)) = simulated("simulation", simulation) else {
+        return;
+    };
+    let pods: Api<Pod> = Api::namespaced(client, "default");
+    let container = json!([{"name": "c", "image": "cuda"}]);
+    pods.create(
+        &PostParams::default(),
+        &pod("plain", json!({"containers": container})),
+    )
+    .await
+    .unwrap();
+    until(&pods, "plain", "unschedulable", |p| {
+        condition(p, "PodScheduled").is_some_and(|c| c.status == "False")
+    })
+    .await;
+    let plain = pods.get("plain").await.unwrap();
+    assert_eq!(
+        condition(&plain, "PodScheduled")
+            .unwrap()
+            .message
+            .as_deref(),
+        Some(
+            "0/1 nodes are available: 1 node(s) had untolerated taint(s). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+        )
+    );
+    let spec = json!({
+        "containers": container,
+        "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}],
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "accelerator", "operator": "In", "values": ["yes"]}]}],
+        }}},
+    });
+    pods.create(&PostParams::default(), &pod("tolerant", spec))
+        .await
+        .unwrap();
+    until(&pods, "tolerant", "running on gpu", |p| {
+        p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some("gpu")
+            && p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+    })
+    .await;
 }

@@ -7,10 +7,9 @@
 
 use serde_json::{Value, json};
 
-use crate::controllers::simulation::replicasets::pod_from;
 use crate::controllers::simulation::{
-    Action, Kinds, condition, controlled_by, int, objects, pod_active, pod_ready, set_condition,
-    text,
+    Action, Kinds, condition, controlled_by, int, objects, pod_active, pod_from, pod_ready,
+    set_condition, text,
 };
 use crate::objects::store::State;
 

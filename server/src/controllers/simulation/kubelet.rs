@@ -14,8 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
-use crate::controllers::simulation::nodes::{address, present};
-use crate::controllers::simulation::{Action, Kinds, Simulation, set_condition, text};
+use crate::controllers::simulation::{
+    Action, Kinds, Simulation, address, present, set_condition, text,
+};
 use crate::objects::clock;
 use crate::objects::store::State;
 

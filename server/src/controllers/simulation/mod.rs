@@ -4,7 +4,9 @@
 //! (kube-scheduler's filters), `kubelet` (a Pod's status from Pending to Running or
 //! Succeeded, and its removal once it is deleted), and kube-controller-manager's
 //! `deployments`, `replicasets`, `jobs`, `cronjobs` and `endpoint_slices`. None imports
-//! another; each reads the store and returns [`Action`]s, and runs on the server's clock.
+//! another (what two share is here: a node's address, a Pod made from a template, label
+//! selectors, conditions); each reads the store and returns [`Action`]s, and runs on the
+//! server's clock.
 
 pub(crate) mod cronjobs;
 pub(crate) mod deployments;
@@ -317,4 +319,52 @@ pub(crate) fn hashed_suffix(seed: &str, length: usize) -> String {
             char::from(c)
         })
         .collect()
+}
+
+/// The node's internal IP (also the `hostIP` of its Pods).
+pub(crate) fn address(position: usize) -> String {
+    format!("172.18.0.{}", position + 2)
+}
+
+/// The simulated nodes present in the store, with their position in the configuration.
+pub(crate) fn present<'a>(
+    state: &'a State,
+    kinds: &Kinds,
+    simulation: &'a Simulation,
+) -> Vec<(usize, &'a Value)> {
+    simulation
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(position, node)| {
+            objects(state, kinds.nodes)
+                .find(|(key, _)| key.1 == node.name)
+                .map(|(_, object)| (position, object))
+        })
+        .collect()
+}
+
+/// A Pod from the owner's template, controlled by it, named after it.
+pub(crate) fn pod_from(owner: &Value, api_version: &str, kind: &str) -> Value {
+    let template = owner
+        .pointer("/spec/template")
+        .cloned()
+        .unwrap_or(json!({}));
+    let mut pod = json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": template.get("metadata").cloned().unwrap_or(json!({})),
+        "spec": template.get("spec").cloned().unwrap_or(json!({})),
+    });
+    let meta = &mut pod["metadata"];
+    if !meta.is_object() {
+        *meta = json!({});
+    }
+    meta["generateName"] = Value::from(format!("{}-", text(owner, "/metadata/name")));
+    meta["ownerReferences"] = json!([controller_ref(owner, api_version, kind)]);
+    if let Some(map) = meta.as_object_mut() {
+        map.remove("name");
+        map.remove("creationTimestamp");
+    }
+    pod
 }

@@ -7,17 +7,12 @@
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
-use crate::controllers::simulation::{Action, Kinds, SimulatedNode, Simulation, objects, text};
+use crate::controllers::simulation::{Action, Kinds, SimulatedNode, Simulation, address, text};
 use crate::objects::clock;
 use crate::objects::store::State;
 
 /// How often a kubelet renews its Lease, in seconds.
 const RENEW_SECONDS: i64 = 10;
-
-/// The node's internal IP (also the `hostIP` of its Pods).
-pub(crate) fn address(position: usize) -> String {
-    format!("172.18.0.{}", position + 2)
-}
 
 /// The first Pod IP of the node's range (`spec.podCIDR`).
 pub(crate) fn pod_cidr(position: usize) -> String {
@@ -185,22 +180,4 @@ fn lease(
             }
         }
     }
-}
-
-/// The simulated nodes present in the store, with their position in the configuration.
-pub(crate) fn present<'a>(
-    state: &'a State,
-    kinds: &Kinds,
-    simulation: &'a Simulation,
-) -> Vec<(usize, &'a Value)> {
-    simulation
-        .nodes
-        .iter()
-        .enumerate()
-        .filter_map(|(position, node)| {
-            objects(state, kinds.nodes)
-                .find(|(key, _)| key.1 == node.name)
-                .map(|(_, object)| (position, object))
-        })
-        .collect()
 }

@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use crate::controllers::simulation::{
-    Action, Kinds, condition, controlled_by, controller_ref, int, objects, pod_active, pod_ready,
+    Action, Kinds, condition, controlled_by, int, objects, pod_active, pod_from, pod_ready,
     selects, text,
 };
 use crate::objects::store::State;
@@ -130,29 +130,4 @@ fn deletion_rank(pod: &Value) -> (u8, u8, u8, String) {
         u8::from(!pod_ready(pod)),
         text(pod, "/metadata/creationTimestamp").to_owned(),
     )
-}
-
-/// A Pod from the owner's template, controlled by it, named after it.
-pub(crate) fn pod_from(owner: &Value, api_version: &str, kind: &str) -> Value {
-    let template = owner
-        .pointer("/spec/template")
-        .cloned()
-        .unwrap_or(json!({}));
-    let mut pod = json!({
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": template.get("metadata").cloned().unwrap_or(json!({})),
-        "spec": template.get("spec").cloned().unwrap_or(json!({})),
-    });
-    let meta = &mut pod["metadata"];
-    if !meta.is_object() {
-        *meta = json!({});
-    }
-    meta["generateName"] = Value::from(format!("{}-", text(owner, "/metadata/name")));
-    meta["ownerReferences"] = json!([controller_ref(owner, api_version, kind)]);
-    if let Some(map) = meta.as_object_mut() {
-        map.remove("name");
-        map.remove("creationTimestamp");
-    }
-    pod
 }

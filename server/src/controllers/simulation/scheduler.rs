@@ -1,6 +1,6 @@
-//! kube-scheduler's filters, for the Pods of the default scheduler that have no node yet:
-//! `NodeUnschedulable`, `NodeAffinity` (`nodeSelector` and the required terms of node
-//! affinity), `TaintToleration` (`NoSchedule` and `NoExecute` taints) and
+//! kube-scheduler's filters, in its order, for the Pods of the default scheduler that have
+//! no node yet: `NodeUnschedulable`, `TaintToleration` (`NoSchedule` and `NoExecute`
+//! taints), `NodeAffinity` (`nodeSelector` and the required terms of node affinity) and
 //! `NodeResourcesFit` (requests against what the node's other Pods leave of its
 //! allocatable). A Pod that fits is bound to the fitting node with the fewest Pods; one
 //! that fits nowhere gets `PodScheduled=False` with the reason `Unschedulable` and the
@@ -164,10 +164,23 @@ fn fits(pod: &Value, room: &Room, wanted: &BTreeMap<String, i64>) -> Result<(), 
     {
         return Err(unresolvable("node(s) were unschedulable"));
     }
-    if !affinity_matches(pod, node) {
-        return Err(unresolvable(
-            "node(s) didn't match Pod's node affinity/selector",
-        ));
+    // A node that is not Ready has the taint the node lifecycle controller gives it
+    // (`TaintNodesByCondition`): a Node the test made itself gets no Pods unless they
+    // tolerate it.
+    let ready = node
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|c| {
+            c.iter()
+                .any(|c| text(c, "/type") == "Ready" && text(c, "/status") == "True")
+        });
+    if !ready
+        && !tolerates(
+            pod,
+            &json!({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}),
+        )
+    {
+        return Err(unresolvable("node(s) had untolerated taint(s)"));
     }
     let taints = node.pointer("/spec/taints").and_then(Value::as_array);
     if taints.is_some_and(|taints| {
@@ -176,6 +189,11 @@ fn fits(pod: &Value, room: &Room, wanted: &BTreeMap<String, i64>) -> Result<(), 
         })
     }) {
         return Err(unresolvable("node(s) had untolerated taint(s)"));
+    }
+    if !affinity_matches(pod, node) {
+        return Err(unresolvable(
+            "node(s) didn't match Pod's node affinity/selector",
+        ));
     }
     if room.free.get("pods").is_some_and(|free| *free < 1000) {
         return Err(Misfit {
