@@ -148,6 +148,72 @@ fn deployments_roll_out_and_jobs_complete() {
     assert_eq!(succeeded, "1");
 }
 
+const DAEMON_SET: &str = "apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      containers:
+      - {name: agent, image: busybox}
+";
+
+#[test]
+fn daemon_sets_run_one_pod_per_node() {
+    let Some(server) = start("kubectl_simulation", &["--simulate"]) else {
+        return;
+    };
+    let _ = server.ok(&["apply", "-f", "-"], DAEMON_SET);
+    let status = server.ok(
+        &["rollout", "status", "daemonset/agent", "--timeout=30s"],
+        "",
+    );
+    assert!(status.contains("successfully rolled out"), "{status}");
+    let nodes = |server: &KubectlServer| {
+        let text = server.ok(
+            &[
+                "get",
+                "pods",
+                "-l",
+                "app=agent",
+                "-o",
+                "jsonpath={range .items[*]}{.spec.nodeName}={.spec.containers[0].image} {end}",
+            ],
+            "",
+        );
+        let mut nodes: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+        nodes.sort();
+        nodes
+    };
+    assert_eq!(
+        nodes(&server),
+        ["node-1=busybox", "node-2=busybox", "node-3=busybox"]
+    );
+    let _ = server.ok(&["set", "image", "daemonset/agent", "agent=busybox:2"], "");
+    let status = server.ok(
+        &["rollout", "status", "daemonset/agent", "--timeout=30s"],
+        "",
+    );
+    assert!(status.contains("successfully rolled out"), "{status}");
+    let mut updated = Vec::new();
+    for _ in 0..100 {
+        updated = nodes(&server);
+        if updated == ["node-1=busybox:2", "node-2=busybox:2", "node-3=busybox:2"] {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(
+        updated,
+        ["node-1=busybox:2", "node-2=busybox:2", "node-3=busybox:2"]
+    );
+}
+
 #[test]
 fn cron_jobs_fire_when_the_clock_is_advanced() {
     let Some(server) = start(

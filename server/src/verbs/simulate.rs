@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 
 use crate::controllers::queue::{self, Work};
 use crate::controllers::simulation::{
-    Action, Kinds, Simulation, cronjobs, deployments, endpoint_slices, jobs, kubelet, nodes,
-    replicasets, scheduler,
+    Action, Kinds, Simulation, cronjobs, daemonsets, deployments, endpoint_slices, jobs, kubelet,
+    nodes, replicasets, scheduler,
 };
 use crate::objects::clock;
 use crate::objects::store::State;
@@ -72,12 +72,13 @@ impl Shared {
         let mut later = Vec::new();
         {
             let mut state = self.lock();
-            let plans: [&Plan<'_>; 8] = [
+            let plans: [&Plan<'_>; 9] = [
                 &|state| nodes::plan(state, &kinds, simulation, clock::now()),
                 &|state| cronjobs::plan(state, &kinds, clock::now()),
                 &|state| jobs::plan(state, &kinds, &clock::format(clock::now())),
                 &|state| deployments::plan(state, &kinds, clock::now()),
                 &|state| replicasets::plan(state, &kinds, clock::now()),
+                &|state| daemonsets::plan(state, &kinds, clock::now()),
                 &|state| scheduler::plan(state, &kinds, &clock::format(clock::now())),
                 &|state| kubelet::plan(state, &kinds, simulation, clock::now()),
                 &|state| endpoint_slices::plan(state, &kinds),

@@ -3,12 +3,13 @@
 //! verbs carry out (`verbs::simulate`). `nodes` (the Nodes and their Leases), `scheduler`
 //! (kube-scheduler's filters), `kubelet` (a Pod's status from Pending to Running or
 //! Succeeded, and its removal once it is deleted), and kube-controller-manager's
-//! `deployments`, `replicasets`, `jobs`, `cronjobs` and `endpoint_slices`. None imports
-//! another (what two share is here: a node's address, a Pod made from a template, label
-//! selectors, conditions); each reads the store and returns [`Action`]s, and runs on the
-//! server's clock.
+//! `deployments`, `replicasets`, `daemonsets`, `jobs`, `cronjobs` and `endpoint_slices`.
+//! None imports another (what two share is here: a node's address, a Pod made from a
+//! template, label selectors, conditions, availability); each reads the store and returns
+//! [`Action`]s, and runs on the server's clock.
 
 pub(crate) mod cronjobs;
+pub(crate) mod daemonsets;
 pub(crate) mod deployments;
 pub(crate) mod endpoint_slices;
 pub(crate) mod jobs;
@@ -20,6 +21,7 @@ pub(crate) mod scheduler;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use crate::objects::catalog::Catalog;
@@ -127,6 +129,7 @@ pub(crate) struct Kinds {
     pub(crate) endpoint_slices: Option<usize>,
     pub(crate) deployments: Option<usize>,
     pub(crate) replica_sets: Option<usize>,
+    pub(crate) daemon_sets: Option<usize>,
     pub(crate) jobs: Option<usize>,
     pub(crate) cron_jobs: Option<usize>,
 }
@@ -142,6 +145,7 @@ impl Kinds {
             endpoint_slices: find("discovery.k8s.io", "endpointslices"),
             deployments: find("apps", "deployments"),
             replica_sets: find("apps", "replicasets"),
+            daemon_sets: find("apps", "daemonsets"),
             jobs: find("batch", "jobs"),
             cron_jobs: find("batch", "cronjobs"),
         }
@@ -367,4 +371,19 @@ pub(crate) fn pod_from(owner: &Value, api_version: &str, kind: &str) -> Value {
         map.remove("creationTimestamp");
     }
     pod
+}
+
+/// Whether a Pod is available: ready for `min_ready` seconds (`podutil.IsPodAvailable`).
+pub(crate) fn pod_available(pod: &Value, min_ready: i64, now: Timestamp) -> bool {
+    if !pod_ready(pod) {
+        return false;
+    }
+    if min_ready <= 0 {
+        return true;
+    }
+    condition(pod, "Ready")
+        .and_then(|c| c.get("lastTransitionTime"))
+        .and_then(Value::as_str)
+        .and_then(|t| t.parse::<Timestamp>().ok())
+        .is_some_and(|since| now.as_second() - since.as_second() >= min_ready)
 }

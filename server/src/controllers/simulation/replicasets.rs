@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use crate::controllers::simulation::{
-    Action, Kinds, condition, controlled_by, int, objects, pod_active, pod_from, pod_ready,
+    Action, Kinds, controlled_by, int, objects, pod_active, pod_available, pod_from, pod_ready,
     selects, text,
 };
 use crate::objects::store::State;
@@ -70,7 +70,7 @@ pub(crate) fn plan(state: &State, kinds: &Kinds, now: Timestamp) -> Vec<Action> 
         let ready = active.iter().filter(|(_, p)| pod_ready(p)).count();
         let available = active
             .iter()
-            .filter(|(_, p)| available(p, min_ready, now))
+            .filter(|(_, p)| pod_available(p, min_ready, now))
             .count();
         let terminating = owned
             .iter()
@@ -104,21 +104,6 @@ pub(crate) fn without_zeros(mut status: Value) -> Value {
         map.retain(|k, v| k == "replicas" || v.as_i64() != Some(0));
     }
     status
-}
-
-/// Whether a Pod is available: ready for `min_ready` seconds (`podutil.IsPodAvailable`).
-pub(crate) fn available(pod: &Value, min_ready: i64, now: Timestamp) -> bool {
-    if !pod_ready(pod) {
-        return false;
-    }
-    if min_ready <= 0 {
-        return true;
-    }
-    condition(pod, "Ready")
-        .and_then(|c| c.get("lastTransitionTime"))
-        .and_then(Value::as_str)
-        .and_then(|t| t.parse::<Timestamp>().ok())
-        .is_some_and(|since| now.as_second() - since.as_second() >= min_ready)
 }
 
 /// The order the controller deletes Pods in (`ActivePodsWithRanks`, simplified): higher
