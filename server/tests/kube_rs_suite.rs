@@ -4,6 +4,10 @@
 //! server of the OpenAPI v3 documents (`kubernetes/v3/*.json`): each test alone, in order,
 //! against one server for each form of the API, with the same expectations for both.
 //!
+//! Then the tests that need a kubelet (those listed in `kube_rs_simulated.txt`) run once
+//! more, against `serve --simulate kubernetes/swagger.json`, whose simulated nodes run
+//! Pods, with the expectations of that file.
+//!
 //! Every test is listed in `kube_rs_expected.txt`, as passing or as failing with the reason:
 //! this test fails when one that passed fails, when one that failed passes (move it), and
 //! when a test is missing from the list, so the count cannot drift. `cargo xtask kube-tests`
@@ -57,10 +61,23 @@ fn kube_rs_cluster_tests() {
         ),
     ] {
         let logs = scratch.join("logs").join(logs);
-        let found = run_all(&logs, &binaries, &inputs, &expected, documents);
+        let found = run_all(&logs, &binaries, &[], &inputs, &expected, documents);
         if !found.is_empty() {
             problems.push_str(&format!("against {documents}:\n{found}\n"));
         }
+    }
+    let simulated = kube_rs::parse_expected(include_str!("kube_rs_simulated.txt"))
+        .unwrap_or_else(|e| panic!("kube_rs_simulated.txt: {e}"));
+    let found = run_all(
+        &scratch.join("logs").join("simulated"),
+        &binaries,
+        &["--simulate"],
+        &[corpus.join("kubernetes/swagger.json")],
+        &simulated,
+        "swagger.json, simulating",
+    );
+    if !found.is_empty() {
+        problems.push_str(&format!("simulating:\n{found}\n"));
     }
     assert!(
         problems.is_empty(),
@@ -69,18 +86,21 @@ fn kube_rs_cluster_tests() {
     );
 }
 
-/// Runs every test of `binaries` against a server of `inputs`; what differs from
+/// Runs the tests of `binaries` against a server of `inputs` started with `flags`: every
+/// test without flags, only the tests `expected` lists with them; what differs from
 /// `expected`.
 fn run_all(
     logs: &Path,
     binaries: &[kube_rs::Binary],
+    flags: &[&str],
     inputs: &[std::path::PathBuf],
     expected: &kube_rs::Expected,
     documents: &str,
 ) -> String {
-    let server = KubectlServer::start(
+    let server = KubectlServer::start_with(
         env!("CARGO_BIN_EXE_kubeforge-server"),
         "kubectl".into(),
+        flags,
         inputs,
     );
     let kubeconfig = server.dir().join("config");
@@ -88,6 +108,12 @@ fn run_all(
     let mut outcomes = Vec::new();
     for binary in binaries {
         for test in kube_rs::ignored_tests(binary).unwrap_or_else(|e| panic!("{e}")) {
+            let name = format!("{}::{test}", binary.package);
+            let listed =
+                expected.pass.contains(&name) || expected.fail.iter().any(|(n, _)| *n == name);
+            if !flags.is_empty() && !listed {
+                continue;
+            }
             let log = logs.join(format!(
                 "{}-{}.log",
                 binary.package,

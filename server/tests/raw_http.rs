@@ -25,6 +25,7 @@ fn server() -> Server {
         body_limit: 64 * 1024,
         history: 8,
         bookmark_interval: Duration::from_millis(30),
+        ..Options::default()
     };
     Server::with_options(Catalog::from_documents(&files).unwrap(), options)
 }

@@ -364,7 +364,10 @@ pub fn links(text: &str) -> Vec<(usize, String)> {
 /// The pages whose `console` blocks `server/tests/docs_examples.rs` runs (they need the
 /// `kubeforge-server` binary and `kubectl`); `codegen/tests/docs_examples.rs` runs every other
 /// page's.
-pub const SERVER_PAGES: &[&str] = &["docs/src/guide/server.md"];
+pub const SERVER_PAGES: &[&str] = &[
+    "docs/src/guide/server.md",
+    "docs/src/guide/server-simulation.md",
+];
 
 /// Commands of the examples that no test runs as written, each with the reason and the file
 /// that shows the reason holds: the runners check that the file contains the command (or, for

@@ -30,6 +30,7 @@ pages! {
     ServerValidation = "guide/server-validation.md";
     ServerApply = "guide/server-apply.md";
     ServerRbac = "guide/server-rbac.md";
+    ServerSimulation = "guide/server-simulation.md";
     ServerDifferences = "guide/server-differences.md";
     Diff = "guide/diff.md";
     Mapping = "reference/mapping.md";

@@ -25,7 +25,7 @@ impl KubectlServer {
         KubectlServer::start_with(server, kubectl, &[], inputs)
     }
 
-    /// [`KubectlServer::start`] with more arguments for `serve` (`--tls`).
+    /// [`start`](Self::start) with more flags for `serve` (`--simulate`, `--tls`, …).
     ///
     /// # Panics
     ///
@@ -33,14 +33,14 @@ impl KubectlServer {
     pub fn start_with(
         server: &str,
         kubectl: PathBuf,
-        args: &[&str],
+        flags: &[&str],
         inputs: &[PathBuf],
     ) -> KubectlServer {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let mut child = Command::new(server)
             .args(["serve", "--listen", "127.0.0.1:0", "--kubeconfig"])
             .arg(dir.path().join("config"))
-            .args(args)
+            .args(flags)
             .args(inputs)
             .stdout(Stdio::piped())
             .spawn()

@@ -96,11 +96,24 @@ async fn the_crates_crds_are_installed_when_the_server_starts() {
         c.iter()
             .any(|c| c.type_ == "Established" && c.status == "True")
     });
-    assert!(established, "the CRD is established when install_crds returns");
+    assert!(
+        established,
+        "the CRD is established when install_crds returns"
+    );
     let apps: Api<AppEndpoints> = Api::default_namespaced(client);
-    assert!(apps.list(&Default::default()).await.unwrap().items.is_empty());
+    assert!(
+        apps.list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
 
     // Installing it again is the API server's 409.
     let again = server.install_crds(&crds).expect_err("already exists");
-    assert_eq!((again.code, again.reason), (409, "AlreadyExists"), "{again:?}");
+    assert_eq!(
+        (again.code, again.reason),
+        (409, "AlreadyExists"),
+        "{again:?}"
+    );
 }

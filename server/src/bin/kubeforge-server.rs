@@ -3,14 +3,19 @@
 //! The first line of output is `listening on http://<address>` (`https://` with `--tls`);
 //! Ctrl-C or SIGTERM stops it. The kubeconfig's user is the administrator, by its token;
 //! over plain HTTP a request without credentials acts as the administrator too (kubectl
-//! sends none over plain HTTP), over TLS it is `system:anonymous`.
+//! sends none over plain HTTP), over TLS it is `system:anonymous`. `--simulate` runs a
+//! simulated cluster inside it (nodes, scheduler, kubelets, controllers), whose clock
+//! `/simulation/clock` moves.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use kubeforge_server::{Catalog, Server, kubeconfig, kubeconfig_tls, serve, serve_tls};
+use kubeforge_server::{
+    Catalog, Options, Server, Simulation, kubeconfig, kubeconfig_tls, serve, serve_tls,
+};
 
 #[derive(Parser)]
 #[command(
@@ -41,7 +46,44 @@ enum Command {
         /// the kubeconfig); requests without the kubeconfig's token are anonymous.
         #[arg(long)]
         tls: bool,
+        #[command(flatten)]
+        simulation: SimulationArgs,
     },
+}
+
+/// The simulated cluster (off unless `--simulate`).
+#[derive(clap::Args)]
+struct SimulationArgs {
+    /// Run a simulated cluster: Nodes, a scheduler, kubelets and kube-controller-manager's
+    /// controllers; its clock is moved with `POST /simulation/clock?advance=5m`.
+    #[arg(long)]
+    simulate: bool,
+    /// How many simulated Nodes (`node-1`…), each with 4 CPUs, 16Gi and 110 Pods.
+    #[arg(long, default_value_t = 3, requires = "simulate")]
+    nodes: usize,
+    /// Seconds (of the server's clock) a started container takes to become ready.
+    #[arg(long, default_value_t = 0, requires = "simulate")]
+    ready_after: u64,
+    /// Seconds a Pod with `restartPolicy: Never` or `OnFailure` runs before it succeeds.
+    #[arg(long, default_value_t = 0, requires = "simulate")]
+    run_for: u64,
+    /// Start with the clock frozen: it moves only when advanced.
+    #[arg(long, requires = "simulate")]
+    frozen: bool,
+}
+
+impl SimulationArgs {
+    fn options(&self) -> Options {
+        let simulation = self.simulate.then(|| Simulation {
+            ready_after: Duration::from_secs(self.ready_after),
+            run_for: Duration::from_secs(self.run_for),
+            ..Simulation::with_nodes(self.nodes)
+        });
+        Options {
+            simulation,
+            ..Options::default()
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -51,8 +93,9 @@ fn main() -> ExitCode {
         listen,
         kubeconfig: kubeconfig_path,
         tls,
+        simulation,
     } = Cli::parse().command;
-    match run(schemas, inputs, listen, kubeconfig_path, tls) {
+    match run(schemas, inputs, listen, kubeconfig_path, tls, &simulation) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -67,6 +110,7 @@ fn run(
     listen: SocketAddr,
     kubeconfig_path: Option<PathBuf>,
     tls: bool,
+    simulation: &SimulationArgs,
 ) -> Result<(), String> {
     if !listen.ip().is_loopback() {
         return Err(format!(
@@ -101,7 +145,10 @@ fn run(
         let address = listener.local_addr().map_err(|e| e.to_string())?;
         let scheme = if tls { "https" } else { "http" };
         println!("listening on {scheme}://{address}");
-        let server = Server::new(catalog);
+        let server = Server::with_options(catalog, simulation.options());
+        if simulation.frozen {
+            server.freeze();
+        }
         if let Some(path) = &kubeconfig_path {
             let token = server.admin_token();
             let config = if tls {
@@ -117,6 +164,9 @@ fn run(
             "serving {resources} resources from {} documents",
             inputs.len()
         );
+        if simulation.simulate {
+            println!("simulating {} nodes", simulation.nodes);
+        }
         if tls {
             serve_tls(server, listener, shutdown()).await
         } else {

@@ -29,6 +29,7 @@ pub(crate) mod namespaces;
 pub(crate) mod queue;
 pub(crate) mod root_ca;
 pub(crate) mod service_accounts;
+pub(crate) mod simulation;
 
 use std::collections::{BTreeSet, VecDeque};
 use std::net::SocketAddr;

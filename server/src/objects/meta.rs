@@ -13,11 +13,9 @@ pub(crate) fn metadata_mut(object: &mut Value) -> &mut Map<String, Value> {
     }
 }
 
-/// Now, as `meta/v1.Time` writes it.
+/// Now by the server's clock (`clock`), as `meta/v1.Time` writes it.
 pub(crate) fn now() -> String {
-    jiff::Timestamp::now()
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
+    crate::objects::clock::format(crate::objects::clock::now())
 }
 
 /// A new `metadata.uid` (a version 4 UUID's form), for every object the server creates,

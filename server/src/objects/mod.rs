@@ -11,6 +11,7 @@
 pub(crate) mod authority;
 pub(crate) mod builtin;
 pub(crate) mod catalog;
+pub(crate) mod clock;
 #[cfg(feature = "model")]
 pub(crate) mod custom;
 pub(crate) mod discovery;

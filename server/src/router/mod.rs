@@ -65,10 +65,31 @@ impl Server {
 
     /// A server for `catalog`.
     pub fn with_options(catalog: Catalog, options: Options) -> Server {
+        let shared = Arc::new(Shared::new(catalog, options));
+        Shared::start_simulation(&shared);
         Server {
-            shared: Arc::new(Shared::new(catalog, options)),
+            shared,
             caller: Caller::As(Arc::new(administrator())),
         }
+    }
+
+    /// With the simulation on ([`Options::simulation`]), moves the server's clock `by`
+    /// forward and runs the simulation once on the new time (a CronJob due fires, a
+    /// readiness delay passes) before returning. Without it, the server's clock is the real
+    /// time and this does nothing.
+    pub fn advance(&self, by: std::time::Duration) {
+        self.shared.advance(by);
+    }
+
+    /// With the simulation on, stops the server's clock: from now on it moves only when
+    /// advanced. Without it, does nothing.
+    pub fn freeze(&self) {
+        self.shared.freeze(true);
+    }
+
+    /// With the simulation on, lets a frozen clock run again from where it stands.
+    pub fn resume(&self) {
+        self.shared.freeze(false);
     }
 
     /// The catalog served now (CustomResourceDefinitions created through the API add to
@@ -139,6 +160,7 @@ impl Server {
 
     /// Answers one request whose body has been read.
     pub fn handle(&self, parts: &http::request::Parts, body: &[u8]) -> Response<Body> {
+        let _clock = self.shared.clock.enter();
         let routed = self
             .admit(parts)
             .and_then(|user| self.route(parts, body, &user));
@@ -209,6 +231,13 @@ impl Server {
             [".well-known", "openid-configuration"] | ["openid", "v1", "jwks"] => {
                 self.issuer_discovery(parts, &segments)
             }
+            ["simulation", "clock"] => self
+                .shared
+                .clock_request(
+                    parts.method.as_str(),
+                    &Query::parse(parts.uri.query().unwrap_or("")),
+                )
+                .map(|v| json_response(StatusCode::OK, &v)),
             ["openapi", "v3"] => discovery(Some(discovery::openapi_index(catalog))),
             ["openapi", "v3", ..] => {
                 let key = segments[2..].join("/");

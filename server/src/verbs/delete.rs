@@ -111,7 +111,15 @@ impl Shared {
             });
         }
         let mut queue = std::collections::VecDeque::new();
-        let outcome = queue::delete(&mut state, &catalog, index, &key, policy, &mut queue);
+        // A Pod a simulated kubelet runs stays until the kubelet has stopped it.
+        let grace = options
+            .get("gracePeriodSeconds")
+            .and_then(Value::as_i64)
+            .or_else(|| query.get("gracePeriodSeconds").and_then(|g| g.parse().ok()));
+        let outcome = match self.terminate(&mut state, index, &key, grace, &mut queue) {
+            Some(marked) => Some(Outcome::Marked(marked)),
+            None => queue::delete(&mut state, &catalog, index, &key, policy, &mut queue),
+        };
         self.settle(&mut state, queue.into());
         self.notify(state);
         match outcome {

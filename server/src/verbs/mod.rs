@@ -18,6 +18,7 @@ mod delete;
 mod pods;
 mod read;
 mod respond;
+mod simulate;
 mod tokens;
 mod watch;
 mod write;
@@ -33,6 +34,7 @@ use crate::controllers::cluster::Cluster;
 use crate::controllers::{self, queue::Work};
 use crate::objects::authority::Authority;
 use crate::objects::catalog::Catalog;
+use crate::objects::clock::Clock;
 use crate::objects::meta::{new_uid, now};
 use crate::objects::store::State;
 use crate::semantics::namespaces;
@@ -49,6 +51,9 @@ pub struct Options {
     pub history: usize,
     /// How often a watch that asked for bookmarks gets one.
     pub bookmark_interval: Duration,
+    /// A simulated cluster inside the server (nodes, scheduler, kubelets, controllers, a
+    /// clock the test moves); `None`, the default, runs nothing.
+    pub simulation: Option<crate::controllers::simulation::Simulation>,
 }
 
 impl Default for Options {
@@ -57,6 +62,7 @@ impl Default for Options {
             body_limit: 3 * 1024 * 1024,
             history: 1024,
             bookmark_interval: Duration::from_secs(5),
+            simulation: None,
         }
     }
 }
@@ -75,6 +81,8 @@ pub(crate) struct Shared {
     pub(crate) keys: Result<Keys, String>,
     /// The administrator's and static users' bearer tokens (`auth`).
     pub(crate) identities: Mutex<auth::Identities>,
+    /// The clock every timestamp the server writes reads (the real time unless simulating).
+    pub(crate) clock: Clock,
     uid_seed: std::collections::hash_map::RandomState,
 }
 
@@ -93,8 +101,11 @@ impl Shared {
             cluster: Cluster::new(authority, ([127, 0, 0, 1], 6443).into()),
             keys: Keys::generate(),
             identities: Mutex::new(auth::Identities::new()),
+            clock: Clock::default(),
             uid_seed: std::collections::hash_map::RandomState::new(),
         };
+        let clock = shared.clock.clone();
+        let _clock = clock.enter();
         shared.seed_namespaces();
         {
             let mut state = shared.lock();

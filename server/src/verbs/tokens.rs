@@ -110,7 +110,7 @@ impl Shared {
                 "Internal error occurred: failed to generate token: {e}"
             ))
         })?;
-        let now = jiff::Timestamp::now().as_second();
+        let now = crate::objects::clock::now().as_second();
         let token = keys
             .issue((namespace, name, &sa_uid), &bound, now, seconds, &audiences)
             .map_err(|e| Failure::internal(format!("Internal error occurred: {e}")))?;
@@ -259,7 +259,7 @@ impl Shared {
             .keys
             .as_ref()
             .map_err(|_| "invalid bearer token".to_owned())?;
-        let now = jiff::Timestamp::now().as_second();
+        let now = crate::objects::clock::now().as_second();
         let claims = keys
             .check(token, now, audiences)
             .map_err(|refusal| match refusal {

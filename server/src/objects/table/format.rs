@@ -148,7 +148,7 @@ pub(super) fn parse_time(text: &str) -> Option<i64> {
 }
 
 fn now_seconds() -> i64 {
-    jiff::Timestamp::now().as_second()
+    crate::objects::clock::now().as_second()
 }
 
 /// `k8s.io/apimachinery/pkg/util/duration.HumanDuration` of `seconds`.

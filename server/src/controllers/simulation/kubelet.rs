@@ -1,0 +1,345 @@
+//! The simulated nodes' kubelets: a Pod bound to one starts at once (its init containers
+//! run to completion first, then its containers start: phase `Running`, `hostIP`, `podIP`,
+//! `startTime`, container statuses, the `PodReadyToStartContainers`, `Initialized`,
+//! `ContainersReady` and `Ready` conditions); its containers become ready `ready_after`
+//! later by the server's clock (or their readiness probe's `initialDelaySeconds`, when
+//! longer); a Pod whose `restartPolicy` is `Never` or `OnFailure` ends `run_for` after it
+//! started, `Succeeded`, or `Failed` when its annotation
+//! `simulation.kubeforge.dev/exit-code` is not `0`. A Pod it runs is deleted gracefully
+//! ([`terminate`]) and removed once its containers stop, which they do at once, on the next
+//! step (the grace period is not waited out).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{Value, json};
+
+use crate::controllers::simulation::{
+    Action, Kinds, Simulation, address, present, set_condition, text,
+};
+use crate::objects::clock;
+use crate::objects::store::State;
+
+/// The annotation that tells a simulated container's exit code.
+pub(crate) const EXIT_CODE: &str = "simulation.kubeforge.dev/exit-code";
+
+pub(crate) fn plan(
+    state: &State,
+    kinds: &Kinds,
+    simulation: &Simulation,
+    now: Timestamp,
+) -> Vec<Action> {
+    let Some(pods) = kinds.pods else {
+        return Vec::new();
+    };
+    let nodes: BTreeMap<&str, usize> = present(state, kinds, simulation)
+        .into_iter()
+        .map(|(position, node)| (text(node, "/metadata/name"), position))
+        .collect();
+    // The Pod IPs in use, per node.
+    let mut used: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for pod in state.objects[pods].values() {
+        let ip = text(pod, "/status/podIP");
+        if !ip.is_empty() {
+            used.entry(text(pod, "/spec/nodeName"))
+                .or_default()
+                .insert(ip.to_owned());
+        }
+    }
+    let time = clock::format(now);
+    let mut actions = Vec::new();
+    for (key, pod) in &state.objects[pods] {
+        let node = text(pod, "/spec/nodeName");
+        let Some(position) = nodes.get(node).copied() else {
+            continue;
+        };
+        if pod.pointer("/metadata/deletionTimestamp").is_some() {
+            // Its containers stop at once (on SIGTERM), well within the grace period.
+            if crate::objects::meta::finalizers(pod).is_empty() {
+                actions.push(Action::Write {
+                    index: pods,
+                    key: key.clone(),
+                    object: stopped(pod),
+                });
+            }
+            continue;
+        }
+        let phase = text(pod, "/status/phase");
+        if phase == "Succeeded" || phase == "Failed" {
+            continue;
+        }
+        let mut object = (**pod).clone();
+        let fresh = pod.pointer("/status/startTime").is_none();
+        if fresh {
+            let taken = used.entry(node).or_default();
+            let ip = (2..255)
+                .map(|n| format!("10.244.{position}.{n}"))
+                .find(|ip| !taken.contains(ip))
+                .unwrap_or_default();
+            taken.insert(ip.clone());
+            start(&mut object, &address(position), &ip, &time);
+        }
+        let started = text(&object, "/status/startTime")
+            .parse::<Timestamp>()
+            .unwrap_or(now);
+        let since = now.duration_since(started);
+        ready(&mut object, simulation, since, &time);
+        let restarts = text(&object, "/spec/restartPolicy");
+        // A Pod is seen running before it ends, even when it ends at once.
+        if !fresh
+            && matches!(restarts, "Never" | "OnFailure")
+            && since >= SignedDuration::try_from(simulation.run_for).unwrap_or(SignedDuration::MAX)
+        {
+            finish(&mut object, &time);
+        }
+        if object != **pod {
+            actions.push(Action::Write {
+                index: pods,
+                key: key.clone(),
+                object,
+            });
+        }
+    }
+    actions
+}
+
+fn names(pod: &Value, list: &str) -> Vec<(String, String)> {
+    pod.pointer(&format!("/spec/{list}"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| (text(c, "/name").to_owned(), text(c, "/image").to_owned()))
+        .collect()
+}
+
+/// A container ID, as a runtime names one: 64 hex digits from the Pod's uid and the
+/// container's name.
+fn container_id(pod: &Value, name: &str) -> String {
+    let seed = format!("{}/{name}", text(pod, "/metadata/uid"));
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut out = String::from("containerd://");
+    for round in 0..4u8 {
+        for byte in seed.bytes().chain([round]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        out.push_str(&format!("{hash:016x}"));
+    }
+    out
+}
+
+/// The Pod started on its node: init containers done, containers running, not ready yet.
+fn start(pod: &mut Value, host: &str, ip: &str, now: &str) {
+    let init: Vec<Value> = names(pod, "initContainers")
+        .into_iter()
+        .map(|(name, image)| {
+            json!({
+                "name": name,
+                "image": image,
+                "imageID": "",
+                "containerID": container_id(pod, &name),
+                "ready": true,
+                "restartCount": 0,
+                "started": false,
+                "state": {"terminated": {
+                    "exitCode": 0,
+                    "reason": "Completed",
+                    "startedAt": now,
+                    "finishedAt": now,
+                    "containerID": container_id(pod, &name),
+                }},
+            })
+        })
+        .collect();
+    let containers: Vec<Value> = names(pod, "containers")
+        .into_iter()
+        .map(|(name, image)| {
+            json!({
+                "name": name,
+                "image": image,
+                "imageID": "",
+                "containerID": container_id(pod, &name),
+                "ready": false,
+                "restartCount": 0,
+                "started": true,
+                "state": {"running": {"startedAt": now}},
+            })
+        })
+        .collect();
+    let status = &mut pod["status"];
+    if !status.is_object() {
+        *status = json!({});
+    }
+    status["phase"] = json!("Running");
+    status["hostIP"] = json!(host);
+    status["hostIPs"] = json!([{"ip": host}]);
+    status["podIP"] = json!(ip);
+    status["podIPs"] = json!([{"ip": ip}]);
+    status["startTime"] = json!(now);
+    if !init.is_empty() {
+        status["initContainerStatuses"] = Value::from(init);
+    }
+    status["containerStatuses"] = Value::from(containers);
+    for kind in ["PodReadyToStartContainers", "Initialized"] {
+        set_condition(
+            pod,
+            json!({"type": kind, "status": "True", "lastProbeTime": null}),
+            now,
+        );
+    }
+}
+
+/// Each running container is ready once `ready_after` (or its readiness probe's initial
+/// delay) has passed since the Pod started; then the Pod's `ContainersReady` and `Ready`.
+fn ready(pod: &mut Value, simulation: &Simulation, since: SignedDuration, now: &str) {
+    let delays: BTreeMap<String, SignedDuration> = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let probe = c
+                .pointer("/readinessProbe/initialDelaySeconds")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            let delay = SignedDuration::try_from(simulation.ready_after)
+                .unwrap_or(SignedDuration::MAX)
+                .max(SignedDuration::from_secs(probe));
+            (text(c, "/name").to_owned(), delay)
+        })
+        .collect();
+    let mut unready = Vec::new();
+    if let Some(statuses) = pod
+        .pointer_mut("/status/containerStatuses")
+        .and_then(Value::as_array_mut)
+    {
+        for status in statuses {
+            let name = text(status, "/name").to_owned();
+            if status.pointer("/state/running").is_none() {
+                continue;
+            }
+            let ready = delays.get(&name).is_none_or(|delay| since >= *delay);
+            status["ready"] = Value::from(ready);
+            if !ready {
+                unready.push(name);
+            }
+        }
+    }
+    let condition = |kind: &str| {
+        if unready.is_empty() {
+            json!({"type": kind, "status": "True", "lastProbeTime": null})
+        } else {
+            json!({
+                "type": kind,
+                "status": "False",
+                "lastProbeTime": null,
+                "reason": "ContainersNotReady",
+                "message": format!("containers with unready status: [{}]", unready.join(" ")),
+            })
+        }
+    };
+    let (containers_ready, ready) = (condition("ContainersReady"), condition("Ready"));
+    set_condition(pod, containers_ready, now);
+    set_condition(pod, ready, now);
+}
+
+/// The Pod's containers exit (with the exit code its annotation gives, else 0) and it ends.
+fn finish(pod: &mut Value, now: &str) {
+    let code = pod
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(EXIT_CODE))
+        .and_then(Value::as_str)
+        .and_then(|c| c.parse::<i64>().ok())
+        .unwrap_or(0);
+    let reason = if code == 0 { "Completed" } else { "Error" };
+    if let Some(statuses) = pod
+        .pointer_mut("/status/containerStatuses")
+        .and_then(Value::as_array_mut)
+    {
+        for status in statuses {
+            let started = status
+                .pointer("/state/running/startedAt")
+                .cloned()
+                .unwrap_or(Value::from(now));
+            let id = status.get("containerID").cloned().unwrap_or(Value::Null);
+            status["ready"] = Value::from(false);
+            status["started"] = Value::from(false);
+            status["state"] = json!({"terminated": {
+                "exitCode": code,
+                "reason": reason,
+                "startedAt": started,
+                "finishedAt": now,
+                "containerID": id,
+            }});
+        }
+    }
+    pod["status"]["phase"] = Value::from(if code == 0 { "Succeeded" } else { "Failed" });
+    set_condition(
+        pod,
+        json!({"type": "PodReadyToStartContainers", "status": "False", "lastProbeTime": null}),
+        now,
+    );
+    for kind in ["ContainersReady", "Ready"] {
+        set_condition(
+            pod,
+            json!({"type": kind, "status": "False", "lastProbeTime": null, "reason": "PodCompleted"}),
+            now,
+        );
+    }
+}
+
+/// A delete of a Pod a simulated kubelet runs, as the API server's graceful delete makes
+/// it (`CheckGracefulDelete`): the Pod stays, with `deletionTimestamp` `grace` seconds
+/// from now and `deletionGracePeriodSeconds`, until its kubelet has stopped its containers
+/// and removes it. `None` (delete it at once) for a Pod no simulated kubelet runs, one that
+/// has ended, one already being deleted, or a grace period of 0.
+pub(crate) fn terminate(
+    state: &mut State,
+    kinds: &Kinds,
+    simulation: &Simulation,
+    key: &crate::objects::store::Key,
+    grace: Option<i64>,
+    queue: &mut std::collections::VecDeque<crate::controllers::queue::Work>,
+) -> Option<std::sync::Arc<Value>> {
+    let pods = kinds.pods?;
+    let old = state.objects[pods].get(key)?.clone();
+    let node = text(&old, "/spec/nodeName");
+    let ended = matches!(text(&old, "/status/phase"), "Succeeded" | "Failed");
+    if ended
+        || old.pointer("/metadata/deletionTimestamp").is_some()
+        || !simulation.nodes.iter().any(|n| n.name == node)
+    {
+        return None;
+    }
+    let grace = grace
+        .or_else(|| {
+            old.pointer("/spec/terminationGracePeriodSeconds")
+                .and_then(Value::as_i64)
+        })
+        .unwrap_or(30);
+    if grace <= 0 {
+        return None;
+    }
+    let at = clock::now()
+        .checked_add(SignedDuration::from_secs(grace))
+        .unwrap_or(Timestamp::MAX);
+    let mut object = (*old).clone();
+    let rv = state.next_rv();
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("deletionTimestamp".into(), Value::from(clock::format(at)));
+        meta.insert("deletionGracePeriodSeconds".into(), Value::from(grace));
+        meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
+    }
+    let object = std::sync::Arc::new(object);
+    state.put(pods, key.clone(), object.clone(), Some(old));
+    queue.push_back(crate::controllers::queue::Work::Marked(pods, key.clone()));
+    Some(object)
+}
+
+/// The Pod its kubelet has stopped, to be written so that the store removes it (its grace
+/// period ended: `deletionGracePeriodSeconds` 0).
+fn stopped(pod: &Value) -> Value {
+    let mut object = pod.clone();
+    object["metadata"]["deletionGracePeriodSeconds"] = Value::from(0);
+    object
+}

@@ -1,0 +1,240 @@
+//! The simulated cluster's driver (`Options::simulation`): a thread that, every `tick`,
+//! runs the simulation's controllers (`controllers::simulation`) one after the other, each
+//! on the store as the previous one left it, and carries out what they plan. Status
+//! writes, deletions and removals are made under the store's lock, which is held only
+//! while the plans are made and carried out; the objects they create go through the
+//! create verb (defaults, admission, generated names) and the Pods they place through
+//! `pods/binding`, as a controller's client does, each taking the lock for its own write.
+//! The thread ends when the server is dropped.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Weak};
+
+use serde_json::{Value, json};
+
+use crate::controllers::queue::{self, Work};
+use crate::controllers::simulation::{
+    Action, Kinds, Simulation, cronjobs, daemonsets, deployments, endpoint_slices, jobs, kubelet,
+    nodes, replicasets, scheduler,
+};
+use crate::objects::clock;
+use crate::objects::store::State;
+use crate::semantics::deletion::Policy;
+use crate::verbs::Shared;
+use crate::wire::query::Query;
+use crate::wire::status::Failure;
+
+/// One controller of the simulation, on the store as the previous one left it.
+type Plan<'a> = dyn Fn(&State) -> Vec<Action> + 'a;
+
+/// The field manager of what the simulation writes through the API.
+const MANAGER: &str = "kube-controller-manager";
+
+impl Shared {
+    /// Starts the simulation's thread, when the options ask for one.
+    pub(crate) fn start_simulation(shared: &Arc<Shared>) {
+        let Some(simulation) = shared.options.simulation.clone() else {
+            return;
+        };
+        shared.simulate(&simulation);
+        let weak: Weak<Shared> = Arc::downgrade(shared);
+        let spawned = std::thread::Builder::new()
+            .name("kubeforge-simulation".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(simulation.tick);
+                    let Some(shared) = weak.upgrade() else {
+                        return;
+                    };
+                    shared.simulate(&simulation);
+                }
+            });
+        // Without a thread the simulation still moves whenever the clock is advanced.
+        drop(spawned);
+    }
+
+    /// One step of the simulation: nodes, workload controllers, scheduler, kubelets,
+    /// EndpointSlices.
+    pub(crate) fn simulate(&self, simulation: &Simulation) {
+        // What one round creates or binds, the next carries on with, so a new Deployment's
+        // Pods run after one step; a few rounds bound the time the step takes.
+        for _ in 0..4 {
+            if !self.simulate_round(simulation) {
+                break;
+            }
+        }
+    }
+
+    /// One round of the step; whether it created or bound anything.
+    fn simulate_round(&self, simulation: &Simulation) -> bool {
+        let _clock = self.clock.enter();
+        let kinds = Kinds::of(&self.catalog());
+        let mut later = Vec::new();
+        {
+            let mut state = self.lock();
+            let plans: [&Plan<'_>; 9] = [
+                &|state| nodes::plan(state, &kinds, simulation, clock::now()),
+                &|state| cronjobs::plan(state, &kinds, clock::now()),
+                &|state| jobs::plan(state, &kinds, &clock::format(clock::now())),
+                &|state| deployments::plan(state, &kinds, clock::now()),
+                &|state| replicasets::plan(state, &kinds, clock::now()),
+                &|state| daemonsets::plan(state, &kinds, clock::now()),
+                &|state| scheduler::plan(state, &kinds, &clock::format(clock::now())),
+                &|state| kubelet::plan(state, &kinds, simulation, clock::now()),
+                &|state| endpoint_slices::plan(state, &kinds),
+            ];
+            let mut changed = false;
+            for plan in plans {
+                let actions = plan(&state);
+                changed |= !actions.is_empty();
+                self.carry_out(&mut state, actions, &mut later);
+            }
+            if changed {
+                self.notify(state);
+            }
+        }
+        let acted = !later.is_empty();
+        for action in later {
+            // A refusal (a name taken, a namespace going away) is the controller's to meet
+            // again on its next step, as a real one's would be.
+            let _ = match action {
+                Action::Create {
+                    index,
+                    namespace,
+                    object,
+                } => self
+                    .insert(index, &namespace, object, &Query::default(), Some(MANAGER))
+                    .map(drop),
+                Action::Bind { key, node } => {
+                    let binding = json!({
+                        "apiVersion": "v1",
+                        "kind": "Binding",
+                        "metadata": {"name": key.1, "namespace": key.0},
+                        "target": {"apiVersion": "v1", "kind": "Node", "name": node},
+                    });
+                    self.bind(
+                        &key.0,
+                        Some(&key.1),
+                        binding.to_string().as_bytes(),
+                        &Query::default(),
+                    )
+                    .map(drop)
+                }
+                _ => Ok(()),
+            };
+        }
+        acted
+    }
+
+    /// The writes and deletions of `actions`, under the lock; the creates and bindings are
+    /// kept for after it.
+    fn carry_out(&self, state: &mut State, actions: Vec<Action>, later: &mut Vec<Action>) {
+        let catalog = state.catalog.clone();
+        let kinds = Kinds::of(&catalog);
+        let mut work = VecDeque::new();
+        for action in actions {
+            match action {
+                Action::Write { index, key, object } => {
+                    queue::write(state, &catalog, index, &key, object, &mut work);
+                }
+                Action::Delete { index, key } => {
+                    let graceful = kinds.pods == Some(index)
+                        && self.options.simulation.as_ref().is_some_and(|simulation| {
+                            kubelet::terminate(state, &kinds, simulation, &key, None, &mut work)
+                                .is_some()
+                        });
+                    if !graceful {
+                        queue::delete(state, &catalog, index, &key, Policy::Background, &mut work);
+                    }
+                }
+                Action::Create { .. } | Action::Bind { .. } => later.push(action),
+            }
+        }
+        if !work.is_empty() {
+            self.settle(state, Vec::<Work>::from(work));
+        }
+    }
+}
+
+impl Shared {
+    /// A delete of a Pod a simulated kubelet runs: graceful, as `kubelet::terminate` makes
+    /// it; `None` when the delete is not graceful (no simulation, not such a Pod).
+    pub(crate) fn terminate(
+        &self,
+        state: &mut State,
+        index: usize,
+        key: &crate::objects::store::Key,
+        grace: Option<i64>,
+        queue: &mut VecDeque<Work>,
+    ) -> Option<std::sync::Arc<Value>> {
+        let simulation = self.options.simulation.as_ref()?;
+        let kinds = Kinds::of(&state.catalog);
+        if kinds.pods != Some(index) {
+            return None;
+        }
+        kubelet::terminate(state, &kinds, simulation, key, grace, queue)
+    }
+
+    /// Moves the clock forward and runs the simulation on the new time (simulating only).
+    pub(crate) fn advance(&self, by: std::time::Duration) {
+        if let Some(simulation) = &self.options.simulation {
+            self.clock.advance(by);
+            self.simulate(simulation);
+        }
+    }
+
+    /// Freezes or resumes the clock (simulating only).
+    pub(crate) fn freeze(&self, frozen: bool) {
+        if self.options.simulation.is_some() {
+            if frozen {
+                self.clock.freeze();
+            } else {
+                self.clock.resume();
+            }
+        }
+    }
+
+    /// `/simulation/clock`, served when simulating: `GET` tells the time and whether the
+    /// clock is frozen; `POST` with `advance=<duration>` (`90s`, `5m`, `1h30m`, or a number
+    /// of seconds), `freeze=true` or `resume=true` acts on it first, then tells.
+    pub(crate) fn clock_request(&self, method: &str, query: &Query) -> Result<Value, Failure> {
+        const PATH: &str = "/simulation/clock";
+        if self.options.simulation.is_none() {
+            return Err(Failure::no_route(PATH));
+        }
+        match method {
+            "GET" => {}
+            "POST" => {
+                if query.flag("freeze") {
+                    self.freeze(true);
+                }
+                if query.flag("resume") {
+                    self.freeze(false);
+                }
+                if let Some(text) = query.get("advance") {
+                    let by = duration(text).ok_or_else(|| {
+                        Failure::bad_request(format!(
+                            "advance={text}: not a duration (90s, 5m, 1h30m)"
+                        ))
+                    })?;
+                    self.advance(by);
+                }
+            }
+            other => return Err(Failure::method_not_allowed(other, PATH)),
+        }
+        let _clock = self.clock.enter();
+        Ok(json!({
+            "now": clock::format(clock::now()),
+            "frozen": self.clock.frozen(),
+        }))
+    }
+}
+
+/// A duration as `advance=` takes it: a number of seconds, or jiff's friendly format.
+fn duration(text: &str) -> Option<std::time::Duration> {
+    if let Ok(seconds) = text.parse::<u64>() {
+        return Some(std::time::Duration::from_secs(seconds));
+    }
+    let signed: jiff::SignedDuration = text.parse().ok()?;
+    std::time::Duration::try_from(signed).ok()
+}

@@ -1,0 +1,253 @@
+//! `kubeforge-server serve --simulate` through kubectl, against Kubernetes 1.36's
+//! `swagger.json`: a Deployment rolls out (`rollout status`, `wait --for=condition=Available`,
+//! `set image` making a new ReplicaSet), a Job completes (`wait --for=condition=complete`),
+//! a Service's EndpointSlice lists the ready Pods' IPs, a Pod is Ready, and a CronJob fires
+//! when the test advances the clock (`POST /simulation/clock`). kubectl is found on `PATH`;
+//! without it or the corpus the test prints `SKIPPED: …`, and fails in CI.
+
+use kubeforge_tests::kubectl_server::KubectlServer;
+
+fn start(test: &str, flags: &[&str]) -> Option<KubectlServer> {
+    let corpus = kubeforge_tests::corpus(test, &["kubernetes/swagger.json"])?;
+    let kubectl = kubeforge_tests::kubectl(test)?;
+    Some(KubectlServer::start_with(
+        env!("CARGO_BIN_EXE_kubeforge-server"),
+        kubectl,
+        flags,
+        &[corpus.join("kubernetes/swagger.json")],
+    ))
+}
+
+#[test]
+fn deployments_roll_out_and_jobs_complete() {
+    let Some(server) = start("kubectl_simulation", &["--simulate"]) else {
+        return;
+    };
+    let nodes = server.ok(&["get", "nodes", "-o", "name"], "");
+    assert_eq!(nodes, "node/node-1\nnode/node-2\nnode/node-3\n");
+    let _ = server.ok(
+        &[
+            "create",
+            "deployment",
+            "web",
+            "--image=nginx",
+            "--replicas=3",
+            "--port=80",
+        ],
+        "",
+    );
+    let status = server.ok(
+        &["rollout", "status", "deployment/web", "--timeout=30s"],
+        "",
+    );
+    assert!(status.contains("successfully rolled out"), "{status}");
+    let _ = server.ok(
+        &[
+            "wait",
+            "--for=condition=Available",
+            "deployment/web",
+            "--timeout=30s",
+        ],
+        "",
+    );
+    let ready = server.ok(
+        &[
+            "get",
+            "deployment",
+            "web",
+            "-o",
+            "jsonpath={.status.readyReplicas}/{.status.replicas}",
+        ],
+        "",
+    );
+    assert_eq!(ready, "3/3");
+    let _ = server.ok(
+        &[
+            "wait",
+            "--for=condition=Ready",
+            "pod",
+            "-l",
+            "app=web",
+            "--timeout=30s",
+        ],
+        "",
+    );
+
+    // A new image rolls out through a second ReplicaSet; the first is scaled to 0.
+    let _ = server.ok(&["set", "image", "deployment/web", "nginx=nginx:1.27"], "");
+    let status = server.ok(
+        &["rollout", "status", "deployment/web", "--timeout=30s"],
+        "",
+    );
+    assert!(status.contains("successfully rolled out"), "{status}");
+    let sets = server.ok(
+        &[
+            "get", "rs", "-l", "app=web", "--sort-by=.metadata.annotations.deployment\\.kubernetes\\.io/revision",
+            "-o", "jsonpath={range .items[*]}{.spec.template.spec.containers[0].image}={.spec.replicas} {end}",
+        ],
+        "",
+    );
+    assert_eq!(sets, "nginx=0 nginx:1.27=3 ");
+    let history = server.ok(&["rollout", "history", "deployment/web"], "");
+    assert!(
+        history.contains("1 ") && history.contains("2 "),
+        "{history}"
+    );
+
+    // A Service gets the ready Pods' IPs in its EndpointSlice.
+    let _ = server.ok(&["expose", "deployment", "web", "--port=80"], "");
+    let mut addresses = String::new();
+    for _ in 0..100 {
+        addresses = server.ok(
+            &[
+                "get",
+                "endpointslices",
+                "-l",
+                "kubernetes.io/service-name=web",
+                "-o",
+                "jsonpath={.items[0].endpoints[*].addresses[0]}",
+            ],
+            "",
+        );
+        if addresses.split(' ').count() == 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let mut ips: Vec<&str> = addresses.split(' ').collect();
+    ips.sort_unstable();
+    let pods = server.ok(
+        &[
+            "get",
+            "pods",
+            "-l",
+            "app=web",
+            "-o",
+            "jsonpath={.items[*].status.podIP}",
+        ],
+        "",
+    );
+    let mut expected: Vec<&str> = pods.split(' ').collect();
+    expected.sort_unstable();
+    assert_eq!(ips, expected);
+
+    let _ = server.ok(&["create", "job", "pi", "--image=perl"], "");
+    let _ = server.ok(
+        &[
+            "wait",
+            "--for=condition=complete",
+            "job/pi",
+            "--timeout=30s",
+        ],
+        "",
+    );
+    let succeeded = server.ok(
+        &["get", "job", "pi", "-o", "jsonpath={.status.succeeded}"],
+        "",
+    );
+    assert_eq!(succeeded, "1");
+}
+
+const DAEMON_SET: &str = "apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      containers:
+      - {name: agent, image: busybox}
+";
+
+#[test]
+fn daemon_sets_run_one_pod_per_node() {
+    let Some(server) = start("kubectl_simulation", &["--simulate"]) else {
+        return;
+    };
+    let _ = server.ok(&["apply", "-f", "-"], DAEMON_SET);
+    let status = server.ok(
+        &["rollout", "status", "daemonset/agent", "--timeout=30s"],
+        "",
+    );
+    assert!(status.contains("successfully rolled out"), "{status}");
+    let nodes = |server: &KubectlServer| {
+        let text = server.ok(
+            &[
+                "get",
+                "pods",
+                "-l",
+                "app=agent",
+                "-o",
+                "jsonpath={range .items[*]}{.spec.nodeName}={.spec.containers[0].image} {end}",
+            ],
+            "",
+        );
+        let mut nodes: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+        nodes.sort();
+        nodes
+    };
+    assert_eq!(
+        nodes(&server),
+        ["node-1=busybox", "node-2=busybox", "node-3=busybox"]
+    );
+    let _ = server.ok(&["set", "image", "daemonset/agent", "agent=busybox:2"], "");
+    let status = server.ok(
+        &["rollout", "status", "daemonset/agent", "--timeout=30s"],
+        "",
+    );
+    assert!(status.contains("successfully rolled out"), "{status}");
+    let mut updated = Vec::new();
+    for _ in 0..100 {
+        updated = nodes(&server);
+        if updated == ["node-1=busybox:2", "node-2=busybox:2", "node-3=busybox:2"] {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(
+        updated,
+        ["node-1=busybox:2", "node-2=busybox:2", "node-3=busybox:2"]
+    );
+}
+
+#[test]
+fn cron_jobs_fire_when_the_clock_is_advanced() {
+    let Some(server) = start(
+        "kubectl_simulation",
+        &["--simulate", "--nodes=1", "--frozen"],
+    ) else {
+        return;
+    };
+    let _ = server.ok(
+        &[
+            "create",
+            "cronjob",
+            "tick",
+            "--image=busybox",
+            "--schedule=*/5 * * * *",
+        ],
+        "",
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(server.ok(&["get", "jobs", "-o", "name"], ""), "");
+    let clock = server.ok(
+        &["create", "--raw", "/simulation/clock?advance=5m", "-f", "-"],
+        "{}",
+    );
+    assert!(clock.contains("\"frozen\":true"), "{clock}");
+    let jobs = server.ok(&["get", "jobs", "-o", "name"], "");
+    assert!(jobs.starts_with("job.batch/tick-"), "{jobs}");
+    let _ = server.ok(
+        &[
+            "wait",
+            "--for=condition=complete",
+            jobs.trim(),
+            "--timeout=30s",
+        ],
+        "",
+    );
+}

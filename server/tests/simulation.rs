@@ -1,0 +1,600 @@
+//! The simulated cluster (`Options::simulation`) through kube-rs, in process, with the
+//! catalog of Kubernetes 1.36's `swagger.json`: Nodes with their Leases renewed on the
+//! server's clock, the scheduler (binding, or `PodScheduled=False` with its message), the
+//! kubelet (Running and Ready, Jobs' Pods ending), Deployments rolling out through
+//! ReplicaSets, Jobs completing and failing, EndpointSlices of ready Pods, a CronJob firing
+//! when the test advances the clock; and the plain server, where nothing runs.
+
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::batch::v1::{CronJob, Job};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{Node, Pod, Service};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::runtime::wait::{await_condition, conditions};
+use kube::{Client, Resource};
+use kubeforge_server::{Catalog, Options, Server, SimulatedNode, Simulation};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+fn catalog(test: &str) -> Option<Catalog> {
+    let corpus = kubeforge_tests::corpus(test, &["kubernetes/swagger.json"])?;
+    Some(Catalog::from_documents(&[corpus.join("kubernetes/swagger.json")]).unwrap())
+}
+
+fn simulated(test: &str, simulation: Simulation) -> Option<(Server, Client)> {
+    let options = Options {
+        simulation: Some(simulation),
+        ..Options::default()
+    };
+    let server = Server::with_options(catalog(test)?, options);
+    let client = Client::new(server.clone(), "default");
+    Some((server, client))
+}
+
+fn object<T: DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).unwrap()
+}
+
+/// Waits (10 s at most) until `check` holds for the object.
+async fn until<K>(api: &Api<K>, name: &str, what: &str, check: impl Fn(&K) -> bool)
+where
+    K: Resource + Clone + std::fmt::Debug + DeserializeOwned + Send + 'static,
+{
+    let wait = await_condition(api.clone(), name, move |o: Option<&K>| {
+        o.is_some_and(&check)
+    });
+    match tokio::time::timeout(Duration::from_secs(10), wait).await {
+        Ok(Ok(_)) => {}
+        _ => panic!(
+            "{name}: {what}: not after 10 s: {:#?}",
+            api.get_opt(name).await
+        ),
+    }
+}
+
+fn pod(name: &str, spec: Value) -> Pod {
+    object(json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": spec,
+    }))
+}
+
+fn condition<'a>(pod: &'a Pod, kind: &str) -> Option<&'a k8s_openapi::api::core::v1::PodCondition> {
+    pod.status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == kind)
+}
+
+#[tokio::test]
+async fn nodes_run_scheduled_pods_and_refuse_what_does_not_fit() {
+    let Some((server, client)) = simulated("simulation", Simulation::default()) else {
+        return;
+    };
+    let nodes: Api<Node> = Api::all(client.clone());
+    let list = nodes.list(&ListParams::default()).await.unwrap();
+    let names: Vec<_> = list
+        .items
+        .iter()
+        .map(|n| n.metadata.name.clone().unwrap())
+        .collect();
+    assert_eq!(names, ["node-1", "node-2", "node-3"]);
+    for node in &list.items {
+        let ready = node.status.as_ref().unwrap().conditions.as_ref().unwrap();
+        assert!(
+            ready
+                .iter()
+                .any(|c| c.type_ == "Ready" && c.status == "True")
+        );
+    }
+    // The Lease is renewed as the clock moves.
+    server.freeze();
+    let leases: Api<Lease> = Api::namespaced(client.clone(), "kube-node-lease");
+    let before = leases
+        .get("node-1")
+        .await
+        .unwrap()
+        .spec
+        .unwrap()
+        .renew_time
+        .unwrap();
+    server.advance(Duration::from_secs(15));
+    let after = leases
+        .get("node-1")
+        .await
+        .unwrap()
+        .spec
+        .unwrap()
+        .renew_time
+        .unwrap();
+    assert_eq!(
+        after.0.as_second() - before.0.as_second(),
+        15,
+        "{before:?} {after:?}"
+    );
+    server.resume();
+
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let spec = json!({
+        "initContainers": [{"name": "init", "image": "busybox"}],
+        "containers": [{"name": "web", "image": "nginx", "resources": {"requests": {"cpu": "500m"}}}],
+    });
+    pods.create(&PostParams::default(), &pod("web", spec))
+        .await
+        .unwrap();
+    until(&pods, "web", "running", |p| {
+        p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+    })
+    .await;
+    until(&pods, "web", "ready", |p| {
+        condition(p, "Ready").is_some_and(|c| c.status == "True")
+    })
+    .await;
+    let web = pods.get("web").await.unwrap();
+    let status = web.status.clone().unwrap();
+    assert!(status.pod_ip.as_deref().unwrap().starts_with("10.244."));
+    assert!(status.host_ip.as_deref().unwrap().starts_with("172.18.0."));
+    assert!(status.start_time.is_some());
+    assert_eq!(
+        status.init_container_statuses.unwrap()[0]
+            .state
+            .as_ref()
+            .unwrap()
+            .terminated
+            .as_ref()
+            .unwrap()
+            .reason
+            .as_deref(),
+        Some("Completed")
+    );
+    assert!(status.container_statuses.unwrap()[0].ready);
+    for kind in ["PodScheduled", "Initialized", "ContainersReady", "Ready"] {
+        assert_eq!(
+            condition(&web, kind).map(|c| c.status.as_str()),
+            Some("True"),
+            "{kind}"
+        );
+    }
+    assert!(web.spec.unwrap().node_name.unwrap().starts_with("node-"));
+
+    // Nothing fits: the scheduler's reasons, node by node.
+    let spec = json!({
+        "nodeSelector": {"disk": "ssd"},
+        "containers": [{"name": "c", "image": "nginx"}],
+    });
+    pods.create(&PostParams::default(), &pod("picky", spec))
+        .await
+        .unwrap();
+    until(&pods, "picky", "unschedulable", |p| {
+        condition(p, "PodScheduled").is_some_and(|c| c.status == "False")
+    })
+    .await;
+    let picky = pods.get("picky").await.unwrap();
+    let scheduled = condition(&picky, "PodScheduled").unwrap();
+    assert_eq!(scheduled.reason.as_deref(), Some("Unschedulable"));
+    assert_eq!(
+        scheduled.message.as_deref(),
+        Some(
+            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+        )
+    );
+    let spec = json!({"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "5"}}}]});
+    pods.create(&PostParams::default(), &pod("big", spec))
+        .await
+        .unwrap();
+    until(&pods, "big", "unschedulable", |p| {
+        condition(p, "PodScheduled").is_some_and(|c| c.status == "False")
+    })
+    .await;
+    let big = pods.get("big").await.unwrap();
+    assert_eq!(
+        condition(&big, "PodScheduled").unwrap().message.as_deref(),
+        Some(
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+        )
+    );
+    // A node labelled to fit: the picky Pod is placed once it exists.
+    nodes
+        .patch(
+            "node-2",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"disk": "ssd"}}})),
+        )
+        .await
+        .unwrap();
+    until(&pods, "picky", "running on node-2", |p| {
+        p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some("node-2")
+            && p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+    })
+    .await;
+
+    // A running Pod's delete is graceful: it stays, marked, until its kubelet stops it.
+    let deleted = pods.delete("web", &DeleteParams::default()).await.unwrap();
+    let marked = deleted.left().expect("the Pod, marked");
+    assert_eq!(marked.metadata.deletion_grace_period_seconds, Some(30));
+    let uid = marked.metadata.uid.clone().unwrap();
+    let at = marked.metadata.deletion_timestamp.unwrap().0;
+    let created = marked.metadata.creation_timestamp.unwrap().0;
+    assert!(at.as_second() - created.as_second() >= 30, "{at} {created}");
+    let gone = await_condition(pods.clone(), "web", conditions::is_deleted(&uid));
+    tokio::time::timeout(Duration::from_secs(10), gone)
+        .await
+        .unwrap()
+        .unwrap();
+    // An unscheduled one goes at once.
+    let deleted = pods.delete("big", &DeleteParams::default()).await.unwrap();
+    assert!(
+        deleted
+            .left()
+            .unwrap()
+            .metadata
+            .deletion_grace_period_seconds
+            == Some(0)
+    );
+    assert!(pods.get_opt("big").await.unwrap().is_none());
+}
+
+fn deployment(name: &str, replicas: i32, image: &str) -> Deployment {
+    object(json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "web", "image": image, "ports": [{"name": "http", "containerPort": 8080}]}]},
+            },
+        },
+    }))
+}
+
+fn value<T: serde::Serialize>(object: &T) -> Value {
+    serde_json::to_value(object).unwrap()
+}
+
+/// The condition of `kind` in the object's `status.conditions`, as JSON.
+fn condition_of(object: &Value, kind: &str) -> Value {
+    object
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|list| list.iter().find(|c| c["type"] == kind))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+fn available(d: &Deployment, replicas: i32) -> bool {
+    let d = value(d);
+    let status = &d["status"];
+    status["observedGeneration"] == d["metadata"]["generation"]
+        && status["updatedReplicas"] == replicas
+        && status["replicas"] == replicas
+        && status["availableReplicas"] == replicas
+        && condition_of(&d, "Available")["status"] == "True"
+}
+
+#[tokio::test]
+async fn deployments_roll_out_and_services_get_their_endpoints() {
+    let Some((_server, client)) = simulated("simulation", Simulation::default()) else {
+        return;
+    };
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    deployments
+        .create(&PostParams::default(), &deployment("web", 3, "nginx:1"))
+        .await
+        .unwrap();
+    until(&deployments, "web", "available", |d| available(d, 3)).await;
+    let web = deployments.get("web").await.unwrap();
+    assert_eq!(
+        condition_of(&value(&web), "Progressing")["reason"],
+        "NewReplicaSetAvailable"
+    );
+
+    let services: Api<Service> = Api::namespaced(client.clone(), "default");
+    let service: Service = object(json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "web"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80, "targetPort": "http"}]},
+    }));
+    services
+        .create(&PostParams::default(), &service)
+        .await
+        .unwrap();
+    let slices: Api<EndpointSlice> = Api::namespaced(client.clone(), "default");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let mut slice = Value::Null;
+    for _ in 0..100 {
+        let list = slices
+            .list(&ListParams::default().labels("kubernetes.io/service-name=web"))
+            .await
+            .unwrap();
+        slice = list.items.first().map(value).unwrap_or(Value::Null);
+        if slice["endpoints"].as_array().is_some_and(|e| e.len() == 3) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(slice["ports"][0]["port"], 8080, "{slice:#}");
+    let endpoints = slice["endpoints"].as_array().unwrap();
+    let mut addresses: Vec<String> = endpoints
+        .iter()
+        .map(|e| e["addresses"][0].as_str().unwrap().to_owned())
+        .collect();
+    let mut ips: Vec<String> = pods
+        .list(&ListParams::default().labels("app=web"))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|p| p.status?.pod_ip)
+        .collect();
+    addresses.sort();
+    ips.sort();
+    assert_eq!(addresses, ips);
+    assert!(endpoints.iter().all(|e| e["conditions"]["ready"] == true));
+
+    // A new image: a new ReplicaSet takes over, the old one goes to 0.
+    deployments
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Strategic(json!({"spec": {"template": {"spec": {"containers": [{"name": "web", "image": "nginx:2"}]}}}})),
+        )
+        .await
+        .unwrap();
+    until(&deployments, "web", "rolled out", |d| {
+        available(d, 3)
+            && d.metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get("deployment.kubernetes.io/revision"))
+                .map(String::as_str)
+                == Some("2")
+    })
+    .await;
+    let sets: Api<ReplicaSet> = Api::namespaced(client.clone(), "default");
+    let mut replicas: Vec<(String, i64)> = sets
+        .list(&ListParams::default().labels("app=web"))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|rs| {
+            let rs = value(&rs);
+            let image = rs["spec"]["template"]["spec"]["containers"][0]["image"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            (image, rs["spec"]["replicas"].as_i64().unwrap())
+        })
+        .collect();
+    replicas.sort();
+    assert_eq!(
+        replicas,
+        [("nginx:1".to_owned(), 0), ("nginx:2".to_owned(), 3)]
+    );
+    let running: Vec<String> = pods
+        .list(&ListParams::default().labels("app=web"))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|p| p.spec.unwrap().containers[0].image.clone().unwrap())
+        .collect();
+    assert_eq!(running, ["nginx:2", "nginx:2", "nginx:2"]);
+}
+
+fn job(name: &str, completions: i32, annotations: Value) -> Job {
+    object(json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name},
+        "spec": {
+            "completions": completions,
+            "backoffLimit": 1,
+            "template": {
+                "metadata": {"annotations": annotations},
+                "spec": {"restartPolicy": "Never", "containers": [{"name": "pi", "image": "perl"}]},
+            },
+        },
+    }))
+}
+
+fn job_condition(job: &Job, kind: &str) -> bool {
+    job.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == kind && c.status == "True"))
+}
+
+#[tokio::test]
+async fn jobs_complete_or_fail_and_cron_jobs_fire_on_the_servers_clock() {
+    let simulation = Simulation {
+        run_for: Duration::from_secs(30),
+        ..Simulation::with_nodes(1)
+    };
+    let Some((server, client)) = simulated("simulation", simulation) else {
+        return;
+    };
+    server.freeze();
+    let jobs: Api<Job> = Api::namespaced(client.clone(), "default");
+    jobs.create(&PostParams::default(), &job("pi", 2, json!({})))
+        .await
+        .unwrap();
+    until(&jobs, "pi", "one active", |j| {
+        j.status.as_ref().and_then(|s| s.active) == Some(1)
+    })
+    .await;
+    // Its Pods run for 30 s of the server's clock: nothing ends until the test says so.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!job_condition(&jobs.get("pi").await.unwrap(), "Complete"));
+    for _ in 0..4 {
+        server.advance(Duration::from_secs(31));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    until(&jobs, "pi", "complete", |j| job_condition(j, "Complete")).await;
+    let done = jobs.get("pi").await.unwrap().status.unwrap();
+    assert_eq!((done.succeeded, done.active), (Some(2), None));
+    assert!(done.completion_time.is_some() && done.start_time.is_some());
+
+    jobs.create(
+        &PostParams::default(),
+        &job(
+            "crash",
+            1,
+            json!({"simulation.kubeforge.dev/exit-code": "1"}),
+        ),
+    )
+    .await
+    .unwrap();
+    for _ in 0..6 {
+        server.advance(Duration::from_secs(31));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    until(&jobs, "crash", "failed", |j| job_condition(j, "Failed")).await;
+    let crash = jobs.get("crash").await.unwrap().status.unwrap();
+    assert_eq!(crash.failed, Some(2));
+    let failed = crash
+        .conditions
+        .unwrap()
+        .into_iter()
+        .find(|c| c.type_ == "Failed")
+        .unwrap();
+    assert_eq!(failed.reason.as_deref(), Some("BackoffLimitExceeded"));
+
+    let cron_jobs: Api<CronJob> = Api::namespaced(client.clone(), "default");
+    let cron: CronJob = object(json!({
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "hourly"},
+        "spec": {
+            "schedule": "@hourly",
+            "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "busybox"}]}}}},
+        },
+    }));
+    cron_jobs
+        .create(&PostParams::default(), &cron)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let owned = |jobs: Vec<Job>| {
+        jobs.into_iter()
+            .filter(|j| {
+                j.metadata
+                    .name
+                    .as_deref()
+                    .unwrap_or("")
+                    .starts_with("hourly-")
+            })
+            .count()
+    };
+    assert_eq!(
+        owned(jobs.list(&ListParams::default()).await.unwrap().items),
+        0
+    );
+    server.advance(Duration::from_secs(3600));
+    let fired = jobs.list(&ListParams::default()).await.unwrap().items;
+    assert_eq!(owned(fired), 1);
+    until(&cron_jobs, "hourly", "scheduled", |c| {
+        c.status
+            .as_ref()
+            .and_then(|s| s.last_schedule_time.as_ref())
+            .is_some()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_plain_server_runs_nothing() {
+    let Some(catalog) = catalog("simulation") else {
+        return;
+    };
+    let server = Server::new(catalog);
+    let client = Client::new(server.clone(), "default");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    pods.create(
+        &PostParams::default(),
+        &pod(
+            "idle",
+            json!({"containers": [{"name": "c", "image": "nginx"}]}),
+        ),
+    )
+    .await
+    .unwrap();
+    let before = server.len();
+    server.advance(Duration::from_secs(3600));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let idle = pods.get("idle").await.unwrap();
+    assert_eq!(idle.spec.unwrap().node_name, None);
+    assert_eq!(idle.status.unwrap().phase.as_deref(), Some("Pending"));
+    assert!(
+        Api::<Node>::all(client)
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+    assert_eq!(server.len(), before);
+    let _ = conditions::is_pod_running();
+}
+
+#[tokio::test]
+async fn taints_keep_out_the_pods_that_do_not_tolerate_them() {
+    let mut gpu = SimulatedNode::named("gpu");
+    gpu.taints = vec![json!({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"})];
+    gpu.labels.insert("accelerator".into(), "yes".into());
+    let simulation = Simulation {
+        nodes: vec![gpu],
+        ..Simulation::default()
+    };
+    let Some((_server, client)) = simulated("simulation", simulation) else {
+        return;
+    };
+    let pods: Api<Pod> = Api::namespaced(client, "default");
+    let container = json!([{"name": "c", "image": "cuda"}]);
+    pods.create(
+        &PostParams::default(),
+        &pod("plain", json!({"containers": container})),
+    )
+    .await
+    .unwrap();
+    until(&pods, "plain", "unschedulable", |p| {
+        condition(p, "PodScheduled").is_some_and(|c| c.status == "False")
+    })
+    .await;
+    let plain = pods.get("plain").await.unwrap();
+    assert_eq!(
+        condition(&plain, "PodScheduled")
+            .unwrap()
+            .message
+            .as_deref(),
+        Some(
+            "0/1 nodes are available: 1 node(s) had untolerated taint(s). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+        )
+    );
+    let spec = json!({
+        "containers": container,
+        "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}],
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "accelerator", "operator": "In", "values": ["yes"]}]}],
+        }}},
+    });
+    pods.create(&PostParams::default(), &pod("tolerant", spec))
+        .await
+        .unwrap();
+    until(&pods, "tolerant", "running on gpu", |p| {
+        p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some("gpu")
+            && p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+    })
+    .await;
+}
