@@ -7,7 +7,7 @@
 
 use http::{Method, Request};
 use http_body_util::{BodyExt, Full};
-use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
 use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod, Service};
 use kube::Client;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
@@ -174,6 +174,53 @@ async fn created_objects_carry_what_each_strategy_sets() {
         "a created Node keeps its status"
     );
     assert_eq!(created.metadata.generation, None);
+}
+
+/// A DaemonSet's template generation (`daemonset/strategy.go`), which apps/v1 carries in an
+/// annotation: 1 on create, one more when an update changes the template, the same when it
+/// does not; what a client sends for it is overwritten.
+#[tokio::test]
+async fn a_daemon_sets_template_generation_follows_its_template() {
+    let Some(server) = server() else {
+        return;
+    };
+    let daemonsets: Api<DaemonSet> = Api::default_namespaced(Client::new(server, "default"));
+    let generation = |d: &DaemonSet| {
+        d.metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get("deprecated.daemonset.template.generation"))
+            .cloned()
+    };
+    let agent: DaemonSet = serde_json::from_value(json!({
+        "metadata": {"name": "agent", "annotations": {"deprecated.daemonset.template.generation": "7"}},
+        "spec": {
+            "selector": {"matchLabels": {"app": "agent"}},
+            "template": {
+                "metadata": {"labels": {"app": "agent"}},
+                "spec": {"containers": [{"name": "agent", "image": "busybox:1"}]},
+            },
+        },
+    }))
+    .unwrap();
+    let created = daemonsets
+        .create(&PostParams::default(), &agent)
+        .await
+        .unwrap();
+    assert_eq!(generation(&created).as_deref(), Some("1"));
+    let image = json!({"spec": {"template": {"spec": {"containers": [{"name": "agent", "image": "busybox:2"}]}}}});
+    let patched = daemonsets
+        .patch("agent", &PatchParams::default(), &Patch::Strategic(image))
+        .await
+        .unwrap();
+    assert_eq!(generation(&patched).as_deref(), Some("2"));
+    let other = json!({"spec": {"minReadySeconds": 5}});
+    let patched = daemonsets
+        .patch("agent", &PatchParams::default(), &Patch::Strategic(other))
+        .await
+        .unwrap();
+    assert_eq!(generation(&patched).as_deref(), Some("2"));
+    assert_eq!(patched.metadata.generation, Some(3));
 }
 
 #[tokio::test]

@@ -11,19 +11,23 @@ use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, CustomResourceExt};
 use kubeforge_server::{Catalog, Server};
 
-#[tokio::test]
-async fn the_crd_is_installed_from_the_crate() {
-    let test = "the_crd_is_installed_from_the_crate";
-    // The core group (namespaces) and apiextensions.k8s.io, which serves CRDs.
+/// The core group (namespaces) and apiextensions.k8s.io, which serves CRDs, from the
+/// corpus's OpenAPI v3 documents.
+fn catalog(test: &str) -> Option<Catalog> {
     let documents = [
         "kubernetes/v3/api__v1_openapi.json",
         "kubernetes/v3/apis__apiextensions.k8s.io__v1_openapi.json",
     ];
-    let Some(corpus) = kubeforge_tests::corpus(test, &documents) else {
+    let corpus = kubeforge_tests::corpus(test, &documents)?;
+    let paths: Vec<_> = documents.iter().map(|d| corpus.join(d)).collect();
+    Some(Catalog::from_documents(&paths).unwrap())
+}
+
+#[tokio::test]
+async fn the_crd_is_installed_from_the_crate() {
+    let Some(catalog) = catalog("the_crd_is_installed_from_the_crate") else {
         return;
     };
-    let paths: Vec<_> = documents.iter().map(|d| corpus.join(d)).collect();
-    let catalog = Catalog::from_documents(&paths).unwrap();
     let client = Client::new(Server::new(catalog), "default");
 
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
@@ -71,16 +75,10 @@ async fn the_crd_is_installed_from_the_crate() {
 /// `crds()` (every CRD it was generated from), which returns once they are served.
 #[tokio::test]
 async fn the_crates_crds_are_installed_when_the_server_starts() {
-    let test = "the_crates_crds_are_installed_when_the_server_starts";
-    let documents = [
-        "kubernetes/v3/api__v1_openapi.json",
-        "kubernetes/v3/apis__apiextensions.k8s.io__v1_openapi.json",
-    ];
-    let Some(corpus) = kubeforge_tests::corpus(test, &documents) else {
+    let Some(catalog) = catalog("the_crates_crds_are_installed_when_the_server_starts") else {
         return;
     };
-    let paths: Vec<_> = documents.iter().map(|d| corpus.join(d)).collect();
-    let server = Server::new(Catalog::from_documents(&paths).unwrap());
+    let server = Server::new(catalog);
     let crds: Vec<serde_json::Value> = endpoints_controller::crd::crds()
         .iter()
         .map(|crd| serde_json::to_value(crd).unwrap())

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::controllers::queue::{Work, delete, write};
 use crate::objects::catalog::Catalog;
-use crate::objects::meta::metadata_mut;
+use crate::objects::meta::{metadata_mut, text};
 use crate::objects::store::{Key, State};
 use crate::semantics::crds::{CLEANUP, condition_true, is_crds, set_condition};
 use crate::semantics::deletion::Policy;
@@ -372,14 +372,6 @@ fn group_crds(state: &State, index: usize, group: &str) -> Vec<Key> {
         .filter(|(_, crd)| crd.pointer("/spec/group").and_then(Value::as_str) == Some(group))
         .map(|(key, _)| key.clone())
         .collect()
-}
-
-fn text(object: &Value, pointer: &str) -> String {
-    object
-        .pointer(pointer)
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned()
 }
 
 fn strings(names: Option<&Value>, key: &str) -> Vec<String> {

@@ -47,6 +47,15 @@ pub(crate) fn finalizers(object: &Value) -> Vec<&str> {
     strings(object, "/metadata/finalizers")
 }
 
+/// The string at `pointer` in `object`, empty when there is none (Go's zero value).
+pub(crate) fn text(object: &Value, pointer: &str) -> String {
+    object
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned()
+}
+
 /// The strings of the list at `pointer`.
 pub(crate) fn strings<'a>(object: &'a Value, pointer: &str) -> Vec<&'a str> {
     object

@@ -4,6 +4,7 @@
 use http::{Method, Request, StatusCode};
 use serde_json::Value;
 
+use crate::objects::meta::text;
 use crate::router::Server;
 use crate::wire::status::Failure;
 
@@ -162,14 +163,6 @@ impl Server {
 
 fn kind(object: &Value) -> &str {
     object.get("kind").and_then(Value::as_str).unwrap_or("")
-}
-
-fn text(object: &Value, pointer: &str) -> String {
-    object
-        .pointer(pointer)
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned()
 }
 
 fn or_default(namespace: String) -> String {

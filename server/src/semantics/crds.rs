@@ -8,7 +8,7 @@ use kubeforge_runtime::schema::{BadValue, FieldError, FieldPath};
 use serde_json::{Map, Value, json};
 
 use crate::objects::catalog::Catalog;
-use crate::objects::meta::{metadata_mut, now};
+use crate::objects::meta::{metadata_mut, now, text};
 use crate::semantics::structural;
 
 /// The finalizer that holds a deleted CRD until its objects are gone
@@ -111,13 +111,6 @@ pub(crate) fn condition_true(object: &Value, ty: &str) -> bool {
 /// their subdomains) needs the `api-approved.kubernetes.io` annotation, checked on create
 /// and when an update changes it (`validateAPIApproval`).
 pub(crate) fn errors(object: &Value, old: Option<&Value>) -> Vec<FieldError> {
-    let text = |value: &Value, pointer: &str| {
-        value
-            .pointer(pointer)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
     let mut errors = Vec::new();
     let name = text(object, "/metadata/name");
     let group = text(object, "/spec/group");

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use crate::objects::catalog::Catalog;
+use crate::objects::meta::text;
 use crate::objects::store::State;
 
 /// The RBAC API group.
@@ -267,13 +268,6 @@ impl Rule {
 
 /// Where an allowing rule came from: `RBAC: allowed by <this>`.
 fn describe(kind: &str, binding: &Value, subject: &Value, binding_namespace: &str) -> String {
-    let text = |value: &Value, pointer: &str| {
-        value
-            .pointer(pointer)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
     let name = text(binding, "/metadata/name");
     let name = if kind == "RoleBinding" {
         format!("{name}/{binding_namespace}")

@@ -29,6 +29,8 @@ pub(crate) struct Strategy {
     status_kept: bool,
     /// The rules written in code that run on create.
     create: Vec<String>,
+    /// The rules written in code that run on an update of the main resource.
+    update: Vec<String>,
     /// Whether a delete is graceful (`CheckGracefulDelete`).
     graceful: bool,
 }
@@ -88,6 +90,7 @@ impl Strategy {
             match rule.as_str() {
                 "@pod-status" => pod_status(object),
                 "@volume-pending" => volume_pending(object),
+                "@template-generation" => template_generation(None, object),
                 _ => {}
             }
         }
@@ -122,6 +125,16 @@ impl Strategy {
 
     /// `PrepareForUpdate`'s generation: the stored one, plus one when a part the strategy
     /// compares changed; `None` for a kind without a generation.
+    /// `PrepareForUpdate`'s rules in code, on an update of the main resource (`new` is
+    /// what will be stored, `old` the stored object).
+    pub(crate) fn prepare_for_update(&self, old: &Value, new: &mut Value) {
+        for rule in &self.update {
+            if rule == "@template-generation" {
+                template_generation(Some(old), new);
+            }
+        }
+    }
+
     pub(crate) fn generation(&self, old: &Value, new: &Value) -> Option<i64> {
         let parts = self.generation.as_ref()?;
         let stored = old
@@ -191,12 +204,48 @@ fn parse(text: &str) -> Vec<Result<(Kind, Strategy), String>> {
                     Some(("create", name)) if name.starts_with('@') => {
                         strategy.create.push(name.to_owned());
                     }
+                    Some(("update", name)) if name.starts_with('@') => {
+                        strategy.update.push(name.to_owned());
+                    }
                     _ => return Err(format!("{line}: unknown rule {rule}")),
                 }
             }
             Ok(((group.to_owned(), resource.to_owned()), strategy))
         })
         .collect()
+}
+
+/// The annotation apps/v1 carries a DaemonSet's internal `spec.templateGeneration` in
+/// (`appsv1.DeprecatedTemplateGeneration`, written by the conversion to apps/v1).
+const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
+
+/// A DaemonSet's template generation (`daemonset/strategy.go`): 1 on create; on update the
+/// stored one, plus one when the template changed. A client cannot set it: the strategy
+/// overwrites what the conversion read from the annotation.
+fn template_generation(old: Option<&Value>, new: &mut Value) {
+    let generation = match old {
+        None => 1,
+        Some(old) => {
+            let stored = old
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(TEMPLATE_GENERATION))
+                .and_then(Value::as_str)
+                .and_then(|g| g.parse::<i64>().ok())
+                .unwrap_or(0);
+            let changed = old.pointer("/spec/template") != new.pointer("/spec/template");
+            stored + i64::from(changed)
+        }
+    };
+    let Some(meta) = new.get_mut("metadata").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+    if let Some(map) = annotations.as_object_mut() {
+        map.insert(
+            TEMPLATE_GENERATION.into(),
+            Value::from(generation.to_string()),
+        );
+    }
 }
 
 /// A created Pod's status (`pod/strategy.go` `PrepareForCreate`): `Pending`, and the QoS

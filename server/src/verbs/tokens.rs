@@ -8,6 +8,7 @@ use http::StatusCode;
 use kubeforge_runtime::schema::{BadValue, FieldError};
 use serde_json::{Map, Value, json};
 
+use crate::objects::meta::text;
 use crate::semantics::tokens::{Bound, ISSUER, Refusal};
 use crate::verbs::Shared;
 use crate::wire::status::Failure;
@@ -368,14 +369,6 @@ fn parse(body: &[u8]) -> Result<Value, Failure> {
     serde_json::from_slice(body).map_err(|e| {
         Failure::bad_request(format!("the body of the request is not valid JSON: {e}"))
     })
-}
-
-fn text(object: &Value, pointer: &str) -> String {
-    object
-        .pointer(pointer)
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned()
 }
 
 /// A Unix time as `meta/v1.Time` writes it.

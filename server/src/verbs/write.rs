@@ -497,6 +497,9 @@ impl Shared {
             allocation::allocate(&mut result, Some(old), others.iter().map(|o| &**o))
                 .map_err(|errors| Failure::invalid_fields(&def.group, &def.kind, name, errors))?;
         }
+        if sub.is_none() {
+            strategy.prepare_for_update(old, &mut result);
+        }
         validation::validate_update(&catalog, def, &result, old, sub)?;
         if csr::is_csr(def) {
             refuse(def, name, csr::validate_update(sub, old, &result))?;
