@@ -12,6 +12,7 @@ use kubeforge_runtime::schema::SchemaSet;
 use serde_json::Value;
 
 use crate::objects::catalog::{Catalog, PatchField, PatchSchema, PrinterColumn, verb};
+use crate::objects::meta;
 use crate::objects::openapi;
 use crate::objects::schema::{Root, Schemas};
 
@@ -279,16 +280,10 @@ fn crd_document(catalog: &mut Catalog, documents: &mut BTreeMap<String, Value>, 
     );
     let namespaced = text("/spec/scope") != "Cluster";
     let strings = |pointer: &str| -> Vec<String> {
-        crd.pointer(pointer)
-            .and_then(Value::as_array)
-            .map(|names| {
-                names
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
+        meta::strings(crd, pointer)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
     };
     let short_names = strings("/spec/names/shortNames");
     let categories = strings("/spec/names/categories");
