@@ -99,6 +99,14 @@ impl Server {
     /// Authenticates, impersonates and authorizes a request: the user it acts as, or the
     /// API server's 401 or 403.
     pub(crate) fn admit(&self, parts: &http::request::Parts) -> Result<User, Failure> {
+        let user = self.identify(parts)?;
+        self.shared.authorize(&user, &request_info(parts))?;
+        Ok(user)
+    }
+
+    /// Authenticates and impersonates: who the request acts as, or the API server's 401 or
+    /// 403 (what the flow control filter, after these two, sees).
+    pub(crate) fn identify(&self, parts: &http::request::Parts) -> Result<User, Failure> {
         let authorization = parts
             .headers
             .get(http::header::AUTHORIZATION)
@@ -110,9 +118,7 @@ impl Server {
                 Caller::As(user) => (**user).clone(),
             },
         };
-        let user = self.shared.impersonate(user, &parts.headers)?;
-        self.shared.authorize(&user, &request_info(parts))?;
-        Ok(user)
+        self.shared.impersonate(user, &parts.headers)
     }
 }
 

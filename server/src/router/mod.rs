@@ -5,6 +5,7 @@
 //! puts it on a port.
 
 pub(crate) mod filters;
+pub(crate) mod limits;
 pub(crate) mod manifests;
 pub(crate) mod serve;
 pub(crate) mod service;

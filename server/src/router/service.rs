@@ -1,4 +1,5 @@
-//! The server as a `tower::Service`: reads the body (up to the limit, else 413) and answers.
+//! The server as a `tower::Service`: lets the request through its identity's limits (else
+//! 429, `limits`), reads the body (up to the limit, else 413) and answers.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -9,6 +10,8 @@ use http::{Request, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use crate::router::Server;
+use crate::router::filters::request_info;
+use crate::router::limits::too_many_requests;
 use crate::wire::body::Body;
 use crate::wire::response::failure_response;
 use crate::wire::status::Failure;
@@ -43,6 +46,16 @@ impl Server {
         B::Error: Into<BoxError>,
     {
         let (parts, body) = request.into_parts();
+        // The flow control filter's place: after authentication and impersonation (whose
+        // refusals `handle` answers), before the body is read.
+        let mut slot = None;
+        if let Ok(user) = self.identify(&parts) {
+            let watch = request_info(&parts).verb == "watch";
+            match self.shared.throttle(&user, watch) {
+                Ok(held) => slot = held,
+                Err(retry_after) => return too_many_requests(retry_after),
+            }
+        }
         let limit = self.shared.options.body_limit;
         match Limited::new(body, limit).collect().await {
             // The work itself runs on a blocking thread, so a request whose work is heavy
@@ -50,11 +63,18 @@ impl Server {
             Ok(collected) => {
                 let server = self.clone();
                 let bytes = collected.to_bytes();
-                tokio::task::spawn_blocking(move || server.handle(&parts, &bytes))
+                let response = tokio::task::spawn_blocking(move || server.handle(&parts, &bytes))
                     .await
                     .unwrap_or_else(|_| {
                         failure_response(&Failure::internal("the request's handler failed"))
-                    })
+                    });
+                // A watch that streams keeps its identity's slot until its client goes.
+                match slot {
+                    Some(slot) if response.body().bytes().is_none() => {
+                        response.map(|body| body.holding(slot))
+                    }
+                    _ => response,
+                }
             }
             Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
                 failure_response(&Failure::too_large(limit))

@@ -46,6 +46,16 @@ pub struct Options {
     /// The largest request body accepted; larger ones are answered 413 (the API server's
     /// limit is 3 MiB).
     pub body_limit: usize,
+    /// Requests per second each identity may send, sustained (a token bucket per user
+    /// name, refilled at this rate); more are answered 429 `Too many requests, please try
+    /// again later.` with `Retry-After`, as the API server's flow control answers. The
+    /// privileged group (`system:masters`) is exempt, as from the API server's. 0: no limit.
+    pub requests_per_second: u32,
+    /// How many requests each identity may send at once above its rate (the bucket's size).
+    pub request_burst: u32,
+    /// How many watches each identity (but `system:masters`) may hold open at once; one
+    /// more is answered 429 as above. 0: no limit.
+    pub watches_per_identity: usize,
     /// How many events the history keeps for watches that resume from a resource version;
     /// older ones get 410 Gone.
     pub history: usize,
@@ -60,6 +70,9 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             body_limit: 3 * 1024 * 1024,
+            requests_per_second: 500,
+            request_burst: 1000,
+            watches_per_identity: 256,
             history: 1024,
             bookmark_interval: Duration::from_secs(5),
             simulation: None,
@@ -81,6 +94,8 @@ pub(crate) struct Shared {
     pub(crate) keys: Result<Keys, String>,
     /// The administrator's and static users' bearer tokens (`auth`).
     pub(crate) identities: Mutex<auth::Identities>,
+    /// Each identity's request rate and open watches (`router::limits`).
+    pub(crate) limits: crate::router::limits::Limits,
     /// The clock every timestamp the server writes reads (the real time unless simulating).
     pub(crate) clock: Clock,
     uid_seed: std::collections::hash_map::RandomState,
@@ -101,6 +116,7 @@ impl Shared {
             cluster: Cluster::new(authority, ([127, 0, 0, 1], 6443).into()),
             keys: Keys::generate(),
             identities: Mutex::new(auth::Identities::new()),
+            limits: crate::router::limits::Limits::default(),
             clock: Clock::default(),
             uid_seed: std::collections::hash_map::RandomState::new(),
         };

@@ -11,7 +11,18 @@ use tokio::sync::mpsc;
 /// A response body: complete, or a stream fed by a watch task. Dropping it (the client
 /// went away) closes the channel, and the watch task ends.
 #[derive(Debug)]
-pub struct Body(Inner);
+pub struct Body(Inner, Option<Held>);
+
+/// What a body keeps while it lives (a watch's place among its identity's, `router::limits`).
+struct Held {
+    _kept: Box<dyn Send + Sync>,
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Held")
+    }
+}
 
 #[derive(Debug)]
 enum Inner {
@@ -22,7 +33,7 @@ enum Inner {
 impl Body {
     /// A complete body.
     pub fn full(bytes: impl Into<Bytes>) -> Body {
-        Body(Inner::Full(Some(bytes.into())))
+        Body(Inner::Full(Some(bytes.into())), None)
     }
 
     /// The bytes of a complete body (`None` for a stream).
@@ -33,9 +44,18 @@ impl Body {
         }
     }
 
+    /// This body, keeping `held` until it is dropped.
+    #[must_use]
+    pub(crate) fn holding(mut self, held: impl Send + Sync + 'static) -> Body {
+        self.1 = Some(Held {
+            _kept: Box::new(held),
+        });
+        self
+    }
+
     /// A body whose chunks arrive on `receiver`.
     pub(crate) fn stream(receiver: mpsc::Receiver<Bytes>) -> Body {
-        Body(Inner::Stream(receiver))
+        Body(Inner::Stream(receiver), None)
     }
 }
 

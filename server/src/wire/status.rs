@@ -144,7 +144,8 @@ impl Failure {
         Failure::new(
             413,
             "RequestEntityTooLarge",
-            format!("the request body is larger than the limit of {limit} bytes"),
+            // `handlers/rest.go`, `limitedReadBody`, through `NewRequestEntityTooLargeError`.
+            format!("Request entity too large: limit is {limit}"),
         )
     }
 

@@ -1,0 +1,180 @@
+//! The limits that keep the server up, past the body's size (`service`): each identity's
+//! request rate and open watches. Where k8s.io/apiserver's priority and fairness filter
+//! stands in `DefaultBuildHandlerChain` (after authentication and impersonation, before
+//! authorization and before the body is read), a request over a limit is answered as that
+//! filter answers it (`filters/maxinflight.go`, `tooManyRequests`): 429 with `Retry-After`
+//! and the plain text `Too many requests, please try again later.`. The privileged group
+//! (`system:masters`) is exempt, as the API server's `exempt` priority level exempts it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use http::{HeaderValue, Response, StatusCode, header};
+
+use crate::semantics::rbac::User;
+use crate::verbs::{Options, Shared};
+use crate::wire::body::Body;
+
+/// What the API server's `tooManyRequests` writes, through Go's `http.Error`.
+pub(crate) const TOO_MANY_REQUESTS: &str = "Too many requests, please try again later.\n";
+
+/// Each identity's token bucket and open watches, by user name.
+#[derive(Debug, Default)]
+pub(crate) struct Limits {
+    buckets: Mutex<HashMap<String, Bucket>>,
+    watches: Mutex<HashMap<String, usize>>,
+}
+
+#[derive(Debug)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+/// One open watch of an identity, counted while it lives (it goes with the response's
+/// body, which goes when the client does).
+pub(crate) struct WatchSlot {
+    shared: Arc<Shared>,
+    user: String,
+}
+
+impl Drop for WatchSlot {
+    fn drop(&mut self) {
+        let mut watches = self.shared.limits.watches();
+        if let Some(open) = watches.get_mut(&self.user) {
+            *open = open.saturating_sub(1);
+            if *open == 0 {
+                watches.remove(&self.user);
+            }
+        }
+    }
+}
+
+impl Limits {
+    fn watches(&self) -> MutexGuard<'_, HashMap<String, usize>> {
+        self.watches.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes one request from `user`'s bucket: `Err` with the seconds until one is there
+    /// when it is empty.
+    fn take(&self, options: &Options, user: &str, now: Instant) -> Result<(), u64> {
+        if options.requests_per_second == 0 {
+            return Ok(());
+        }
+        let rate = f64::from(options.requests_per_second);
+        let burst = f64::from(options.request_burst.max(1));
+        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        let bucket = buckets.entry(user.to_owned()).or_insert(Bucket {
+            tokens: burst,
+            at: now,
+        });
+        let elapsed = now.saturating_duration_since(bucket.at).as_secs_f64();
+        bucket.tokens = (bucket.tokens + elapsed * rate).min(burst);
+        bucket.at = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            return Ok(());
+        }
+        // Whole seconds, at least 1, as `Retry-After` carries them.
+        let wait = ((1.0 - bucket.tokens) / rate).ceil();
+        Err(if wait < 1.0 { 1 } else { wait as u64 })
+    }
+}
+
+impl Shared {
+    /// Lets a request of `user` through the limits, or says after how many seconds to retry
+    /// (answered with [`too_many_requests`]). A watch holds a slot of its identity's until
+    /// the returned one is dropped.
+    pub(crate) fn throttle(
+        self: &Arc<Shared>,
+        user: &User,
+        watch: bool,
+    ) -> Result<Option<WatchSlot>, u64> {
+        if user.is_privileged() {
+            return Ok(None);
+        }
+        self.limits
+            .take(&self.options, &user.name, Instant::now())?;
+        let cap = self.options.watches_per_identity;
+        if !watch || cap == 0 {
+            return Ok(None);
+        }
+        let mut watches = self.limits.watches();
+        let open = watches.entry(user.name.clone()).or_insert(0);
+        if *open >= cap {
+            return Err(1);
+        }
+        *open += 1;
+        Ok(Some(WatchSlot {
+            shared: self.clone(),
+            user: user.name.clone(),
+        }))
+    }
+}
+
+/// `tooManyRequests`: 429, `Retry-After`, and `http.Error`'s plain text.
+pub(crate) fn too_many_requests(retry_after: u64) -> Response<Body> {
+    let mut response = Response::new(Body::full(TOO_MANY_REQUESTS));
+    *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_bucket_refills_at_its_rate_up_to_its_burst() {
+        let limits = Limits::default();
+        let options = Options {
+            requests_per_second: 2,
+            request_burst: 3,
+            ..Options::default()
+        };
+        let start = Instant::now();
+        for _ in 0..3 {
+            assert_eq!(limits.take(&options, "u", start), Ok(()));
+        }
+        assert_eq!(limits.take(&options, "u", start), Err(1));
+        // Another identity has its own bucket.
+        assert_eq!(limits.take(&options, "v", start), Ok(()));
+        // Half a second gives one request back, and no more.
+        let later = start + Duration::from_millis(500);
+        assert_eq!(limits.take(&options, "u", later), Ok(()));
+        assert_eq!(limits.take(&options, "u", later), Err(1));
+        // A long wait fills the bucket to its burst only.
+        let much_later = later + Duration::from_secs(60);
+        for _ in 0..3 {
+            assert_eq!(limits.take(&options, "u", much_later), Ok(()));
+        }
+        assert_eq!(limits.take(&options, "u", much_later), Err(1));
+        // A slow rate says how long to wait.
+        let slow = Options {
+            requests_per_second: 1,
+            request_burst: 1,
+            ..Options::default()
+        };
+        assert_eq!(limits.take(&slow, "w", start), Ok(()));
+        assert_eq!(limits.take(&slow, "w", start), Err(1));
+        let off = Options {
+            requests_per_second: 0,
+            ..Options::default()
+        };
+        for _ in 0..10_000 {
+            assert_eq!(limits.take(&off, "x", start), Ok(()));
+        }
+    }
+}
