@@ -610,9 +610,11 @@ fn kubectl_reads_the_aggregated_documents() {
     else {
         return;
     };
-    let server = kubeforge_tests::kubectl_server::KubectlServer::start(
+    // Plain HTTP: the raw requests below speak it.
+    let server = kubeforge_tests::kubectl_server::KubectlServer::start_with(
         env!("CARGO_BIN_EXE_kubeforge-server"),
         kubectl,
+        &["--insecure-http"],
         &[corpus.join("kubernetes/swagger.json")],
     );
     let output = server.command(&["api-resources", "-v=8"]).output().unwrap();

@@ -44,7 +44,7 @@ fn port(server: &KubectlServer) -> String {
     let config = std::fs::read_to_string(server.dir().join("config")).unwrap();
     let url = config
         .lines()
-        .find_map(|l| l.trim().strip_prefix("server: http://127.0.0.1:"))
+        .find_map(|l| l.trim().strip_prefix("server: https://127.0.0.1:"))
         .unwrap();
     url.to_owned()
 }

@@ -111,10 +111,11 @@ impl Drop for Running {
     }
 }
 
-/// The binary, serving `swagger.json` on a free loopback port.
+/// The binary, serving `swagger.json` on a free loopback port over plain HTTP (the raw
+/// requests below speak it).
 fn start(corpus: &std::path::Path) -> (Running, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubeforge-server"))
-        .arg("serve")
+        .args(["serve", "--insecure-http"])
         .arg(corpus.join("kubernetes/swagger.json"))
         .stdout(Stdio::piped())
         .spawn()

@@ -809,10 +809,10 @@ fn kubectl_auth_can_i_as_a_service_account() {
     ) else {
         return;
     };
-    let server = kubeforge_tests::kubectl_server::KubectlServer::start_with(
+    // The binary serves TLS unless asked for plain HTTP.
+    let server = kubeforge_tests::kubectl_server::KubectlServer::start(
         env!("CARGO_BIN_EXE_kubeforge-server"),
         kubectl,
-        &["--tls"],
         &[corpus.join("kubernetes/swagger.json")],
     );
     // The kubeconfig's user is the administrator (kubectl sends its token, and `--as`,
@@ -892,6 +892,21 @@ fn kubectl_auth_can_i_as_a_service_account() {
         );
     }
     assert_eq!(http("GET", "/version", None, ""), 200);
+    // Plain HTTP on the TLS port is told so, as Go's `http.Server` tells it, and answered
+    // nothing else.
+    for request in [
+        "GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n\r\n",
+        "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+    ] {
+        let mut stream = std::net::TcpStream::connect(&address).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        assert_eq!(
+            answer,
+            "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
+        );
+    }
     let config = std::fs::read_to_string(server.dir().join("config")).unwrap();
     let token = config
         .lines()

@@ -15,8 +15,9 @@ pub struct KubectlServer {
 
 impl KubectlServer {
     /// Starts `server` (the binary, `env!("CARGO_BIN_EXE_kubeforge-server")` in the server's
-    /// tests) serving `inputs` on a free loopback port, and returns once it says where it
-    /// listens, that the kubeconfig is written and that it serves the catalog.
+    /// tests) serving `inputs` over TLS on a free loopback port, and returns once it says
+    /// where it listens, that the kubeconfig (with the cluster's CA and the administrator's
+    /// token) is written and that it serves the catalog.
     ///
     /// # Panics
     ///
@@ -25,7 +26,8 @@ impl KubectlServer {
         KubectlServer::start_with(server, kubectl, &[], inputs)
     }
 
-    /// [`start`](Self::start) with more flags for `serve` (`--simulate`, `--tls`, …).
+    /// [`start`](Self::start) with more flags for `serve` (`--simulate`, `--insecure-http`
+    /// for a test that speaks raw HTTP to it, …).
     ///
     /// # Panics
     ///
@@ -46,7 +48,12 @@ impl KubectlServer {
             .spawn()
             .expect("the server starts");
         let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
-        for expected in ["listening on http", "kubeconfig written to", "serving "] {
+        let listening = if flags.contains(&"--insecure-http") {
+            "listening on http://"
+        } else {
+            "listening on https://"
+        };
+        for expected in [listening, "kubeconfig written to", "serving "] {
             let line = lines.next().expect("the server says more").expect("a line");
             assert!(line.starts_with(expected), "expected {expected:?}: {line}");
         }

@@ -1,5 +1,7 @@
-//! `cargo xtask serve [--schemas DIR | inputs…] [--listen ADDR] [--kubeconfig FILE]`: runs the
-//! `kubeforge-server` binary, serving `schemas/` when no documents are named.
+//! `cargo xtask serve [--schemas DIR | inputs…] [--listen ADDR] [--kubeconfig FILE] [flags…]`:
+//! runs the `kubeforge-server` binary (over TLS, its kubeconfig with the cluster's CA and the
+//! administrator's token, unless `--insecure-http`), serving `schemas/` when no documents are
+//! named.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -52,7 +54,15 @@ fn names_documents(args: &[OsString]) -> bool {
     while let Some(arg) = args.next() {
         match arg.as_ref() {
             "--schemas" => return true,
-            "--listen" | "--kubeconfig" => {
+            "--listen"
+            | "--kubeconfig"
+            | "--max-request-body-bytes"
+            | "--requests-per-second"
+            | "--request-burst"
+            | "--watches-per-identity"
+            | "--nodes"
+            | "--ready-after"
+            | "--run-for" => {
                 args.next();
             }
             other if other.starts_with("--schemas=") => return true,
@@ -75,5 +85,13 @@ mod tests {
         assert!(!check(&["--listen", "127.0.0.1:8001", "--kubeconfig", "k"]));
         assert!(check(&["--schemas", "dir"]));
         assert!(check(&["--listen", "127.0.0.1:0", "crd.yaml"]));
+        assert!(!check(&[
+            "--insecure-http",
+            "--simulate",
+            "--nodes",
+            "2",
+            "--requests-per-second",
+            "50"
+        ]));
     }
 }

@@ -1,9 +1,12 @@
-//! `kubeforge-server serve [--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE] [--tls]`:
-//! an in-memory API server for the resources of the input documents, on a loopback port.
-//! The first line of output is `listening on http://<address>` (`https://` with `--tls`);
-//! Ctrl-C or SIGTERM stops it. The kubeconfig's user is the administrator, by its token;
-//! over plain HTTP a request without credentials acts as the administrator too (kubectl
-//! sends none over plain HTTP), over TLS it is `system:anonymous`. `--simulate` runs a
+//! `kubeforge-server serve [--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE]
+//! [--insecure-http]`: an in-memory API server for the resources of the input documents, on a
+//! loopback port. It serves HTTPS, with a serving certificate from the cluster's CA (which
+//! the kubeconfig trusts), as kube-apiserver serves only its secure port; the first line of
+//! output is `listening on https://<address>` (`http://` with `--insecure-http`); Ctrl-C or
+//! SIGTERM stops it. The kubeconfig's user is the administrator, by its token; over TLS a
+//! request without credentials is `system:anonymous`, over plain HTTP (asked for with
+//! `--insecure-http`, as kube-apiserver's old `--insecure-port` served it) it acts as the
+//! administrator (kubectl sends no credentials over plain HTTP). `--simulate` runs a
 //! simulated cluster inside it (nodes, scheduler, kubelets, controllers), whose clock
 //! `/simulation/clock` moves.
 
@@ -42,10 +45,16 @@ enum Command {
         /// Write a kubeconfig for kubectl here.
         #[arg(long)]
         kubeconfig: Option<PathBuf>,
-        /// Serve over TLS, with a serving certificate from the cluster's CA (written into
-        /// the kubeconfig); requests without the kubeconfig's token are anonymous.
+        /// Serve plain HTTP instead of HTTPS: every request without credentials acts as the
+        /// administrator, as kube-apiserver's old insecure port served it. For tests that
+        /// speak raw HTTP; anyone who can reach the port can do anything.
         #[arg(long)]
+        insecure_http: bool,
+        /// Serve over TLS: the default, kept for scripts that name it.
+        #[arg(long, hide = true, conflicts_with = "insecure_http")]
         tls: bool,
+        #[command(flatten)]
+        limits: LimitArgs,
         #[command(flatten)]
         simulation: SimulationArgs,
     },
@@ -72,6 +81,36 @@ struct SimulationArgs {
     frozen: bool,
 }
 
+/// The limits that keep the server up (see `Options`); 0 turns one off.
+#[derive(clap::Args)]
+struct LimitArgs {
+    /// The largest request body accepted, in bytes (kube-apiserver's 3 MiB); larger is 413.
+    #[arg(long, default_value_t = Options::default().body_limit)]
+    max_request_body_bytes: usize,
+    /// Requests per second each identity may send, sustained; more is 429 (the
+    /// administrator, in `system:masters`, is exempt, as from kube-apiserver's flow control).
+    #[arg(long, default_value_t = Options::default().requests_per_second)]
+    requests_per_second: u32,
+    /// Requests each identity may send at once above its rate.
+    #[arg(long, default_value_t = Options::default().request_burst)]
+    request_burst: u32,
+    /// Watches each identity may hold open at once; one more is 429.
+    #[arg(long, default_value_t = Options::default().watches_per_identity)]
+    watches_per_identity: usize,
+}
+
+impl LimitArgs {
+    fn apply(&self, options: Options) -> Options {
+        Options {
+            body_limit: self.max_request_body_bytes,
+            requests_per_second: self.requests_per_second,
+            request_burst: self.request_burst,
+            watches_per_identity: self.watches_per_identity,
+            ..options
+        }
+    }
+}
+
 impl SimulationArgs {
     fn options(&self) -> Options {
         let simulation = self.simulate.then(|| Simulation {
@@ -92,10 +131,22 @@ fn main() -> ExitCode {
         inputs,
         listen,
         kubeconfig: kubeconfig_path,
-        tls,
+        insecure_http,
+        tls: _,
+        limits,
         simulation,
     } = Cli::parse().command;
-    match run(schemas, inputs, listen, kubeconfig_path, tls, &simulation) {
+    let options = limits.apply(simulation.options());
+    let tls = !insecure_http;
+    match run(
+        schemas,
+        inputs,
+        listen,
+        kubeconfig_path,
+        tls,
+        &simulation,
+        options,
+    ) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -111,6 +162,7 @@ fn run(
     kubeconfig_path: Option<PathBuf>,
     tls: bool,
     simulation: &SimulationArgs,
+    options: Options,
 ) -> Result<(), String> {
     if !listen.ip().is_loopback() {
         return Err(format!(
@@ -145,7 +197,7 @@ fn run(
         let address = listener.local_addr().map_err(|e| e.to_string())?;
         let scheme = if tls { "https" } else { "http" };
         println!("listening on {scheme}://{address}");
-        let server = Server::with_options(catalog, simulation.options());
+        let server = Server::with_options(catalog, options);
         if simulation.frozen {
             server.freeze();
         }

@@ -92,9 +92,12 @@ async fn accept(
                     match tls {
                         None => connection(server, stream).await,
                         // A client that fails the handshake (a plain HTTP request, an
-                        // unknown CA) only ends its own connection.
+                        // unknown CA) only ends its own connection; a plain HTTP request
+                        // is told so, as Go's `http.Server` tells it.
                         Some(acceptor) => {
-                            if let Ok(stream) = acceptor.accept(stream).await {
+                            if plain_http(&stream).await {
+                                tell_plain_http(stream).await;
+                            } else if let Ok(stream) = acceptor.accept(stream).await {
                                 connection(server, stream).await;
                             }
                         }
@@ -106,6 +109,58 @@ async fn accept(
     }
     connections.shutdown().await;
     Ok(())
+}
+
+/// What Go's `http.Server` answers a plain HTTP request on a TLS port (net/http's
+/// `server.go`), before it closes the connection.
+const PLAIN_HTTP_ANSWER: &[u8] =
+    b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
+
+/// Whether a connection opens with an HTTP request rather than a TLS handshake: its first
+/// five bytes, as net/http's `tlsRecordHeaderLooksLikeHTTP` reads them.
+async fn plain_http(stream: &tokio::net::TcpStream) -> bool {
+    let mut head = [0u8; 5];
+    match stream.peek(&mut head).await {
+        Ok(5) => matches!(&head, b"GET /" | b"HEAD " | b"POST " | b"PUT /" | b"OPTIO"),
+        _ => false,
+    }
+}
+
+/// Writes [`PLAIN_HTTP_ANSWER`] and ends the writing side, then reads what the client sent
+/// (for a second at most) so that closing does not reset the connection before the client
+/// reads the answer.
+async fn tell_plain_http(stream: tokio::net::TcpStream) {
+    let mut written = 0;
+    while written < PLAIN_HTTP_ANSWER.len() {
+        if stream.writable().await.is_err() {
+            return;
+        }
+        match stream.try_write(&PLAIN_HTTP_ANSWER[written..]) {
+            Ok(n) => written += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(_) => return,
+        }
+    }
+    let Ok(stream) = stream.into_std() else {
+        return;
+    };
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let Ok(stream) = tokio::net::TcpStream::from_std(stream) else {
+        return;
+    };
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
+    let mut sink = [0u8; 4096];
+    loop {
+        match tokio::time::timeout_at(deadline, stream.readable()).await {
+            Ok(Ok(())) => match stream.try_read(&mut sink) {
+                Ok(0) => return,
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(_) => return,
+            },
+            _ => return,
+        }
+    }
 }
 
 /// Serves one connection's requests until it ends.
