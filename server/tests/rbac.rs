@@ -655,6 +655,27 @@ async fn aggregated_roles_and_access_reviews() {
     )
     .await;
     assert!(admin["rules"].as_array().unwrap().contains(&json!({"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["rolebindings", "roles"], "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]})));
+    // Dynamic resource allocation's claims, which `edit` writes and `view` reads since 1.34
+    // (DynamicResourceAllocation on by default; the policy's golden
+    // `cluster-roles-featuregates.yaml`).
+    let (_, edit) = call(
+        &server,
+        Method::GET,
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles/edit",
+        &[],
+        Value::Null,
+    )
+    .await;
+    assert!(edit["rules"].as_array().unwrap().contains(&json!({"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims", "resourceclaimtemplates"], "verbs": ["create", "delete", "deletecollection", "patch", "update"]})), "{edit}");
+    let (_, view) = call(
+        &server,
+        Method::GET,
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles/view",
+        &[],
+        Value::Null,
+    )
+    .await;
+    assert!(view["rules"].as_array().unwrap().contains(&json!({"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims", "resourceclaims/status", "resourceclaimtemplates"], "verbs": ["get", "list", "watch"]})), "{view}");
 
     // SelfSubjectAccessReview: the caller's own, with RBAC's reason (`rbac.go`, the binding's
     // describer in `rule.go`).
