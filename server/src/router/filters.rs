@@ -67,6 +67,7 @@ impl Server {
         Server {
             shared: self.shared.clone(),
             caller,
+            limits: self.limits.clone(),
         }
     }
 

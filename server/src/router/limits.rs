@@ -13,7 +13,7 @@ use std::time::Instant;
 use http::{HeaderValue, Response, StatusCode, header};
 
 use crate::semantics::rbac::User;
-use crate::verbs::{Options, Shared};
+use crate::verbs::Options;
 use crate::wire::body::Body;
 
 /// What the API server's `tooManyRequests` writes, through Go's `http.Error`.
@@ -35,13 +35,13 @@ struct Bucket {
 /// One open watch of an identity, counted while it lives (it goes with the response's
 /// body, which goes when the client does).
 pub(crate) struct WatchSlot {
-    shared: Arc<Shared>,
+    limits: Arc<Limits>,
     user: String,
 }
 
 impl Drop for WatchSlot {
     fn drop(&mut self) {
-        let mut watches = self.shared.limits.watches();
+        let mut watches = self.limits.watches();
         if let Some(open) = watches.get_mut(&self.user) {
             *open = open.saturating_sub(1);
             if *open == 0 {
@@ -82,32 +82,32 @@ impl Limits {
     }
 }
 
-impl Shared {
-    /// Lets a request of `user` through the limits, or says after how many seconds to retry
-    /// (answered with [`too_many_requests`]). A watch holds a slot of its identity's until
-    /// the returned one is dropped.
+impl Limits {
+    /// Lets a request of `user` through the limits `options` set, or says after how many
+    /// seconds to retry (answered with [`too_many_requests`]). A watch holds a slot of its
+    /// identity's until the returned one is dropped.
     pub(crate) fn throttle(
-        self: &Arc<Shared>,
+        self: &Arc<Limits>,
+        options: &Options,
         user: &User,
         watch: bool,
     ) -> Result<Option<WatchSlot>, u64> {
         if user.is_privileged() {
             return Ok(None);
         }
-        self.limits
-            .take(&self.options, &user.name, Instant::now())?;
-        let cap = self.options.watches_per_identity;
+        self.take(options, &user.name, Instant::now())?;
+        let cap = options.watches_per_identity;
         if !watch || cap == 0 {
             return Ok(None);
         }
-        let mut watches = self.limits.watches();
+        let mut watches = self.watches();
         let open = watches.entry(user.name.clone()).or_insert(0);
         if *open >= cap {
             return Err(1);
         }
         *open += 1;
         Ok(Some(WatchSlot {
-            shared: self.clone(),
+            limits: self.clone(),
             user: user.name.clone(),
         }))
     }

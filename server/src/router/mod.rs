@@ -20,6 +20,7 @@ use serde_json::Value;
 use crate::objects::catalog::Catalog;
 use crate::objects::discovery;
 use crate::router::filters::Caller;
+use crate::router::limits::Limits;
 use crate::semantics::apply;
 use crate::semantics::rbac::User;
 use crate::verbs::auth::administrator;
@@ -39,6 +40,8 @@ pub struct Server {
     pub(crate) shared: Arc<Shared>,
     /// Who a request without credentials acts as (`filters`).
     pub(crate) caller: Caller,
+    /// Each identity's request rate and open watches, shared by the clones (`limits`).
+    pub(crate) limits: Arc<Limits>,
 }
 
 impl std::fmt::Debug for Server {
@@ -71,6 +74,7 @@ impl Server {
         Server {
             shared,
             caller: Caller::As(Arc::new(administrator())),
+            limits: Arc::default(),
         }
     }
 

@@ -51,7 +51,7 @@ impl Server {
         let mut slot = None;
         if let Ok(user) = self.identify(&parts) {
             let watch = request_info(&parts).verb == "watch";
-            match self.shared.throttle(&user, watch) {
+            match self.limits.throttle(&self.shared.options, &user, watch) {
                 Ok(held) => slot = held,
                 Err(retry_after) => return too_many_requests(retry_after),
             }

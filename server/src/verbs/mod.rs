@@ -94,8 +94,6 @@ pub(crate) struct Shared {
     pub(crate) keys: Result<Keys, String>,
     /// The administrator's and static users' bearer tokens (`auth`).
     pub(crate) identities: Mutex<auth::Identities>,
-    /// Each identity's request rate and open watches (`router::limits`).
-    pub(crate) limits: crate::router::limits::Limits,
     /// The clock every timestamp the server writes reads (the real time unless simulating).
     pub(crate) clock: Clock,
     uid_seed: std::collections::hash_map::RandomState,
@@ -116,7 +114,6 @@ impl Shared {
             cluster: Cluster::new(authority, ([127, 0, 0, 1], 6443).into()),
             keys: Keys::generate(),
             identities: Mutex::new(auth::Identities::new()),
-            limits: crate::router::limits::Limits::default(),
             clock: Clock::default(),
             uid_seed: std::collections::hash_map::RandomState::new(),
         };
