@@ -5,7 +5,7 @@
 //! difference: docs/src/guide/server-differences.md). Then each identity's limits, set low:
 //! its request rate and its open watches, over them 429 as the API server's flow control
 //! answers (`filters/maxinflight.go`, `tooManyRequests`), while other identities and the
-//! administrator go on.
+//! administrator go on; and the binary, over TLS, with the limits as flags.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -316,4 +316,132 @@ async fn admin_watches(
         held.push(get(server, uri, None).await);
     }
     held
+}
+
+/// The binary takes the limits as flags, and answers them over TLS as in process: a body
+/// over `--max-request-body-bytes` is 413, a request over an identity's
+/// `--requests-per-second` and `--request-burst` 429 (here the administrator impersonating
+/// Alice: impersonation comes before the flow control, so Alice's bucket pays).
+#[test]
+fn the_binary_takes_the_limits_as_flags() {
+    let schemas = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+    let server = kubeforge_tests::kubectl_server::KubectlServer::start_with(
+        env!("CARGO_BIN_EXE_kubeforge-server"),
+        "kubectl".into(),
+        &[
+            "--max-request-body-bytes",
+            "1000",
+            "--requests-per-second",
+            "1",
+            "--request-burst",
+            "2",
+        ],
+        &kubeforge_tests::sorted_files(&schemas, "json"),
+    );
+    let config = std::fs::read_to_string(server.dir().join("config")).unwrap();
+    let field = |key: &str| {
+        config
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .unwrap()
+            .trim()
+            .to_owned()
+    };
+    let token = field("token: ");
+    let address = field("server: ").trim_start_matches("https://").to_owned();
+    let ca = {
+        use base64::Engine as _;
+        let engine = base64::engine::general_purpose::STANDARD;
+        let pem = String::from_utf8(
+            engine
+                .decode(field("certificate-authority-data: "))
+                .unwrap(),
+        )
+        .unwrap();
+        let body: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+        engine.decode(body).unwrap()
+    };
+    let send = |method: &str, extra: &str, body: &str| {
+        https(
+            &address,
+            &ca,
+            &format!(
+                "{method} {LEASES} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n{extra}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    // The body limit, for the administrator too.
+    let mut big = lease("big");
+    big.push_str(&" ".repeat(1001 - big.len()));
+    let answer = send("POST", "", &big);
+    assert!(answer.starts_with("HTTP/1.1 413 "), "{answer}");
+    assert!(
+        answer.contains("\"message\":\"Request entity too large: limit is 1000\""),
+        "{answer}"
+    );
+    // The administrator is exempt from the rate.
+    for _ in 0..5 {
+        let answer = send("GET", "", "");
+        assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+    }
+    // Alice (no RBAC here: 403) has a burst of 2.
+    let alice = "Impersonate-User: alice\r\n";
+    for _ in 0..2 {
+        let answer = send("GET", alice, "");
+        assert!(answer.starts_with("HTTP/1.1 403 "), "{answer}");
+    }
+    let answer = send("GET", alice, "");
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 429 "), "{answer}");
+    let head = head.to_ascii_lowercase();
+    assert!(head.contains("\r\nretry-after: 1\r\n"), "{answer}");
+    assert!(
+        head.contains("\r\ncontent-type: text/plain; charset=utf-8\r\n"),
+        "{answer}"
+    );
+    assert_eq!(
+        dechunk(body),
+        "Too many requests, please try again later.\n"
+    );
+}
+
+/// A chunked body's data (how the server sends every body).
+fn dechunk(mut body: &str) -> String {
+    let mut data = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        data.push_str(&rest[..size]);
+        body = &rest[size + 2..];
+    }
+    data
+}
+
+/// One HTTP/1.1 exchange over TLS (trusting the cluster's CA `ca`, DER) on its own
+/// connection: everything the server answered.
+fn https(address: &str, ca: &[u8], request: &str) -> String {
+    use std::io::{Read as _, Write as _};
+    use tokio_rustls::rustls;
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(rustls::pki_types::CertificateDer::from(ca.to_vec()))
+        .unwrap();
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let connection = rustls::ClientConnection::new(std::sync::Arc::new(config), name).unwrap();
+    let mut stream =
+        rustls::StreamOwned::new(connection, std::net::TcpStream::connect(address).unwrap());
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    // The server may close without a TLS close_notify once it has answered.
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
 }
