@@ -1,4 +1,5 @@
-//! `kubeforge-server serve [--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE] [--tls]`:
+//! `kubeforge-server serve [--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE] [--tls]
+//! [--releases 1.32,… --release 1.32]`:
 //! an in-memory API server for the resources of the input documents, on a loopback port.
 //! The first line of output is `listening on http://<address>` (`https://` with `--tls`);
 //! Ctrl-C or SIGTERM stops it. The kubeconfig's user is the administrator, by its token;
@@ -46,6 +47,14 @@ enum Command {
         /// the kubeconfig); requests without the kubeconfig's token are anonymous.
         #[arg(long)]
         tls: bool,
+        /// The release each input belongs to, in the inputs' order (`1.32,1.33,…`): the
+        /// documents of several releases merged, as `kubeforge --releases` merges them.
+        #[arg(long, value_delimiter = ',', requires = "release")]
+        releases: Vec<String>,
+        /// Serve this one of `--releases`: its resources, operations, fields and enum
+        /// values, from the merged documents.
+        #[arg(long, requires = "releases")]
+        release: Option<String>,
         #[command(flatten)]
         simulation: SimulationArgs,
     },
@@ -86,6 +95,40 @@ impl SimulationArgs {
     }
 }
 
+/// What is served: every input merged, or with `--release` one release of them.
+struct Served {
+    releases: Vec<String>,
+    release: Option<String>,
+}
+
+impl Served {
+    fn catalog(&self, inputs: &[PathBuf]) -> Result<Catalog, String> {
+        let Some(release) = &self.release else {
+            return Catalog::from_documents(inputs).map_err(|e| e.to_string());
+        };
+        if self.releases.len() != inputs.len() {
+            return Err(format!(
+                "--releases names {} releases for {} inputs: name one release per input, in order",
+                self.releases.len(),
+                inputs.len()
+            ));
+        }
+        if !self.releases.contains(release) {
+            return Err(format!(
+                "--release {release}: not one of --releases ({})",
+                self.releases.join(", ")
+            ));
+        }
+        let labelled: Vec<(String, PathBuf)> = self
+            .releases
+            .iter()
+            .cloned()
+            .zip(inputs.iter().cloned())
+            .collect();
+        Catalog::from_release(&labelled, release).map_err(|e| e.to_string())
+    }
+}
+
 fn main() -> ExitCode {
     let Command::Serve {
         schemas,
@@ -93,9 +136,12 @@ fn main() -> ExitCode {
         listen,
         kubeconfig: kubeconfig_path,
         tls,
+        releases,
+        release,
         simulation,
     } = Cli::parse().command;
-    match run(schemas, inputs, listen, kubeconfig_path, tls, &simulation) {
+    let choice = Served { releases, release };
+    match run(schemas, inputs, listen, kubeconfig_path, tls, &choice, &simulation) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -110,6 +156,7 @@ fn run(
     listen: SocketAddr,
     kubeconfig_path: Option<PathBuf>,
     tls: bool,
+    choice: &Served,
     simulation: &SimulationArgs,
 ) -> Result<(), String> {
     if !listen.ip().is_loopback() {
@@ -133,7 +180,7 @@ fn run(
     if inputs.is_empty() {
         return Err("no documents: give --schemas DIR or input files".to_owned());
     }
-    let catalog = Catalog::from_documents(&inputs).map_err(|e| e.to_string())?;
+    let catalog = choice.catalog(&inputs)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -160,8 +207,13 @@ fn run(
             println!("kubeconfig written to {}", path.display());
         }
         let resources = server.catalog().resources().len();
+        let of_release = choice
+            .release
+            .as_ref()
+            .map(|release| format!(" of release {release}"))
+            .unwrap_or_default();
         println!(
-            "serving {resources} resources from {} documents",
+            "serving {resources} resources{of_release} from {} documents",
             inputs.len()
         );
         if simulation.simulate {
