@@ -1,7 +1,8 @@
 //! An everyday `kubectl` session against the `kubeforge-server` binary serving the whole
 //! Kubernetes API, once from Kubernetes 1.36's `swagger.json` and once from the OpenAPI v3
-//! documents (with cert-manager's Certificate CRD), both from the corpus: each step asserts
-//! what kubectl prints on a real API server. kubectl is found on `PATH`; without it or the
+//! documents (with cert-manager's Certificate CRD), both from the corpus, and once as release
+//! 1.32 of the five releases' documents merged (`--releases … --release 1.32`): each step
+//! asserts what kubectl prints on a real API server. kubectl is found on `PATH`; without it or the
 //! corpus the tests print `SKIPPED: …`, and fail in CI.
 //!
 //! The steps: apply a Deployment; get it by short name with the printer's columns (and
@@ -451,4 +452,128 @@ fn ages_are_recognised() {
     assert!(is_age("0s") && is_age("59s") && is_age("2m5s") && is_age("3d"));
     assert!(!is_age("") && !is_age("<none>") && !is_age("s"));
     let _ = Path::new("");
+}
+
+/// The five releases of the corpus, oldest first, as `--releases` names them.
+const RELEASES: [(&str, &str); 5] = [
+    ("1.32", "kubernetes/swagger-1.32.json"),
+    ("1.33", "kubernetes/swagger-1.33.json"),
+    ("1.34", "kubernetes/swagger-1.34.json"),
+    ("1.35", "kubernetes/swagger-1.35.json"),
+    ("1.36", "kubernetes/swagger.json"),
+];
+
+/// The server of one release of the five merged (`--releases … --release <release>`).
+fn release_session(test: &str, release: &str) -> Option<(Session, PathBuf)> {
+    let files: Vec<&str> = RELEASES.iter().map(|(_, file)| *file).collect();
+    let corpus = kubeforge_tests::corpus(test, &files)?;
+    let kubectl = kubeforge_tests::kubectl(test)?;
+    let names = RELEASES.map(|(name, _)| name).join(",");
+    let inputs: Vec<PathBuf> = files.iter().map(|file| corpus.join(file)).collect();
+    let server = KubectlServer::start_with(
+        env!("CARGO_BIN_EXE_kubeforge-server"),
+        kubectl,
+        &["--releases", &names, "--release", release],
+        &inputs,
+    );
+    Some((Session { server }, corpus))
+}
+
+/// The group-versions a Swagger 2.0 document serves (`/api/v1/…`, `/apis/<group>/<version>/…`),
+/// as `kubectl api-versions` prints them.
+fn served_group_versions(document: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(document).unwrap();
+    let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut versions: Vec<String> = document["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter_map(|path| {
+            let parts: Vec<&str> = path.split('/').collect();
+            match parts.as_slice() {
+                ["", "api", "v1", _, ..] => Some("v1".to_owned()),
+                ["", "apis", group, version, _, ..] => Some(format!("{group}/{version}")),
+                _ => None,
+            }
+        })
+        .collect();
+    versions.sort();
+    versions.dedup();
+    versions
+}
+
+const HOSTNAME_OVERRIDE: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: renamed
+spec:
+  hostnameOverride: renamed-host
+  containers:
+  - name: app
+    image: nginx:1.27
+";
+
+/// The oldest of the five releases, served from the five documents merged: the everyday
+/// session passes; `kubectl api-versions` lists exactly the group-versions 1.32's own
+/// document serves (not 1.36's `resource.k8s.io/v1`); and a Pod field 1.32 lacks
+/// (`hostnameOverride`, since 1.34) is an unknown field there, refused by kubectl's strict
+/// validation as a 1.32 server refuses it, while 1.36 keeps it.
+#[test]
+fn kubectl_session_on_release_1_32_of_five_merged_releases() {
+    let test = "kubectl_session_on_release_1_32_of_five_merged_releases";
+    let Some((server, corpus)) = release_session(test, "1.32") else {
+        return;
+    };
+    session(&server, false);
+
+    let listed: Vec<String> = server
+        .ok(&["api-versions"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let expected = served_group_versions(&corpus.join("kubernetes/swagger-1.32.json"));
+    assert_eq!(listed, expected);
+    assert!(
+        !listed.iter().any(|v| v == "resource.k8s.io/v1"),
+        "{listed:?}"
+    );
+
+    let pod = server.file("pod.yaml", HOSTNAME_OVERRIDE);
+    assert_eq!(
+        server.fails(&["create", "-f", &pod]),
+        format!(
+            "Error from server (BadRequest): error when creating \"{pod}\": Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.hostnameOverride\"\n"
+        )
+    );
+}
+
+/// The newest of the five merged releases serves what 1.36's document serves, fields
+/// included: the Pod 1.32 refuses is created, its `hostnameOverride` kept.
+#[test]
+fn kubectl_on_release_1_36_of_five_merged_releases() {
+    let test = "kubectl_on_release_1_36_of_five_merged_releases";
+    let Some((server, corpus)) = release_session(test, "1.36") else {
+        return;
+    };
+    let listed: Vec<String> = server
+        .ok(&["api-versions"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        listed,
+        served_group_versions(&corpus.join("kubernetes/swagger.json"))
+    );
+    let pod = server.file("pod.yaml", HOSTNAME_OVERRIDE);
+    assert_eq!(server.ok(&["create", "-f", &pod]), "pod/renamed created\n");
+    assert_eq!(
+        server.ok(&[
+            "get",
+            "pod",
+            "renamed",
+            "-o",
+            "jsonpath={.spec.hostnameOverride}"
+        ]),
+        "renamed-host"
+    );
 }

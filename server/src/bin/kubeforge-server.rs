@@ -1,5 +1,5 @@
 //! `kubeforge-server serve [--schemas DIR | inputs…] [--listen 127.0.0.1:0] [--kubeconfig FILE]
-//! [--insecure-http]`: an in-memory API server for the resources of the input documents, on a
+//! [--insecure-http] [--releases 1.32,… --release 1.32]`: an in-memory API server for the resources of the input documents, on a
 //! loopback port. It serves HTTPS, with a serving certificate from the cluster's CA (which
 //! the kubeconfig trusts), as kube-apiserver serves only its secure port; the first line of
 //! output is `listening on https://<address>` (`http://` with `--insecure-http`); Ctrl-C or
@@ -53,6 +53,14 @@ enum Command {
         /// Serve over TLS: the default, kept for scripts that name it.
         #[arg(long, hide = true, conflicts_with = "insecure_http")]
         tls: bool,
+        /// The release each input belongs to, in the inputs' order (`1.32,1.33,…`): the
+        /// documents of several releases merged, as `kubeforge --releases` merges them.
+        #[arg(long, value_delimiter = ',', requires = "release")]
+        releases: Vec<String>,
+        /// Serve this one of `--releases`: its resources, operations, fields and enum
+        /// values, from the merged documents.
+        #[arg(long, requires = "releases")]
+        release: Option<String>,
         #[command(flatten)]
         limits: LimitArgs,
         #[command(flatten)]
@@ -125,6 +133,65 @@ impl SimulationArgs {
     }
 }
 
+/// The documents served: every input (and `--schemas DIR`'s) merged, or with `--release`
+/// one release of them.
+struct Documents {
+    schemas: Option<PathBuf>,
+    inputs: Vec<PathBuf>,
+    releases: Vec<String>,
+    release: Option<String>,
+}
+
+impl Documents {
+    /// The inputs, with `--schemas DIR`'s documents (sorted by name) after them.
+    fn inputs(&self) -> Result<Vec<PathBuf>, String> {
+        let mut inputs = self.inputs.clone();
+        if let Some(dir) = &self.schemas {
+            let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|path| {
+                    path.extension()
+                        .is_some_and(|e| e == "json" || e == "yaml" || e == "yml")
+                })
+                .collect();
+            found.sort();
+            inputs.extend(found);
+        }
+        if inputs.is_empty() {
+            return Err("no documents: give --schemas DIR or input files".to_owned());
+        }
+        Ok(inputs)
+    }
+
+    fn catalog(&self, inputs: &[PathBuf]) -> Result<Catalog, String> {
+        let Some(release) = &self.release else {
+            return Catalog::from_documents(inputs).map_err(|e| e.to_string());
+        };
+        if self.releases.len() != inputs.len() {
+            return Err(format!(
+                "--releases names {} releases for {} inputs: name one release per input, in order",
+                self.releases.len(),
+                inputs.len()
+            ));
+        }
+        if !self.releases.contains(release) {
+            return Err(format!(
+                "--release {release}: not one of --releases ({})",
+                self.releases.join(", ")
+            ));
+        }
+        let labelled: Vec<(String, PathBuf)> = self
+            .releases
+            .iter()
+            .cloned()
+            .zip(inputs.iter().cloned())
+            .collect();
+        Catalog::from_release(&labelled, release).map_err(|e| e.to_string())
+    }
+}
+
 fn main() -> ExitCode {
     let Command::Serve {
         schemas,
@@ -134,16 +201,22 @@ fn main() -> ExitCode {
         insecure_http,
         tls: _,
         limits,
+        releases,
+        release,
         simulation,
     } = Cli::parse().command;
     let options = limits.apply(simulation.options());
-    let tls = !insecure_http;
-    match run(
+    let documents = Documents {
         schemas,
         inputs,
+        releases,
+        release,
+    };
+    match run(
+        &documents,
         listen,
         kubeconfig_path,
-        tls,
+        !insecure_http,
         &simulation,
         options,
     ) {
@@ -156,8 +229,7 @@ fn main() -> ExitCode {
 }
 
 fn run(
-    schemas: Option<PathBuf>,
-    mut inputs: Vec<PathBuf>,
+    documents: &Documents,
     listen: SocketAddr,
     kubeconfig_path: Option<PathBuf>,
     tls: bool,
@@ -169,23 +241,8 @@ fn run(
             "--listen {listen}: only loopback addresses are served (127.0.0.1, ::1)"
         ));
     }
-    if let Some(dir) = schemas {
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let mut found: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| {
-                path.extension()
-                    .is_some_and(|e| e == "json" || e == "yaml" || e == "yml")
-            })
-            .collect();
-        found.sort();
-        inputs.extend(found);
-    }
-    if inputs.is_empty() {
-        return Err("no documents: give --schemas DIR or input files".to_owned());
-    }
-    let catalog = Catalog::from_documents(&inputs).map_err(|e| e.to_string())?;
+    let inputs = documents.inputs()?;
+    let catalog = documents.catalog(&inputs)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -212,8 +269,13 @@ fn run(
             println!("kubeconfig written to {}", path.display());
         }
         let resources = server.catalog().resources().len();
+        let of_release = documents
+            .release
+            .as_ref()
+            .map(|release| format!(" of release {release}"))
+            .unwrap_or_default();
         println!(
-            "serving {resources} resources from {} documents",
+            "serving {resources} resources{of_release} from {} documents",
             inputs.len()
         );
         if simulation.simulate {

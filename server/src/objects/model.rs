@@ -47,12 +47,41 @@ impl Catalog {
             config = config.input(input);
         }
         let model = config.model().map_err(LoadError::Model)?;
-        let mut catalog = Catalog::from_model(&model);
+        let documents: Vec<&Path> = inputs.iter().map(AsRef::as_ref).collect();
+        Catalog::from_model(&model).with_documents(&documents)
+    }
+
+    /// The catalog of one release of several (`kubeforge-server serve --releases … --release
+    /// 1.32`): the generator's model of every release's documents merged, projected onto
+    /// `release` (`kubeforge::Config::only_release`: the resources, operations, types, fields
+    /// and enum values that release has), and the OpenAPI documents of that release's inputs.
+    /// `inputs` pairs each document with the release it belongs to.
+    pub fn from_release<P: AsRef<Path>>(
+        inputs: &[(String, P)],
+        release: &str,
+    ) -> Result<Catalog, LoadError> {
+        let mut config = kubeforge::Config::new().only_release(release);
+        for (name, input) in inputs {
+            config = config.release_input(name, input);
+        }
+        let model = config.model().map_err(LoadError::Model)?;
+        let documents: Vec<&Path> = inputs
+            .iter()
+            .filter(|(name, _)| name == release)
+            .map(|(_, input)| input.as_ref())
+            .collect();
+        Catalog::from_model(&model).with_documents(&documents)
+    }
+
+    /// What the documents at `inputs` publish besides their model: each OpenAPI v3 document
+    /// (a Swagger 2.0 one split into v3 documents per group-version, and served whole at
+    /// `/openapi/v2`), and each CRD's discovery names and OpenAPI documents.
+    fn with_documents(self, inputs: &[&Path]) -> Result<Catalog, LoadError> {
+        let mut catalog = self;
         let mut crds: BTreeMap<String, Value> = BTreeMap::new();
-        for input in inputs {
-            let path = input.as_ref();
+        for path in inputs {
             let text =
-                std::fs::read_to_string(path).map_err(|e| LoadError::Io(path.to_owned(), e))?;
+                std::fs::read_to_string(path).map_err(|e| LoadError::Io(path.to_path_buf(), e))?;
             let documents: Vec<Value> = if path.extension().is_some_and(|e| e == "json") {
                 serde_json::from_str(&text)
                     .map(|d| vec![d])
