@@ -951,6 +951,75 @@ fn kubectl_auth_can_i_as_a_service_account() {
     );
 }
 
+/// The kubeconfig the binary writes holds, as kind's and kubeadm's `admin.conf` do, a client
+/// certificate for `kubernetes-admin` in `system:masters` signed by the cluster's CA: a
+/// client that sends no token (kube-rs's own `custom_client_openssl_tls_configuration`
+/// builds one) is the administrator by it alone; since the API server's x509 authenticator
+/// comes before its token authenticators, a wrong token beside the certificate changes
+/// nothing. (Without either, a client is `system:anonymous`:
+/// `kubectl_auth_can_i_as_a_service_account`.)
+#[test]
+fn the_kubeconfig_client_certificate_authenticates_the_administrator() {
+    let test = "the_kubeconfig_client_certificate_authenticates_the_administrator";
+    let (Some(kubectl), Some(corpus)) = (
+        kubeforge_tests::kubectl(test),
+        kubeforge_tests::corpus(test, &["kubernetes/swagger.json"]),
+    ) else {
+        return;
+    };
+    let server = kubeforge_tests::kubectl_server::KubectlServer::start(
+        env!("CARGO_BIN_EXE_kubeforge-server"),
+        kubectl,
+        &[corpus.join("kubernetes/swagger.json")],
+    );
+    let config = std::fs::read_to_string(server.dir().join("config")).unwrap();
+    let without = |prefixes: &[&str], name: &str| {
+        let text: String = config
+            .lines()
+            .filter(|l| !prefixes.iter().any(|p| l.trim().starts_with(p)))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        server.file(name, &text)
+    };
+    let certificate_only = without(&["token: "], "certificate-only");
+    let wrong_token = server.file(
+        "wrong-token",
+        &config
+            .lines()
+            .map(|l| {
+                if l.trim().starts_with("token: ") {
+                    "    token: wrong\n".to_owned()
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect::<String>(),
+    );
+    let whoami = [
+        "auth",
+        "whoami",
+        "-o",
+        "jsonpath={.status.userInfo.username} {.status.userInfo.groups}",
+    ];
+    for (kubeconfig, name) in [
+        (&certificate_only, "by-certificate"),
+        (&wrong_token, "by-certificate-and-wrong-token"),
+    ] {
+        let flag = format!("--kubeconfig={kubeconfig}");
+        let mut args = vec![flag.as_str()];
+        args.extend(whoami);
+        assert_eq!(
+            server.ok(&args, ""),
+            r#"kubernetes-admin ["system:masters","system:authenticated"]"#,
+            "{kubeconfig}"
+        );
+        assert_eq!(
+            server.ok(&[&flag, "create", "configmap", name], ""),
+            format!("configmap/{name} created\n")
+        );
+    }
+}
+
 /// The server's address and CA certificate (DER), from the kubeconfig the binary wrote.
 fn served_address(server: &kubeforge_tests::kubectl_server::KubectlServer) -> (String, Vec<u8>) {
     use base64::Engine as _;

@@ -16,9 +16,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use kubeforge_server::{
-    Catalog, Options, Server, Simulation, kubeconfig, kubeconfig_tls, serve, serve_tls,
-};
+use kubeforge_server::{Catalog, Options, Server, Simulation, serve, serve_tls};
 
 #[derive(Parser)]
 #[command(
@@ -259,12 +257,7 @@ fn run(
             server.freeze();
         }
         if let Some(path) = &kubeconfig_path {
-            let token = server.admin_token();
-            let config = if tls {
-                kubeconfig_tls(address, &token, &server.ca_certificate())
-            } else {
-                kubeconfig(address, &token)
-            };
+            let config = server.admin_kubeconfig(address, tls)?;
             std::fs::write(path, config).map_err(|e| format!("{}: {e}", path.display()))?;
             println!("kubeconfig written to {}", path.display());
         }

@@ -14,6 +14,8 @@ use rcgen::{
 pub(crate) struct Authority {
     /// The CA certificate (`-----BEGIN CERTIFICATE-----`), as `ca.crt` holds it.
     pub(crate) certificate_pem: String,
+    /// The same certificate, DER-encoded (what a TLS listener trusts client certificates by).
+    pub(crate) certificate_der: Vec<u8>,
     /// The CA's private key (PKCS#8), for signing serving and client certificates.
     pub(crate) key_pem: String,
     /// What the CA certificate says of itself, to sign others with.
@@ -56,6 +58,7 @@ impl Authority {
             .map_err(|e| format!("the CA certificate: {e}"))?;
         Ok(Authority {
             certificate_pem: certificate.pem(),
+            certificate_der: certificate.der().to_vec(),
             key_pem: key.serialize_pem(),
             params,
         })
@@ -95,6 +98,45 @@ impl Authority {
         Ok(Serving {
             certificate_der: certificate.der().to_vec(),
             key_der: key.serialize_der(),
+        })
+    }
+}
+
+/// A client certificate and its key, PEM-encoded (what a kubeconfig's
+/// `client-certificate-data` and `client-key-data` hold).
+#[derive(Clone, Debug)]
+pub(crate) struct Client {
+    pub(crate) certificate_pem: String,
+    pub(crate) key_pem: String,
+}
+
+impl Authority {
+    /// A client certificate signed by the authority for the user `name` in the group
+    /// `group` (`CN=name, O=group`, client auth), as kubeadm's `kubeconfig admin` phase makes
+    /// the one in `admin.conf`; the API server's x509 authenticator reads the user back from
+    /// the subject.
+    pub(crate) fn client(&self, name: &str, group: &str) -> Result<Client, String> {
+        let ca_key = KeyPair::from_pem(&self.key_pem).map_err(|e| format!("the CA key: {e}"))?;
+        let issuer = Issuer::from_params(&self.params, ca_key);
+        let key = KeyPair::generate().map_err(|e| format!("the client key: {e}"))?;
+        let mut params = CertificateParams::default();
+        let mut subject = DistinguishedName::new();
+        subject.push(DnType::OrganizationName, group);
+        subject.push(DnType::CommonName, name);
+        params.distinguished_name = subject;
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        params.not_before = self.params.not_before;
+        params.not_after = self.params.not_after;
+        let certificate = params
+            .signed_by(&key, &issuer)
+            .map_err(|e| format!("the client certificate: {e}"))?;
+        Ok(Client {
+            certificate_pem: certificate.pem(),
+            key_pem: key.serialize_pem(),
         })
     }
 }

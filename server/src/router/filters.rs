@@ -1,6 +1,7 @@
 //! The filters every request passes before its handler, as k8s.io/apiserver's
-//! `DefaultBuildHandlerChain` runs them: authentication (a bearer token, else the caller's
-//! default: `system:anonymous` over a socket, the server's own identity in process),
+//! `DefaultBuildHandlerChain` runs them: authentication (a TLS client certificate from the
+//! cluster's CA, else a bearer token, else the caller's default: `system:anonymous` over a
+//! socket, the server's own identity in process),
 //! impersonation, then authorization of what the request info says it does
 //! (`endpoints/request/requestinfo.go`: the verb, and the resource, subresource, namespace
 //! and name of a resource request, or the path of any other).
@@ -21,6 +22,10 @@ pub(crate) enum Caller {
     Anonymous,
     /// Requests in process: this user (the administrator unless a test asked for another).
     As(Arc<User>),
+    /// A TLS connection whose client certificate, signed by the cluster's CA, names this
+    /// user: the API server's x509 authenticator comes before its token authenticators, so
+    /// it decides even when a bearer token is sent too.
+    Certificate(Arc<User>),
 }
 
 /// Who may do what: the identities a test gives its clients. In process, a request
@@ -87,6 +92,21 @@ impl Server {
     }
 }
 
+/// The user a verified client certificate names, as the API server's x509 authenticator
+/// reads it (`request/x509`'s `CommonNameUserConversion`): the subject's common name is the
+/// user, its organizations the groups (and `system:authenticated`). None without a
+/// common name.
+pub(crate) fn certificate_user(der: &[u8]) -> Option<User> {
+    let (_, certificate) = x509_parser::parse_x509_certificate(der).ok()?;
+    let subject = certificate.subject();
+    let name = subject.iter_common_name().next()?.as_str().ok()?;
+    let groups: Vec<&str> = subject
+        .iter_organization()
+        .filter_map(|o| o.as_str().ok())
+        .collect();
+    Some(authenticated(name, &groups))
+}
+
 /// A user as an authenticator gives it: its groups and `system:authenticated`.
 fn authenticated(name: &str, groups: &[&str]) -> User {
     let mut user = User::new(name, groups);
@@ -112,11 +132,14 @@ impl Server {
             .headers
             .get(http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
-        let user = match self.shared.authenticate_request(authorization)? {
-            Some(user) => user,
-            None => match &self.caller {
-                Caller::Anonymous => User::anonymous(),
-                Caller::As(user) => (**user).clone(),
+        let user = match &self.caller {
+            Caller::Certificate(user) => (**user).clone(),
+            caller => match self.shared.authenticate_request(authorization)? {
+                Some(user) => user,
+                None => match caller {
+                    Caller::As(user) | Caller::Certificate(user) => (**user).clone(),
+                    Caller::Anonymous => User::anonymous(),
+                },
             },
         };
         self.shared.impersonate(user, &parts.headers)

@@ -18,6 +18,9 @@ use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::{self, pki_types};
 
 use crate::router::Server;
+use crate::router::filters::{Caller, certificate_user};
+use crate::semantics::rbac::MASTERS;
+use crate::verbs::auth::administrator;
 
 /// Serves `server` on `listener` until `shutdown` completes; then stops accepting and ends
 /// every open connection (watches included). A request without credentials acts as
@@ -54,10 +57,26 @@ pub async fn serve_tls(
     let key = pki_types::PrivateKeyDer::Pkcs8(serving.key_der.into());
     let certificate = pki_types::CertificateDer::from(serving.certificate_der);
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    // Client certificates are asked for, not required: one signed by the cluster's CA
+    // authenticates its connection (kubeadm's admin.conf, kind's kubeconfig); without one
+    // the bearer token, or nothing, decides.
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(pki_types::CertificateDer::from(
+            server.shared.cluster.authority.certificate_der.clone(),
+        ))
+        .map_err(io::Error::other)?;
+    let clients = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .allow_unauthenticated()
+    .build()
+    .map_err(io::Error::other)?;
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(io::Error::other)?
-        .with_no_client_auth()
+        .with_client_cert_verifier(clients)
         .with_single_cert(vec![certificate], key)
         .map_err(io::Error::other)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
@@ -98,6 +117,16 @@ async fn accept(
                             if plain_http(&stream).await {
                                 tell_plain_http(stream).await;
                             } else if let Ok(stream) = acceptor.accept(stream).await {
+                                let certified = stream
+                                    .get_ref()
+                                    .1
+                                    .peer_certificates()
+                                    .and_then(|chain| chain.first())
+                                    .and_then(|leaf| certificate_user(leaf));
+                                let server = match certified {
+                                    Some(user) => server.acting(Caller::Certificate(Arc::new(user))),
+                                    None => server,
+                                };
                                 connection(server, stream).await;
                             }
                         }
@@ -212,6 +241,36 @@ pub fn kubeconfig_tls(address: SocketAddr, token: &str, ca_pem: &str) -> String 
 }
 
 impl Server {
+    /// A kubeconfig for `kubectl` and kube-rs as the administrator of the server at
+    /// `address`: [`kubeconfig`] with the administrator's token, and over TLS
+    /// ([`kubeconfig_tls`]) the cluster's CA and, as kubeadm's `admin.conf` and kind's
+    /// kubeconfig hold it, a client certificate for `kubernetes-admin` in `system:masters`,
+    /// which clients that send no token (a hand-built kube-rs client over its TLS connector)
+    /// authenticate with.
+    ///
+    /// # Errors
+    ///
+    /// When the client certificate cannot be signed.
+    pub fn admin_kubeconfig(&self, address: SocketAddr, tls: bool) -> Result<String, String> {
+        let token = self.admin_token();
+        if !tls {
+            return Ok(kubeconfig(address, &token));
+        }
+        let admin = administrator();
+        let client = self.shared.cluster.authority.client(&admin.name, MASTERS)?;
+        let encode = |pem: &str| base64::engine::general_purpose::STANDARD.encode(pem);
+        Ok(
+            kubeconfig_tls(address, &token, &self.ca_certificate()).replace(
+                "    token: ",
+                &format!(
+                    "    client-certificate-data: {}\n    client-key-data: {}\n    token: ",
+                    encode(&client.certificate_pem),
+                    encode(&client.key_pem)
+                ),
+            ),
+        )
+    }
+
     /// The cluster's CA certificate (PEM): what signs the TLS serving certificate, and what
     /// every namespace's `kube-root-ca.crt` ConfigMap publishes.
     pub fn ca_certificate(&self) -> String {
