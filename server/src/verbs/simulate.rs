@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 
 use crate::controllers::queue::{self, Work};
 use crate::controllers::simulation::{
-    Action, Kinds, Simulation, cronjobs, daemonsets, deployments, endpoint_slices, jobs, kubelet,
-    nodes, replicasets, scheduler,
+    Action, Kinds, Simulation, cronjobs, daemonsets, deployments, endpoint_slices, endpoints, jobs,
+    kubelet, nodes, replicasets, scheduler, statefulsets, tokens,
 };
 use crate::objects::clock;
 use crate::objects::store::State;
@@ -54,7 +54,7 @@ impl Shared {
     }
 
     /// One step of the simulation: nodes, workload controllers, scheduler, kubelets,
-    /// EndpointSlices.
+    /// EndpointSlices, Endpoints, ServiceAccount tokens.
     pub(crate) fn simulate(&self, simulation: &Simulation) {
         // What one round creates or binds, the next carries on with, so a new Deployment's
         // Pods run after one step; a few rounds bound the time the step takes.
@@ -72,16 +72,22 @@ impl Shared {
         let mut later = Vec::new();
         {
             let mut state = self.lock();
-            let plans: [&Plan<'_>; 9] = [
+            let plans: [&Plan<'_>; 12] = [
                 &|state| nodes::plan(state, &kinds, simulation, clock::now()),
                 &|state| cronjobs::plan(state, &kinds, clock::now()),
                 &|state| jobs::plan(state, &kinds, &clock::format(clock::now())),
                 &|state| deployments::plan(state, &kinds, clock::now()),
                 &|state| replicasets::plan(state, &kinds, clock::now()),
+                &|state| statefulsets::plan(state, &kinds, clock::now()),
                 &|state| daemonsets::plan(state, &kinds, clock::now()),
                 &|state| scheduler::plan(state, &kinds, &clock::format(clock::now())),
                 &|state| kubelet::plan(state, &kinds, simulation, clock::now()),
                 &|state| endpoint_slices::plan(state, &kinds),
+                &|state| endpoints::plan(state, &kinds),
+                &|state| {
+                    let ca = &self.cluster.authority.certificate_pem;
+                    tokens::plan(state, &kinds, self.keys.as_ref().ok(), ca)
+                },
             ];
             let mut changed = false;
             for plan in plans {

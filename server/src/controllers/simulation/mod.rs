@@ -3,7 +3,8 @@
 //! verbs carry out (`verbs::simulate`). `nodes` (the Nodes and their Leases), `scheduler`
 //! (kube-scheduler's filters), `kubelet` (a Pod's status from Pending to Running or
 //! Succeeded, and its removal once it is deleted), and kube-controller-manager's
-//! `deployments`, `replicasets`, `daemonsets`, `jobs`, `cronjobs` and `endpoint_slices`.
+//! `deployments`, `replicasets`, `statefulsets`, `daemonsets`, `jobs`, `cronjobs`,
+//! `endpoint_slices`, `endpoints` and the ServiceAccount token controller (`tokens`).
 //! None imports another (what two share is here: a node's address, a Pod made from a
 //! template, label selectors, conditions, availability); each reads the store and returns
 //! [`Action`]s, and runs on the server's clock.
@@ -12,11 +13,14 @@ pub(crate) mod cronjobs;
 pub(crate) mod daemonsets;
 pub(crate) mod deployments;
 pub(crate) mod endpoint_slices;
+pub(crate) mod endpoints;
 pub(crate) mod jobs;
 pub(crate) mod kubelet;
 pub(crate) mod nodes;
 pub(crate) mod replicasets;
 pub(crate) mod scheduler;
+pub(crate) mod statefulsets;
+pub(crate) mod tokens;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -132,6 +136,12 @@ pub(crate) struct Kinds {
     pub(crate) daemon_sets: Option<usize>,
     pub(crate) jobs: Option<usize>,
     pub(crate) cron_jobs: Option<usize>,
+    pub(crate) stateful_sets: Option<usize>,
+    pub(crate) controller_revisions: Option<usize>,
+    pub(crate) persistent_volume_claims: Option<usize>,
+    pub(crate) secrets: Option<usize>,
+    pub(crate) service_accounts: Option<usize>,
+    pub(crate) endpoints: Option<usize>,
 }
 
 impl Kinds {
@@ -148,6 +158,12 @@ impl Kinds {
             daemon_sets: find("apps", "daemonsets"),
             jobs: find("batch", "jobs"),
             cron_jobs: find("batch", "cronjobs"),
+            stateful_sets: find("apps", "statefulsets"),
+            controller_revisions: find("apps", "controllerrevisions"),
+            persistent_volume_claims: find("", "persistentvolumeclaims"),
+            secrets: find("", "secrets"),
+            service_accounts: find("", "serviceaccounts"),
+            endpoints: find("", "endpoints"),
         }
     }
 }
