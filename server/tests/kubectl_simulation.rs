@@ -3,7 +3,8 @@
 //! `set image` making a new ReplicaSet), a Job completes (`wait --for=condition=complete`),
 //! a Service's EndpointSlice lists the ready Pods' IPs, a Pod is Ready, and a CronJob fires
 //! when the test advances the clock (`POST /simulation/clock`), a StatefulSet rolls out in
-//! order and updates in reverse. kubectl is found on `PATH`;
+//! order and updates in reverse, and `kubectl events` and `describe` show what the
+//! simulated components did. kubectl is found on `PATH`;
 //! without it or the corpus the test prints `SKIPPED: …`, and fails in CI.
 
 use kubeforge_tests::kubectl_server::KubectlServer;
@@ -346,4 +347,52 @@ fn stateful_sets_roll_out_in_order() {
     );
     let revisions = server.ok(&["get", "controllerrevisions", "-o", "name"], "");
     assert_eq!(revisions.lines().count(), 2, "{revisions}");
+}
+
+#[test]
+fn events_tell_what_the_components_did() {
+    let Some(server) = start("kubectl_simulation", &["--simulate", "--nodes=1"]) else {
+        return;
+    };
+    let _ = server.ok(&["run", "web", "--image=nginx"], "");
+    let _ = server.ok(
+        &["wait", "--for=condition=Ready", "pod/web", "--timeout=30s"],
+        "",
+    );
+    let mut events = String::new();
+    for _ in 0..100 {
+        events = server.ok(&["events", "--for", "pod/web"], "");
+        if events.contains("Started") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // In the order kubectl sorts them, which depends on the second they fall in (the
+    // scheduler's have microseconds, the kubelet's whole seconds): compared sorted.
+    let mut lines: Vec<String> = events
+        .lines()
+        .skip(1)
+        .map(|line| {
+            line.split_whitespace()
+                .skip(1)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            "Normal Created Pod/web Created container: web",
+            "Normal Pulled Pod/web Container image \"nginx\" already present on machine",
+            "Normal Scheduled Pod/web Successfully assigned default/web to node-1",
+            "Normal Started Pod/web Started container web",
+        ],
+        "{events}"
+    );
+    let described = server.ok(&["describe", "pod", "web"], "");
+    assert!(
+        described.contains("default-scheduler  Successfully assigned default/web to node-1"),
+        "{described}"
+    );
 }

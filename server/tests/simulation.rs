@@ -12,7 +12,7 @@ use k8s_openapi::api::authentication::v1::TokenReview;
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{
-    Endpoints, Node, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount,
+    Endpoints, Event, Node, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount,
 };
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -1116,4 +1116,213 @@ async fn services_get_endpoints_of_their_ready_and_not_ready_pods() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("web: Endpoints not deleted after 2 s");
+}
+
+/// The Events of the object named `name`, as `(reason, source or reporting component,
+/// message)`, oldest first.
+async fn events_of(client: &Client, name: &str) -> Vec<(String, String, String)> {
+    let events: Api<Event> = Api::namespaced(client.clone(), "default");
+    let list = events.list(&ListParams::default()).await.unwrap();
+    list.items
+        .into_iter()
+        .filter(|e| e.involved_object.name.as_deref() == Some(name))
+        .map(|e| {
+            let from = e
+                .source
+                .and_then(|s| s.component)
+                .or(e.reporting_component)
+                .unwrap_or_default();
+            (
+                e.reason.unwrap_or_default(),
+                from,
+                e.message.unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+/// Waits (10 s at most) until the object named `name` has an Event with `reason`.
+async fn until_event(client: &Client, name: &str, reason: &str) -> Vec<(String, String, String)> {
+    for _ in 0..500 {
+        let events = events_of(client, name).await;
+        if events.iter().any(|e| e.0 == reason) {
+            return events;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!(
+        "{name}: no {reason} Event after 10 s: {:?}",
+        events_of(client, name).await
+    );
+}
+
+#[tokio::test]
+async fn the_simulated_components_record_events() {
+    let Some((_server, client)) = simulated("simulation", Simulation::default()) else {
+        return;
+    };
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    deployments
+        .create(&PostParams::default(), &deployment("web", 2, "nginx:1"))
+        .await
+        .unwrap();
+    until(&deployments, "web", "available", |d| available(d, 2)).await;
+    let sets: Api<ReplicaSet> = Api::namespaced(client.clone(), "default");
+    let set = sets
+        .list(&ListParams::default().labels("app=web"))
+        .await
+        .unwrap()
+        .items
+        .remove(0)
+        .metadata
+        .name
+        .unwrap();
+    let scaled = until_event(&client, "web", "ScalingReplicaSet").await;
+    assert_eq!(
+        scaled,
+        [(
+            "ScalingReplicaSet".to_owned(),
+            "deployment-controller".to_owned(),
+            format!("Scaled up replica set {set} from 0 to 2")
+        )]
+    );
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let first = pods
+        .list(&ListParams::default().labels("app=web"))
+        .await
+        .unwrap()
+        .items
+        .remove(0);
+    let pod_name = first.metadata.name.clone().unwrap();
+    let node = first.spec.unwrap().node_name.unwrap();
+    let created = until_event(&client, &set, "SuccessfulCreate").await;
+    assert!(
+        created.contains(&(
+            "SuccessfulCreate".to_owned(),
+            "replicaset-controller".to_owned(),
+            format!("Created pod: {pod_name}")
+        )),
+        "{created:?}"
+    );
+    let _ = until_event(&client, &pod_name, "Started").await;
+    let mut told = events_of(&client, &pod_name).await;
+    told.sort();
+    assert_eq!(
+        told,
+        [
+            (
+                "Created".to_owned(),
+                "kubelet".to_owned(),
+                "Created container: web".to_owned()
+            ),
+            (
+                "Pulled".to_owned(),
+                "kubelet".to_owned(),
+                "Container image \"nginx:1\" already present on machine".to_owned()
+            ),
+            (
+                "Scheduled".to_owned(),
+                "default-scheduler".to_owned(),
+                format!("Successfully assigned default/{pod_name} to {node}")
+            ),
+            (
+                "Started".to_owned(),
+                "kubelet".to_owned(),
+                "Started container web".to_owned()
+            ),
+        ]
+    );
+    let events: Api<Event> = Api::namespaced(client.clone(), "default");
+    let started = events
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .find(|e| {
+            e.involved_object.name.as_deref() == Some(&pod_name)
+                && e.reason.as_deref() == Some("Started")
+        })
+        .unwrap();
+    let started = value(&started);
+    assert_eq!(
+        started["involvedObject"]["fieldPath"],
+        "spec.containers{web}"
+    );
+    assert_eq!(
+        started["source"],
+        json!({"component": "kubelet", "host": node})
+    );
+    assert_eq!(started["count"], 1);
+    assert_eq!(started["type"], "Normal");
+
+    // Scaled down: the Deployment scales its ReplicaSet, which deletes a Pod.
+    deployments
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 1}})),
+        )
+        .await
+        .unwrap();
+    let deleted = until_event(&client, &set, "SuccessfulDelete").await;
+    assert!(
+        deleted
+            .iter()
+            .any(|e| e.1 == "replicaset-controller" && e.2.starts_with("Deleted pod: web-")),
+        "{deleted:?}"
+    );
+    let scaled = events_of(&client, "web").await;
+    assert!(
+        scaled.contains(&(
+            "ScalingReplicaSet".to_owned(),
+            "deployment-controller".to_owned(),
+            format!("Scaled down replica set {set} from 2 to 1")
+        )),
+        "{scaled:?}"
+    );
+
+    // A Pod that fits nowhere, a Job that completes, a StatefulSet's Pod.
+    let spec =
+        json!({"containers": [{"name": "c", "image": "nginx"}], "nodeSelector": {"disk": "ssd"}});
+    pods.create(&PostParams::default(), &pod("picky", spec))
+        .await
+        .unwrap();
+    let failed = until_event(&client, "picky", "FailedScheduling").await;
+    assert_eq!(failed[0].1, "default-scheduler");
+    assert!(
+        failed[0].2.starts_with(
+            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."
+        ),
+        "{failed:?}"
+    );
+    let jobs: Api<Job> = Api::namespaced(client.clone(), "default");
+    jobs.create(&PostParams::default(), &job("pi", 1, json!({})))
+        .await
+        .unwrap();
+    let completed = until_event(&client, "pi", "Completed").await;
+    assert!(
+        completed.contains(&(
+            "Completed".to_owned(),
+            "job-controller".to_owned(),
+            "Job completed".to_owned()
+        )),
+        "{completed:?}"
+    );
+    let sets: Api<StatefulSet> = Api::namespaced(client.clone(), "default");
+    sets.create(
+        &PostParams::default(),
+        &stateful_set("db", 1, "OrderedReady", "postgres"),
+    )
+    .await
+    .unwrap();
+    let made = until_event(&client, "db", "SuccessfulCreate").await;
+    assert!(
+        made.contains(&(
+            "SuccessfulCreate".to_owned(),
+            "statefulset-controller".to_owned(),
+            "create Pod db-0 in StatefulSet db successful".to_owned()
+        )),
+        "{made:?}"
+    );
 }

@@ -13,12 +13,13 @@ use std::sync::{Arc, Weak};
 use serde_json::{Value, json};
 
 use crate::controllers::queue::{self, Work};
+use crate::controllers::simulation::events::{self, Recorded};
 use crate::controllers::simulation::{
     Action, Kinds, Simulation, cronjobs, daemonsets, deployments, endpoint_slices, endpoints, jobs,
     kubelet, nodes, replicasets, scheduler, statefulsets, tokens,
 };
 use crate::objects::clock;
-use crate::objects::store::State;
+use crate::objects::store::{Key, State};
 use crate::semantics::deletion::Policy;
 use crate::verbs::Shared;
 use crate::wire::query::Query;
@@ -110,7 +111,11 @@ impl Shared {
                     object,
                 } => self
                     .insert(index, &namespace, object, &Query::default(), Some(MANAGER))
-                    .map(drop),
+                    .map(|(_, created)| {
+                        if kinds.pods == Some(index) {
+                            self.record_created(&kinds, &namespace, &created);
+                        }
+                    }),
                 Action::Bind { key, node } => {
                     let binding = json!({
                         "apiVersion": "v1",
@@ -124,12 +129,78 @@ impl Shared {
                         binding.to_string().as_bytes(),
                         &Query::default(),
                     )
-                    .map(drop)
+                    .map(|_| self.record_bound(&kinds, &key, &node))
                 }
                 _ => Ok(()),
             };
         }
         acted
+    }
+
+    /// The Event of the controller that made the Pod `created` (`SuccessfulCreate`).
+    fn record_created(&self, kinds: &Kinds, namespace: &str, created: &Value) {
+        let Some(owner) = created
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .and_then(|refs| refs.iter().find(|r| r["controller"] == true))
+        else {
+            return;
+        };
+        let name = created["metadata"]["name"].as_str().unwrap_or("");
+        let owner_name = owner["name"].as_str().unwrap_or("");
+        let (index, component, message) = match owner["kind"].as_str() {
+            Some("ReplicaSet") => (
+                kinds.replica_sets,
+                "replicaset-controller",
+                format!("Created pod: {name}"),
+            ),
+            Some("Job") => (kinds.jobs, "job-controller", format!("Created pod: {name}")),
+            Some("DaemonSet") => (
+                kinds.daemon_sets,
+                "daemonset-controller",
+                format!("Created pod: {name}"),
+            ),
+            Some("StatefulSet") => (
+                kinds.stateful_sets,
+                "statefulset-controller",
+                format!("create Pod {name} in StatefulSet {owner_name} successful"),
+            ),
+            _ => return,
+        };
+        let Some(owner) = index.and_then(|i| self.stored(i, namespace, owner_name).ok()) else {
+            return;
+        };
+        let event = Recorded {
+            involved: &owner,
+            field_path: None,
+            kind: "Normal",
+            reason: "SuccessfulCreate",
+            message,
+        };
+        self.record_event(kinds, namespace, events::legacy(&event, component, None));
+    }
+
+    /// The scheduler's `Scheduled` Event of a Pod it bound.
+    fn record_bound(&self, kinds: &Kinds, key: &Key, node: &str) {
+        let Some(pod) = kinds.pods.and_then(|i| self.stored(i, &key.0, &key.1).ok()) else {
+            return;
+        };
+        let event = Recorded {
+            involved: &pod,
+            field_path: None,
+            kind: "Normal",
+            reason: "Scheduled",
+            message: format!("Successfully assigned {}/{} to {node}", key.0, key.1),
+        };
+        self.record_event(kinds, &key.0, events::scheduler(&event, "Binding"));
+    }
+
+    /// Creates an Event, when the API serves Events; a refused one is dropped, as a
+    /// recorder drops one it cannot write.
+    fn record_event(&self, kinds: &Kinds, namespace: &str, event: Value) {
+        if let Some(index) = kinds.events {
+            let _ = self.insert(index, namespace, event, &Query::default(), Some(MANAGER));
+        }
     }
 
     /// The writes and deletions of `actions`, under the lock; the creates and bindings are

@@ -14,8 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
+use crate::controllers::simulation::events::{self, Recorded};
 use crate::controllers::simulation::{
-    Action, Kinds, Simulation, address, present, set_condition, text,
+    Action, Kinds, Simulation, address, present, record, set_condition, text,
 };
 use crate::objects::clock;
 use crate::objects::store::State;
@@ -78,6 +79,36 @@ pub(crate) fn plan(
                 .unwrap_or_default();
             taken.insert(ip.clone());
             start(&mut object, &address(position), &ip, &time);
+            // `Pulled`, `Created` and `Started` for each container, init containers first.
+            for (list, path) in [
+                ("initContainers", "initContainers"),
+                ("containers", "containers"),
+            ] {
+                for (name, image) in names(pod, list) {
+                    let field_path = format!("spec.{path}{{{name}}}");
+                    for (reason, message) in [
+                        (
+                            "Pulled",
+                            format!("Container image {image:?} already present on machine"),
+                        ),
+                        ("Created", format!("Created container: {name}")),
+                        ("Started", format!("Started container {name}")),
+                    ] {
+                        let event = Recorded {
+                            involved: pod,
+                            field_path: Some(&field_path),
+                            kind: "Normal",
+                            reason,
+                            message,
+                        };
+                        actions.extend(record(
+                            kinds,
+                            &key.0,
+                            events::legacy(&event, "kubelet", Some(node)),
+                        ));
+                    }
+                }
+            }
         }
         let started = text(&object, "/status/startTime")
             .parse::<Timestamp>()

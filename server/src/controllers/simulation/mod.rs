@@ -14,6 +14,7 @@ pub(crate) mod daemonsets;
 pub(crate) mod deployments;
 pub(crate) mod endpoint_slices;
 pub(crate) mod endpoints;
+pub(crate) mod events;
 pub(crate) mod jobs;
 pub(crate) mod kubelet;
 pub(crate) mod nodes;
@@ -142,6 +143,7 @@ pub(crate) struct Kinds {
     pub(crate) secrets: Option<usize>,
     pub(crate) service_accounts: Option<usize>,
     pub(crate) endpoints: Option<usize>,
+    pub(crate) events: Option<usize>,
 }
 
 impl Kinds {
@@ -164,6 +166,7 @@ impl Kinds {
             secrets: find("", "secrets"),
             service_accounts: find("", "serviceaccounts"),
             endpoints: find("", "endpoints"),
+            events: find("", "events"),
         }
     }
 }
@@ -190,6 +193,15 @@ pub(crate) fn int(object: &Value, pointer: &str, default: i64) -> i64 {
         .pointer(pointer)
         .and_then(Value::as_i64)
         .unwrap_or(default)
+}
+
+/// An Event to create, when the API serves Events.
+pub(crate) fn record(kinds: &Kinds, namespace: &str, event: Value) -> Option<Action> {
+    Some(Action::Create {
+        index: kinds.events?,
+        namespace: namespace.to_owned(),
+        object: event,
+    })
 }
 
 /// Whether `dependent` names `owner` (by uid) as its controller.
