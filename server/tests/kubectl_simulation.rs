@@ -396,3 +396,43 @@ fn events_tell_what_the_components_did() {
         "{described}"
     );
 }
+
+#[test]
+fn logs_are_what_the_pod_says_its_containers_print() {
+    let Some(server) = start("kubectl_simulation", &["--simulate", "--nodes=1"]) else {
+        return;
+    };
+    let _ = server.ok(
+        &[
+            "run",
+            "talker",
+            "--image=busybox",
+            "--annotations=simulation.kubeforge.dev/logs=hello\nworld\n",
+        ],
+        "",
+    );
+    let _ = server.ok(
+        &[
+            "wait",
+            "--for=condition=Ready",
+            "pod/talker",
+            "--timeout=30s",
+        ],
+        "",
+    );
+    assert_eq!(server.ok(&["logs", "talker"], ""), "hello\nworld\n");
+    assert_eq!(server.ok(&["logs", "talker", "--tail=1"], ""), "world\n");
+    // A Pod that says nothing keeps the refused connection of a plain server.
+    let _ = server.ok(&["run", "quiet", "--image=busybox"], "");
+    let _ = server.ok(
+        &[
+            "wait",
+            "--for=condition=Ready",
+            "pod/quiet",
+            "--timeout=30s",
+        ],
+        "",
+    );
+    let refused = server.fails(&["logs", "quiet"], "");
+    assert!(refused.contains("connection refused"), "{refused}");
+}

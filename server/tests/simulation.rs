@@ -15,7 +15,7 @@ use k8s_openapi::api::core::v1::{
     Endpoints, Event, Node, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount,
 };
 use k8s_openapi::api::discovery::v1::EndpointSlice;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, Resource};
 use kubeforge_server::{Catalog, Options, Server, SimulatedNode, Simulation};
@@ -1324,5 +1324,94 @@ async fn the_simulated_components_record_events() {
             "create Pod db-0 in StatefulSet db successful".to_owned()
         )),
         "{made:?}"
+    );
+}
+
+#[tokio::test]
+async fn containers_print_what_the_simulation_was_told() {
+    let mut simulation = Simulation::default();
+    simulation
+        .logs
+        .insert("busybox".into(), "one\ntwo\nthree\n".into());
+    let Some((_server, client)) = simulated("simulation", simulation) else {
+        return;
+    };
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let spec = json!({"containers": [
+        {"name": "box", "image": "busybox:1.36"},
+        {"name": "web", "image": "nginx"},
+        {"name": "told", "image": "nginx"},
+    ]});
+    let mut talker = pod("talker", spec);
+    talker.metadata.annotations = Some(
+        [(
+            "simulation.kubeforge.dev/logs.told".to_owned(),
+            "from the annotation\n".to_owned(),
+        )]
+        .into(),
+    );
+    pods.create(&PostParams::default(), &talker).await.unwrap();
+    until(&pods, "talker", "running", |p| {
+        p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+    })
+    .await;
+    let logs = |container: &str| LogParams {
+        container: Some(container.to_owned()),
+        ..LogParams::default()
+    };
+    assert_eq!(
+        pods.logs("talker", &logs("box")).await.unwrap(),
+        "one\ntwo\nthree\n"
+    );
+    assert_eq!(
+        pods.logs("talker", &logs("told")).await.unwrap(),
+        "from the annotation\n"
+    );
+    let tail = LogParams {
+        tail_lines: Some(2),
+        timestamps: true,
+        ..logs("box")
+    };
+    let started = pods
+        .get("talker")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .container_statuses
+        .unwrap()[0]
+        .state
+        .clone()
+        .unwrap()
+        .running
+        .unwrap()
+        .started_at
+        .unwrap();
+    let stamp = started
+        .0
+        .strftime("%Y-%m-%dT%H:%M:%S.000000000Z")
+        .to_string();
+    assert_eq!(
+        pods.logs("talker", &tail).await.unwrap(),
+        format!("{stamp} two\n{stamp} three\n")
+    );
+    let previous = LogParams {
+        previous: true,
+        ..logs("box")
+    };
+    let refused = pods.logs("talker", &previous).await.unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("previous terminated container \"box\" in pod \"talker\" not found"),
+        "{refused}"
+    );
+    // What nothing was said of gets the refusal a plain server gives, at once.
+    let unscripted = pods.logs("talker", &logs("web")).await.unwrap_err();
+    assert!(
+        unscripted
+            .to_string()
+            .contains("connect: connection refused"),
+        "{unscripted}"
     );
 }

@@ -252,6 +252,76 @@ impl Shared {
         kubelet::terminate(state, &kinds, simulation, key, grace, queue)
     }
 
+    /// `pods/{name}/log` of a container the simulation was told the log of, on a simulated
+    /// node (`None` otherwise): that log, as the kubelet serves one (`tailLines`,
+    /// `limitBytes`, `timestamps`, `sinceSeconds`, `sinceTime`; each line printed when the
+    /// container started), or the kubelet's refusal while the container has not started, or
+    /// of `previous` (a simulated container never restarts).
+    pub(crate) fn scripted_log(
+        &self,
+        pod: &Value,
+        name: &str,
+        container: &str,
+        node: &str,
+        query: &Query,
+    ) -> Option<Result<String, Failure>> {
+        let simulation = self.options.simulation.as_ref()?;
+        if !simulation.nodes.iter().any(|n| n.name == node) {
+            return None;
+        }
+        let script = kubelet::script(pod, container, simulation)?;
+        let Some(started) = kubelet::started_at(pod, container) else {
+            return Some(Err(Failure::bad_request(format!(
+                "container {container:?} in pod {name:?} is waiting to start: ContainerCreating"
+            ))));
+        };
+        if query.flag("previous") {
+            return Some(Err(Failure::bad_request(format!(
+                "previous terminated container {container:?} in pod {name:?} not found"
+            ))));
+        }
+        let _clock = self.clock.enter();
+        let started_time = started.parse::<jiff::Timestamp>().ok();
+        let since = query
+            .get("sinceSeconds")
+            .and_then(|s| s.parse::<i64>().ok())
+            .map(|s| clock::now().as_second() - s)
+            .or_else(|| {
+                query
+                    .get("sinceTime")
+                    .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                    .map(|t| t.as_second())
+            });
+        if let (Some(since), Some(started)) = (since, started_time)
+            && started.as_second() < since
+        {
+            return Some(Ok(String::new()));
+        }
+        let mut lines: Vec<&str> = script.split_inclusive('\n').collect();
+        if let Some(tail) = query.get("tailLines").and_then(|t| t.parse::<usize>().ok()) {
+            lines = lines.split_off(lines.len().saturating_sub(tail));
+        }
+        let stamp = started_time.map_or_else(String::new, |t| {
+            t.strftime("%Y-%m-%dT%H:%M:%S.%9fZ").to_string()
+        });
+        let mut text: String = if query.flag("timestamps") {
+            lines.iter().map(|line| format!("{stamp} {line}")).collect()
+        } else {
+            lines.concat()
+        };
+        if let Some(limit) = query
+            .get("limitBytes")
+            .and_then(|l| l.parse::<usize>().ok())
+        {
+            let mut end = limit.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+        Some(Ok(text))
+    }
+
     /// Moves the clock forward and runs the simulation on the new time (simulating only).
     pub(crate) fn advance(&self, by: std::time::Duration) {
         if let Some(simulation) = &self.options.simulation {

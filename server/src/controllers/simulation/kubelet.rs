@@ -134,6 +134,62 @@ pub(crate) fn plan(
     actions
 }
 
+/// The annotation that says what every container of a Pod prints; with `.<container>`,
+/// what that container prints.
+const LOGS: &str = "simulation.kubeforge.dev/logs";
+
+/// What `container` of `pod` prints, as the simulation was told: the Pod's annotation for
+/// it, the Pod's annotation for all its containers, or the image's log (with its tag, then
+/// without); `None` when nothing was said.
+pub(crate) fn script<'a>(
+    pod: &'a Value,
+    container: &str,
+    simulation: &'a Simulation,
+) -> Option<&'a str> {
+    let annotations = pod.pointer("/metadata/annotations");
+    let annotation = |key: &str| annotations.and_then(|a| a.get(key)).and_then(Value::as_str);
+    if let Some(text) = annotation(&format!("{LOGS}.{container}")).or_else(|| annotation(LOGS)) {
+        return Some(text);
+    }
+    let image = ["initContainers", "containers", "ephemeralContainers"]
+        .iter()
+        .flat_map(|list| names(pod, list))
+        .find(|(name, _)| name == container)
+        .map(|(_, image)| image)?;
+    let untagged = match image.rsplit_once(':') {
+        Some((name, tag)) if !tag.contains('/') => name,
+        _ => image.as_str(),
+    };
+    simulation
+        .logs
+        .get(&image)
+        .or_else(|| simulation.logs.get(untagged))
+        .map(String::as_str)
+}
+
+/// When `container` of `pod` started (`state.running` or `state.terminated`'s `startedAt`);
+/// `None` while it has not.
+pub(crate) fn started_at<'a>(pod: &'a Value, container: &str) -> Option<&'a str> {
+    [
+        "initContainerStatuses",
+        "containerStatuses",
+        "ephemeralContainerStatuses",
+    ]
+    .iter()
+    .filter_map(|list| {
+        pod.pointer(&format!("/status/{list}"))
+            .and_then(Value::as_array)
+    })
+    .flatten()
+    .find(|status| text(status, "/name") == container)
+    .and_then(|status| {
+        status
+            .pointer("/state/running/startedAt")
+            .or_else(|| status.pointer("/state/terminated/startedAt"))
+    })
+    .and_then(Value::as_str)
+}
+
 fn names(pod: &Value, list: &str) -> Vec<(String, String)> {
     pod.pointer(&format!("/spec/{list}"))
         .and_then(Value::as_array)

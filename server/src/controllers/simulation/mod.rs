@@ -45,6 +45,12 @@ pub struct Simulation {
     pub run_for: Duration,
     /// How often the simulation looks for work, in real time.
     pub tick: Duration,
+    /// What a container prints (its log, for `kubectl logs`), by image: `busybox:1.36`, or
+    /// `busybox` for every tag of it. A Pod's annotation `simulation.kubeforge.dev/logs`
+    /// (every container) or `simulation.kubeforge.dev/logs.<container>` says it for its own
+    /// containers. A container nothing is said of has no log to give, as without the
+    /// simulation.
+    pub logs: BTreeMap<String, String>,
 }
 
 impl Default for Simulation {
@@ -56,6 +62,7 @@ impl Default for Simulation {
             ready_after: Duration::ZERO,
             run_for: Duration::ZERO,
             tick: Duration::from_millis(50),
+            logs: BTreeMap::new(),
         }
     }
 }
