@@ -2,7 +2,9 @@
 //! `swagger.json`: a Deployment rolls out (`rollout status`, `wait --for=condition=Available`,
 //! `set image` making a new ReplicaSet), a Job completes (`wait --for=condition=complete`),
 //! a Service's EndpointSlice lists the ready Pods' IPs, a Pod is Ready, and a CronJob fires
-//! when the test advances the clock (`POST /simulation/clock`). kubectl is found on `PATH`;
+//! when the test advances the clock (`POST /simulation/clock`), a StatefulSet rolls out in
+//! order and updates in reverse, and `kubectl events` and `describe` show what the
+//! simulated components did. kubectl is found on `PATH`;
 //! without it or the corpus the test prints `SKIPPED: …`, and fails in CI.
 
 use kubeforge_tests::kubectl_server::KubectlServer;
@@ -250,4 +252,187 @@ fn cron_jobs_fire_when_the_clock_is_advanced() {
         ],
         "",
     );
+}
+
+const STATEFUL_SET: &str = "
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+      - {name: db, image: postgres:17}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+";
+
+#[test]
+fn stateful_sets_roll_out_in_order() {
+    // Each Pod is ready a second after it starts, so each of an ordered set's Pods is made
+    // in a later second than the one before it.
+    let Some(server) = start("kubectl_simulation", &["--simulate", "--ready-after=1"]) else {
+        return;
+    };
+    let _ = server.ok(&["apply", "-f", "-"], STATEFUL_SET);
+    let status = server.ok(
+        &["rollout", "status", "statefulset/db", "--timeout=30s"],
+        "",
+    );
+    // The defaulted `partition: 0` makes it a partitioned roll out, to kubectl too.
+    assert!(
+        status.ends_with("partitioned roll out complete: 3 new pods have been updated...\n"),
+        "{status}"
+    );
+    // The Pods in the order they were made, each in a later second than the one before.
+    let order = |server: &KubectlServer| {
+        let text = server.ok(
+            &[
+                "get",
+                "pods",
+                "-l",
+                "app=db",
+                "--sort-by=.metadata.creationTimestamp",
+                "-o",
+                "jsonpath={range .items[*]}{.metadata.name}={.spec.containers[0].image}@{.metadata.creationTimestamp} {end}",
+            ],
+            "",
+        );
+        let made: Vec<(&str, &str)> = text
+            .split_whitespace()
+            .map(|p| p.split_once('@').unwrap())
+            .collect();
+        assert!(made.windows(2).all(|w| w[0].1 < w[1].1), "{text}");
+        made.iter()
+            .map(|(pod, _)| format!("{pod} "))
+            .collect::<String>()
+    };
+    assert_eq!(
+        order(&server),
+        "db-0=postgres:17 db-1=postgres:17 db-2=postgres:17 "
+    );
+    let claims = server.ok(&["get", "pvc", "-o", "name"], "");
+    assert_eq!(
+        claims,
+        "persistentvolumeclaim/data-db-0\npersistentvolumeclaim/data-db-1\npersistentvolumeclaim/data-db-2\n"
+    );
+
+    // A new image: the Pods are replaced from the highest ordinal down.
+    let _ = server.ok(&["set", "image", "statefulset/db", "db=postgres:18"], "");
+    let status = server.ok(
+        &["rollout", "status", "statefulset/db", "--timeout=30s"],
+        "",
+    );
+    // The defaulted `partition: 0` makes it a partitioned roll out, to kubectl too.
+    assert!(
+        status.ends_with("partitioned roll out complete: 3 new pods have been updated...\n"),
+        "{status}"
+    );
+    assert_eq!(
+        order(&server),
+        "db-2=postgres:18 db-1=postgres:18 db-0=postgres:18 "
+    );
+    let history = server.ok(&["rollout", "history", "statefulset/db"], "");
+    assert!(
+        history.contains("1 ") && history.contains("2 "),
+        "{history}"
+    );
+    let revisions = server.ok(&["get", "controllerrevisions", "-o", "name"], "");
+    assert_eq!(revisions.lines().count(), 2, "{revisions}");
+}
+
+#[test]
+fn events_tell_what_the_components_did() {
+    let Some(server) = start("kubectl_simulation", &["--simulate", "--nodes=1"]) else {
+        return;
+    };
+    let _ = server.ok(&["run", "web", "--image=nginx"], "");
+    let _ = server.ok(
+        &["wait", "--for=condition=Ready", "pod/web", "--timeout=30s"],
+        "",
+    );
+    let mut events = String::new();
+    for _ in 0..100 {
+        events = server.ok(&["events", "--for", "pod/web"], "");
+        if events.contains("Started") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // In the order kubectl sorts them, which depends on the second they fall in (the
+    // scheduler's have microseconds, the kubelet's whole seconds): compared sorted.
+    let mut lines: Vec<String> = events
+        .lines()
+        .skip(1)
+        .map(|line| {
+            line.split_whitespace()
+                .skip(1)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            "Normal Created Pod/web Created container: web",
+            "Normal Pulled Pod/web Container image \"nginx\" already present on machine",
+            "Normal Scheduled Pod/web Successfully assigned default/web to node-1",
+            "Normal Started Pod/web Started container web",
+        ],
+        "{events}"
+    );
+    let described = server.ok(&["describe", "pod", "web"], "");
+    assert!(
+        described.contains("default-scheduler  Successfully assigned default/web to node-1"),
+        "{described}"
+    );
+}
+
+#[test]
+fn logs_are_what_the_pod_says_its_containers_print() {
+    let Some(server) = start("kubectl_simulation", &["--simulate", "--nodes=1"]) else {
+        return;
+    };
+    let _ = server.ok(
+        &[
+            "run",
+            "talker",
+            "--image=busybox",
+            "--annotations=simulation.kubeforge.dev/logs=hello\nworld\n",
+        ],
+        "",
+    );
+    let _ = server.ok(
+        &[
+            "wait",
+            "--for=condition=Ready",
+            "pod/talker",
+            "--timeout=30s",
+        ],
+        "",
+    );
+    assert_eq!(server.ok(&["logs", "talker"], ""), "hello\nworld\n");
+    assert_eq!(server.ok(&["logs", "talker", "--tail=1"], ""), "world\n");
+    // A Pod that says nothing keeps the refused connection of a plain server.
+    let _ = server.ok(&["run", "quiet", "--image=busybox"], "");
+    let _ = server.ok(
+        &[
+            "wait",
+            "--for=condition=Ready",
+            "pod/quiet",
+            "--timeout=30s",
+        ],
+        "",
+    );
+    let refused = server.fails(&["logs", "quiet"], "");
+    assert!(refused.contains("connection refused"), "{refused}");
 }

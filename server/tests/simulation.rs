@@ -7,12 +7,15 @@
 
 use std::time::Duration;
 
-use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::apps::v1::{ControllerRevision, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::authentication::v1::TokenReview;
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{Node, Pod, Service};
+use k8s_openapi::api::core::v1::{
+    Endpoints, Event, Node, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount,
+};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Client, Resource};
 use kubeforge_server::{Catalog, Options, Server, SimulatedNode, Simulation};
@@ -597,4 +600,818 @@ async fn taints_keep_out_the_pods_that_do_not_tolerate_them() {
             && p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
     })
     .await;
+}
+
+fn stateful_set(name: &str, replicas: i32, policy: &str, image: &str) -> StatefulSet {
+    object(json!({
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "serviceName": name,
+            "podManagementPolicy": policy,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "db", "image": image}]},
+            },
+            "volumeClaimTemplates": [{
+                "metadata": {"name": "data"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+            }],
+        },
+    }))
+}
+
+/// The Pods of `app`, by name, with their `controller-revision-hash` and readiness.
+async fn members(pods: &Api<Pod>, app: &str) -> Vec<(String, String, bool)> {
+    let list = pods
+        .list(&ListParams::default().labels(&format!("app={app}")))
+        .await
+        .unwrap();
+    let mut members: Vec<_> = list
+        .items
+        .iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .map(|p| {
+            let labels = p.metadata.labels.clone().unwrap_or_default();
+            (
+                p.metadata.name.clone().unwrap(),
+                labels
+                    .get("controller-revision-hash")
+                    .cloned()
+                    .unwrap_or_default(),
+                condition(p, "Ready").is_some_and(|c| c.status == "True"),
+            )
+        })
+        .collect();
+    members.sort();
+    members
+}
+
+/// Waits (10 s at most) until the Pods of `app` are as `check` wants them.
+async fn until_members(
+    pods: &Api<Pod>,
+    app: &str,
+    what: &str,
+    check: impl Fn(&[(String, String, bool)]) -> bool,
+) {
+    for _ in 0..1000 {
+        if check(&members(pods, app).await) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!(
+        "{app}: {what}: not after 10 s: {:?}",
+        members(pods, app).await
+    );
+}
+
+/// Waits (10 s at most) until `count` Pods of `app` run (so that advancing the clock makes
+/// them ready).
+async fn until_running(pods: &Api<Pod>, app: &str, count: usize) {
+    for _ in 0..1000 {
+        let list = pods
+            .list(&ListParams::default().labels(&format!("app={app}")))
+            .await
+            .unwrap();
+        let running = list
+            .items
+            .iter()
+            .filter(|p| p.metadata.deletion_timestamp.is_none())
+            .filter(|p| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"))
+            .count();
+        if running == count {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!(
+        "{app}: {count} running: not after 10 s: {:?}",
+        members(pods, app).await
+    );
+}
+
+#[tokio::test]
+async fn stateful_sets_make_their_pods_in_order_and_update_them_in_reverse() {
+    let simulation = Simulation {
+        ready_after: Duration::from_secs(10),
+        ..Simulation::default()
+    };
+    let Some((server, client)) = simulated("simulation", simulation) else {
+        return;
+    };
+    server.freeze();
+    let sets: Api<StatefulSet> = Api::namespaced(client.clone(), "default");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    sets.create(
+        &PostParams::default(),
+        &stateful_set("db", 3, "OrderedReady", "postgres:17"),
+    )
+    .await
+    .unwrap();
+
+    // OrderedReady: the next Pod once the previous one is Running and Ready.
+    until_members(&pods, "db", "db-0", |m| m.len() == 1 && m[0].0 == "db-0").await;
+    until_running(&pods, "db", 1).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        members(&pods, "db").await.len(),
+        1,
+        "db-1 before db-0 is ready"
+    );
+    server.advance(Duration::from_secs(10));
+    until_members(&pods, "db", "db-1", |m| m.len() == 2 && m[0].2 && !m[1].2).await;
+    until_running(&pods, "db", 2).await;
+    server.advance(Duration::from_secs(10));
+    until_members(&pods, "db", "db-2", |m| m.len() == 3).await;
+    until_running(&pods, "db", 3).await;
+    server.advance(Duration::from_secs(10));
+    until(&sets, "db", "ready", |s| {
+        s.status
+            .as_ref()
+            .is_some_and(|s| s.ready_replicas == Some(3))
+    })
+    .await;
+    let db = value(&sets.get("db").await.unwrap());
+    let revision = db["status"]["updateRevision"].as_str().unwrap().to_owned();
+    assert!(revision.starts_with("db-"), "{db:#}");
+    assert_eq!(
+        db["status"],
+        json!({
+            "observedGeneration": 1,
+            "replicas": 3,
+            "readyReplicas": 3,
+            "availableReplicas": 3,
+            "currentReplicas": 3,
+            "updatedReplicas": 3,
+            "currentRevision": revision,
+            "updateRevision": revision,
+            "collisionCount": 0,
+        })
+    );
+    let db_1 = value(&pods.get("db-1").await.unwrap());
+    assert_eq!(
+        db_1["metadata"]["labels"],
+        json!({
+            "app": "db",
+            "apps.kubernetes.io/pod-index": "1",
+            "controller-revision-hash": revision,
+            "statefulset.kubernetes.io/pod-name": "db-1",
+        })
+    );
+    assert_eq!(db_1["spec"]["hostname"], "db-1");
+    assert_eq!(db_1["spec"]["subdomain"], "db");
+    assert_eq!(
+        db_1["spec"]["volumes"][0],
+        json!({"name": "data", "persistentVolumeClaim": {"claimName": "data-db-1"}})
+    );
+    let claims: Api<PersistentVolumeClaim> = Api::namespaced(client.clone(), "default");
+    let claim = value(&claims.get("data-db-2").await.unwrap());
+    assert_eq!(claim["metadata"]["labels"], json!({"app": "db"}));
+    let revisions: Api<ControllerRevision> = Api::namespaced(client.clone(), "default");
+    let first = value(&revisions.get(&revision).await.unwrap());
+    assert_eq!(first["revision"], 1);
+    assert_eq!(
+        first["data"]["spec"]["template"]["spec"]["containers"][0]["image"],
+        "postgres:17"
+    );
+
+    // RollingUpdate: from the highest ordinal down, each once the ones above are ready.
+    let image = json!({"spec": {"template": {"spec": {"containers": [{"name": "db", "image": "postgres:18"}]}}}});
+    sets.patch("db", &PatchParams::default(), &Patch::Strategic(image))
+        .await
+        .unwrap();
+    until(&sets, "db", "a new revision", |s| {
+        s.status
+            .as_ref()
+            .and_then(|s| s.update_revision.as_deref())
+            .is_some_and(|r| r != revision)
+    })
+    .await;
+    until_members(&pods, "db", "db-2 updated", |m| {
+        m.len() == 3 && m[2].1 != revision
+    })
+    .await;
+    until_running(&pods, "db", 3).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let now = members(&pods, "db").await;
+    assert_eq!(
+        (
+            now[0].1 == revision,
+            now[1].1 == revision,
+            now[2].1 == revision
+        ),
+        (true, true, false),
+        "{now:?}"
+    );
+    for ordinal in [1, 0] {
+        server.advance(Duration::from_secs(10));
+        until_members(&pods, "db", "the next one updated", |m| {
+            m.len() == 3 && m[ordinal].1 != revision
+        })
+        .await;
+        until_running(&pods, "db", 3).await;
+    }
+    server.advance(Duration::from_secs(10));
+    until(&sets, "db", "updated", |s| {
+        let s = s.status.as_ref().unwrap();
+        s.current_revision == s.update_revision && s.updated_replicas == Some(3)
+    })
+    .await;
+    let updated = sets.get("db").await.unwrap().status.unwrap();
+    let second = value(
+        &revisions
+            .get(updated.update_revision.as_deref().unwrap())
+            .await
+            .unwrap(),
+    );
+    assert_eq!(second["revision"], 2);
+    assert_eq!(
+        pods.get("db-0").await.unwrap().spec.unwrap().containers[0]
+            .image
+            .as_deref(),
+        Some("postgres:18")
+    );
+
+    // Scaling down: the highest ordinal first, one at a time.
+    server.resume();
+    sets.patch(
+        "db",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"replicas": 1}})),
+    )
+    .await
+    .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..1000 {
+        let names: Vec<String> = members(&pods, "db")
+            .await
+            .into_iter()
+            .map(|m| m.0)
+            .collect();
+        if seen.last() != Some(&names) {
+            seen.push(names.clone());
+        }
+        if names.len() == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        seen,
+        [
+            vec!["db-0", "db-1", "db-2"],
+            vec!["db-0", "db-1"],
+            vec!["db-0"]
+        ],
+    );
+    // The claims stay (`whenScaled: Retain`).
+    assert!(claims.get_opt("data-db-2").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn parallel_stateful_sets_make_their_pods_at_once() {
+    let simulation = Simulation {
+        ready_after: Duration::from_secs(10),
+        ..Simulation::default()
+    };
+    let Some((server, client)) = simulated("simulation", simulation) else {
+        return;
+    };
+    server.freeze();
+    let sets: Api<StatefulSet> = Api::namespaced(client.clone(), "default");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    sets.create(
+        &PostParams::default(),
+        &stateful_set("cache", 3, "Parallel", "redis"),
+    )
+    .await
+    .unwrap();
+    until_members(&pods, "cache", "three Pods, none ready", |m| {
+        m.len() == 3 && m.iter().all(|p| !p.2)
+    })
+    .await;
+    until_running(&pods, "cache", 3).await;
+    server.advance(Duration::from_secs(10));
+    until(&sets, "cache", "ready", |s| {
+        s.status
+            .as_ref()
+            .is_some_and(|s| s.ready_replicas == Some(3))
+    })
+    .await;
+}
+
+/// A TokenReview of `token`: whether it authenticated, its username, its error.
+async fn review(client: &Client, token: &str) -> (bool, String, String) {
+    let reviews: Api<TokenReview> = Api::all(client.clone());
+    let review: TokenReview = object(json!({
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "TokenReview",
+        "spec": {"token": token},
+    }));
+    let status = reviews
+        .create(&PostParams::default(), &review)
+        .await
+        .unwrap()
+        .status
+        .unwrap();
+    (
+        status.authenticated == Some(true),
+        status.user.and_then(|u| u.username).unwrap_or_default(),
+        status.error.unwrap_or_default(),
+    )
+}
+
+#[tokio::test]
+async fn service_account_token_secrets_get_a_token_the_server_accepts() {
+    let Some((_server, client)) = simulated("simulation", Simulation::default()) else {
+        return;
+    };
+    let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), "default");
+    let builder = accounts
+        .create(
+            &PostParams::default(),
+            &object(json!({"metadata": {"name": "builder"}})),
+        )
+        .await
+        .unwrap();
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), "default");
+    let token_secret = |name: &str, account: &str| -> Secret {
+        object(json!({
+            "metadata": {"name": name, "annotations": {"kubernetes.io/service-account.name": account}},
+            "type": "kubernetes.io/service-account-token",
+        }))
+    };
+    secrets
+        .create(
+            &PostParams::default(),
+            &token_secret("builder-token", "builder"),
+        )
+        .await
+        .unwrap();
+    until(&secrets, "builder-token", "a token", |s| {
+        s.data.as_ref().is_some_and(|d| d.contains_key("token"))
+    })
+    .await;
+    let secret = secrets.get("builder-token").await.unwrap();
+    let data = secret.data.clone().unwrap();
+    let mut keys: Vec<_> = data.keys().cloned().collect();
+    keys.sort();
+    assert_eq!(keys, ["ca.crt", "namespace", "token"]);
+    assert_eq!(data["namespace"].0, b"default");
+    assert!(
+        String::from_utf8_lossy(&data["ca.crt"].0).starts_with("-----BEGIN CERTIFICATE-----"),
+        "{:?}",
+        data["ca.crt"]
+    );
+    assert_eq!(
+        secret.metadata.annotations.unwrap()["kubernetes.io/service-account.uid"],
+        builder.metadata.uid.clone().unwrap()
+    );
+    let token = String::from_utf8(data["token"].0.clone()).unwrap();
+    assert_eq!(
+        review(&client, &token).await,
+        (
+            true,
+            "system:serviceaccount:default:builder".to_owned(),
+            String::new()
+        )
+    );
+    // The token is good while the Secret holds it.
+    secrets
+        .delete("builder-token", &DeleteParams::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        review(&client, &token).await,
+        (
+            false,
+            String::new(),
+            "Token has been invalidated".to_owned()
+        )
+    );
+
+    // A Secret for a ServiceAccount that is not there is deleted.
+    secrets
+        .create(
+            &PostParams::default(),
+            &token_secret("ghost-token", "ghost"),
+        )
+        .await
+        .unwrap();
+    for _ in 0..200 {
+        if secrets.get_opt("ghost-token").await.unwrap().is_none() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("ghost-token: not deleted after 2 s");
+}
+
+#[tokio::test]
+async fn services_get_endpoints_of_their_ready_and_not_ready_pods() {
+    let simulation = Simulation {
+        ready_after: Duration::from_secs(10),
+        ..Simulation::default()
+    };
+    let Some((server, client)) = simulated("simulation", simulation) else {
+        return;
+    };
+    server.freeze();
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    deployments
+        .create(&PostParams::default(), &deployment("web", 2, "nginx:1"))
+        .await
+        .unwrap();
+    let services: Api<Service> = Api::namespaced(client.clone(), "default");
+    let service: Service = object(json!({
+        "metadata": {"name": "web", "labels": {"tier": "front"}},
+        "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80, "targetPort": "http"}]},
+    }));
+    services
+        .create(&PostParams::default(), &service)
+        .await
+        .unwrap();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let all: Api<Endpoints> = Api::namespaced(client.clone(), "default");
+    let subsets = |e: &Endpoints| value(e)["subsets"].clone();
+    until(&all, "web", "two not ready", |e| {
+        subsets(e)[0]["notReadyAddresses"]
+            .as_array()
+            .is_some_and(|a| a.len() == 2)
+    })
+    .await;
+    let mut ips: Vec<(String, String)> = pods
+        .list(&ListParams::default().labels("app=web"))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|p| (p.status.unwrap().pod_ip.unwrap(), p.metadata.name.unwrap()))
+        .collect();
+    ips.sort();
+    let web = value(&all.get("web").await.unwrap());
+    assert_eq!(
+        web["metadata"]["labels"],
+        json!({"tier": "front", "endpoints.kubernetes.io/managed-by": "endpoint-controller"})
+    );
+    let trigger =
+        web["metadata"]["annotations"]["endpoints.kubernetes.io/last-change-trigger-time"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    assert!(web["metadata"].get("ownerReferences").is_none());
+    assert_eq!(
+        web["subsets"][0]["ports"],
+        json!([{"name": "http", "port": 8080, "protocol": "TCP"}])
+    );
+    let listed: Vec<(String, String)> = web["subsets"][0]["notReadyAddresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["ip"].as_str().unwrap().to_owned(),
+                a["targetRef"]["name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(listed, ips);
+    // Nothing changes, nothing is written.
+    let version = web["metadata"]["resourceVersion"].clone();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        value(&all.get("web").await.unwrap())["metadata"]["resourceVersion"],
+        version
+    );
+
+    // Ready, they move to `addresses`, and the trigger time is the time they became so.
+    server.advance(Duration::from_secs(10));
+    until(&all, "web", "two ready", |e| {
+        subsets(e)[0]["addresses"]
+            .as_array()
+            .is_some_and(|a| a.len() == 2)
+            && subsets(e)[0].get("notReadyAddresses").is_none()
+    })
+    .await;
+    let web = value(&all.get("web").await.unwrap());
+    let later = web["metadata"]["annotations"]["endpoints.kubernetes.io/last-change-trigger-time"]
+        .as_str()
+        .unwrap();
+    let seconds = |t: &str| t.parse::<jiff::Timestamp>().unwrap().as_second();
+    assert_eq!(seconds(later) - seconds(&trigger), 10, "{trigger} {later}");
+
+    // The Service gone, its Endpoints go.
+    services
+        .delete("web", &DeleteParams::default())
+        .await
+        .unwrap();
+    for _ in 0..200 {
+        if all.get_opt("web").await.unwrap().is_none() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("web: Endpoints not deleted after 2 s");
+}
+
+/// The Events of the object named `name`, as `(reason, source or reporting component,
+/// message)`, oldest first.
+async fn events_of(client: &Client, name: &str) -> Vec<(String, String, String)> {
+    let events: Api<Event> = Api::namespaced(client.clone(), "default");
+    let list = events.list(&ListParams::default()).await.unwrap();
+    list.items
+        .into_iter()
+        .filter(|e| e.involved_object.name.as_deref() == Some(name))
+        .map(|e| {
+            let from = e
+                .source
+                .and_then(|s| s.component)
+                .or(e.reporting_component)
+                .unwrap_or_default();
+            (
+                e.reason.unwrap_or_default(),
+                from,
+                e.message.unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+/// Waits (10 s at most) until the object named `name` has an Event with `reason`.
+async fn until_event(client: &Client, name: &str, reason: &str) -> Vec<(String, String, String)> {
+    for _ in 0..500 {
+        let events = events_of(client, name).await;
+        if events.iter().any(|e| e.0 == reason) {
+            return events;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!(
+        "{name}: no {reason} Event after 10 s: {:?}",
+        events_of(client, name).await
+    );
+}
+
+#[tokio::test]
+async fn the_simulated_components_record_events() {
+    let Some((_server, client)) = simulated("simulation", Simulation::default()) else {
+        return;
+    };
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    deployments
+        .create(&PostParams::default(), &deployment("web", 2, "nginx:1"))
+        .await
+        .unwrap();
+    until(&deployments, "web", "available", |d| available(d, 2)).await;
+    let sets: Api<ReplicaSet> = Api::namespaced(client.clone(), "default");
+    let set = sets
+        .list(&ListParams::default().labels("app=web"))
+        .await
+        .unwrap()
+        .items
+        .remove(0)
+        .metadata
+        .name
+        .unwrap();
+    let scaled = until_event(&client, "web", "ScalingReplicaSet").await;
+    assert_eq!(
+        scaled,
+        [(
+            "ScalingReplicaSet".to_owned(),
+            "deployment-controller".to_owned(),
+            format!("Scaled up replica set {set} from 0 to 2")
+        )]
+    );
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let first = pods
+        .list(&ListParams::default().labels("app=web"))
+        .await
+        .unwrap()
+        .items
+        .remove(0);
+    let pod_name = first.metadata.name.clone().unwrap();
+    let node = first.spec.unwrap().node_name.unwrap();
+    let created = until_event(&client, &set, "SuccessfulCreate").await;
+    assert!(
+        created.contains(&(
+            "SuccessfulCreate".to_owned(),
+            "replicaset-controller".to_owned(),
+            format!("Created pod: {pod_name}")
+        )),
+        "{created:?}"
+    );
+    let _ = until_event(&client, &pod_name, "Started").await;
+    let mut told = events_of(&client, &pod_name).await;
+    told.sort();
+    assert_eq!(
+        told,
+        [
+            (
+                "Created".to_owned(),
+                "kubelet".to_owned(),
+                "Created container: web".to_owned()
+            ),
+            (
+                "Pulled".to_owned(),
+                "kubelet".to_owned(),
+                "Container image \"nginx:1\" already present on machine".to_owned()
+            ),
+            (
+                "Scheduled".to_owned(),
+                "default-scheduler".to_owned(),
+                format!("Successfully assigned default/{pod_name} to {node}")
+            ),
+            (
+                "Started".to_owned(),
+                "kubelet".to_owned(),
+                "Started container web".to_owned()
+            ),
+        ]
+    );
+    let events: Api<Event> = Api::namespaced(client.clone(), "default");
+    let started = events
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .find(|e| {
+            e.involved_object.name.as_deref() == Some(&pod_name)
+                && e.reason.as_deref() == Some("Started")
+        })
+        .unwrap();
+    let started = value(&started);
+    assert_eq!(
+        started["involvedObject"]["fieldPath"],
+        "spec.containers{web}"
+    );
+    assert_eq!(
+        started["source"],
+        json!({"component": "kubelet", "host": node})
+    );
+    assert_eq!(started["count"], 1);
+    assert_eq!(started["type"], "Normal");
+
+    // Scaled down: the Deployment scales its ReplicaSet, which deletes a Pod.
+    deployments
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 1}})),
+        )
+        .await
+        .unwrap();
+    let deleted = until_event(&client, &set, "SuccessfulDelete").await;
+    assert!(
+        deleted
+            .iter()
+            .any(|e| e.1 == "replicaset-controller" && e.2.starts_with("Deleted pod: web-")),
+        "{deleted:?}"
+    );
+    let scaled = events_of(&client, "web").await;
+    assert!(
+        scaled.contains(&(
+            "ScalingReplicaSet".to_owned(),
+            "deployment-controller".to_owned(),
+            format!("Scaled down replica set {set} from 2 to 1")
+        )),
+        "{scaled:?}"
+    );
+
+    // A Pod that fits nowhere, a Job that completes, a StatefulSet's Pod.
+    let spec =
+        json!({"containers": [{"name": "c", "image": "nginx"}], "nodeSelector": {"disk": "ssd"}});
+    pods.create(&PostParams::default(), &pod("picky", spec))
+        .await
+        .unwrap();
+    let failed = until_event(&client, "picky", "FailedScheduling").await;
+    assert_eq!(failed[0].1, "default-scheduler");
+    assert!(
+        failed[0].2.starts_with(
+            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."
+        ),
+        "{failed:?}"
+    );
+    let jobs: Api<Job> = Api::namespaced(client.clone(), "default");
+    jobs.create(&PostParams::default(), &job("pi", 1, json!({})))
+        .await
+        .unwrap();
+    let completed = until_event(&client, "pi", "Completed").await;
+    assert!(
+        completed.contains(&(
+            "Completed".to_owned(),
+            "job-controller".to_owned(),
+            "Job completed".to_owned()
+        )),
+        "{completed:?}"
+    );
+    let sets: Api<StatefulSet> = Api::namespaced(client.clone(), "default");
+    sets.create(
+        &PostParams::default(),
+        &stateful_set("db", 1, "OrderedReady", "postgres"),
+    )
+    .await
+    .unwrap();
+    let made = until_event(&client, "db", "SuccessfulCreate").await;
+    assert!(
+        made.contains(&(
+            "SuccessfulCreate".to_owned(),
+            "statefulset-controller".to_owned(),
+            "create Pod db-0 in StatefulSet db successful".to_owned()
+        )),
+        "{made:?}"
+    );
+}
+
+#[tokio::test]
+async fn containers_print_what_the_simulation_was_told() {
+    let mut simulation = Simulation::default();
+    simulation
+        .logs
+        .insert("busybox".into(), "one\ntwo\nthree\n".into());
+    let Some((_server, client)) = simulated("simulation", simulation) else {
+        return;
+    };
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+    let spec = json!({"containers": [
+        {"name": "box", "image": "busybox:1.36"},
+        {"name": "web", "image": "nginx"},
+        {"name": "told", "image": "nginx"},
+    ]});
+    let mut talker = pod("talker", spec);
+    talker.metadata.annotations = Some(
+        [(
+            "simulation.kubeforge.dev/logs.told".to_owned(),
+            "from the annotation\n".to_owned(),
+        )]
+        .into(),
+    );
+    pods.create(&PostParams::default(), &talker).await.unwrap();
+    until(&pods, "talker", "running", |p| {
+        p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+    })
+    .await;
+    let logs = |container: &str| LogParams {
+        container: Some(container.to_owned()),
+        ..LogParams::default()
+    };
+    assert_eq!(
+        pods.logs("talker", &logs("box")).await.unwrap(),
+        "one\ntwo\nthree\n"
+    );
+    assert_eq!(
+        pods.logs("talker", &logs("told")).await.unwrap(),
+        "from the annotation\n"
+    );
+    let tail = LogParams {
+        tail_lines: Some(2),
+        timestamps: true,
+        ..logs("box")
+    };
+    let started = pods
+        .get("talker")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .container_statuses
+        .unwrap()[0]
+        .state
+        .clone()
+        .unwrap()
+        .running
+        .unwrap()
+        .started_at
+        .unwrap();
+    let stamp = started
+        .0
+        .strftime("%Y-%m-%dT%H:%M:%S.000000000Z")
+        .to_string();
+    assert_eq!(
+        pods.logs("talker", &tail).await.unwrap(),
+        format!("{stamp} two\n{stamp} three\n")
+    );
+    let previous = LogParams {
+        previous: true,
+        ..logs("box")
+    };
+    let refused = pods.logs("talker", &previous).await.unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("previous terminated container \"box\" in pod \"talker\" not found"),
+        "{refused}"
+    );
+    // What nothing was said of gets the refusal a plain server gives, at once.
+    let unscripted = pods.logs("talker", &logs("web")).await.unwrap_err();
+    assert!(
+        unscripted
+            .to_string()
+            .contains("connect: connection refused"),
+        "{unscripted}"
+    );
 }

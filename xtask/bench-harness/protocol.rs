@@ -96,3 +96,31 @@ pub struct ServerCrd {
     /// Per run: the process's CPU milliseconds over the same span.
     pub cpu_ms: Vec<f64>,
 }
+
+/// `cargo bench -p kubeforge-server --bench simulated_cluster -- --json`: the simulated cluster
+/// (the server's own bench, like `ServerCrds`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSimulation {
+    /// Simulated nodes.
+    pub nodes: u64,
+    /// Deployments created.
+    pub deployments: u64,
+    /// Replicas of each.
+    pub replicas: u64,
+    /// Per run: milliseconds from the first Deployment's `POST` to every Deployment's
+    /// `readyReplicas` at its `replicas`.
+    pub ready_wall_ms: Vec<f64>,
+    /// Per run: the process's CPU milliseconds over the same span.
+    pub ready_cpu_ms: Vec<f64>,
+    /// ConfigMaps created, one after the other, in each throughput run.
+    pub creates: u64,
+    /// Per run: creates per second with the simulation off.
+    pub off_per_s: Vec<f64>,
+    /// Per run: the process's CPU milliseconds for them, simulation off.
+    pub off_cpu_ms: Vec<f64>,
+    /// Per run: creates per second with the simulation on (its nodes idle).
+    pub on_per_s: Vec<f64>,
+    /// Per run: the process's CPU milliseconds for them, simulation on.
+    pub on_cpu_ms: Vec<f64>,
+}

@@ -477,6 +477,15 @@ impl Server {
             return Ok(shared.respond(answer, index, code, value, &query));
         }
         if let Some((code, value)) = self.behaviour(def, target, verb, body, &query, user)? {
+            // A log, as the kubelet streams it: plain text.
+            if let (Value::String(text), Some("log")) = (&value, target.subresource.as_deref()) {
+                let mut response = Response::new(Body::full(text.clone().into_bytes()));
+                *response.status_mut() = code;
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+                return Ok(response);
+            }
             if code == StatusCode::NO_CONTENT {
                 let mut response = Response::new(Body::full(Vec::new()));
                 *response.status_mut() = code;

@@ -18,6 +18,9 @@ use serde_json::{Map, Value, json};
 /// server's audience when `--api-audiences` is not given.
 pub(crate) const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
+/// The issuer of the tokens the token controller puts in a Secret (`LegacyIssuer`).
+pub(crate) const LEGACY_ISSUER: &str = "kubernetes/serviceaccount";
+
 /// `WarnOnlyBoundTokenExpirationSeconds`: the expiration kubelet asks for a Pod's projected
 /// token; such a token bound to a Pod gets a year (`ExpirationExtensionSeconds`) and a
 /// `warnafter` at the hour asked (`--service-account-extend-token-expiration`, on by
@@ -69,6 +72,9 @@ pub(crate) struct Claims {
     pub(crate) jti: Option<String>,
     /// `pod`, `secret` or `node` → (name, uid), as the token names them.
     pub(crate) bound: Vec<(String, String, String)>,
+    /// A legacy token's Secret (`kubernetes.io/serviceaccount/secret.name`), which the
+    /// authenticator checks the token against.
+    pub(crate) secret: Option<String>,
 }
 
 /// Why a token was not accepted.
@@ -137,11 +143,35 @@ impl Keys {
             "nbf": now,
             "sub": format!("system:serviceaccount:{namespace}:{name}"),
         });
+        self.sign(&claims)
+    }
+
+    /// The token the token controller puts in the Secret `secret` of the service account
+    /// `sa` (namespace, name, uid): `LegacyClaims`, with no expiry and no audience.
+    pub(crate) fn issue_legacy(
+        &self,
+        sa: (&str, &str, &str),
+        secret: &str,
+    ) -> Result<String, String> {
+        let (namespace, name, uid) = sa;
+        let claims = json!({
+            "iss": LEGACY_ISSUER,
+            "kubernetes.io/serviceaccount/namespace": namespace,
+            "kubernetes.io/serviceaccount/secret.name": secret,
+            "kubernetes.io/serviceaccount/service-account.name": name,
+            "kubernetes.io/serviceaccount/service-account.uid": uid,
+            "sub": format!("system:serviceaccount:{namespace}:{name}"),
+        });
+        self.sign(&claims)
+    }
+
+    /// The JWT of `claims`, signed, as go-jose writes it.
+    fn sign(&self, claims: &Value) -> Result<String, String> {
         let header = json!({"alg": "ES256", "kid": self.kid});
         let signing_input = format!(
             "{}.{}",
             URL_SAFE_NO_PAD.encode(sorted(&header).to_string()),
-            URL_SAFE_NO_PAD.encode(sorted(&claims).to_string())
+            URL_SAFE_NO_PAD.encode(sorted(claims).to_string())
         );
         let signature = self
             .pair
@@ -175,9 +205,11 @@ impl Keys {
         let Some(claims) = decode(payload) else {
             return Err(Refusal::NotOurs);
         };
-        if claims.get("iss").and_then(Value::as_str) != Some(ISSUER) {
-            return Err(Refusal::NotOurs);
-        }
+        let legacy = match claims.get("iss").and_then(Value::as_str) {
+            Some(ISSUER) => false,
+            Some(LEGACY_ISSUER) => true,
+            _ => return Err(Refusal::NotOurs),
+        };
         let crypto =
             || Refusal::Invalid("go-jose/go-jose: error in cryptographic primitive".into());
         if decode(header)
@@ -238,6 +270,9 @@ impl Keys {
                 go_quoted(wanted)
             )));
         }
+        if legacy {
+            return legacy_claims(&claims, both);
+        }
         let kubernetes = claims.get("kubernetes.io");
         let text = |pointer: &str| {
             kubernetes
@@ -264,6 +299,7 @@ impl Keys {
             audiences: both,
             jti: claims.get("jti").and_then(Value::as_str).map(str::to_owned),
             bound,
+            secret: None,
         })
     }
 
@@ -311,6 +347,51 @@ impl Keys {
             &hex[20..]
         ))
     }
+}
+
+/// A legacy token's claims (`legacyValidator.Validate`, up to the lookups): each claim
+/// there, and `sub` naming the same service account.
+fn legacy_claims(claims: &Value, audiences: Vec<String>) -> Result<Claims, Refusal> {
+    let claim = |key: &str| {
+        claims
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let subject = claim("sub");
+    let namespace = claim("kubernetes.io/serviceaccount/namespace");
+    let secret = claim("kubernetes.io/serviceaccount/secret.name");
+    let name = claim("kubernetes.io/serviceaccount/service-account.name");
+    let uid = claim("kubernetes.io/serviceaccount/service-account.uid");
+    let missing = |what: &str| Err(Refusal::Invalid(format!("{what} claim is missing")));
+    if subject.is_empty() {
+        return missing("sub");
+    }
+    if namespace.is_empty() {
+        return missing("namespace");
+    }
+    if secret.is_empty() {
+        return missing("secretName");
+    }
+    if name.is_empty() {
+        return missing("serviceAccountName");
+    }
+    if uid.is_empty() {
+        return missing("serviceAccountUID");
+    }
+    if subject != format!("system:serviceaccount:{namespace}:{name}") {
+        return Err(Refusal::Invalid("sub claim is invalid".into()));
+    }
+    Ok(Claims {
+        namespace,
+        name,
+        uid,
+        audiences,
+        jti: None,
+        bound: Vec::new(),
+        secret: Some(secret),
+    })
 }
 
 /// `value` with every object's keys sorted, as Go writes a map.

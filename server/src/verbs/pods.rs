@@ -478,6 +478,11 @@ impl Shared {
                 "pod {name} does not have a host assigned"
             )));
         }
+        if sub == "log"
+            && let Some(log) = self.scripted_log(&pod, name, &container, node, query)
+        {
+            return log.map(|text| (StatusCode::OK, Value::String(text)));
+        }
         let address = self.kubelet(node)?;
         let path = match sub {
             "log" => "containerLogs",

@@ -13,12 +13,13 @@ use std::sync::{Arc, Weak};
 use serde_json::{Value, json};
 
 use crate::controllers::queue::{self, Work};
+use crate::controllers::simulation::events::{self, Recorded};
 use crate::controllers::simulation::{
-    Action, Kinds, Simulation, cronjobs, daemonsets, deployments, endpoint_slices, jobs, kubelet,
-    nodes, replicasets, scheduler,
+    Action, Kinds, Simulation, cronjobs, daemonsets, deployments, endpoint_slices, endpoints, jobs,
+    kubelet, nodes, replicasets, scheduler, statefulsets, tokens,
 };
 use crate::objects::clock;
-use crate::objects::store::State;
+use crate::objects::store::{Key, State};
 use crate::semantics::deletion::Policy;
 use crate::verbs::Shared;
 use crate::wire::query::Query;
@@ -54,7 +55,7 @@ impl Shared {
     }
 
     /// One step of the simulation: nodes, workload controllers, scheduler, kubelets,
-    /// EndpointSlices.
+    /// EndpointSlices, Endpoints, ServiceAccount tokens.
     pub(crate) fn simulate(&self, simulation: &Simulation) {
         // What one round creates or binds, the next carries on with, so a new Deployment's
         // Pods run after one step; a few rounds bound the time the step takes.
@@ -72,16 +73,22 @@ impl Shared {
         let mut later = Vec::new();
         {
             let mut state = self.lock();
-            let plans: [&Plan<'_>; 9] = [
+            let plans: [&Plan<'_>; 12] = [
                 &|state| nodes::plan(state, &kinds, simulation, clock::now()),
                 &|state| cronjobs::plan(state, &kinds, clock::now()),
                 &|state| jobs::plan(state, &kinds, &clock::format(clock::now())),
                 &|state| deployments::plan(state, &kinds, clock::now()),
                 &|state| replicasets::plan(state, &kinds, clock::now()),
+                &|state| statefulsets::plan(state, &kinds, clock::now()),
                 &|state| daemonsets::plan(state, &kinds, clock::now()),
                 &|state| scheduler::plan(state, &kinds, &clock::format(clock::now())),
                 &|state| kubelet::plan(state, &kinds, simulation, clock::now()),
                 &|state| endpoint_slices::plan(state, &kinds),
+                &|state| endpoints::plan(state, &kinds),
+                &|state| {
+                    let ca = &self.cluster.authority.certificate_pem;
+                    tokens::plan(state, &kinds, self.keys.as_ref().ok(), ca)
+                },
             ];
             let mut changed = false;
             for plan in plans {
@@ -104,7 +111,11 @@ impl Shared {
                     object,
                 } => self
                     .insert(index, &namespace, object, &Query::default(), Some(MANAGER))
-                    .map(drop),
+                    .map(|(_, created)| {
+                        if kinds.pods == Some(index) {
+                            self.record_created(&kinds, &namespace, &created);
+                        }
+                    }),
                 Action::Bind { key, node } => {
                     let binding = json!({
                         "apiVersion": "v1",
@@ -118,12 +129,78 @@ impl Shared {
                         binding.to_string().as_bytes(),
                         &Query::default(),
                     )
-                    .map(drop)
+                    .map(|_| self.record_bound(&kinds, &key, &node))
                 }
                 _ => Ok(()),
             };
         }
         acted
+    }
+
+    /// The Event of the controller that made the Pod `created` (`SuccessfulCreate`).
+    fn record_created(&self, kinds: &Kinds, namespace: &str, created: &Value) {
+        let Some(owner) = created
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .and_then(|refs| refs.iter().find(|r| r["controller"] == true))
+        else {
+            return;
+        };
+        let name = created["metadata"]["name"].as_str().unwrap_or("");
+        let owner_name = owner["name"].as_str().unwrap_or("");
+        let (index, component, message) = match owner["kind"].as_str() {
+            Some("ReplicaSet") => (
+                kinds.replica_sets,
+                "replicaset-controller",
+                format!("Created pod: {name}"),
+            ),
+            Some("Job") => (kinds.jobs, "job-controller", format!("Created pod: {name}")),
+            Some("DaemonSet") => (
+                kinds.daemon_sets,
+                "daemonset-controller",
+                format!("Created pod: {name}"),
+            ),
+            Some("StatefulSet") => (
+                kinds.stateful_sets,
+                "statefulset-controller",
+                format!("create Pod {name} in StatefulSet {owner_name} successful"),
+            ),
+            _ => return,
+        };
+        let Some(owner) = index.and_then(|i| self.stored(i, namespace, owner_name).ok()) else {
+            return;
+        };
+        let event = Recorded {
+            involved: &owner,
+            field_path: None,
+            kind: "Normal",
+            reason: "SuccessfulCreate",
+            message,
+        };
+        self.record_event(kinds, namespace, events::legacy(&event, component, None));
+    }
+
+    /// The scheduler's `Scheduled` Event of a Pod it bound.
+    fn record_bound(&self, kinds: &Kinds, key: &Key, node: &str) {
+        let Some(pod) = kinds.pods.and_then(|i| self.stored(i, &key.0, &key.1).ok()) else {
+            return;
+        };
+        let event = Recorded {
+            involved: &pod,
+            field_path: None,
+            kind: "Normal",
+            reason: "Scheduled",
+            message: format!("Successfully assigned {}/{} to {node}", key.0, key.1),
+        };
+        self.record_event(kinds, &key.0, events::scheduler(&event, "Binding"));
+    }
+
+    /// Creates an Event, when the API serves Events; a refused one is dropped, as a
+    /// recorder drops one it cannot write.
+    fn record_event(&self, kinds: &Kinds, namespace: &str, event: Value) {
+        if let Some(index) = kinds.events {
+            let _ = self.insert(index, namespace, event, &Query::default(), Some(MANAGER));
+        }
     }
 
     /// The writes and deletions of `actions`, under the lock; the creates and bindings are
@@ -173,6 +250,76 @@ impl Shared {
             return None;
         }
         kubelet::terminate(state, &kinds, simulation, key, grace, queue)
+    }
+
+    /// `pods/{name}/log` of a container the simulation was told the log of, on a simulated
+    /// node (`None` otherwise): that log, as the kubelet serves one (`tailLines`,
+    /// `limitBytes`, `timestamps`, `sinceSeconds`, `sinceTime`; each line printed when the
+    /// container started), or the kubelet's refusal while the container has not started, or
+    /// of `previous` (a simulated container never restarts).
+    pub(crate) fn scripted_log(
+        &self,
+        pod: &Value,
+        name: &str,
+        container: &str,
+        node: &str,
+        query: &Query,
+    ) -> Option<Result<String, Failure>> {
+        let simulation = self.options.simulation.as_ref()?;
+        if !simulation.nodes.iter().any(|n| n.name == node) {
+            return None;
+        }
+        let script = kubelet::script(pod, container, simulation)?;
+        let Some(started) = kubelet::started_at(pod, container) else {
+            return Some(Err(Failure::bad_request(format!(
+                "container {container:?} in pod {name:?} is waiting to start: ContainerCreating"
+            ))));
+        };
+        if query.flag("previous") {
+            return Some(Err(Failure::bad_request(format!(
+                "previous terminated container {container:?} in pod {name:?} not found"
+            ))));
+        }
+        let _clock = self.clock.enter();
+        let started_time = started.parse::<jiff::Timestamp>().ok();
+        let since = query
+            .get("sinceSeconds")
+            .and_then(|s| s.parse::<i64>().ok())
+            .map(|s| clock::now().as_second() - s)
+            .or_else(|| {
+                query
+                    .get("sinceTime")
+                    .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                    .map(|t| t.as_second())
+            });
+        if let (Some(since), Some(started)) = (since, started_time)
+            && started.as_second() < since
+        {
+            return Some(Ok(String::new()));
+        }
+        let mut lines: Vec<&str> = script.split_inclusive('\n').collect();
+        if let Some(tail) = query.get("tailLines").and_then(|t| t.parse::<usize>().ok()) {
+            lines = lines.split_off(lines.len().saturating_sub(tail));
+        }
+        let stamp = started_time.map_or_else(String::new, |t| {
+            t.strftime("%Y-%m-%dT%H:%M:%S.%9fZ").to_string()
+        });
+        let mut text: String = if query.flag("timestamps") {
+            lines.iter().map(|line| format!("{stamp} {line}")).collect()
+        } else {
+            lines.concat()
+        };
+        if let Some(limit) = query
+            .get("limitBytes")
+            .and_then(|l| l.parse::<usize>().ok())
+        {
+            let mut end = limit.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+        Some(Ok(text))
     }
 
     /// Moves the clock forward and runs the simulation on the new time (simulating only).

@@ -275,6 +275,9 @@ impl Shared {
                 .and_then(|t| t.parse::<jiff::Timestamp>().ok())
                 .is_some_and(|t| t.as_second() < now - 60)
         };
+        if let Some(secret) = &claims.secret {
+            return self.authenticate_legacy(token, &claims, secret);
+        }
         let sa = self
             .core("serviceaccounts")
             .and_then(|index| self.stored(index, namespace, name))
@@ -354,6 +357,59 @@ impl Shared {
             user["extra"] = crate::semantics::tokens::sorted(&Value::Object(extra));
         }
         Ok((user, claims.audiences))
+    }
+
+    /// A legacy token's lookups (`legacyValidator.Validate`): its Secret is there, not being
+    /// deleted, and holds this token; its service account is there, not being deleted, with
+    /// the uid the token names.
+    fn authenticate_legacy(
+        &self,
+        token: &str,
+        claims: &crate::semantics::tokens::Claims,
+        secret_name: &str,
+    ) -> Result<(Value, Vec<String>), String> {
+        use base64::Engine;
+        let (namespace, name) = (claims.namespace.as_str(), claims.name.as_str());
+        let invalidated = || "Token has been invalidated".to_owned();
+        let secret = self
+            .core("secrets")
+            .and_then(|index| self.stored(index, namespace, secret_name))
+            .map_err(|_| invalidated())?;
+        if secret.pointer("/metadata/deletionTimestamp").is_some() {
+            return Err(invalidated());
+        }
+        let stored = base64::engine::general_purpose::STANDARD
+            .decode(text(&secret, "/data/token"))
+            .unwrap_or_default();
+        if stored != token.as_bytes() {
+            return Err("Token does not match server's copy".to_owned());
+        }
+        let sa = self
+            .core("serviceaccounts")
+            .and_then(|index| self.stored(index, namespace, name))
+            .map_err(|failure| failure.message)?;
+        if sa.pointer("/metadata/deletionTimestamp").is_some() {
+            return Err(format!(
+                "ServiceAccount {namespace}/{name} has been deleted"
+            ));
+        }
+        let sa_uid = text(&sa, "/metadata/uid");
+        if sa_uid != claims.uid {
+            return Err(format!(
+                "ServiceAccount UID ({sa_uid}) does not match claim ({})",
+                claims.uid
+            ));
+        }
+        let user = json!({
+            "username": format!("system:serviceaccount:{namespace}:{name}"),
+            "uid": sa_uid,
+            "groups": [
+                "system:serviceaccounts",
+                format!("system:serviceaccounts:{namespace}"),
+                "system:authenticated",
+            ],
+        });
+        Ok((user, claims.audiences.clone()))
     }
 
     /// The catalog index of a core/v1 resource.

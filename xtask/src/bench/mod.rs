@@ -24,6 +24,9 @@
 //!   corpus and extra CRD created through the API of a server of the whole 1.36 API, from
 //!   the `POST` to the first `200` on its resource (issue 37's "served within 100 ms"). No
 //!   peer runs in process: envtest needs etcd and a real API server.
+//! - **simulation**: the server's simulated cluster (its own `simulated_cluster` bench,
+//!   release): 1,000 Pods of 10 Deployments on 10 nodes from the creates to all Ready, and
+//!   500 ConfigMap creates with the simulation off and on (issue 39).
 //!
 //! The code is split by job: `setup` (the throwaway projects under `target/bench-peers/`,
 //! their manifests, installing the peers, generating), `measure` (running processes, the
@@ -61,10 +64,11 @@ pub(crate) enum Section {
     UnknownFields,
     Crds,
     Server,
+    Simulation,
 }
 
 impl Section {
-    pub(crate) const ALL: [Section; 8] = [
+    pub(crate) const ALL: [Section; 9] = [
         Section::Generation,
         Section::Builds,
         Section::Serde,
@@ -73,6 +77,7 @@ impl Section {
         Section::UnknownFields,
         Section::Crds,
         Section::Server,
+        Section::Simulation,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -85,6 +90,7 @@ impl Section {
             Section::UnknownFields => "unknown-fields",
             Section::Crds => "crds",
             Section::Server => "server",
+            Section::Simulation => "simulation",
         }
     }
 
@@ -102,6 +108,8 @@ impl Section {
             Section::Crds => 150.0,
             // Building the server's bench in release, then about 20 seconds of runs.
             Section::Server => 240.0,
+            // Building the bench in release, then three runs of about 10 seconds.
+            Section::Simulation => 240.0,
         }
     }
 }
@@ -187,6 +195,9 @@ fn bench(root: &Path, options: &Options) -> Result<(), String> {
             }
             Section::Crds => report.crds = Some(sections::crds(&paths, effort)?),
             Section::Server => report.server = Some(sections::server(&paths, effort)?),
+            Section::Simulation => {
+                report.simulation = Some(sections::simulation(&paths, effort)?);
+            }
         }
         report
             .durations

@@ -33,6 +33,7 @@ pub(crate) struct Report {
     pub unknown_fields: Option<UnknownFields>,
     pub crds: Option<Crds>,
     pub server: Option<super::sections::Server>,
+    pub simulation: Option<super::sections::Simulated>,
     /// How long setup and each section took.
     pub durations: Vec<(String, Duration)>,
 }
@@ -127,6 +128,9 @@ impl Report {
         }
         if let Some(server) = &self.server {
             render_server(w, server)?;
+        }
+        if let Some(simulated) = &self.simulation {
+            render_simulation(w, simulated)?;
         }
         let total: Duration = self.durations.iter().map(|(_, d)| *d).sum();
         let _ = writeln!(w, "## How long this run took\n");
@@ -405,6 +409,55 @@ fn render_server(w: &mut String, server: &super::sections::Server) -> Out {
             Stat::of(&crd.file, &crd.cpu_ms)?.show(1)
         );
     }
+    let _ = writeln!(w);
+    Ok(())
+}
+
+fn render_simulation(w: &mut String, simulated: &super::sections::Simulated) -> Out {
+    let s = &simulated.report;
+    let _ = writeln!(
+        w,
+        "## i. The simulated cluster\n\n\
+         `kubeforge-server`'s own bench (`cargo bench -p kubeforge-server --bench \
+         simulated_cluster`, release): a server of the whole Kubernetes 1.36 API with the \
+         simulation on (`Options::simulation`), in process with one client. {} Deployments \
+         of {} replicas are `POST`ed on {} simulated nodes; the time runs until every \
+         Deployment's `readyReplicas` is {}: every Pod made by its ReplicaSet, bound by the \
+         scheduler, run and made ready by its kubelet. Then {} ConfigMaps are created one \
+         after the other on a fresh server with the simulation off, and on one with it on \
+         (three idle nodes, its thread looking for work every 50 ms). CPU is the process's \
+         user + system time, every thread. {}, each on fresh servers.\n",
+        s.deployments,
+        s.replicas,
+        s.nodes,
+        s.replicas,
+        s.creates,
+        plural(simulated.runs, "run")
+    );
+    let _ = writeln!(w, "| measure | wall | CPU (ms) |\n|---|---|---|");
+    let _ = writeln!(
+        w,
+        "| {} Pods of {} Deployments on {} nodes, created to all Ready | {} ms | {} |",
+        s.deployments * s.replicas,
+        s.deployments,
+        s.nodes,
+        Stat::of("ready wall", &s.ready_wall_ms)?.show(0),
+        Stat::of("ready CPU", &s.ready_cpu_ms)?.show(0)
+    );
+    let _ = writeln!(
+        w,
+        "| {} ConfigMap creates, simulation off | {} creates/s | {} |",
+        s.creates,
+        Stat::of("off", &s.off_per_s)?.show(0),
+        Stat::of("off CPU", &s.off_cpu_ms)?.show(0)
+    );
+    let _ = writeln!(
+        w,
+        "| {} ConfigMap creates, simulation on | {} creates/s | {} |",
+        s.creates,
+        Stat::of("on", &s.on_per_s)?.show(0),
+        Stat::of("on CPU", &s.on_cpu_ms)?.show(0)
+    );
     let _ = writeln!(w);
     Ok(())
 }
@@ -813,6 +866,44 @@ mod tests {
             sys_s: 0.0,
             maxrss_kib: 1024,
         }
+    }
+
+    #[test]
+    fn the_simulated_cluster_section_gives_the_rollout_and_both_throughputs() {
+        let simulated = super::super::sections::Simulated {
+            report: super::super::protocol::ServerSimulation {
+                nodes: 10,
+                deployments: 10,
+                replicas: 100,
+                ready_wall_ms: vec![900.0, 1100.0, 1000.0],
+                ready_cpu_ms: vec![700.0, 700.0, 700.0],
+                creates: 500,
+                off_per_s: vec![5000.0, 5000.0, 5000.0],
+                off_cpu_ms: vec![100.0, 100.0, 100.0],
+                on_per_s: vec![4000.0, 4000.0, 4000.0],
+                on_cpu_ms: vec![125.0, 125.0, 125.0],
+            },
+            runs: 3,
+        };
+        let mut w = String::new();
+        render_simulation(&mut w, &simulated).unwrap();
+        assert!(w.starts_with("## i. The simulated cluster\n"), "{w}");
+        assert!(
+            w.contains("10 Deployments of 100 replicas are `POST`ed on 10 simulated nodes"),
+            "{w}"
+        );
+        assert!(
+            w.contains("| 1000 Pods of 10 Deployments on 10 nodes, created to all Ready | 1000"),
+            "{w}"
+        );
+        assert!(
+            w.contains("| 500 ConfigMap creates, simulation off | 5000 creates/s | 100 |"),
+            "{w}"
+        );
+        assert!(
+            w.contains("| 500 ConfigMap creates, simulation on | 4000 creates/s | 125 |"),
+            "{w}"
+        );
     }
 
     #[test]

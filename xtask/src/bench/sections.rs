@@ -741,6 +741,56 @@ fn rerun(paths: &Paths, project: &setup::RerunProject, effort: Effort) -> Result
     Ok(result)
 }
 
+/// i. The simulated cluster: the server's own `simulated_cluster` bench.
+pub(crate) struct Simulated {
+    pub report: protocol::ServerSimulation,
+    /// Runs, each on fresh servers.
+    pub runs: usize,
+}
+
+/// Runs of section i in one run of the bench (a run is about ten seconds).
+const SIMULATION_RUNS: usize = 3;
+
+pub(crate) fn simulation(paths: &Paths, effort: Effort) -> Result<Simulated, String> {
+    let runs = if effort.quick {
+        1
+    } else {
+        SIMULATION_RUNS * effort.runs
+    };
+    let runs_arg = runs.to_string();
+    let args = [
+        "bench",
+        "--quiet",
+        "--package",
+        "kubeforge-server",
+        "--bench",
+        "simulated_cluster",
+        "--",
+        "--json",
+        &runs_arg,
+    ];
+    let output = std::process::Command::new(env!("CARGO"))
+        .current_dir(&paths.root)
+        .args(args)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let what = format!("cargo {}", args.join(" "));
+    if !output.status.success() {
+        return Err(format!("`{what}` failed ({})", output.status));
+    }
+    let stdout = String::from_utf8(output.stdout)
+        .map_err(|e| format!("`{what}` printed non-UTF-8 output: {e}"))?;
+    let report: protocol::ServerSimulation = super::measure::parse_report(&what, &stdout)?;
+    let ready = super::stats::Stat::of("ready", &report.ready_wall_ms)?;
+    eprintln!(
+        "bench: simulation: {} Pods all Ready after {} ms wall",
+        report.deployments * report.replicas,
+        ready.show(0)
+    );
+    Ok(Simulated { report, runs })
+}
+
 /// h. The in-memory server: each corpus and extra CRD created through its API, until served.
 pub(crate) struct Server {
     pub crds: protocol::ServerCrds,

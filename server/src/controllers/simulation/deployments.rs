@@ -9,8 +9,10 @@
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
+use crate::controllers::simulation::events::{self, Recorded};
 use crate::controllers::simulation::{
-    Action, Kinds, controlled_by, controller_ref, hashed_suffix, int, objects, set_condition, text,
+    Action, Kinds, controlled_by, controller_ref, hashed_suffix, int, objects, record,
+    set_condition, text,
 };
 use crate::objects::clock;
 use crate::objects::store::{Key, State};
@@ -99,6 +101,31 @@ pub(crate) fn plan(state: &State, kinds: &Kinds, now: Timestamp) -> Vec<Action> 
         }
         let revision_text = revision(&owned[new].object).unwrap_or(1).to_string();
         for set in &mut owned {
+            let before = if set.key.is_none() {
+                0
+            } else {
+                int(&set.object, "/spec/replicas", 1)
+            };
+            if set.replicas != before && (set.key.is_some() || set.replicas > 0) {
+                // `scaleReplicaSet`, and `getNewReplicaSet` for a new one.
+                let direction = if set.replicas > before { "up" } else { "down" };
+                let event = Recorded {
+                    involved: deployment,
+                    field_path: None,
+                    kind: "Normal",
+                    reason: "ScalingReplicaSet",
+                    message: format!(
+                        "Scaled {direction} replica set {} from {before} to {}",
+                        text(&set.object, "/metadata/name"),
+                        set.replicas
+                    ),
+                };
+                actions.extend(record(
+                    kinds,
+                    &key.0,
+                    events::legacy(&event, "deployment-controller", None),
+                ));
+            }
             if set.replicas != int(&set.object, "/spec/replicas", 1) || set.key.is_none() {
                 set.object["spec"]["replicas"] = Value::from(set.replicas);
                 set.changed = true;

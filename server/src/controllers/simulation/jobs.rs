@@ -7,8 +7,9 @@
 
 use serde_json::{Value, json};
 
+use crate::controllers::simulation::events::{self, Recorded};
 use crate::controllers::simulation::{
-    Action, Kinds, condition, controlled_by, int, objects, pod_active, pod_from, pod_ready,
+    Action, Kinds, condition, controlled_by, int, objects, pod_active, pod_from, pod_ready, record,
     set_condition, text,
 };
 use crate::objects::store::State;
@@ -80,6 +81,18 @@ pub(crate) fn plan(state: &State, kinds: &Kinds, now: &str) -> Vec<Action> {
                 now,
             );
             object["status"]["completionTime"] = Value::from(now);
+            let event = Recorded {
+                involved: job,
+                field_path: None,
+                kind: "Normal",
+                reason: "Completed",
+                message: "Job completed".to_owned(),
+            };
+            actions.extend(record(
+                kinds,
+                &key.0,
+                events::legacy(&event, "job-controller", None),
+            ));
         } else if failing {
             set_condition(
                 &mut object,

@@ -14,8 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
+use crate::controllers::simulation::events::{self, Recorded};
 use crate::controllers::simulation::{
-    Action, Kinds, Simulation, address, present, set_condition, text,
+    Action, Kinds, Simulation, address, present, record, set_condition, text,
 };
 use crate::objects::clock;
 use crate::objects::store::State;
@@ -78,6 +79,36 @@ pub(crate) fn plan(
                 .unwrap_or_default();
             taken.insert(ip.clone());
             start(&mut object, &address(position), &ip, &time);
+            // `Pulled`, `Created` and `Started` for each container, init containers first.
+            for (list, path) in [
+                ("initContainers", "initContainers"),
+                ("containers", "containers"),
+            ] {
+                for (name, image) in names(pod, list) {
+                    let field_path = format!("spec.{path}{{{name}}}");
+                    for (reason, message) in [
+                        (
+                            "Pulled",
+                            format!("Container image {image:?} already present on machine"),
+                        ),
+                        ("Created", format!("Created container: {name}")),
+                        ("Started", format!("Started container {name}")),
+                    ] {
+                        let event = Recorded {
+                            involved: pod,
+                            field_path: Some(&field_path),
+                            kind: "Normal",
+                            reason,
+                            message,
+                        };
+                        actions.extend(record(
+                            kinds,
+                            &key.0,
+                            events::legacy(&event, "kubelet", Some(node)),
+                        ));
+                    }
+                }
+            }
         }
         let started = text(&object, "/status/startTime")
             .parse::<Timestamp>()
@@ -101,6 +132,62 @@ pub(crate) fn plan(
         }
     }
     actions
+}
+
+/// The annotation that says what every container of a Pod prints; with `.<container>`,
+/// what that container prints.
+const LOGS: &str = "simulation.kubeforge.dev/logs";
+
+/// What `container` of `pod` prints, as the simulation was told: the Pod's annotation for
+/// it, the Pod's annotation for all its containers, or the image's log (with its tag, then
+/// without); `None` when nothing was said.
+pub(crate) fn script<'a>(
+    pod: &'a Value,
+    container: &str,
+    simulation: &'a Simulation,
+) -> Option<&'a str> {
+    let annotations = pod.pointer("/metadata/annotations");
+    let annotation = |key: &str| annotations.and_then(|a| a.get(key)).and_then(Value::as_str);
+    if let Some(text) = annotation(&format!("{LOGS}.{container}")).or_else(|| annotation(LOGS)) {
+        return Some(text);
+    }
+    let image = ["initContainers", "containers", "ephemeralContainers"]
+        .iter()
+        .flat_map(|list| names(pod, list))
+        .find(|(name, _)| name == container)
+        .map(|(_, image)| image)?;
+    let untagged = match image.rsplit_once(':') {
+        Some((name, tag)) if !tag.contains('/') => name,
+        _ => image.as_str(),
+    };
+    simulation
+        .logs
+        .get(&image)
+        .or_else(|| simulation.logs.get(untagged))
+        .map(String::as_str)
+}
+
+/// When `container` of `pod` started (`state.running` or `state.terminated`'s `startedAt`);
+/// `None` while it has not.
+pub(crate) fn started_at<'a>(pod: &'a Value, container: &str) -> Option<&'a str> {
+    [
+        "initContainerStatuses",
+        "containerStatuses",
+        "ephemeralContainerStatuses",
+    ]
+    .iter()
+    .filter_map(|list| {
+        pod.pointer(&format!("/status/{list}"))
+            .and_then(Value::as_array)
+    })
+    .flatten()
+    .find(|status| text(status, "/name") == container)
+    .and_then(|status| {
+        status
+            .pointer("/state/running/startedAt")
+            .or_else(|| status.pointer("/state/terminated/startedAt"))
+    })
+    .and_then(Value::as_str)
 }
 
 fn names(pod: &Value, list: &str) -> Vec<(String, String)> {

@@ -3,7 +3,8 @@
 //! verbs carry out (`verbs::simulate`). `nodes` (the Nodes and their Leases), `scheduler`
 //! (kube-scheduler's filters), `kubelet` (a Pod's status from Pending to Running or
 //! Succeeded, and its removal once it is deleted), and kube-controller-manager's
-//! `deployments`, `replicasets`, `daemonsets`, `jobs`, `cronjobs` and `endpoint_slices`.
+//! `deployments`, `replicasets`, `statefulsets`, `daemonsets`, `jobs`, `cronjobs`,
+//! `endpoint_slices`, `endpoints` and the ServiceAccount token controller (`tokens`).
 //! None imports another (what two share is here: a node's address, a Pod made from a
 //! template, label selectors, conditions, availability); each reads the store and returns
 //! [`Action`]s, and runs on the server's clock.
@@ -12,11 +13,15 @@ pub(crate) mod cronjobs;
 pub(crate) mod daemonsets;
 pub(crate) mod deployments;
 pub(crate) mod endpoint_slices;
+pub(crate) mod endpoints;
+pub(crate) mod events;
 pub(crate) mod jobs;
 pub(crate) mod kubelet;
 pub(crate) mod nodes;
 pub(crate) mod replicasets;
 pub(crate) mod scheduler;
+pub(crate) mod statefulsets;
+pub(crate) mod tokens;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -40,6 +45,12 @@ pub struct Simulation {
     pub run_for: Duration,
     /// How often the simulation looks for work, in real time.
     pub tick: Duration,
+    /// What a container prints (its log, for `kubectl logs`), by image: `busybox:1.36`, or
+    /// `busybox` for every tag of it. A Pod's annotation `simulation.kubeforge.dev/logs`
+    /// (every container) or `simulation.kubeforge.dev/logs.<container>` says it for its own
+    /// containers. A container nothing is said of has no log to give, as without the
+    /// simulation.
+    pub logs: BTreeMap<String, String>,
 }
 
 impl Default for Simulation {
@@ -51,6 +62,7 @@ impl Default for Simulation {
             ready_after: Duration::ZERO,
             run_for: Duration::ZERO,
             tick: Duration::from_millis(50),
+            logs: BTreeMap::new(),
         }
     }
 }
@@ -132,6 +144,13 @@ pub(crate) struct Kinds {
     pub(crate) daemon_sets: Option<usize>,
     pub(crate) jobs: Option<usize>,
     pub(crate) cron_jobs: Option<usize>,
+    pub(crate) stateful_sets: Option<usize>,
+    pub(crate) controller_revisions: Option<usize>,
+    pub(crate) persistent_volume_claims: Option<usize>,
+    pub(crate) secrets: Option<usize>,
+    pub(crate) service_accounts: Option<usize>,
+    pub(crate) endpoints: Option<usize>,
+    pub(crate) events: Option<usize>,
 }
 
 impl Kinds {
@@ -148,6 +167,13 @@ impl Kinds {
             daemon_sets: find("apps", "daemonsets"),
             jobs: find("batch", "jobs"),
             cron_jobs: find("batch", "cronjobs"),
+            stateful_sets: find("apps", "statefulsets"),
+            controller_revisions: find("apps", "controllerrevisions"),
+            persistent_volume_claims: find("", "persistentvolumeclaims"),
+            secrets: find("", "secrets"),
+            service_accounts: find("", "serviceaccounts"),
+            endpoints: find("", "endpoints"),
+            events: find("", "events"),
         }
     }
 }
@@ -174,6 +200,15 @@ pub(crate) fn int(object: &Value, pointer: &str, default: i64) -> i64 {
         .pointer(pointer)
         .and_then(Value::as_i64)
         .unwrap_or(default)
+}
+
+/// An Event to create, when the API serves Events.
+pub(crate) fn record(kinds: &Kinds, namespace: &str, event: Value) -> Option<Action> {
+    Some(Action::Create {
+        index: kinds.events?,
+        namespace: namespace.to_owned(),
+        object: event,
+    })
 }
 
 /// Whether `dependent` names `owner` (by uid) as its controller.

@@ -8,9 +8,10 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use crate::controllers::simulation::events::{self, Recorded};
 use crate::controllers::simulation::{
     Action, Kinds, controlled_by, int, objects, pod_active, pod_available, pod_from, pod_ready,
-    selects, text,
+    record, selects, text,
 };
 use crate::objects::store::State;
 
@@ -51,6 +52,18 @@ pub(crate) fn plan(state: &State, kinds: &Kinds, now: Timestamp) -> Vec<Action> 
                     index: pods,
                     key: (*pod_key).clone(),
                 });
+                let event = Recorded {
+                    involved: set,
+                    field_path: None,
+                    kind: "Normal",
+                    reason: "SuccessfulDelete",
+                    message: format!("Deleted pod: {}", pod_key.1),
+                };
+                actions.extend(record(
+                    kinds,
+                    &key.0,
+                    events::legacy(&event, "replicaset-controller", None),
+                ));
             }
         }
         let min_ready = int(set, "/spec/minReadySeconds", 0);

@@ -10,7 +10,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::controllers::simulation::{Action, Kinds, objects, requirement, set_condition, text};
+use crate::controllers::simulation::events::{self, Recorded};
+use crate::controllers::simulation::{
+    Action, Kinds, objects, record, requirement, set_condition, text,
+};
 use crate::objects::store::State;
 
 /// Why a node does not fit, as the scheduler's plugins say it, and whether preemption
@@ -95,6 +98,18 @@ pub(crate) fn plan(state: &State, kinds: &Kinds, now: &str) -> Vec<Action> {
                     now,
                 );
                 if object != **pod {
+                    let event = Recorded {
+                        involved: pod,
+                        field_path: None,
+                        kind: "Warning",
+                        reason: "FailedScheduling",
+                        message: message(rooms.len(), &misfits),
+                    };
+                    actions.extend(record(
+                        kinds,
+                        &key.0,
+                        events::scheduler(&event, "Scheduling"),
+                    ));
                     actions.push(Action::Write {
                         index: pods,
                         key: key.clone(),
