@@ -18,6 +18,7 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> Parts {
     if let TypeKind::Struct(fields) = &ty.kind {
         parts.extend(struct_item(context, id, ty, fields));
         parts.text(resource::impls(context, id));
+        parts.text(super::releases::resource_releases(context, id));
         parts.text(kube::impls(context, id));
         if context.builders {
             parts.extend(builders::builder_items(context, id));
