@@ -459,3 +459,44 @@ fn the_merged_crate_builds_with_every_feature_combination_tried() {
         kubeforge_tests::scale::cargo(&generated, &args);
     }
 }
+
+#[test]
+fn resources_and_routes_know_their_releases_at_run_time() {
+    let Some(dir) = kubernetes("resources_and_routes_know_their_releases_at_run_time") else {
+        return;
+    };
+    // `coordination.k8s.io/v1beta1` LeaseCandidate came in 1.33.
+    let config = merged(&dir).select(
+        "io.k8s.api.coordination.v1beta1.LeaseCandidate"
+            .parse()
+            .expect("pattern"),
+    );
+    let generated = kubeforge_tests::scale::generate("releases_routes", &config);
+    std::fs::create_dir_all(generated.join("tests")).expect("mkdir");
+    std::fs::write(
+        generated.join("tests/releases.rs"),
+        r#"
+use releases_routes::api::coordination::v1beta1::LeaseCandidate;
+use releases_routes::routes::Route;
+
+#[test]
+fn releases() {
+    let since_1_33 = ["1.33", "1.34", "1.35", "1.36"];
+    assert_eq!(LeaseCandidate::RELEASES, since_1_33);
+    assert_eq!(Route::RELEASES, ["1.32", "1.33", "1.34", "1.35", "1.36"]);
+    let candidates: Vec<Route> = Route::ALL
+        .iter()
+        .copied()
+        .filter(|route| route.info().path.contains("/coordination.k8s.io/v1beta1/"))
+        .collect();
+    assert!(candidates.len() >= 6, "{candidates:?}");
+    for route in candidates {
+        assert_eq!(route.releases().collect::<Vec<_>>(), since_1_33, "{route:?}");
+        assert!(!route.served_in("1.32") && route.served_in("1.36"), "{route:?}");
+    }
+}
+"#,
+    )
+    .expect("test");
+    kubeforge_tests::scale::cargo(&generated, &["test", "--quiet", "--test", "releases"]);
+}
