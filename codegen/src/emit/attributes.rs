@@ -293,7 +293,36 @@ pub(crate) fn field_release_attribute(
     ty: &TypeDef,
     field: &crate::model::Field,
 ) -> String {
-    release_attribute(context.api, context.api.field_mask(ty, field), 4)
+    let owner = context
+        .api
+        .releases
+        .as_ref()
+        .map(|releases| releases.schema(&ty.schema_name));
+    let (_, beyond) = member_releases(context.api, owner, context.api.field_mask(ty, field));
+    release_attribute(context.api, beyond, 4)
+}
+
+/// For a member (a field, an enum value) with the releases `member` of a type with the
+/// releases `owner`: the releases its docs name (none when they are the type's, which its
+/// docs name), and the releases its deprecation is computed from, counting those that
+/// lack the whole type as having it (using the member names the type, deprecated there
+/// already), so only the releases that have the type but not the member deprecate it.
+pub(crate) fn member_releases(
+    api: &ApiSet,
+    owner: Option<crate::model::releases::Mask>,
+    member: Option<crate::model::releases::Mask>,
+) -> (
+    Option<crate::model::releases::Mask>,
+    Option<crate::model::releases::Mask>,
+) {
+    let (Some(releases), Some(owner), Some(member)) = (&api.releases, owner, member) else {
+        return (None, None);
+    };
+    if member == owner {
+        return (None, None);
+    }
+    let outside = crate::model::releases::Mask(releases.all().0 & !owner.0);
+    (Some(member), Some(member.with(outside)))
 }
 
 /// The rustdoc sentence of an item that only some of the merged releases have: "Since
