@@ -500,3 +500,33 @@ fn releases() {
     .expect("test");
     kubeforge_tests::scale::cargo(&generated, &["test", "--quiet", "--test", "releases"]);
 }
+
+#[test]
+fn the_diff_of_a_release_is_the_diff_of_its_documents() {
+    let Some(dir) = kubernetes("the_diff_of_a_release_is_the_diff_of_its_documents") else {
+        return;
+    };
+    let merged = merged(&dir);
+    let of_release = kubeforge::diff::release(&merged, "1.36").expect("1.36 against 1.35");
+    let of_documents = kubeforge::diff::configs(
+        &Config::new().input(dir.join("swagger-1.35.json")),
+        &Config::new().input(dir.join("swagger.json")),
+    )
+    .expect("the documents");
+    let subjects = |report: &kubeforge::diff::Report| -> BTreeSet<String> {
+        report
+            .changes
+            .iter()
+            .map(|c| format!("{} {} {}", c.effect.as_str(), c.kind, c.subject))
+            .collect()
+    };
+    let (a, b) = (subjects(&of_release), subjects(&of_documents));
+    assert!(!a.is_empty());
+    assert!(
+        a == b,
+        "only the release's, only the documents': {:?}",
+        differences(&a, &b)
+    );
+    let error = kubeforge::diff::release(&merged, "1.32").expect_err("the oldest");
+    assert!(error.to_string().contains("`1.32`, the oldest"), "{error}");
+}
