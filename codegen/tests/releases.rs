@@ -530,3 +530,27 @@ fn the_diff_of_a_release_is_the_diff_of_its_documents() {
     let error = kubeforge::diff::release(&merged, "1.32").expect_err("the oldest");
     assert!(error.to_string().contains("`1.32`, the oldest"), "{error}");
 }
+
+#[test]
+fn the_command_line_wants_one_release_per_input() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubeforge"))
+        .args([
+            "--releases",
+            "1.32,1.33",
+            "a.json",
+            "b.json",
+            "c.json",
+            "--out",
+            "api",
+        ])
+        .output()
+        .expect("kubeforge runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "expected one release per input with `--releases`, but there are 2 releases and 3 inputs"
+        ),
+        "{stderr}"
+    );
+}
