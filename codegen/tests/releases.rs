@@ -499,6 +499,18 @@ fn releases() {
     )
     .expect("test");
     kubeforge_tests::scale::cargo(&generated, &["test", "--quiet", "--test", "releases"]);
+    // The route table's release knowledge passes clippy's pedantic lints.
+    kubeforge_tests::scale::cargo(
+        &generated,
+        &[
+            "clippy",
+            "--quiet",
+            "--all-features",
+            "--",
+            "-W",
+            "clippy::pedantic",
+        ],
+    );
 }
 
 #[test]

@@ -66,21 +66,25 @@ pub(crate) fn route_releases(code: &mut Code, context: &Context<'_>) {
         "];",
     );
     code.blank();
-    if context.docs {
-        code.docs([
-            "The releases that serve this route, oldest first (bit `i` of its entry is",
-            "[`Route::RELEASES`]`[i]`).",
-        ]);
-    }
-    code.open("pub fn releases(self) -> impl Iterator<Item = &'static str> {");
     code.array(
         &format!("const SERVED: [u64; {}] = [", masks.len()),
         &masks,
         "];",
     );
-    code.line("let served = SERVED[self as usize];");
-    code.line("let serves = move |i: &usize| (served >> i) & 1 == 1;");
-    code.line("(0..Self::RELEASES.len()).filter(serves).map(|i| Self::RELEASES[i])");
+    code.blank();
+    if context.docs {
+        code.docs([
+            "The releases that serve this route, oldest first (bit `i` of its entry in",
+            "`SERVED` is [`Route::RELEASES`]`[i]`).",
+        ]);
+    }
+    code.open("pub fn releases(self) -> impl Iterator<Item = &'static str> {");
+    code.line("let bits = Self::SERVED[self as usize];");
+    code.line("(0..Self::RELEASES.len())");
+    code.deeper();
+    code.line(".filter(move |i| (bits >> i) & 1 == 1)");
+    code.line(".map(|i| Self::RELEASES[i])");
+    code.shallower();
     code.close("}");
     code.blank();
     if context.docs {
