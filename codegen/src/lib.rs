@@ -807,7 +807,7 @@ impl Config {
     /// The releases of the inputs in order ([`Config::release_input`]), `None` when no input
     /// belongs to one; an error when only some do, when they do not increase, or when
     /// [`Config::only_release`] is set without them.
-    fn release_names(&self) -> Result<Option<Vec<String>>, Error> {
+    pub(crate) fn release_names(&self) -> Result<Option<Vec<String>>, Error> {
         let mut names: Vec<String> = Vec::new();
         let mut without: Vec<String> = Vec::new();
         for input in &self.inputs {
@@ -851,7 +851,7 @@ impl Config {
 }
 
 /// An error in the releases of the configuration.
-fn releases_error(message: String) -> Error {
+pub(crate) fn releases_error(message: String) -> Error {
     Diagnostic::new(
         ErrorKind::Releases,
         &Origin::root(Path::new("<config>")),

@@ -30,6 +30,9 @@ const FIXTURES: &[(&str, &str)] = &[
     ("my-crd.yaml", "crds/cert-manager-Certificate.yaml"),
     ("swagger.json", "kubernetes/swagger.json"),
     ("swagger-1.35.json", "kubernetes/swagger-1.35.json"),
+    ("swagger-1.32.json", "kubernetes/swagger-1.32.json"),
+    ("swagger-1.33.json", "kubernetes/swagger-1.33.json"),
+    ("swagger-1.34.json", "kubernetes/swagger-1.34.json"),
     ("openapi.json", "openshift/openapi.json"),
     // An older release of a corpus CRD (`../shared/old-crds`, beside the corpus), for the
     // crate whose cluster runs the newer one.

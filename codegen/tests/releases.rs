@@ -246,3 +246,323 @@ fn releases_that_do_not_fit_the_inputs_are_errors() {
         "{error}"
     );
 }
+
+/// The merged crate of a small selection: `resource.k8s.io/v1beta1`'s `DeviceConstraint`
+/// (`distinctAttribute` since 1.34) and `DeviceAttribute` (`bools` since 1.36).
+fn selection_crate(dir: &Path) -> PathBuf {
+    let config = merged(dir)
+        .select(
+            "io.k8s.api.resource.v1beta1.DeviceConstraint"
+                .parse()
+                .expect("pattern"),
+        )
+        .select(
+            "io.k8s.api.resource.v1beta1.DeviceAttribute"
+                .parse()
+                .expect("pattern"),
+        );
+    kubeforge_tests::scale::generate("releases_selection", &config)
+}
+
+/// A crate `name` beside the generated ones, depending on `deps` (manifest lines), with
+/// `lib` as its `src/lib.rs`; its own workspace unless `members` names some.
+fn write_crate(name: &str, deps: &[String], lib: &str, members: &[&str]) -> PathBuf {
+    let dir = kubeforge_tests::scale::dir().join("crates").join(name);
+    std::fs::create_dir_all(dir.join("src")).expect("mkdir");
+    let workspace = if members.is_empty() {
+        "[workspace]\n".to_owned()
+    } else {
+        format!(
+            "[workspace]\nmembers = [{}]\nresolver = \"2\"\n",
+            members
+                .iter()
+                .map(|m| format!("{m:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = {name:?}\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\n{}\n\n{workspace}",
+            deps.join("\n")
+        ),
+    )
+    .expect("manifest");
+    std::fs::write(dir.join("src/lib.rs"), lib).expect("lib.rs");
+    dir
+}
+
+/// The dependency line of the generated crate at `dir` with `features`.
+fn dependency(dir: &Path, features: &[&str]) -> String {
+    format!(
+        "releases_selection = {{ path = {:?}, features = {features:?} }}",
+        dir.display().to_string()
+    )
+}
+
+/// `cargo build` in `dir` with warnings denied, in the shared target directory: whether it
+/// succeeded, and what it printed.
+fn build(dir: &Path) -> (bool, String) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args(["build", "--quiet"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", kubeforge_tests::scale::dir_target())
+        .env("RUSTFLAGS", "-D warnings")
+        .output()
+        .expect("cargo runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+const USES_A_1_34_FIELD: &str = r#"
+use releases_selection::api::resource::v1beta1::{DeviceConstraint, DeviceConstraintBuilder};
+
+pub fn by_field() -> DeviceConstraint {
+    let mut constraint = DeviceConstraint::default();
+    constraint.distinct_attribute = Some("example.com/nic".to_owned());
+    constraint
+}
+
+pub fn by_setter() -> DeviceConstraintBuilder {
+    DeviceConstraint::builder().distinct_attribute("example.com/nic")
+}
+"#;
+
+#[test]
+fn a_field_newer_than_the_minimum_release_is_a_deprecation() {
+    let Some(dir) = kubernetes("a_field_newer_than_the_minimum_release_is_a_deprecation") else {
+        return;
+    };
+    let generated = selection_crate(&dir);
+    // A minimum of 1.32: the field and its setter are deprecated, with the note.
+    let app = write_crate(
+        "releases_min_1_32",
+        &[dependency(&generated, &["min-k8s-1.32"])],
+        USES_A_1_34_FIELD,
+        &[],
+    );
+    let (success, text) = build(&app);
+    assert!(
+        !success,
+        "expected the deprecation to fail the build:\n{text}"
+    );
+    for part in [
+        "use of deprecated field `releases_selection::api::resource::v1beta1::DeviceConstraint::distinct_attribute`: not in Kubernetes 1.32, 1.33 (since 1.34)",
+        "use of deprecated method",
+        "distinct_attribute`: not in Kubernetes 1.32, 1.33 (since 1.34)",
+    ] {
+        assert!(text.contains(part), "{part:?} not in:\n{text}");
+    }
+    // A minimum of 1.34: clean.
+    let app = write_crate(
+        "releases_min_1_34",
+        &[dependency(&generated, &["min-k8s-1.34"])],
+        USES_A_1_34_FIELD,
+        &[],
+    );
+    let (success, text) = build(&app);
+    assert!(
+        success,
+        "expected a clean build with a minimum of 1.34:\n{text}"
+    );
+}
+
+#[test]
+fn a_library_for_1_32_and_an_application_using_1_36_build_together() {
+    let Some(dir) = kubernetes("a_library_for_1_32_and_an_application_using_1_36_build_together")
+    else {
+        return;
+    };
+    let generated = selection_crate(&dir);
+    let root = kubeforge_tests::scale::dir()
+        .join("crates")
+        .join("releases_two_crates");
+    let _ = std::fs::remove_dir_all(&root);
+    // The library supports 1.32 and uses what 1.32 has.
+    let library = write_crate(
+        "releases_two_crates/library",
+        &[dependency(&generated, &["min-k8s-1.32"])],
+        r#"
+use releases_selection::api::resource::v1beta1::DeviceConstraint;
+
+pub fn same_nic(attribute: &str) -> DeviceConstraint {
+    DeviceConstraint::builder().match_attribute(attribute).build()
+}
+"#,
+        &[],
+    );
+    std::fs::remove_file(library.join("Cargo.toml")).expect("rm");
+    std::fs::write(
+        library.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"library\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\n{}\n",
+            dependency(&generated, &["min-k8s-1.32"])
+        ),
+    )
+    .expect("manifest");
+    // The application uses a 1.36 field; features unify, so in this build the field is
+    // deprecated for it too: a warning (here expected), never an error of the library's.
+    let app = write_crate(
+        "releases_two_crates",
+        &[
+            dependency(&generated, &[]),
+            "library = { path = \"library\" }".to_owned(),
+        ],
+        r#"
+use releases_selection::api::resource::v1beta1::DeviceAttribute;
+
+#[expect(deprecated, reason = "the library's 1.32 support reaches this build")]
+pub fn flags() -> DeviceAttribute {
+    DeviceAttribute::builder().bools([true, false]).build()
+}
+
+pub fn both() -> (DeviceAttribute, usize) {
+    let constraint = library::same_nic("example.com/nic");
+    (flags(), constraint.match_attribute.map_or(0, |a| a.len()))
+}
+"#,
+        &["library"],
+    );
+    let (success, text) = build(&app);
+    assert!(
+        success,
+        "expected the two crates to build together:\n{text}"
+    );
+}
+
+#[test]
+fn the_merged_crate_builds_with_every_feature_combination_tried() {
+    let Some(dir) = kubernetes("the_merged_crate_builds_with_every_feature_combination_tried")
+    else {
+        return;
+    };
+    let generated = selection_crate(&dir);
+    for features in [
+        &[][..],
+        &["k8s-1.32"],
+        &["min-k8s-1.33"],
+        &["k8s-1.32", "k8s-1.36"],
+        &["min-k8s-1.32", "validate"],
+    ] {
+        let mut args = vec!["clippy", "--quiet", "--no-default-features"];
+        let list = features.join(",");
+        if !features.is_empty() {
+            args.extend(["--features", &list]);
+        }
+        args.extend(["--", "-W", "clippy::pedantic"]);
+        kubeforge_tests::scale::cargo(&generated, &args);
+    }
+}
+
+#[test]
+fn resources_and_routes_know_their_releases_at_run_time() {
+    let Some(dir) = kubernetes("resources_and_routes_know_their_releases_at_run_time") else {
+        return;
+    };
+    // `coordination.k8s.io/v1beta1` LeaseCandidate came in 1.33.
+    let config = merged(&dir).select(
+        "io.k8s.api.coordination.v1beta1.LeaseCandidate"
+            .parse()
+            .expect("pattern"),
+    );
+    let generated = kubeforge_tests::scale::generate("releases_routes", &config);
+    std::fs::create_dir_all(generated.join("tests")).expect("mkdir");
+    std::fs::write(
+        generated.join("tests/releases.rs"),
+        r#"
+use releases_routes::api::coordination::v1beta1::LeaseCandidate;
+use releases_routes::routes::Route;
+
+#[test]
+fn releases() {
+    let since_1_33 = ["1.33", "1.34", "1.35", "1.36"];
+    assert_eq!(LeaseCandidate::RELEASES, since_1_33);
+    assert_eq!(Route::RELEASES, ["1.32", "1.33", "1.34", "1.35", "1.36"]);
+    let candidates: Vec<Route> = Route::ALL
+        .iter()
+        .copied()
+        .filter(|route| route.info().path.contains("/coordination.k8s.io/v1beta1/"))
+        .collect();
+    assert!(candidates.len() >= 6, "{candidates:?}");
+    for route in candidates {
+        assert_eq!(route.releases().collect::<Vec<_>>(), since_1_33, "{route:?}");
+        assert!(!route.served_in("1.32") && route.served_in("1.36"), "{route:?}");
+    }
+}
+"#,
+    )
+    .expect("test");
+    kubeforge_tests::scale::cargo(&generated, &["test", "--quiet", "--test", "releases"]);
+    // The route table's release knowledge passes clippy's pedantic lints.
+    kubeforge_tests::scale::cargo(
+        &generated,
+        &[
+            "clippy",
+            "--quiet",
+            "--all-features",
+            "--",
+            "-W",
+            "clippy::pedantic",
+        ],
+    );
+}
+
+#[test]
+fn the_diff_of_a_release_is_the_diff_of_its_documents() {
+    let Some(dir) = kubernetes("the_diff_of_a_release_is_the_diff_of_its_documents") else {
+        return;
+    };
+    let merged = merged(&dir);
+    let of_release = kubeforge::diff::release(&merged, "1.36").expect("1.36 against 1.35");
+    let of_documents = kubeforge::diff::configs(
+        &Config::new().input(dir.join("swagger-1.35.json")),
+        &Config::new().input(dir.join("swagger.json")),
+    )
+    .expect("the documents");
+    let subjects = |report: &kubeforge::diff::Report| -> BTreeSet<String> {
+        report
+            .changes
+            .iter()
+            .map(|c| format!("{} {} {}", c.effect.as_str(), c.kind, c.subject))
+            .collect()
+    };
+    let (a, b) = (subjects(&of_release), subjects(&of_documents));
+    assert!(!a.is_empty());
+    assert!(
+        a == b,
+        "only the release's, only the documents': {:?}",
+        differences(&a, &b)
+    );
+    let error = kubeforge::diff::release(&merged, "1.32").expect_err("the oldest");
+    assert!(error.to_string().contains("`1.32`, the oldest"), "{error}");
+}
+
+#[test]
+fn the_command_line_wants_one_release_per_input() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kubeforge"))
+        .args([
+            "--releases",
+            "1.32,1.33",
+            "a.json",
+            "b.json",
+            "c.json",
+            "--out",
+            "api",
+        ])
+        .output()
+        .expect("kubeforge runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "expected one release per input with `--releases`, but there are 2 releases and 3 inputs"
+        ),
+        "{stderr}"
+    );
+}

@@ -54,4 +54,5 @@ pages! {
     AddingASchema = "contributing/adding-a-schema.md";
     Benchmarks = "contributing/benchmarks.md";
     Mutants = "contributing/mutants.md";
+    Releases = "guide/releases.md";
 }

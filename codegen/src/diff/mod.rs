@@ -151,3 +151,27 @@ pub fn configs(old: &Config, new: &Config) -> Result<Report, Error> {
     });
     Ok(diff(&old?, &new?))
 }
+
+/// What the release `release` of the releases merged in `config`
+/// ([`Config::release_input`]) adds and removes against the release before it: the diff of
+/// the merge's projections onto the two ([`Config::only_release`]), from the same knowledge of
+/// which release has what that the generated crate's deprecations, rustdoc and
+/// `Route::releases()` come from. An error when `release` is not one of the releases or is the
+/// oldest.
+pub fn release(config: &Config, release: &str) -> Result<Report, Error> {
+    let names = config.release_names()?.unwrap_or_default();
+    let previous = match names.iter().position(|name| name == release) {
+        Some(index) if index > 0 => &names[index - 1],
+        found => {
+            return Err(crate::releases_error(format!(
+                "expected a release after the oldest of the inputs' releases ({}), but it is `{release}`{}",
+                names.join(", "),
+                if found.is_some() { ", the oldest" } else { "" }
+            )));
+        }
+    };
+    configs(
+        &config.clone().only_release(previous),
+        &config.clone().only_release(release),
+    )
+}

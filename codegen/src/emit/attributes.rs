@@ -229,12 +229,21 @@ pub(crate) fn release_attribute(
     mask: Option<crate::model::releases::Mask>,
     indent: usize,
 ) -> String {
+    release_attribute_text(api, mask)
+        .map_or_else(String::new, |text| spell_text(&text, indent, Place::Item))
+}
+
+/// [`release_attribute`] on one line, `None` for an item every release has.
+fn release_attribute_text(
+    api: &ApiSet,
+    mask: Option<crate::model::releases::Mask>,
+) -> Option<String> {
     let (Some(releases), Some(mask)) = (&api.releases, mask) else {
-        return String::new();
+        return None;
     };
     let lacking = crate::model::releases::Mask(releases.all().0 & !mask.0);
     if lacking.is_empty() || mask.is_empty() {
-        return String::new();
+        return None;
     }
     let names = releases.names_of(lacking);
     let features: Vec<String> = names
@@ -257,8 +266,63 @@ pub(crate) fn release_attribute(
         names.join(", "),
         when.join(", ")
     );
-    let text = format!("#[cfg_attr({condition}, deprecated(note = {note:?}))]");
-    spell_text(&text, indent, Place::Item)
+    Some(format!(
+        "#[cfg_attr({condition}, deprecated(note = {note:?}))]"
+    ))
+}
+
+/// `cfg`, the `#[cfg(…)]` of the functions of the operation `op`, followed by their
+/// deprecation in builds supporting a release that lacks the operation, on the same line
+/// (the functions' emitters write `cfg` as one line).
+pub(crate) fn with_release(
+    context: &super::Context<'_>,
+    op: &crate::model::operations::Operation,
+    cfg: Option<String>,
+) -> Option<String> {
+    let deprecation = release_attribute_text(context.api, context.api.operation_releases(op));
+    match (cfg, deprecation) {
+        (cfg, None) => cfg,
+        (None, Some(deprecation)) => Some(deprecation),
+        (Some(cfg), Some(deprecation)) => Some(format!("{cfg} {deprecation}")),
+    }
+}
+
+/// The deprecation of a builder's setter of `field` of the struct `ty` (at indentation 4).
+pub(crate) fn field_release_attribute(
+    context: &super::Context<'_>,
+    ty: &TypeDef,
+    field: &crate::model::Field,
+) -> String {
+    let owner = context
+        .api
+        .releases
+        .as_ref()
+        .map(|releases| releases.schema(&ty.schema_name));
+    let (_, beyond) = member_releases(context.api, owner, context.api.field_mask(ty, field));
+    release_attribute(context.api, beyond, 4)
+}
+
+/// For a member (a field, an enum value) with the releases `member` of a type with the
+/// releases `owner`: the releases its docs name (none when they are the type's, which its
+/// docs name), and the releases its deprecation is computed from, counting those that
+/// lack the whole type as having it (using the member names the type, deprecated there
+/// already), so only the releases that have the type but not the member deprecate it.
+pub(crate) fn member_releases(
+    api: &ApiSet,
+    owner: Option<crate::model::releases::Mask>,
+    member: Option<crate::model::releases::Mask>,
+) -> (
+    Option<crate::model::releases::Mask>,
+    Option<crate::model::releases::Mask>,
+) {
+    let (Some(releases), Some(owner), Some(member)) = (&api.releases, owner, member) else {
+        return (None, None);
+    };
+    if member == owner {
+        return (None, None);
+    }
+    let outside = crate::model::releases::Mask(releases.all().0 & !owner.0);
+    (Some(member), Some(member.with(outside)))
 }
 
 /// The rustdoc sentence of an item that only some of the merged releases have: "Since

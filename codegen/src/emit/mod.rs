@@ -4,6 +4,7 @@
 
 mod apply;
 mod attributes;
+pub(crate) mod releases;
 pub(crate) use attributes::release_feature;
 mod builders;
 mod crd;

@@ -1,7 +1,7 @@
 //! Types → items: structs, forward-compatible string enums, unions, aliases, written as
 //! formatted text (`text.rs`) in the shape prettyplease gave them.
 
-use super::attributes::{release_attribute, release_doc, spell_text};
+use super::attributes::{member_releases, release_attribute, release_doc, spell_text};
 use super::docs::{doc_lines, paragraphs};
 use super::text::{Code, str_literal};
 use super::{
@@ -18,6 +18,7 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> Parts {
     if let TypeKind::Struct(fields) = &ty.kind {
         parts.extend(struct_item(context, id, ty, fields));
         parts.text(resource::impls(context, id));
+        parts.text(super::releases::resource_releases(context, id));
         parts.text(kube::impls(context, id));
         if context.builders {
             parts.extend(builders::builder_items(context, id));
@@ -222,7 +223,11 @@ fn field_text(
             }
         }
     };
-    let releases = context.api.field_releases(id, field);
+    let (releases, beyond) = member_releases(
+        context.api,
+        context.api.type_releases(id),
+        context.api.field_releases(id, field),
+    );
     docs(
         code,
         context,
@@ -232,11 +237,7 @@ fn field_text(
             &release_doc(context.api, releases),
         ]),
     );
-    code.lines(&release_attribute(
-        context.api,
-        releases,
-        code.indent_width(),
-    ));
+    code.lines(&release_attribute(context.api, beyond, code.indent_width()));
     if derive_serde && !serde_args.is_empty() {
         let serde = format!("#[serde({})]", serde_args.join(", "));
         code.lines(&spell_text(&serde, code.indent_width(), Place::Field));
@@ -257,7 +258,11 @@ fn enum_item(
     derive_and_attributes(code, context, id, &ty.derives());
     code.open(&format!("pub enum {name} {{"));
     for variant in variants {
-        let releases = context.api.value_releases(id, &variant.value);
+        let (releases, beyond) = member_releases(
+            context.api,
+            context.api.type_releases(id),
+            context.api.value_releases(id, &variant.value),
+        );
         if context.docs {
             code.docs([format!("`{:?}`", variant.value).as_str()]);
             let since = release_doc(context.api, releases);
@@ -265,11 +270,7 @@ fn enum_item(
                 code.docs(["", since.as_str()]);
             }
         }
-        code.lines(&release_attribute(
-            context.api,
-            releases,
-            code.indent_width(),
-        ));
+        code.lines(&release_attribute(context.api, beyond, code.indent_width()));
         code.line(&format!("{},", variant.rust_name));
     }
     if context.docs {

@@ -396,14 +396,16 @@ pub(crate) fn project(merged: &Merged, index: usize) -> RawApi {
             if let Some(Value::Object(properties)) = map.get_mut("properties") {
                 properties.retain(|property, _| releases.property(name, property).has(index));
                 for (property, node) in properties.iter_mut() {
+                    let theirs = mine.value.pointer(&format!(
+                        "/properties/{}",
+                        property.replace('~', "~0").replace('/', "~1")
+                    ));
                     if merged.loosened.contains(&(name.clone(), property.clone())) {
-                        if let Some(theirs) = mine.value.pointer(&format!(
-                            "/properties/{}",
-                            property.replace('~', "~0").replace('/', "~1")
-                        )) {
+                        if let Some(theirs) = theirs {
                             *node = theirs.clone();
                         }
                     } else {
+                        own_description(node, theirs);
                         keep_values(node, &format!("{name}.{property}"), releases, index);
                     }
                 }
@@ -413,6 +415,7 @@ pub(crate) fn project(merged: &Merged, index: usize) -> RawApi {
                 map.insert("required".to_owned(), required.clone());
             }
         }
+        own_description(&mut value, Some(&mine.value));
         keep_values(&mut value, name, releases, index);
         api.schemas.insert(
             name.clone(),
@@ -430,6 +433,22 @@ pub(crate) fn project(merged: &Merged, index: usize) -> RawApi {
     api.warnings = own.warnings.clone();
     api.builtin = super::merge::builtin_matches(&api);
     api
+}
+
+/// Gives `node` the description of the release's own definition `theirs` (a description
+/// says what the release says: "Deprecated: …" in one release and not in another).
+fn own_description(node: &mut Value, theirs: Option<&Value>) {
+    let Some(map) = node.as_object_mut() else {
+        return;
+    };
+    match theirs.and_then(|t| t.get("description")) {
+        Some(description) => {
+            map.insert("description".to_owned(), description.clone());
+        }
+        None => {
+            map.remove("description");
+        }
+    }
 }
 
 /// Leaves in the string enum of `node` only the values the release at `index` has.

@@ -4,7 +4,7 @@
 
 pub use crate::load::release_set::{Mask, Releases, compare};
 
-use super::{ApiSet, Field, FieldRole, TypeId};
+use super::{ApiSet, Field, FieldRole, TypeDef, TypeId};
 
 impl ApiSet {
     /// The releases that have type `id` (`None` when the inputs are not releases).
@@ -15,8 +15,12 @@ impl ApiSet {
 
     /// The releases that have the field `field` of type `id`.
     pub fn field_releases(&self, id: TypeId, field: &Field) -> Option<Mask> {
+        self.field_mask(self.get(id), field)
+    }
+
+    /// The releases that have the field `field` of the type `ty`.
+    pub fn field_mask(&self, ty: &TypeDef, field: &Field) -> Option<Mask> {
         let releases = self.releases.as_ref()?;
-        let ty = self.get(id);
         if field.role == FieldRole::Extra {
             return Some(releases.schema(&ty.schema_name));
         }
