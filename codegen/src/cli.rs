@@ -104,6 +104,16 @@ pub struct InputArgs {
     /// Definitions that make the same type always merge.
     #[arg(long, value_name = "DOCUMENT")]
     pub prefer: Vec<PathBuf>,
+    /// The inputs are releases of one API, the i-th input the i-th release, oldest first:
+    /// `--releases 1.32,1.33 swagger-1.32.json swagger-1.33.json`. One crate is generated
+    /// in which every type, field, enum value and operation exists once and knows the
+    /// releases that have it (see the guide's "Several Kubernetes releases").
+    #[arg(long, value_name = "RELEASE,…", value_delimiter = ',')]
+    pub releases: Vec<String>,
+    /// With `--releases`: generate only what this one release has (its types, fields, enum
+    /// values, resources and operations), from the merge of all of them.
+    #[arg(long, value_name = "RELEASE", requires = "releases")]
+    pub release: Option<String>,
 }
 
 /// The options of crate generation.
@@ -225,12 +235,18 @@ impl InputArgs {
     /// [`source_name`]).
     fn config(&self, stdin: Option<&[u8]>, out: Option<&Path>) -> Config {
         let mut config = Config::new();
-        for input in &self.inputs {
+        for (i, input) in self.inputs.iter().enumerate() {
             config = match (stdin, out) {
                 (Some(bytes), _) if input.as_os_str() == "-" => config.input_bytes(STDIN, bytes),
                 (_, Some(out)) => config.input_named(input, source_name(input, out)),
                 (_, None) => config.input(input),
             };
+            if let Some(release) = self.releases.get(i) {
+                config = config.in_release(release);
+            }
+        }
+        if let Some(release) = &self.release {
+            config = config.only_release(release);
         }
         for selector in &self.select {
             config = config.select(selector.clone());
@@ -348,7 +364,16 @@ impl Args {
         )
     }
 
+    /// Checks what clap cannot check of `input` (one release per input), then reads
+    /// standard input if an input names it.
     fn read_stdin(&self, input: &InputArgs) -> Result<Option<Vec<u8>>, String> {
+        if !input.releases.is_empty() && input.releases.len() != input.inputs.len() {
+            return Err(format!(
+                "expected one release per input with `--releases`, but there are {} releases and {} inputs",
+                input.releases.len(),
+                input.inputs.len()
+            ));
+        }
         let wanted = input.inputs.iter().filter(|i| i.as_os_str() == "-").count();
         if wanted > 1 {
             return Err("expected `-` (standard input) at most once among the inputs".to_owned());

@@ -84,6 +84,8 @@ pub fn known_shapes_table(swagger: impl AsRef<Path>) -> Result<String, Error> {
 struct Input {
     source: Source,
     display: PathBuf,
+    /// The release it belongs to ([`Config::release_input`]).
+    release: Option<String>,
 }
 
 /// Where an input's text comes from.
@@ -163,6 +165,7 @@ pub struct Config {
     out_dir: Option<PathBuf>,
     include_file: PathBuf,
     prefer: Vec<PathBuf>,
+    only_release: Option<String>,
 }
 
 impl Default for Config {
@@ -187,6 +190,7 @@ impl Config {
             out_dir: None,
             include_file: PathBuf::from(compile::DEFAULT_INCLUDE_FILE),
             prefer: Vec::new(),
+            only_release: None,
         }
     }
 
@@ -197,6 +201,7 @@ impl Config {
         self.inputs.push(Input {
             source: Source::File(path.to_path_buf()),
             display: path.to_path_buf(),
+            release: None,
         });
         self
     }
@@ -209,6 +214,7 @@ impl Config {
         self.inputs.push(Input {
             source: Source::File(path.as_ref().to_path_buf()),
             display: display.as_ref().to_path_buf(),
+            release: None,
         });
         self
     }
@@ -220,7 +226,52 @@ impl Config {
         self.inputs.push(Input {
             source: Source::Memory(bytes.into().into()),
             display: display.as_ref().to_path_buf(),
+            release: None,
         });
+        self
+    }
+
+    /// Adds an input document belonging to the Kubernetes release `release` (`1.32`): the
+    /// inputs are then several releases of one API, merged into one model in which every
+    /// type, field, enum value, resource and operation exists once and carries the releases
+    /// that have it ([`view::Model::releases`]; the guide's `docs/src/guide/releases.md`). A
+    /// release may have several inputs, which merge by the ordinary rules; releases are
+    /// ordered by their first input and must increase (`1.32` before `1.33`). Once one input
+    /// belongs to a release, every input must. Where a definition changes shape between
+    /// releases (a field's type, its requiredness), the generated shape reads every
+    /// release's objects (optional; free-form JSON for a changed type), and a warning
+    /// ([`Output::warnings`], `warning[release-shape-change]`) names each release's place.
+    #[must_use]
+    pub fn release_input(mut self, release: &str, path: impl AsRef<Path>) -> Self {
+        let path = path.as_ref();
+        self.inputs.push(Input {
+            source: Source::File(path.to_path_buf()),
+            display: path.to_path_buf(),
+            release: Some(release.to_owned()),
+        });
+        self
+    }
+
+    /// Sets the release of the input added last ([`Config::input_named`],
+    /// [`Config::input_bytes`], …), as [`Config::release_input`] does for a file named as
+    /// given.
+    #[must_use]
+    pub fn in_release(mut self, release: &str) -> Self {
+        if let Some(input) = self.inputs.last_mut() {
+            input.release = Some(release.to_owned());
+        }
+        self
+    }
+
+    /// Projects the merged releases onto the one release `release`: the model (and the
+    /// generated crate) has only the types, fields, enum values, resources and operations
+    /// that release has, each field required as that release requires it and each operation
+    /// with that release's parameters. What the inputs of every release define still
+    /// merges first (so the same inputs make the same names). Needs inputs of releases
+    /// ([`Config::release_input`]); a release none of them belongs to is an error.
+    #[must_use]
+    pub fn only_release(mut self, release: &str) -> Self {
+        self.only_release = Some(release.to_owned());
         self
     }
 
@@ -564,6 +615,12 @@ impl Config {
         timings.render = start.elapsed();
         output.timings = timings;
         output.features = features;
+        output.releases = api
+            .releases
+            .as_ref()
+            .filter(|releases| releases.names.len() > 1)
+            .map(|releases| releases.names.clone())
+            .unwrap_or_default();
         output.apply_feature = self.options.apply && !api.apply.is_empty();
         output.validation = self.options.validation;
         output.uses_companion_meta = api.types.iter().any(|ty| ty.kind.is_companion_extern());
@@ -655,6 +712,7 @@ impl Config {
         timings: &mut Timings,
     ) -> Result<(model::ApiSet, Vec<Diagnostic>), Error> {
         let start = Instant::now();
+        let release_names = self.release_names()?;
         let mut documents = Vec::with_capacity(self.inputs.len());
         let mut problems: Option<Error> = None;
         for input in &self.inputs {
@@ -672,17 +730,132 @@ impl Config {
             return Err(e);
         }
         let prefer = self.preferred_inputs()?;
-        let mut merged = load::merge(documents, &prefer)?;
-        let warnings = std::mem::take(&mut merged.warnings);
+        let mut shape_warnings = Vec::new();
+        let (mut merged, releases) = match release_names {
+            None => (load::merge(documents, &prefer)?, None),
+            Some(names) => {
+                let mut each: Vec<(String, Vec<load::Document>)> =
+                    names.iter().map(|n| (n.clone(), Vec::new())).collect();
+                for (input, document) in self.inputs.iter().zip(documents) {
+                    let release = input.release.as_deref().unwrap_or_default();
+                    if let Some((_, list)) = each.iter_mut().find(|(n, _)| n == release) {
+                        list.push(document);
+                    }
+                }
+                let mut merged_each = Vec::with_capacity(each.len());
+                let mut problems: Option<Error> = None;
+                for (name, documents) in each {
+                    match load::merge(documents, &prefer) {
+                        Ok(api) => merged_each.push((name, api)),
+                        Err(e) => {
+                            problems = Some(match problems {
+                                Some(earlier) => earlier.join(e),
+                                None => e,
+                            });
+                        }
+                    }
+                }
+                if let Some(e) = problems {
+                    return Err(e);
+                }
+                let mut merged = load::releases::merge(merged_each);
+                match &self.only_release {
+                    None => {
+                        shape_warnings = std::mem::take(&mut merged.shape_warnings);
+                        (merged.api, Some(merged.releases))
+                    }
+                    Some(release) => {
+                        let index = merged.releases.index(release).ok_or_else(|| {
+                            releases_error(format!(
+                                "expected the release to project onto to be one of the inputs' releases ({}), but it is `{release}`",
+                                names.join(", ")
+                            ))
+                        })?;
+                        let projected = load::releases::project(&merged, index);
+                        let only = model::releases::Releases {
+                            names: vec![release.clone()],
+                            ..model::releases::Releases::default()
+                        };
+                        (projected, Some(only))
+                    }
+                }
+            }
+        };
+        let mut warnings = std::mem::take(&mut merged.warnings);
         let loaded = load::select(load::typed(merged), &self.selectors, &self.modules)?;
         let (loaded, load_errors) = load::finish(loaded);
         timings.load = start.elapsed();
         let start = Instant::now();
-        let api = Error::join_stages(
+        let mut api = Error::join_stages(
             load_errors,
             model::build_with_options(&loaded, &self.modules, &self.externs, self.model),
         )?;
+        api.releases = releases;
+        // A shape that changes between releases matters where it is generated.
+        let kept: std::collections::BTreeSet<&str> =
+            api.types.iter().map(|ty| ty.schema_name.as_str()).collect();
+        warnings.extend(
+            shape_warnings
+                .into_iter()
+                .filter(|(schema, _)| kept.contains(schema.as_str()))
+                .map(|(_, warning)| warning),
+        );
         timings.model = start.elapsed();
         Ok((api, warnings))
     }
+
+    /// The releases of the inputs in order ([`Config::release_input`]), `None` when no input
+    /// belongs to one; an error when only some do, when they do not increase, or when
+    /// [`Config::only_release`] is set without them.
+    fn release_names(&self) -> Result<Option<Vec<String>>, Error> {
+        let mut names: Vec<String> = Vec::new();
+        let mut without: Vec<String> = Vec::new();
+        for input in &self.inputs {
+            match &input.release {
+                Some(release) if !names.contains(release) => names.push(release.clone()),
+                Some(_) => {}
+                None => without.push(format!("`{}`", input.display.display())),
+            }
+        }
+        if names.is_empty() {
+            return match &self.only_release {
+                Some(release) => Err(releases_error(format!(
+                    "expected inputs of releases to project onto release `{release}`, but no input belongs to a release"
+                ))),
+                None => Ok(None),
+            };
+        }
+        if !without.is_empty() {
+            return Err(releases_error(format!(
+                "expected every input to belong to a release once one does, but {} belong to none",
+                without.join(", ")
+            )));
+        }
+        if let Some(pair) = names
+            .windows(2)
+            .find(|pair| model::releases::compare(&pair[0], &pair[1]).is_ge())
+        {
+            return Err(releases_error(format!(
+                "expected the releases to increase in the order given, but `{}` comes before `{}`",
+                pair[0], pair[1]
+            )));
+        }
+        if names.len() > 64 {
+            return Err(releases_error(format!(
+                "expected at most 64 releases, but there are {}",
+                names.len()
+            )));
+        }
+        Ok(Some(names))
+    }
+}
+
+/// An error in the releases of the configuration.
+fn releases_error(message: String) -> Error {
+    Diagnostic::new(
+        ErrorKind::Releases,
+        &Origin::root(Path::new("<config>")),
+        message,
+    )
+    .into()
 }

@@ -72,6 +72,32 @@ pub struct CrateOptions {
     pub dev_dependencies: Vec<String>,
 }
 
+/// The features of the releases merged (`Config::release_input`), appended to
+/// `section`: `k8s-<release>` for each (a build supporting the release; what it lacks is
+/// deprecated), and `min-k8s-<release>`, the release and every newer one.
+fn release_features(section: &mut String, releases: &[String]) {
+    if releases.is_empty() {
+        return;
+    }
+    if section.is_empty() {
+        section.push_str("\n[features]\n");
+    }
+    section.push_str("# The Kubernetes releases a build supports: using what one of them lacks is a deprecation\n# warning. `min-k8s-<release>` is that release and every newer one.\n");
+    for release in releases {
+        section.push_str(&format!(
+            "{:?} = []\n",
+            crate::emit::release_feature(release)
+        ));
+    }
+    for (i, release) in releases.iter().enumerate() {
+        let newer: Vec<String> = releases[i..]
+            .iter()
+            .map(|r| format!("{:?}", crate::emit::release_feature(r)))
+            .collect();
+        section.push_str(&format!("\"min-k8s-{release}\" = [{}]\n", newer.join(", ")));
+    }
+}
+
 /// The `Cargo.toml` of a generated crate in `dir` for `output`. The runtime path is written
 /// relative to `dir`; so is the path of the companion crate `kubeforge-meta`, a dependency
 /// when the output uses its meta types (see [`RuntimeDependency::companion`]). The manifest declares an empty `[workspace]` (so that it builds where it is put)
@@ -113,6 +139,7 @@ pub fn manifest(options: &CrateOptions, output: &Output, dir: &Path) -> String {
         }
         feature_section.push_str("# `validate()` on every type: the runtime's evaluator (regular expressions, CEL).\nvalidate = [\"kubeforge-runtime/validate\"]\n");
     }
+    release_features(&mut feature_section, output.releases());
     let runtime = options.runtime.manifest_value(dir);
     let meta = if output.uses_companion_meta() {
         format!(

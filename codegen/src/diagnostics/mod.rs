@@ -41,6 +41,12 @@ pub enum ErrorKind {
     OverriddenDefinition,
     /// A warning: two schemas became one Rust name, and one of them was numbered.
     NumberedName,
+    /// A warning: a definition's shape changes between the releases merged
+    /// (`Config::release_input`): a field's type or requiredness; the generated shape reads
+    /// every release's objects.
+    ReleaseShapeChange,
+    /// The releases given do not fit the inputs (`Config::release_input`, `--releases`).
+    Releases,
 }
 
 impl ErrorKind {
@@ -61,6 +67,8 @@ impl ErrorKind {
             ErrorKind::StaleFixup => "stale-fixup",
             ErrorKind::OverriddenDefinition => "overridden-definition",
             ErrorKind::NumberedName => "numbered-name",
+            ErrorKind::ReleaseShapeChange => "release-shape-change",
+            ErrorKind::Releases => "releases",
         }
     }
 }
@@ -71,7 +79,9 @@ impl ErrorKind {
     pub fn is_warning(self) -> bool {
         matches!(
             self,
-            ErrorKind::OverriddenDefinition | ErrorKind::NumberedName
+            ErrorKind::OverriddenDefinition
+                | ErrorKind::NumberedName
+                | ErrorKind::ReleaseShapeChange
         )
     }
 }

@@ -213,6 +213,98 @@ fn no_field(pattern: &Pattern, field: &str) -> Diagnostic {
     .with_hint("name fields by their JSON name (`importPolicy`) or Rust name (`import_policy`), or `*`")
 }
 
+/// The cargo feature that says a build supports the Kubernetes release `release`:
+/// `k8s-1.32` (cargo allows `.` in feature names).
+pub(crate) fn release_feature(release: &str) -> String {
+    format!("k8s-{release}")
+}
+
+/// For an item that only some of the merged releases have (`mask`; `None` when the inputs
+/// are not releases): the attribute that deprecates it in a build supporting a release that
+/// lacks it, `#[cfg_attr(any(feature = "k8s-1.32", …), deprecated(note = "not in Kubernetes
+/// 1.32, 1.33 (since 1.34)"))]`, as lines at indentation `indent`. A deprecation is a
+/// warning, so features stay additive (see the guide's `releases.md`).
+pub(crate) fn release_attribute(
+    api: &ApiSet,
+    mask: Option<crate::model::releases::Mask>,
+    indent: usize,
+) -> String {
+    release_attribute_text(api, mask)
+        .map_or_else(String::new, |text| spell_text(&text, indent, Place::Item))
+}
+
+/// [`release_attribute`] on one line, `None` for an item every release has.
+fn release_attribute_text(
+    api: &ApiSet,
+    mask: Option<crate::model::releases::Mask>,
+) -> Option<String> {
+    let (Some(releases), Some(mask)) = (&api.releases, mask) else {
+        return None;
+    };
+    let lacking = crate::model::releases::Mask(releases.all().0 & !mask.0);
+    if lacking.is_empty() || mask.is_empty() {
+        return None;
+    }
+    let names = releases.names_of(lacking);
+    let features: Vec<String> = names
+        .iter()
+        .map(|name| format!("feature = {:?}", release_feature(name)))
+        .collect();
+    let condition = match &features[..] {
+        [one] => one.clone(),
+        _ => format!("any({})", features.join(", ")),
+    };
+    let mut when = Vec::new();
+    if let Some(since) = releases.since(mask) {
+        when.push(format!("since {since}"));
+    }
+    if let Some(removed) = releases.removed_in(mask) {
+        when.push(format!("removed in {removed}"));
+    }
+    let note = format!(
+        "not in Kubernetes {} ({})",
+        names.join(", "),
+        when.join(", ")
+    );
+    Some(format!(
+        "#[cfg_attr({condition}, deprecated(note = {note:?}))]"
+    ))
+}
+
+/// `cfg`, the `#[cfg(…)]` of the functions of the operation `op`, followed by their
+/// deprecation in builds supporting a release that lacks the operation, on the same line
+/// (the functions' emitters write `cfg` as one line).
+pub(crate) fn with_release(
+    context: &super::Context<'_>,
+    op: &crate::model::operations::Operation,
+    cfg: Option<String>,
+) -> Option<String> {
+    let deprecation = release_attribute_text(context.api, context.api.operation_releases(op));
+    match (cfg, deprecation) {
+        (cfg, None) => cfg,
+        (None, Some(deprecation)) => Some(deprecation),
+        (Some(cfg), Some(deprecation)) => Some(format!("{cfg} {deprecation}")),
+    }
+}
+
+/// The deprecation of a builder's setter of `field` of the struct `ty` (at indentation 4).
+pub(crate) fn field_release_attribute(
+    context: &super::Context<'_>,
+    ty: &TypeDef,
+    field: &crate::model::Field,
+) -> String {
+    release_attribute(context.api, context.api.field_mask(ty, field), 4)
+}
+
+/// The rustdoc sentence of an item that only some of the merged releases have: "Since
+/// Kubernetes 1.33." / "Removed in Kubernetes 1.35."; empty otherwise.
+pub(crate) fn release_doc(api: &ApiSet, mask: Option<crate::model::releases::Mask>) -> String {
+    match (&api.releases, mask) {
+        (Some(releases), Some(mask)) => releases.doc_line(mask).unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::spell_text;

@@ -112,6 +112,9 @@ fn builder_text(context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Bu
             let lines = method_doc_lines(context, plan, field, method.field, method.kind);
             code.docs(lines.iter().map(String::as_str));
         }
+        code.lines(&super::attributes::field_release_attribute(
+            context, ty, field,
+        ));
         let mut params = vec!["mut self".to_owned()];
         params.extend(method_params(context, field, method.kind));
         let params: Vec<&str> = params.iter().map(String::as_str).collect();

@@ -4,6 +4,8 @@
 
 mod apply;
 mod attributes;
+pub(crate) mod releases;
+pub(crate) use attributes::release_feature;
 mod builders;
 mod crd;
 mod docs;
@@ -418,6 +420,16 @@ pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Res
         // in Kubernetes 1.36). Allowed on the root's children, so in a build script's output
         // it covers the generated code and nothing of the user's.
         tree.child_attributes = vec!["#[allow(clippy::doc_markdown)]".to_owned()];
+    }
+    if api
+        .releases
+        .as_ref()
+        .is_some_and(|releases| releases.names.len() > 1)
+    {
+        // What a release lacks is deprecated in builds supporting it (`attributes.rs`); the
+        // crate's own code (serde impls, builders, the route table) uses it all the same.
+        tree.child_attributes
+            .push("#[allow(deprecated)]".to_owned());
     }
     Ok(tree)
 }

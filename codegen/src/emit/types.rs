@@ -1,7 +1,7 @@
 //! Types → items: structs, forward-compatible string enums, unions, aliases, written as
 //! formatted text (`text.rs`) in the shape prettyplease gave them.
 
-use super::attributes::spell_text;
+use super::attributes::{release_attribute, release_doc, spell_text};
 use super::docs::{doc_lines, paragraphs};
 use super::text::{Code, str_literal};
 use super::{
@@ -18,6 +18,7 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> Parts {
     if let TypeKind::Struct(fields) = &ty.kind {
         parts.extend(struct_item(context, id, ty, fields));
         parts.text(resource::impls(context, id));
+        parts.text(super::releases::resource_releases(context, id));
         parts.text(kube::impls(context, id));
         if context.builders {
             parts.extend(builders::builder_items(context, id));
@@ -46,8 +47,14 @@ fn docs(code: &mut Code, context: &Context<'_>, text: &str) {
     }
 }
 
+/// The deprecation of the type `id` in builds supporting a release that lacks it, then
 /// `#[derive(…)]` of `derives`, then the user's attributes of the type `id`.
 fn derive_and_attributes(code: &mut Code, context: &Context<'_>, id: TypeId, derives: &[&str]) {
+    code.lines(&release_attribute(
+        context.api,
+        context.api.type_releases(id),
+        code.indent_width(),
+    ));
     let derive = format!("#[derive({})]", derives.join(", "));
     code.lines(&spell_text(&derive, code.indent_width(), Place::Item));
     code.lines(context.attributes.of_type(id));
@@ -63,7 +70,12 @@ fn other_item(context: &Context<'_>, id: TypeId, ty: &TypeDef) -> String {
         TypeKind::Enum(variants) => enum_item(&mut code, context, id, ty, variants),
         TypeKind::Union(variants) => union_item(&mut code, context, id, ty, variants),
         TypeKind::Alias(shape) => {
-            docs(&mut code, context, &type_docs(ty, ""));
+            docs(&mut code, context, &type_docs(context, id, ty, ""));
+            code.lines(&release_attribute(
+                context.api,
+                context.api.type_releases(id),
+                code.indent_width(),
+            ));
             code.typed(
                 &format!("pub type {} = ", ty.name),
                 &shape_text(context, shape),
@@ -75,6 +87,8 @@ fn other_item(context: &Context<'_>, id: TypeId, ty: &TypeDef) -> String {
                 &mut code,
                 context,
                 &type_docs(
+                    context,
+                    id,
                     ty,
                     "`T` is the type of the watched object; error events carry a `Status`.",
                 ),
@@ -93,11 +107,13 @@ fn other_item(context: &Context<'_>, id: TypeId, ty: &TypeDef) -> String {
     code.finish()
 }
 
-/// A type's docs: its description, `extra`, and one line naming the schema it comes from.
-fn type_docs(ty: &TypeDef, extra: &str) -> String {
+/// A type's docs: its description, `extra`, the releases it came and went in, and one line
+/// naming the schema it comes from.
+fn type_docs(context: &Context<'_>, id: TypeId, ty: &TypeDef, extra: &str) -> String {
     paragraphs([
         ty.description.as_deref().unwrap_or_default(),
         extra,
+        &release_doc(context.api, context.api.type_releases(id)),
         &format!("Schema: `{}`.", ty.schema_name),
     ])
 }
@@ -105,7 +121,7 @@ fn type_docs(ty: &TypeDef, extra: &str) -> String {
 fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]) -> Parts {
     let mut code = Code::new();
     if context.docs {
-        let mut lines = doc_lines(&type_docs(ty, ""));
+        let mut lines = doc_lines(&type_docs(context, id, ty, ""));
         if context.routes {
             lines.extend(routes::endpoint_docs(context, id));
         }
@@ -127,7 +143,7 @@ fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]
             field_text(
                 &mut code,
                 context,
-                ty,
+                (id, ty),
                 field,
                 derive_serde,
                 context.attributes.of_field(id, index),
@@ -146,7 +162,7 @@ fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]
 fn field_text(
     code: &mut Code,
     context: &Context<'_>,
-    ty: &TypeDef,
+    (id, ty): (TypeId, &TypeDef),
     field: &Field,
     derive_serde: bool,
     attributes: &str,
@@ -207,14 +223,21 @@ fn field_text(
             }
         }
     };
+    let releases = context.api.field_releases(id, field);
     docs(
         code,
         context,
         &paragraphs([
             field.description.as_deref().unwrap_or_default(),
             note.as_deref().unwrap_or_default(),
+            &release_doc(context.api, releases),
         ]),
     );
+    code.lines(&release_attribute(
+        context.api,
+        releases,
+        code.indent_width(),
+    ));
     if derive_serde && !serde_args.is_empty() {
         let serde = format!("#[serde({})]", serde_args.join(", "));
         code.lines(&spell_text(&serde, code.indent_width(), Place::Field));
@@ -231,13 +254,23 @@ fn enum_item(
     variants: &[Variant],
 ) {
     let name = &ty.name;
-    docs(code, context, &type_docs(ty, ""));
+    docs(code, context, &type_docs(context, id, ty, ""));
     derive_and_attributes(code, context, id, &ty.derives());
     code.open(&format!("pub enum {name} {{"));
     for variant in variants {
+        let releases = context.api.value_releases(id, &variant.value);
         if context.docs {
             code.docs([format!("`{:?}`", variant.value).as_str()]);
+            let since = release_doc(context.api, releases);
+            if !since.is_empty() {
+                code.docs(["", since.as_str()]);
+            }
         }
+        code.lines(&release_attribute(
+            context.api,
+            releases,
+            code.indent_width(),
+        ));
         code.line(&format!("{},", variant.rust_name));
     }
     if context.docs {

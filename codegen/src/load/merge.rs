@@ -215,7 +215,7 @@ fn at<T>(
 }
 
 /// One schema node.
-fn schema(
+pub(super) fn schema(
     base: &Value,
     other: &Value,
     pointer: &mut String,
@@ -461,7 +461,7 @@ fn narrowed(builtin: &RawSchema, input: &RawSchema) -> Option<RawSchema> {
 /// How the merged input defines each built-in meta type: alike (the same model, as two
 /// documents' copies merge), differently (with the first differing pointer), or not at all
 /// (filled in from the built-in document, or absent).
-fn builtin_matches(api: &RawApi) -> super::BuiltinMatches {
+pub(super) fn builtin_matches(api: &RawApi) -> super::BuiltinMatches {
     let mut matches = super::BuiltinMatches::default();
     for builtin in &super::builtin().schemas {
         let mut refs = Vec::new();

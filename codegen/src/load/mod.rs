@@ -16,6 +16,8 @@ mod merge;
 pub(crate) use merge::is_zero;
 mod openapi;
 pub mod operation;
+pub mod release_set;
+pub(crate) mod releases;
 pub mod schema;
 mod select;
 mod swagger;

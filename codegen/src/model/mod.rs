@@ -16,6 +16,7 @@ mod identifiers;
 mod key;
 pub mod known;
 pub mod operations;
+pub mod releases;
 mod resources;
 mod schema;
 pub mod semantics;
@@ -77,6 +78,10 @@ pub struct ApiSet {
     /// companion's: what `kubeforge diff` compares, so that a change in the documents shows
     /// even where both crates use the companion's type.
     pub companion_kinds: BTreeMap<TypeId, TypeKind>,
+    /// Which release has what, when the inputs are several releases of one API
+    /// (`Config::release_input`; see `releases.rs`); for a projection onto one release
+    /// (`Config::only_release`), that release alone.
+    pub releases: Option<releases::Releases>,
 }
 
 impl ApiSet {
@@ -638,6 +643,7 @@ pub fn build_with_options(
         semantics,
         validated,
         companion_kinds: applied.companion_kinds,
+        releases: None,
     };
     identifiers::check(&api)?;
     Ok(api)

@@ -48,6 +48,26 @@ impl Model {
         &self.api
     }
 
+    /// The releases of the inputs, oldest first (`1.32`, `1.33`, …), when they are several
+    /// releases of one API ([`Config::release_input`](crate::Config::release_input)); the
+    /// one release projected onto ([`Config::only_release`](crate::Config::only_release));
+    /// empty otherwise. Each type, field, resource and operation says which of them have it
+    /// (`releases()`).
+    pub fn releases(&self) -> &[String] {
+        self.api
+            .releases
+            .as_ref()
+            .map_or(&[], |releases| releases.names.as_slice())
+    }
+
+    /// The names of the releases in `mask`.
+    fn names(&self, mask: Option<model::releases::Mask>) -> Vec<&str> {
+        match (&self.api.releases, mask) {
+            (Some(releases), Some(mask)) => releases.names_of(mask),
+            _ => Vec::new(),
+        }
+    }
+
     /// Every type, in a fixed order (by module path, then name); a type's place in it is its
     /// [`Type::index`].
     pub fn types(&self) -> impl ExactSizeIterator<Item = Type<'_>> {
@@ -212,13 +232,29 @@ impl<'a> Type<'a> {
             model::TypeKind::Struct(fields) => fields,
             _ => &[],
         };
-        let model = self.model;
-        fields.iter().map(move |field| Field { model, field })
+        let (model, owner) = (self.model, self.id);
+        fields.iter().map(move |field| Field {
+            model,
+            owner,
+            field,
+        })
     }
 
     /// A struct's field for the property `json_name`.
     pub fn field(self, json_name: &str) -> Option<Field<'a>> {
         self.fields().find(|f| f.json_name() == json_name)
+    }
+
+    /// The releases that have this type ([`Model::releases`]), oldest first: every release
+    /// but those lacking its schema. Empty when the inputs are not releases.
+    pub fn releases(self) -> Vec<&'a str> {
+        self.model.names(self.model.api.type_releases(self.id))
+    }
+
+    /// The releases that have the enum value `value` of this string enum, oldest first.
+    pub fn value_releases(self, value: &str) -> Vec<&'a str> {
+        self.model
+            .names(self.model.api.value_releases(self.id, value))
     }
 
     /// A string enum's values on the wire, in order; none for other kinds.
@@ -327,6 +363,7 @@ pub enum Role {
 #[derive(Clone, Copy)]
 pub struct Field<'a> {
     model: &'a Model,
+    owner: TypeId,
     field: &'a model::Field,
 }
 
@@ -334,6 +371,13 @@ impl<'a> Field<'a> {
     /// The JSON property name.
     pub fn json_name(self) -> &'a str {
         &self.field.json_name
+    }
+
+    /// The releases that have this field, oldest first (within its type's releases); empty
+    /// when the inputs are not releases.
+    pub fn releases(self) -> Vec<&'a str> {
+        self.model
+            .names(self.model.api.field_releases(self.owner, self.field))
     }
 
     /// The Rust field name, unique within the struct.
@@ -495,6 +539,12 @@ impl<'a> Resource<'a> {
     /// Whether it lives in a namespace (or is cluster-wide).
     pub fn namespaced(self) -> bool {
         self.resource.scope == model::Scope::Namespaced
+    }
+
+    /// The releases that serve it, oldest first (those that have its type); empty when the
+    /// inputs are not releases.
+    pub fn releases(self) -> Vec<&'a str> {
+        self.ty().releases()
     }
 
     /// Its subresources, sorted: `ephemeralcontainers`, `log`, `status`, ….

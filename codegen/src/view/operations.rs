@@ -133,6 +133,12 @@ impl<'a> Operation<'a> {
     pub fn origin(self) -> &'a Origin {
         &self.operation.origin
     }
+
+    /// The releases that serve it, oldest first; empty when the inputs are not releases.
+    pub fn releases(self) -> Vec<&'a str> {
+        self.model
+            .names(self.model.api().operation_releases(self.operation))
+    }
 }
 
 impl fmt::Debug for Operation<'_> {

@@ -40,6 +40,8 @@ pub struct Output {
     files: BTreeMap<PathBuf, String>,
     /// The cargo features, when the output is gated by them.
     pub(crate) features: Option<crate::model::features::Features>,
+    /// The releases merged (`Config::release_input`), oldest first; empty otherwise.
+    pub(crate) releases: Vec<String>,
     /// Warnings of the run (definitions overridden by a preferred document's, numbered names).
     pub(crate) warnings: Vec<crate::Diagnostic>,
     /// What the run skipped or left unused (see [`crate::Note`]).
@@ -94,6 +96,14 @@ impl Output {
     /// How long each stage of the generation took (wall time).
     pub fn timings(&self) -> &crate::Timings {
         &self.timings
+    }
+
+    /// The Kubernetes releases merged into the output, oldest first
+    /// (`Config::release_input`), each with a cargo feature `k8s-<release>` that says a
+    /// build supports it; empty when the inputs are not releases or the output is projected
+    /// onto one.
+    pub fn releases(&self) -> &[String] {
+        &self.releases
     }
 
     /// The cargo features the output is gated by, if any.

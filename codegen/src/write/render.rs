@@ -39,6 +39,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
     Ok(Output {
         files,
         features: None,
+        releases: Vec::new(),
         warnings: Vec::new(),
         notes: Vec::new(),
         resource_modules: BTreeMap::new(),

@@ -102,7 +102,7 @@ fn operation_functions(
     owner: &str,
     local: &Local,
 ) {
-    let cfg = context.operation_cfg(op);
+    let cfg = crate::emit::attributes::with_release(context, op, context.operation_cfg(op));
     operation_request(code, context, op, owner, local, cfg.as_deref());
     code.blank();
 

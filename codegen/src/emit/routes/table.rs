@@ -98,6 +98,7 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         &format!("{runtime}::ResponseError<{}>", status_type_text(context)),
         ";",
     );
+    crate::emit::releases::route_releases(&mut code, context);
     let mut module = Module::default();
     module.files.insert(
         "route".to_owned(),
