@@ -1065,15 +1065,8 @@ pub mod routes {
                 method: ::kubeforge_runtime::http::Method::GET,
                 path: "/apis/example.com/v1/namespaces/{namespace}/gadgets",
                 action: ::kubeforge_runtime::Action::List,
-                resource: Some(::kubeforge_runtime::route::ResourceInfo {
-                    group: "example.com",
-                    version: "v1",
-                    kind: "Gadget",
-                    plural: "gadgets",
-                    subresource: None,
-                    scope: ::kubeforge_runtime::Scope::Namespaced,
-                }),
-                path_params: &["namespace"],
+                resource: Some(shared::RESOURCE_0),
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
                 responses: &[],
@@ -1085,15 +1078,8 @@ pub mod routes {
                 method: ::kubeforge_runtime::http::Method::GET,
                 path: "/apis/example.com/v1/gizmos/{name}",
                 action: ::kubeforge_runtime::Action::Get,
-                resource: Some(::kubeforge_runtime::route::ResourceInfo {
-                    group: "example.com",
-                    version: "v1",
-                    kind: "Gizmo",
-                    plural: "gizmos",
-                    subresource: None,
-                    scope: ::kubeforge_runtime::Scope::Cluster,
-                }),
-                path_params: &["name"],
+                resource: Some(shared::RESOURCE_1),
+                path_params: shared::PATH_PARAMS_1,
                 query: &[],
                 body: None,
                 responses: &[],
@@ -1101,6 +1087,33 @@ pub mod routes {
                 description: "",
             },
         ];
+
+        /// The values the table's entries share, each spelled once.
+        mod shared {
+            use ::kubeforge_runtime::route::{ResourceInfo};
+            pub(super) const RESOURCE_0: ResourceInfo = ResourceInfo {
+                group: "example.com",
+                version: "v1",
+                kind: "Gadget",
+                plural: "gadgets",
+                subresource: None,
+                scope: ::kubeforge_runtime::Scope::Namespaced,
+            };
+            pub(super) const PATH_PARAMS_0: &[&str] = &[
+                "namespace",
+            ];
+            pub(super) const RESOURCE_1: ResourceInfo = ResourceInfo {
+                group: "example.com",
+                version: "v1",
+                kind: "Gizmo",
+                plural: "gizmos",
+                subresource: None,
+                scope: ::kubeforge_runtime::Scope::Cluster,
+            };
+            pub(super) const PATH_PARAMS_1: &[&str] = &[
+                "name",
+            ];
+        }
 
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.

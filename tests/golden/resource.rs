@@ -1337,15 +1337,8 @@ pub mod routes {
                 method: ::kubeforge_runtime::http::Method::GET,
                 path: "/apis/example.com/v1/namespaces/{namespace}/gadgets",
                 action: ::kubeforge_runtime::Action::List,
-                resource: Some(::kubeforge_runtime::route::ResourceInfo {
-                    group: "example.com",
-                    version: "v1",
-                    kind: "Gadget",
-                    plural: "gadgets",
-                    subresource: None,
-                    scope: ::kubeforge_runtime::Scope::Namespaced,
-                }),
-                path_params: &["namespace"],
+                resource: Some(shared::RESOURCE_0),
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
                 responses: &[],
@@ -1357,15 +1350,8 @@ pub mod routes {
                 method: ::kubeforge_runtime::http::Method::GET,
                 path: "/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}",
                 action: ::kubeforge_runtime::Action::Get,
-                resource: Some(::kubeforge_runtime::route::ResourceInfo {
-                    group: "example.com",
-                    version: "v1",
-                    kind: "Gadget",
-                    plural: "gadgets",
-                    subresource: None,
-                    scope: ::kubeforge_runtime::Scope::Namespaced,
-                }),
-                path_params: &["namespace", "name"],
+                resource: Some(shared::RESOURCE_0),
+                path_params: shared::PATH_PARAMS_1,
                 query: &[],
                 body: None,
                 responses: &[],
@@ -1377,15 +1363,8 @@ pub mod routes {
                 method: ::kubeforge_runtime::http::Method::GET,
                 path: "/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status",
                 action: ::kubeforge_runtime::Action::Get,
-                resource: Some(::kubeforge_runtime::route::ResourceInfo {
-                    group: "example.com",
-                    version: "v1",
-                    kind: "Gadget",
-                    plural: "gadgets",
-                    subresource: Some("status"),
-                    scope: ::kubeforge_runtime::Scope::Namespaced,
-                }),
-                path_params: &["namespace", "name"],
+                resource: Some(shared::RESOURCE_1),
+                path_params: shared::PATH_PARAMS_1,
                 query: &[],
                 body: None,
                 responses: &[],
@@ -1397,14 +1376,7 @@ pub mod routes {
                 method: ::kubeforge_runtime::http::Method::GET,
                 path: "/apis/example.com/v1/gizmos",
                 action: ::kubeforge_runtime::Action::List,
-                resource: Some(::kubeforge_runtime::route::ResourceInfo {
-                    group: "example.com",
-                    version: "v1",
-                    kind: "Gizmo",
-                    plural: "gizmos",
-                    subresource: None,
-                    scope: ::kubeforge_runtime::Scope::Cluster,
-                }),
+                resource: Some(shared::RESOURCE_2),
                 path_params: &[],
                 query: &[],
                 body: None,
@@ -1413,6 +1385,42 @@ pub mod routes {
                 description: "",
             },
         ];
+
+        /// The values the table's entries share, each spelled once.
+        mod shared {
+            use ::kubeforge_runtime::route::{ResourceInfo};
+            pub(super) const RESOURCE_0: ResourceInfo = ResourceInfo {
+                group: "example.com",
+                version: "v1",
+                kind: "Gadget",
+                plural: "gadgets",
+                subresource: None,
+                scope: ::kubeforge_runtime::Scope::Namespaced,
+            };
+            pub(super) const PATH_PARAMS_0: &[&str] = &[
+                "namespace",
+            ];
+            pub(super) const PATH_PARAMS_1: &[&str] = &[
+                "namespace",
+                "name",
+            ];
+            pub(super) const RESOURCE_1: ResourceInfo = ResourceInfo {
+                group: "example.com",
+                version: "v1",
+                kind: "Gadget",
+                plural: "gadgets",
+                subresource: Some("status"),
+                scope: ::kubeforge_runtime::Scope::Namespaced,
+            };
+            pub(super) const RESOURCE_2: ResourceInfo = ResourceInfo {
+                group: "example.com",
+                version: "v1",
+                kind: "Gizmo",
+                plural: "gizmos",
+                subresource: None,
+                scope: ::kubeforge_runtime::Scope::Cluster,
+            };
+        }
 
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.

@@ -1196,29 +1196,11 @@ pub mod routes {
                 method: ::kubeforge_runtime::http::Method::GET,
                 path: "/apis/example.com/v1/widgets",
                 action: ::kubeforge_runtime::Action::List,
-                resource: Some(::kubeforge_runtime::route::ResourceInfo {
-                    group: "example.com",
-                    version: "v1",
-                    kind: "Widget",
-                    plural: "widgets",
-                    subresource: None,
-                    scope: ::kubeforge_runtime::Scope::Cluster,
-                }),
+                resource: Some(shared::RESOURCE_0),
                 path_params: &[],
-                query: &[params::LIMIT],
+                query: shared::QUERY_0,
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("com::example::v1::WidgetList"),
-                    },
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 401,
-                        description: "Unauthorized",
-                        ty: None,
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "List or watch Widget objects.",
             },
@@ -1227,38 +1209,11 @@ pub mod routes {
                 method: ::kubeforge_runtime::http::Method::DELETE,
                 path: "/apis/example.com/v1/widgets/{name}",
                 action: ::kubeforge_runtime::Action::Delete,
-                resource: Some(::kubeforge_runtime::route::ResourceInfo {
-                    group: "example.com",
-                    version: "v1",
-                    kind: "Widget",
-                    plural: "widgets",
-                    subresource: None,
-                    scope: ::kubeforge_runtime::Scope::Cluster,
-                }),
-                path_params: &["name"],
+                resource: Some(shared::RESOURCE_0),
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
-                body: Some(::kubeforge_runtime::route::BodyInfo {
-                    ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status",
-                    content_types: &["*/*"],
-                    required: false,
-                }),
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("StatusOr<com::example::v1::Widget>"),
-                    },
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 202,
-                        description: "Accepted",
-                        ty: Some("StatusOr<com::example::v1::Widget>"),
-                    },
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 204,
-                        description: "No Content",
-                        ty: None,
-                    },
-                ],
+                body: Some(shared::BODY_0),
+                responses: shared::RESPONSES_1,
                 deprecated: false,
                 description: "Delete the specified Widget; | pipes and <tags> are escaped.",
             },
@@ -1267,24 +1222,11 @@ pub mod routes {
                 method: ::kubeforge_runtime::http::Method::GET,
                 path: "/apis/example.com/v1/widgets/{name}",
                 action: ::kubeforge_runtime::Action::Get,
-                resource: Some(::kubeforge_runtime::route::ResourceInfo {
-                    group: "example.com",
-                    version: "v1",
-                    kind: "Widget",
-                    plural: "widgets",
-                    subresource: None,
-                    scope: ::kubeforge_runtime::Scope::Cluster,
-                }),
-                path_params: &["name"],
+                resource: Some(shared::RESOURCE_0),
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("com::example::v1::Widget"),
-                    },
-                ],
+                responses: shared::RESPONSES_2,
                 deprecated: false,
                 description: "Read the specified Widget.",
             },
@@ -1293,24 +1235,11 @@ pub mod routes {
                 method: ::kubeforge_runtime::http::Method::POST,
                 path: "/apis/example.com/v1/widgets/{name}/exec",
                 action: ::kubeforge_runtime::Action::Connect,
-                resource: Some(::kubeforge_runtime::route::ResourceInfo {
-                    group: "example.com",
-                    version: "v1",
-                    kind: "Widget",
-                    plural: "widgets",
-                    subresource: Some("exec"),
-                    scope: ::kubeforge_runtime::Scope::Cluster,
-                }),
-                path_params: &["name"],
-                query: &[params::COMMAND, params::TTY],
+                resource: Some(shared::RESOURCE_1),
+                path_params: shared::PATH_PARAMS_0,
+                query: shared::QUERY_1,
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_3,
                 deprecated: false,
                 description: "Run a command in a Widget.",
             },
@@ -1323,13 +1252,7 @@ pub mod routes {
                 path_params: &[],
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status"),
-                    },
-                ],
+                responses: shared::RESPONSES_4,
                 deprecated: false,
                 description: "Get available API versions.",
             },
@@ -1342,13 +1265,7 @@ pub mod routes {
                 path_params: &[],
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status"),
-                    },
-                ],
+                responses: shared::RESPONSES_4,
                 deprecated: false,
                 description: "Get information of a group.",
             },
@@ -1361,13 +1278,7 @@ pub mod routes {
                 path_params: &[],
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status"),
-                    },
-                ],
+                responses: shared::RESPONSES_4,
                 deprecated: false,
                 description: "Get available resources.",
             },
@@ -1377,16 +1288,10 @@ pub mod routes {
                 path: "/apis/example.com/v1/proxy/widgets/{name}",
                 action: ::kubeforge_runtime::Action::Other("proxy"),
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_3,
                 deprecated: false,
                 description: "proxy GET requests to Widget\n\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.",
             },
@@ -1396,16 +1301,10 @@ pub mod routes {
                 path: "/apis/example.com/v1/proxy/widgets/{name}",
                 action: ::kubeforge_runtime::Action::Other("proxy"),
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_3,
                 deprecated: false,
                 description: "proxy HEAD requests to Widget\n\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.",
             },
@@ -1418,13 +1317,7 @@ pub mod routes {
                 path_params: &[],
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_3,
                 deprecated: false,
                 description: "Statistics over all widgets.",
             },
@@ -1451,6 +1344,92 @@ pub mod routes {
                 description: "Allocate a terminal.",
                 required: false,
             };
+        }
+
+        /// The values the table's entries share, each spelled once.
+        mod shared {
+            use ::kubeforge_runtime::route::{BodyInfo, QueryParamInfo, ResourceInfo, ResponseInfo};
+            pub(super) const RESOURCE_0: ResourceInfo = ResourceInfo {
+                group: "example.com",
+                version: "v1",
+                kind: "Widget",
+                plural: "widgets",
+                subresource: None,
+                scope: ::kubeforge_runtime::Scope::Cluster,
+            };
+            pub(super) const QUERY_0: &[QueryParamInfo] = &[
+                super::params::LIMIT,
+            ];
+            pub(super) const RESPONSES_0: &[ResponseInfo] = &[
+                ResponseInfo {
+                    status: 200,
+                    description: "OK",
+                    ty: Some("com::example::v1::WidgetList"),
+                },
+                ResponseInfo {
+                    status: 401,
+                    description: "Unauthorized",
+                    ty: None,
+                },
+            ];
+            pub(super) const PATH_PARAMS_0: &[&str] = &[
+                "name",
+            ];
+            pub(super) const BODY_0: BodyInfo = BodyInfo {
+                ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status",
+                content_types: &["*/*"],
+                required: false,
+            };
+            pub(super) const RESPONSES_1: &[ResponseInfo] = &[
+                ResponseInfo {
+                    status: 200,
+                    description: "OK",
+                    ty: Some("StatusOr<com::example::v1::Widget>"),
+                },
+                ResponseInfo {
+                    status: 202,
+                    description: "Accepted",
+                    ty: Some("StatusOr<com::example::v1::Widget>"),
+                },
+                ResponseInfo {
+                    status: 204,
+                    description: "No Content",
+                    ty: None,
+                },
+            ];
+            pub(super) const RESPONSES_2: &[ResponseInfo] = &[
+                ResponseInfo {
+                    status: 200,
+                    description: "OK",
+                    ty: Some("com::example::v1::Widget"),
+                },
+            ];
+            pub(super) const RESOURCE_1: ResourceInfo = ResourceInfo {
+                group: "example.com",
+                version: "v1",
+                kind: "Widget",
+                plural: "widgets",
+                subresource: Some("exec"),
+                scope: ::kubeforge_runtime::Scope::Cluster,
+            };
+            pub(super) const QUERY_1: &[QueryParamInfo] = &[
+                super::params::COMMAND,
+                super::params::TTY,
+            ];
+            pub(super) const RESPONSES_3: &[ResponseInfo] = &[
+                ResponseInfo {
+                    status: 200,
+                    description: "OK",
+                    ty: Some("String"),
+                },
+            ];
+            pub(super) const RESPONSES_4: &[ResponseInfo] = &[
+                ResponseInfo {
+                    status: 200,
+                    description: "OK",
+                    ty: Some("kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status"),
+                },
+            ];
         }
 
         /// The error of every response decoder: a `Status` from the server, an undeclared

@@ -849,13 +849,7 @@ pub mod routes {
                 path_params: &[],
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "Statistics of the archive widgets.",
             },
@@ -868,13 +862,7 @@ pub mod routes {
                 path_params: &[],
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "Statistics of the history widgets.",
             },
@@ -887,13 +875,7 @@ pub mod routes {
                 path_params: &[],
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "Statistics of the metrics widgets.",
             },
@@ -906,13 +888,7 @@ pub mod routes {
                 path_params: &[],
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "Statistics of the pending widgets.",
             },
@@ -925,13 +901,7 @@ pub mod routes {
                 path_params: &[],
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "Statistics of the special widgets.",
             },
@@ -944,13 +914,7 @@ pub mod routes {
                 path_params: &[],
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "Statistics of the summary widgets.",
             },
@@ -960,16 +924,10 @@ pub mod routes {
                 path: "/apis/example.com/v1/widgets/{name}",
                 action: ::kubeforge_runtime::Action::Get,
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "Read a widget.",
             },
@@ -979,16 +937,10 @@ pub mod routes {
                 path: "/apis/example.com/v1/widgets/{name}/audit",
                 action: ::kubeforge_runtime::Action::Get,
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "The widget's audit.",
             },
@@ -998,16 +950,10 @@ pub mod routes {
                 path: "/apis/example.com/v1/widgets/{name}/bind",
                 action: ::kubeforge_runtime::Action::Get,
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "The widget's bind.",
             },
@@ -1017,16 +963,10 @@ pub mod routes {
                 path: "/apis/example.com/v1/widgets/{name}/evict",
                 action: ::kubeforge_runtime::Action::Get,
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "The widget's evict.",
             },
@@ -1036,16 +976,10 @@ pub mod routes {
                 path: "/apis/example.com/v1/widgets/{name}/exec",
                 action: ::kubeforge_runtime::Action::Get,
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "The widget's exec.",
             },
@@ -1055,16 +989,10 @@ pub mod routes {
                 path: "/apis/example.com/v1/widgets/{name}/logs",
                 action: ::kubeforge_runtime::Action::Get,
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "The widget's logs.",
             },
@@ -1074,16 +1002,10 @@ pub mod routes {
                 path: "/apis/example.com/v1/widgets/{name}/scale",
                 action: ::kubeforge_runtime::Action::Get,
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "The widget's scale.",
             },
@@ -1093,16 +1015,10 @@ pub mod routes {
                 path: "/apis/example.com/v1/widgets/{name}/stats",
                 action: ::kubeforge_runtime::Action::Get,
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "A widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.",
             },
@@ -1112,20 +1028,29 @@ pub mod routes {
                 path: "/apis/example.com/v1/widgets/{name}/status",
                 action: ::kubeforge_runtime::Action::Get,
                 resource: None,
-                path_params: &["name"],
+                path_params: shared::PATH_PARAMS_0,
                 query: &[],
                 body: None,
-                responses: &[
-                    ::kubeforge_runtime::route::ResponseInfo {
-                        status: 200,
-                        description: "OK",
-                        ty: Some("String"),
-                    },
-                ],
+                responses: shared::RESPONSES_0,
                 deprecated: false,
                 description: "The widget's status.",
             },
         ];
+
+        /// The values the table's entries share, each spelled once.
+        mod shared {
+            use ::kubeforge_runtime::route::{ResponseInfo};
+            pub(super) const RESPONSES_0: &[ResponseInfo] = &[
+                ResponseInfo {
+                    status: 200,
+                    description: "OK",
+                    ty: Some("String"),
+                },
+            ];
+            pub(super) const PATH_PARAMS_0: &[&str] = &[
+                "name",
+            ];
+        }
 
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.

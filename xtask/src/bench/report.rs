@@ -266,6 +266,65 @@ fn render_builds(w: &mut String, b: &Builds) -> Out {
         );
     }
     let _ = writeln!(w);
+    render_merged(w, b)
+}
+
+/// b's crate of five releases merged, beside the one-release crate and k8s-openapi's.
+fn render_merged(w: &mut String, b: &Builds) -> Out {
+    let releases = super::setup::RELEASES.map(|(release, _)| release).join(",");
+    let files = super::setup::RELEASES
+        .map(|(_, file)| format!("`{file}`"))
+        .join(", ");
+    let Some(merged) = &b.merged else {
+        let _ = writeln!(
+            w,
+            "The crate of five releases merged (`--releases {releases}`) is left out: the \
+             generator of this commit has no `--releases`.\n"
+        );
+        return Ok(());
+    };
+    let _ = writeln!(
+        w,
+        "Five releases in one crate: the crate kubeforge generates from {files} merged \
+         (`--releases {releases}`, every type, field and operation once with the releases \
+         that have it; the defaults otherwise), built as the default above in the dev \
+         profile, in the same run: {} lines against the one-release crate's {} ({}).\n\n\
+         | dev build | wall (s) | CPU (s) | peak (MiB) | ratio to k8s-openapi: wall | CPU | peak |\n|---|---|---|---|---|---|---|",
+        merged.lines,
+        merged.one_release_lines,
+        show_ratio(super::stats::ratio(
+            merged.lines as f64,
+            merged.one_release_lines as f64
+        )),
+    );
+    let peer = &b.dev[1];
+    let (pw, pc, pm) = (
+        stat("dev", peer, wall)?,
+        stat("dev", peer, cpu)?,
+        stat("dev", peer, mib)?,
+    );
+    for (label, usages) in [
+        ("kubeforge, five releases merged (the default)", &merged.dev),
+        ("kubeforge, 1.36 alone (the default)", &b.dev[0]),
+        ("k8s-openapi, `v1_36`", peer),
+    ] {
+        let (ow, oc, om) = (
+            stat(label, usages, wall)?,
+            stat(label, usages, cpu)?,
+            stat(label, usages, mib)?,
+        );
+        let _ = writeln!(
+            w,
+            "| {label} | {} | {} | {} | {} | {} | {} |",
+            ow.show(1),
+            oc.show(1),
+            om.show(0),
+            show_ratio(ow.ratio(&pw)),
+            show_ratio(oc.ratio(&pc)),
+            show_ratio(om.ratio(&pm))
+        );
+    }
+    let _ = writeln!(w);
     Ok(())
 }
 

@@ -111,6 +111,18 @@ pub(crate) struct Builds {
     pub release: [Vec<Usage>; 2],
     /// Dev builds of the parts (`setup::OURS_PARTS`), in its order.
     pub parts: [Vec<Usage>; setup::PARTS],
+    /// Dev builds of the crate of five releases merged (`setup::OURS_MERGED`), with its
+    /// lines and the one-release crate's; `None` when the generator has no `--releases`.
+    pub merged: Option<Merged>,
+}
+
+/// The crate of five releases merged, in b.
+pub(crate) struct Merged {
+    pub dev: Vec<Usage>,
+    /// Lines of its `.rs` files.
+    pub lines: usize,
+    /// Lines of the one-release crate's (the default, from `swagger.json`).
+    pub one_release_lines: usize,
 }
 
 pub(crate) fn builds(paths: &Paths, effort: Effort) -> Result<Builds, String> {
@@ -118,6 +130,14 @@ pub(crate) fn builds(paths: &Paths, effort: Effort) -> Result<Builds, String> {
         dev: Default::default(),
         release: Default::default(),
         parts: Default::default(),
+        merged: match &paths.ours_merged {
+            Some(dir) => Some(Merged {
+                dev: Vec::new(),
+                lines: Output::of_dir(&dir.join("src"))?.lines,
+                one_release_lines: Output::of_dir(&paths.ours.join("src"))?.lines,
+            }),
+            None => None,
+        },
     };
     let contenders = [
         (&paths.ours, OURS, "kubeforge"),
@@ -166,6 +186,21 @@ pub(crate) fn builds(paths: &Paths, effort: Effort) -> Result<Builds, String> {
                 usage.cpu()
             );
             result.parts[index].push(usage);
+        }
+        if let (Some(dir), Some(merged)) = (&paths.ours_merged, &mut result.merged) {
+            let usage =
+                paths
+                    .harness
+                    .clean_build(dir, setup::OURS_MERGED, &paths.build_target, &[])?;
+            eprintln!(
+                "bench: build run {}/{runs}: {} dev {:.1}s wall, {:.1}s CPU, {:.0} MiB",
+                run + 1,
+                setup::OURS_MERGED,
+                usage.wall_s,
+                usage.cpu(),
+                usage.maxrss_mib()
+            );
+            merged.dev.push(usage);
         }
     }
     Ok(result)

@@ -62,6 +62,9 @@ pub(crate) struct Paths {
     pub ours_features: PathBuf,
     /// The parts of b ([`OURS_PARTS`]), in its order.
     pub ours_parts: [PathBuf; PARTS],
+    /// The crate generated from the five releases of [`RELEASES`] merged (`--releases`),
+    /// with the defaults; `None` when b does not run or the generator has no `--releases`.
+    pub ours_merged: Option<PathBuf>,
     /// k8s-openapi as a user builds it.
     pub peer: PathBuf,
     pub harness_dir: PathBuf,
@@ -82,6 +85,16 @@ pub(crate) const OURS_DROP: &str = "kube-api-drop";
 pub(crate) const OURS_FEATURES: &str = "kube-api-features";
 /// How many parts b builds.
 pub(crate) const PARTS: usize = 4;
+/// The package name of the crate of five releases merged.
+pub(crate) const OURS_MERGED: &str = "kube-api-merged";
+/// The releases b merges, oldest first, each with its document in the corpus.
+pub(crate) const RELEASES: [(&str, &str); 5] = [
+    ("1.32", "swagger-1.32.json"),
+    ("1.33", "swagger-1.33.json"),
+    ("1.34", "swagger-1.34.json"),
+    ("1.35", "swagger-1.35.json"),
+    ("1.36", "swagger.json"),
+];
 
 /// One part of b: a crate generated with some flags and built with some cargo flags.
 pub(crate) struct Part {
@@ -146,6 +159,7 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         ours_drop: bench.join(OURS_DROP),
         ours_features: bench.join(OURS_FEATURES),
         ours_parts: OURS_PARTS.map(|part| bench.join(part.name)),
+        ours_merged: None,
         peer: bench.join("peer-k8s-openapi"),
         harness_dir: bench.join("harness"),
         harness: Harness {
@@ -196,6 +210,19 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         );
         generate(&paths, &swagger, dir, name, flags)?;
     }
+    if has(Section::Builds) {
+        if generator_merges_releases(&paths.generator)? {
+            let dir = paths.bench.join(OURS_MERGED);
+            eprintln!("bench: generating {OURS_MERGED} from five releases (--releases)");
+            generate_merged(&paths, &dir)?;
+            copy_lock(root, &dir)?;
+            paths.ours_merged = Some(dir);
+        } else {
+            eprintln!(
+                "bench: the generator has no --releases; b leaves out the five-release crate"
+            );
+        }
+    }
 
     write(&paths.peer.join("Cargo.toml"), &peer_manifest())?;
     write(&paths.peer.join("src/lib.rs"), "pub use k8s_openapi;\n")?;
@@ -233,6 +260,9 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
             ]);
             for (part, dir) in OURS_PARTS.iter().zip(&paths.ours_parts) {
                 builds.push((dir, part.build));
+            }
+            if let Some(dir) = &paths.ours_merged {
+                builds.push((dir, &[]));
             }
         }
         if has(Section::Features) {
@@ -273,6 +303,35 @@ pub(crate) fn generate(
         path_str(&paths.runtime)?,
     ];
     args.extend(flags);
+    run(&paths.generator, &args, None)
+}
+
+/// Whether the generator takes `--releases` (its `--help` names it).
+fn generator_merges_releases(generator: &Path) -> Result<bool, String> {
+    let output = std::process::Command::new(generator)
+        .arg("--help")
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", generator.display()))?;
+    Ok(String::from_utf8_lossy(&output.stdout).contains("--releases"))
+}
+
+/// Runs the release generator on the five documents of [`RELEASES`], merged with
+/// `--releases`, into `dir` as crate [`OURS_MERGED`], with the defaults.
+fn generate_merged(paths: &Paths, dir: &Path) -> Result<(), String> {
+    let releases = RELEASES.map(|(release, _)| release).join(",");
+    let inputs = RELEASES.map(|(_, file)| paths.corpus.join(file));
+    let mut args = vec!["--releases", &releases];
+    for input in &inputs {
+        args.push(path_str(input)?);
+    }
+    args.extend([
+        "--out",
+        path_str(dir)?,
+        "--crate-name",
+        OURS_MERGED,
+        "--runtime-path",
+        path_str(&paths.runtime)?,
+    ]);
     run(&paths.generator, &args, None)
 }
 

@@ -79,11 +79,13 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
         "pub static ROUTES: [{runtime}::RouteInfo; {}] = [",
         api.operations.len()
     ));
+    let mut shared = SharedValues::default();
     for op in &api.operations {
-        route_info(&mut code, context, op);
+        route_info(&mut code, context, op, &mut shared);
     }
     code.close("];");
     SharedQueryParams::new(api).constants(&mut code, context);
+    shared.constants(&mut code, context);
     code.blank();
     write_docs(
         &mut code,
@@ -220,8 +222,110 @@ impl<'a> SharedQueryParams<'a> {
     }
 }
 
+/// The nested values of the table's entries (a resource, its path parameters, a list of
+/// query parameters, a body, a list of responses), each distinct one spelled once as a constant in a private
+/// `shared` module, which the entries name: most operations of a resource share its
+/// resource, its responses and their query parameters (the list operations all take the
+/// same ten), and spelling each in every entry made the table's one initializer the largest
+/// body of the crate, for rustc to build, check and evaluate. A constant's name is its
+/// kind and a number, in the order the table first uses it.
+#[derive(Default)]
+pub(super) struct SharedValues {
+    /// Each distinct value, by its kind and its items' text, → its constant's name.
+    names: std::collections::BTreeMap<(&'static str, Vec<String>), String>,
+    /// The constants in the order of first use: name, type, items.
+    constants: Vec<SharedValue>,
+}
+
+/// One constant of [`SharedValues`].
+pub(super) struct SharedValue {
+    name: String,
+    /// `struct`: a struct literal of `ty` whose items are field lines; `list`: a slice
+    /// `&[ty]` whose items are elements (each one or more lines).
+    list: bool,
+    ty: &'static str,
+    items: Vec<String>,
+}
+
+impl SharedValues {
+    /// The path of the shared constant of kind `kind` (a struct literal of `ty` with the
+    /// field lines `items`, or a `&[ty]` of the elements `items` when `list`), added when
+    /// new.
+    fn get(
+        &mut self,
+        kind: &'static str,
+        ty: &'static str,
+        list: bool,
+        items: Vec<String>,
+    ) -> String {
+        let key = (kind, items);
+        if let Some(name) = self.names.get(&key) {
+            return format!("shared::{name}");
+        }
+        let count = self
+            .constants
+            .iter()
+            .filter(|c| c.name.starts_with(kind))
+            .count();
+        let name = format!("{kind}_{count}");
+        self.constants.push(SharedValue {
+            name: name.clone(),
+            list,
+            ty,
+            items: key.1.clone(),
+        });
+        self.names.insert(key, name.clone());
+        format!("shared::{name}")
+    }
+
+    /// The private `shared` module of the constants, after a blank line.
+    fn constants(&self, code: &mut Code, context: &Context<'_>) {
+        if self.constants.is_empty() {
+            return;
+        }
+        code.blank();
+        write_docs(
+            code,
+            context,
+            "The values the table's entries share, each spelled once.",
+        );
+        code.open("mod shared {");
+        // The runtime's types (not `&str`).
+        let mut types: Vec<&str> = self
+            .constants
+            .iter()
+            .map(|c| c.ty)
+            .filter(|ty| !ty.starts_with('&'))
+            .collect();
+        types.sort_unstable();
+        types.dedup();
+        let runtime = &context.runtime;
+        code.list(&format!("use {runtime}::route::{{"), &types, "}", ";");
+        for value in &self.constants {
+            let name = &value.name;
+            let ty = value.ty;
+            let (head, close) = if value.list {
+                (format!("pub(super) const {name}: &[{ty}] = &["), "];")
+            } else {
+                (format!("pub(super) const {name}: {ty} = {ty} {{"), "};")
+            };
+            code.open(&head);
+            for line in value.items.iter().flat_map(|item| item.lines()) {
+                code.line(line);
+            }
+            code.close(close);
+        }
+        code.close("}");
+    }
+}
+
 /// One `RouteInfo` literal of the route table, as text.
-pub(super) fn route_info(code: &mut Code, context: &Context<'_>, op: &Operation) {
+pub(super) fn route_info(
+    code: &mut Code,
+    context: &Context<'_>,
+    op: &Operation,
+    shared: &mut SharedValues,
+) {
     let runtime = &context.runtime;
     let quoted =
         |items: &[String]| -> Vec<String> { items.iter().map(|i| str_literal(i)).collect() };
@@ -239,66 +343,95 @@ pub(super) fn route_info(code: &mut Code, context: &Context<'_>, op: &Operation)
     code.line(&format!("action: {runtime}::Action::{action},"));
     match &op.resource {
         Some(r) => {
-            code.open(&format!("resource: Some({runtime}::route::ResourceInfo {{"));
-            code.line(&format!("group: {},", str_literal(&r.gvk.group)));
-            code.line(&format!("version: {},", str_literal(&r.gvk.version)));
-            code.line(&format!("kind: {},", str_literal(&r.gvk.kind)));
-            code.line(&format!("plural: {},", str_literal(&r.plural)));
-            match &r.subresource {
-                Some(sub) => code.line(&format!("subresource: Some({}),", str_literal(sub))),
-                None => code.line("subresource: None,"),
-            }
+            let subresource = match &r.subresource {
+                Some(sub) => format!("subresource: Some({}),", str_literal(sub)),
+                None => "subresource: None,".to_owned(),
+            };
             let scope = match r.scope {
                 Scope::Namespaced => "Namespaced",
                 Scope::Cluster => "Cluster",
             };
-            code.line(&format!("scope: {runtime}::Scope::{scope},"));
-            code.close("}),");
+            let fields = vec![
+                format!("group: {},", str_literal(&r.gvk.group)),
+                format!("version: {},", str_literal(&r.gvk.version)),
+                format!("kind: {},", str_literal(&r.gvk.kind)),
+                format!("plural: {},", str_literal(&r.plural)),
+                subresource,
+                format!("scope: {runtime}::Scope::{scope},"),
+            ];
+            let path = shared.get("RESOURCE", "ResourceInfo", false, fields);
+            code.line(&format!("resource: Some({path}),"));
         }
         None => code.line("resource: None,"),
     }
     let path_params: Vec<String> = op.path_params.iter().map(|p| p.name.clone()).collect();
-    let path_params = quoted(&path_params);
-    let path_params: Vec<&str> = path_params.iter().map(String::as_str).collect();
-    code.list("path_params: &[", &path_params, "]", ",");
+    if path_params.is_empty() {
+        code.line("path_params: &[],");
+    } else {
+        let items = quoted(&path_params)
+            .into_iter()
+            .map(|p| format!("{p},"))
+            .collect();
+        let path = shared.get("PATH_PARAMS", "&str", true, items);
+        code.line(&format!("path_params: {path},"));
+    }
     let query: Vec<String> = op
         .query_params
         .iter()
         .map(SharedQueryParams::path)
         .collect();
-    let query: Vec<&str> = query.iter().map(String::as_str).collect();
-    code.list("query: &[", &query, "]", ",");
+    if query.is_empty() {
+        code.line("query: &[],");
+    } else {
+        let items = query.iter().map(|q| format!("super::{q},")).collect();
+        let path = shared.get("QUERY", "QueryParamInfo", true, items);
+        code.line(&format!("query: {path},"));
+    }
     match &op.body {
         Some(body) => {
             let ty = match body.kind {
                 BodyKind::Patch => "Patch".to_owned(),
                 BodyKind::Json => shape_display(context, &body.shape),
             };
-            code.open(&format!("body: Some({runtime}::route::BodyInfo {{"));
-            code.line(&format!("ty: {},", str_literal(&ty)));
             let types = quoted(&body.content_types);
             let types: Vec<&str> = types.iter().map(String::as_str).collect();
-            code.list("content_types: &[", &types, "]", ",");
-            code.line(&format!("required: {},", body.required));
-            code.close("}),");
+            // Spelled at the depth of the constant's fields, then moved to the margin.
+            let mut list = Code::new();
+            list.deeper();
+            list.deeper();
+            list.list("content_types: &[", &types, "]", ",");
+            let list = list.finish();
+            let list: Vec<&str> = list.lines().map(|l| &l[8..]).collect();
+            let fields = vec![
+                format!("ty: {},", str_literal(&ty)),
+                list.join("\n"),
+                format!("required: {},", body.required),
+            ];
+            let path = shared.get("BODY", "BodyInfo", false, fields);
+            code.line(&format!("body: Some({path}),"));
         }
         None => code.line("body: None,"),
     }
     if op.responses.is_empty() {
         code.line("responses: &[],");
     } else {
-        code.open("responses: &[");
-        for r in &op.responses {
-            code.open(&format!("{runtime}::route::ResponseInfo {{"));
-            code.line(&format!("status: {},", r.status));
-            code.line(&format!("description: {},", str_literal(&r.description)));
-            match response_type_display(context, &r.body) {
-                Some(ty) => code.line(&format!("ty: Some({}),", str_literal(&ty))),
-                None => code.line("ty: None,"),
-            }
-            code.close("},");
-        }
-        code.close("],");
+        let items = op
+            .responses
+            .iter()
+            .map(|r| {
+                let ty = match response_type_display(context, &r.body) {
+                    Some(ty) => format!("Some({})", str_literal(&ty)),
+                    None => "None".to_owned(),
+                };
+                format!(
+                    "ResponseInfo {{\n    status: {},\n    description: {},\n    ty: {ty},\n}},",
+                    r.status,
+                    str_literal(&r.description)
+                )
+            })
+            .collect();
+        let path = shared.get("RESPONSES", "ResponseInfo", true, items);
+        code.line(&format!("responses: {path},"));
     }
     code.line(&format!("deprecated: {},", op.deprecated));
     code.line(&format!(
