@@ -68,14 +68,33 @@ pub enum Command {
     /// Print what changed in the API from the OLD documents to the NEW ones (`kubeforge diff
     /// OLD… -- NEW…`): types, fields, enums, defaults, deprecations, resources and
     /// operations, each with its semver effect on the generated crate (breaking, additive or
-    /// compatible), grouped by API group.
+    /// compatible), grouped by API group. With `--releases` and `--release`, what one
+    /// release of several merged changes against the release before it.
     Diff {
-        /// The documents of the old API.
+        /// The documents of the old API (with `--releases`: every release's documents).
         #[arg(required = true, value_name = "OLD")]
         old: Vec<PathBuf>,
         /// The documents of the new API, after `--`.
-        #[arg(last = true, required = true, value_name = "NEW")]
+        #[arg(
+            last = true,
+            required_unless_present = "releases",
+            conflicts_with = "releases",
+            value_name = "NEW"
+        )]
         new: Vec<PathBuf>,
+        /// The inputs are releases of one API, the i-th input the i-th release, oldest first,
+        /// merged as `kubeforge --releases` merges them.
+        #[arg(
+            long,
+            value_name = "RELEASE,…",
+            value_delimiter = ',',
+            requires = "release"
+        )]
+        releases: Vec<String>,
+        /// With `--releases`: report what this release changes against the one before it,
+        /// from the merge's knowledge of which release has what.
+        #[arg(long, value_name = "RELEASE", requires = "releases")]
+        release: Option<String>,
         /// Markdown for a pull-request description: breaking changes first in each group.
         #[arg(long, conflicts_with = "json")]
         markdown: bool,
@@ -408,9 +427,17 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         Some(Command::Diff {
             old,
             new,
+            releases,
+            release,
             markdown,
             json,
-        }) => return diff::run(old, new, diff::Format::from_flags(*markdown, *json)),
+        }) => {
+            let format = diff::Format::from_flags(*markdown, *json);
+            return match release {
+                Some(release) => diff::run_release(old, releases, release, format),
+                None => diff::run(old, new, format),
+            };
+        }
         None => {}
     }
     let usage = |message: String| {

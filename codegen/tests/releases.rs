@@ -566,3 +566,58 @@ fn the_command_line_wants_one_release_per_input() {
         "{stderr}"
     );
 }
+
+/// `kubeforge diff --releases … --release 1.36` prints, as a user types it, exactly what
+/// `kubeforge diff swagger-1.35.json -- swagger.json` prints; one release per input.
+#[test]
+fn the_diff_command_of_a_release_prints_the_diff_of_its_documents() {
+    let Some(dir) = kubernetes("the_diff_command_of_a_release_prints_the_diff_of_its_documents")
+    else {
+        return;
+    };
+    let run = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kubeforge"))
+            .args(args)
+            .output()
+            .expect("kubeforge runs")
+    };
+    let (old, new) = (dir.join("swagger-1.35.json"), dir.join("swagger.json"));
+    let of_release = run(&[
+        "diff".as_ref(),
+        "--releases".as_ref(),
+        "1.35,1.36".as_ref(),
+        "--release".as_ref(),
+        "1.36".as_ref(),
+        old.as_os_str(),
+        new.as_os_str(),
+    ]);
+    let of_documents = run(&[
+        "diff".as_ref(),
+        old.as_os_str(),
+        "--".as_ref(),
+        new.as_os_str(),
+    ]);
+    assert!(
+        of_release.status.success(),
+        "{}",
+        String::from_utf8_lossy(&of_release.stderr)
+    );
+    assert!(of_documents.status.success());
+    let printed = String::from_utf8_lossy(&of_release.stdout);
+    assert!(printed.contains(" changes: "), "{printed}");
+    assert_eq!(printed, String::from_utf8_lossy(&of_documents.stdout));
+
+    let miscounted = run(&[
+        "diff".as_ref(),
+        "--releases".as_ref(),
+        "1.35".as_ref(),
+        "--release".as_ref(),
+        "1.35".as_ref(),
+        old.as_os_str(),
+        new.as_os_str(),
+    ]);
+    assert_eq!(miscounted.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&miscounted.stderr).contains(
+        "expected one release per input with `--releases`, but there are 1 releases and 2 inputs"
+    ));
+}

@@ -6,7 +6,8 @@
 //!
 //! Then the tests that need a kubelet (those listed in `kube_rs_simulated.txt`) run once
 //! more, against `serve --simulate kubernetes/swagger.json`, whose simulated nodes run
-//! Pods, with the expectations of that file.
+//! Pods (told what the busybox container of the log test prints: `--container-log`), with
+//! the expectations of that file.
 //!
 //! Every test is listed in `kube_rs_expected.txt`, as passing or as failing with the reason:
 //! this test fails when one that passed fails, when one that failed passes (move it), and
@@ -68,10 +69,16 @@ fn kube_rs_cluster_tests() {
     }
     let simulated = kube_rs::parse_expected(include_str!("kube_rs_simulated.txt"))
         .unwrap_or_else(|e| panic!("kube_rs_simulated.txt: {e}"));
+    // The simulation is told what `can_get_pod_logs_and_evict`'s busybox container prints
+    // (its command is `for i in $(seq 1 5); do echo kube $i; sleep 0.1; done`), as a test of
+    // one's own controller tells it what its images print.
+    let busybox = scratch.join("busybox.log");
+    std::fs::write(&busybox, "kube 1\nkube 2\nkube 3\nkube 4\nkube 5\n").expect("the log file");
+    let container_log = format!("busybox:1.34.1={}", busybox.display());
     let found = run_all(
         &scratch.join("logs").join("simulated"),
         &binaries,
-        &["--simulate"],
+        &["--simulate", "--container-log", &container_log],
         &[corpus.join("kubernetes/swagger.json")],
         &simulated,
         "swagger.json, simulating",

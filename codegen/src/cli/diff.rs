@@ -1,4 +1,6 @@
-//! `kubeforge diff OLD… -- NEW…`: what changed in the API between two sets of documents,
+//! `kubeforge diff OLD… -- NEW…`: what changed in the API between two sets of documents (or,
+//! `kubeforge diff --releases … --release R INPUTS…`, between one release of a merge and the
+//! release before it),
 //! each change with its semver effect (see [`crate::diff`]), as text, Markdown or JSON.
 //! `cargo xtask diff` runs it on `schemas/`.
 
@@ -44,6 +46,41 @@ pub fn config_of(inputs: &[PathBuf]) -> Config {
     inputs
         .iter()
         .fold(Config::new(), |config, input| config.input(input))
+}
+
+/// `kubeforge diff --releases … --release R INPUTS…`: prints what `release` of the releases
+/// merged from `inputs` (the i-th input the i-th of `releases`) changes against the release
+/// before it ([`diff::release`]).
+pub(super) fn run_release(
+    inputs: &[PathBuf],
+    releases: &[String],
+    release: &str,
+    format: Format,
+) -> ExitCode {
+    if releases.len() != inputs.len() {
+        eprintln!(
+            "error: expected one release per input with `--releases`, but there are {} releases and {} inputs",
+            releases.len(),
+            inputs.len()
+        );
+        return ExitCode::from(2);
+    }
+    let config = inputs
+        .iter()
+        .zip(releases)
+        .fold(Config::new(), |config, (input, name)| {
+            config.release_input(name, input)
+        });
+    match diff::release(&config, release) {
+        Ok(report) => {
+            print!("{}", format.render(&report));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprint!("{}", super::render(&e, None));
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Runs the command: prints the report on standard output; errors in either set of inputs

@@ -10,6 +10,7 @@
 //! simulated cluster inside it (nodes, scheduler, kubelets, controllers), whose clock
 //! `/simulation/clock` moves.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -85,6 +86,15 @@ struct SimulationArgs {
     /// Start with the clock frozen: it moves only when advanced.
     #[arg(long, requires = "simulate")]
     frozen: bool,
+    /// `IMAGE=FILE`: the containers of this image (`busybox:1.36`, or `busybox` for every
+    /// tag) print this file's text, which `kubectl logs` returns (`Simulation::logs`).
+    /// Repeatable.
+    #[arg(
+        long = "container-log",
+        value_name = "IMAGE=FILE",
+        requires = "simulate"
+    )]
+    container_logs: Vec<String>,
 }
 
 /// The limits that keep the server up (see `Options`); 0 turns one off.
@@ -118,16 +128,26 @@ impl LimitArgs {
 }
 
 impl SimulationArgs {
-    fn options(&self) -> Options {
+    fn options(&self) -> Result<Options, String> {
+        let mut logs = BTreeMap::new();
+        for log in &self.container_logs {
+            let Some((image, file)) = log.split_once('=') else {
+                return Err(format!("--container-log {log}: expected IMAGE=FILE"));
+            };
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| format!("--container-log {log}: {file}: {e}"))?;
+            logs.insert(image.to_owned(), text);
+        }
         let simulation = self.simulate.then(|| Simulation {
             ready_after: Duration::from_secs(self.ready_after),
             run_for: Duration::from_secs(self.run_for),
+            logs,
             ..Simulation::with_nodes(self.nodes)
         });
-        Options {
+        Ok(Options {
             simulation,
             ..Options::default()
-        }
+        })
     }
 }
 
@@ -203,7 +223,13 @@ fn main() -> ExitCode {
         release,
         simulation,
     } = Cli::parse().command;
-    let options = limits.apply(simulation.options());
+    let options = match simulation.options() {
+        Ok(options) => limits.apply(options),
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
     let documents = Documents {
         schemas,
         inputs,
