@@ -71,14 +71,22 @@ fn kube_rs_cluster_tests() {
         .unwrap_or_else(|e| panic!("kube_rs_simulated.txt: {e}"));
     // The simulation is told what `can_get_pod_logs_and_evict`'s busybox container prints
     // (its command is `for i in $(seq 1 5); do echo kube $i; sleep 0.1; done`), as a test of
-    // one's own controller tells it what its images print.
+    // one's own controller tells it what its images print; and that Pods which end run 30
+    // s first (the tests' containers `sleep 20` or `30`), so that a client watching a Pod
+    // it has just created sees it running before it ends.
     let busybox = scratch.join("busybox.log");
     std::fs::write(&busybox, "kube 1\nkube 2\nkube 3\nkube 4\nkube 5\n").expect("the log file");
-    let container_log = format!("busybox:1.34.1={}", busybox.display());
+    let container_log = format!("busybox={}", busybox.display());
     let found = run_all(
         &scratch.join("logs").join("simulated"),
         &binaries,
-        &["--simulate", "--container-log", &container_log],
+        &[
+            "--simulate",
+            "--run-for",
+            "30",
+            "--container-log",
+            &container_log,
+        ],
         &[corpus.join("kubernetes/swagger.json")],
         &simulated,
         "swagger.json, simulating",
