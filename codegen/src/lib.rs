@@ -713,22 +713,7 @@ impl Config {
     ) -> Result<(model::ApiSet, Vec<Diagnostic>), Error> {
         let start = Instant::now();
         let release_names = self.release_names()?;
-        let mut documents = Vec::with_capacity(self.inputs.len());
-        let mut problems: Option<Error> = None;
-        for input in &self.inputs {
-            match input.load() {
-                Ok(document) => documents.push(document),
-                Err(e) => {
-                    problems = Some(match problems {
-                        Some(earlier) => earlier.join(e),
-                        None => e,
-                    })
-                }
-            }
-        }
-        if let Some(e) = problems {
-            return Err(e);
-        }
+        let documents = all_or_errors(self.inputs.iter().map(Input::load))?;
         let prefer = self.preferred_inputs()?;
         let mut shape_warnings = Vec::new();
         let (mut merged, releases) = match release_names {
@@ -742,22 +727,9 @@ impl Config {
                         list.push(document);
                     }
                 }
-                let mut merged_each = Vec::with_capacity(each.len());
-                let mut problems: Option<Error> = None;
-                for (name, documents) in each {
-                    match load::merge(documents, &prefer) {
-                        Ok(api) => merged_each.push((name, api)),
-                        Err(e) => {
-                            problems = Some(match problems {
-                                Some(earlier) => earlier.join(e),
-                                None => e,
-                            });
-                        }
-                    }
-                }
-                if let Some(e) = problems {
-                    return Err(e);
-                }
+                let merged_each = all_or_errors(each.into_iter().map(|(name, documents)| {
+                    load::merge(documents, &prefer).map(|api| (name, api))
+                }))?;
                 let mut merged = load::releases::merge(merged_each);
                 match &self.only_release {
                     None => {
@@ -858,4 +830,23 @@ pub(crate) fn releases_error(message: String) -> Error {
         message,
     )
     .into()
+}
+
+/// Every value, or every error joined into one: each input's (or each release's) problems
+/// are reported together, not only the first one's.
+fn all_or_errors<T>(results: impl IntoIterator<Item = Result<T, Error>>) -> Result<Vec<T>, Error> {
+    let mut values = Vec::new();
+    let mut problems: Option<Error> = None;
+    for result in results {
+        match result {
+            Ok(value) => values.push(value),
+            Err(e) => {
+                problems = Some(match problems {
+                    Some(earlier) => earlier.join(e),
+                    None => e,
+                });
+            }
+        }
+    }
+    problems.map_or(Ok(values), Err)
 }

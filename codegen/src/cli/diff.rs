@@ -71,22 +71,18 @@ pub(super) fn run_release(
         .fold(Config::new(), |config, (input, name)| {
             config.release_input(name, input)
         });
-    match diff::release(&config, release) {
-        Ok(report) => {
-            print!("{}", format.render(&report));
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprint!("{}", super::render(&e, None));
-            ExitCode::FAILURE
-        }
-    }
+    print(diff::release(&config, release), format)
 }
 
 /// Runs the command: prints the report on standard output; errors in either set of inputs
 /// are diagnostics on standard error and a failure.
 pub(super) fn run(old: &[PathBuf], new: &[PathBuf], format: Format) -> ExitCode {
-    match diff::configs(&config_of(old), &config_of(new)) {
+    print(diff::configs(&config_of(old), &config_of(new)), format)
+}
+
+/// The report on standard output, or the diagnostics on standard error and a failure.
+fn print(report: Result<Report, crate::Error>, format: Format) -> ExitCode {
+    match report {
         Ok(report) => {
             print!("{}", format.render(&report));
             ExitCode::SUCCESS

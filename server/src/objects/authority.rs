@@ -68,9 +68,6 @@ impl Authority {
     /// kubeadm's `certs apiserver` phase makes `apiserver.crt` (`CN=kube-apiserver`, server
     /// auth), with the loopback names this server is reached by.
     pub(crate) fn serving(&self) -> Result<Serving, String> {
-        let ca_key = KeyPair::from_pem(&self.key_pem).map_err(|e| format!("the CA key: {e}"))?;
-        let issuer = Issuer::from_params(&self.params, ca_key);
-        let key = KeyPair::generate().map_err(|e| format!("the serving key: {e}"))?;
         let names = [
             "localhost",
             "127.0.0.1",
@@ -90,15 +87,31 @@ impl Authority {
             KeyUsagePurpose::KeyEncipherment,
         ];
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        params.not_before = self.params.not_before;
-        params.not_after = self.params.not_after;
-        let certificate = params
-            .signed_by(&key, &issuer)
-            .map_err(|e| format!("the serving certificate: {e}"))?;
+        let (certificate, key) = self.sign(params, "serving")?;
         Ok(Serving {
             certificate_der: certificate.der().to_vec(),
             key_der: key.serialize_der(),
         })
+    }
+}
+
+impl Authority {
+    /// A certificate of `params` for a fresh ECDSA P-256 key, signed by the authority and
+    /// valid as long as it; `what` names it in errors (`serving`, `client`).
+    fn sign(
+        &self,
+        mut params: CertificateParams,
+        what: &str,
+    ) -> Result<(rcgen::Certificate, KeyPair), String> {
+        let ca_key = KeyPair::from_pem(&self.key_pem).map_err(|e| format!("the CA key: {e}"))?;
+        let issuer = Issuer::from_params(&self.params, ca_key);
+        let key = KeyPair::generate().map_err(|e| format!("the {what} key: {e}"))?;
+        params.not_before = self.params.not_before;
+        params.not_after = self.params.not_after;
+        let certificate = params
+            .signed_by(&key, &issuer)
+            .map_err(|e| format!("the {what} certificate: {e}"))?;
+        Ok((certificate, key))
     }
 }
 
@@ -116,9 +129,6 @@ impl Authority {
     /// the one in `admin.conf`; the API server's x509 authenticator reads the user back from
     /// the subject.
     pub(crate) fn client(&self, name: &str, group: &str) -> Result<Client, String> {
-        let ca_key = KeyPair::from_pem(&self.key_pem).map_err(|e| format!("the CA key: {e}"))?;
-        let issuer = Issuer::from_params(&self.params, ca_key);
-        let key = KeyPair::generate().map_err(|e| format!("the client key: {e}"))?;
         let mut params = CertificateParams::default();
         let mut subject = DistinguishedName::new();
         subject.push(DnType::OrganizationName, group);
@@ -129,11 +139,7 @@ impl Authority {
             KeyUsagePurpose::KeyEncipherment,
         ];
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-        params.not_before = self.params.not_before;
-        params.not_after = self.params.not_after;
-        let certificate = params
-            .signed_by(&key, &issuer)
-            .map_err(|e| format!("the client certificate: {e}"))?;
+        let (certificate, key) = self.sign(params, "client")?;
         Ok(Client {
             certificate_pem: certificate.pem(),
             key_pem: key.serialize_pem(),

@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use crate::controllers::simulation::{Action, Kinds, hashed_suffix, objects, pod_ready, text};
+use crate::controllers::simulation::{Action, Kinds, hashed_suffix, pod_ready, service_pods, text};
 use crate::objects::store::State;
 
 const MANAGED_BY: &str = "endpointslice-controller.k8s.io";
@@ -20,26 +20,14 @@ pub(crate) fn plan(state: &State, kinds: &Kinds) -> Vec<Action> {
     };
     let mut actions = Vec::new();
     for (key, service) in &state.objects[services] {
-        let Some(selector) = service
-            .pointer("/spec/selector")
-            .and_then(Value::as_object)
-            .filter(|s| !s.is_empty())
-        else {
+        let Some(selected) = service_pods(state, pods, key, service) else {
             continue;
         };
-        if service.pointer("/metadata/deletionTimestamp").is_some() {
-            continue;
-        }
-        let selected: Vec<&Value> = objects(state, Some(pods))
-            .filter(|(k, pod)| {
-                k.0 == key.0
-                    && !text(pod, "/status/podIP").is_empty()
+        let selected: Vec<&Value> = selected
+            .filter(|pod| {
+                !text(pod, "/status/podIP").is_empty()
                     && !matches!(text(pod, "/status/phase"), "Succeeded" | "Failed")
-                    && selector.iter().all(|(label, value)| {
-                        pod.pointer("/metadata/labels").and_then(|l| l.get(label)) == Some(value)
-                    })
             })
-            .map(|(_, pod)| pod)
             .collect();
         let endpoints: Vec<Value> = selected
             .iter()

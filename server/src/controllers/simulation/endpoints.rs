@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::controllers::simulation::{Action, Kinds, condition, objects, pod_ready, text};
+use crate::controllers::simulation::{Action, Kinds, condition, pod_ready, service_pods, text};
 use crate::objects::store::State;
 
 const MANAGED_BY: &str = "endpoints.kubernetes.io/managed-by";
@@ -32,18 +32,12 @@ pub(crate) fn plan(state: &State, kinds: &Kinds) -> Vec<Action> {
     };
     let mut actions = Vec::new();
     for (key, service) in &state.objects[services] {
-        let Some(selector) = service
-            .pointer("/spec/selector")
-            .and_then(Value::as_object)
-            .filter(|s| !s.is_empty())
-        else {
-            continue;
-        };
-        if service.pointer("/metadata/deletionTimestamp").is_some()
-            || text(service, "/spec/type") == "ExternalName"
-        {
+        if text(service, "/spec/type") == "ExternalName" {
             continue;
         }
+        let Some(selected) = service_pods(state, pods, key, service) else {
+            continue;
+        };
         let tolerate = service
             .pointer("/spec/publishNotReadyAddresses")
             .and_then(Value::as_bool)
@@ -58,12 +52,7 @@ pub(crate) fn plan(state: &State, kinds: &Kinds) -> Vec<Action> {
         // Each address with its readiness and the ports it is listed on.
         let mut listed: Vec<(Value, bool, Vec<Value>)> = Vec::new();
         let mut trigger = text(service, "/metadata/creationTimestamp").to_owned();
-        for (_, pod) in objects(state, Some(pods)).filter(|(k, pod)| {
-            k.0 == key.0
-                && selector.iter().all(|(label, value)| {
-                    pod.pointer("/metadata/labels").and_then(|l| l.get(label)) == Some(value)
-                })
-        }) {
+        for pod in selected {
             let terminating = pod.pointer("/metadata/deletionTimestamp").is_some();
             if text(pod, "/status/podIP").is_empty() || (!tolerate && terminating) {
                 continue;

@@ -237,6 +237,34 @@ pub(crate) fn controller_ref(owner: &Value, api_version: &str, kind: &str) -> Va
     })
 }
 
+/// The Pods of a Service's namespace that its `spec.selector` (a plain label map) selects;
+/// none for a Service without a selector or being deleted: the Pods the endpoints and
+/// EndpointSlice controllers keep endpoints for.
+pub(crate) fn service_pods<'a>(
+    state: &'a State,
+    pods: usize,
+    key: &'a Key,
+    service: &'a Value,
+) -> Option<impl Iterator<Item = &'a Value>> {
+    let selector = service
+        .pointer("/spec/selector")
+        .and_then(Value::as_object)
+        .filter(|s| !s.is_empty())?;
+    if service.pointer("/metadata/deletionTimestamp").is_some() {
+        return None;
+    }
+    Some(
+        objects(state, Some(pods))
+            .filter(move |(k, pod)| {
+                k.0 == key.0
+                    && selector.iter().all(|(label, value)| {
+                        pod.pointer("/metadata/labels").and_then(|l| l.get(label)) == Some(value)
+                    })
+            })
+            .map(|(_, pod)| pod),
+    )
+}
+
 /// Whether a `metav1.LabelSelector` selects `labels`; an empty one selects everything
 /// (`LabelSelectorAsSelector`), an absent one nothing.
 pub(crate) fn selects(selector: Option<&Value>, labels: Option<&Value>) -> bool {
