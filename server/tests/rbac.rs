@@ -784,6 +784,254 @@ async fn aggregated_roles_and_access_reviews() {
     );
 }
 
+/// What a real API server's `rbac/bootstrap-roles` hook leaves in `kube-system` and
+/// `kube-public`, transcribed from the policy's golden files
+/// (kubernetes/kubernetes@008b3652959ca58af8be3fb5b6ecfe9ae7638282:
+/// `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/namespace-roles.yaml` and
+/// `namespace-role-bindings.yaml`), in their order (by namespace, then name); every item
+/// also has the label `kubernetes.io/bootstrapping: rbac-defaults` and the annotation
+/// `rbac.authorization.kubernetes.io/autoupdate: "true"`.
+fn golden_namespace_roles() -> Vec<Value> {
+    let rule = |groups: &[&str], resources: &[&str], names: &[&str], verbs: &[&str]| {
+        let mut rule = json!({"apiGroups": groups, "resources": resources, "verbs": verbs});
+        if !names.is_empty() {
+            rule["resourceNames"] = json!(names);
+        }
+        rule
+    };
+    let events = rule(
+        &["", "events.k8s.io"],
+        &["events"],
+        &[],
+        &["create", "patch", "update"],
+    );
+    let leader = |_: ()| {
+        vec![
+            rule(
+                &["coordination.k8s.io"],
+                &["leases"],
+                &[],
+                &["create", "get", "list", "update", "watch"],
+            ),
+            rule(
+                &["coordination.k8s.io"],
+                &["leasecandidates"],
+                &[],
+                &["create", "get", "list", "update", "watch"],
+            ),
+        ]
+    };
+    [
+        (
+            "kube-public",
+            "system:controller:bootstrap-signer",
+            vec![
+                rule(&[""], &["configmaps"], &[], &["get", "list", "watch"]),
+                rule(&[""], &["configmaps"], &["cluster-info"], &["update"]),
+                events.clone(),
+            ],
+        ),
+        (
+            "kube-system",
+            "extension-apiserver-authentication-reader",
+            vec![rule(
+                &[""],
+                &["configmaps"],
+                &["extension-apiserver-authentication"],
+                &["get", "list", "watch"],
+            )],
+        ),
+        (
+            "kube-system",
+            "system::leader-locking-kube-controller-manager",
+            leader(()),
+        ),
+        (
+            "kube-system",
+            "system::leader-locking-kube-scheduler",
+            leader(()),
+        ),
+        (
+            "kube-system",
+            "system:controller:bootstrap-signer",
+            vec![rule(&[""], &["secrets"], &[], &["get", "list", "watch"])],
+        ),
+        (
+            "kube-system",
+            "system:controller:cloud-provider",
+            vec![rule(
+                &[""],
+                &["configmaps"],
+                &[],
+                &["create", "get", "list", "watch"],
+            )],
+        ),
+        (
+            "kube-system",
+            "system:controller:token-cleaner",
+            vec![
+                rule(
+                    &[""],
+                    &["secrets"],
+                    &[],
+                    &["delete", "get", "list", "watch"],
+                ),
+                events,
+            ],
+        ),
+    ]
+    .into_iter()
+    .map(|(namespace, name, rules)| {
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": golden_metadata(namespace, name),
+            "rules": rules,
+        })
+    })
+    .collect()
+}
+
+/// The golden `namespace-role-bindings.yaml` (see [`golden_namespace_roles`]).
+fn golden_namespace_role_bindings() -> Vec<Value> {
+    let user =
+        |name: &str| json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": name});
+    let account =
+        |name: &str| json!({"kind": "ServiceAccount", "name": name, "namespace": "kube-system"});
+    [
+        (
+            "kube-public",
+            "system:controller:bootstrap-signer",
+            "system:controller:bootstrap-signer",
+            vec![account("bootstrap-signer")],
+        ),
+        (
+            "kube-system",
+            "system::extension-apiserver-authentication-reader",
+            "extension-apiserver-authentication-reader",
+            vec![
+                user("system:kube-controller-manager"),
+                user("system:kube-scheduler"),
+            ],
+        ),
+        (
+            "kube-system",
+            "system::leader-locking-kube-controller-manager",
+            "system::leader-locking-kube-controller-manager",
+            vec![
+                user("system:kube-controller-manager"),
+                account("kube-controller-manager"),
+                account("leader-election-controller"),
+            ],
+        ),
+        (
+            "kube-system",
+            "system::leader-locking-kube-scheduler",
+            "system::leader-locking-kube-scheduler",
+            vec![user("system:kube-scheduler"), account("kube-scheduler")],
+        ),
+        (
+            "kube-system",
+            "system:controller:bootstrap-signer",
+            "system:controller:bootstrap-signer",
+            vec![account("bootstrap-signer")],
+        ),
+        (
+            "kube-system",
+            "system:controller:cloud-provider",
+            "system:controller:cloud-provider",
+            vec![account("cloud-provider")],
+        ),
+        (
+            "kube-system",
+            "system:controller:token-cleaner",
+            "system:controller:token-cleaner",
+            vec![account("token-cleaner")],
+        ),
+    ]
+    .into_iter()
+    .map(|(namespace, name, role, subjects)| {
+        json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": golden_metadata(namespace, name),
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role},
+            "subjects": subjects,
+        })
+    })
+    .collect()
+}
+
+fn golden_metadata(namespace: &str, name: &str) -> Value {
+    json!({
+        "annotations": {"rbac.authorization.kubernetes.io/autoupdate": "true"},
+        "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"},
+        "name": name,
+        "namespace": namespace,
+    })
+}
+
+#[tokio::test]
+async fn the_namespaced_default_roles_are_the_policys() {
+    let Some(catalog) = catalog("rbac_namespace_roles") else {
+        return;
+    };
+    let server = Server::new(catalog);
+    for (plural, golden) in [
+        ("roles", golden_namespace_roles()),
+        ("rolebindings", golden_namespace_role_bindings()),
+    ] {
+        let (code, list) = call(
+            &server,
+            Method::GET,
+            &format!("/apis/rbac.authorization.k8s.io/v1/{plural}"),
+            &[],
+            Value::Null,
+        )
+        .await;
+        assert_eq!(code, 200);
+        let key = |item: &Value| {
+            let metadata = &item["metadata"];
+            format!(
+                "{}/{}",
+                metadata["namespace"].as_str().unwrap(),
+                metadata["name"].as_str().unwrap()
+            )
+        };
+        let listed: Vec<String> = list["items"].as_array().unwrap().iter().map(key).collect();
+        let wanted: Vec<String> = golden.iter().map(key).collect();
+        assert_eq!(listed, wanted, "{plural}");
+        for item in golden {
+            let (namespace, name) = (
+                item["metadata"]["namespace"].as_str().unwrap(),
+                item["metadata"]["name"].as_str().unwrap(),
+            );
+            let uri = format!(
+                "/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/{plural}/{name}"
+            );
+            let (code, mut object) = call(&server, Method::GET, &uri, &[], Value::Null).await;
+            assert_eq!(code, 200, "{uri}");
+            // What the golden files leave out: what the store gives every object.
+            let metadata = object["metadata"].as_object_mut().unwrap();
+            for field in ["uid", "resourceVersion", "creationTimestamp"] {
+                assert!(metadata.remove(field).is_some(), "{field} in {uri}");
+            }
+            assert_eq!(object, item, "{uri}");
+        }
+    }
+    // They count: kube-scheduler may take its leader lease in kube-system, and only there.
+    let review = |namespace: &str| json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": {"user": "system:kube-scheduler", "groups": ["system:authenticated"], "resourceAttributes": {"namespace": namespace, "verb": "update", "group": "coordination.k8s.io", "resource": "leases", "name": "kube-scheduler"}}});
+    let sar = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+    let (code, answer) = call(&server, Method::POST, sar, &[], review("kube-system")).await;
+    assert_eq!(code, 201);
+    assert_eq!(
+        answer["status"],
+        json!({"allowed": true, "reason": "RBAC: allowed by RoleBinding \"system::leader-locking-kube-scheduler/kube-system\" of Role \"system::leader-locking-kube-scheduler\" to User \"system:kube-scheduler\""})
+    );
+    let (_, answer) = call(&server, Method::POST, sar, &[], review("default")).await;
+    assert_eq!(answer["status"], json!({"allowed": false}));
+}
+
 /// `kubectl auth can-i --list` as the controller's ServiceAccount prints what a 1.36 API
 /// server answers for the same roles: the SelfSubjectRulesReview holds the rules of its
 /// Role and ClusterRole and of the default roles every ServiceAccount holds

@@ -1,9 +1,10 @@
 //! The API server's RBAC bootstrap policy (kubernetes/kubernetes
-//! `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go`), which its
-//! `rbac/bootstrap-roles` post-start hook creates: the default ClusterRoles and their
-//! ClusterRoleBindings, from `data/bootstrap-roles.yaml` (which says which it keeps). Made
-//! when the server starts, as the hook does; the aggregated roles (`admin`, `edit`,
-//! `view`) get their rules from the aggregation controller (`aggregation`).
+//! `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go` and `namespace_policy.go`),
+//! which its `rbac/bootstrap-roles` post-start hook creates: the default ClusterRoles and
+//! their ClusterRoleBindings, and the Roles and RoleBindings of `kube-system` and
+//! `kube-public`, from `data/bootstrap-roles.yaml` (which says which it keeps). Made when
+//! the server starts, as the hook does; the aggregated roles (`admin`, `edit`, `view`) get
+//! their rules from the aggregation controller (`aggregation`).
 
 use std::collections::VecDeque;
 use std::sync::OnceLock;
@@ -13,6 +14,7 @@ use serde_json::{Value, json};
 use crate::controllers::queue::{Work, create};
 use crate::objects::catalog::Catalog;
 use crate::objects::store::State;
+use crate::semantics::namespaces::index as namespaces_index;
 use crate::semantics::rbac::GROUP;
 
 /// The policy's roles and bindings, as `data/bootstrap-roles.yaml` lists them.
@@ -82,6 +84,75 @@ fn cluster_role_bindings() -> Vec<Value> {
         .collect()
 }
 
+/// The entries of a `namespace: [entry…]` section of the policy, with their namespace.
+fn by_namespace(section: &str) -> impl Iterator<Item = (&'static str, &'static Value)> {
+    let namespaces = policy().get(section).and_then(Value::as_object);
+    namespaces
+        .into_iter()
+        .flatten()
+        .flat_map(|(namespace, entries)| {
+            let entries = entries.as_array().map(Vec::as_slice).unwrap_or_default();
+            entries.iter().map(move |entry| (namespace.as_str(), entry))
+        })
+}
+
+/// The default Roles of `kube-system` and `kube-public`, as objects.
+pub(crate) fn namespace_roles() -> Vec<Value> {
+    by_namespace("namespaceRoles")
+        .map(|(namespace, entry)| {
+            let mut role = json!({
+                "kind": "Role",
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "metadata": bootstrap_metadata(),
+                "rules": entry.get("rules").cloned().unwrap_or_else(|| json!([])),
+            });
+            role["metadata"]["namespace"] = Value::from(namespace);
+            with_name(role, entry)
+        })
+        .collect()
+}
+
+/// The default RoleBindings of `kube-system` and `kube-public`, each to the Role its
+/// `role` names (else the Role of its own name); the subjects are its users, then its
+/// ServiceAccounts, as `NewRoleBinding(…).Users(…).SAs(…)` adds them.
+pub(crate) fn namespace_role_bindings() -> Vec<Value> {
+    by_namespace("namespaceRoleBindings")
+        .map(|(namespace, entry)| {
+            let names = |field: &str| {
+                entry
+                    .get(field)
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+            };
+            let users = names("users")
+                .into_iter()
+                .map(|user| json!({"kind": "User", "apiGroup": GROUP, "name": user}));
+            let service_accounts = names("serviceAccounts").into_iter().map(|account| {
+                let (namespace, name) = account.split_once('/').unwrap_or(("", account));
+                json!({"kind": "ServiceAccount", "name": name, "namespace": namespace})
+            });
+            let subjects: Vec<Value> = users.chain(service_accounts).collect();
+            let role = entry
+                .get("role")
+                .or_else(|| entry.get("name"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let mut binding = json!({
+                "kind": "RoleBinding",
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "metadata": bootstrap_metadata(),
+                "subjects": subjects,
+                "roleRef": {"apiGroup": GROUP, "kind": "Role", "name": role},
+            });
+            binding["metadata"]["namespace"] = Value::from(namespace);
+            with_name(binding, entry)
+        })
+        .collect()
+}
+
 fn with_name(mut object: Value, entry: &Value) -> Value {
     if let Some(name) = entry.get("name") {
         object["metadata"]["name"] = name.clone();
@@ -89,22 +160,38 @@ fn with_name(mut object: Value, entry: &Value) -> Value {
     object
 }
 
-/// Creates the roles and bindings of the policy that are missing.
+/// Creates the roles and bindings of the policy that are missing; a namespaced one only in
+/// a namespace that exists (the server starts with `kube-system` and `kube-public`, which
+/// the hook would otherwise create, `reconciliation/namespace.go`'s `tryEnsureNamespace`).
 pub(crate) fn reconcile(state: &mut State, catalog: &Catalog, queue: &mut VecDeque<Work>) {
+    let namespaces = namespaces_index(catalog);
     for (plural, objects) in [
         ("clusterroles", cluster_roles()),
         ("clusterrolebindings", cluster_role_bindings()),
+        ("roles", namespace_roles()),
+        ("rolebindings", namespace_role_bindings()),
     ] {
         let Some((index, _)) = catalog.find(GROUP, "v1", plural) else {
             continue;
         };
         for object in objects {
-            let name = object
-                .pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned();
-            create(state, index, &(String::new(), name), object, queue);
+            let field = |pointer: &str| {
+                object
+                    .pointer(pointer)
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned()
+            };
+            let key = (field("/metadata/namespace"), field("/metadata/name"));
+            let present = |namespace: &str| {
+                namespaces.is_some_and(|ns| {
+                    state.objects[ns].contains_key(&(String::new(), namespace.to_owned()))
+                })
+            };
+            if !key.0.is_empty() && !present(&key.0) {
+                continue;
+            }
+            create(state, index, &key, object, queue);
         }
     }
 }
@@ -144,5 +231,20 @@ mod tests {
             "rbac-defaults"
         );
         assert_eq!(cluster_role_bindings().len(), 5);
+        // `namespace_policy.go`: six Roles and bindings in kube-system, one in kube-public.
+        let namespaced = |objects: Vec<Value>| {
+            objects
+                .iter()
+                .map(|o| o["metadata"]["namespace"].as_str().unwrap_or("").to_owned())
+                .collect::<Vec<_>>()
+        };
+        for objects in [namespace_roles(), namespace_role_bindings()] {
+            let namespaces = namespaced(objects);
+            assert_eq!(namespaces.len(), 7, "{namespaces:?}");
+            assert_eq!(
+                namespaces.iter().filter(|ns| *ns == "kube-public").count(),
+                1
+            );
+        }
     }
 }
