@@ -5,7 +5,9 @@
 //! difference: docs/src/guide/server-differences.md). Then each identity's limits, set low:
 //! its request rate and its open watches, over them 429 as the API server's flow control
 //! answers (`filters/maxinflight.go`, `tooManyRequests`), while other identities and the
-//! administrator go on; and the binary, over TLS, with the limits as flags.
+//! administrator go on; the requests in flight of all identities together, over their cap
+//! 429 as the max-in-flight filter answers; and the binary, over TLS, with the limits as
+//! flags.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -203,7 +205,20 @@ async fn get(
         request = request.header("authorization", format!("Bearer {token}"));
     }
     let request = request.body(Full::new(Bytes::new())).unwrap();
-    server.clone().oneshot(request).await.unwrap()
+    answered(server.clone().oneshot(request)).await
+}
+
+/// The response, which must come while other requests are in flight: a request over a cap
+/// is refused, never made to wait for one to end.
+async fn answered(
+    response: impl Future<
+        Output = Result<http::Response<kubeforge_server::Body>, std::convert::Infallible>,
+    >,
+) -> http::Response<kubeforge_server::Body> {
+    tokio::time::timeout(Duration::from_secs(30), response)
+        .await
+        .expect("an answer, without waiting for other requests")
+        .unwrap()
 }
 
 /// Binds the ClusterRole `view` to the user `name`.
@@ -305,6 +320,150 @@ async fn an_identity_holds_at_most_its_cap_of_watches() {
     drop((second, again, bobs, admins));
 }
 
+/// A request of `token`'s whose body arrives only when the returned sender is used (or
+/// dropped): until then the server is reading it, and the request is in flight.
+fn held(
+    method: Method,
+    uri: &str,
+    token: &str,
+    body: String,
+) -> (
+    Request<impl http_body::Body<Data = Bytes, Error = std::convert::Infallible>>,
+    tokio::sync::oneshot::Sender<()>,
+) {
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let frames = futures::stream::once(async move {
+        let _ = released.await;
+        Ok(http_body::Frame::data(Bytes::from(body)))
+    });
+    let request = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("authorization", format!("Bearer {token}"))
+        .header("content-type", "application/json")
+        .body(http_body_util::StreamBody::new(frames))
+        .unwrap();
+    (request, release)
+}
+
+/// A request with `token` (none: the administrator) and a whole body.
+async fn with_body(
+    server: &Server,
+    method: Method,
+    uri: &str,
+    token: Option<&str>,
+    body: String,
+) -> http::Response<kubeforge_server::Body> {
+    let mut request = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", "application/json");
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    let request = request.body(Full::new(Bytes::from(body))).unwrap();
+    answered(server.clone().oneshot(request)).await
+}
+
+#[tokio::test]
+async fn requests_in_flight_over_the_cap_are_answered_429_until_one_ends() {
+    use std::task::Poll;
+    let server = server_with(Options {
+        max_requests_inflight: 2,
+        max_mutating_requests_inflight: 3,
+        ..Options::default()
+    });
+    // `schemas/` serves no RBAC: Alice's and Bob's requests that get through are 403, their
+    // refusals by the cap 429 (the max-in-flight filter stands before authorization).
+    let alice = server.add_user("alice", &[]);
+    let bob = server.add_user("bob", &[]);
+    // Three of Alice's creates whose bodies have not arrived: each, polled once, has taken
+    // its place and waits for its body (the cap only counts, it never makes one wait).
+    let mut creates = Vec::new();
+    let mut releases = Vec::new();
+    for i in 0..3 {
+        let (request, release) = held(Method::POST, LEASES, &alice, lease(&format!("a{i}")));
+        let mut create = Box::pin(server.call_async(request));
+        assert!(matches!(futures::poll!(create.as_mut()), Poll::Pending));
+        creates.push(create);
+        releases.push(release);
+    }
+    // A fourth mutating request, anyone's, is one too many; a read-only one has its own cap,
+    // and the others go on meanwhile.
+    assert_too_many_requests(
+        with_body(&server, Method::POST, LEASES, Some(&bob), lease("b")).await,
+    )
+    .await;
+    assert_too_many_requests(
+        with_body(
+            &server,
+            Method::DELETE,
+            &format!("{LEASES}/a0"),
+            Some(&bob),
+            String::new(),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(get(&server, LEASES, Some(&bob)).await.status(), 403);
+    // The administrator (`system:masters`) is served over the cap, as `WithMaxInFlightLimit`
+    // serves it.
+    let created = with_body(&server, Method::POST, LEASES, None, lease("admin")).await;
+    assert_eq!(created.status(), 201);
+    // One create that ends gives its place back.
+    let first = creates.remove(0);
+    releases.remove(0).send(()).unwrap();
+    assert_eq!(first.await.status(), 403);
+    assert_eq!(
+        with_body(&server, Method::POST, LEASES, Some(&bob), lease("b"))
+            .await
+            .status(),
+        403
+    );
+    // So does one whose client goes.
+    let (request, release) = held(Method::POST, LEASES, &alice, lease("a3"));
+    let mut create = Box::pin(server.call_async(request));
+    assert!(matches!(futures::poll!(create.as_mut()), Poll::Pending));
+    assert_too_many_requests(
+        with_body(&server, Method::POST, LEASES, Some(&bob), lease("b")).await,
+    )
+    .await;
+    drop((create, release));
+    assert_eq!(
+        with_body(&server, Method::POST, LEASES, Some(&bob), lease("b"))
+            .await
+            .status(),
+        403
+    );
+
+    // Two reads in flight fill the read-only cap; watches are long-running, not counted.
+    let mut reads = Vec::new();
+    for _ in 0..2 {
+        let (request, release) = held(Method::GET, LEASES, &alice, String::new());
+        let mut read = Box::pin(server.call_async(request));
+        assert!(matches!(futures::poll!(read.as_mut()), Poll::Pending));
+        reads.push((read, release));
+    }
+    assert_too_many_requests(get(&server, LEASES, Some(&bob)).await).await;
+    assert_too_many_requests(get(&server, "/version", Some(&bob)).await).await;
+    assert_eq!(
+        get(&server, &format!("{LEASES}?watch=true"), Some(&bob))
+            .await
+            .status(),
+        403
+    );
+    assert_eq!(get(&server, LEASES, None).await.status(), 200);
+    for (read, release) in reads {
+        release.send(()).unwrap();
+        assert_eq!(read.await.status(), 403);
+    }
+    assert_eq!(get(&server, LEASES, Some(&bob)).await.status(), 403);
+    for (create, release) in creates.into_iter().zip(releases) {
+        release.send(()).unwrap();
+        assert_eq!(create.await.status(), 403);
+    }
+}
+
 /// `n` watches of `uri` by the administrator, held open.
 async fn admin_watches(
     server: &Server,
@@ -321,7 +480,8 @@ async fn admin_watches(
 /// The binary takes the limits as flags, and answers them over TLS as in process: a body
 /// over `--max-request-body-bytes` is 413, a request over an identity's
 /// `--requests-per-second` and `--request-burst` 429 (here the administrator impersonating
-/// Alice: impersonation comes before the flow control, so Alice's bucket pays).
+/// Alice: impersonation comes before the flow control, so Alice's bucket pays), and one
+/// over `--max-mutating-requests-inflight` 429.
 #[test]
 fn the_binary_takes_the_limits_as_flags() {
     let schemas = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schemas");
@@ -335,6 +495,8 @@ fn the_binary_takes_the_limits_as_flags() {
             "1",
             "--request-burst",
             "2",
+            "--max-mutating-requests-inflight",
+            "1",
         ],
         &kubeforge_tests::sorted_files(&schemas, "json"),
     );
@@ -404,6 +566,43 @@ fn the_binary_takes_the_limits_as_flags() {
         dechunk(body),
         "Too many requests, please try again later.\n"
     );
+
+    // `--max-mutating-requests-inflight 1`: a create whose body is on its way holds the one
+    // place; the administrator's requests are served over the cap, another user's are 429
+    // (each a new user, with a full bucket of its own).
+    use std::io::{Read as _, Write as _};
+    let mut held = tls(&address, &ca);
+    let body = lease("held");
+    let (first, rest) = body.split_at(10);
+    write!(
+        held,
+        "POST {LEASES} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{first}",
+        body.len()
+    )
+    .unwrap();
+    held.flush().unwrap();
+    let as_user = |user: &str| {
+        send(
+            "POST",
+            &format!("Impersonate-User: {user}\r\n"),
+            &lease(user),
+        )
+    };
+    // The held request takes its place once the server has read its head.
+    let refused = (0..100).any(|i| {
+        std::thread::sleep(Duration::from_millis(100));
+        as_user(&format!("user-{i}")).starts_with("HTTP/1.1 429 ")
+    });
+    assert!(refused, "{}", as_user("carol"));
+    let answer = send("POST", "", &lease("by-admin"));
+    assert!(answer.starts_with("HTTP/1.1 201 "), "{answer}");
+    held.write_all(rest.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    let _ = held.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 201 "), "{answer}");
+    let answer = as_user("dave");
+    assert!(answer.starts_with("HTTP/1.1 403 "), "{answer}");
 }
 
 /// A chunked body's data (how the server sends every body).
@@ -424,6 +623,20 @@ fn dechunk(mut body: &str) -> String {
 /// connection: everything the server answered.
 fn https(address: &str, ca: &[u8], request: &str) -> String {
     use std::io::{Read as _, Write as _};
+    let mut stream = tls(address, ca);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    // The server may close without a TLS close_notify once it has answered.
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// A TLS connection to `address`, trusting the cluster's CA `ca` (DER).
+fn tls(
+    address: &str,
+    ca: &[u8],
+) -> tokio_rustls::rustls::StreamOwned<tokio_rustls::rustls::ClientConnection, std::net::TcpStream>
+{
     use tokio_rustls::rustls;
     let mut roots = rustls::RootCertStore::empty();
     roots
@@ -437,11 +650,5 @@ fn https(address: &str, ca: &[u8], request: &str) -> String {
         .with_no_client_auth();
     let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
     let connection = rustls::ClientConnection::new(std::sync::Arc::new(config), name).unwrap();
-    let mut stream =
-        rustls::StreamOwned::new(connection, std::net::TcpStream::connect(address).unwrap());
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut answer = Vec::new();
-    // The server may close without a TLS close_notify once it has answered.
-    let _ = stream.read_to_end(&mut answer);
-    String::from_utf8_lossy(&answer).into_owned()
+    rustls::StreamOwned::new(connection, std::net::TcpStream::connect(address).unwrap())
 }

@@ -60,6 +60,8 @@ fn names_documents(args: &[OsString]) -> bool {
             | "--requests-per-second"
             | "--request-burst"
             | "--watches-per-identity"
+            | "--max-requests-inflight"
+            | "--max-mutating-requests-inflight"
             | "--nodes"
             | "--ready-after"
             | "--run-for" => {
@@ -91,7 +93,9 @@ mod tests {
             "--nodes",
             "2",
             "--requests-per-second",
-            "50"
+            "50",
+            "--max-mutating-requests-inflight",
+            "10"
         ]));
     }
 }

@@ -113,6 +113,14 @@ struct LimitArgs {
     /// Watches each identity may hold open at once; one more is 429.
     #[arg(long, default_value_t = Options::default().watches_per_identity)]
     watches_per_identity: usize,
+    /// Read-only requests in flight at once, all identities together (kube-apiserver's
+    /// flag); one more is 429, but for the administrator. Watches and other long-running
+    /// requests are not counted.
+    #[arg(long, default_value_t = Options::default().max_requests_inflight)]
+    max_requests_inflight: usize,
+    /// Other requests in flight at once, likewise (kube-apiserver's flag).
+    #[arg(long, default_value_t = Options::default().max_mutating_requests_inflight)]
+    max_mutating_requests_inflight: usize,
 }
 
 impl LimitArgs {
@@ -122,6 +130,8 @@ impl LimitArgs {
             requests_per_second: self.requests_per_second,
             request_burst: self.request_burst,
             watches_per_identity: self.watches_per_identity,
+            max_requests_inflight: self.max_requests_inflight,
+            max_mutating_requests_inflight: self.max_mutating_requests_inflight,
             ..options
         }
     }

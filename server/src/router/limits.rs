@@ -1,29 +1,36 @@
 //! The limits that keep the server up, past the body's size (`service`): each identity's
-//! request rate and open watches. Where k8s.io/apiserver's priority and fairness filter
-//! stands in `DefaultBuildHandlerChain` (after authentication and impersonation, before
-//! authorization and before the body is read), a request over a limit is answered as that
-//! filter answers it (`filters/maxinflight.go`, `tooManyRequests`): 429 with `Retry-After`
-//! and the plain text `Too many requests, please try again later.`. The privileged group
-//! (`system:masters`) is exempt, as the API server's `exempt` priority level exempts it.
+//! request rate and open watches, and the requests in flight of all identities together.
+//! Where k8s.io/apiserver's priority and fairness filter, or its max-in-flight filter when
+//! that is off, stands in `DefaultBuildHandlerChain` (after authentication and
+//! impersonation, before authorization and before the body is read), a request over a limit
+//! is answered as those filters answer it (`filters/maxinflight.go`, `tooManyRequests`):
+//! 429 with `Retry-After` and the plain text `Too many requests, please try again later.`.
+//! The privileged group (`system:masters`) is exempt from each identity's limits, as the
+//! API server's `exempt` priority level exempts it, and served over the in-flight cap, as
+//! `WithMaxInFlightLimit` serves it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use http::{HeaderValue, Response, StatusCode, header};
 
-use crate::semantics::rbac::User;
+use crate::semantics::rbac::{Attributes, User};
 use crate::verbs::Options;
 use crate::wire::body::Body;
 
 /// What the API server's `tooManyRequests` writes, through Go's `http.Error`.
 pub(crate) const TOO_MANY_REQUESTS: &str = "Too many requests, please try again later.\n";
 
-/// Each identity's token bucket and open watches, by user name.
+/// Each identity's token bucket and open watches, by user name, and the requests in flight.
 #[derive(Debug, Default)]
 pub(crate) struct Limits {
     buckets: Mutex<HashMap<String, Bucket>>,
     watches: Mutex<HashMap<String, usize>>,
+    /// Read-only and mutating requests in flight (`maxinflight.go`'s two channels): counters,
+    /// so that taking a place never waits on another request.
+    in_flight: [AtomicUsize; 2],
 }
 
 #[derive(Debug)]
@@ -51,7 +58,71 @@ impl Drop for WatchSlot {
     }
 }
 
+/// A request's place among those in flight, given back when it is dropped (when the
+/// request has been answered, or its client went).
+pub(crate) struct InFlight {
+    limits: Arc<Limits>,
+    mutating: bool,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.limits.in_flight[usize::from(self.mutating)].fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// kube-apiserver's `LongRunningFunc` (`BasicLongRunningRequestCheck` with the verbs
+/// `watch`, `proxy` and the subresources `attach`, `exec`, `proxy`, `log`, `portforward`,
+/// in `pkg/controlplane/apiserver/config.go`; `filters/longrunning.go`): requests the
+/// max-in-flight filter does not count.
+fn long_running(info: &Attributes) -> bool {
+    matches!(info.verb.as_str(), "watch" | "proxy")
+        || (info.resource_request
+            && matches!(
+                info.subresource.as_str(),
+                "attach" | "exec" | "proxy" | "log" | "portforward"
+            ))
+        || (!info.resource_request && info.path.starts_with("/debug/pprof/"))
+}
+
 impl Limits {
+    /// `WithMaxInFlightLimit`: a place among the requests in flight for a request that is
+    /// not long-running, read-only (`get`, `list`) or mutating (any other verb) each under
+    /// its cap; over it, `Err` with the seconds to retry after, unless the user is in
+    /// `system:masters`, which is served without a place.
+    pub(crate) fn in_flight(
+        self: &Arc<Limits>,
+        options: &Options,
+        user: &User,
+        info: &Attributes,
+    ) -> Result<Option<InFlight>, u64> {
+        if long_running(info) {
+            return Ok(None);
+        }
+        let mutating = !matches!(info.verb.as_str(), "get" | "list" | "watch");
+        let cap = if mutating {
+            options.max_mutating_requests_inflight
+        } else {
+            options.max_requests_inflight
+        };
+        if cap == 0 {
+            return Ok(None);
+        }
+        let taken = self.in_flight[usize::from(mutating)].fetch_update(
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+            |n| (n < cap).then_some(n + 1),
+        );
+        match taken {
+            Ok(_) => Ok(Some(InFlight {
+                limits: self.clone(),
+                mutating,
+            })),
+            Err(_) if user.is_privileged() => Ok(None),
+            Err(_) => Err(1),
+        }
+    }
+
     fn watches(&self) -> MutexGuard<'_, HashMap<String, usize>> {
         self.watches.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -1,5 +1,6 @@
-//! The server as a `tower::Service`: lets the request through its identity's limits (else
-//! 429, `limits`), reads the body (up to the limit, else 413) and answers.
+//! The server as a `tower::Service`: lets the request through the cap on requests in flight
+//! and its identity's limits (else 429, `limits`), reads the body (up to the limit, else
+//! 413) and answers.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -47,17 +48,25 @@ impl Server {
     {
         let (parts, body) = request.into_parts();
         // The flow control filter's place: after authentication and impersonation (whose
-        // refusals `handle` answers), before the body is read.
+        // refusals `handle` answers), before the body is read. A place in flight is held
+        // while the body is read and the request handled.
         let mut slot = None;
+        let mut in_flight = None;
         if let Ok(user) = self.identify(&parts) {
-            let watch = request_info(&parts).verb == "watch";
-            match self.limits.throttle(&self.shared.options, &user, watch) {
+            let info = request_info(&parts);
+            let options = &self.shared.options;
+            match self.limits.in_flight(options, &user, &info) {
+                Ok(place) => in_flight = place,
+                Err(retry_after) => return too_many_requests(retry_after),
+            }
+            let watch = info.verb == "watch";
+            match self.limits.throttle(options, &user, watch) {
                 Ok(held) => slot = held,
                 Err(retry_after) => return too_many_requests(retry_after),
             }
         }
         let limit = self.shared.options.body_limit;
-        match Limited::new(body, limit).collect().await {
+        let response = match Limited::new(body, limit).collect().await {
             // The work itself runs on a blocking thread, so a request whose work is heavy
             // never holds a runtime worker, and with it other connections and the shutdown.
             Ok(collected) => {
@@ -82,6 +91,8 @@ impl Server {
             Err(error) => failure_response(&Failure::bad_request(format!(
                 "reading the request body failed: {error}"
             ))),
-        }
+        };
+        drop(in_flight);
+        response
     }
 }

@@ -56,6 +56,15 @@ pub struct Options {
     /// How many watches each identity (but `system:masters`) may hold open at once; one
     /// more is answered 429 as above. 0: no limit.
     pub watches_per_identity: usize,
+    /// How many read-only requests (`get`, `list`) may be in flight at once, all identities
+    /// together (kube-apiserver's `--max-requests-inflight`, 400); one more is answered 429
+    /// as above, but for `system:masters`, which is served anyway. Long-running requests
+    /// (watches, `exec`, `attach`, `log`, `portforward`, `proxy`) are not counted. 0: no
+    /// limit.
+    pub max_requests_inflight: usize,
+    /// The same for every other request (kube-apiserver's
+    /// `--max-mutating-requests-inflight`, 200). 0: no limit.
+    pub max_mutating_requests_inflight: usize,
     /// How many events the history keeps for watches that resume from a resource version;
     /// older ones get 410 Gone.
     pub history: usize,
@@ -73,6 +82,8 @@ impl Default for Options {
             requests_per_second: 500,
             request_burst: 1000,
             watches_per_identity: 256,
+            max_requests_inflight: 400,
+            max_mutating_requests_inflight: 200,
             history: 1024,
             bookmark_interval: Duration::from_secs(5),
             simulation: None,
