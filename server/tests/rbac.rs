@@ -1268,6 +1268,141 @@ fn the_kubeconfig_client_certificate_authenticates_the_administrator() {
     }
 }
 
+/// A client certificate the cluster's CA did not sign (here another cluster's: a fresh
+/// `Server`'s CA, for the same `kubernetes-admin` in `system:masters`), or one expired on
+/// the server's clock, passes the TLS handshake, as the API server asks for one with Go's
+/// `tls.RequestClientCert` (`server/secure_serving.go`), and its x509 authenticator refuses
+/// it (`request/x509/x509.go`): 401 with the Status a wrong token gets, for every path,
+/// unless a bearer token authenticates the request instead (`request/union/union.go`
+/// tries the next authenticator; the anonymous one comes after a failure only by
+/// `NewFailOnError`, so never).
+#[test]
+fn a_client_certificate_that_does_not_verify_is_401() {
+    let test = "a_client_certificate_that_does_not_verify_is_401";
+    let (Some(kubectl), Some(corpus)) = (
+        kubeforge_tests::kubectl(test),
+        kubeforge_tests::corpus(test, &["kubernetes/swagger.json"]),
+    ) else {
+        return;
+    };
+    // Simulating, for a clock the test moves.
+    let server = kubeforge_tests::kubectl_server::KubectlServer::start_with(
+        env!("CARGO_BIN_EXE_kubeforge-server"),
+        kubectl,
+        &["--simulate", "--nodes", "1"],
+        &[corpus.join("kubernetes/swagger.json")],
+    );
+    let (address, ca) = served_address(&server);
+    let config = std::fs::read_to_string(server.dir().join("config")).unwrap();
+    let token = kubeconfig_field(&config, "token: ");
+    let own = client_identity(&config);
+    let other_cluster = Server::new(Catalog::default())
+        .admin_kubeconfig("127.0.0.1:6443".parse().unwrap(), true)
+        .unwrap();
+    let foreign = client_identity(&other_cluster);
+    const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
+    let get = |path: &str, identity: &Identity, token: Option<&str>| {
+        exchange(&address, &ca, Some(identity), "GET", path, token, "")
+    };
+    assert_eq!(get(CONFIGMAPS, &own, None).0, 200);
+    // `responsewriters.Unauthorized`, as for a wrong token.
+    let (code, body) = get(CONFIGMAPS, &foreign, None);
+    assert_eq!(code, 401);
+    let unauthorized = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "Unauthorized", "reason": "Unauthorized", "code": 401});
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        unauthorized,
+        "{body}"
+    );
+    let (code, wrong_token) = exchange(&address, &ca, None, "GET", CONFIGMAPS, Some("wrong"), "");
+    assert_eq!((code, &wrong_token), (401, &body));
+    // Authentication fails before any path is looked at, public ones too.
+    assert_eq!(get("/version", &foreign, None).0, 401);
+    assert_eq!(get("/version", &own, None).0, 200);
+    // A token that authenticates decides instead; a wrong one is 401 all the same.
+    assert_eq!(get(CONFIGMAPS, &foreign, Some(&token)).0, 200);
+    assert_eq!(get(CONFIGMAPS, &foreign, Some("wrong")).0, 401);
+    // kubectl with the other cluster's certificate says what it says to a 401.
+    let foreign_config = server.file(
+        "foreign",
+        &config
+            .lines()
+            .filter(|l| !l.trim().starts_with("token: "))
+            .map(|l| {
+                let field = l.trim().split(' ').next().unwrap_or("");
+                match field {
+                    "client-certificate-data:" | "client-key-data:" => {
+                        let value = kubeconfig_field(&other_cluster, &format!("{field} "));
+                        format!("    {field} {value}\n")
+                    }
+                    _ => format!("{l}\n"),
+                }
+            })
+            .collect::<String>(),
+    );
+    let (ok, _, stderr) = server.run(&["--kubeconfig", &foreign_config, "get", "configmaps"], "");
+    assert!(!ok);
+    assert_eq!(
+        stderr.trim().lines().last(),
+        Some(
+            "error: You must be logged in to the server (the server has asked for the client to provide credentials)"
+        ),
+        "{stderr}"
+    );
+
+    // The cluster's certificates are valid for ten years (as kubeadm's CA is): past them on
+    // the server's clock, the administrator's certificate has expired.
+    let (code, _) = exchange(
+        &address,
+        &ca,
+        None,
+        "POST",
+        "/simulation/clock?advance=400000000",
+        Some(&token),
+        "",
+    );
+    assert_eq!(code, 200);
+    let (code, body) = get(CONFIGMAPS, &own, None);
+    assert_eq!(
+        (code, serde_json::from_str::<Value>(&body).unwrap()),
+        (401, unauthorized)
+    );
+    assert_eq!(get(CONFIGMAPS, &own, Some(&token)).0, 200);
+}
+
+/// A client certificate chain and its key (DER).
+type Identity = (
+    Vec<tokio_rustls::rustls::pki_types::CertificateDer<'static>>,
+    tokio_rustls::rustls::pki_types::PrivateKeyDer<'static>,
+);
+
+/// The value of a kubeconfig's `field` (`token: `).
+fn kubeconfig_field(config: &str, field: &str) -> String {
+    config
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(field))
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+/// The client certificate and key a kubeconfig holds.
+fn client_identity(config: &str) -> Identity {
+    use base64::Engine as _;
+    use tokio_rustls::rustls::pki_types::pem::PemObject as _;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let pem = |field: &str| {
+        base64::engine::general_purpose::STANDARD
+            .decode(kubeconfig_field(config, field))
+            .unwrap()
+    };
+    let chain = CertificateDer::pem_slice_iter(&pem("client-certificate-data: "))
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let key = PrivateKeyDer::from_pem_slice(&pem("client-key-data: ")).unwrap();
+    (chain, key)
+}
+
 /// The server's address and CA certificate (DER), from the kubeconfig the binary wrote.
 fn served_address(server: &kubeforge_tests::kubectl_server::KubectlServer) -> (String, Vec<u8>) {
     use base64::Engine as _;
@@ -1307,6 +1442,19 @@ fn https(
     token: Option<&str>,
     body: &str,
 ) -> u16 {
+    exchange(address, ca, None, method, path, token, body).0
+}
+
+/// [`https`] with the client certificate `identity`, if any: the status code and the body.
+fn exchange(
+    address: &str,
+    ca: &[u8],
+    identity: Option<&Identity>,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, String) {
     use tokio_rustls::rustls;
     let mut roots = rustls::RootCertStore::empty();
     roots
@@ -1316,8 +1464,13 @@ fn https(
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+        .with_root_certificates(roots);
+    let config = match identity {
+        Some((chain, key)) => config
+            .with_client_auth_cert(chain.clone(), key.clone_key())
+            .unwrap(),
+        None => config.with_no_client_auth(),
+    };
     let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
     let connection = rustls::ClientConnection::new(std::sync::Arc::new(config), name).unwrap();
     let mut stream =
@@ -1334,9 +1487,28 @@ fn https(
     let mut text = Vec::new();
     // The server may close without a TLS close_notify once it has answered.
     let _ = stream.read_to_end(&mut text);
-    String::from_utf8_lossy(&text)
+    let text = String::from_utf8_lossy(&text);
+    let code = text
         .split_whitespace()
         .nth(1)
         .and_then(|c| c.parse().ok())
-        .unwrap_or(0)
+        .unwrap_or(0);
+    let (head, mut chunks) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    if !head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        return (code, chunks.to_owned());
+    }
+    // The body's chunks, joined.
+    let mut body = String::new();
+    while let Some((size, rest)) = chunks.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        body.push_str(&rest[..size]);
+        chunks = rest[size..].trim_start_matches("\r\n");
+    }
+    (code, body)
 }

@@ -1,14 +1,18 @@
 //! The filters every request passes before its handler, as k8s.io/apiserver's
-//! `DefaultBuildHandlerChain` runs them: authentication (a TLS client certificate from the
-//! cluster's CA, else a bearer token, else the caller's default: `system:anonymous` over a
-//! socket, the server's own identity in process),
+//! `DefaultBuildHandlerChain` runs them: authentication (a TLS client certificate the
+//! cluster's CA signed, else a bearer token, else the caller's default: `system:anonymous`
+//! over a socket, the server's own identity in process; a certificate that does not verify
+//! and no token that does is 401),
 //! impersonation, then authorization of what the request info says it does
 //! (`endpoints/request/requestinfo.go`: the verb, and the resource, subresource, namespace
 //! and name of a resource request, or the path of any other).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use http::Method;
+use tokio_rustls::rustls::pki_types::{CertificateDer, UnixTime};
+use tokio_rustls::rustls::server::danger::ClientCertVerifier;
 
 use crate::router::Server;
 use crate::semantics::rbac::{AUTHENTICATED, Attributes, User};
@@ -22,10 +26,18 @@ pub(crate) enum Caller {
     Anonymous,
     /// Requests in process: this user (the administrator unless a test asked for another).
     As(Arc<User>),
-    /// A TLS connection whose client certificate, signed by the cluster's CA, names this
-    /// user: the API server's x509 authenticator comes before its token authenticators, so
-    /// it decides even when a bearer token is sent too.
-    Certificate(Arc<User>),
+    /// A TLS connection with a client certificate, which the handshake took whoever signed
+    /// it: the x509 authenticator verifies it on each request. Without a user from it (no
+    /// common name) and no token, `system:anonymous`.
+    Certificate(Arc<ClientChain>),
+}
+
+/// A TLS client's certificate chain (its own first), and what verifies it against the
+/// cluster's CA.
+#[derive(Clone, Debug)]
+pub(crate) struct ClientChain {
+    pub(crate) chain: Vec<CertificateDer<'static>>,
+    pub(crate) verifier: Arc<dyn ClientCertVerifier>,
 }
 
 /// Who may do what: the identities a test gives its clients. In process, a request
@@ -92,19 +104,36 @@ impl Server {
     }
 }
 
-/// The user a verified client certificate names, as the API server's x509 authenticator
-/// reads it (`request/x509`'s `CommonNameUserConversion`): the subject's common name is the
-/// user, its organizations the groups (and `system:authenticated`). None without a
-/// common name.
-pub(crate) fn certificate_user(der: &[u8]) -> Option<User> {
-    let (_, certificate) = x509_parser::parse_x509_certificate(der).ok()?;
+/// The x509 authenticator (`request/x509/x509.go`, `AuthenticateRequest`): the chain must
+/// verify against the cluster's CA for client authentication at `now` (else `Err`, where
+/// the API server answers 401 unless a token authenticates the request), then the user is
+/// its subject's common name and the groups its organizations (`CommonNameUserConversion`,
+/// with `system:authenticated`); none without a common name (the next authenticator
+/// decides).
+pub(crate) fn certificate_user(client: &ClientChain, now: UnixTime) -> Result<Option<User>, ()> {
+    let Some((leaf, intermediates)) = client.chain.split_first() else {
+        return Ok(None);
+    };
+    client
+        .verifier
+        .verify_client_cert(leaf, intermediates, now)
+        .map_err(|_| ())?;
+    let Ok((_, certificate)) = x509_parser::parse_x509_certificate(leaf) else {
+        return Err(());
+    };
     let subject = certificate.subject();
-    let name = subject.iter_common_name().next()?.as_str().ok()?;
+    let Some(name) = subject
+        .iter_common_name()
+        .next()
+        .and_then(|n| n.as_str().ok())
+    else {
+        return Ok(None);
+    };
     let groups: Vec<&str> = subject
         .iter_organization()
         .filter_map(|o| o.as_str().ok())
         .collect();
-    Some(authenticated(name, &groups))
+    Ok(Some(authenticated(name, &groups)))
 }
 
 /// A user as an authenticator gives it: its groups and `system:authenticated`.
@@ -132,17 +161,37 @@ impl Server {
             .headers
             .get(http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
-        let user = match &self.caller {
-            Caller::Certificate(user) => (**user).clone(),
-            caller => match self.shared.authenticate_request(authorization)? {
+        // The x509 authenticator comes before the token authenticators, so a certificate
+        // that names a user decides even when a bearer token is sent too.
+        let certified = match &self.caller {
+            Caller::Certificate(client) => Some(certificate_user(client, self.now())),
+            _ => None,
+        };
+        let user = match certified {
+            Some(Ok(Some(user))) => user,
+            certified => match self.shared.authenticate_request(authorization)? {
                 Some(user) => user,
-                None => match caller {
-                    Caller::As(user) | Caller::Certificate(user) => (**user).clone(),
-                    Caller::Anonymous => User::anonymous(),
+                // The union of authenticators returns the certificate's error when no
+                // token authenticated instead, and the anonymous authenticator after it
+                // is not tried (`union.NewFailOnError`): 401.
+                None if matches!(certified, Some(Err(()))) => {
+                    return Err(Failure::unauthorized());
+                }
+                None => match &self.caller {
+                    Caller::As(user) => (**user).clone(),
+                    Caller::Anonymous | Caller::Certificate(_) => User::anonymous(),
                 },
             },
         };
         self.shared.impersonate(user, &parts.headers)
+    }
+}
+
+impl Server {
+    /// The time on the server's clock, as a certificate's validity is read.
+    fn now(&self) -> UnixTime {
+        let seconds = self.shared.clock.now().as_second();
+        UnixTime::since_unix_epoch(Duration::from_secs(u64::try_from(seconds).unwrap_or(0)))
     }
 }
 

@@ -15,10 +15,11 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
-use tokio_rustls::rustls::{self, pki_types};
+use tokio_rustls::rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
+use tokio_rustls::rustls::{self, client::danger::HandshakeSignatureValid, pki_types};
 
 use crate::router::Server;
-use crate::router::filters::{Caller, certificate_user};
+use crate::router::filters::{Caller, ClientChain};
 use crate::semantics::rbac::MASTERS;
 use crate::verbs::auth::administrator;
 
@@ -57,22 +58,26 @@ pub async fn serve_tls(
     let key = pki_types::PrivateKeyDer::Pkcs8(serving.key_der.into());
     let certificate = pki_types::CertificateDer::from(serving.certificate_der);
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    // Client certificates are asked for, not required: one signed by the cluster's CA
-    // authenticates its connection (kubeadm's admin.conf, kind's kubeconfig); without one
-    // the bearer token, or nothing, decides.
+    // Client certificates are asked for, not required, and taken whoever signed them, as
+    // the API server's listener asks with Go's `tls.RequestClientCert`
+    // (`server/secure_serving.go`): its x509 authenticator verifies them against the
+    // cluster's CA on each request (`filters`), where one that does not verify is 401.
+    // One that does authenticates its connection (kubeadm's admin.conf, kind's
+    // kubeconfig); without one the bearer token, or nothing, decides.
     let mut roots = rustls::RootCertStore::empty();
     roots
         .add(pki_types::CertificateDer::from(
             server.shared.cluster.authority.certificate_der.clone(),
         ))
         .map_err(io::Error::other)?;
-    let clients = rustls::server::WebPkiClientVerifier::builder_with_provider(
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
         Arc::new(roots),
         provider.clone(),
     )
     .allow_unauthenticated()
     .build()
     .map_err(io::Error::other)?;
+    let clients = Arc::new(AnyClientCertificate(verifier.clone()));
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(io::Error::other)?
@@ -81,13 +86,69 @@ pub async fn serve_tls(
         .map_err(io::Error::other)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     let acceptor = TlsAcceptor::from(Arc::new(config));
-    accept(server.as_anonymous(), listener, Some(acceptor), shutdown).await
+    let tls = Tls { acceptor, verifier };
+    accept(server.as_anonymous(), listener, Some(tls), shutdown).await
+}
+
+/// The TLS side of a listener: the handshake, and what verifies a client's certificate.
+#[derive(Clone)]
+struct Tls {
+    acceptor: TlsAcceptor,
+    verifier: Arc<dyn ClientCertVerifier>,
+}
+
+/// Go's `tls.RequestClientCert`: asks for a client certificate (naming the cluster's CA,
+/// as Go names its `ClientCAs`), does not require one, and takes any; the handshake's
+/// signature is still checked, with the provider's algorithms, so the client holds the
+/// certificate's key. Whether the certificate verifies is the authenticator's question.
+#[derive(Debug)]
+struct AnyClientCertificate(Arc<dyn ClientCertVerifier>);
+
+impl ClientCertVerifier for AnyClientCertificate {
+    fn client_auth_mandatory(&self) -> bool {
+        false
+    }
+
+    fn root_hint_subjects(&self) -> &[rustls::DistinguishedName] {
+        self.0.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        _end_entity: &pki_types::CertificateDer<'_>,
+        _intermediates: &[pki_types::CertificateDer<'_>],
+        _now: pki_types::UnixTime,
+    ) -> Result<ClientCertVerified, rustls::Error> {
+        Ok(ClientCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
 }
 
 async fn accept(
     server: Server,
     listener: TcpListener,
-    tls: Option<TlsAcceptor>,
+    tls: Option<Tls>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     if let Ok(address) = listener.local_addr() {
@@ -110,21 +171,25 @@ async fn accept(
                 connections.spawn(async move {
                     match tls {
                         None => connection(server, stream).await,
-                        // A client that fails the handshake (a plain HTTP request, an
-                        // unknown CA) only ends its own connection; a plain HTTP request
-                        // is told so, as Go's `http.Server` tells it.
-                        Some(acceptor) => {
+                        // A client that fails the handshake (a plain HTTP request, a
+                        // certificate whose key it does not hold) only ends its own
+                        // connection; a plain HTTP request is told so, as Go's
+                        // `http.Server` tells it.
+                        Some(tls) => {
                             if plain_http(&stream).await {
                                 tell_plain_http(stream).await;
-                            } else if let Ok(stream) = acceptor.accept(stream).await {
-                                let certified = stream
+                            } else if let Ok(stream) = tls.acceptor.accept(stream).await {
+                                let chain = stream
                                     .get_ref()
                                     .1
                                     .peer_certificates()
-                                    .and_then(|chain| chain.first())
-                                    .and_then(|leaf| certificate_user(leaf));
-                                let server = match certified {
-                                    Some(user) => server.acting(Caller::Certificate(Arc::new(user))),
+                                    .filter(|chain| !chain.is_empty())
+                                    .map(|chain| chain.iter().map(|c| c.clone().into_owned()).collect());
+                                let server = match chain {
+                                    Some(chain) => server.acting(Caller::Certificate(Arc::new(ClientChain {
+                                        chain,
+                                        verifier: tls.verifier,
+                                    }))),
                                     None => server,
                                 };
                                 connection(server, stream).await;
