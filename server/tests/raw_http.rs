@@ -636,3 +636,65 @@ async fn relabelling_moves_an_object_into_and_out_of_a_selective_watch() {
         ]
     );
 }
+
+/// A built-in kind's list is a typed list (`LeaseList`): the API server converts its items
+/// without their `apiVersion` and `kind`, which is why client-go's unstructured decoder
+/// fills them in from the list's; a custom resource's list carries each item as stored,
+/// with both. A single object has both either way.
+#[tokio::test]
+async fn a_typed_lists_items_carry_no_kind_and_a_custom_resources_do() {
+    let server = server();
+    create(&server, "a", json!({})).await;
+    let (status, list) = call(&server, Method::GET, LEASES, "").await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    assert_eq!(
+        (&list["kind"], &list["apiVersion"]),
+        (&json!("LeaseList"), &json!("coordination.k8s.io/v1"))
+    );
+    let item = &list["items"][0];
+    assert_eq!(item["metadata"]["name"], "a", "{list}");
+    assert!(
+        item.get("kind").is_none() && item.get("apiVersion").is_none(),
+        "{item}"
+    );
+    let (_, one) = call(&server, Method::GET, &format!("{LEASES}/a"), "").await;
+    assert_eq!(
+        (&one["kind"], &one["apiVersion"]),
+        (&json!("Lease"), &json!("coordination.k8s.io/v1"))
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let crd = dir.path().join("widgets.yaml");
+    std::fs::write(
+        &crd,
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+",
+    )
+    .unwrap();
+    let custom = Server::new(Catalog::from_documents(&[crd]).unwrap());
+    let widgets = "/apis/example.com/v1/namespaces/default/widgets";
+    let widget = r#"{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}"#;
+    let (status, created) = call(&custom, Method::POST, widgets, widget).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let (_, list) = call(&custom, Method::GET, widgets, "").await;
+    assert_eq!(list["kind"], "WidgetList", "{list}");
+    assert_eq!(
+        (&list["items"][0]["kind"], &list["items"][0]["apiVersion"]),
+        (&json!("Widget"), &json!("example.com/v1")),
+        "{list}"
+    );
+}

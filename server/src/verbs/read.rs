@@ -99,6 +99,7 @@ impl Shared {
             .map(|(key, object)| (key.clone(), object.clone()))
             .collect();
         drop(state);
+        let typed = !catalog.is_custom(def);
         let mut items = Vec::new();
         let mut last = None;
         let mut remaining = 0usize;
@@ -110,7 +111,7 @@ impl Shared {
                 remaining += 1;
                 continue;
             }
-            items.push((**object).clone());
+            items.push(list_item(object, typed));
             last = Some(key.clone());
         }
         let mut metadata = json!({"resourceVersion": at.to_string()});
@@ -146,6 +147,21 @@ impl Shared {
             .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
         Ok(response)
     }
+}
+
+/// One item of a list as the API server writes it: a built-in kind's list is a typed list
+/// (`PodList`) whose items the API server converts without their `apiVersion` and `kind`
+/// (only the list's own are set on encoding), which is why client-go's unstructured decoder
+/// sets them back ("For typed lists, e.g., a PodList, API server doesn't set each item's
+/// APIVersion and Kind", unstructured/helpers.go's decodeToList); a custom resource's items are
+/// stored as they were written, with both.
+fn list_item(object: &Value, typed: bool) -> Value {
+    let mut item = object.clone();
+    if typed && let Some(fields) = item.as_object_mut() {
+        fields.remove("apiVersion");
+        fields.remove("kind");
+    }
+    item
 }
 
 fn encode_continue(rv: u64, key: &Key) -> String {
