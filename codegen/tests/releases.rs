@@ -248,7 +248,9 @@ fn releases_that_do_not_fit_the_inputs_are_errors() {
 }
 
 /// The merged crate of a small selection: `resource.k8s.io/v1beta1`'s `DeviceConstraint`
-/// (`distinctAttribute` since 1.34) and `DeviceAttribute` (`bools` since 1.36).
+/// (`distinctAttribute` since 1.34) and `DeviceAttribute` (`bools` since 1.36), and the kind
+/// `CSIDriver` with its apply configurations (`nodeAllocatableUpdatePeriodSeconds` since
+/// 1.33).
 fn selection_crate(dir: &Path) -> PathBuf {
     let config = merged(dir)
         .select(
@@ -260,7 +262,9 @@ fn selection_crate(dir: &Path) -> PathBuf {
             "io.k8s.api.resource.v1beta1.DeviceAttribute"
                 .parse()
                 .expect("pattern"),
-        );
+        )
+        .select("kind=CSIDriver".parse().expect("pattern"))
+        .apply_types(true);
     kubeforge_tests::scale::generate("releases_selection", &config)
 }
 
@@ -332,6 +336,11 @@ pub fn by_field() -> DeviceConstraint {
 pub fn by_setter() -> DeviceConstraintBuilder {
     DeviceConstraint::builder().distinct_attribute("example.com/nic")
 }
+
+pub fn by_apply() -> releases_selection::api::storage::v1::CSIDriverSpecApply {
+    releases_selection::api::storage::v1::CSIDriverSpec::apply()
+        .node_allocatable_update_period_seconds(60)
+}
 "#;
 
 #[test]
@@ -343,7 +352,7 @@ fn a_field_newer_than_the_minimum_release_is_a_deprecation() {
     // A minimum of 1.32: the field and its setter are deprecated, with the note.
     let app = write_crate(
         "releases_min_1_32",
-        &[dependency(&generated, &["min-k8s-1.32"])],
+        &[dependency(&generated, &["min-k8s-1.32", "apply"])],
         USES_A_1_34_FIELD,
         &[],
     );
@@ -356,13 +365,15 @@ fn a_field_newer_than_the_minimum_release_is_a_deprecation() {
         "use of deprecated field `releases_selection::api::resource::v1beta1::DeviceConstraint::distinct_attribute`: not in Kubernetes 1.32, 1.33 (since 1.34)",
         "use of deprecated method",
         "distinct_attribute`: not in Kubernetes 1.32, 1.33 (since 1.34)",
+        // The apply configuration's setter too.
+        "node_allocatable_update_period_seconds`: not in Kubernetes 1.32 (since 1.33)",
     ] {
         assert!(text.contains(part), "{part:?} not in:\n{text}");
     }
     // A minimum of 1.34: clean.
     let app = write_crate(
         "releases_min_1_34",
-        &[dependency(&generated, &["min-k8s-1.34"])],
+        &[dependency(&generated, &["min-k8s-1.34", "apply"])],
         USES_A_1_34_FIELD,
         &[],
     );
@@ -449,6 +460,7 @@ fn the_merged_crate_builds_with_every_feature_combination_tried() {
         &["min-k8s-1.33"],
         &["k8s-1.32", "k8s-1.36"],
         &["min-k8s-1.32", "validate"],
+        &["min-k8s-1.32", "apply"],
     ] {
         let mut args = vec!["clippy", "--quiet", "--no-default-features"];
         let list = features.join(",");

@@ -34,7 +34,7 @@ pub(crate) fn items(context: &Context<'_>, id: TypeId) -> String {
     constructor(&mut code, context, ty, fields, plan);
     if !plan.methods.is_empty() {
         code.blank();
-        methods(&mut code, context, fields, plan);
+        methods(&mut code, context, ty, fields, plan);
     }
     code.blank();
     serialize(&mut code, context, ty, fields, plan);
@@ -85,8 +85,11 @@ fn struct_item(
         {
             code.docs(doc_lines(description).iter().map(String::as_str));
         }
-        let ty = field_type(context, field, *required);
-        code.typed(&format!("pub {}: ", field.rust_name), &ty, ",");
+        code.lines(&super::attributes::field_release_attribute(
+            context, ty, field,
+        ));
+        let rust_type = field_type(context, field, *required);
+        code.typed(&format!("pub {}: ", field.rust_name), &rust_type, ",");
     }
     code.close("}");
 }
@@ -314,7 +317,7 @@ fn constructor(
     code.close("}");
 }
 
-fn methods(code: &mut Code, context: &Context<'_>, fields: &[Field], plan: &Apply) {
+fn methods(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: &[Field], plan: &Apply) {
     code.line(&cfg());
     code.open(&format!("impl {} {{", plan.name));
     for (index, method) in plan.methods.iter().enumerate() {
@@ -387,6 +390,10 @@ fn methods(code: &mut Code, context: &Context<'_>, fields: &[Field], plan: &Appl
             };
             code.docs(doc_lines(&what).iter().map(String::as_str));
         }
+        // As the builders' setters: using a field a supported release lacks warns.
+        code.lines(&super::attributes::field_release_attribute(
+            context, ty, field,
+        ));
         code.list(
             &format!("pub fn {}(", method.name),
             &["mut self", param.as_str()],
