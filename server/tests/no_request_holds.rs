@@ -16,23 +16,9 @@ use kube::api::{Api, PostParams};
 use kubeforge_server::{Catalog, Server};
 use kubeforge_tests::kubectl_server::KubectlServer;
 
-const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: foos.example.com
-spec:
-  group: example.com
-  names: {kind: Foo, plural: foos, singular: foo, listKind: FooList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
-";
+fn crd() -> String {
+    kubeforge_tests::open_crd("example.com", "Foo", "foos")
+}
 
 fn swagger(test: &str) -> Option<PathBuf> {
     kubeforge_tests::corpus(
@@ -56,7 +42,7 @@ fn kubectl_creates_a_crd_at_once() {
     );
     // kubectl gives up after its --request-timeout (30 s): a request that never answers fails.
     let started = Instant::now();
-    let out = server.ok(&["create", "-f", "-"], CRD);
+    let out = server.ok(&["create", "-f", "-"], &crd());
     assert_eq!(
         out.trim(),
         "customresourcedefinition.apiextensions.k8s.io/foos.example.com created"
@@ -79,7 +65,7 @@ fn kube_rs_creates_a_crd_at_once() {
         return;
     };
     let catalog = Catalog::from_documents(&[corpus.join("kubernetes/swagger.json")]).unwrap();
-    let crd: CustomResourceDefinition = serde_saphyr::from_str(CRD).unwrap();
+    let crd: CustomResourceDefinition = serde_saphyr::from_str(&crd()).unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -667,22 +667,7 @@ async fn a_typed_lists_items_carry_no_kind_and_a_custom_resources_do() {
     let crd = dir.path().join("widgets.yaml");
     std::fs::write(
         &crd,
-        "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
-",
+        kubeforge_tests::open_crd("example.com", "Widget", "widgets"),
     )
     .unwrap();
     let custom = Server::new(Catalog::from_documents(&[crd]).unwrap());

@@ -266,6 +266,30 @@ fn build_scratch_crate(dir: &Path, args: &[&str], what: &str) {
     );
 }
 
+/// The smallest CRD a server test needs: namespaced, one served and stored version `v1`,
+/// whose schema keeps whatever it is given (`x-kubernetes-preserve-unknown-fields`).
+pub fn open_crd(group: &str, kind: &str, plural: &str) -> String {
+    let singular = kind.to_lowercase();
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: {plural}.{group}}}
+spec:
+  group: {group}
+  scope: Namespaced
+  names: {{plural: {plural}, singular: {singular}, kind: {kind}, listKind: {kind}List}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+"
+    )
+}
+
 /// Whether goldens should be rewritten instead of compared (`KUBEFORGE_BLESS=1`).
 ///
 /// # Panics
