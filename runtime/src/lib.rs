@@ -17,6 +17,9 @@
 //! * [`string_enum`], the deserializer shared by generated string enums, and
 //!   [`serde_struct`], the generic half of the serde impls generated for structs;
 //! * [`duration`]: Go's duration text (`1h2m3.5s`), parsed and written as Go does;
+//! * [`group_version`], an `apiVersion` split into its group and version, and
+//!   [`json::strings`], a JSON array of strings read as `Vec<String>` (the one place the
+//!   generator and the server read either);
 //! * [`schema`]: the [`schema::Node`] form of a schema's semantics (constraints, CEL
 //!   rules, defaults, list and map types), errors in the API server's form, structural
 //!   defaulting and pruning, the [`schema::Validate`] trait of generated types, and with
@@ -88,6 +91,7 @@ pub mod duration;
 mod extra_fields;
 mod int_or_string;
 pub mod integer;
+pub mod json;
 mod number;
 mod quantity;
 pub mod request;
@@ -110,7 +114,7 @@ pub use int_or_string::IntOrString;
 pub use number::Number;
 pub use quantity::Quantity;
 pub use request::{Patch, RequestError};
-pub use resource::{ListResource, Resource, Scope, TypeMeta};
+pub use resource::{ListResource, Resource, Scope, TypeMeta, group_version};
 pub use response::{ResponseError, StatusOr};
 pub use route::{Action, MethodSet, PathParams, Resolution, RouteInfo};
 pub use time::{MicroTime, Time, TimeParseError};

@@ -41,3 +41,19 @@ pub enum Scope {
     /// Served without a namespace.
     Cluster,
 }
+
+/// The group and version an `apiVersion` names: `("", "v1")` for the core group's `"v1"`,
+/// `("apps", "v1")` for `"apps/v1"`. The split is at the first `/`, as Kubernetes'
+/// `schema.ParseGroupVersion` splits (which refuses a second `/`; here it stays in the
+/// version, which then names no version a server serves).
+///
+/// ```
+/// use kubeforge_runtime::group_version;
+///
+/// assert_eq!(group_version("v1"), ("", "v1"));
+/// assert_eq!(group_version("coordination.k8s.io/v1"), ("coordination.k8s.io", "v1"));
+/// assert_eq!(group_version(""), ("", ""));
+/// ```
+pub fn group_version(api_version: &str) -> (&str, &str) {
+    api_version.split_once('/').unwrap_or(("", api_version))
+}

@@ -147,7 +147,7 @@ impl FromStr for Pattern {
             return match key {
                 "group" => Ok(Pattern::Group(core(value))),
                 "group-version" | "gv" => {
-                    let (group, version) = value.rsplit_once('/').unwrap_or(("", value));
+                    let (group, version) = kubeforge_runtime::group_version(value);
                     Ok(Pattern::GroupVersion {
                         group: core(group),
                         version: version.to_owned(),

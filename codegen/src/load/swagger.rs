@@ -6,6 +6,7 @@
 //! - the `in: body` parameter becomes a `requestBody` with the operation's `consumes`;
 //! - a response's `schema` moves under `content`, once per media type in `produces`.
 
+use kubeforge_runtime::json::strings;
 use serde_json::{Map, Value};
 
 use super::json_type;
@@ -64,18 +65,6 @@ impl<'a> Globals<'a> {
             origin: origin.clone(),
         }
     }
-}
-
-fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A list of parameters (of a path item or an operation) in the v3 form.

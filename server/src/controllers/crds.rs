@@ -375,14 +375,5 @@ fn group_crds(state: &State, index: usize, group: &str) -> Vec<Key> {
 }
 
 fn strings(names: Option<&Value>, key: &str) -> Vec<String> {
-    names
-        .and_then(|n| n.get(key))
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
+    kubeforge_runtime::json::strings(names.and_then(|n| n.get(key)))
 }

@@ -17,6 +17,7 @@
 
 use std::collections::VecDeque;
 
+use kubeforge_runtime::group_version;
 use serde_json::Value;
 
 use crate::controllers::queue::{Work, delete, write};
@@ -222,10 +223,7 @@ fn orphan_dependents(
 /// namespace, for a namespaced kind) with its uid.
 fn owner(state: &State, catalog: &Catalog, reference: &Value, namespace: &str) -> Owner {
     let text = |key: &str| reference.get(key).and_then(Value::as_str).unwrap_or("");
-    let (group, version) = match text("apiVersion").split_once('/') {
-        Some((group, version)) => (group, version),
-        None => ("", text("apiVersion")),
-    };
+    let (group, version) = group_version(text("apiVersion"));
     let Some(owner_index) = catalog.find_kind(group, version, text("kind")) else {
         return Owner::Solid;
     };

@@ -11,7 +11,7 @@ use crate::objects::catalog::Catalog;
 use crate::objects::meta::{finalizers, metadata_mut, new_uid, now};
 use crate::objects::store::{Key, State};
 use crate::semantics::crds::{self, is_crds};
-use crate::semantics::deletion::{Policy, released};
+use crate::semantics::deletion::{Policy, mark_as_deleting, released};
 use crate::semantics::namespaces::{is_namespaces, spec_finalizers, terminating};
 
 /// Something that happened to the store that a controller may act on.
@@ -131,16 +131,7 @@ pub(crate) fn delete(
         return Some(Outcome::Removed(last));
     }
     let meta = metadata_mut(&mut object);
-    // `markAsDeleting`: an object with a generation gets a new one as it starts to go.
-    if let Some(generation) = meta
-        .get("generation")
-        .and_then(Value::as_i64)
-        .filter(|g| *g > 0)
-    {
-        meta.insert("generation".into(), Value::from(generation + 1));
-    }
-    meta.insert("deletionTimestamp".into(), Value::from(now()));
-    meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
+    mark_as_deleting(meta);
     meta.insert("resourceVersion".into(), Value::from(rv.to_string()));
     if is_namespaces(catalog, index) {
         terminating(&mut object);

@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use kubeforge_runtime::json::strings;
 use serde_json::{Map, Value, json};
 
 /// The `/openapi/v3` key of a path: `api/v1` for `/api/v1/…`, `apis/<group>/<version>` for
@@ -138,15 +139,8 @@ fn operation(op: &Value, parameters: &Map<String, Value>) -> Value {
         return op.clone();
     };
     let media = |key: &str| -> Vec<String> {
-        op.get(key)
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .filter(|list: &Vec<String>| !list.is_empty())
+        Some(strings(op.get(key)))
+            .filter(|list| !list.is_empty())
             .unwrap_or_else(|| vec!["application/json".to_owned()])
     };
     let (consumes, produces) = (media("consumes"), media("produces"));

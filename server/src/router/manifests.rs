@@ -2,6 +2,7 @@
 //! manifests, in one call: [`Server::with_rbac`].
 
 use http::{Method, Request, StatusCode};
+use kubeforge_runtime::group_version;
 use serde_json::Value;
 
 use crate::objects::meta::text;
@@ -96,7 +97,7 @@ impl Server {
     /// `POST`s `object` to its collection; one that exists already is left.
     fn create_object(&self, object: &Value) -> Result<(), Failure> {
         let api_version = text(object, "/apiVersion");
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", &api_version));
+        let (group, version) = group_version(&api_version);
         let catalog = self.catalog();
         let index = catalog
             .find_kind(group, version, kind(object))

@@ -2,10 +2,10 @@
 //! default), the finalizers the policies put on the owner, and when an object being deleted
 //! is free to go. The garbage collector that carries a policy out is `controllers::gc`.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::objects::catalog::{Catalog, ResourceDef};
-use crate::objects::meta::finalizers;
+use crate::objects::meta::{finalizers, now};
 use crate::semantics::namespaces::{is_namespaces, spec_finalizers};
 use crate::wire::query::Query;
 use crate::wire::status::Failure;
@@ -99,4 +99,20 @@ pub(crate) fn released(catalog: &Catalog, index: usize, object: &Value) -> bool 
     object.pointer("/metadata/deletionTimestamp").is_some()
         && finalizers(object).is_empty()
         && (!is_namespaces(catalog, index) || spec_finalizers(object).is_empty())
+}
+
+/// `rest.BeforeDelete`'s `markAsDeleting` on an object's metadata, as a graceful delete
+/// with grace period 0 leaves it (no kubelet runs here): `deletionTimestamp` now,
+/// `deletionGracePeriodSeconds` 0, and an object with a generation gets a new one as it
+/// starts to go.
+pub(crate) fn mark_as_deleting(meta: &mut Map<String, Value>) {
+    if let Some(generation) = meta
+        .get("generation")
+        .and_then(Value::as_i64)
+        .filter(|g| *g > 0)
+    {
+        meta.insert("generation".into(), Value::from(generation + 1));
+    }
+    meta.insert("deletionTimestamp".into(), Value::from(now()));
+    meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
 }

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::objects::meta::now;
+use crate::semantics::deletion::mark_as_deleting;
 
 const DATA: &str = include_str!("../../data/builtin-strategies.txt");
 
@@ -110,15 +111,7 @@ impl Strategy {
             && let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut)
             && !meta.contains_key("deletionTimestamp")
         {
-            if let Some(generation) = meta
-                .get("generation")
-                .and_then(Value::as_i64)
-                .filter(|g| *g > 0)
-            {
-                meta.insert("generation".into(), Value::from(generation + 1));
-            }
-            meta.insert("deletionTimestamp".into(), Value::from(now()));
-            meta.insert("deletionGracePeriodSeconds".into(), Value::from(0));
+            mark_as_deleting(meta);
         }
         object
     }

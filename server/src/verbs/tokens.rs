@@ -5,6 +5,8 @@
 //! The key and the token's rules are `semantics::tokens`.
 
 use http::StatusCode;
+use kubeforge_runtime::group_version;
+use kubeforge_runtime::json::strings;
 use kubeforge_runtime::schema::{BadValue, FieldError};
 use serde_json::{Map, Value, json};
 
@@ -62,16 +64,8 @@ impl Shared {
             ));
         }
         let spec = request.get("spec");
-        let audiences: Vec<String> = spec
-            .and_then(|s| s.get("audiences"))
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .filter(|list: &Vec<String>| !list.is_empty())
+        let audiences = Some(strings(spec.and_then(|s| s.get("audiences"))))
+            .filter(|list| !list.is_empty())
             .unwrap_or_else(|| vec![ISSUER.to_owned()]);
         let seconds = spec
             .and_then(|s| s.get("expirationSeconds"))
@@ -149,7 +143,7 @@ impl Shared {
             .and_then(Value::as_str)
             .unwrap_or("");
         let kind = reference.get("kind").and_then(Value::as_str).unwrap_or("");
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let (group, version) = group_version(api_version);
         let object_name = reference.get("name").and_then(Value::as_str).unwrap_or("");
         let (label, object) = match (group, kind) {
             ("", "Pod") => {
@@ -215,16 +209,8 @@ impl Shared {
                 "token is required for TokenReview in authentication",
             ));
         }
-        let audiences: Vec<String> = review
-            .pointer("/spec/audiences")
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .filter(|list: &Vec<String>| !list.is_empty())
+        let audiences = Some(strings(review.pointer("/spec/audiences")))
+            .filter(|list| !list.is_empty())
             .unwrap_or_else(|| vec![ISSUER.to_owned()]);
         let status = match self.authenticate(&token, &audiences) {
             Ok((user, audiences)) => {

@@ -7,7 +7,9 @@
 
 use serde_json::{Value, json};
 
-use crate::controllers::simulation::{Action, Kinds, hashed_suffix, pod_ready, service_pods, text};
+use crate::controllers::simulation::{
+    Action, Kinds, hashed_suffix, named_port, pod_ready, service_pods, text,
+};
 use crate::objects::store::State;
 
 const MANAGED_BY: &str = "endpointslice-controller.k8s.io";
@@ -118,18 +120,4 @@ pub(crate) fn plan(state: &State, kinds: &Kinds) -> Vec<Action> {
         }
     }
     actions
-}
-
-fn named_port(pod: &Value, name: &str) -> Option<i64> {
-    pod.pointer("/spec/containers")
-        .and_then(Value::as_array)?
-        .iter()
-        .flat_map(|c| {
-            c.get("ports")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-        })
-        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
-        .and_then(|p| p.get("containerPort").and_then(Value::as_i64))
 }

@@ -16,7 +16,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::controllers::simulation::{Action, Kinds, condition, pod_ready, service_pods, text};
+use crate::controllers::simulation::{
+    Action, Kinds, condition, named_port, pod_ready, service_pods, text,
+};
 use crate::objects::store::State;
 
 const MANAGED_BY: &str = "endpoints.kubernetes.io/managed-by";
@@ -235,18 +237,4 @@ fn repack(listed: Vec<(Value, bool, Vec<Value>)>) -> Vec<Value> {
 /// An IP in the order Go compares them (`bytes.Compare` of the parsed address).
 fn ip_order(ip: &str) -> (Option<std::net::IpAddr>, String) {
     (ip.parse().ok(), ip.to_owned())
-}
-
-fn named_port(pod: &Value, name: &str) -> Option<i64> {
-    pod.pointer("/spec/containers")
-        .and_then(Value::as_array)?
-        .iter()
-        .flat_map(|c| {
-            c.get("ports")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-        })
-        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
-        .and_then(|p| p.get("containerPort").and_then(Value::as_i64))
 }

@@ -265,6 +265,23 @@ pub(crate) fn service_pods<'a>(
     )
 }
 
+/// The `containerPort` of the port of one of a Pod's containers named `name`: what a
+/// Service's `targetPort` by name resolves to for that Pod, in its endpoints and
+/// EndpointSlices alike.
+pub(crate) fn named_port(pod: &Value, name: &str) -> Option<i64> {
+    pod.pointer("/spec/containers")
+        .and_then(Value::as_array)?
+        .iter()
+        .flat_map(|c| {
+            c.get("ports")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+        .and_then(|p| p.get("containerPort").and_then(Value::as_i64))
+}
+
 /// Whether a `metav1.LabelSelector` selects `labels`; an empty one selects everything
 /// (`LabelSelectorAsSelector`), an absent one nothing.
 pub(crate) fn selects(selector: Option<&Value>, labels: Option<&Value>) -> bool {

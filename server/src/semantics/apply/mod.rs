@@ -23,6 +23,7 @@ mod updater;
 mod value;
 mod zero;
 
+use kubeforge_runtime::group_version;
 use serde_json::{Value, json};
 
 use crate::objects::catalog::{Catalog, ResourceDef};
@@ -118,16 +119,10 @@ impl<'c> Fields<'c> {
     ) -> Result<Value, Failure> {
         let gvk = |object: &Value| {
             let text = |key: &str| object.get(key).and_then(Value::as_str).unwrap_or("");
-            let (group, version) = match text("apiVersion").split_once('/') {
-                Some((group, version)) => (group.to_owned(), version.to_owned()),
-                None => (String::new(), text("apiVersion").to_owned()),
-            };
+            let (group, version) = group_version(text("apiVersion"));
             format!("{group}/{version}, Kind={}", text("kind"))
         };
-        let (group, version) = match self.api_version.split_once('/') {
-            Some((g, v)) => (g, v),
-            None => ("", self.api_version.as_str()),
-        };
+        let (group, version) = group_version(&self.api_version);
         let expected = format!("{group}/{version}, Kind={}", self.kind);
         if gvk(config) != expected {
             return Err(Failure::bad_request(format!(
@@ -207,9 +202,7 @@ pub(crate) fn scale_config(def: &ResourceDef, config: &Value) -> Result<Value, F
             .unwrap_or("")
     };
     if (text("/apiVersion"), text("/kind")) != ("autoscaling/v1", "Scale") {
-        let (group, version) = text("/apiVersion")
-            .split_once('/')
-            .unwrap_or(("", text("/apiVersion")));
+        let (group, version) = group_version(text("/apiVersion"));
         return Err(Failure::bad_request(format!(
             "invalid object type: {group}/{version}, Kind={}",
             text("/kind")

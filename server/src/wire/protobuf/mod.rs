@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use base64::Engine;
-use kubeforge_runtime::duration;
+use kubeforge_runtime::{duration, group_version};
 use serde_json::{Map, Value};
 
 mod reader;
@@ -206,7 +206,7 @@ pub(crate) fn decode(body: &[u8]) -> Result<Value, String> {
             _ => {}
         }
     }
-    let (group, version) = api_version.split_once('/').unwrap_or(("", &api_version));
+    let (group, version) = group_version(&api_version);
     let name = message_of(group, version, &kind)
         .ok_or_else(|| format!("no protobuf message is known for {api_version}, Kind={kind}"))?;
     let mut object = Map::new();
@@ -226,7 +226,7 @@ pub(crate) fn decode(body: &[u8]) -> Result<Value, String> {
 pub(crate) fn encode(object: &Value) -> Result<Vec<u8>, String> {
     let text = |key: &str| object.get(key).and_then(Value::as_str).unwrap_or("");
     let (api_version, kind) = (text("apiVersion"), text("kind"));
-    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    let (group, version) = group_version(api_version);
     let name = message_of(group, version, kind)
         .ok_or_else(|| format!("no protobuf message is known for {api_version}, Kind={kind}"))?;
     let mut type_meta = Vec::new();
