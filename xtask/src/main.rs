@@ -9,6 +9,7 @@ mod bench;
 mod diff;
 mod routes;
 mod serve;
+mod times;
 
 #[derive(Parser)]
 #[command(about = "kubeforge project tasks")]
@@ -113,6 +114,25 @@ enum Command {
     /// packages) against `kubeforge-server serve kubernetes/swagger.json`: each test's
     /// result, the count, and whether they match server/tests/kube_rs_expected.txt.
     KubeTests,
+    /// Run a command (`cargo xtask times -- cargo test --workspace`) and report where its
+    /// time goes: the build against the run, and each test binary's and doc-test crate's
+    /// run, its own build and what it builds with cargo, in wall-clock and CPU seconds, the
+    /// five slowest last (also in <target dir>/test-times/report.txt).
+    Times {
+        /// How many binaries the full table lists.
+        #[arg(long, default_value_t = 40)]
+        most: usize,
+        /// Only print the report of the last run's log again (a stopped run's, say).
+        #[arg(long, conflicts_with = "command")]
+        report: bool,
+        /// The command, after `--`.
+        #[arg(
+            last = true,
+            required_unless_present = "report",
+            value_name = "COMMAND"
+        )]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Regenerate generated/src from schemas/*.json, then build the generated crate.
     Regen {
         /// Write nothing; exit non-zero with a unified diff when generated/ is stale.
@@ -125,6 +145,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Started by cargo as one of `times`' stand-ins for rustc, rustdoc or the test runner.
+    if let Some(code) = times::as_stand_in() {
+        return code;
+    }
     let cli = Cli::parse();
     let root = workspace_root();
     match cli.command {
@@ -171,6 +195,10 @@ fn main() -> ExitCode {
         ),
         Command::Serve { args } => serve::run(&root, args),
         Command::KubeTests => kube_tests(&root),
+        Command::Times {
+            most, report: true, ..
+        } => times::report_again(&root, most),
+        Command::Times { most, command, .. } => times::run(&root, most, &command),
         Command::Regen { check, no_build } => {
             let status = regen(&root, check);
             let status = if check || no_build || status != ExitCode::SUCCESS {
