@@ -433,3 +433,99 @@ fn a_custom_resource_is_selected_by_its_selectable_fields() {
             .ends_with(": field label not supported: spec.size\n")
     );
 }
+
+/// What Python 3.13's `ssl.create_default_context()` sets: OpenSSL's strict X.509 checks
+/// (an Authority Key Identifier on every certificate a CA signed, a Subject Key Identifier
+/// on the CA, `basicConstraints` critical on it) and partial chains. The script connects to
+/// the server with the kubeconfig's CA and sends `GET /version` with its token.
+const STRICT_CLIENT: &str = r#"
+import http.client, json, ssl, sys
+ca, port, token = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+ctx = ssl.create_default_context(cafile=ca)
+ctx.verify_flags |= ssl.VERIFY_X509_STRICT | ssl.VERIFY_X509_PARTIAL_CHAIN
+for host in ("127.0.0.1", "localhost"):
+    conn = http.client.HTTPSConnection(host, port, context=ctx)
+    conn.request("GET", "/version", headers={"Authorization": "Bearer " + token})
+    response = conn.getresponse()
+    print(host, response.status, json.loads(response.read())["major"])
+"#;
+
+/// A client with strict X.509 checks connects, as kubeadm's certificates let it: the CA
+/// with its Subject Key Identifier, the serving certificate with the CA's key as its
+/// Authority Key Identifier, `CA:FALSE`, its key usages and the loopback names (which
+/// `openssl x509 -text` shows, checked too when openssl is installed). Needs python3 (3.11
+/// has `VERIFY_X509_STRICT`), found on `PATH`.
+#[test]
+fn a_strict_tls_client_connects() {
+    let test = "a_strict_tls_client_connects";
+    let Some(python) = kubeforge_tests::program_in(
+        "python3",
+        std::env::var_os("PATH").as_deref(),
+        test,
+        kubeforge_tests::in_ci(),
+    ) else {
+        return;
+    };
+    let Some(server) = start(test) else {
+        return;
+    };
+    let config = std::fs::read_to_string(server.dir().join("config")).unwrap();
+    let field = |key: &str| {
+        config
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .unwrap()
+            .trim()
+            .to_owned()
+    };
+    use base64::Engine as _;
+    let ca = base64::engine::general_purpose::STANDARD
+        .decode(field("certificate-authority-data:"))
+        .unwrap();
+    let ca = server.file("strict-ca.crt", &String::from_utf8(ca).unwrap());
+    let output = std::process::Command::new(python)
+        .args(["-c", STRICT_CLIENT, &ca, &port(&server), &field("token:")])
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{out}{err}");
+    assert_eq!(out, "127.0.0.1 200 1\nlocalhost 200 1\n");
+
+    // What the serving certificate carries, as openssl prints it.
+    let Ok(shown) = std::process::Command::new("openssl")
+        .args([
+            "s_client",
+            "-connect",
+            &format!("127.0.0.1:{}", port(&server)),
+        ])
+        .stdin(Stdio::null())
+        .output()
+    else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&shown.stdout);
+    let begin = text.find("-----BEGIN CERTIFICATE-----").unwrap();
+    let end = text.find("-----END CERTIFICATE-----").unwrap();
+    let leaf = server.file(
+        "serving.crt",
+        &format!("{}-----END CERTIFICATE-----\n", &text[begin..end]),
+    );
+    let decoded = std::process::Command::new("openssl")
+        .args(["x509", "-noout", "-text", "-in", &leaf])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&decoded.stdout);
+    for expected in [
+        "X509v3 Key Usage: critical\n                Digital Signature, Key Encipherment",
+        "X509v3 Extended Key Usage: \n                TLS Web Server Authentication",
+        "X509v3 Basic Constraints: critical\n                CA:FALSE",
+        "X509v3 Authority Key Identifier",
+        "DNS:kubernetes.default.svc.cluster.local",
+        "IP Address:127.0.0.1",
+    ] {
+        assert!(text.contains(expected), "{expected:?} in {text}");
+    }
+}

@@ -436,3 +436,47 @@ fn logs_are_what_the_pod_says_its_containers_print() {
     let refused = server.fails(&["logs", "quiet"], "");
     assert!(refused.contains("connection refused"), "{refused}");
 }
+
+/// `kubectl delete pod --grace-period=10` on a Pod a simulated kubelet runs: with its
+/// container ignoring `SIGTERM` (`--stop-after` past the grace period) and the clock frozen,
+/// the Pod stays, Ready, with its `deletionTimestamp`, until the clock passes its grace
+/// period; then its container is killed and it goes.
+#[test]
+fn a_pod_is_deleted_when_its_grace_period_ends() {
+    let Some(server) = start(
+        "kubectl_simulation",
+        &["--simulate", "--nodes=1", "--frozen", "--stop-after=3600"],
+    ) else {
+        return;
+    };
+    let _ = server.ok(&["run", "web", "--image=nginx"], "");
+    let _ = server.ok(&["wait", "--for=condition=Ready", "pod/web"], "");
+    let _ = server.ok(
+        &["delete", "pod", "web", "--grace-period=10", "--wait=false"],
+        "",
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let shown = |server: &KubectlServer| {
+        server.ok(
+            &[
+                "get",
+                "pod",
+                "web",
+                "-o",
+                r#"jsonpath={.metadata.deletionGracePeriodSeconds} {.status.conditions[?(@.type=="Ready")].status} {.status.phase}"#,
+            ],
+            "",
+        )
+    };
+    assert_eq!(shown(&server), "10 True Running");
+    let _ = server.ok(
+        &["create", "--raw", "/simulation/clock?advance=9s", "-f", "-"],
+        "{}",
+    );
+    assert_eq!(shown(&server), "10 True Running");
+    let _ = server.ok(
+        &["create", "--raw", "/simulation/clock?advance=1s", "-f", "-"],
+        "{}",
+    );
+    let _ = server.ok(&["wait", "--for=delete", "pod/web", "--timeout=30s"], "");
+}

@@ -1415,3 +1415,97 @@ async fn containers_print_what_the_simulation_was_told() {
         "{unscripted}"
     );
 }
+
+/// A deleted Pod as a kubelet ends it: it runs on with its `deletionTimestamp` while its
+/// containers stop (`stop_after` of the server's clock here), then its status says they
+/// stopped (terminated with exit code 0, `Ready=False`, `Succeeded`), and only then is it
+/// removed, which a watch sees in that order; a container still running when the grace
+/// period ends is killed (137, `Failed`).
+#[tokio::test]
+async fn a_deleted_pod_stops_its_containers_before_it_goes() {
+    use futures::{StreamExt, TryStreamExt};
+    use kube::api::{WatchEvent, WatchParams};
+    let simulation = Simulation {
+        stop_after: Duration::from_secs(20),
+        ..Simulation::with_nodes(1)
+    };
+    let Some((server, client)) = simulated("simulation", simulation) else {
+        return;
+    };
+    server.freeze();
+    let pods: Api<Pod> = Api::default_namespaced(client);
+    let spec = json!({"containers": [{"name": "c", "image": "nginx"}]});
+    for name in ["calm", "stubborn"] {
+        pods.create(&PostParams::default(), &pod(name, spec.clone()))
+            .await
+            .unwrap();
+        until(&pods, name, "ready", |p| {
+            condition(p, "Ready").is_some_and(|c| c.status == "True")
+        })
+        .await;
+    }
+    let watch = |name: &'static str| {
+        let pods = pods.clone();
+        let params = WatchParams::default().fields(&format!("metadata.name={name}"));
+        async move {
+            let version = pods
+                .get(name)
+                .await
+                .unwrap()
+                .metadata
+                .resource_version
+                .unwrap();
+            pods.watch(&params, &version).await.unwrap().boxed()
+        }
+    };
+    let mut calm = watch("calm").await;
+    let mut stubborn = watch("stubborn").await;
+    pods.delete("calm", &DeleteParams::default()).await.unwrap();
+    pods.delete("stubborn", &DeleteParams::default().grace_period(10))
+        .await
+        .unwrap();
+    // Nothing stops before the clock moves: both still run, Ready, being deleted.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for name in ["calm", "stubborn"] {
+        let marked = pods.get(name).await.unwrap();
+        assert!(marked.metadata.deletion_timestamp.is_some(), "{name}");
+        assert_eq!(
+            condition(&marked, "Ready").unwrap().status,
+            "True",
+            "{name}"
+        );
+    }
+    // At 10 s the stubborn one's grace period ends: killed. At 20 s the calm one exits.
+    for (stream, seconds, code, phase) in [
+        (&mut stubborn, 10, 137, "Failed"),
+        (&mut calm, 10, 0, "Succeeded"),
+    ] {
+        server.advance(Duration::from_secs(seconds));
+        let mut seen = Vec::new();
+        while let Some(event) = tokio::time::timeout(Duration::from_secs(10), stream.try_next())
+            .await
+            .expect("an event within 10 s")
+            .unwrap()
+        {
+            match event {
+                WatchEvent::Modified(pod) => {
+                    let status = pod.status.clone().unwrap();
+                    let state = status.container_statuses.unwrap()[0].state.clone().unwrap();
+                    seen.push((
+                        condition(&pod, "Ready").unwrap().status.clone(),
+                        state.terminated.map(|t| t.exit_code),
+                        status.phase.unwrap(),
+                    ));
+                }
+                WatchEvent::Deleted(_) => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        // The delete's own event (marked, still running), then the stopped containers.
+        assert_eq!(
+            seen.last(),
+            Some(&("False".to_owned(), Some(code), phase.to_owned())),
+            "{seen:?}"
+        );
+    }
+}

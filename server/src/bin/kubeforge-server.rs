@@ -83,6 +83,10 @@ struct SimulationArgs {
     /// Seconds a Pod with `restartPolicy: Never` or `OnFailure` runs before it succeeds.
     #[arg(long, default_value_t = 0, requires = "simulate")]
     run_for: u64,
+    /// Seconds a container takes to stop once its Pod is deleted; one still running when
+    /// the grace period ends is killed (exit code 137).
+    #[arg(long, default_value_t = 0, requires = "simulate")]
+    stop_after: u64,
     /// Start with the clock frozen: it moves only when advanced.
     #[arg(long, requires = "simulate")]
     frozen: bool,
@@ -151,6 +155,7 @@ impl SimulationArgs {
         let simulation = self.simulate.then(|| Simulation {
             ready_after: Duration::from_secs(self.ready_after),
             run_for: Duration::from_secs(self.run_for),
+            stop_after: Duration::from_secs(self.stop_after),
             logs,
             ..Simulation::with_nodes(self.nodes)
         });

@@ -30,9 +30,11 @@ pub(crate) struct Serving {
 }
 
 impl Authority {
-    /// A new authority with a fresh ECDSA P-256 key: `CN=kubernetes`, `CA:TRUE`, key usages
-    /// digitalSignature, keyEncipherment and keyCertSign, and the DNS name `kubernetes`, as
-    /// kubeadm's `certs ca` phase writes them.
+    /// A new authority with a fresh ECDSA P-256 key: `CN=kubernetes`, `CA:TRUE` (critical),
+    /// key usages digitalSignature, keyEncipherment and keyCertSign (critical), a Subject Key
+    /// Identifier and the DNS name `kubernetes`, as kubeadm's `certs ca` phase writes them
+    /// (self-signed, so no Authority Key Identifier, as Go's `x509.CreateCertificate` leaves
+    /// it out).
     pub(crate) fn new() -> Result<Authority, String> {
         let key = KeyPair::generate().map_err(|e| format!("the CA key: {e}"))?;
         let mut params = CertificateParams::new(vec!["kubernetes".to_owned()])
@@ -66,7 +68,8 @@ impl Authority {
 
     /// A serving certificate signed by the authority for the API server's names, as
     /// kubeadm's `certs apiserver` phase makes `apiserver.crt` (`CN=kube-apiserver`, server
-    /// auth), with the loopback names this server is reached by.
+    /// auth), with the loopback names this server is reached by. Like every certificate the
+    /// authority signs ([`Authority::sign`]), it names its issuer's key.
     pub(crate) fn serving(&self) -> Result<Serving, String> {
         let names = [
             "localhost",
@@ -97,7 +100,10 @@ impl Authority {
 
 impl Authority {
     /// A certificate of `params` for a fresh ECDSA P-256 key, signed by the authority and
-    /// valid as long as it; `what` names it in errors (`serving`, `client`).
+    /// valid as long as it; `what` names it in errors (`serving`, `client`). As Go's
+    /// `x509.CreateCertificate` writes kubeadm's leaves: an Authority Key Identifier (the
+    /// CA's Subject Key Identifier, which strict verifiers require: OpenSSL's
+    /// `X509_V_FLAG_X509_STRICT`, Python 3.13's default), and `CA:FALSE`, critical.
     fn sign(
         &self,
         mut params: CertificateParams,
@@ -108,6 +114,8 @@ impl Authority {
         let key = KeyPair::generate().map_err(|e| format!("the {what} key: {e}"))?;
         params.not_before = self.params.not_before;
         params.not_after = self.params.not_after;
+        params.use_authority_key_identifier_extension = true;
+        params.is_ca = IsCa::ExplicitNoCa;
         let certificate = params
             .signed_by(&key, &issuer)
             .map_err(|e| format!("the {what} certificate: {e}"))?;

@@ -9,14 +9,15 @@
 //! written here, named in the data by `do @<name>`; so are the computed values
 //! (`@image-pull-policy`) and predicates (`@externally-accessible`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use kubeforge_runtime::schema::{Additional, JsonType, Node, SchemaSet, is_go_zero as is_zero};
+use kubeforge_runtime::schema::{Additional, Node, SchemaSet, is_go_zero as is_zero};
 use serde_json::{Map, Value};
 
 const DATA: &str = include_str!("../../data/builtin-defaults.txt");
 const VALUE_STRUCTS: &str = include_str!("../../data/builtin-value-structs.txt");
+const VALUE_SCALARS: &str = include_str!("../../data/builtin-value-scalars.txt");
 
 /// How deep the walk goes (the built-in types are not recursive past a few levels; a
 /// recursive schema, such as a CRD's `JSONSchemaProps`, ends here).
@@ -43,12 +44,6 @@ fn short(name: &str) -> &str {
     name.strip_prefix(API_PREFIX).unwrap_or(name)
 }
 
-/// The `(type, field)` pairs Go holds by value.
-fn value_struct_fields() -> &'static HashSet<(&'static str, &'static str)> {
-    static FIELDS: OnceLock<HashSet<(&'static str, &'static str)>> = OnceLock::new();
-    FIELDS.get_or_init(|| value_structs(VALUE_STRUCTS).collect())
-}
-
 fn table() -> &'static HashMap<String, Vec<Rule>> {
     static TABLE: OnceLock<HashMap<String, Vec<Rule>>> = OnceLock::new();
     TABLE.get_or_init(|| {
@@ -64,6 +59,16 @@ fn table() -> &'static HashMap<String, Vec<Rule>> {
         }
         for (ty, rule) in parse(DATA).into_iter().filter_map(Result::ok) {
             table.entry(ty).or_default().push(rule);
+        }
+        // Go writes a scalar without `omitempty` at its zero value; after the type's own
+        // defaults, so that a `nil` default is not hidden by a zero.
+        for (ty, field, zero) in value_scalars(VALUE_SCALARS) {
+            table.entry(ty.to_owned()).or_default().push(Rule {
+                path: vec![field.to_owned()],
+                when: When::Nil,
+                fill: Fill::Value(zero),
+                conditions: Vec::new(),
+            });
         }
         table
     })
@@ -100,11 +105,6 @@ impl Walk<'_> {
                     .find_map(|n| n.additional_properties.as_deref());
                 for (key, child) in map.iter_mut() {
                     if let Some(property) = layers.iter().find_map(|n| n.properties.get(key)) {
-                        if child.as_object().is_some_and(Map::is_empty)
-                            && types.iter().any(|ty| self.holds_by_value(*ty, key))
-                        {
-                            self.zero_struct(property, child);
-                        }
                         self.node(None, property, child, depth + 1);
                     } else if let Some(Additional::Schema(schema)) = additional {
                         self.node(None, schema, child, depth + 1);
@@ -145,34 +145,6 @@ impl<'a> Walk<'a> {
             next = referred.reference;
         }
         (layers, indexes)
-    }
-
-    fn holds_by_value(&self, ty: usize, field: &str) -> bool {
-        self.names
-            .get(ty)
-            .is_some_and(|name| value_struct_fields().contains(&(short(name), field)))
-    }
-
-    /// An empty struct held by value as Go writes it: with its required scalars (fields
-    /// without `omitempty`) at their zero values (a CRD's `status.acceptedNames` is
-    /// `{"kind": "", "plural": ""}`).
-    fn zero_struct(&self, node: &Node, value: &mut Value) {
-        let (layers, _) = self.chain(node);
-        let Some(map) = value.as_object_mut() else {
-            return;
-        };
-        for name in layers.iter().flat_map(|n| &n.required) {
-            let Some(property) = layers.iter().find_map(|n| n.properties.get(name)) else {
-                continue;
-            };
-            let zero = match property.ty {
-                Some(JsonType::String) => Value::from(""),
-                Some(JsonType::Integer | JsonType::Number) => Value::from(0),
-                Some(JsonType::Boolean) => Value::from(false),
-                _ => continue,
-            };
-            map.entry(name.clone()).or_insert(zero);
-        }
     }
 }
 
@@ -501,6 +473,18 @@ fn value_structs(text: &str) -> impl Iterator<Item = (&str, &str)> {
         .filter_map(|line| {
             let mut words = line.split_whitespace();
             Some((words.next()?, words.next()?))
+        })
+}
+
+/// The `(type, field, zero)` triples of `builtin-value-scalars.txt` (a line whose zero is not
+/// JSON is left out, and `value_scalars_are_read` in the tests fails).
+fn value_scalars(text: &str) -> impl Iterator<Item = (&str, &str, Value)> {
+    text.lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let (ty, field) = (words.next()?, words.next()?);
+            Some((ty, field, serde_json::from_str(words.next()?).ok()?))
         })
 }
 

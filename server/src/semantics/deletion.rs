@@ -94,10 +94,16 @@ fn default_policy(def: &ResourceDef) -> Policy {
 }
 
 /// Whether an object being deleted has nothing left holding it: no finalizers, and for a
-/// namespace, no `spec.finalizers` either.
+/// namespace, no `spec.finalizers` either; and no grace period still running (a Pod its
+/// kubelet has not stopped keeps its `deletionGracePeriodSeconds`: the store's
+/// `ShouldDeleteDuringUpdate` removes an object only once that is 0).
 pub(crate) fn released(catalog: &Catalog, index: usize, object: &Value) -> bool {
     object.pointer("/metadata/deletionTimestamp").is_some()
         && finalizers(object).is_empty()
+        && object
+            .pointer("/metadata/deletionGracePeriodSeconds")
+            .and_then(Value::as_i64)
+            .is_none_or(|grace| grace == 0)
         && (!is_namespaces(catalog, index) || spec_finalizers(object).is_empty())
 }
 

@@ -23,7 +23,12 @@
 //!
 //! Kinds without a schema (a catalog from a route table) get the metadata checks only.
 
-use kubeforge_runtime::schema::{self, BadValue, FieldError, gofmt, names};
+use base64::Engine;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use kubeforge_runtime::schema::{
+    self, Additional, BadValue, FieldError, Node, SchemaSet, gofmt, names,
+};
 use serde_json::{Map, Value};
 
 use crate::objects::catalog::{Catalog, ResourceDef};
@@ -130,6 +135,7 @@ pub(crate) fn decode(catalog: &Catalog, def: &ResourceDef, object: &mut Value) -
     };
     go_numbers(object);
     if builtin {
+        go_bytes(&schemas.set, node, object, 0);
         // sigs.k8s.io/json quotes the path (strconv.Quote).
         let unknown = apply::drop_unknown(schemas, def, object, None)
             .iter()
@@ -158,6 +164,61 @@ pub(crate) fn builtin_defaults(catalog: &Catalog, def: &ResourceDef, object: &mu
         && root.builtin
     {
         builtin_defaults::apply(&schemas.set, &schemas.names, root.index, object);
+    }
+}
+
+/// The `[]byte` fields of a built-in kind (`format: byte`: a Secret's `data`) as Go's decoder
+/// reads them and its encoder writes them back: `base64.StdEncoding`, which skips `\r` and
+/// `\n` and allows non-zero trailing bits, written again in one line. A value Go cannot decode
+/// is left as it is, for validation to refuse.
+fn go_bytes(set: &SchemaSet, node: &Node, value: &mut Value, depth: usize) {
+    const GO_STD: GeneralPurpose = GeneralPurpose::new(
+        &alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::RequireCanonical),
+    );
+    if depth > 64 {
+        return;
+    }
+    let mut layers = vec![node];
+    let mut next = node.reference;
+    while let Some(at) = next.filter(|_| layers.len() < 16) {
+        let Some(referred) = set.get(at) else { break };
+        layers.push(referred);
+        next = referred.reference;
+    }
+    match value {
+        Value::String(text) if layers.iter().any(|n| n.format.as_deref() == Some("byte")) => {
+            let joined: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+            if let Ok(bytes) = GO_STD.decode(joined.as_bytes()) {
+                *text = GO_STD.encode(bytes);
+            }
+        }
+        Value::Object(map) => {
+            let additional = layers.iter().find_map(|n| match &n.additional_properties {
+                Some(additional) => match additional.as_ref() {
+                    Additional::Schema(schema) => Some(schema),
+                    Additional::Allowed(_) => None,
+                },
+                None => None,
+            });
+            for (key, child) in map.iter_mut() {
+                if let Some(property) = layers.iter().find_map(|n| n.properties.get(key)) {
+                    go_bytes(set, property, child, depth + 1);
+                } else if let Some(schema) = additional {
+                    go_bytes(set, schema, child, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(schema) = layers.iter().find_map(|n| n.items.as_deref()) {
+                for item in items {
+                    go_bytes(set, schema, item, depth + 1);
+                }
+            }
+        }
+        _ => {}
     }
 }
 

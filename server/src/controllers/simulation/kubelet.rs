@@ -6,8 +6,11 @@
 //! longer); a Pod whose `restartPolicy` is `Never` or `OnFailure` ends `run_for` after it
 //! started, `Succeeded`, or `Failed` when its annotation
 //! `simulation.kubeforge.dev/exit-code` is not `0`. A Pod it runs is deleted gracefully
-//! ([`terminate`]) and removed once its containers stop, which they do at once, on the next
-//! step (the grace period is not waited out).
+//! ([`terminate`]): it keeps running with its `deletionTimestamp` until its containers stop,
+//! `stop_after` after the delete (exit code 0), or when its grace period ends (killed, exit
+//! code 137); then its status says so (the containers terminated, `Ready` and
+//! `ContainersReady` `False`, the phase `Succeeded` or `Failed`, as a kubelet ends a deleted
+//! Pod), and on the next step its kubelet removes it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -54,9 +57,35 @@ pub(crate) fn plan(
         let Some(position) = nodes.get(node).copied() else {
             continue;
         };
-        if pod.pointer("/metadata/deletionTimestamp").is_some() {
-            // Its containers stop at once (on SIGTERM), well within the grace period.
-            if crate::objects::meta::finalizers(pod).is_empty() {
+        if let Some(deadline) = pod.pointer("/metadata/deletionTimestamp") {
+            let deadline = deadline
+                .as_str()
+                .and_then(|t| t.parse::<Timestamp>().ok())
+                .unwrap_or(now);
+            if running(pod) {
+                // SIGTERM at the delete; SIGKILL when the grace period ends.
+                let grace = pod
+                    .pointer("/metadata/deletionGracePeriodSeconds")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0);
+                let exits = deadline
+                    .checked_sub(SignedDuration::from_secs(grace))
+                    .unwrap_or(deadline)
+                    .checked_add(
+                        SignedDuration::try_from(simulation.stop_after)
+                            .unwrap_or(SignedDuration::MAX),
+                    )
+                    .unwrap_or(Timestamp::MAX);
+                if now >= exits || now >= deadline {
+                    let mut object = (**pod).clone();
+                    finish(&mut object, if now >= exits { 0 } else { 137 }, &time);
+                    actions.push(Action::Write {
+                        index: pods,
+                        key: key.clone(),
+                        object,
+                    });
+                }
+            } else if crate::objects::meta::finalizers(pod).is_empty() {
                 actions.push(Action::Write {
                     index: pods,
                     key: key.clone(),
@@ -121,7 +150,13 @@ pub(crate) fn plan(
             && matches!(restarts, "Never" | "OnFailure")
             && since >= SignedDuration::try_from(simulation.run_for).unwrap_or(SignedDuration::MAX)
         {
-            finish(&mut object, &time);
+            let code = pod
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(EXIT_CODE))
+                .and_then(Value::as_str)
+                .and_then(|c| c.parse::<i64>().ok())
+                .unwrap_or(0);
+            finish(&mut object, code, &time);
         }
         if object != **pod {
             actions.push(Action::Write {
@@ -330,20 +365,29 @@ fn ready(pod: &mut Value, simulation: &Simulation, since: SignedDuration, now: &
     set_condition(pod, ready, now);
 }
 
-/// The Pod's containers exit (with the exit code its annotation gives, else 0) and it ends.
-fn finish(pod: &mut Value, now: &str) {
-    let code = pod
-        .pointer("/metadata/annotations")
-        .and_then(|a| a.get(EXIT_CODE))
-        .and_then(Value::as_str)
-        .and_then(|c| c.parse::<i64>().ok())
-        .unwrap_or(0);
+/// Whether a container of the Pod is running.
+fn running(pod: &Value) -> bool {
+    pod.pointer("/status/containerStatuses")
+        .and_then(Value::as_array)
+        .is_some_and(|statuses| {
+            statuses
+                .iter()
+                .any(|s| s.pointer("/state/running").is_some())
+        })
+}
+
+/// The Pod's running containers exit with `code` and it ends: `Succeeded` when the code is
+/// 0, `Failed` otherwise (as the kubelet also ends a deleted Pod, since Kubernetes 1.27).
+fn finish(pod: &mut Value, code: i64, now: &str) {
     let reason = if code == 0 { "Completed" } else { "Error" };
     if let Some(statuses) = pod
         .pointer_mut("/status/containerStatuses")
         .and_then(Value::as_array_mut)
     {
         for status in statuses {
+            if status.pointer("/state/running").is_none() {
+                continue;
+            }
             let started = status
                 .pointer("/state/running/startedAt")
                 .cloned()

@@ -43,6 +43,11 @@ pub struct Simulation {
     /// How long a Pod whose `restartPolicy` is `Never` or `OnFailure` runs before it
     /// succeeds, by the server's clock.
     pub run_for: Duration,
+    /// How long a container takes to stop once its Pod is deleted (after the `SIGTERM` its
+    /// kubelet sends), by the server's clock: it exits with code 0 then. One still running
+    /// when the Pod's grace period ends is killed (`SIGKILL`, exit code 137), as a process
+    /// that ignores `SIGTERM` is.
+    pub stop_after: Duration,
     /// How often the simulation looks for work, in real time.
     pub tick: Duration,
     /// What a container prints (its log, for `kubectl logs`), by image: `busybox:1.36`, or
@@ -61,6 +66,7 @@ impl Default for Simulation {
                 .collect(),
             ready_after: Duration::ZERO,
             run_for: Duration::ZERO,
+            stop_after: Duration::ZERO,
             tick: Duration::from_millis(50),
             logs: BTreeMap::new(),
         }

@@ -333,18 +333,13 @@ fn a_value_of_the_wrong_shape_is_left_for_validation() {
 }
 
 #[test]
-fn an_empty_struct_held_by_value_has_its_required_scalars() {
-    let string = Node {
-        ty: Some(kubeforge_runtime::schema::JsonType::String),
-        ..Node::default()
-    };
-    let mut names = object(&[("plural", string.clone()), ("kind", string.clone())]);
-    names.required = vec!["plural".into(), "kind".into()];
+fn scalars_without_omitempty_are_written_at_their_zero() {
+    // The schema need not say it (swagger.json has no `required` on a status).
     let group = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1";
     let nodes = SchemaSet::new(vec![
         object(&[("status", to(1))]),
         object(&[("acceptedNames", to(2))]),
-        names,
+        object(&[]),
     ]);
     let type_names: Vec<String> = [
         "CustomResourceDefinition",
@@ -360,8 +355,29 @@ fn an_empty_struct_held_by_value_has_its_required_scalars() {
         crd["status"]["acceptedNames"],
         json!({"plural": "", "kind": ""})
     );
-    // A struct that holds something is the writer's: nothing is added to it.
+    // Not only in an empty struct: Go writes the zero wherever the field is missing, and
+    // leaves a value, and the fields with `omitempty` (`singular`), alone.
     let mut named = json!({"status": {"acceptedNames": {"plural": "foos"}}});
     super::apply(&nodes, &type_names, 0, &mut named);
-    assert_eq!(named["status"]["acceptedNames"], json!({"plural": "foos"}));
+    assert_eq!(
+        named["status"]["acceptedNames"],
+        json!({"plural": "foos", "kind": ""})
+    );
+    let status = one_type("io.k8s.api.apps.v1.StatefulSetStatus", json!({}));
+    assert_eq!(status, json!({"replicas": 0, "availableReplicas": 0}));
+}
+
+#[test]
+fn every_line_of_the_value_scalars_is_read() {
+    let lines = super::VALUE_SCALARS
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .count();
+    let read: Vec<_> = super::value_scalars(super::VALUE_SCALARS).collect();
+    assert_eq!(read.len(), lines);
+    assert!(lines > 400, "{lines}");
+    assert!(
+        read.iter()
+            .all(|(_, _, zero)| [json!(""), json!(0), json!(false)].contains(zero))
+    );
 }
