@@ -89,6 +89,8 @@ mod extra_fields;
 mod int_or_string;
 pub mod integer;
 mod number;
+#[cfg(feature = "protobuf")]
+pub mod protobuf;
 mod quantity;
 pub mod request;
 mod resource;
