@@ -123,6 +123,12 @@ pub struct InputArgs {
     /// Definitions that make the same type always merge.
     #[arg(long, value_name = "DOCUMENT")]
     pub prefer: Vec<PathBuf>,
+    /// A directory of `.proto` files laid out by import path (Kubernetes':
+    /// `k8s.io/api/core/v1/generated.proto`): every struct whose schema has a message also
+    /// reads and writes Kubernetes' protobuf encoding, behind the crate's cargo feature
+    /// `protobuf` (see the guide's "Protobuf"). Repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub proto: Vec<PathBuf>,
     /// The inputs are releases of one API, the i-th input the i-th release, oldest first:
     /// `--releases 1.32,1.33 swagger-1.32.json swagger-1.33.json`. One crate is generated
     /// in which every type, field, enum value and operation exists once and knows the
@@ -269,6 +275,9 @@ impl InputArgs {
         }
         for selector in &self.select {
             config = config.select(selector.clone());
+        }
+        for dir in &self.proto {
+            config = config.proto(dir);
         }
         for document in &self.prefer {
             config = if document.as_os_str() == "-" {

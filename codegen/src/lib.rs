@@ -166,6 +166,8 @@ pub struct Config {
     include_file: PathBuf,
     prefer: Vec<PathBuf>,
     only_release: Option<String>,
+    proto: Vec<PathBuf>,
+    builtin_protobuf: bool,
 }
 
 impl Default for Config {
@@ -191,6 +193,8 @@ impl Config {
             include_file: PathBuf::from(compile::DEFAULT_INCLUDE_FILE),
             prefer: Vec::new(),
             only_release: None,
+            proto: Vec::new(),
+            builtin_protobuf: false,
         }
     }
 
@@ -370,6 +374,29 @@ impl Config {
     #[must_use]
     pub fn apply_types(mut self, enabled: bool) -> Self {
         self.options.apply = enabled;
+        self
+    }
+
+    /// Reads the `.proto` files under `dir` (imports resolved against it, as Kubernetes lays
+    /// them out: `k8s.io/api/core/v1/generated.proto`), so that every struct whose schema has
+    /// a message (`io.k8s.api.core.v1.Pod` ↔ `k8s.io.api.core.v1.Pod`) reads and writes
+    /// Kubernetes' protobuf encoding too, behind the generated crate's cargo feature
+    /// `protobuf`. A field on one side only, or of another type, is a warning
+    /// (`protobuf-mismatch`); a schema without a message (a CRD's) gets no protobuf code. May
+    /// be given several times. See the guide's "Protobuf".
+    #[must_use]
+    pub fn proto(mut self, dir: impl AsRef<Path>) -> Self {
+        self.proto.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Whether the built-in meta types (`ObjectMeta`, `ListMeta`, `Status`, …) get their
+    /// protobuf messages from the generator's own table of them (Kubernetes 1.36's field
+    /// numbers) without `.proto` files: how the companion crate `kubeforge-meta` is generated;
+    /// off by default.
+    #[must_use]
+    pub fn builtin_protobuf(mut self, enabled: bool) -> Self {
+        self.builtin_protobuf = enabled;
         self
     }
 
@@ -622,6 +649,10 @@ impl Config {
             .map(|releases| releases.names.clone())
             .unwrap_or_default();
         output.apply_feature = self.options.apply && !api.apply.is_empty();
+        output.protobuf_feature = api
+            .protobuf
+            .keys()
+            .any(|id| !matches!(api.get(*id).kind, model::TypeKind::Extern(_)));
         output.validation = self.options.validation;
         output.uses_companion_meta = api.types.iter().any(|ty| ty.kind.is_companion_extern());
         output.warnings = warnings;
@@ -763,6 +794,16 @@ impl Config {
             model::build_with_options(&loaded, &self.modules, &self.externs, self.model),
         )?;
         api.releases = releases;
+        if !self.proto.is_empty() || self.builtin_protobuf {
+            let mut protos = load::proto::ProtoSet::default();
+            for dir in &self.proto {
+                protos.extend(load::proto::load_dir(dir)?);
+            }
+            protos.extend(load::proto::builtin());
+            let (messages, mismatches) = model::protobuf::plan(&api.types, &protos);
+            api.protobuf = messages;
+            warnings.extend(mismatches);
+        }
         // A shape that changes between releases matters where it is generated.
         let kept: std::collections::BTreeSet<&str> =
             api.types.iter().map(|ty| ty.schema_name.as_str()).collect();

@@ -139,6 +139,16 @@ pub fn manifest(options: &CrateOptions, output: &Output, dir: &Path) -> String {
         }
         feature_section.push_str("# `validate()` on every type: the runtime's evaluator (regular expressions, CEL).\nvalidate = [\"kubeforge-runtime/validate\"]\n");
     }
+    if output.protobuf_feature() {
+        if feature_section.is_empty() {
+            feature_section.push_str("\n[features]\n");
+        }
+        feature_section.push_str(if output.uses_companion_meta() {
+            "# Kubernetes' protobuf encoding of the types with a message (`kubeforge_runtime::protobuf`).\nprotobuf = [\"kubeforge-runtime/protobuf\", \"kubeforge-meta/protobuf\"]\n"
+        } else {
+            "# Kubernetes' protobuf encoding of the types with a message (`kubeforge_runtime::protobuf`).\nprotobuf = [\"kubeforge-runtime/protobuf\"]\n"
+        });
+    }
     release_features(&mut feature_section, output.releases());
     let runtime = options.runtime.manifest_value(dir);
     let meta = if output.uses_companion_meta() {

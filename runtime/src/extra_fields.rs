@@ -32,6 +32,14 @@ pub struct ExtraFields<T> {
         reason = "one word instead of a `Vec`'s three, in every generated struct"
     )]
     entries: Option<Box<Vec<(String, T)>>>,
+    /// The protobuf fields the struct does not know, key and value as read, in order
+    /// (`protobuf` feature; `None` when there are none).
+    #[cfg(feature = "protobuf")]
+    #[allow(
+        clippy::box_collection,
+        reason = "one word instead of a `Vec`'s three, in every generated struct"
+    )]
+    protobuf: Option<Box<Vec<u8>>>,
 }
 
 /// Fields unknown to the generated type, as JSON: what a newer server sends, or what a
@@ -42,7 +50,29 @@ impl<T> ExtraFields<T> {
     /// No entries.
     #[must_use]
     pub const fn new() -> Self {
-        Self { entries: None }
+        Self {
+            entries: None,
+            #[cfg(feature = "protobuf")]
+            protobuf: None,
+        }
+    }
+
+    /// The protobuf fields kept (keys and values, as read), empty when there are none.
+    #[cfg(feature = "protobuf")]
+    #[must_use]
+    pub fn protobuf_unknown(&self) -> &[u8] {
+        self.protobuf.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    /// Keeps one more protobuf field (its key and value) to write back after the known
+    /// ones.
+    #[cfg(feature = "protobuf")]
+    pub fn push_protobuf_unknown(&mut self, field: &[u8]) {
+        if !field.is_empty() {
+            self.protobuf
+                .get_or_insert_with(Box::default)
+                .extend_from_slice(field);
+        }
     }
 
     /// The entries in order, as a slice.
@@ -119,6 +149,10 @@ impl<T> ExtraFields<T> {
 
 impl<T: PartialEq> PartialEq for ExtraFields<T> {
     fn eq(&self, other: &Self) -> bool {
+        #[cfg(feature = "protobuf")]
+        if self.protobuf_unknown() != other.protobuf_unknown() {
+            return false;
+        }
         self.entries() == other.entries()
     }
 }

@@ -93,6 +93,8 @@ mod int_or_string;
 pub mod integer;
 pub mod json;
 mod number;
+#[cfg(feature = "protobuf")]
+pub mod protobuf;
 mod quantity;
 pub mod request;
 mod resource;

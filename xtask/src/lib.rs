@@ -34,6 +34,7 @@ pub fn meta_config(root: &Path) -> kubeforge::Config {
         .generated_by("cargo xtask regen")
         .crate_name("kubeforge-meta")
         .companion_meta(false)
+        .builtin_protobuf(true)
         .input_named(root.join(META_SOURCE), META_SOURCE)
 }
 

@@ -47,6 +47,11 @@ pub enum ErrorKind {
     ReleaseShapeChange,
     /// The releases given do not fit the inputs (`Config::release_input`, `--releases`).
     Releases,
+    /// The `.proto` files cannot be read or compiled (`Config::proto`, `--proto`).
+    Protobuf,
+    /// A warning: a protobuf message and its schema disagree (a field on one side only, or of
+    /// another type); see `model/protobuf.rs`.
+    ProtobufMismatch,
 }
 
 impl ErrorKind {
@@ -69,6 +74,8 @@ impl ErrorKind {
             ErrorKind::NumberedName => "numbered-name",
             ErrorKind::ReleaseShapeChange => "release-shape-change",
             ErrorKind::Releases => "releases",
+            ErrorKind::Protobuf => "protobuf",
+            ErrorKind::ProtobufMismatch => "protobuf-mismatch",
         }
     }
 }
@@ -82,6 +89,7 @@ impl ErrorKind {
             ErrorKind::OverriddenDefinition
                 | ErrorKind::NumberedName
                 | ErrorKind::ReleaseShapeChange
+                | ErrorKind::ProtobufMismatch
         )
     }
 }

@@ -12,6 +12,7 @@ mod docs;
 mod kube;
 mod matcher;
 pub(crate) mod pretty;
+mod protobuf;
 mod resource;
 mod routes;
 mod serde_impls;

@@ -156,6 +156,9 @@ fn struct_item(context: &Context<'_>, id: TypeId, ty: &TypeDef, fields: &[Field]
     if !derive_serde {
         parts.text(serde_impls::impls(context, ty, fields));
     }
+    if let Some(message) = context.api.protobuf.get(&id) {
+        parts.text(super::protobuf::impls(context, ty, fields, message));
+    }
     parts
 }
 

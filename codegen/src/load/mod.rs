@@ -16,6 +16,7 @@ mod merge;
 pub(crate) use merge::is_zero;
 mod openapi;
 pub mod operation;
+pub mod proto;
 pub mod release_set;
 pub(crate) mod releases;
 pub mod schema;

@@ -16,6 +16,7 @@ mod identifiers;
 mod key;
 pub mod known;
 pub mod operations;
+pub mod protobuf;
 pub mod releases;
 mod resources;
 mod schema;
@@ -82,6 +83,10 @@ pub struct ApiSet {
     /// (`Config::release_input`; see `releases.rs`); for a projection onto one release
     /// (`Config::only_release`), that release alone.
     pub releases: Option<releases::Releases>,
+    /// The protobuf message of every struct that has one among the `.proto` inputs
+    /// (`Config::proto`), keyed by its type (see `protobuf.rs`); the companion's types with a
+    /// message are keys too when they are extern (their impls are the companion's).
+    pub protobuf: BTreeMap<TypeId, protobuf::Message>,
 }
 
 impl ApiSet {
@@ -644,6 +649,7 @@ pub fn build_with_options(
         validated,
         companion_kinds: applied.companion_kinds,
         releases: None,
+        protobuf: BTreeMap::new(),
     };
     identifiers::check(&api)?;
     Ok(api)

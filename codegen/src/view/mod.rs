@@ -284,6 +284,17 @@ impl<'a> Type<'a> {
         self.model.api.is_companion(self.id)
     }
 
+    /// The full name of its protobuf message (`k8s.io.api.core.v1.Pod`), when it has one
+    /// among the `.proto` inputs (`Config::proto`) and implements
+    /// `kubeforge_runtime::protobuf::Message` (here or, extern, in the companion crate).
+    pub fn protobuf_message(self) -> Option<&'a str> {
+        self.model
+            .api
+            .protobuf
+            .get(&self.id)
+            .map(|m| m.name.as_str())
+    }
+
     /// The standard traits the generated item derives (`Clone`, `Debug`, `Default`,
     /// `PartialEq`, `Eq`, …), in the order written; none for an alias or extern type.
     pub fn derives(self) -> Vec<&'static str> {

@@ -52,6 +52,7 @@ pub struct Output {
     pub(crate) uses_companion_meta: bool,
     /// Whether the code has apply configurations, compiled with the cargo feature `apply`.
     pub(crate) apply_feature: bool,
+    pub(crate) protobuf_feature: bool,
     /// Whether the code implements `Validate` (whose methods need the runtime's `validate`).
     pub(crate) validation: bool,
     /// How long each stage took.
@@ -115,6 +116,12 @@ impl Output {
     /// the crate holding it must depend on it ([`crate::package::manifest`] adds it).
     pub fn uses_companion_meta(&self) -> bool {
         self.uses_companion_meta
+    }
+
+    /// Whether the crate has protobuf impls, behind its cargo feature `protobuf`
+    /// (`Config::proto`).
+    pub fn protobuf_feature(&self) -> bool {
+        self.protobuf_feature
     }
 
     /// Whether the code has apply configurations (`Config::apply_types`), compiled only with

@@ -45,6 +45,7 @@ pub(crate) fn render(tree: &Module, layout: Layout, generated_by: &str) -> Resul
         resource_modules: BTreeMap::new(),
         uses_companion_meta: false,
         apply_feature: false,
+        protobuf_feature: false,
         validation: false,
         timings: crate::Timings::default(),
     })

@@ -149,6 +149,61 @@ impl<'de> ::serde::Deserialize<'de> for Scale {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for Scale {
+    const NAME: &'static str = "k8s.io.api.autoscaling.v1.Scale";
+
+    fn zero() -> Self {
+        Self {
+            api_version: ::kubeforge_runtime::ApiVersion::absent(),
+            kind: ::kubeforge_runtime::Kind::absent(),
+            metadata: None,
+            spec: None,
+            status: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn set_type_meta(&mut self) {
+        self.api_version = ::kubeforge_runtime::ApiVersion::present();
+        self.kind = ::kubeforge_runtime::Kind::present();
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_optional(1, self.metadata.as_ref());
+        len += pb::len_optional(2, self.spec.as_ref());
+        len += pb::len_optional(3, self.status.as_ref());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_optional(1, self.metadata.as_ref(), buf);
+        pb::encode_optional(2, self.spec.as_ref(), buf);
+        pb::encode_optional(3, self.status.as_ref(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_optional(&mut self.metadata, wire, input, "metadata"),
+            2 => pb::merge_optional(&mut self.spec, wire, input, "spec"),
+            3 => pb::merge_optional(&mut self.status, wire, input, "status"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(Scale);
+
 impl ::kubeforge_runtime::TypeMeta for Scale {
     const API_VERSION: &'static str = "autoscaling/v1";
     const GROUP: &'static str = "autoscaling";

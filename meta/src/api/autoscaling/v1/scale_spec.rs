@@ -92,6 +92,46 @@ impl<'de> ::serde::Deserialize<'de> for ScaleSpec {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for ScaleSpec {
+    const NAME: &'static str = "k8s.io.api.autoscaling.v1.ScaleSpec";
+
+    fn zero() -> Self {
+        Self {
+            replicas: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let len = pb::len_value(1, self.replicas.as_ref());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_value(1, self.replicas.as_ref(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_value(&mut self.replicas, wire, input, "replicas"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(ScaleSpec);
+
 impl ScaleSpec {
     /// The [`ScaleSpecBuilder`] of a new `ScaleSpec`.
     #[inline]

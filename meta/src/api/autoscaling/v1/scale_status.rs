@@ -102,6 +102,50 @@ impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for ScaleStatus {
+    const NAME: &'static str = "k8s.io.api.autoscaling.v1.ScaleStatus";
+
+    fn zero() -> Self {
+        Self {
+            replicas: ::kubeforge_runtime::protobuf::Field::zero(),
+            selector: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_required(1, &self.replicas);
+        len += pb::len_value(2, self.selector.as_ref());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_required(1, &self.replicas, buf);
+        pb::encode_value(2, self.selector.as_ref(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_required(&mut self.replicas, wire, input, "replicas"),
+            2 => pb::merge_value(&mut self.selector, wire, input, "selector"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(ScaleStatus);
+
 impl ScaleStatus {
     /// The [`ScaleStatusBuilder`] of a new `ScaleStatus`.
     ///

@@ -212,6 +212,82 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for DeleteOptions {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions";
+
+    fn zero() -> Self {
+        Self {
+            api_version: None,
+            dry_run: None,
+            grace_period_seconds: None,
+            ignore_store_read_error_with_cluster_breaking_potential: None,
+            kind: None,
+            orphan_dependents: None,
+            preconditions: None,
+            propagation_policy: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_value(1, self.grace_period_seconds.as_ref());
+        len += pb::len_optional(2, self.preconditions.as_ref());
+        len += pb::len_value(3, self.orphan_dependents.as_ref());
+        len += pb::len_value(4, self.propagation_policy.as_ref());
+        len += pb::len_repeated(5, self.dry_run.as_deref().unwrap_or_default());
+        len += pb::len_value(
+            6,
+            self.ignore_store_read_error_with_cluster_breaking_potential.as_ref(),
+        );
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_value(1, self.grace_period_seconds.as_ref(), buf);
+        pb::encode_optional(2, self.preconditions.as_ref(), buf);
+        pb::encode_value(3, self.orphan_dependents.as_ref(), buf);
+        pb::encode_value(4, self.propagation_policy.as_ref(), buf);
+        pb::encode_repeated(5, self.dry_run.as_deref().unwrap_or_default(), buf);
+        pb::encode_value(
+            6,
+            self.ignore_store_read_error_with_cluster_breaking_potential.as_ref(),
+            buf,
+        );
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_value(&mut self.grace_period_seconds, wire, input, "gracePeriodSeconds"),
+            2 => pb::merge_optional(&mut self.preconditions, wire, input, "preconditions"),
+            3 => pb::merge_value(&mut self.orphan_dependents, wire, input, "orphanDependents"),
+            4 => pb::merge_value(&mut self.propagation_policy, wire, input, "propagationPolicy"),
+            5 => pb::merge_repeated_optional(&mut self.dry_run, wire, input, "dryRun"),
+            6 => {
+                pb::merge_value(
+                    &mut self.ignore_store_read_error_with_cluster_breaking_potential,
+                    wire,
+                    input,
+                    "ignoreStoreReadErrorWithClusterBreakingPotential",
+                )
+            }
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(DeleteOptions);
+
 impl DeleteOptions {
     /// The [`DeleteOptionsBuilder`] of a new `DeleteOptions`.
     #[inline]

@@ -115,6 +115,57 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for LabelSelector {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector";
+
+    fn zero() -> Self {
+        Self {
+            match_expressions: None,
+            match_labels: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_map(1, self.match_labels.as_ref());
+        len += pb::len_repeated(2, self.match_expressions.as_deref().unwrap_or_default());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_map(1, self.match_labels.as_ref(), buf);
+        pb::encode_repeated(2, self.match_expressions.as_deref().unwrap_or_default(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_map_optional(&mut self.match_labels, wire, input, "matchLabels"),
+            2 => {
+                pb::merge_repeated_optional(
+                    &mut self.match_expressions,
+                    wire,
+                    input,
+                    "matchExpressions",
+                )
+            }
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(LabelSelector);
+
 impl LabelSelector {
     /// The [`LabelSelectorBuilder`] of a new `LabelSelector`.
     #[inline]

@@ -112,6 +112,54 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for LabelSelectorRequirement {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement";
+
+    fn zero() -> Self {
+        Self {
+            key: ::kubeforge_runtime::protobuf::Field::zero(),
+            operator: ::kubeforge_runtime::protobuf::Field::zero(),
+            values: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_required(1, &self.key);
+        len += pb::len_required(2, &self.operator);
+        len += pb::len_repeated(3, self.values.as_deref().unwrap_or_default());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_required(1, &self.key, buf);
+        pb::encode_required(2, &self.operator, buf);
+        pb::encode_repeated(3, self.values.as_deref().unwrap_or_default(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_required(&mut self.key, wire, input, "key"),
+            2 => pb::merge_required(&mut self.operator, wire, input, "operator"),
+            3 => pb::merge_repeated_optional(&mut self.values, wire, input, "values"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(LabelSelectorRequirement);
+
 impl LabelSelectorRequirement {
     /// The [`LabelSelectorRequirementBuilder`] of a new `LabelSelectorRequirement`.
     ///

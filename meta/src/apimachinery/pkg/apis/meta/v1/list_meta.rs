@@ -156,6 +156,59 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for ListMeta {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta";
+
+    fn zero() -> Self {
+        Self {
+            continue_: None,
+            remaining_item_count: None,
+            resource_version: None,
+            self_link: None,
+            shard_info: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_value(1, self.self_link.as_ref());
+        len += pb::len_value(2, self.resource_version.as_ref());
+        len += pb::len_value(3, self.continue_.as_ref());
+        len += pb::len_value(4, self.remaining_item_count.as_ref());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_value(1, self.self_link.as_ref(), buf);
+        pb::encode_value(2, self.resource_version.as_ref(), buf);
+        pb::encode_value(3, self.continue_.as_ref(), buf);
+        pb::encode_value(4, self.remaining_item_count.as_ref(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_value(&mut self.self_link, wire, input, "selfLink"),
+            2 => pb::merge_value(&mut self.resource_version, wire, input, "resourceVersion"),
+            3 => pb::merge_value(&mut self.continue_, wire, input, "continue"),
+            4 => pb::merge_value(&mut self.remaining_item_count, wire, input, "remainingItemCount"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(ListMeta);
+
 impl ListMeta {
     /// The [`ListMetaBuilder`] of a new `ListMeta`.
     #[inline]

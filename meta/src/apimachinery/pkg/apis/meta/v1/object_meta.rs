@@ -300,6 +300,118 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for ObjectMeta {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+    fn zero() -> Self {
+        Self {
+            annotations: None,
+            creation_timestamp: None,
+            deletion_grace_period_seconds: None,
+            deletion_timestamp: None,
+            finalizers: None,
+            generate_name: None,
+            generation: None,
+            labels: None,
+            managed_fields: None,
+            name: None,
+            namespace: None,
+            owner_references: None,
+            resource_version: None,
+            self_link: None,
+            uid: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_value(1, self.name.as_ref());
+        len += pb::len_value(2, self.generate_name.as_ref());
+        len += pb::len_value(3, self.namespace.as_ref());
+        len += pb::len_value(4, self.self_link.as_ref());
+        len += pb::len_value(5, self.uid.as_ref());
+        len += pb::len_value(6, self.resource_version.as_ref());
+        len += pb::len_value(7, self.generation.as_ref());
+        len += pb::len_optional(8, self.creation_timestamp.as_ref());
+        len += pb::len_optional(9, self.deletion_timestamp.as_ref());
+        len += pb::len_value(10, self.deletion_grace_period_seconds.as_ref());
+        len += pb::len_map(11, self.labels.as_ref());
+        len += pb::len_map(12, self.annotations.as_ref());
+        len += pb::len_repeated(13, self.owner_references.as_deref().unwrap_or_default());
+        len += pb::len_repeated(14, self.finalizers.as_deref().unwrap_or_default());
+        len += pb::len_repeated(17, self.managed_fields.as_deref().unwrap_or_default());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_value(1, self.name.as_ref(), buf);
+        pb::encode_value(2, self.generate_name.as_ref(), buf);
+        pb::encode_value(3, self.namespace.as_ref(), buf);
+        pb::encode_value(4, self.self_link.as_ref(), buf);
+        pb::encode_value(5, self.uid.as_ref(), buf);
+        pb::encode_value(6, self.resource_version.as_ref(), buf);
+        pb::encode_value(7, self.generation.as_ref(), buf);
+        pb::encode_optional(8, self.creation_timestamp.as_ref(), buf);
+        pb::encode_optional(9, self.deletion_timestamp.as_ref(), buf);
+        pb::encode_value(10, self.deletion_grace_period_seconds.as_ref(), buf);
+        pb::encode_map(11, self.labels.as_ref(), buf);
+        pb::encode_map(12, self.annotations.as_ref(), buf);
+        pb::encode_repeated(13, self.owner_references.as_deref().unwrap_or_default(), buf);
+        pb::encode_repeated(14, self.finalizers.as_deref().unwrap_or_default(), buf);
+        pb::encode_repeated(17, self.managed_fields.as_deref().unwrap_or_default(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_value(&mut self.name, wire, input, "name"),
+            2 => pb::merge_value(&mut self.generate_name, wire, input, "generateName"),
+            3 => pb::merge_value(&mut self.namespace, wire, input, "namespace"),
+            4 => pb::merge_value(&mut self.self_link, wire, input, "selfLink"),
+            5 => pb::merge_value(&mut self.uid, wire, input, "uid"),
+            6 => pb::merge_value(&mut self.resource_version, wire, input, "resourceVersion"),
+            7 => pb::merge_value(&mut self.generation, wire, input, "generation"),
+            8 => pb::merge_nonzero(&mut self.creation_timestamp, wire, input, "creationTimestamp"),
+            9 => pb::merge_nonzero(&mut self.deletion_timestamp, wire, input, "deletionTimestamp"),
+            10 => {
+                pb::merge_value(
+                    &mut self.deletion_grace_period_seconds,
+                    wire,
+                    input,
+                    "deletionGracePeriodSeconds",
+                )
+            }
+            11 => pb::merge_map_optional(&mut self.labels, wire, input, "labels"),
+            12 => pb::merge_map_optional(&mut self.annotations, wire, input, "annotations"),
+            13 => {
+                pb::merge_repeated_optional(
+                    &mut self.owner_references,
+                    wire,
+                    input,
+                    "ownerReferences",
+                )
+            }
+            14 => pb::merge_repeated_optional(&mut self.finalizers, wire, input, "finalizers"),
+            17 => {
+                pb::merge_repeated_optional(&mut self.managed_fields, wire, input, "managedFields")
+            }
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(ObjectMeta);
+
 impl ObjectMeta {
     /// The [`ObjectMetaBuilder`] of a new `ObjectMeta`.
     #[inline]

@@ -160,6 +160,66 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for OwnerReference {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference";
+
+    fn zero() -> Self {
+        Self {
+            api_version: ::kubeforge_runtime::protobuf::Field::zero(),
+            block_owner_deletion: None,
+            controller: None,
+            kind: ::kubeforge_runtime::protobuf::Field::zero(),
+            name: ::kubeforge_runtime::protobuf::Field::zero(),
+            uid: ::kubeforge_runtime::protobuf::Field::zero(),
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_required(1, &self.kind);
+        len += pb::len_required(3, &self.name);
+        len += pb::len_required(4, &self.uid);
+        len += pb::len_required(5, &self.api_version);
+        len += pb::len_value(6, self.controller.as_ref());
+        len += pb::len_value(7, self.block_owner_deletion.as_ref());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_required(1, &self.kind, buf);
+        pb::encode_required(3, &self.name, buf);
+        pb::encode_required(4, &self.uid, buf);
+        pb::encode_required(5, &self.api_version, buf);
+        pb::encode_value(6, self.controller.as_ref(), buf);
+        pb::encode_value(7, self.block_owner_deletion.as_ref(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_required(&mut self.kind, wire, input, "kind"),
+            3 => pb::merge_required(&mut self.name, wire, input, "name"),
+            4 => pb::merge_required(&mut self.uid, wire, input, "uid"),
+            5 => pb::merge_required(&mut self.api_version, wire, input, "apiVersion"),
+            6 => pb::merge_value(&mut self.controller, wire, input, "controller"),
+            7 => pb::merge_value(&mut self.block_owner_deletion, wire, input, "blockOwnerDeletion"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(OwnerReference);
+
 impl OwnerReference {
     /// The [`OwnerReferenceBuilder`] of a new `OwnerReference`.
     ///

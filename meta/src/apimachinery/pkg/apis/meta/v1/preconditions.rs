@@ -109,6 +109,50 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for Preconditions {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions";
+
+    fn zero() -> Self {
+        Self {
+            resource_version: None,
+            uid: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_value(1, self.uid.as_ref());
+        len += pb::len_value(2, self.resource_version.as_ref());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_value(1, self.uid.as_ref(), buf);
+        pb::encode_value(2, self.resource_version.as_ref(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_value(&mut self.uid, wire, input, "uid"),
+            2 => pb::merge_value(&mut self.resource_version, wire, input, "resourceVersion"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(Preconditions);
+
 impl Preconditions {
     /// The [`PreconditionsBuilder`] of a new `Preconditions`.
     #[inline]

@@ -185,6 +185,73 @@ impl<'de> ::serde::Deserialize<'de> for Status {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for Status {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.Status";
+
+    fn zero() -> Self {
+        Self {
+            api_version: ::kubeforge_runtime::ApiVersion::absent(),
+            code: None,
+            details: None,
+            kind: ::kubeforge_runtime::Kind::absent(),
+            message: None,
+            metadata: None,
+            reason: None,
+            status: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn set_type_meta(&mut self) {
+        self.api_version = ::kubeforge_runtime::ApiVersion::present();
+        self.kind = ::kubeforge_runtime::Kind::present();
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_optional(1, self.metadata.as_ref());
+        len += pb::len_value(2, self.status.as_ref());
+        len += pb::len_value(3, self.message.as_ref());
+        len += pb::len_value(4, self.reason.as_ref());
+        len += pb::len_optional(5, self.details.as_ref());
+        len += pb::len_value(6, self.code.as_ref());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_optional(1, self.metadata.as_ref(), buf);
+        pb::encode_value(2, self.status.as_ref(), buf);
+        pb::encode_value(3, self.message.as_ref(), buf);
+        pb::encode_value(4, self.reason.as_ref(), buf);
+        pb::encode_optional(5, self.details.as_ref(), buf);
+        pb::encode_value(6, self.code.as_ref(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_optional(&mut self.metadata, wire, input, "metadata"),
+            2 => pb::merge_value(&mut self.status, wire, input, "status"),
+            3 => pb::merge_value(&mut self.message, wire, input, "message"),
+            4 => pb::merge_value(&mut self.reason, wire, input, "reason"),
+            5 => pb::merge_optional(&mut self.details, wire, input, "details"),
+            6 => pb::merge_value(&mut self.code, wire, input, "code"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(Status);
+
 impl ::kubeforge_runtime::TypeMeta for Status {
     const API_VERSION: &'static str = "v1";
     const GROUP: &'static str = "";

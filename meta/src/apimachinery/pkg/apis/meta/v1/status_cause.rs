@@ -116,6 +116,54 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for StatusCause {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause";
+
+    fn zero() -> Self {
+        Self {
+            field: None,
+            message: None,
+            reason: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_value(1, self.reason.as_ref());
+        len += pb::len_value(2, self.message.as_ref());
+        len += pb::len_value(3, self.field.as_ref());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_value(1, self.reason.as_ref(), buf);
+        pb::encode_value(2, self.message.as_ref(), buf);
+        pb::encode_value(3, self.field.as_ref(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_value(&mut self.reason, wire, input, "reason"),
+            2 => pb::merge_value(&mut self.message, wire, input, "message"),
+            3 => pb::merge_value(&mut self.field, wire, input, "field"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(StatusCause);
+
 impl StatusCause {
     /// The [`StatusCauseBuilder`] of a new `StatusCause`.
     #[inline]

@@ -164,6 +164,66 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for StatusDetails {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails";
+
+    fn zero() -> Self {
+        Self {
+            causes: None,
+            group: None,
+            kind: None,
+            name: None,
+            retry_after_seconds: None,
+            uid: None,
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let mut len = pb::len_value(1, self.name.as_ref());
+        len += pb::len_value(2, self.group.as_ref());
+        len += pb::len_value(3, self.kind.as_ref());
+        len += pb::len_repeated(4, self.causes.as_deref().unwrap_or_default());
+        len += pb::len_value(5, self.retry_after_seconds.as_ref());
+        len += pb::len_value(6, self.uid.as_ref());
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_value(1, self.name.as_ref(), buf);
+        pb::encode_value(2, self.group.as_ref(), buf);
+        pb::encode_value(3, self.kind.as_ref(), buf);
+        pb::encode_repeated(4, self.causes.as_deref().unwrap_or_default(), buf);
+        pb::encode_value(5, self.retry_after_seconds.as_ref(), buf);
+        pb::encode_value(6, self.uid.as_ref(), buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_value(&mut self.name, wire, input, "name"),
+            2 => pb::merge_value(&mut self.group, wire, input, "group"),
+            3 => pb::merge_value(&mut self.kind, wire, input, "kind"),
+            4 => pb::merge_repeated_optional(&mut self.causes, wire, input, "causes"),
+            5 => pb::merge_value(&mut self.retry_after_seconds, wire, input, "retryAfterSeconds"),
+            6 => pb::merge_value(&mut self.uid, wire, input, "uid"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(StatusDetails);
+
 impl StatusDetails {
     /// The [`StatusDetailsBuilder`] of a new `StatusDetails`.
     #[inline]

@@ -1,0 +1,93 @@
+//! A decoding error: what went wrong, at which byte, in which field.
+
+use std::fmt;
+
+/// Bytes that do not read as the message: the byte offset (from the start of the decoded
+/// buffer) and the field path (`spec.containers[0].ports`) where they went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    offset: usize,
+    /// The path from the innermost step outwards (pushed while the error unwinds).
+    path: Vec<Step>,
+    message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Field(&'static str),
+    Index(usize),
+    Key(String),
+}
+
+impl DecodeError {
+    /// An error at byte `offset`.
+    pub fn new(offset: usize, message: impl Into<String>) -> Self {
+        DecodeError {
+            offset,
+            path: Vec::new(),
+            message: message.into(),
+        }
+    }
+
+    /// The error inside field `name` (the JSON name) of the message around it.
+    #[must_use]
+    pub fn field(mut self, name: &'static str) -> Self {
+        self.path.push(Step::Field(name));
+        self
+    }
+
+    /// The error inside element `index` of a list.
+    #[must_use]
+    pub fn index(mut self, index: usize) -> Self {
+        self.path.push(Step::Index(index));
+        self
+    }
+
+    /// The error inside the value of key `key` of a map.
+    #[must_use]
+    pub fn key(mut self, key: &str) -> Self {
+        self.path.push(Step::Key(key.to_owned()));
+        self
+    }
+
+    /// The byte offset where the bytes went wrong.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The field path, as `spec.containers[0].name` (empty at the top level).
+    pub fn path(&self) -> String {
+        let mut out = String::new();
+        for step in self.path.iter().rev() {
+            match step {
+                Step::Field(name) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(name);
+                }
+                Step::Index(index) => out.push_str(&format!("[{index}]")),
+                Step::Key(key) => out.push_str(&format!("[{key:?}]")),
+            }
+        }
+        out
+    }
+
+    /// What went wrong, without the place.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path();
+        if path.is_empty() {
+            write!(f, "at byte {}: {}", self.offset, self.message)
+        } else {
+            write!(f, "at byte {}, in `{path}`: {}", self.offset, self.message)
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}

@@ -1,0 +1,634 @@
+//! Kubernetes' protobuf encoding (`application/vnd.kubernetes.protobuf`) of the generated
+//! types, behind the feature `protobuf`: the same struct reads and writes JSON and protobuf.
+//!
+//! Generated code implements [`Message`] for every struct whose schema has a protobuf
+//! message (the `--proto` input), with one call per field into the helpers here; the
+//! decisions (field numbers, how each field is written) are the generator's. The wire
+//! primitives (varints, keys, wire types) are prost's `encoding` module, the one the Rust
+//! protobuf crates share.
+//!
+//! Go's conventions, as `go-to-protobuf` writes them:
+//! - a value field is always written, zero or not, and JSON leaves its zero out
+//!   (`omitempty`): [`encode_value`] writes `None` as the zero value, [`merge_value`] reads
+//!   a zero back as `None`;
+//! - a pointer or message field is written when set ([`encode_optional`],
+//!   [`merge_optional`]);
+//! - `Time` and `MicroTime` are `{seconds, nanos}`, Go's zero time the empty message;
+//!   `Quantity` is `{string}`, `IntOrString` `{type, intVal, strVal}`, `RawExtension`,
+//!   `FieldsV1` and `JSON` `{raw}` with the JSON text;
+//! - maps are entries `{key, value}` in key order, and the one-field wrapper messages
+//!   (`ExtraValue`) hold a list as `{items}`;
+//! - a field the struct does not know (a newer server's) is kept as its bytes in the
+//!   struct's `ExtraFields` and written back after the known ones.
+
+mod envelope;
+mod error;
+mod input;
+mod scalars;
+
+use std::collections::BTreeMap;
+
+pub use envelope::{
+    CONTENT_TYPE, Envelope, MAGIC, decode_envelope, decode_object, encode_envelope, encode_object,
+};
+pub use error::DecodeError;
+pub use input::Input;
+pub use prost::encoding::WireType;
+
+use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len};
+
+use crate::ExtraFields;
+
+/// A value of one protobuf field: a scalar, a runtime type, or a generated message.
+pub trait Field: Sized {
+    /// The wire type one value is written with.
+    const WIRE: WireType;
+
+    /// Go's zero value.
+    fn zero() -> Self;
+
+    /// Whether this is Go's zero value (JSON's `omitempty` leaves it out).
+    fn is_zero(&self) -> bool;
+
+    /// The bytes of the value: its varint or fixed bytes, or the content of a
+    /// length-delimited value without its length.
+    fn payload_len(&self) -> usize;
+
+    /// Writes the bytes [`Field::payload_len`] counts.
+    fn encode_payload(&self, buf: &mut Vec<u8>);
+
+    /// Reads one value into `self` (a message merges, a scalar replaces): the varint or
+    /// fixed bytes from `input`, or, for a length-delimited value, all of `input`, which
+    /// the caller has cut to the value's length.
+    ///
+    /// # Errors
+    /// When the bytes are not a value of this type.
+    fn merge(&mut self, input: &mut Input<'_>) -> Result<(), DecodeError>;
+}
+
+/// A generated struct with a protobuf message.
+pub trait Message: Sized {
+    /// The full name of the message (`k8s.io.api.core.v1.Pod`).
+    const NAME: &'static str;
+
+    /// A value with every field at Go's zero (what decoding starts from).
+    fn zero() -> Self;
+
+    /// The length of the encoded fields.
+    fn encoded_len(&self) -> usize;
+
+    /// Writes the fields, unknown ones last.
+    fn encode_raw(&self, buf: &mut Vec<u8>);
+
+    /// Reads one field whose key was read.
+    ///
+    /// # Errors
+    /// When the value does not read as the field's type; the error names the field.
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: WireType,
+        input: &mut Input<'_>,
+    ) -> Result<(), DecodeError>;
+
+    /// Marks `apiVersion` and `kind` present, for an object read from an envelope (which
+    /// carries them in place of the message); nothing for a type without them.
+    fn set_type_meta(&mut self) {}
+
+    /// The message's bytes.
+    fn encode_to_vec(&self) -> Vec<u8> {
+        let mut buf = Vec::with_capacity(self.encoded_len());
+        self.encode_raw(&mut buf);
+        buf
+    }
+
+    /// Reads a message from its bytes.
+    ///
+    /// # Errors
+    /// A [`DecodeError`] with the byte offset and the field path where the bytes went
+    /// wrong.
+    fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let mut value = Self::zero();
+        merge_message(&mut value, &mut Input::new(bytes))?;
+        Ok(value)
+    }
+}
+
+/// Reads every field of `input` into `message`.
+///
+/// # Errors
+/// See [`Message::decode`].
+pub fn merge_message<M: Message>(
+    message: &mut M,
+    input: &mut Input<'_>,
+) -> Result<(), DecodeError> {
+    while !input.is_empty() {
+        let (number, wire) = input.key()?;
+        message.merge_field(number, wire, input)?;
+    }
+    Ok(())
+}
+
+/// Implements [`Field`] for a generated struct through its [`Message`] impl.
+#[macro_export]
+macro_rules! protobuf_message_field {
+    ($ty:ty) => {
+        impl $crate::protobuf::Field for $ty {
+            const WIRE: $crate::protobuf::WireType = $crate::protobuf::WireType::LengthDelimited;
+
+            fn zero() -> Self {
+                <Self as $crate::protobuf::Message>::zero()
+            }
+
+            fn is_zero(&self) -> bool {
+                false
+            }
+
+            fn payload_len(&self) -> usize {
+                $crate::protobuf::Message::encoded_len(self)
+            }
+
+            fn encode_payload(&self, buf: &mut Vec<u8>) {
+                $crate::protobuf::Message::encode_raw(self, buf);
+            }
+
+            fn merge(
+                &mut self,
+                input: &mut $crate::protobuf::Input<'_>,
+            ) -> Result<(), $crate::protobuf::DecodeError> {
+                $crate::protobuf::merge_message(self, input)
+            }
+        }
+    };
+}
+
+fn value_len<T: Field>(value: &T) -> usize {
+    let payload = value.payload_len();
+    match T::WIRE {
+        WireType::LengthDelimited => encoded_len_varint(payload as u64) + payload,
+        _ => payload,
+    }
+}
+
+fn encode_value_payload<T: Field>(value: &T, buf: &mut Vec<u8>) {
+    if T::WIRE == WireType::LengthDelimited {
+        encode_varint(value.payload_len() as u64, buf);
+    }
+    value.encode_payload(buf);
+}
+
+/// The length of field `number` holding `value`, key included.
+pub fn field_len<T: Field>(number: u32, value: &T) -> usize {
+    key_len(number) + value_len(value)
+}
+
+/// Writes field `number` holding `value`.
+pub fn encode_field<T: Field>(number: u32, value: &T, buf: &mut Vec<u8>) {
+    encode_key(number, T::WIRE, buf);
+    encode_value_payload(value, buf);
+}
+
+/// Reads one value of type `T` whose key said `wire`.
+///
+/// # Errors
+/// A wire type that is not `T`'s, or bytes that do not read as `T`.
+pub fn merge_into<T: Field>(
+    value: &mut T,
+    wire: WireType,
+    input: &mut Input<'_>,
+) -> Result<(), DecodeError> {
+    if wire != T::WIRE {
+        return Err(input.error(format!(
+            "expected wire type {:?}, but the key says {wire:?}",
+            T::WIRE
+        )));
+    }
+    if T::WIRE == WireType::LengthDelimited {
+        let mut inner = input.delimited()?;
+        value.merge(&mut inner)
+    } else {
+        value.merge(input)
+    }
+}
+
+/// Length of a required field (see [`encode_required`]).
+pub fn len_required<T: Field>(number: u32, value: &T) -> usize {
+    field_len(number, value)
+}
+
+/// Writes a required field: always.
+pub fn encode_required<T: Field>(number: u32, value: &T, buf: &mut Vec<u8>) {
+    encode_field(number, value, buf);
+}
+
+/// Reads a required field.
+///
+/// # Errors
+/// See [`merge_into`]; the error names the field `name`.
+pub fn merge_required<T: Field>(
+    value: &mut T,
+    wire: WireType,
+    input: &mut Input<'_>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    merge_into(value, wire, input).map_err(|e| e.field(name))
+}
+
+/// Length of a value field (see [`encode_value`]).
+pub fn len_value<T: Field>(number: u32, value: Option<&T>) -> usize {
+    match value {
+        Some(value) => field_len(number, value),
+        None => field_len(number, &T::zero()),
+    }
+}
+
+/// Writes a Go value field: always, `None` as the zero value.
+pub fn encode_value<T: Field>(number: u32, value: Option<&T>, buf: &mut Vec<u8>) {
+    match value {
+        Some(value) => encode_field(number, value, buf),
+        None => encode_field(number, &T::zero(), buf),
+    }
+}
+
+/// Reads a Go value field: its zero reads as `None`, as JSON leaves it out.
+///
+/// # Errors
+/// See [`merge_into`]; the error names the field `name`.
+pub fn merge_value<T: Field>(
+    slot: &mut Option<T>,
+    wire: WireType,
+    input: &mut Input<'_>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    let mut value = slot.take().unwrap_or_else(T::zero);
+    merge_into(&mut value, wire, input).map_err(|e| e.field(name))?;
+    if !value.is_zero() {
+        *slot = Some(value);
+    }
+    Ok(())
+}
+
+/// Length of a pointer field (see [`encode_optional`]).
+pub fn len_optional<T: Field>(number: u32, value: Option<&T>) -> usize {
+    value.map_or(0, |value| field_len(number, value))
+}
+
+/// Writes a Go pointer or message field: when set.
+pub fn encode_optional<T: Field>(number: u32, value: Option<&T>, buf: &mut Vec<u8>) {
+    if let Some(value) = value {
+        encode_field(number, value, buf);
+    }
+}
+
+/// Reads a Go pointer or message field: present is `Some`, zero or not.
+///
+/// # Errors
+/// See [`merge_into`]; the error names the field `name`.
+pub fn merge_optional<T: Field>(
+    slot: &mut Option<T>,
+    wire: WireType,
+    input: &mut Input<'_>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    merge_into(slot.get_or_insert_with(T::zero), wire, input).map_err(|e| e.field(name))
+}
+
+/// Reads a field that Go writes when set and whose zero JSON leaves out (`Time`, bytes,
+/// `RawExtension`): present and not zero is `Some`.
+///
+/// # Errors
+/// See [`merge_into`]; the error names the field `name`.
+pub fn merge_nonzero<T: Field>(
+    slot: &mut Option<T>,
+    wire: WireType,
+    input: &mut Input<'_>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    merge_value(slot, wire, input, name)
+}
+
+/// Length of a repeated field.
+pub fn len_repeated<T: Field>(number: u32, values: &[T]) -> usize {
+    values.iter().map(|value| field_len(number, value)).sum()
+}
+
+/// Writes a repeated field, one key per element (proto2's unpacked form, as Go writes it).
+pub fn encode_repeated<T: Field>(number: u32, values: &[T], buf: &mut Vec<u8>) {
+    for value in values {
+        encode_field(number, value, buf);
+    }
+}
+
+fn merge_element<T: Field>(
+    values: &mut Vec<T>,
+    wire: WireType,
+    input: &mut Input<'_>,
+) -> Result<(), DecodeError> {
+    if wire == WireType::LengthDelimited && T::WIRE != WireType::LengthDelimited {
+        let mut packed = input.delimited()?;
+        while !packed.is_empty() {
+            let mut value = T::zero();
+            value
+                .merge(&mut packed)
+                .map_err(|e| e.index(values.len()))?;
+            values.push(value);
+        }
+        return Ok(());
+    }
+    let mut value = T::zero();
+    merge_into(&mut value, wire, input).map_err(|e| e.index(values.len()))?;
+    values.push(value);
+    Ok(())
+}
+
+/// Reads one element of a repeated field (or, for scalars, a packed run of them).
+///
+/// # Errors
+/// See [`merge_into`]; the error names the field `name` and the element.
+pub fn merge_repeated<T: Field>(
+    values: &mut Vec<T>,
+    wire: WireType,
+    input: &mut Input<'_>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    merge_element(values, wire, input).map_err(|e| e.field(name))
+}
+
+/// [`merge_repeated`] into an optional list: no element reads as `None`.
+///
+/// # Errors
+/// See [`merge_into`]; the error names the field `name` and the element.
+pub fn merge_repeated_optional<T: Field>(
+    values: &mut Option<Vec<T>>,
+    wire: WireType,
+    input: &mut Input<'_>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    merge_repeated(values.get_or_insert_with(Vec::new), wire, input, name)
+}
+
+/// One map entry's content: `{key = 1, value = 2}`, both always written as Go does.
+fn entry_len<V: Field>(key: &String, value: &V) -> usize {
+    field_len(1, key) + field_len(2, value)
+}
+
+/// Length of a map field.
+pub fn len_map<V: Field>(number: u32, map: Option<&BTreeMap<String, V>>) -> usize {
+    map.into_iter()
+        .flatten()
+        .map(|(key, value)| {
+            let entry = entry_len(key, value);
+            key_len(number) + encoded_len_varint(entry as u64) + entry
+        })
+        .sum()
+}
+
+/// Writes a map field: one entry message per key, in key order (Go sorts the keys).
+pub fn encode_map<V: Field>(number: u32, map: Option<&BTreeMap<String, V>>, buf: &mut Vec<u8>) {
+    for (key, value) in map.into_iter().flatten() {
+        encode_key(number, WireType::LengthDelimited, buf);
+        encode_varint(entry_len(key, value) as u64, buf);
+        encode_field(1, key, buf);
+        encode_field(2, value, buf);
+    }
+}
+
+fn merge_entry<V: Field>(
+    map: &mut BTreeMap<String, V>,
+    wire: WireType,
+    input: &mut Input<'_>,
+) -> Result<(), DecodeError> {
+    if wire != WireType::LengthDelimited {
+        return Err(input.error(format!(
+            "expected a map entry (wire type LengthDelimited), but the key says {wire:?}"
+        )));
+    }
+    let mut entry = input.delimited()?;
+    let mut key = String::new();
+    let mut value = V::zero();
+    while !entry.is_empty() {
+        match entry.key()? {
+            (1, wire) => merge_into(&mut key, wire, &mut entry)?,
+            (2, wire) => merge_into(&mut value, wire, &mut entry).map_err(|e| e.key(&key))?,
+            (_, wire) => entry.skip(wire)?,
+        }
+    }
+    map.insert(key, value);
+    Ok(())
+}
+
+/// Reads one entry of a map field.
+///
+/// # Errors
+/// See [`merge_into`]; the error names the field `name` and the key.
+pub fn merge_map<V: Field>(
+    map: &mut BTreeMap<String, V>,
+    wire: WireType,
+    input: &mut Input<'_>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    merge_entry(map, wire, input).map_err(|e| e.field(name))
+}
+
+/// [`merge_map`] into an optional map: no entry reads as `None`.
+///
+/// # Errors
+/// See [`merge_map`].
+pub fn merge_map_optional<V: Field>(
+    map: &mut Option<BTreeMap<String, V>>,
+    wire: WireType,
+    input: &mut Input<'_>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    merge_map(map.get_or_insert_with(BTreeMap::new), wire, input, name)
+}
+
+fn items_entry_len<T: Field>(key: &String, items: &[T]) -> (usize, usize) {
+    let inner = len_repeated(1, items);
+    let entry = field_len(1, key) + key_len(2) + encoded_len_varint(inner as u64) + inner;
+    (entry, inner)
+}
+
+/// Length of a map whose values are lists in one-field wrapper messages (`ExtraValue`:
+/// `{repeated string items = 1}`).
+pub fn len_items_map<T: Field>(number: u32, map: Option<&BTreeMap<String, Vec<T>>>) -> usize {
+    map.into_iter()
+        .flatten()
+        .map(|(key, items)| {
+            let (entry, _) = items_entry_len(key, items);
+            key_len(number) + encoded_len_varint(entry as u64) + entry
+        })
+        .sum()
+}
+
+/// Writes a map whose values are lists in wrapper messages.
+pub fn encode_items_map<T: Field>(
+    number: u32,
+    map: Option<&BTreeMap<String, Vec<T>>>,
+    buf: &mut Vec<u8>,
+) {
+    for (key, items) in map.into_iter().flatten() {
+        let (entry, inner) = items_entry_len(key, items);
+        encode_key(number, WireType::LengthDelimited, buf);
+        encode_varint(entry as u64, buf);
+        encode_field(1, key, buf);
+        encode_key(2, WireType::LengthDelimited, buf);
+        encode_varint(inner as u64, buf);
+        encode_repeated(1, items, buf);
+    }
+}
+
+/// Reads one entry of a map whose values are lists in wrapper messages.
+///
+/// # Errors
+/// See [`merge_into`]; the error names the field `name` and the key.
+pub fn merge_items_map<T: Field>(
+    map: &mut Option<BTreeMap<String, Vec<T>>>,
+    wire: WireType,
+    input: &mut Input<'_>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    merge_items_entry(map.get_or_insert_with(BTreeMap::new), wire, input).map_err(|e| e.field(name))
+}
+
+fn merge_items_entry<T: Field>(
+    map: &mut BTreeMap<String, Vec<T>>,
+    wire: WireType,
+    input: &mut Input<'_>,
+) -> Result<(), DecodeError> {
+    if wire != WireType::LengthDelimited {
+        return Err(input.error(format!(
+            "expected a map entry (wire type LengthDelimited), but the key says {wire:?}"
+        )));
+    }
+    let mut entry = input.delimited()?;
+    let mut key = String::new();
+    let mut items = Vec::new();
+    while !entry.is_empty() {
+        match entry.key()? {
+            (1, wire) => merge_into(&mut key, wire, &mut entry)?,
+            (2, WireType::LengthDelimited) => {
+                let mut wrapper = entry.delimited()?;
+                while !wrapper.is_empty() {
+                    match wrapper.key()? {
+                        (1, wire) => merge_element(&mut items, wire, &mut wrapper)
+                            .map_err(|e| e.field("items").key(&key))?,
+                        (_, wire) => wrapper.skip(wire)?,
+                    }
+                }
+            }
+            (_, wire) => entry.skip(wire)?,
+        }
+    }
+    map.insert(key, items);
+    Ok(())
+}
+
+/// The length of the protobuf fields `extra` keeps.
+pub fn len_unknown<T>(extra: &ExtraFields<T>) -> usize {
+    extra.protobuf_unknown().len()
+}
+
+/// Writes the protobuf fields `extra` keeps, as they were read.
+pub fn encode_unknown<T>(extra: &ExtraFields<T>, buf: &mut Vec<u8>) {
+    buf.extend_from_slice(extra.protobuf_unknown());
+}
+
+/// Keeps a field the message does not know, key and value, as read.
+///
+/// # Errors
+/// When the value's bytes are cut short.
+pub fn merge_unknown<T>(
+    extra: &mut ExtraFields<T>,
+    number: u32,
+    wire: WireType,
+    input: &mut Input<'_>,
+) -> Result<(), DecodeError> {
+    let start = input.rest();
+    input.skip(wire)?;
+    let value = &start[..start.len() - input.rest().len()];
+    let mut bytes = Vec::with_capacity(key_len(number) + value.len());
+    encode_key(number, wire, &mut bytes);
+    bytes.extend_from_slice(value);
+    extra.push_protobuf_unknown(&bytes);
+    Ok(())
+}
+
+/// Skips a field the message does not know, for a struct that keeps no unknown fields.
+///
+/// # Errors
+/// When the value's bytes are cut short.
+pub fn skip_unknown(wire: WireType, input: &mut Input<'_>) -> Result<(), DecodeError> {
+    input.skip(wire)
+}
+
+/// The length of an embedded Go struct's field whose content is `len` bytes long.
+pub fn len_embedded(number: u32, len: usize) -> usize {
+    key_len(number) + encoded_len_varint(len as u64) + len
+}
+
+/// Writes the key and length of an embedded Go struct's field (always written, as Go
+/// writes a value field); its content follows.
+pub fn encode_embedded(number: u32, len: usize, buf: &mut Vec<u8>) {
+    encode_key(number, WireType::LengthDelimited, buf);
+    encode_varint(len as u64, buf);
+}
+
+/// Reads an embedded Go struct's field, each of its fields through `merge` (its fields are
+/// the struct's own properties in JSON, so the path names them without the embedding).
+///
+/// # Errors
+/// A wire type other than length-delimited, or what `merge` says.
+pub fn merge_embedded(
+    wire: WireType,
+    input: &mut Input<'_>,
+    mut merge: impl FnMut(u32, WireType, &mut Input<'_>) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    if wire != WireType::LengthDelimited {
+        return Err(input.error(format!(
+            "expected an embedded message (wire type LengthDelimited), but the key says {wire:?}"
+        )));
+    }
+    let mut inner = input.delimited()?;
+    while !inner.is_empty() {
+        let (number, wire) = inner.key()?;
+        merge(number, wire, &mut inner)?;
+    }
+    Ok(())
+}
+
+/// The length of an empty object's field (a schema without properties, a message without
+/// fields): written when set.
+pub fn len_empty(number: u32, value: Option<&serde_json::Value>) -> usize {
+    value.map_or(0, |_| key_len(number) + 1)
+}
+
+/// Writes an empty object's field when set: an empty message.
+pub fn encode_empty(number: u32, value: Option<&serde_json::Value>, buf: &mut Vec<u8>) {
+    if value.is_some() {
+        encode_key(number, WireType::LengthDelimited, buf);
+        buf.push(0);
+    }
+}
+
+/// Reads an empty object's field: `{}`, its content skipped.
+///
+/// # Errors
+/// A wire type other than length-delimited, or content cut short.
+pub fn merge_empty(
+    slot: &mut Option<serde_json::Value>,
+    wire: WireType,
+    input: &mut Input<'_>,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    if wire != WireType::LengthDelimited {
+        return Err(input
+            .error(format!(
+                "expected a message (wire type LengthDelimited), but the key says {wire:?}"
+            ))
+            .field(name));
+    }
+    input.delimited().map_err(|e| e.field(name))?;
+    *slot = Some(serde_json::Value::Object(serde_json::Map::new()));
+    Ok(())
+}
