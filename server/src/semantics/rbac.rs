@@ -13,6 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use kubeforge_runtime::schema::gofmt::quote_list;
 use serde_json::Value;
 
 use crate::objects::catalog::Catalog;
@@ -259,7 +260,7 @@ impl Rule {
             ("Verbs", &self.verbs),
         ] {
             if !list.is_empty() {
-                parts.push(format!("{label}:{}", go_quoted(list)));
+                parts.push(format!("{label}:{}", quote_list(list)));
             }
         }
         format!("{{{}}}", parts.join(", "))
@@ -467,7 +468,7 @@ impl<'a> Policy<'a> {
         let mut message = format!(
             "user {:?} (groups={}) is attempting to grant RBAC permissions not currently held:\n{}",
             user.name,
-            go_quoted(&user.groups),
+            quote_list(&user.groups),
             descriptions.into_iter().collect::<Vec<_>>().join("\n")
         );
         if let Some(errors) = errors {
@@ -591,11 +592,6 @@ pub(crate) fn compact(rules: &[Rule]) -> Vec<Rule> {
     out
 }
 
-/// A list of strings as Go's `%q` prints a `[]string`: `["a" "b"]`.
-pub(crate) fn go_quoted(list: &[String]) -> String {
-    let items: Vec<String> = list.iter().map(|s| format!("{s:?}")).collect();
-    format!("[{}]", items.join(" "))
-}
 
 #[cfg(test)]
 mod tests {

@@ -156,6 +156,8 @@ impl Shared {
     /// What the server serves now. Take it once per request, before [`Shared::lock`]
     /// (which it takes): under the lock, read `state.catalog`.
     pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        #[cfg(test)]
+        SNAPSHOTS.set(SNAPSHOTS.get() + 1);
         self.lock().catalog.clone()
     }
 
@@ -226,6 +228,13 @@ impl Shared {
             })
             .collect()
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many catalog snapshots this thread has taken (a request is handled on one
+    /// thread): `router`'s tests count one per request.
+    pub(crate) static SNAPSHOTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The `autoscaling/v1` `Scale` of an object with `spec.replicas`.

@@ -23,6 +23,7 @@ mod updater;
 mod value;
 mod zero;
 
+use kubeforge_runtime::schema::gofmt::quote;
 use serde_json::{Value, json};
 
 use crate::objects::catalog::{Catalog, ResourceDef};
@@ -321,7 +322,7 @@ pub(crate) fn check_options(
                 "FieldValueInvalid",
                 format!(
                     "Invalid value: {}: invalid character U+{:04X} (at position {position})",
-                    value::go_quote(manager),
+                    quote(manager),
                     u32::from(c)
                 ),
             ));
