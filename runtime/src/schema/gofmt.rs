@@ -307,12 +307,27 @@ mod tests {
             (b"\x07\x08\x0c\n\r\t\x0b", r#""\a\b\f\n\r\t\v""#),
             (b"\x00\x01\x1b\x7f", r#""\x00\x01\x1b\x7f""#),
             ("\u{80}\u{85}\u{9f}".as_bytes(), r#""\u0080\u0085\u009f""#),
-            ("a\u{a0}b\u{3000}c\u{2028}\u{2029}\u{1680}".as_bytes(), r#""a\u00a0b\u3000c\u2028\u2029\u1680""#),
-            ("\u{ad}\u{200b}\u{200e}\u{feff}\u{2060}".as_bytes(), r#""\u00ad\u200b\u200e\ufeff\u2060""#),
-            ("\u{e000}\u{fffe}\u{10ffff}\u{e0001}".as_bytes(), r#""\ue000\ufffe\U0010ffff\U000e0001""#),
+            (
+                "a\u{a0}b\u{3000}c\u{2028}\u{2029}\u{1680}".as_bytes(),
+                r#""a\u00a0b\u3000c\u2028\u2029\u1680""#,
+            ),
+            (
+                "\u{ad}\u{200b}\u{200e}\u{feff}\u{2060}".as_bytes(),
+                r#""\u00ad\u200b\u200e\ufeff\u2060""#,
+            ),
+            (
+                "\u{e000}\u{fffe}\u{10ffff}\u{e0001}".as_bytes(),
+                r#""\ue000\ufffe\U0010ffff\U000e0001""#,
+            ),
             ("héllo wörld".as_bytes(), r#""héllo wörld""#),
-            ("日本語 ελληνικά עברית".as_bytes(), r#""日本語 ελληνικά עברית""#),
-            ("e\u{301} 😀 𝔘 \u{1f1fa}".as_bytes(), "\"e\u{301} 😀 𝔘 \u{1f1fa}\""),
+            (
+                "日本語 ελληνικά עברית".as_bytes(),
+                r#""日本語 ελληνικά עברית""#,
+            ),
+            (
+                "e\u{301} 😀 𝔘 \u{1f1fa}".as_bytes(),
+                "\"e\u{301} 😀 𝔘 \u{1f1fa}\"",
+            ),
             ("\u{fffd}".as_bytes(), "\"\u{fffd}\""),
             (b"\xff", r#""\xff""#),
             (b"a\x80b", r#""a\x80b""#),

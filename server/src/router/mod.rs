@@ -343,55 +343,53 @@ impl Server {
             }
         }
     }
-
 }
 
 /// The resource a path names in `catalog`.
 fn target(
-        catalog: &Catalog,
-        group: &str,
-        version: &str,
-        rest: &[&str],
-        path: &str,
-    ) -> Result<Target, Failure> {
-        let (namespace, rest) = match rest {
-            ["namespaces", namespace, rest @ ..] if !rest.is_empty() => {
-                (Some(decode(namespace)?), rest)
-            }
-            _ => (None, rest),
-        };
-        let (plural, name, subresource) = match rest {
-            [plural] => (*plural, None, None),
-            [plural, name] => (*plural, Some(decode(name)?), None),
-            [plural, name, sub] => (*plural, Some(decode(name)?), Some((*sub).to_owned())),
-            // A proxy's path goes on past the subresource, to the proxied server.
-            [plural, name, "proxy", ..] => (*plural, Some(decode(name)?), Some("proxy".to_owned())),
-            _ => return Err(Failure::no_route(path)),
-        };
-        let (index, def) = catalog
-            .find(group, version, plural)
-            .ok_or_else(|| Failure::no_route(path))?;
-        let scoped_right = if def.namespaced {
-            namespace.is_some() || name.is_none()
-        } else {
-            namespace.is_none()
-        };
-        let known_sub = subresource
-            .as_ref()
-            .is_none_or(|sub| def.subresources.contains_key(sub));
-        if !scoped_right || !known_sub {
-            return Err(Failure::no_route(path));
+    catalog: &Catalog,
+    group: &str,
+    version: &str,
+    rest: &[&str],
+    path: &str,
+) -> Result<Target, Failure> {
+    let (namespace, rest) = match rest {
+        ["namespaces", namespace, rest @ ..] if !rest.is_empty() => {
+            (Some(decode(namespace)?), rest)
         }
-        Ok(Target {
-            index,
-            namespace,
-            name,
-            subresource,
-        })
+        _ => (None, rest),
+    };
+    let (plural, name, subresource) = match rest {
+        [plural] => (*plural, None, None),
+        [plural, name] => (*plural, Some(decode(name)?), None),
+        [plural, name, sub] => (*plural, Some(decode(name)?), Some((*sub).to_owned())),
+        // A proxy's path goes on past the subresource, to the proxied server.
+        [plural, name, "proxy", ..] => (*plural, Some(decode(name)?), Some("proxy".to_owned())),
+        _ => return Err(Failure::no_route(path)),
+    };
+    let (index, def) = catalog
+        .find(group, version, plural)
+        .ok_or_else(|| Failure::no_route(path))?;
+    let scoped_right = if def.namespaced {
+        namespace.is_some() || name.is_none()
+    } else {
+        namespace.is_none()
+    };
+    let known_sub = subresource
+        .as_ref()
+        .is_none_or(|sub| def.subresources.contains_key(sub));
+    if !scoped_right || !known_sub {
+        return Err(Failure::no_route(path));
+    }
+    Ok(Target {
+        index,
+        namespace,
+        name,
+        subresource,
+    })
 }
 
 impl Server {
-
     /// Answers a request on a resource, with the warnings it gave rise to as `Warning`
     /// headers (on a refusal too, as the API server sends them).
     fn resource(
@@ -495,13 +493,20 @@ impl Server {
             content_type,
             body,
         )?;
-        if let Some(computed) =
-            shared.computed(catalog, index, verb, target.name.as_deref(), &query, warnings)
-        {
+        if let Some(computed) = shared.computed(
+            catalog,
+            index,
+            verb,
+            target.name.as_deref(),
+            &query,
+            warnings,
+        ) {
             let (code, value) = computed?;
             return Ok(shared.respond(catalog, answer, index, code, value, &query));
         }
-        if let Some((code, value)) = self.behaviour(catalog, def, target, verb, body, &query, user)? {
+        if let Some((code, value)) =
+            self.behaviour(catalog, def, target, verb, body, &query, user)?
+        {
             // A log, as the kubelet streams it: plain text.
             if let (Value::String(text), Some("log")) = (&value, target.subresource.as_deref()) {
                 let mut response = Response::new(Body::full(text.clone().into_bytes()));
@@ -564,7 +569,9 @@ impl Server {
             ("delete", Some(name)) => {
                 shared.delete(catalog, index, namespace.unwrap_or(""), name, body, &query)?
             }
-            ("deletecollection", _) => shared.delete_collection(catalog, index, namespace, body, &query)?,
+            ("deletecollection", _) => {
+                shared.delete_collection(catalog, index, namespace, body, &query)?
+            }
             _ => {
                 return Err(Failure::method_not_allowed(
                     parts.method.as_str(),
@@ -755,7 +762,12 @@ mod tests {
                 (Method::POST, MAPS, "application/json", object.clone()),
                 (Method::GET, &one, "", String::new()),
                 (Method::GET, MAPS, "", String::new()),
-                (Method::PUT, &one, "application/json", object.replace(r#""a": "1""#, r#""a": "2""#)),
+                (
+                    Method::PUT,
+                    &one,
+                    "application/json",
+                    object.replace(r#""a": "1""#, r#""a": "2""#),
+                ),
                 (
                     Method::PATCH,
                     &one,
@@ -766,7 +778,9 @@ mod tests {
                     Method::PATCH,
                     &apply,
                     "application/apply-patch+yaml",
-                    format!(r#"{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "{name}"}}, "data": {{"c": "4"}}}}"#),
+                    format!(
+                        r#"{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "{name}"}}, "data": {{"c": "4"}}}}"#
+                    ),
                 ),
                 (Method::DELETE, &one, "", String::new()),
             ];

@@ -76,10 +76,10 @@ impl Server {
                 let bytes = collected.to_bytes();
                 let response =
                     tokio::task::spawn_blocking(move || server.handle_as(&parts, &bytes, identity))
-                    .await
-                    .unwrap_or_else(|_| {
-                        failure_response(&Failure::internal("the request's handler failed"))
-                    });
+                        .await
+                        .unwrap_or_else(|_| {
+                            failure_response(&Failure::internal("the request's handler failed"))
+                        });
                 // A watch that streams keeps its identity's slot until its client goes.
                 match slot {
                     Some(slot) if response.body().bytes().is_none() => {

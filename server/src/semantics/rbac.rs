@@ -592,7 +592,6 @@ pub(crate) fn compact(rules: &[Rule]) -> Vec<Rule> {
     out
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

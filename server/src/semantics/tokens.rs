@@ -10,9 +10,9 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use kubeforge_runtime::schema::gofmt::quote_list;
 use ring::rand::{SecureRandom, SystemRandom};
 use ring::signature::{self, ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
-use kubeforge_runtime::schema::gofmt::quote_list;
 use serde_json::{Map, Value, json};
 
 /// The issuer kind (and `kubeadm`) configure: `--service-account-issuer`; also the API
@@ -411,7 +411,6 @@ pub(crate) fn sorted(value: &Value) -> Value {
         other => other.clone(),
     }
 }
-
 
 #[cfg(test)]
 mod tests {

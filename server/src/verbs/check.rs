@@ -13,7 +13,12 @@ use crate::wire::status::Failure;
 impl Shared {
     /// Checks a body's `apiVersion` and `kind` (filling them in when absent) and runs the
     /// kind's validator.
-    pub(super) fn check(&self, catalog: &Catalog, index: usize, mut object: Value) -> Result<Value, Failure> {
+    pub(super) fn check(
+        &self,
+        catalog: &Catalog,
+        index: usize,
+        mut object: Value,
+    ) -> Result<Value, Failure> {
         let def = &catalog.resources[index];
         let name = object
             .pointer("/metadata/name")
@@ -94,7 +99,12 @@ impl Shared {
     /// The object an apply made, decoded: unknown fields cannot reach it (the apply refuses
     /// them), and its defaults are set after the apply has recorded what the applier owns,
     /// so nobody owns them, as on a real server.
-    pub(super) fn applied(&self, catalog: &Catalog, index: usize, object: Value) -> Result<Value, Failure> {
+    pub(super) fn applied(
+        &self,
+        catalog: &Catalog,
+        index: usize,
+        object: Value,
+    ) -> Result<Value, Failure> {
         let mut object = self.check(catalog, index, object)?;
         validation::decode(&catalog, &catalog.resources[index], &mut object);
         Ok(object)

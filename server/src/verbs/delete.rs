@@ -4,8 +4,8 @@
 use http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::objects::catalog::Catalog;
 use crate::controllers::queue::{self, Outcome};
+use crate::objects::catalog::Catalog;
 use crate::objects::meta::finalizers;
 use crate::objects::select::Filter;
 use crate::objects::store::Key;

@@ -13,8 +13,8 @@ use http::StatusCode;
 use kubeforge_runtime::schema::{BadValue, FieldError};
 use serde_json::{Value, json};
 
-use crate::objects::catalog::Catalog;
 use crate::controllers::disruption::{self, is_ready, selects};
+use crate::objects::catalog::Catalog;
 use crate::objects::meta::{metadata_mut, now};
 use crate::verbs::Shared;
 use crate::wire::query::Query;

@@ -182,7 +182,15 @@ impl Shared {
         let body = if sub == Some("scale") {
             body
         } else {
-            self.decoded(catalog, index, body, errors, directive, || Source::Body, warnings)?
+            self.decoded(
+                catalog,
+                index,
+                body,
+                errors,
+                directive,
+                || Source::Body,
+                warnings,
+            )?
         };
         let body_name = body
             .pointer("/metadata/name")
@@ -270,8 +278,7 @@ impl Shared {
         loop {
             warnings.truncate(warned);
             if let Some(done) = self.patch_once(
-                catalog,
-                index, namespace, name, sub, kind, body, query, manager, warnings,
+                catalog, index, namespace, name, sub, kind, body, query, manager, warnings,
             )? {
                 return Ok(done);
             }
@@ -382,7 +389,9 @@ impl Shared {
         // `GuaranteedUpdate`: an apply that loses a race to another write (or a create
         // that another create beat) is applied again to the object now stored.
         loop {
-            match self.apply_once(catalog, index, namespace, name, sub, &config, query, manager, force) {
+            match self.apply_once(
+                catalog, index, namespace, name, sub, &config, query, manager, force,
+            ) {
                 Ok(Some(done)) => return Ok(done),
                 Ok(None) => {}
                 Err(failure) if failure.reason == "AlreadyExists" => {}
@@ -424,7 +433,9 @@ impl Shared {
                 let object = fields.applied(None, config, manager, force)?;
                 same_name(&object, name)?;
                 let object = self.applied(catalog, index, object)?;
-                return self.insert(catalog, index, namespace, object, query, None).map(Some);
+                return self
+                    .insert(catalog, index, namespace, object, query, None)
+                    .map(Some);
             }
             Err(failure) => return Err(failure),
         };
@@ -443,7 +454,9 @@ impl Shared {
         } else {
             self.applied(catalog, index, applied)?
         };
-        self.commit(catalog, index, namespace, name, &old, applied, sub, query, None)
+        self.commit(
+            catalog, index, namespace, name, &old, applied, sub, query, None,
+        )
     }
 
     /// Writes `new` over `old` by the rules of the main resource or subresource `sub`:

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use super::managed::parse_identifier;
 use super::path;
 use super::updater::Conflicts;
-use kubeforge_runtime::schema::gofmt::quote;
 use crate::wire::status::Failure;
+use kubeforge_runtime::schema::gofmt::quote;
 
 /// A manager as conflicts name it: `"kubectl"`, `"kubelet" with subresource "status"`, or
 /// for an updater `"kubectl-client-side-apply" using apps/v1`.
@@ -18,10 +18,7 @@ fn print_manager(id: &str) -> String {
     };
     let mut text = quote(&identity.manager);
     if !identity.subresource.is_empty() {
-        text = format!(
-            "{text} with subresource {}",
-            quote(&identity.subresource)
-        );
+        text = format!("{text} with subresource {}", quote(&identity.subresource));
     }
     if identity.operation == "Update" {
         text = format!("{text} using {}", identity.api_version);

@@ -115,7 +115,6 @@ pub(crate) fn display(value: &Value) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
