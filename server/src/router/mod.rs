@@ -804,4 +804,53 @@ mod tests {
         stop.store(true, Ordering::SeqCst);
         assert!(churn.join().unwrap() > 0);
     }
+
+    /// A request's bearer token is authenticated once: the flow control filter and the
+    /// handler share the identity (a ServiceAccount token's signature is checked once).
+    #[test]
+    fn a_request_is_authenticated_once() {
+        let test = "a_request_is_authenticated_once";
+        let Some(corpus) = kubeforge_tests::corpus(test, &["kubernetes/v3/api__v1_openapi.json"])
+        else {
+            return;
+        };
+        let catalog =
+            Catalog::from_documents(&[corpus.join("kubernetes/v3/api__v1_openapi.json")]).unwrap();
+        let server = Server::new(catalog).as_anonymous();
+        let token = server.add_user("jane", &["system:masters"]);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        for (method, uri, body) in [
+            (Method::GET, "/api/v1/namespaces/default/configmaps", ""),
+            (
+                Method::POST,
+                "/api/v1/namespaces/default/configmaps",
+                r#"{"metadata": {"name": "a"}}"#,
+            ),
+        ] {
+            let request = http::Request::builder()
+                .method(method.clone())
+                .uri(uri)
+                .header(header::AUTHORIZATION, format!("Bearer {token}"))
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+                .unwrap();
+            let before = server.shared.authentications.load(Ordering::SeqCst);
+            let response = runtime.block_on(server.call_async(request));
+            assert!(
+                response.status().is_success(),
+                "{method} {uri}: {}",
+                response.status()
+            );
+            let after = server.shared.authentications.load(Ordering::SeqCst);
+            assert_eq!(
+                after - before,
+                1,
+                "{method} {uri}: authenticated {} times",
+                after - before
+            );
+        }
+    }
 }

@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kubeforge_runtime::schema::gofmt::quote_list;
+use kubeforge_runtime::schema::gofmt::{quote, quote_list};
 use serde_json::Value;
 
 use crate::objects::catalog::Catalog;
@@ -162,7 +162,12 @@ impl Attributes {
     /// `responsewriters.forbiddenMessage`: what a refusal says the user cannot do.
     pub(crate) fn forbidden_message(&self, user: &str) -> String {
         if !self.resource_request {
-            return format!("User {user:?} cannot {} path {:?}", self.verb, self.path);
+            return format!(
+                "User {} cannot {} path {}",
+                quote(user),
+                self.verb,
+                quote(&self.path)
+            );
         }
         let mut resource = self.resource.clone();
         if !self.subresource.is_empty() {
@@ -170,13 +175,20 @@ impl Attributes {
         }
         if self.namespace.is_empty() {
             format!(
-                "User {user:?} cannot {} resource {resource:?} in API group {:?} at the cluster scope",
-                self.verb, self.group
+                "User {} cannot {} resource {} in API group {} at the cluster scope",
+                quote(user),
+                self.verb,
+                quote(&resource),
+                quote(&self.group)
             )
         } else {
             format!(
-                "User {user:?} cannot {} resource {resource:?} in API group {:?} in the namespace {:?}",
-                self.verb, self.group, self.namespace
+                "User {} cannot {} resource {} in API group {} in the namespace {}",
+                quote(user),
+                self.verb,
+                quote(&resource),
+                quote(&self.group),
+                quote(&self.namespace)
             )
         }
     }
@@ -282,14 +294,18 @@ fn describe(kind: &str, binding: &Value, subject: &Value, binding_namespace: &st
             n if n.is_empty() => binding_namespace.to_owned(),
             n => n,
         };
-        format!("{subject_kind} {:?}", format!("{subject_name}/{namespace}"))
+        format!(
+            "{subject_kind} {}",
+            quote(&format!("{subject_name}/{namespace}"))
+        )
     } else {
-        format!("{subject_kind} {subject_name:?}")
+        format!("{subject_kind} {}", quote(&subject_name))
     };
     format!(
-        "{kind} {name:?} of {} {:?} to {described}",
+        "{kind} {} of {} {} to {described}",
+        quote(&name),
         text(binding, "/roleRef/kind"),
-        text(binding, "/roleRef/name"),
+        quote(&text(binding, "/roleRef/name")),
     )
 }
 
@@ -351,7 +367,7 @@ impl<'a> Policy<'a> {
         let role = self
             .objects(plural)
             .and_then(|objects| objects.get(&key))
-            .ok_or_else(|| format!("{}.{GROUP} {name:?} not found", plural))?;
+            .ok_or_else(|| format!("{}.{GROUP} {} not found", plural, quote(name)))?;
         Ok(role
             .get("rules")
             .and_then(Value::as_array)
@@ -466,8 +482,8 @@ impl<'a> Policy<'a> {
         let descriptions: BTreeSet<String> =
             compact(&missing).iter().map(Rule::compact_string).collect();
         let mut message = format!(
-            "user {:?} (groups={}) is attempting to grant RBAC permissions not currently held:\n{}",
-            user.name,
+            "user {} (groups={}) is attempting to grant RBAC permissions not currently held:\n{}",
+            quote(&user.name),
             quote_list(&user.groups),
             descriptions.into_iter().collect::<Vec<_>>().join("\n")
         );

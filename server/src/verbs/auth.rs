@@ -100,6 +100,9 @@ impl Shared {
         token: &str,
         audiences: &[String],
     ) -> Result<(Value, Vec<String>), String> {
+        #[cfg(test)]
+        self.authentications
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let known = self.identities().by_token.get(token).cloned();
         if let Some(user) = known {
             // `WrapAudienceAgnosticToken`: the API server's audiences among those asked.

@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use http::StatusCode;
+use kubeforge_runtime::schema::gofmt::quote;
 use kubeforge_runtime::schema::{BadValue, FieldError};
 use serde_json::{Value, json};
 
@@ -398,7 +399,8 @@ impl Shared {
             .filter(|n| !n.is_empty())
         {
             return refuse(format!(
-                "pod {name} is already assigned to node {assigned:?}"
+                "pod {name} is already assigned to node {}",
+                quote(assigned)
             ));
         }
         if old
