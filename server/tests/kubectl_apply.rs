@@ -29,19 +29,64 @@ are the ways you can resolve this warning:
 See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts
 ";
 
+/// The documents a scenario's server serves: Kubernetes 1.36's `swagger.json`, whose schemas
+/// carry no `default` (a map list's key takes the Go defaulters' then, as `protocol: TCP`),
+/// or the OpenAPI v3 documents, which carry them. Every scenario runs on both, so the two
+/// cannot differ unnoticed.
+#[derive(Clone, Copy)]
+enum Documents {
+    Swagger,
+    V3,
+}
+
+/// Runs `scenario` on a server for `documents`.
+fn run(test: &str, documents: Documents, scenario: fn(&Cluster)) {
+    if let Some(cluster) = Cluster::start(test, documents) {
+        scenario(&cluster);
+    }
+}
+
+/// Each scenario as two tests, `<scenario>::on_swagger` and `<scenario>::on_v3`.
+macro_rules! on_both_documents {
+    ($($scenario:ident),* $(,)?) => {$(
+        mod $scenario {
+            #[test]
+            fn on_swagger() {
+                super::run(
+                    concat!(stringify!($scenario), "::on_swagger"),
+                    super::Documents::Swagger,
+                    super::$scenario,
+                );
+            }
+
+            #[test]
+            fn on_v3() {
+                super::run(
+                    concat!(stringify!($scenario), "::on_v3"),
+                    super::Documents::V3,
+                    super::$scenario,
+                );
+            }
+        }
+    )*};
+}
+
 /// The server binary on a loopback port, and a kubeconfig for it; killed on drop.
 struct Cluster {
     server: KubectlServer,
 }
 
 impl Cluster {
-    fn start(test: &str) -> Option<Cluster> {
+    fn start(test: &str, documents: Documents) -> Option<Cluster> {
         let kubectl = kubeforge_tests::kubectl(test)?;
-        let documents = [
-            "kubernetes/v3/api__v1_openapi.json",
-            "kubernetes/v3/apis__apps__v1_openapi.json",
-        ];
-        let corpus = kubeforge_tests::corpus(test, &documents)?;
+        let documents: &[&str] = match documents {
+            Documents::Swagger => &["kubernetes/swagger.json"],
+            Documents::V3 => &[
+                "kubernetes/v3/api__v1_openapi.json",
+                "kubernetes/v3/apis__apps__v1_openapi.json",
+            ],
+        };
+        let corpus = kubeforge_tests::corpus(test, documents)?;
         let inputs: Vec<PathBuf> = documents.iter().map(|d| corpus.join(d)).collect();
         let server = KubectlServer::start(env!("CARGO_BIN_EXE_kubeforge-server"), kubectl, &inputs);
         Some(Cluster { server })
@@ -82,6 +127,16 @@ impl Cluster {
     }
 }
 
+on_both_documents!(
+    the_documentations_configmap_and_show_managed_fields,
+    two_managers_conflict_force_and_transfer_ownership,
+    the_documentations_hpa_handover,
+    upgrading_from_client_side_apply,
+    merge_strategies_with_two_appliers,
+    dry_runs_diff_and_the_status_subresource,
+    the_same_deployment_applied_twice_changes_nothing,
+);
+
 /// Each manager of an object and what it owns, as `(manager, operation, subresource, fields)`.
 fn managers(object: &Value) -> Vec<(String, String, String, Value)> {
     object["metadata"]["managedFields"]
@@ -108,12 +163,7 @@ fn owned(object: &Value, manager: &str) -> Value {
 }
 
 /// The documentation's example: a ConfigMap applied by kubectl, and `--show-managed-fields`.
-#[test]
-fn the_documentations_configmap_and_show_managed_fields() {
-    let Some(cluster) = Cluster::start("the_documentations_configmap_and_show_managed_fields")
-    else {
-        return;
-    };
+fn the_documentations_configmap_and_show_managed_fields(cluster: &Cluster) {
     let manifest = "apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -201,11 +251,7 @@ fn configmap(name: &str, data: &[(&str, &str)]) -> String {
 
 /// Two managers: a conflict and its three resolutions (force, give up, share), and a
 /// transfer of ownership by sharing then dropping the field.
-#[test]
-fn two_managers_conflict_force_and_transfer_ownership() {
-    let Some(cluster) = Cluster::start("two_managers_conflict_force_and_transfer_ownership") else {
-        return;
-    };
+fn two_managers_conflict_force_and_transfer_ownership(cluster: &Cluster) {
     let alice = ["--field-manager=alice"];
     let bob = ["--field-manager=bob"];
     cluster.apply(&configmap("cm", &[("a", "1"), ("shared", "one")]), &alice);
@@ -301,11 +347,7 @@ spec:
 ";
 
 /// The documentation's HPA example: handing `replicas` over through a private manager.
-#[test]
-fn the_documentations_hpa_handover() {
-    let Some(cluster) = Cluster::start("the_documentations_hpa_handover") else {
-        return;
-    };
+fn the_documentations_hpa_handover(cluster: &Cluster) {
     assert_eq!(
         cluster.apply(NGINX, &[]),
         "deployment.apps/nginx-deployment serverside-applied\n"
@@ -369,11 +411,7 @@ spec:
 /// The documentation's migration section: `kubectl apply` then `kubectl apply
 /// --server-side` takes over without conflicts; a field someone else changed in between
 /// (`kubectl scale`) conflicts.
-#[test]
-fn upgrading_from_client_side_apply() {
-    let Some(cluster) = Cluster::start("upgrading_from_client_side_apply") else {
-        return;
-    };
+fn upgrading_from_client_side_apply(cluster: &Cluster) {
     assert_eq!(
         cluster.ok(&["apply", "-f", "-"], NGINX),
         "deployment.apps/nginx-deployment created\n"
@@ -434,11 +472,7 @@ fn upgrading_from_client_side_apply() {
 
 /// Merge strategies: two appliers each own their container of a map list, their labels of
 /// a granular map; the selector (an atomic struct) is one field.
-#[test]
-fn merge_strategies_with_two_appliers() {
-    let Some(cluster) = Cluster::start("merge_strategies_with_two_appliers") else {
-        return;
-    };
+fn merge_strategies_with_two_appliers(cluster: &Cluster) {
     cluster.apply(NGINX, &[]);
     let sidecar = "apiVersion: apps/v1
 kind: Deployment
@@ -532,11 +566,7 @@ metadata:
 
 /// `--dry-run=server`, `kubectl diff` (client-side and `--server-side`) and
 /// `--subresource=status`.
-#[test]
-fn dry_runs_diff_and_the_status_subresource() {
-    let Some(cluster) = Cluster::start("dry_runs_diff_and_the_status_subresource") else {
-        return;
-    };
+fn dry_runs_diff_and_the_status_subresource(cluster: &Cluster) {
     assert_eq!(
         cluster.apply(NGINX, &["--dry-run=server"]),
         "deployment.apps/nginx-deployment serverside-applied (server dry run)\n"
@@ -626,4 +656,49 @@ status:
             json!({"f:status": {"f:readyReplicas": {}, "f:replicas": {}}})
         )
     );
+}
+
+/// The everyday apply: a container port with `containerPort` but no `protocol`, applied twice.
+/// The stored port has `protocol: TCP` (its default); the second apply's port is the same
+/// item, since a map list's key takes its default before items are matched, so nothing
+/// changes (no new resource version), and the managed fields name the port by both keys.
+fn the_same_deployment_applied_twice_changes_nothing(cluster: &Cluster) {
+    const APP: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx-app
+spec:
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        ports:
+        - containerPort: 80
+";
+    assert_eq!(
+        cluster.apply(APP, &[]),
+        "deployment.apps/nginx-app serverside-applied\n"
+    );
+    let first = cluster.json("deployment", "nginx-app");
+    let port = &first["spec"]["template"]["spec"]["containers"][0]["ports"];
+    assert_eq!(port, &json!([{"containerPort": 80, "protocol": "TCP"}]));
+    assert!(
+        owned(&first, "kubectl")
+            .pointer("/f:spec/f:template/f:spec/f:containers/k:{\"name\":\"nginx\"}/f:ports/k:{\"containerPort\":80,\"protocol\":\"TCP\"}")
+            .is_some(),
+        "{first}"
+    );
+    assert_eq!(
+        cluster.apply(APP, &[]),
+        "deployment.apps/nginx-app serverside-applied\n"
+    );
+    let second = cluster.json("deployment", "nginx-app");
+    assert_eq!(second, first);
 }

@@ -1592,3 +1592,68 @@ async fn map_list_items_merge_by_key_not_by_position() {
     assert_eq!(containers[1]["workingDir"], "/srv", "{containers}");
     assert_eq!(containers.as_array().map(Vec::len), Some(2));
 }
+
+/// A CRD whose map list is keyed by `port` and `protocol`, `protocol` defaulted to `TCP`.
+const ENDPOINTS_CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gateways.example.com
+spec:
+  group: example.com
+  names: {kind: Gateway, plural: gateways, singular: gateway}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [port, protocol]
+                items:
+                  type: object
+                  required: [port]
+                  properties:
+                    port: {type: integer}
+                    protocol: {type: string, default: TCP}
+                    name: {type: string}
+"#;
+
+/// A map list's key with a schema `default` takes it before items are matched (SMD fills a
+/// missing key field from the default): the same apply twice changes nothing, and another
+/// manager naming the defaulted key shares the item instead of adding a duplicate.
+#[tokio::test]
+async fn a_custom_resources_defaulted_list_map_key_matches_its_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = dir.path().join("gateway.yaml");
+    std::fs::write(&crd, ENDPOINTS_CRD).unwrap();
+    let server = Server::new(Catalog::from_documents(&[crd]).unwrap());
+    let uri = "/apis/example.com/v1/namespaces/default/gateways/gw";
+    let config = |ports: Value| json!({"apiVersion": "example.com/v1", "kind": "Gateway", "metadata": {"name": "gw"}, "spec": {"ports": ports}});
+    let alice = config(json!([{"port": 80, "name": "http"}]));
+    let (code, first) = apply(&server, uri, "alice", false, &alice).await;
+    assert_eq!(code, 201, "{first}");
+    assert_eq!(
+        first["spec"]["ports"],
+        json!([{"port": 80, "name": "http", "protocol": "TCP"}])
+    );
+    assert_eq!(
+        owned(&first, "alice", "Apply"),
+        json!({"f:spec": {"f:ports": {"k:{\"port\":80,\"protocol\":\"TCP\"}": {".": {}, "f:name": {}, "f:port": {}}}}})
+    );
+    let (code, second) = apply(&server, uri, "alice", false, &alice).await;
+    assert_eq!(code, 200, "{second}");
+    assert_eq!(second, first);
+    let bob = config(json!([{"port": 80, "protocol": "TCP", "name": "http"}]));
+    let (code, shared) = apply(&server, uri, "bob", false, &bob).await;
+    assert_eq!(code, 200, "{shared}");
+    assert_eq!(shared["spec"]["ports"], first["spec"]["ports"]);
+}

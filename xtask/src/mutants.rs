@@ -363,6 +363,17 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &["kubeforge-server:server_side_apply:map_list_items_merge_by_key_not_by_position"],
     },
     Mutant {
+        name: "list-map-key-default-ignored",
+        breaks: "a map list's key missing from an item takes its default (the schema's, else the Go defaulters') before items are matched",
+        file: "server/src/semantics/apply/typed.rs",
+        find: "    map.field_default(key).or_else(|| {\n        map.type_name(schemas)\n            .and_then(|name| builtin_defaults::field_default(name, key))\n    })",
+        replace: "    let _ = (schemas, map, key, builtin_defaults::field_default);\n    None",
+        tests: &[
+            "kubeforge-server:server_side_apply:a_custom_resources_defaulted_list_map_key_matches_its_default",
+            "kubeforge-server:kubectl_apply:the_same_deployment_applied_twice_changes_nothing",
+        ],
+    },
+    Mutant {
         name: "update-manager-not-recorded",
         breaks: "an update or patch records the fields it set under its manager in `managedFields`",
         file: "server/src/semantics/apply/updater.rs",

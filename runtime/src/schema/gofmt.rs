@@ -14,33 +14,58 @@ use serde_json::Value;
 /// from valid JSON text.
 #[must_use]
 pub fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
+    quote_bytes(s.as_bytes())
+}
+
+/// Go's `strconv.Quote` of a Go string, which may hold any bytes: as [`quote`], and each
+/// byte that does not start valid UTF-8 written `\xNN`, as Go writes it (Go decodes an
+/// invalid sequence one byte at a time).
+#[must_use]
+pub fn quote_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if is_print(c) => out.push(c),
-            c if (c as u32) < 0x80 => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if (c as u32) < 0x10000 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\U{:08x}", c as u32);
-            }
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            quote_char(&mut out, c);
+        }
+        for byte in chunk.invalid() {
+            let _ = write!(out, "\\x{byte:02x}");
         }
     }
     out.push('"');
     out
+}
+
+/// Go's `%q` of a `[]string`: each string quoted, space-separated, in brackets
+/// (`["a" "b"]`).
+#[must_use]
+pub fn quote_list<S: AsRef<str>>(list: &[S]) -> String {
+    let items: Vec<String> = list.iter().map(|s| quote(s.as_ref())).collect();
+    format!("[{}]", items.join(" "))
+}
+
+fn quote_char(out: &mut String, c: char) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\u{7}' => out.push_str("\\a"),
+        '\u{8}' => out.push_str("\\b"),
+        '\u{c}' => out.push_str("\\f"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\u{b}' => out.push_str("\\v"),
+        c if is_print(c) => out.push(c),
+        c if (c as u32) < 0x80 => {
+            let _ = write!(out, "\\x{:02x}", c as u32);
+        }
+        c if (c as u32) < 0x10000 => {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        }
+        c => {
+            let _ = write!(out, "\\U{:08x}", c as u32);
+        }
+    }
 }
 
 /// Go's `unicode.IsPrint`, for assigned characters: not a control, not a space other than
@@ -267,6 +292,61 @@ fn json_string(out: &mut String, s: &str) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Each string with what Go's `strconv.Quote` (and `%q`) makes of it: ASCII escapes,
+    /// control characters of both C0 and C1, spaces other than U+0020, format characters,
+    /// private use and noncharacters escaped; letters, marks, symbols and emoji of every
+    /// plane kept; each byte of invalid UTF-8 (a stray continuation byte, a truncated
+    /// sequence, an encoded surrogate, an overlong form) as `\xNN`.
+    #[test]
+    fn quote_is_strconv_quote_on_unicode_controls_and_invalid_utf8() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"", r#""""#),
+            (b"plain text", r#""plain text""#),
+            (b"\"\\", r#""\"\\""#),
+            (b"\x07\x08\x0c\n\r\t\x0b", r#""\a\b\f\n\r\t\v""#),
+            (b"\x00\x01\x1b\x7f", r#""\x00\x01\x1b\x7f""#),
+            ("\u{80}\u{85}\u{9f}".as_bytes(), r#""\u0080\u0085\u009f""#),
+            (
+                "a\u{a0}b\u{3000}c\u{2028}\u{2029}\u{1680}".as_bytes(),
+                r#""a\u00a0b\u3000c\u2028\u2029\u1680""#,
+            ),
+            (
+                "\u{ad}\u{200b}\u{200e}\u{feff}\u{2060}".as_bytes(),
+                r#""\u00ad\u200b\u200e\ufeff\u2060""#,
+            ),
+            (
+                "\u{e000}\u{fffe}\u{10ffff}\u{e0001}".as_bytes(),
+                r#""\ue000\ufffe\U0010ffff\U000e0001""#,
+            ),
+            ("héllo wörld".as_bytes(), r#""héllo wörld""#),
+            (
+                "日本語 ελληνικά עברית".as_bytes(),
+                r#""日本語 ελληνικά עברית""#,
+            ),
+            (
+                "e\u{301} 😀 𝔘 \u{1f1fa}".as_bytes(),
+                "\"e\u{301} 😀 𝔘 \u{1f1fa}\"",
+            ),
+            ("\u{fffd}".as_bytes(), "\"\u{fffd}\""),
+            (b"\xff", r#""\xff""#),
+            (b"a\x80b", r#""a\x80b""#),
+            (b"a\xc3", r#""a\xc3""#),
+            (b"\xe2\x82", r#""\xe2\x82""#),
+            (b"\xed\xa0\x80", r#""\xed\xa0\x80""#),
+            (b"\xc0\xaf", r#""\xc0\xaf""#),
+            (b"\xf4\x90\x80\x80", r#""\xf4\x90\x80\x80""#),
+            (b"ok\xff\xe6\x97\xa5", r#""ok\xff日""#),
+        ];
+        for (bytes, go) in cases {
+            assert_eq!(quote_bytes(bytes), *go, "{bytes:?}");
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                assert_eq!(quote(text), *go, "{text:?}");
+            }
+        }
+        assert_eq!(quote_list(&["a", "b c", "\n"]), r#"["a" "b c" "\n"]"#);
+        assert_eq!(quote_list::<&str>(&[]), "[]");
+    }
 
     #[test]
     fn quote_is_strconv_quote() {

@@ -136,6 +136,13 @@ impl<'s> MapTy<'s> {
         node.properties.get(name)?.default.as_ref()
     }
 
+    /// The definition name of the map's own node, when it is a named type
+    /// (`io.k8s.api.core.v1.ContainerPort`), for the built-in defaults of its fields.
+    pub(crate) fn type_name(&self, schemas: &'s Schemas) -> Option<&'s str> {
+        let (node, _) = self.fields?;
+        schemas.name_of(node)
+    }
+
     /// The declared fields with their nodes, for the empty object of a built-in type.
     pub(crate) fn properties(&self) -> impl Iterator<Item = (&'s String, &'s Node)> {
         self.fields
@@ -190,6 +197,18 @@ impl Schemas {
         self.roots
             .get(&(group.to_owned(), version.to_owned(), kind.to_owned()))
             .copied()
+    }
+
+    /// The definition name of `node` when it is one of the named types of the set (found by
+    /// its place in the set's nodes).
+    pub(crate) fn name_of(&self, node: &Node) -> Option<&str> {
+        let nodes = &self.set.nodes;
+        let size = std::mem::size_of::<Node>();
+        let at = (std::ptr::from_ref(node) as usize).checked_sub(nodes.as_ptr() as usize)?;
+        let index = at / size;
+        (at % size == 0 && nodes.get(index).is_some_and(|n| std::ptr::eq(n, node)))
+            .then(|| self.names.get(index).map(String::as_str))
+            .flatten()
     }
 
     fn named(&self, index: usize) -> Ty<'_> {

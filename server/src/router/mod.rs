@@ -119,17 +119,18 @@ impl Server {
         crds: impl IntoIterator<Item = &'a Value>,
     ) -> Result<(), Failure> {
         const PATH: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-        let Some((index, _)) =
-            self.shared
-                .catalog()
-                .find("apiextensions.k8s.io", "v1", "customresourcedefinitions")
-        else {
-            return Err(Failure::no_route(PATH));
-        };
         for crd in crds {
+            // Each create is a request of its own, with the catalog served as it starts.
+            let catalog = self.shared.catalog();
+            let Some((index, _)) =
+                catalog.find("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+            else {
+                return Err(Failure::no_route(PATH));
+            };
             let body = serde_json::to_vec(crd)
                 .map_err(|e| Failure::bad_request(format!("a CRD that is not JSON: {e}")))?;
             self.shared.create(
+                &catalog,
                 index,
                 "",
                 &body,
@@ -165,9 +166,25 @@ impl Server {
 
     /// Answers one request whose body has been read.
     pub fn handle(&self, parts: &http::request::Parts, body: &[u8]) -> Response<Body> {
+        let identity = {
+            let _clock = self.shared.clock.enter();
+            self.identify(parts)
+        };
+        self.handle_as(parts, body, identity)
+    }
+
+    /// [`Server::handle`] for a request already authenticated and impersonated (`identity`,
+    /// what [`Server::identify`] gave): it is authorized, routed and answered, and never
+    /// authenticated again.
+    pub(crate) fn handle_as(
+        &self,
+        parts: &http::request::Parts,
+        body: &[u8],
+        identity: Result<User, Failure>,
+    ) -> Response<Body> {
         let _clock = self.shared.clock.enter();
-        let routed = self
-            .admit(parts)
+        let routed = identity
+            .and_then(|user| self.authorized(parts, user))
             .and_then(|user| self.route(parts, body, &user));
         match routed {
             Ok(response) => response,
@@ -207,7 +224,7 @@ impl Server {
                 Ok(text_response("ok"))
             }
             ["api" | "apis"] if parts.method == Method::GET => {
-                Ok(self.discovery_root(parts, segments[0] == "api"))
+                Ok(self.discovery_root(catalog, parts, segments[0] == "api"))
             }
             ["api"] => discovery(discovery::core_versions(catalog)),
             ["apis"] => discovery(Some(discovery::groups(catalog))),
@@ -249,12 +266,12 @@ impl Server {
                 discovery(catalog.openapi.get(&key).map(|doc| (**doc).clone()))
             }
             ["api", version, ref rest @ ..] => {
-                let target = self.target("", version, rest, path)?;
-                self.resource(parts, body, &target, user)
+                let target = target(catalog, "", version, rest, path)?;
+                self.resource(catalog, parts, body, &target, user)
             }
             ["apis", group, version, ref rest @ ..] => {
-                let target = self.target(group, version, rest, path)?;
-                self.resource(parts, body, &target, user)
+                let target = target(catalog, group, version, rest, path)?;
+                self.resource(catalog, parts, body, &target, user)
             }
             _ => Err(Failure::no_route(path)),
         }
@@ -264,9 +281,12 @@ impl Server {
     /// API server's `ETag`, `Vary: Accept` and `Cache-Control: public`, and 304 when
     /// `If-None-Match` names the `ETag`), else the plain one; made from the catalog as it is
     /// now.
-    fn discovery_root(&self, parts: &http::request::Parts, core: bool) -> Response<Body> {
-        let snapshot = self.shared.catalog();
-        let catalog = &*snapshot;
+    fn discovery_root(
+        &self,
+        catalog: &Catalog,
+        parts: &http::request::Parts,
+        core: bool,
+    ) -> Response<Body> {
         match media::discovery(parts) {
             media::Discovery::Plain if !media::accepts_plain(parts) => {
                 failure_response(&media::not_acceptable())
@@ -323,62 +343,65 @@ impl Server {
             }
         }
     }
+}
 
-    fn target(
-        &self,
-        group: &str,
-        version: &str,
-        rest: &[&str],
-        path: &str,
-    ) -> Result<Target, Failure> {
-        let (namespace, rest) = match rest {
-            ["namespaces", namespace, rest @ ..] if !rest.is_empty() => {
-                (Some(decode(namespace)?), rest)
-            }
-            _ => (None, rest),
-        };
-        let (plural, name, subresource) = match rest {
-            [plural] => (*plural, None, None),
-            [plural, name] => (*plural, Some(decode(name)?), None),
-            [plural, name, sub] => (*plural, Some(decode(name)?), Some((*sub).to_owned())),
-            // A proxy's path goes on past the subresource, to the proxied server.
-            [plural, name, "proxy", ..] => (*plural, Some(decode(name)?), Some("proxy".to_owned())),
-            _ => return Err(Failure::no_route(path)),
-        };
-        let catalog = self.shared.catalog();
-        let (index, def) = catalog
-            .find(group, version, plural)
-            .ok_or_else(|| Failure::no_route(path))?;
-        let scoped_right = if def.namespaced {
-            namespace.is_some() || name.is_none()
-        } else {
-            namespace.is_none()
-        };
-        let known_sub = subresource
-            .as_ref()
-            .is_none_or(|sub| def.subresources.contains_key(sub));
-        if !scoped_right || !known_sub {
-            return Err(Failure::no_route(path));
+/// The resource a path names in `catalog`.
+fn target(
+    catalog: &Catalog,
+    group: &str,
+    version: &str,
+    rest: &[&str],
+    path: &str,
+) -> Result<Target, Failure> {
+    let (namespace, rest) = match rest {
+        ["namespaces", namespace, rest @ ..] if !rest.is_empty() => {
+            (Some(decode(namespace)?), rest)
         }
-        Ok(Target {
-            index,
-            namespace,
-            name,
-            subresource,
-        })
+        _ => (None, rest),
+    };
+    let (plural, name, subresource) = match rest {
+        [plural] => (*plural, None, None),
+        [plural, name] => (*plural, Some(decode(name)?), None),
+        [plural, name, sub] => (*plural, Some(decode(name)?), Some((*sub).to_owned())),
+        // A proxy's path goes on past the subresource, to the proxied server.
+        [plural, name, "proxy", ..] => (*plural, Some(decode(name)?), Some("proxy".to_owned())),
+        _ => return Err(Failure::no_route(path)),
+    };
+    let (index, def) = catalog
+        .find(group, version, plural)
+        .ok_or_else(|| Failure::no_route(path))?;
+    let scoped_right = if def.namespaced {
+        namespace.is_some() || name.is_none()
+    } else {
+        namespace.is_none()
+    };
+    let known_sub = subresource
+        .as_ref()
+        .is_none_or(|sub| def.subresources.contains_key(sub));
+    if !scoped_right || !known_sub {
+        return Err(Failure::no_route(path));
     }
+    Ok(Target {
+        index,
+        namespace,
+        name,
+        subresource,
+    })
+}
 
+impl Server {
     /// Answers a request on a resource, with the warnings it gave rise to as `Warning`
     /// headers (on a refusal too, as the API server sends them).
     fn resource(
         &self,
+        catalog: &Catalog,
         parts: &http::request::Parts,
         body: &[u8],
         target: &Target,
         user: &User,
     ) -> Result<Response<Body>, Failure> {
         let mut warnings = Vec::new();
-        let answer = self.resource_verb(parts, body, target, user, &mut warnings);
+        let answer = self.resource_verb(catalog, parts, body, target, user, &mut warnings);
         if warnings.is_empty() {
             return answer;
         }
@@ -398,13 +421,13 @@ impl Server {
 
     fn resource_verb(
         &self,
+        catalog: &Catalog,
         parts: &http::request::Parts,
         body: &[u8],
         target: &Target,
         user: &User,
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
-        let catalog = self.shared.catalog();
         let def = &catalog.resources[target.index];
         let query = Query::parse(parts.uri.query().unwrap_or(""));
         let watching = query.flag("watch");
@@ -470,13 +493,20 @@ impl Server {
             content_type,
             body,
         )?;
-        if let Some(computed) =
-            shared.computed(index, verb, target.name.as_deref(), &query, warnings)
-        {
+        if let Some(computed) = shared.computed(
+            catalog,
+            index,
+            verb,
+            target.name.as_deref(),
+            &query,
+            warnings,
+        ) {
             let (code, value) = computed?;
-            return Ok(shared.respond(answer, index, code, value, &query));
+            return Ok(shared.respond(catalog, answer, index, code, value, &query));
         }
-        if let Some((code, value)) = self.behaviour(def, target, verb, body, &query, user)? {
+        if let Some((code, value)) =
+            self.behaviour(catalog, def, target, verb, body, &query, user)?
+        {
             // A log, as the kubelet streams it: plain text.
             if let (Value::String(text), Some("log")) = (&value, target.subresource.as_deref()) {
                 let mut response = Response::new(Body::full(text.clone().into_bytes()));
@@ -491,12 +521,13 @@ impl Server {
                 *response.status_mut() = code;
                 return Ok(response);
             }
-            return Ok(shared.respond(answer, index, code, value, &query));
+            return Ok(shared.respond(catalog, answer, index, code, value, &query));
         }
         let (code, value) = match (verb, target.name.as_deref()) {
-            ("watch", _) => return shared.watch(index, namespace, &query, answer),
-            ("list", _) => shared.list(index, namespace, &query)?,
+            ("watch", _) => return shared.watch(catalog, index, namespace, &query, answer),
+            ("list", _) => shared.list(catalog, index, namespace, &query)?,
             ("create", _) => shared.create(
+                catalog,
                 index,
                 namespace.unwrap_or(""),
                 body,
@@ -506,6 +537,7 @@ impl Server {
             )?,
             ("get", Some(name)) => shared.get(index, namespace.unwrap_or(""), name, sub)?,
             ("update", Some(name)) => shared.update(
+                catalog,
                 index,
                 namespace.unwrap_or(""),
                 name,
@@ -522,6 +554,7 @@ impl Server {
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or("");
                 shared.patch(
+                    catalog,
                     index,
                     namespace.unwrap_or(""),
                     name,
@@ -534,9 +567,11 @@ impl Server {
                 )?
             }
             ("delete", Some(name)) => {
-                shared.delete(index, namespace.unwrap_or(""), name, body, &query)?
+                shared.delete(catalog, index, namespace.unwrap_or(""), name, body, &query)?
             }
-            ("deletecollection", _) => shared.delete_collection(index, namespace, body, &query)?,
+            ("deletecollection", _) => {
+                shared.delete_collection(catalog, index, namespace, body, &query)?
+            }
             _ => {
                 return Err(Failure::method_not_allowed(
                     parts.method.as_str(),
@@ -544,7 +579,7 @@ impl Server {
                 ));
             }
         };
-        Ok(shared.respond(answer, index, code, value, &query))
+        Ok(shared.respond(catalog, answer, index, code, value, &query))
     }
 }
 
@@ -552,8 +587,10 @@ impl Server {
     /// The requests with behaviour of their own, which store nothing of what they are sent:
     /// service account tokens and their review, the access and rules reviews, a Pod's eviction and binding, and what
     /// needs a kubelet. `None` for every other request.
+    #[allow(clippy::too_many_arguments)]
     fn behaviour(
         &self,
+        catalog: &Catalog,
         def: &crate::objects::catalog::ResourceDef,
         target: &Target,
         verb: &str,
@@ -588,7 +625,7 @@ impl Server {
                 shared.rules_review(user, body)?
             }
             ("", "pods", Some("eviction"), "create") => {
-                shared.evict(namespace, name, body, query)?
+                shared.evict(catalog, namespace, name, body, query)?
             }
             ("", "pods", Some("binding"), "create") => {
                 shared.bind(namespace, Some(name), body, query)?
@@ -642,4 +679,178 @@ fn decode(segment: &str) -> Result<String, Failure> {
         .decode_utf8()
         .map(std::borrow::Cow::into_owned)
         .map_err(|_| Failure::bad_request(format!("path segment {segment:?} is not UTF-8")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verbs::SNAPSHOTS;
+
+    fn request(method: Method, uri: &str, content_type: &str) -> http::request::Parts {
+        http::Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(header::CONTENT_TYPE, content_type)
+            .body(())
+            .unwrap()
+            .into_parts()
+            .0
+    }
+
+    /// Handles a request on this thread: its status and how many catalog snapshots it took.
+    fn snapshots_of(server: &Server, parts: &http::request::Parts, body: &str) -> (u16, usize) {
+        let before = SNAPSHOTS.get();
+        let response = server.handle(parts, body.as_bytes());
+        (response.status().as_u16(), SNAPSHOTS.get() - before)
+    }
+
+    /// One request, one catalog: a create, a get, a list, an update, a patch, an apply
+    /// and a delete each take one snapshot and read everything from it, while another
+    /// thread creates and deletes CustomResourceDefinitions, each of which replaces the
+    /// catalog (a request that took two could see a resource in one and not the other).
+    #[test]
+    fn a_request_takes_one_catalog_while_crds_come_and_go() {
+        let test = "a_request_takes_one_catalog_while_crds_come_and_go";
+        let documents = [
+            "kubernetes/v3/api__v1_openapi.json",
+            "kubernetes/v3/apis__apiextensions.k8s.io__v1_openapi.json",
+        ];
+        let Some(corpus) = kubeforge_tests::corpus(test, &documents) else {
+            return;
+        };
+        let files: Vec<_> = documents.iter().map(|d| corpus.join(d)).collect();
+        let server = Server::new(Catalog::from_documents(&files).unwrap());
+        const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let churn = {
+            let (server, stop) = (server.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let crd = serde_json::json!({
+                    "apiVersion": "apiextensions.k8s.io/v1",
+                    "kind": "CustomResourceDefinition",
+                    "metadata": {"name": "widgets.example.com"},
+                    "spec": {
+                        "group": "example.com",
+                        "scope": "Namespaced",
+                        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                        "versions": [{"name": "v1", "served": true, "storage": true, "schema":
+                            {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}],
+                    },
+                });
+                let mut rounds = 0;
+                while !stop.load(Ordering::SeqCst) && rounds < 200 {
+                    let post = request(Method::POST, CRDS, "application/json");
+                    server.handle(&post, crd.to_string().as_bytes());
+                    let delete = request(
+                        Method::DELETE,
+                        &format!("{CRDS}/widgets.example.com"),
+                        "application/json",
+                    );
+                    server.handle(&delete, b"");
+                    rounds += 1;
+                }
+                rounds
+            })
+        };
+        const MAPS: &str = "/api/v1/namespaces/default/configmaps";
+        for i in 0..40 {
+            let name = format!("c{i}");
+            let object = format!(r#"{{"metadata": {{"name": "{name}"}}, "data": {{"a": "1"}}}}"#);
+            let one = format!("{MAPS}/{name}");
+            let apply = format!("{one}?fieldManager=test");
+            let steps: [(Method, &str, &str, String); 7] = [
+                (Method::POST, MAPS, "application/json", object.clone()),
+                (Method::GET, &one, "", String::new()),
+                (Method::GET, MAPS, "", String::new()),
+                (
+                    Method::PUT,
+                    &one,
+                    "application/json",
+                    object.replace(r#""a": "1""#, r#""a": "2""#),
+                ),
+                (
+                    Method::PATCH,
+                    &one,
+                    "application/merge-patch+json",
+                    r#"{"data": {"b": "3"}}"#.to_owned(),
+                ),
+                (
+                    Method::PATCH,
+                    &apply,
+                    "application/apply-patch+yaml",
+                    format!(
+                        r#"{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "{name}"}}, "data": {{"c": "4"}}}}"#
+                    ),
+                ),
+                (Method::DELETE, &one, "", String::new()),
+            ];
+            for (method, uri, content_type, body) in steps {
+                let parts = request(method.clone(), uri, content_type);
+                let (code, taken) = snapshots_of(&server, &parts, &body);
+                assert!(code < 300, "{method} {uri}: {code}");
+                assert_eq!(taken, 1, "{method} {uri} took {taken} catalog snapshots");
+            }
+            // A custom resource's create: found in the snapshot or not at all.
+            let parts = request(
+                Method::POST,
+                "/apis/example.com/v1/namespaces/default/widgets",
+                "application/json",
+            );
+            let widget = format!(r#"{{"metadata": {{"name": "w{i}"}}}}"#);
+            let (code, taken) = snapshots_of(&server, &parts, &widget);
+            assert!(matches!(code, 201 | 404 | 409), "a widget: {code}");
+            assert_eq!(taken, 1, "a widget's create took {taken} catalog snapshots");
+        }
+        stop.store(true, Ordering::SeqCst);
+        assert!(churn.join().unwrap() > 0);
+    }
+
+    /// A request's bearer token is authenticated once: the flow control filter and the
+    /// handler share the identity (a ServiceAccount token's signature is checked once).
+    #[test]
+    fn a_request_is_authenticated_once() {
+        let test = "a_request_is_authenticated_once";
+        let Some(corpus) = kubeforge_tests::corpus(test, &["kubernetes/v3/api__v1_openapi.json"])
+        else {
+            return;
+        };
+        let catalog =
+            Catalog::from_documents(&[corpus.join("kubernetes/v3/api__v1_openapi.json")]).unwrap();
+        let server = Server::new(catalog).as_anonymous();
+        let token = server.add_user("jane", &["system:masters"]);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        for (method, uri, body) in [
+            (Method::GET, "/api/v1/namespaces/default/configmaps", ""),
+            (
+                Method::POST,
+                "/api/v1/namespaces/default/configmaps",
+                r#"{"metadata": {"name": "a"}}"#,
+            ),
+        ] {
+            let request = http::Request::builder()
+                .method(method.clone())
+                .uri(uri)
+                .header(header::AUTHORIZATION, format!("Bearer {token}"))
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+                .unwrap();
+            let before = server.shared.authentications.load(Ordering::SeqCst);
+            let response = runtime.block_on(server.call_async(request));
+            assert!(
+                response.status().is_success(),
+                "{method} {uri}: {}",
+                response.status()
+            );
+            let after = server.shared.authentications.load(Ordering::SeqCst);
+            assert_eq!(
+                after - before,
+                1,
+                "{method} {uri}: authenticated {} times",
+                after - before
+            );
+        }
+    }
 }

@@ -52,15 +52,17 @@ impl Server {
         // while the body is read and the request handled.
         let mut slot = None;
         let mut in_flight = None;
-        if let Ok(user) = self.identify(&parts) {
+        // Authenticated once: the handler is given who the request is.
+        let identity = self.identify(&parts);
+        if let Ok(user) = &identity {
             let info = request_info(&parts);
             let options = &self.shared.options;
-            match self.limits.in_flight(options, &user, &info) {
+            match self.limits.in_flight(options, user, &info) {
                 Ok(place) => in_flight = place,
                 Err(retry_after) => return too_many_requests(retry_after),
             }
             let watch = info.verb == "watch";
-            match self.limits.throttle(options, &user, watch) {
+            match self.limits.throttle(options, user, watch) {
                 Ok(held) => slot = held,
                 Err(retry_after) => return too_many_requests(retry_after),
             }
@@ -72,11 +74,12 @@ impl Server {
             Ok(collected) => {
                 let server = self.clone();
                 let bytes = collected.to_bytes();
-                let response = tokio::task::spawn_blocking(move || server.handle(&parts, &bytes))
-                    .await
-                    .unwrap_or_else(|_| {
-                        failure_response(&Failure::internal("the request's handler failed"))
-                    });
+                let response =
+                    tokio::task::spawn_blocking(move || server.handle_as(&parts, &bytes, identity))
+                        .await
+                        .unwrap_or_else(|_| {
+                            failure_response(&Failure::internal("the request's handler failed"))
+                        });
                 // A watch that streams keeps its identity's slot until its client goes.
                 match slot {
                     Some(slot) if response.body().bytes().is_none() => {

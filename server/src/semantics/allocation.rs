@@ -73,6 +73,45 @@ pub(crate) fn allocate<'a>(
     }
 }
 
+/// Whether `service` holds a cluster IP or node port one of `others` holds: what a commit
+/// checks under the store's lock when the values were allocated outside it.
+pub(crate) fn clashes<'a>(
+    service: &Value,
+    others: impl Iterator<Item = &'a std::sync::Arc<Value>>,
+) -> bool {
+    let (ips, ports) = held(service);
+    if ips.is_empty() && ports.is_empty() {
+        return false;
+    }
+    others.into_iter().any(|other| {
+        let (other_ips, other_ports) = held(other);
+        other_ips.iter().any(|ip| ips.contains(ip)) || other_ports.iter().any(|p| ports.contains(p))
+    })
+}
+
+/// The cluster IPs and node ports (the health check's included) a Service holds.
+fn held(service: &Value) -> (Vec<&str>, Vec<i64>) {
+    let Some(spec) = service.get("spec") else {
+        return (Vec::new(), Vec::new());
+    };
+    let ips = spec
+        .get("clusterIPs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .chain(spec.get("clusterIP").and_then(Value::as_str))
+        .filter(|ip| !ip.is_empty() && *ip != "None")
+        .collect();
+    let ports = ports(spec)
+        .iter()
+        .filter_map(|p| p.get("nodePort").and_then(Value::as_i64))
+        .chain(spec.get("healthCheckNodePort").and_then(Value::as_i64))
+        .filter(|p| *p != 0)
+        .collect();
+    (ips, ports)
+}
+
 /// `patchAllocatedValues`: what the stored Service holds and the new one leaves empty.
 fn carry_over(spec: &mut serde_json::Map<String, Value>, old: &Value, ty: &str) {
     let old_ty = old

@@ -40,6 +40,24 @@ pub(crate) fn apply(nodes: &SchemaSet, names: &[String], root: usize, value: &mu
     walk.node(Some(root), node, value, 0);
 }
 
+/// The plain default the Go defaulters give field `field` of the type named `type_name`
+/// (a value set when the field is unset, whatever else the object holds), as a map list's
+/// key takes it before items are matched (`ContainerPort.protocol`: `TCP`).
+pub(crate) fn field_default(type_name: &str, field: &str) -> Option<&'static Value> {
+    table()
+        .get(short(type_name))?
+        .iter()
+        .find_map(|rule| match rule {
+            Rule {
+                path,
+                when: When::Nil | When::Zero,
+                fill: Fill::Value(value),
+                conditions,
+            } if conditions.is_empty() && path.len() == 1 && path[0] == field => Some(value),
+            _ => None,
+        })
+}
+
 fn short(name: &str) -> &str {
     name.strip_prefix(API_PREFIX).unwrap_or(name)
 }

@@ -13,6 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use kubeforge_runtime::schema::gofmt::{quote, quote_list};
 use serde_json::Value;
 
 use crate::objects::catalog::Catalog;
@@ -161,7 +162,12 @@ impl Attributes {
     /// `responsewriters.forbiddenMessage`: what a refusal says the user cannot do.
     pub(crate) fn forbidden_message(&self, user: &str) -> String {
         if !self.resource_request {
-            return format!("User {user:?} cannot {} path {:?}", self.verb, self.path);
+            return format!(
+                "User {} cannot {} path {}",
+                quote(user),
+                self.verb,
+                quote(&self.path)
+            );
         }
         let mut resource = self.resource.clone();
         if !self.subresource.is_empty() {
@@ -169,13 +175,20 @@ impl Attributes {
         }
         if self.namespace.is_empty() {
             format!(
-                "User {user:?} cannot {} resource {resource:?} in API group {:?} at the cluster scope",
-                self.verb, self.group
+                "User {} cannot {} resource {} in API group {} at the cluster scope",
+                quote(user),
+                self.verb,
+                quote(&resource),
+                quote(&self.group)
             )
         } else {
             format!(
-                "User {user:?} cannot {} resource {resource:?} in API group {:?} in the namespace {:?}",
-                self.verb, self.group, self.namespace
+                "User {} cannot {} resource {} in API group {} in the namespace {}",
+                quote(user),
+                self.verb,
+                quote(&resource),
+                quote(&self.group),
+                quote(&self.namespace)
             )
         }
     }
@@ -259,7 +272,7 @@ impl Rule {
             ("Verbs", &self.verbs),
         ] {
             if !list.is_empty() {
-                parts.push(format!("{label}:{}", go_quoted(list)));
+                parts.push(format!("{label}:{}", quote_list(list)));
             }
         }
         format!("{{{}}}", parts.join(", "))
@@ -281,14 +294,18 @@ fn describe(kind: &str, binding: &Value, subject: &Value, binding_namespace: &st
             n if n.is_empty() => binding_namespace.to_owned(),
             n => n,
         };
-        format!("{subject_kind} {:?}", format!("{subject_name}/{namespace}"))
+        format!(
+            "{subject_kind} {}",
+            quote(&format!("{subject_name}/{namespace}"))
+        )
     } else {
-        format!("{subject_kind} {subject_name:?}")
+        format!("{subject_kind} {}", quote(&subject_name))
     };
     format!(
-        "{kind} {name:?} of {} {:?} to {described}",
+        "{kind} {} of {} {} to {described}",
+        quote(&name),
         text(binding, "/roleRef/kind"),
-        text(binding, "/roleRef/name"),
+        quote(&text(binding, "/roleRef/name")),
     )
 }
 
@@ -350,7 +367,7 @@ impl<'a> Policy<'a> {
         let role = self
             .objects(plural)
             .and_then(|objects| objects.get(&key))
-            .ok_or_else(|| format!("{}.{GROUP} {name:?} not found", plural))?;
+            .ok_or_else(|| format!("{}.{GROUP} {} not found", plural, quote(name)))?;
         Ok(role
             .get("rules")
             .and_then(Value::as_array)
@@ -465,9 +482,9 @@ impl<'a> Policy<'a> {
         let descriptions: BTreeSet<String> =
             compact(&missing).iter().map(Rule::compact_string).collect();
         let mut message = format!(
-            "user {:?} (groups={}) is attempting to grant RBAC permissions not currently held:\n{}",
-            user.name,
-            go_quoted(&user.groups),
+            "user {} (groups={}) is attempting to grant RBAC permissions not currently held:\n{}",
+            quote(&user.name),
+            quote_list(&user.groups),
             descriptions.into_iter().collect::<Vec<_>>().join("\n")
         );
         if let Some(errors) = errors {
@@ -589,12 +606,6 @@ pub(crate) fn compact(rules: &[Rule]) -> Vec<Rule> {
     }
     out.extend(simple);
     out
-}
-
-/// A list of strings as Go's `%q` prints a `[]string`: `["a" "b"]`.
-pub(crate) fn go_quoted(list: &[String]) -> String {
-    let items: Vec<String> = list.iter().map(|s| format!("{s:?}")).collect();
-    format!("[{}]", items.join(" "))
 }
 
 #[cfg(test)]

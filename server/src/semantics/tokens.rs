@@ -10,6 +10,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use kubeforge_runtime::schema::gofmt::quote_list;
 use ring::rand::{SecureRandom, SystemRandom};
 use ring::signature::{self, ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 use serde_json::{Map, Value, json};
@@ -266,8 +267,8 @@ impl Keys {
         if both.is_empty() {
             return Err(Refusal::Invalid(format!(
                 "token audiences {} is invalid for the target audiences {}",
-                go_quoted(&token_audiences),
-                go_quoted(wanted)
+                quote_list(&token_audiences),
+                quote_list(wanted)
             )));
         }
         if legacy {
@@ -409,12 +410,6 @@ pub(crate) fn sorted(value: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
         other => other.clone(),
     }
-}
-
-/// A list of strings as Go's `%q` prints a `[]string`: `["a" "b"]`.
-fn go_quoted(list: &[String]) -> String {
-    let items: Vec<String> = list.iter().map(|s| format!("{s:?}")).collect();
-    format!("[{}]", items.join(" "))
 }
 
 #[cfg(test)]

@@ -83,13 +83,35 @@ impl Shared {
         if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
             return Ok(None);
         }
-        if let Some(user) = self.identities().by_token.get(token) {
-            return Ok(Some((**user).clone()));
-        }
         let (user, _) = self
-            .authenticate(token, &[ISSUER.to_owned()])
+            .authenticate_token(token, &[ISSUER.to_owned()])
             .map_err(|_| Failure::unauthorized())?;
         Ok(Some(user_of(&user)))
+    }
+
+    /// The API server's token authenticators, in its order, the one chain that serves
+    /// requests and reviews tokens (`TokenReview`): the static tokens (the
+    /// administrator's and the static users', audience-agnostic: valid for the API
+    /// server's own audience), then the service account tokens, legacy and bound. The
+    /// user as a `TokenReview` writes it and the audiences the token is good for among
+    /// `audiences`, or the error a review reports.
+    pub(crate) fn authenticate_token(
+        &self,
+        token: &str,
+        audiences: &[String],
+    ) -> Result<(Value, Vec<String>), String> {
+        #[cfg(test)]
+        self.authentications
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let known = self.identities().by_token.get(token).cloned();
+        if let Some(user) = known {
+            // `WrapAudienceAgnosticToken`: the API server's audiences among those asked.
+            let shared: Vec<String> = audiences.iter().filter(|a| *a == ISSUER).cloned().collect();
+            if !shared.is_empty() {
+                return Ok((user.to_json(), shared));
+            }
+        }
+        self.authenticate(token, audiences)
     }
 
     pub(crate) fn identities(&self) -> std::sync::MutexGuard<'_, Identities> {

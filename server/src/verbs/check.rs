@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::objects::catalog::ResourceDef;
+use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::semantics::directive::Directive;
 use crate::semantics::validation::{self, Source};
 use crate::verbs::Shared;
@@ -13,8 +13,12 @@ use crate::wire::status::Failure;
 impl Shared {
     /// Checks a body's `apiVersion` and `kind` (filling them in when absent) and runs the
     /// kind's validator.
-    pub(super) fn check(&self, index: usize, mut object: Value) -> Result<Value, Failure> {
-        let catalog = self.catalog();
+    pub(super) fn check(
+        &self,
+        catalog: &Catalog,
+        index: usize,
+        mut object: Value,
+    ) -> Result<Value, Failure> {
         let def = &catalog.resources[index];
         let name = object
             .pointer("/metadata/name")
@@ -75,6 +79,7 @@ impl Shared {
     /// ignored as `directive` says, worded for their `source`.
     pub(super) fn decoded(
         &self,
+        catalog: &Catalog,
         index: usize,
         object: Value,
         mut errors: Vec<String>,
@@ -82,9 +87,8 @@ impl Shared {
         source: impl FnOnce() -> Source,
         warnings: &mut Vec<String>,
     ) -> Result<Value, Failure> {
-        let catalog = self.catalog();
         let def = &catalog.resources[index];
-        let mut object = self.check(index, object)?;
+        let mut object = self.check(catalog, index, object)?;
         errors.extend(validation::decode(&catalog, def, &mut object));
         if !errors.is_empty() {
             validation::strict(directive, def, errors, source(), warnings)?;
@@ -95,9 +99,13 @@ impl Shared {
     /// The object an apply made, decoded: unknown fields cannot reach it (the apply refuses
     /// them), and its defaults are set after the apply has recorded what the applier owns,
     /// so nobody owns them, as on a real server.
-    pub(super) fn applied(&self, index: usize, object: Value) -> Result<Value, Failure> {
-        let mut object = self.check(index, object)?;
-        let catalog = self.catalog();
+    pub(super) fn applied(
+        &self,
+        catalog: &Catalog,
+        index: usize,
+        object: Value,
+    ) -> Result<Value, Failure> {
+        let mut object = self.check(catalog, index, object)?;
         validation::decode(&catalog, &catalog.resources[index], &mut object);
         Ok(object)
     }

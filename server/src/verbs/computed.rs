@@ -7,6 +7,7 @@
 use http::StatusCode;
 use serde_json::{Value, json};
 
+use crate::objects::catalog::Catalog;
 use crate::objects::select::Filter;
 use crate::verbs::Shared;
 use crate::wire::query::Query;
@@ -23,13 +24,13 @@ impl Shared {
     /// Answers `verb` on a computed resource, or `None` when `index` is stored.
     pub(crate) fn computed(
         &self,
+        catalog: &Catalog,
         index: usize,
         verb: &str,
         name: Option<&str>,
         query: &Query,
         warnings: &mut Vec<String>,
     ) -> Option<Result<(StatusCode, Value), Failure>> {
-        let catalog = self.catalog();
         let def = &catalog.resources[index];
         if !(def.group.is_empty() && def.version == "v1" && def.plural == "componentstatuses") {
             return None;

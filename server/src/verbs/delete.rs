@@ -5,6 +5,7 @@ use http::StatusCode;
 use serde_json::{Value, json};
 
 use crate::controllers::queue::{self, Outcome};
+use crate::objects::catalog::Catalog;
 use crate::objects::meta::finalizers;
 use crate::objects::select::Filter;
 use crate::objects::store::Key;
@@ -18,6 +19,7 @@ use crate::wire::status::{self, Failure};
 impl Shared {
     pub(crate) fn delete(
         &self,
+        catalog: &Catalog,
         index: usize,
         namespace: &str,
         name: &str,
@@ -29,7 +31,7 @@ impl Shared {
         } else {
             parse_body(body)?
         };
-        self.delete_one(index, namespace, name, &options, query)
+        self.delete_one(catalog, index, namespace, name, &options, query)
     }
 
     /// Deletes one object: with finalizers it only gets its `deletionTimestamp` (and the
@@ -40,13 +42,13 @@ impl Shared {
     /// Go's handler decides (`DeleteResource`); `200` otherwise.
     pub(super) fn delete_one(
         &self,
+        catalog: &Catalog,
         index: usize,
         namespace: &str,
         name: &str,
         options: &Value,
         query: &Query,
     ) -> Result<(StatusCode, Value), Failure> {
-        let catalog = self.catalog();
         let def = &catalog.resources[index];
         let key = (namespace.to_owned(), name.to_owned());
         let mut state = self.lock();
@@ -131,12 +133,12 @@ impl Shared {
 
     pub(crate) fn delete_collection(
         &self,
+        catalog: &Catalog,
         index: usize,
         namespace: Option<&str>,
         body: &[u8],
         query: &Query,
     ) -> Result<(StatusCode, Value), Failure> {
-        let catalog = self.catalog();
         let def = &catalog.resources[index];
         let options = if body.iter().all(u8::is_ascii_whitespace) {
             Value::Null
@@ -153,7 +155,7 @@ impl Shared {
             .collect();
         let mut items = Vec::new();
         for ((namespace, name), object) in listed {
-            match self.delete_one(index, &namespace, &name, &options, query) {
+            match self.delete_one(catalog, index, &namespace, &name, &options, query) {
                 Ok(_) => items.push(object),
                 Err(failure) if failure.code == 404 => items.push(object),
                 Err(failure) => return Err(failure),

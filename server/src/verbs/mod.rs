@@ -108,6 +108,9 @@ pub(crate) struct Shared {
     /// The clock every timestamp the server writes reads (the real time unless simulating).
     pub(crate) clock: Clock,
     uid_seed: std::collections::hash_map::RandomState,
+    /// How many bearer tokens were authenticated (`router`'s tests count one per request).
+    #[cfg(test)]
+    pub(crate) authentications: AtomicUsize,
 }
 
 impl Shared {
@@ -127,6 +130,8 @@ impl Shared {
             identities: Mutex::new(auth::Identities::new()),
             clock: Clock::default(),
             uid_seed: std::collections::hash_map::RandomState::new(),
+            #[cfg(test)]
+            authentications: AtomicUsize::new(0),
         };
         let clock = shared.clock.clone();
         let _clock = clock.enter();
@@ -156,6 +161,8 @@ impl Shared {
     /// What the server serves now. Take it once per request, before [`Shared::lock`]
     /// (which it takes): under the lock, read `state.catalog`.
     pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        #[cfg(test)]
+        SNAPSHOTS.set(SNAPSHOTS.get() + 1);
         self.lock().catalog.clone()
     }
 
@@ -226,6 +233,13 @@ impl Shared {
             })
             .collect()
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many catalog snapshots this thread has taken (a request is handled on one
+    /// thread): `router`'s tests count one per request.
+    pub(crate) static SNAPSHOTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The `autoscaling/v1` `Scale` of an object with `spec.replicas`.

@@ -10,10 +10,12 @@
 use std::sync::Arc;
 
 use http::StatusCode;
+use kubeforge_runtime::schema::gofmt::quote;
 use kubeforge_runtime::schema::{BadValue, FieldError};
 use serde_json::{Value, json};
 
 use crate::controllers::disruption::{self, is_ready, selects};
+use crate::objects::catalog::Catalog;
 use crate::objects::meta::{metadata_mut, now};
 use crate::verbs::Shared;
 use crate::wire::query::Query;
@@ -45,6 +47,7 @@ impl Shared {
     /// `POST pods/{name}/eviction`.
     pub(crate) fn evict(
         &self,
+        catalog: &Catalog,
         namespace: &str,
         name: &str,
         body: &[u8],
@@ -96,19 +99,25 @@ impl Shared {
         // `canIgnorePDB`: a Pod that is done, not yet running or already going.
         let ignore = matches!(phase, Some("Succeeded" | "Failed" | "Pending"))
             || pod.pointer("/metadata/deletionTimestamp").is_some();
-        if !ignore && let Some(answer) = self.guard(namespace, &pod, dry_run)? {
+        if !ignore && let Some(answer) = self.guard(catalog, namespace, &pod, dry_run)? {
             return Ok((StatusCode::CREATED, answer));
         }
         self.disrupt(pods, namespace, name, &mut options, dry_run)?;
-        self.delete_one(pods, namespace, name, &options, &Query::parse(""))?;
+        self.delete_one(catalog, pods, namespace, name, &options, &Query::parse(""))?;
         Ok((StatusCode::CREATED, success()))
     }
 
     /// The PodDisruptionBudget check of an eviction: with none, nothing; with several, the
     /// answer the API server gives (a `Status` of code 500, sent as a 201); with one,
     /// `checkAndDecrement`, unless the Pod is not Ready and the budget lets unready Pods go.
-    fn guard(&self, namespace: &str, pod: &Value, dry_run: bool) -> Result<Option<Value>, Failure> {
-        let Some(budgets) = disruption::budgets(&self.catalog()) else {
+    fn guard(
+        &self,
+        catalog: &Catalog,
+        namespace: &str,
+        pod: &Value,
+        dry_run: bool,
+    ) -> Result<Option<Value>, Failure> {
+        let Some(budgets) = disruption::budgets(catalog) else {
             return Ok(None);
         };
         let matching: Vec<Arc<Value>> = self.lock().objects[budgets]
@@ -390,7 +399,8 @@ impl Shared {
             .filter(|n| !n.is_empty())
         {
             return refuse(format!(
-                "pod {name} is already assigned to node {assigned:?}"
+                "pod {name} is already assigned to node {}",
+                quote(assigned)
             ));
         }
         if old

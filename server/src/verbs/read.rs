@@ -7,6 +7,7 @@ use base64::Engine;
 use http::{HeaderValue, Response, StatusCode, header};
 use serde_json::{Value, json};
 
+use crate::objects::catalog::Catalog;
 use crate::objects::select::Filter;
 use crate::objects::store::Key;
 use crate::objects::versions;
@@ -42,21 +43,24 @@ impl Shared {
         namespace: &str,
         name: &str,
     ) -> Result<Arc<Value>, Failure> {
-        let catalog = self.catalog();
-        let def = &catalog.resources[index];
-        self.lock().objects[index]
+        // Under the lock, the catalog is the store's own: no snapshot of its own.
+        let state = self.lock();
+        state.objects[index]
             .get(&(namespace.to_owned(), name.to_owned()))
             .cloned()
-            .ok_or_else(|| Failure::not_found(&def.group, &def.plural, name))
+            .ok_or_else(|| {
+                let def = &state.catalog.resources[index];
+                Failure::not_found(&def.group, &def.plural, name)
+            })
     }
 
     pub(crate) fn list(
         &self,
+        catalog: &Catalog,
         index: usize,
         namespace: Option<&str>,
         query: &Query,
     ) -> Result<(StatusCode, Value), Failure> {
-        let catalog = self.catalog();
         let def = &catalog.resources[index];
         let filter = Filter::new(&catalog, index, namespace, query)?;
         let limit = query
@@ -132,12 +136,13 @@ impl Shared {
 
     pub(crate) fn watch(
         self: &Arc<Self>,
+        catalog: &Catalog,
         index: usize,
         namespace: Option<&str>,
         query: &Query,
         answer: media::Answer,
     ) -> Result<Response<Body>, Failure> {
-        let filter = Filter::new(&self.catalog(), index, namespace, query)?;
+        let filter = Filter::new(catalog, index, namespace, query)?;
         let request = watch::Request::new(index, filter, query, answer)?;
         let content_type = request.content_type();
         let receiver = watch::start(self.clone(), request);

@@ -4,6 +4,7 @@
 use http::{Response, StatusCode};
 use serde_json::{Value, json};
 
+use crate::objects::catalog::Catalog;
 use crate::objects::{partial, table};
 use crate::verbs::Shared;
 use crate::wire::body::Body;
@@ -18,6 +19,7 @@ impl Shared {
     /// as the client asked: JSON, or a Table.
     pub(crate) fn respond(
         &self,
+        catalog: &Catalog,
         answer: media::Answer,
         index: usize,
         code: StatusCode,
@@ -28,7 +30,6 @@ impl Shared {
             media::Answer::Table(version)
                 if value.get("kind").and_then(Value::as_str) != Some("Status") =>
             {
-                let catalog = self.catalog();
                 let def = &catalog.resources[index];
                 let include = table::Include::of(query.get("includeObject"));
                 let table = match value.get("items").and_then(Value::as_array) {
@@ -56,7 +57,7 @@ impl Shared {
                 version,
                 protobuf,
             } if value.get("kind").and_then(Value::as_str) != Some("Status") => {
-                match self.metadata_of(index, &value, partial, version) {
+                match self.metadata_of(catalog, index, &value, partial, version) {
                     Ok(partial) if protobuf => encoding::protobuf_response(code, &partial),
                     Ok(partial) => json_response(code, &partial),
                     Err(failure) => failure_response(&failure),
@@ -74,12 +75,12 @@ impl Shared {
     /// the API server's 406, which names the storage's Go type.
     pub(crate) fn metadata_of(
         &self,
+        catalog: &Catalog,
         index: usize,
         value: &Value,
         asked: media::Partial,
         version: &str,
     ) -> Result<Value, Failure> {
-        let catalog = self.catalog();
         let def = &catalog.resources[index];
         let is_list = value.get("items").is_some_and(Value::is_array);
         let go_type = || {

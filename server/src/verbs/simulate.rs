@@ -110,7 +110,14 @@ impl Shared {
                     namespace,
                     object,
                 } => self
-                    .insert(index, &namespace, object, &Query::default(), Some(MANAGER))
+                    .insert(
+                        &self.catalog(),
+                        index,
+                        &namespace,
+                        object,
+                        &Query::default(),
+                        Some(MANAGER),
+                    )
                     .map(|(_, created)| {
                         if kinds.pods == Some(index) {
                             self.record_created(&kinds, &namespace, &created);
@@ -199,7 +206,14 @@ impl Shared {
     /// recorder drops one it cannot write.
     fn record_event(&self, kinds: &Kinds, namespace: &str, event: Value) {
         if let Some(index) = kinds.events {
-            let _ = self.insert(index, namespace, event, &Query::default(), Some(MANAGER));
+            let _ = self.insert(
+                &self.catalog(),
+                index,
+                namespace,
+                event,
+                &Query::default(),
+                Some(MANAGER),
+            );
         }
     }
 

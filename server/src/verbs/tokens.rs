@@ -212,7 +212,7 @@ impl Shared {
         let audiences = Some(strings(review.pointer("/spec/audiences")))
             .filter(|list| !list.is_empty())
             .unwrap_or_else(|| vec![ISSUER.to_owned()]);
-        let status = match self.authenticate(&token, &audiences) {
+        let status = match self.authenticate_token(&token, &audiences) {
             Ok((user, audiences)) => {
                 json!({"authenticated": true, "user": user, "audiences": audiences})
             }

@@ -8,7 +8,7 @@ use http::StatusCode;
 use serde_json::{Value, json};
 
 use crate::controllers::queue::Work;
-use crate::objects::catalog::ResourceDef;
+use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::objects::meta::{metadata_mut, new_uid, now};
 use crate::semantics::admission;
 use crate::semantics::allocation;
@@ -29,6 +29,7 @@ impl Shared {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn create(
         &self,
+        catalog: &Catalog,
         index: usize,
         namespace: &str,
         body: &[u8],
@@ -45,6 +46,7 @@ impl Shared {
         let directive = Directive::of(query.get("fieldValidation")).unwrap_or(Directive::Warn);
         let (object, duplicates) = validation::parse_json(body)?;
         let object = self.decoded(
+            catalog,
             index,
             object,
             validation::duplicate_errors(&duplicates, None),
@@ -52,20 +54,20 @@ impl Shared {
             || Source::Body,
             warnings,
         )?;
-        self.insert(index, namespace, object, query, Some(manager))
+        self.insert(catalog, index, namespace, object, query, Some(manager))
     }
 
     /// Creates `object` (checked). `manager` is the updater to record as owning its fields;
     /// `None` when an apply has already recorded its managed fields.
     pub(super) fn insert(
         &self,
+        catalog: &Catalog,
         index: usize,
         namespace: &str,
         mut object: Value,
         query: &Query,
         manager: Option<&str>,
     ) -> Result<(StatusCode, Value), Failure> {
-        let catalog = self.catalog();
         let def = &catalog.resources[index];
         let meta = metadata_mut(&mut object);
         // A name from `generateName` before validation, as `BeforeCreate` makes it; without
@@ -157,6 +159,7 @@ impl Shared {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn update(
         &self,
+        catalog: &Catalog,
         index: usize,
         namespace: &str,
         name: &str,
@@ -166,7 +169,6 @@ impl Shared {
         manager: &str,
         warnings: &mut Vec<String>,
     ) -> Result<(StatusCode, Value), Failure> {
-        let catalog = self.catalog();
         let def = &catalog.resources[index];
         apply::check_options(
             "UpdateOptions",
@@ -180,7 +182,15 @@ impl Shared {
         let body = if sub == Some("scale") {
             body
         } else {
-            self.decoded(index, body, errors, directive, || Source::Body, warnings)?
+            self.decoded(
+                catalog,
+                index,
+                body,
+                errors,
+                directive,
+                || Source::Body,
+                warnings,
+            )?
         };
         let body_name = body
             .pointer("/metadata/name")
@@ -191,33 +201,42 @@ impl Shared {
                 "the name of the object ({body_name}) does not match the name on the URL ({name})"
             )));
         }
-        let old = self.stored(index, namespace, name)?;
-        if let Some(rv) = body
-            .pointer("/metadata/resourceVersion")
-            .and_then(Value::as_str)
-            && !rv.is_empty()
-            && Some(rv)
-                != old
-                    .pointer("/metadata/resourceVersion")
-                    .and_then(Value::as_str)
-        {
-            return Err(stale(def, name));
+        // `GuaranteedUpdate`: an update that loses a race to another write is tried again
+        // on the object now stored; only a precondition it states (its `resourceVersion`)
+        // answers 409.
+        loop {
+            let old = self.stored(index, namespace, name)?;
+            if let Some(rv) = body
+                .pointer("/metadata/resourceVersion")
+                .and_then(Value::as_str)
+                && !rv.is_empty()
+                && Some(rv)
+                    != old
+                        .pointer("/metadata/resourceVersion")
+                        .and_then(Value::as_str)
+            {
+                return Err(stale(def, name));
+            }
+            if let Some(done) = self.commit(
+                catalog,
+                index,
+                namespace,
+                name,
+                &old,
+                body.clone(),
+                sub,
+                query,
+                Some(manager),
+            )? {
+                return Ok(done);
+            }
         }
-        self.commit(
-            index,
-            namespace,
-            name,
-            &old,
-            body,
-            sub,
-            query,
-            Some(manager),
-        )
     }
 
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn patch(
         &self,
+        catalog: &Catalog,
         index: usize,
         namespace: &str,
         name: &str,
@@ -228,8 +247,6 @@ impl Shared {
         manager: &str,
         warnings: &mut Vec<String>,
     ) -> Result<(StatusCode, Value), Failure> {
-        let catalog = self.catalog();
-        let def = &catalog.resources[index];
         let kind = PatchKind::from_content_type(content_type).ok_or_else(|| {
             Failure::unsupported_media_type(format!(
                 "the body of the request was in an unknown format ({content_type:?}): accepted media types are application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
@@ -242,7 +259,7 @@ impl Shared {
             kind == PatchKind::Apply,
         )?;
         if kind == PatchKind::Apply {
-            return self.apply(index, namespace, name, sub, body, query, manager);
+            return self.apply(catalog, index, namespace, name, sub, body, query, manager);
         }
         if query.get("force").is_some() {
             return Err(apply::invalid_options(
@@ -254,6 +271,37 @@ impl Shared {
                 )],
             ));
         }
+        // `GuaranteedUpdate`: a patch that loses a race to another write is applied again
+        // to the object now stored (its warnings with it); only a precondition it states
+        // (a `resourceVersion` in the patch) answers 409.
+        let warned = warnings.len();
+        loop {
+            warnings.truncate(warned);
+            if let Some(done) = self.patch_once(
+                catalog, index, namespace, name, sub, kind, body, query, manager, warnings,
+            )? {
+                return Ok(done);
+            }
+        }
+    }
+
+    /// One try of [`Shared::patch`] on the object stored now; `None` when another write
+    /// changed it before the commit.
+    #[allow(clippy::too_many_arguments)]
+    fn patch_once(
+        &self,
+        catalog: &Catalog,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+        kind: PatchKind,
+        body: &[u8],
+        query: &Query,
+        manager: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<(StatusCode, Value)>, Failure> {
+        let def = &catalog.resources[index];
         let old = self.stored(index, namespace, name)?;
         let mut patched = if sub == Some("scale") {
             scale_of(&old)
@@ -294,6 +342,7 @@ impl Shared {
             // Only a refusal shows it.
             let text = (directive == Directive::Strict).then(|| shown(&patched));
             self.decoded(
+                catalog,
                 index,
                 patched,
                 errors,
@@ -303,6 +352,7 @@ impl Shared {
             )?
         };
         self.commit(
+            catalog,
             index,
             namespace,
             name,
@@ -319,6 +369,7 @@ impl Shared {
     #[allow(clippy::too_many_arguments)]
     fn apply(
         &self,
+        catalog: &Catalog,
         index: usize,
         namespace: &str,
         name: &str,
@@ -327,7 +378,6 @@ impl Shared {
         query: &Query,
         manager: &str,
     ) -> Result<(StatusCode, Value), Failure> {
-        let catalog = self.catalog();
         let def = &catalog.resources[index];
         let config = apply::parse_config(body)?;
         let config = if sub == Some("scale") {
@@ -336,6 +386,36 @@ impl Shared {
             config
         };
         let force = query.flag("force");
+        // `GuaranteedUpdate`: an apply that loses a race to another write (or a create
+        // that another create beat) is applied again to the object now stored.
+        loop {
+            match self.apply_once(
+                catalog, index, namespace, name, sub, &config, query, manager, force,
+            ) {
+                Ok(Some(done)) => return Ok(done),
+                Ok(None) => {}
+                Err(failure) if failure.reason == "AlreadyExists" => {}
+                Err(failure) => return Err(failure),
+            }
+        }
+    }
+
+    /// One try of [`Shared::apply`] on the object stored now; `None` when another write
+    /// changed it before the commit.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_once(
+        &self,
+        catalog: &Catalog,
+        index: usize,
+        namespace: &str,
+        name: &str,
+        sub: Option<&str>,
+        config: &Value,
+        query: &Query,
+        manager: &str,
+        force: bool,
+    ) -> Result<Option<(StatusCode, Value)>, Failure> {
+        let def = &catalog.resources[index];
         let fields = Fields::new(&catalog, def, sub);
         let old = match self.stored(index, namespace, name) {
             Ok(old) => old,
@@ -350,14 +430,16 @@ impl Shared {
                         ),
                     ));
                 }
-                let object = fields.applied(None, &config, manager, force)?;
+                let object = fields.applied(None, config, manager, force)?;
                 same_name(&object, name)?;
-                let object = self.applied(index, object)?;
-                return self.insert(index, namespace, object, query, None);
+                let object = self.applied(catalog, index, object)?;
+                return self
+                    .insert(catalog, index, namespace, object, query, None)
+                    .map(Some);
             }
             Err(failure) => return Err(failure),
         };
-        let mut applied = fields.applied(Some(&old), &config, manager, force)?;
+        let mut applied = fields.applied(Some(&old), config, manager, force)?;
         same_name(&applied, name)?;
         self.place(def, metadata_mut(&mut applied), namespace)?;
         let old_rv = old.pointer("/metadata/resourceVersion");
@@ -370,9 +452,11 @@ impl Shared {
         let applied = if sub == Some("scale") {
             applied
         } else {
-            self.applied(index, applied)?
+            self.applied(catalog, index, applied)?
         };
-        self.commit(index, namespace, name, &old, applied, sub, query, None)
+        self.commit(
+            catalog, index, namespace, name, &old, applied, sub, query, None,
+        )
     }
 
     /// Writes `new` over `old` by the rules of the main resource or subresource `sub`:
@@ -385,9 +469,14 @@ impl Shared {
     /// is removed is deleted.
     /// `manager` is the updater recorded as owning what changed; `None` when an apply has
     /// already recorded the managed fields.
+    ///
+    /// `None` when the write lost a race: under the store's lock, the stored object is no
+    /// longer `old`, or a value allocated to a Service is now another's (the caller tries
+    /// again on what is stored now, as `GuaranteedUpdate` does).
     #[allow(clippy::too_many_arguments)]
     fn commit(
         &self,
+        catalog: &Catalog,
         index: usize,
         namespace: &str,
         name: &str,
@@ -396,8 +485,7 @@ impl Shared {
         sub: Option<&str>,
         query: &Query,
         manager: Option<&str>,
-    ) -> Result<(StatusCode, Value), Failure> {
-        let catalog = self.catalog();
+    ) -> Result<Option<(StatusCode, Value)>, Failure> {
         let def = &catalog.resources[index];
         // An apply on a subresource has recorded its managed fields in `new`.
         let applied_fields = manager
@@ -487,13 +575,15 @@ impl Shared {
             (None, None) => {}
         }
         let strategy = Strategy::in_catalog(&catalog, def);
-        if strategy.allocates() && sub.is_none() {
-            // The values allocated stay; a new type's are allocated, among the others.
-            let others: Vec<Arc<Value>> = self.lock().objects[index]
-                .iter()
-                .filter(|((ns, n), _)| (ns.as_str(), n.as_str()) != (namespace, name))
-                .map(|(_, o)| o.clone())
-                .collect();
+        let allocates = strategy.allocates() && sub.is_none();
+        let key = (namespace.to_owned(), name.to_owned());
+        if allocates {
+            // The values allocated stay; a new type's are allocated, among the others as
+            // they are now. The commit checks them again under the lock.
+            let others: Vec<Arc<Value>> = {
+                let state = self.lock();
+                others(&state.objects[index], &key).cloned().collect()
+            };
             allocation::allocate(&mut result, Some(old), others.iter().map(|o| &**o))
                 .map_err(|errors| Failure::invalid_fields(&def.group, &def.kind, name, errors))?;
         }
@@ -526,17 +616,20 @@ impl Shared {
             } else {
                 (**old).clone()
             };
-            return Ok((status, shown));
+            return Ok(Some((status, shown)));
         }
         if query.dry_run() {
-            return Ok((status, result));
+            return Ok(Some((status, result)));
         }
         let finalized = released(&catalog, index, &result);
-        let key = (namespace.to_owned(), name.to_owned());
         let mut state = self.lock();
         let current = state.objects[index].get(&key).cloned();
         if current.as_ref().is_none_or(|c| !Arc::ptr_eq(c, old)) {
-            return Err(stale(def, name));
+            return Ok(None);
+        }
+        // What was allocated outside the lock may have gone to another Service since.
+        if allocates && allocation::clashes(&result, others(&state.objects[index], &key)) {
+            return Ok(None);
         }
         let rv = state.next_rv();
         metadata_mut(&mut result).insert("resourceVersion".into(), Value::from(rv.to_string()));
@@ -555,8 +648,19 @@ impl Shared {
         } else {
             (*object).clone()
         };
-        Ok((status, shown))
+        Ok(Some((status, shown)))
     }
+}
+
+/// The objects of a resource but the one at `key`.
+fn others<'a>(
+    objects: &'a std::collections::BTreeMap<(String, String), Arc<Value>>,
+    key: &'a (String, String),
+) -> impl Iterator<Item = &'a Arc<Value>> {
+    objects
+        .iter()
+        .filter(move |(k, _)| *k != key)
+        .map(|(_, o)| o)
 }
 
 /// The name of the object an apply made must be the one on the URL.

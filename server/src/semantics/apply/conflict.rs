@@ -7,21 +7,18 @@ use serde_json::{Value, json};
 use super::managed::parse_identifier;
 use super::path;
 use super::updater::Conflicts;
-use super::value::go_quote;
 use crate::wire::status::Failure;
+use kubeforge_runtime::schema::gofmt::quote;
 
 /// A manager as conflicts name it: `"kubectl"`, `"kubelet" with subresource "status"`, or
 /// for an updater `"kubectl-client-side-apply" using apps/v1`.
 fn print_manager(id: &str) -> String {
     let Some(identity) = parse_identifier(id) else {
-        return go_quote(id);
+        return quote(id);
     };
-    let mut text = go_quote(&identity.manager);
+    let mut text = quote(&identity.manager);
     if !identity.subresource.is_empty() {
-        text = format!(
-            "{text} with subresource {}",
-            go_quote(&identity.subresource)
-        );
+        text = format!("{text} with subresource {}", quote(&identity.subresource));
     }
     if identity.operation == "Update" {
         text = format!("{text} using {}", identity.api_version);

@@ -24,6 +24,7 @@ mod value;
 mod zero;
 
 use kubeforge_runtime::group_version;
+use kubeforge_runtime::schema::gofmt::quote;
 use serde_json::{Value, json};
 
 use crate::objects::catalog::{Catalog, ResourceDef};
@@ -314,7 +315,7 @@ pub(crate) fn check_options(
                 "FieldValueInvalid",
                 format!(
                     "Invalid value: {}: invalid character U+{:04X} (at position {position})",
-                    value::go_quote(manager),
+                    quote(manager),
                     u32::from(c)
                 ),
             ));

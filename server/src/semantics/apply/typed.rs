@@ -6,12 +6,14 @@
 
 use std::collections::BTreeMap;
 
+use kubeforge_runtime::schema::gofmt::quote;
 use serde_json::{Map, Value};
 
 use super::path::{Element, Path};
 use super::set::Set;
 use super::value;
 use crate::objects::schema::{Atom, ListTy, MapTy, Scalar, Schemas, Ty, deduce};
+use crate::semantics::builtin_defaults;
 
 /// One problem with a value, at a path (SMD's `ValidationError`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,6 +61,16 @@ fn field_ty<'s>(schemas: &'s Schemas, map: &MapTy<'s>, name: &str) -> Ty<'s> {
     map.field(schemas, name).unwrap_or(Ty::Deduced)
 }
 
+/// The default of a map list's key field `key`: the schema's `default`, or where the
+/// document carries none (Kubernetes' `swagger.json`), the Go defaulters' for a built-in
+/// type (`ContainerPort.protocol` is `TCP`), as kube-apiserver's own schemas carry them.
+fn key_default<'s>(schemas: &'s Schemas, map: &MapTy<'s>, key: &str) -> Option<&'s Value> {
+    map.field_default(key).or_else(|| {
+        map.type_name(schemas)
+            .and_then(|name| builtin_defaults::field_default(name, key))
+    })
+}
+
 /// The path element of a list item: its key fields (with their defaults) in a map list, its
 /// value in a set (SMD's `listItemToPathElement`).
 pub(crate) fn item_element(
@@ -95,12 +107,15 @@ pub(crate) fn item_element(
     for key in &list.keys {
         if let Some(value) = map.get(key) {
             fields.push((key.clone(), value.clone()));
-        } else if let Some(default) = element_map.as_ref().and_then(|m| m.field_default(key)) {
+        } else if let Some(default) = element_map
+            .as_ref()
+            .and_then(|m| key_default(schemas, m, key))
+        {
             fields.push((key.clone(), default.clone()));
         }
     }
     if fields.is_empty() {
-        let quoted: Vec<String> = list.keys.iter().map(|k| value::go_quote(k)).collect();
+        let quoted: Vec<String> = list.keys.iter().map(|k| quote(k)).collect();
         return Err(format!(
             "associative list with keys has an element that omits all key fields [{}] (and doesn't have default values for any key fields)",
             quoted.join(" ")

@@ -4,6 +4,7 @@
 
 use std::cmp::Ordering;
 
+use kubeforge_runtime::schema::gofmt::quote;
 use serde_json::{Map, Number, Value};
 
 /// A total order on JSON values (SMD's `value.Compare`).
@@ -102,7 +103,7 @@ pub(crate) fn display(value: &Value) -> String {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => go_quote(s),
+        Value::String(s) => quote(s),
         Value::Array(items) => format!(
             "[{}]",
             items.iter().map(display).collect::<Vec<_>>().join(",")
@@ -112,38 +113,6 @@ pub(crate) fn display(value: &Value) -> String {
             .map(|(k, v)| format!("{k}={}", display(v)))
             .collect::<String>(),
     }
-}
-
-/// A string quoted as Go's `%q` does: printable characters as they are, the rest escaped.
-pub(crate) fn go_quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if c.is_control() => {
-                let n = u32::from(c);
-                if n < 0x80 {
-                    out.push_str(&format!("\\x{n:02x}"));
-                } else if n <= 0xffff {
-                    out.push_str(&format!("\\u{n:04x}"));
-                } else {
-                    out.push_str(&format!("\\U{n:08x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
@@ -168,6 +137,7 @@ mod tests {
     fn display_quotes_strings_as_go() {
         assert_eq!(display(&json!("nginx")), "\"nginx\"");
         assert_eq!(display(&json!(80)), "80");
-        assert_eq!(go_quote("a\"b\n"), "\"a\\\"b\\n\"");
+        // Go's `%q`, not only its control characters: a zero-width space is escaped.
+        assert_eq!(display(&json!("a\"b\n\u{200b}")), r#""a\"b\n\u200b""#);
     }
 }
