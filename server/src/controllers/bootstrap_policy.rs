@@ -41,7 +41,7 @@ fn cluster_role_bindings() -> Vec<Value> {
         .collect()
 }
 
-fn entries<'a>(section: Option<&'a Value>) -> impl Iterator<Item = &'a Value> {
+fn entries(section: Option<&Value>) -> impl Iterator<Item = &Value> {
     section.and_then(Value::as_array).into_iter().flatten()
 }
 
