@@ -182,6 +182,22 @@ fn a_new_cluster_has_what_kubeadm_makes() {
     ]);
     assert_eq!(ca("x"), pem);
 
+    // The whole bootstrap policy: `system:auth-delegator`, which a ServiceAccount needs
+    // for TokenReviews, and the controllers' roles and bindings.
+    assert_eq!(
+        ok(&["get", "clusterrole", "system:auth-delegator", "-o", "name"]),
+        "clusterrole.rbac.authorization.k8s.io/system:auth-delegator\n"
+    );
+    assert_eq!(
+        ok(&[
+            "get",
+            "clusterrolebinding",
+            "system:controller:job-controller",
+            "-o",
+            "jsonpath={.subjects[0].namespace}/{.subjects[0].name}"
+        ]),
+        "kube-system/job-controller"
+    );
     // The bootstrap policy's cluster-admin.
     assert_eq!(
         ok(&[

@@ -1019,14 +1019,16 @@ async fn the_namespaced_default_roles_are_the_policys() {
             assert_eq!(object, item, "{uri}");
         }
     }
-    // They count: kube-scheduler may take its leader lease in kube-system, and only there.
-    let review = |namespace: &str| json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": {"user": "system:kube-scheduler", "groups": ["system:authenticated"], "resourceAttributes": {"namespace": namespace, "verb": "update", "group": "coordination.k8s.io", "resource": "leases", "name": "kube-scheduler"}}});
+    // They count: the leader-election ServiceAccount may take a lease in kube-system, and
+    // only there (kube-scheduler's ClusterRole lets it take its own lease anywhere).
+    let account = "system:serviceaccount:kube-system:leader-election-controller";
+    let review = |namespace: &str| json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": {"user": account, "groups": ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"], "resourceAttributes": {"namespace": namespace, "verb": "update", "group": "coordination.k8s.io", "resource": "leases", "name": "kube-controller-manager"}}});
     let sar = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
     let (code, answer) = call(&server, Method::POST, sar, &[], review("kube-system")).await;
     assert_eq!(code, 201);
     assert_eq!(
         answer["status"],
-        json!({"allowed": true, "reason": "RBAC: allowed by RoleBinding \"system::leader-locking-kube-scheduler/kube-system\" of Role \"system::leader-locking-kube-scheduler\" to User \"system:kube-scheduler\""})
+        json!({"allowed": true, "reason": format!("RBAC: allowed by RoleBinding \"system::leader-locking-kube-controller-manager/kube-system\" of Role \"system::leader-locking-kube-controller-manager\" to ServiceAccount \"leader-election-controller/kube-system\"")})
     );
     let (_, answer) = call(&server, Method::POST, sar, &[], review("default")).await;
     assert_eq!(answer["status"], json!({"allowed": false}));
@@ -1511,4 +1513,195 @@ fn exchange(
         chunks = rest[size..].trim_start_matches("\r\n");
     }
     (code, body)
+}
+
+/// Where the server's bootstrap policy differs from a golden file of Kubernetes' own
+/// (`../shared/corpus/kubernetes-rbac`, whose SOURCE.md names the commits), and why: `(file,
+/// name, why)`, a name the file has whose object differs or is missing here, or, with `+`,
+/// one the server has that no golden file of its kind has. The guide lists the same in
+/// server-differences.md.
+const POLICY_DIFFERENCES: &[(&str, &str, &str)] = &[
+    (
+        "cluster-roles.yaml",
+        "system:aggregate-to-edit",
+        "DRA's rules (GA, on by default since 1.34; the file is older)",
+    ),
+    (
+        "cluster-roles.yaml",
+        "system:aggregate-to-view",
+        "DRA's rules, likewise",
+    ),
+    (
+        "cluster-roles.yaml",
+        "system:kube-scheduler",
+        "DRA's rules, likewise",
+    ),
+    ("cluster-roles.yaml", "system:node", "DRA's rules, likewise"),
+    (
+        "cluster-roles-featuregates.yaml",
+        "system:cluster-trust-bundle-discovery",
+        "ClusterTrustBundle is off by default",
+    ),
+    (
+        "cluster-roles-featuregates.yaml",
+        "system:kube-scheduler",
+        "no rules of gates off by default (devicetaintrules, pods/finalizers)",
+    ),
+    (
+        "cluster-roles-featuregates.yaml",
+        "system:node",
+        "no rules of gates off by default (clustertrustbundles)",
+    ),
+    (
+        "cluster-roles-featuregates.yaml",
+        "system:monitoring",
+        "no /flagz, /statusz (alpha gates); nodes/metrics, newer than the file",
+    ),
+    (
+        "cluster-role-bindings.yaml",
+        "+system:monitoring",
+        "added since the file (about 2020)",
+    ),
+    (
+        "cluster-role-bindings.yaml",
+        "+system:service-account-issuer-discovery",
+        "added since the file",
+    ),
+    (
+        "controller-role-bindings.yaml",
+        "system:controller:podcertificaterequestcleaner",
+        "controller-roles.yaml has no such role",
+    ),
+    (
+        "controller-role-bindings.yaml",
+        "+system:controller:device-taint-eviction-controller",
+        "the binding of a role controller-roles.yaml has, newer than this file",
+    ),
+    (
+        "controller-role-bindings.yaml",
+        "+system:controller:resource-claim-controller",
+        "likewise",
+    ),
+    (
+        "controller-role-bindings.yaml",
+        "+system:controller:volumeattributesclass-protection-controller",
+        "likewise",
+    ),
+];
+
+/// An object as the golden files show it: its name, namespace, labels and annotations, and
+/// its rules (not an aggregated role's, which the aggregation controller computes) or its
+/// subjects and role.
+fn policy_form(mut object: Value) -> Value {
+    let metadata = object["metadata"].as_object_mut().unwrap();
+    metadata.retain(|k, _| matches!(k.as_str(), "name" | "namespace" | "labels" | "annotations"));
+    let map = object.as_object_mut().unwrap();
+    if map.contains_key("aggregationRule") {
+        map.remove("rules");
+    }
+    if map
+        .get("subjects")
+        .is_some_and(|s| s.as_array().is_none_or(Vec::is_empty))
+    {
+        map.remove("subjects");
+    }
+    map.retain(|k, v| k != "kind" && k != "apiVersion" && !v.is_null());
+    object
+}
+
+/// Every role and binding of the policy's golden files is on a new server as the file has
+/// it, but for the differences [`POLICY_DIFFERENCES`] names; and the server has none of
+/// its own but those.
+#[tokio::test]
+async fn the_bootstrap_policy_is_kubernetes_own() {
+    let test = "the_bootstrap_policy_is_kubernetes_own";
+    let files = [
+        ("cluster-roles.yaml", "clusterroles"),
+        ("cluster-roles-featuregates.yaml", "clusterroles"),
+        ("controller-roles.yaml", "clusterroles"),
+        ("cluster-role-bindings.yaml", "clusterrolebindings"),
+        ("controller-role-bindings.yaml", "clusterrolebindings"),
+        ("namespace-roles.yaml", "roles"),
+        ("namespace-role-bindings.yaml", "rolebindings"),
+    ];
+    let needed: Vec<String> = files
+        .iter()
+        .map(|(file, _)| format!("kubernetes-rbac/{file}"))
+        .collect();
+    let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
+    let Some(corpus) = kubeforge_tests::corpus(test, &needed) else {
+        return;
+    };
+    let Some(catalog) = catalog(test) else {
+        return;
+    };
+    let server = Server::new(catalog);
+    let key = |object: &Value| {
+        let namespace = object["metadata"]["namespace"].as_str().unwrap_or("");
+        let name = object["metadata"]["name"].as_str().unwrap_or("");
+        if namespace.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{namespace}/{name}")
+        }
+    };
+    let mut served = std::collections::BTreeMap::new();
+    for plural in [
+        "clusterroles",
+        "clusterrolebindings",
+        "roles",
+        "rolebindings",
+    ] {
+        let uri = format!("/apis/rbac.authorization.k8s.io/v1/{plural}");
+        let (code, list) = call(&server, Method::GET, &uri, &[], Value::Null).await;
+        assert_eq!(code, 200);
+        let objects: std::collections::BTreeMap<String, Value> = list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| (key(o), policy_form(o.clone())))
+            .collect();
+        served.insert(plural, objects);
+    }
+    let mut found = std::collections::BTreeSet::new();
+    let mut golden_names: std::collections::BTreeMap<&str, std::collections::BTreeSet<String>> =
+        std::collections::BTreeMap::new();
+    for (file, plural) in files {
+        let text = std::fs::read_to_string(corpus.join("kubernetes-rbac").join(file)).unwrap();
+        let list: Value = serde_saphyr::from_str(&text).unwrap();
+        let items = list["items"].as_array().unwrap();
+        assert!(!items.is_empty(), "{file}");
+        for item in items {
+            let name = key(item);
+            golden_names.entry(plural).or_default().insert(name.clone());
+            if served[plural].get(&name) != Some(&policy_form(item.clone())) {
+                found.insert((file, name));
+            }
+        }
+    }
+    // What the server has beyond every golden file of its kind, named after the bindings'
+    // file it would be in.
+    for (plural, objects) in &served {
+        for name in objects.keys() {
+            if golden_names[plural].contains(name) {
+                continue;
+            }
+            let file = match *plural {
+                "clusterrolebindings" if name.starts_with("system:controller:") => {
+                    "controller-role-bindings.yaml"
+                }
+                "clusterrolebindings" => "cluster-role-bindings.yaml",
+                "clusterroles" => "cluster-roles.yaml",
+                _ => "namespace files",
+            };
+            found.insert((file, format!("+{name}")));
+        }
+    }
+    let expected: std::collections::BTreeSet<(&str, String)> = POLICY_DIFFERENCES
+        .iter()
+        .map(|(file, name, _)| (*file, (*name).to_owned()))
+        .collect();
+    assert_eq!(found, expected, "differences from the golden files");
+    // `system:auth-delegator`, which a ServiceAccount needs for TokenReviews.
+    assert!(served["clusterroles"].contains_key("system:auth-delegator"));
 }

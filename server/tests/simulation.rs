@@ -1509,3 +1509,39 @@ async fn a_deleted_pod_stops_its_containers_before_it_goes() {
         );
     }
 }
+
+/// A Node's labels agree with its status, as a kubelet writes both: `kubernetes.io/os` and
+/// `kubernetes.io/arch` (and their deprecated `beta.` forms) are
+/// `status.nodeInfo.operatingSystem` and `architecture`, for a node configured as arm64 too.
+#[tokio::test]
+async fn node_labels_agree_with_their_status() {
+    let mut arm = SimulatedNode::named("arm");
+    arm.labels
+        .insert("kubernetes.io/arch".into(), "arm64".into());
+    let simulation = Simulation {
+        nodes: vec![SimulatedNode::named("plain"), arm],
+        ..Simulation::default()
+    };
+    let Some((_server, client)) = simulated("simulation", simulation) else {
+        return;
+    };
+    let nodes: Api<Node> = Api::all(client);
+    for (name, arch) in [("plain", "amd64"), ("arm", "arm64")] {
+        until(&nodes, name, "registered", |n| n.status.is_some()).await;
+        let node = nodes.get(name).await.unwrap();
+        let labels = node.metadata.labels.unwrap();
+        let info = node.status.unwrap().node_info.unwrap();
+        assert_eq!(info.architecture, arch, "{name}");
+        assert_eq!(info.operating_system, "linux", "{name}");
+        for prefix in ["", "beta."] {
+            assert_eq!(
+                labels[&format!("{prefix}kubernetes.io/arch")],
+                info.architecture
+            );
+            assert_eq!(
+                labels[&format!("{prefix}kubernetes.io/os")],
+                info.operating_system
+            );
+        }
+    }
+}

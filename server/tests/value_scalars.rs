@@ -124,11 +124,12 @@ fn value_scalars_match_the_documents() {
         let property = definitions
             .get(full(ty))
             .and_then(|d| d.pointer(&format!("/properties/{field}")));
-        let ty_ok = match (property.and_then(|p| p["type"].as_str()), zero) {
-            (Some("string"), Value::String(_)) | (Some("boolean"), Value::Bool(_)) => true,
-            (Some("integer" | "number"), Value::Number(_)) => true,
-            _ => false,
-        };
+        let ty_ok = matches!(
+            (property.and_then(|p| p["type"].as_str()), zero),
+            (Some("string"), Value::String(_))
+                | (Some("boolean"), Value::Bool(_))
+                | (Some("integer" | "number"), Value::Number(_))
+        );
         if !ty_ok {
             problems.push(format!(
                 "{ty} {field} {zero}: swagger.json has {}",

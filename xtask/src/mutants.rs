@@ -584,6 +584,47 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "            if !catalog.answers_deleted_object(def) {",
         tests: &["kubeforge-server:strategies:deletes_answer_what_each_operation_declares"],
     },
+    // What Go writes, the certificates, graceful deletion and the bootstrap policy.
+    Mutant {
+        name: "value-scalars-not-written",
+        breaks: "a built-in kind's scalars without `omitempty` are written at their zero (a new StatefulSet's `availableReplicas: 0`)",
+        file: "server/src/semantics/builtin_defaults.rs",
+        find: "for (ty, field, zero) in value_scalars(VALUE_SCALARS) {",
+        replace: "for (ty, field, zero) in value_scalars(\"\") {",
+        tests: &["kubeforge-server:strategies:objects_are_written_as_go_writes_them"],
+    },
+    Mutant {
+        name: "base64-line-breaks-refused",
+        breaks: "a Secret's `data` is read as Go's base64 decoder reads it, line breaks skipped",
+        file: "server/src/semantics/validation.rs",
+        find: "            let joined: String = text.chars().filter(|c| !matches!(c, '\\r' | '\\n')).collect();",
+        replace: "            let joined: String = text.clone();",
+        tests: &["kubeforge-server:strategies:objects_are_written_as_go_writes_them"],
+    },
+    Mutant {
+        name: "certificate-without-authority-key-id",
+        breaks: "the certificates the cluster's CA signs carry an Authority Key Identifier, which strict X.509 clients require",
+        file: "server/src/objects/authority.rs",
+        find: "        params.use_authority_key_identifier_extension = true;",
+        replace: "        params.use_authority_key_identifier_extension = false;",
+        tests: &["kubeforge-server:kubectl_cluster:a_strict_tls_client_connects"],
+    },
+    Mutant {
+        name: "deleted-pod-removed-before-it-stops",
+        breaks: "a deleted Pod a kubelet runs stays until its containers have stopped and its status says so",
+        file: "server/src/semantics/deletion.rs",
+        find: "            .is_none_or(|grace| grace == 0)",
+        replace: "            .is_none_or(|grace| grace >= 0)",
+        tests: &["kubeforge-server:simulation:a_deleted_pod_stops_its_containers_before_it_goes"],
+    },
+    Mutant {
+        name: "bootstrap-policy-incomplete",
+        breaks: "a new server has every role and binding of Kubernetes' bootstrap policy",
+        file: "server/src/controllers/bootstrap_policy.rs",
+        find: "    entries(policy().get(\"clusterRoles\"))\n        .map(|entry| role(\"ClusterRole\", entry))",
+        replace: "    entries(policy().get(\"clusterRoles\"))\n        .take(16)\n        .map(|entry| role(\"ClusterRole\", entry))",
+        tests: &["kubeforge-server:rbac:the_bootstrap_policy_is_kubernetes_own"],
+    },
     // The CRD a crate gives back.
     Mutant {
         name: "embedded-crd-loses-annotations",

@@ -2,7 +2,8 @@
 //! `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go` and `namespace_policy.go`),
 //! which its `rbac/bootstrap-roles` post-start hook creates: the default ClusterRoles and
 //! their ClusterRoleBindings, and the Roles and RoleBindings of `kube-system` and
-//! `kube-public`, from `data/bootstrap-roles.yaml` (which says which it keeps). Made when
+//! `kube-public`, from `data/bootstrap-roles.yaml`, all of them (the controllers' roles and
+//! bindings too). Made when
 //! the server starts, as the hook does; the aggregated roles (`admin`, `edit`, `view`) get
 //! their rules from the aggregation controller (`aggregation`).
 
@@ -26,62 +27,22 @@ fn policy() -> &'static Value {
     })
 }
 
-/// The default ClusterRoles, as objects.
+/// The default ClusterRoles (the controllers' too), as objects.
 pub(crate) fn cluster_roles() -> Vec<Value> {
-    let entries = policy().get("clusterRoles").and_then(Value::as_array);
-    entries
-        .into_iter()
-        .flatten()
-        .map(|entry| {
-            let mut metadata = bootstrap_metadata();
-            if let Some(labels) = entry.get("labels").and_then(Value::as_object) {
-                for (key, value) in labels {
-                    metadata["labels"][key] = value.clone();
-                }
-            }
-            let mut role = json!({
-                "kind": "ClusterRole",
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "metadata": metadata,
-            });
-            if let Some(rules) = entry.get("rules") {
-                role["rules"] = rules.clone();
-            }
-            if let Some(rule) = entry.get("aggregationRule") {
-                role["aggregationRule"] = rule.clone();
-            }
-            with_name(role, entry)
-        })
+    entries(policy().get("clusterRoles"))
+        .map(|entry| role("ClusterRole", entry))
         .collect()
 }
 
-/// The default ClusterRoleBindings (each to the ClusterRole of its name), as objects.
+/// The default ClusterRoleBindings (the controllers' too), as objects.
 fn cluster_role_bindings() -> Vec<Value> {
-    let entries = policy()
-        .get("clusterRoleBindings")
-        .and_then(Value::as_array);
-    entries
-        .into_iter()
-        .flatten()
-        .map(|entry| {
-            let name = entry.get("name").cloned().unwrap_or(Value::Null);
-            let subjects: Vec<Value> = entry
-                .get("groups")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|group| json!({"kind": "Group", "apiGroup": GROUP, "name": group}))
-                .collect();
-            let binding = json!({
-                "kind": "ClusterRoleBinding",
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "metadata": bootstrap_metadata(),
-                "subjects": subjects,
-                "roleRef": {"apiGroup": GROUP, "kind": "ClusterRole", "name": name},
-            });
-            with_name(binding, entry)
-        })
+    entries(policy().get("clusterRoleBindings"))
+        .map(|entry| binding("ClusterRoleBinding", "ClusterRole", entry))
         .collect()
+}
+
+fn entries(section: Option<&Value>) -> impl Iterator<Item = &Value> {
+    section.and_then(Value::as_array).into_iter().flatten()
 }
 
 /// The entries of a `namespace: [entry…]` section of the policy, with their namespace.
@@ -100,57 +61,91 @@ fn by_namespace(section: &str) -> impl Iterator<Item = (&'static str, &'static V
 pub(crate) fn namespace_roles() -> Vec<Value> {
     by_namespace("namespaceRoles")
         .map(|(namespace, entry)| {
-            let mut role = json!({
-                "kind": "Role",
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "metadata": bootstrap_metadata(),
-                "rules": entry.get("rules").cloned().unwrap_or_else(|| json!([])),
-            });
+            let mut role = role("Role", entry);
             role["metadata"]["namespace"] = Value::from(namespace);
-            with_name(role, entry)
+            role
         })
         .collect()
 }
 
-/// The default RoleBindings of `kube-system` and `kube-public`, each to the Role its
-/// `role` names (else the Role of its own name); the subjects are its users, then its
-/// ServiceAccounts, as `NewRoleBinding(…).Users(…).SAs(…)` adds them.
+/// The default RoleBindings of `kube-system` and `kube-public`.
 pub(crate) fn namespace_role_bindings() -> Vec<Value> {
     by_namespace("namespaceRoleBindings")
         .map(|(namespace, entry)| {
-            let names = |field: &str| {
-                entry
-                    .get(field)
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-            };
-            let users = names("users")
-                .into_iter()
-                .map(|user| json!({"kind": "User", "apiGroup": GROUP, "name": user}));
-            let service_accounts = names("serviceAccounts").into_iter().map(|account| {
-                let (namespace, name) = account.split_once('/').unwrap_or(("", account));
-                json!({"kind": "ServiceAccount", "name": name, "namespace": namespace})
-            });
-            let subjects: Vec<Value> = users.chain(service_accounts).collect();
-            let role = entry
-                .get("role")
-                .or_else(|| entry.get("name"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let mut binding = json!({
-                "kind": "RoleBinding",
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "metadata": bootstrap_metadata(),
-                "subjects": subjects,
-                "roleRef": {"apiGroup": GROUP, "kind": "Role", "name": role},
-            });
+            let mut binding = binding("RoleBinding", "Role", entry);
             binding["metadata"]["namespace"] = Value::from(namespace);
-            with_name(binding, entry)
+            binding
         })
         .collect()
+}
+
+/// A role of the policy: its rules, or its aggregation rule (whose rules the aggregation
+/// controller writes).
+fn role(kind: &str, entry: &Value) -> Value {
+    let mut role = json!({
+        "kind": kind,
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "metadata": metadata(entry),
+    });
+    if let Some(rules) = entry.get("rules") {
+        role["rules"] = rules.clone();
+    }
+    if let Some(rule) = entry.get("aggregationRule") {
+        role["aggregationRule"] = rule.clone();
+    }
+    with_name(role, entry)
+}
+
+/// A binding of the policy to the role its `role` names (else the role of its own name),
+/// with its subjects (`Group:<name>`, `User:<name>`, `ServiceAccount:<namespace>/<name>`),
+/// none written when it has none (Go's nil slice).
+fn binding(kind: &str, role_kind: &str, entry: &Value) -> Value {
+    let subjects: Vec<Value> = entries(entry.get("subjects"))
+        .filter_map(Value::as_str)
+        .filter_map(|subject| subject.split_once(':'))
+        .map(|(kind, name)| match kind {
+            "ServiceAccount" => {
+                let (namespace, name) = name.split_once('/').unwrap_or(("", name));
+                json!({"kind": kind, "name": name, "namespace": namespace})
+            }
+            _ => json!({"kind": kind, "apiGroup": GROUP, "name": name}),
+        })
+        .collect();
+    let role = entry
+        .get("role")
+        .or_else(|| entry.get("name"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut binding = json!({
+        "kind": kind,
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "metadata": metadata(entry),
+        "roleRef": {"apiGroup": GROUP, "kind": role_kind, "name": role},
+    });
+    if !subjects.is_empty() {
+        binding["subjects"] = Value::from(subjects);
+    }
+    with_name(binding, entry)
+}
+
+/// What the policy puts on every object it makes, and the entry's own labels and
+/// annotations.
+fn metadata(entry: &Value) -> Value {
+    let mut metadata = json!({
+        "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"},
+        "annotations": {"rbac.authorization.kubernetes.io/autoupdate": "true"},
+    });
+    for field in ["labels", "annotations"] {
+        for (key, value) in entry
+            .get(field)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            metadata[field][key] = value.clone();
+        }
+    }
+    metadata
 }
 
 fn with_name(mut object: Value, entry: &Value) -> Value {
@@ -196,14 +191,6 @@ pub(crate) fn reconcile(state: &mut State, catalog: &Catalog, queue: &mut VecDeq
     }
 }
 
-/// What the policy puts on every object it makes.
-fn bootstrap_metadata() -> Value {
-    json!({
-        "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"},
-        "annotations": {"rbac.authorization.kubernetes.io/autoupdate": "true"},
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,7 +217,13 @@ mod tests {
             roles[0]["metadata"]["labels"]["kubernetes.io/bootstrapping"],
             "rbac-defaults"
         );
-        assert_eq!(cluster_role_bindings().len(), 5);
+        assert!(names.contains(&"system:controller:job-controller"));
+        assert_eq!(cluster_role_bindings().len(), 50);
+        assert!(cluster_role_bindings().iter().all(|b| {
+            b.pointer("/roleRef/name")
+                .and_then(Value::as_str)
+                .is_some_and(|role| names.contains(&role))
+        }));
         // `namespace_policy.go`: six Roles and bindings in kube-system, one in kube-public.
         let namespaced = |objects: Vec<Value>| {
             objects

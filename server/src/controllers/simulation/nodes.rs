@@ -56,14 +56,16 @@ pub(crate) fn plan(
 
 fn registered(node: &SimulatedNode, position: usize) -> Value {
     let mut labels = Map::new();
-    labels.insert("kubernetes.io/arch".into(), "amd64".into());
+    let (os, arch) = platform(node);
+    labels.insert("kubernetes.io/arch".into(), arch.into());
     labels.insert("kubernetes.io/hostname".into(), node.name.clone().into());
-    labels.insert("kubernetes.io/os".into(), "linux".into());
-    labels.insert("beta.kubernetes.io/arch".into(), "amd64".into());
-    labels.insert("beta.kubernetes.io/os".into(), "linux".into());
+    labels.insert("kubernetes.io/os".into(), os.into());
     for (k, v) in &node.labels {
         labels.insert(k.clone(), v.clone().into());
     }
+    // The kubelet's deprecated labels say what the current ones say.
+    labels.insert("beta.kubernetes.io/arch".into(), arch.into());
+    labels.insert("beta.kubernetes.io/os".into(), os.into());
     let mut spec = json!({
         "podCIDR": pod_cidr(position),
         "podCIDRs": [pod_cidr(position)],
@@ -83,7 +85,20 @@ fn registered(node: &SimulatedNode, position: usize) -> Value {
     })
 }
 
+/// The node's operating system and architecture: what its labels say (a node configured
+/// with `kubernetes.io/arch: arm64` is an arm64 node), else `linux` and `amd64`; its
+/// labels and its `status.nodeInfo` agree, as a kubelet writes both from `runtime.GOOS`
+/// and `runtime.GOARCH`.
+fn platform(node: &SimulatedNode) -> (&str, &str) {
+    let label = |key: &str, default| node.labels.get(key).map_or(default, String::as_str);
+    (
+        label("kubernetes.io/os", "linux"),
+        label("kubernetes.io/arch", "amd64"),
+    )
+}
+
 fn status(node: &SimulatedNode, position: usize, now: &str) -> Value {
+    let (os, arch) = platform(node);
     let condition = |kind: &str, status: &str, reason: &str, message: &str| {
         json!({
             "type": kind,
@@ -109,14 +124,14 @@ fn status(node: &SimulatedNode, position: usize, now: &str) -> Value {
         ],
         "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
         "nodeInfo": {
-            "architecture": "amd64",
+            "architecture": arch,
             "bootID": "",
             "containerRuntimeVersion": "kubeforge://simulated",
             "kernelVersion": "",
             "kubeProxyVersion": "",
             "kubeletVersion": "v1.36.0",
             "machineID": "",
-            "operatingSystem": "linux",
+            "operatingSystem": os,
             "osImage": "kubeforge simulated node",
             "systemUUID": "",
         },
