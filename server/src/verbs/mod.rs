@@ -158,8 +158,10 @@ impl Shared {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// What the server serves now. Take it once per request, before [`Shared::lock`]
-    /// (which it takes): under the lock, read `state.catalog`.
+    /// What the server serves now. The router takes it once per request and passes it
+    /// down to the verbs, so a request sees one catalog even while a CRD is created
+    /// (`router`'s tests count); it takes [`Shared::lock`]: under the lock, read
+    /// `state.catalog`.
     pub(crate) fn catalog(&self) -> Arc<Catalog> {
         #[cfg(test)]
         SNAPSHOTS.set(SNAPSHOTS.get() + 1);
