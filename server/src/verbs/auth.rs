@@ -101,8 +101,10 @@ impl Shared {
         audiences: &[String],
     ) -> Result<(Value, Vec<String>), String> {
         #[cfg(test)]
-        self.authentications
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        super::AUTHENTICATED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(token.to_owned());
         let known = self.identities().by_token.get(token).cloned();
         if let Some(user) = known {
             // `WrapAudienceAgnosticToken`: the API server's audiences among those asked.

@@ -108,9 +108,6 @@ pub(crate) struct Shared {
     /// The clock every timestamp the server writes reads (the real time unless simulating).
     pub(crate) clock: Clock,
     uid_seed: std::collections::hash_map::RandomState,
-    /// How many bearer tokens were authenticated (`router`'s tests count one per request).
-    #[cfg(test)]
-    pub(crate) authentications: AtomicUsize,
 }
 
 impl Shared {
@@ -130,8 +127,6 @@ impl Shared {
             identities: Mutex::new(auth::Identities::new()),
             clock: Clock::default(),
             uid_seed: std::collections::hash_map::RandomState::new(),
-            #[cfg(test)]
-            authentications: AtomicUsize::new(0),
         };
         let clock = shared.clock.clone();
         let _clock = clock.enter();
@@ -236,6 +231,10 @@ impl Shared {
             .collect()
     }
 }
+
+/// Every bearer token authenticated, in order (`router`'s tests count one per request).
+#[cfg(test)]
+pub(crate) static AUTHENTICATED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 #[cfg(test)]
 thread_local! {
