@@ -371,6 +371,7 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &[
             "kubeforge-server:server_side_apply:a_custom_resources_defaulted_list_map_key_matches_its_default",
             "kubeforge-server:kubectl_apply:the_same_deployment_applied_twice_changes_nothing",
+            "kubeforge-server:kube_apply:the_same_deployment_applied_twice_changes_nothing",
         ],
     },
     Mutant {
