@@ -485,6 +485,7 @@ impl Server {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
         shared.check_escalation(
+            catalog,
             user,
             def,
             namespace.unwrap_or(""),

@@ -14,7 +14,7 @@ use http::StatusCode;
 use ring::rand::{SecureRandom, SystemRandom};
 use serde_json::{Value, json};
 
-use crate::objects::catalog::ResourceDef;
+use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::semantics::patch::{self, PatchKind};
 use crate::semantics::rbac::{
     self, ANONYMOUS, AUTHENTICATED, Attributes, MASTERS, Policy, Rule, UNAUTHENTICATED, User,
@@ -286,6 +286,7 @@ impl Shared {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn check_escalation(
         &self,
+        catalog: &Catalog,
         user: &User,
         def: &ResourceDef,
         namespace: &str,
@@ -305,7 +306,8 @@ impl Shared {
         {
             return Ok(());
         }
-        let Some(object) = self.written(def, namespace, name, verb, content_type, body) else {
+        let Some(object) = self.written(catalog, def, namespace, name, verb, content_type, body)
+        else {
             // A body that does not parse is refused by the verb itself.
             return Ok(());
         };
@@ -379,8 +381,10 @@ impl Shared {
     /// The object a write would leave: the body of a create or update; for a patch, the
     /// stored object patched (a server-side apply's rules, subjects and role reference
     /// replace the stored ones: RBAC's lists are atomic).
+    #[allow(clippy::too_many_arguments)]
     fn written(
         &self,
+        catalog: &Catalog,
         def: &ResourceDef,
         namespace: &str,
         name: Option<&str>,
@@ -391,7 +395,6 @@ impl Shared {
         if verb != "patch" {
             return serde_json::from_slice(body).ok();
         }
-        let catalog = self.catalog();
         let (index, _) = catalog.find(&def.group, &def.version, &def.plural)?;
         let old = self.stored(index, namespace, name?).ok()?;
         let mut patched = (*old).clone();
