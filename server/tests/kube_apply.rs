@@ -219,3 +219,48 @@ async fn apply_without_a_schema_merges_maps_and_replaces_lists() {
         assert_eq!(lease.metadata.annotations.unwrap().len(), 1);
     }
 }
+
+/// A client library's apply of the same Deployment twice, its container port without a
+/// `protocol`, against the server of Kubernetes' `swagger.json` (no schema `default`s: the
+/// key takes the Go defaulters' `TCP`): the second apply matches the stored port and
+/// changes nothing.
+#[tokio::test]
+async fn the_same_deployment_applied_twice_changes_nothing() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    let test = "the_same_deployment_applied_twice_changes_nothing";
+    let Some(corpus) = kubeforge_tests::corpus(test, &["kubernetes/swagger.json"]) else {
+        return;
+    };
+    let catalog = Catalog::from_documents(&[corpus.join("kubernetes/swagger.json")]).unwrap();
+    let client = Client::new(Server::new(catalog), "default");
+    let deployments: Api<Deployment> = Api::default_namespaced(client);
+    let config = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "nginx-app"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "nginx"}},
+            "template": {
+                "metadata": {"labels": {"app": "nginx"}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27",
+                    "ports": [{"containerPort": 80}]}]},
+            },
+        },
+    });
+    let params = PatchParams::apply("my-controller");
+    let first = deployments
+        .patch("nginx-app", &params, &Patch::Apply(&config))
+        .await
+        .unwrap();
+    let second = deployments
+        .patch("nginx-app", &params, &Patch::Apply(&config))
+        .await
+        .unwrap();
+    assert_eq!(
+        second.metadata.resource_version,
+        first.metadata.resource_version
+    );
+    let second = serde_json::to_value(&second).unwrap();
+    assert_eq!(
+        second.pointer("/spec/template/spec/containers/0/ports"),
+        Some(&json!([{"containerPort": 80, "protocol": "TCP"}]))
+    );
+}

@@ -227,7 +227,7 @@ struct Ledger {
 }
 
 fn writer(address: SocketAddr, id: usize, ledger: &Mutex<Ledger>) {
-    let mut draw = Draw(0x9E37_79B9_7F4A_7C15 ^ (id as u64 + 1) * 0x1234_5678);
+    let mut draw = Draw(0x9E37_79B9_7F4A_7C15 ^ ((id as u64 + 1) * 0x1234_5678));
     let mut mine = Ledger::default();
     let commit = |collection: &'static str, object: &Value, mine: &mut Ledger| {
         let name = object["metadata"]["name"].as_str().unwrap().to_owned();
@@ -484,16 +484,15 @@ fn eight_writers_lose_nothing_share_nothing_and_every_watcher_sees_every_revisio
         if let Some(ip) = service["spec"]["clusterIP"]
             .as_str()
             .filter(|ip| !ip.is_empty() && *ip != "None")
+            && let Some(other) = ips.insert(ip.to_owned(), name.clone())
         {
-            if let Some(other) = ips.insert(ip.to_owned(), name.clone()) {
-                panic!("{name} and {other} share the cluster IP {ip}");
-            }
+            panic!("{name} and {other} share the cluster IP {ip}");
         }
         for port in service["spec"]["ports"].as_array().into_iter().flatten() {
-            if let Some(port) = port["nodePort"].as_i64() {
-                if let Some(other) = ports.insert(port, name.clone()) {
-                    panic!("{name} and {other} share the node port {port}");
-                }
+            if let Some(port) = port["nodePort"].as_i64()
+                && let Some(other) = ports.insert(port, name.clone())
+            {
+                panic!("{name} and {other} share the node port {port}");
             }
         }
     }

@@ -171,8 +171,8 @@ pub const MUTANTS: &[Mutant] = &[
         name: "stale-replace-accepted",
         breaks: "a replace with an old `resourceVersion` is refused with 409 Conflict",
         file: "server/src/verbs/write.rs",
-        find: "        {\n            return Err(stale(def, name));\n        }\n        self.commit(\n            index,\n            namespace,\n            name,\n            &old,\n            body,",
-        replace: "        {\n            let _ = stale(def, name);\n        }\n        self.commit(\n            index,\n            namespace,\n            name,\n            &old,\n            body,",
+        find: "            {\n                return Err(stale(def, name));\n            }\n            if let Some(done) = self.commit(",
+        replace: "            {\n                let _ = stale(def, name);\n            }\n            if let Some(done) = self.commit(",
         tests: &[
             "kubeforge-server:generated_decoders",
             "kubeforge-server:kube_client",
@@ -371,6 +371,7 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &[
             "kubeforge-server:server_side_apply:a_custom_resources_defaulted_list_map_key_matches_its_default",
             "kubeforge-server:kubectl_apply:the_same_deployment_applied_twice_changes_nothing",
+            "kubeforge-server:kube_apply:the_same_deployment_applied_twice_changes_nothing",
         ],
     },
     Mutant {

@@ -485,6 +485,7 @@ impl Server {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
         shared.check_escalation(
+            catalog,
             user,
             def,
             namespace.unwrap_or(""),
@@ -837,14 +838,22 @@ mod tests {
                 .header(header::CONTENT_TYPE, "application/json")
                 .body(http_body_util::Full::new(bytes::Bytes::from(body)))
                 .unwrap();
-            let before = server.shared.authentications.load(Ordering::SeqCst);
+            let count = || {
+                crate::verbs::AUTHENTICATED
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .filter(|t| **t == token)
+                    .count()
+            };
+            let before = count();
             let response = runtime.block_on(server.call_async(request));
             assert!(
                 response.status().is_success(),
                 "{method} {uri}: {}",
                 response.status()
             );
-            let after = server.shared.authentications.load(Ordering::SeqCst);
+            let after = count();
             assert_eq!(
                 after - before,
                 1,

@@ -14,7 +14,7 @@ use http::StatusCode;
 use ring::rand::{SecureRandom, SystemRandom};
 use serde_json::{Value, json};
 
-use crate::objects::catalog::ResourceDef;
+use crate::objects::catalog::{Catalog, ResourceDef};
 use crate::semantics::patch::{self, PatchKind};
 use crate::semantics::rbac::{
     self, ANONYMOUS, AUTHENTICATED, Attributes, MASTERS, Policy, Rule, UNAUTHENTICATED, User,
@@ -101,8 +101,10 @@ impl Shared {
         audiences: &[String],
     ) -> Result<(Value, Vec<String>), String> {
         #[cfg(test)]
-        self.authentications
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        super::AUTHENTICATED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(token.to_owned());
         let known = self.identities().by_token.get(token).cloned();
         if let Some(user) = known {
             // `WrapAudienceAgnosticToken`: the API server's audiences among those asked.
@@ -284,6 +286,7 @@ impl Shared {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn check_escalation(
         &self,
+        catalog: &Catalog,
         user: &User,
         def: &ResourceDef,
         namespace: &str,
@@ -303,7 +306,8 @@ impl Shared {
         {
             return Ok(());
         }
-        let Some(object) = self.written(def, namespace, name, verb, content_type, body) else {
+        let Some(object) = self.written(catalog, def, namespace, name, verb, content_type, body)
+        else {
             // A body that does not parse is refused by the verb itself.
             return Ok(());
         };
@@ -377,8 +381,10 @@ impl Shared {
     /// The object a write would leave: the body of a create or update; for a patch, the
     /// stored object patched (a server-side apply's rules, subjects and role reference
     /// replace the stored ones: RBAC's lists are atomic).
+    #[allow(clippy::too_many_arguments)]
     fn written(
         &self,
+        catalog: &Catalog,
         def: &ResourceDef,
         namespace: &str,
         name: Option<&str>,
@@ -389,7 +395,6 @@ impl Shared {
         if verb != "patch" {
             return serde_json::from_slice(body).ok();
         }
-        let catalog = self.catalog();
         let (index, _) = catalog.find(&def.group, &def.version, &def.plural)?;
         let old = self.stored(index, namespace, name?).ok()?;
         let mut patched = (*old).clone();

@@ -77,6 +77,7 @@ impl Shared {
     /// resource pruned and defaulted, `validation::decode`); the strict decoding `errors`
     /// found before (duplicate keys) and the unknown fields are refused, warned about or
     /// ignored as `directive` says, worded for their `source`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn decoded(
         &self,
         catalog: &Catalog,
@@ -89,7 +90,7 @@ impl Shared {
     ) -> Result<Value, Failure> {
         let def = &catalog.resources[index];
         let mut object = self.check(catalog, index, object)?;
-        errors.extend(validation::decode(&catalog, def, &mut object));
+        errors.extend(validation::decode(catalog, def, &mut object));
         if !errors.is_empty() {
             validation::strict(directive, def, errors, source(), warnings)?;
         }
@@ -106,7 +107,7 @@ impl Shared {
         object: Value,
     ) -> Result<Value, Failure> {
         let mut object = self.check(catalog, index, object)?;
-        validation::decode(&catalog, &catalog.resources[index], &mut object);
+        validation::decode(catalog, &catalog.resources[index], &mut object);
         Ok(object)
     }
 

@@ -41,7 +41,7 @@ impl Shared {
                 .contains(&name)
                 .then(|| (StatusCode::OK, component(name, true)))
                 .ok_or_else(|| Failure::not_found("", "componentstatuses", name)),
-            ("list", _) => Filter::new(&catalog, index, None, query).map(|filter| {
+            ("list", _) => Filter::new(catalog, index, None, query).map(|filter| {
                 let items: Vec<Value> = COMPONENTS
                     .iter()
                     .map(|name| component(name, false))

@@ -82,13 +82,13 @@ impl Shared {
                 .get("dryRun")
                 .and_then(Value::as_array)
                 .is_some_and(|a| !a.is_empty());
-        namespaces::admit_delete(&catalog, index, name)?;
+        namespaces::admit_delete(catalog, index, name)?;
         let policy = Policy::of(options, query, def)?;
         let uid = old
             .pointer("/metadata/uid")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let strategy = Strategy::in_catalog(&catalog, def);
+        let strategy = Strategy::in_catalog(catalog, def);
         let gone = |object: &Value| {
             if catalog.answers_deleted_object(def) {
                 strategy.deleted(object)
@@ -104,7 +104,7 @@ impl Shared {
         if dry_run {
             let held = !finalizers(&old).is_empty()
                 || policy != Policy::Background
-                || (namespaces::is_namespaces(&catalog, index)
+                || (namespaces::is_namespaces(catalog, index)
                     && !namespaces::spec_finalizers(&old).is_empty());
             return Ok(if held {
                 (accepted, (*old).clone())
@@ -120,7 +120,7 @@ impl Shared {
             .or_else(|| query.get("gracePeriodSeconds").and_then(|g| g.parse().ok()));
         let outcome = match self.terminate(&mut state, index, &key, grace, &mut queue) {
             Some(marked) => Some(Outcome::Marked(marked)),
-            None => queue::delete(&mut state, &catalog, index, &key, policy, &mut queue),
+            None => queue::delete(&mut state, catalog, index, &key, policy, &mut queue),
         };
         self.settle(&mut state, queue.into());
         self.notify(state);
@@ -145,7 +145,7 @@ impl Shared {
         } else {
             parse_body(body)?
         };
-        let filter = Filter::new(&catalog, index, namespace, query)?;
+        let filter = Filter::new(catalog, index, namespace, query)?;
         // The answer is the list of what was listed for deletion, as `Store.DeleteCollection`
         // returns it.
         let listed: Vec<(Key, Value)> = self.lock().objects[index]

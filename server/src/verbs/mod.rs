@@ -108,9 +108,6 @@ pub(crate) struct Shared {
     /// The clock every timestamp the server writes reads (the real time unless simulating).
     pub(crate) clock: Clock,
     uid_seed: std::collections::hash_map::RandomState,
-    /// How many bearer tokens were authenticated (`router`'s tests count one per request).
-    #[cfg(test)]
-    pub(crate) authentications: AtomicUsize,
 }
 
 impl Shared {
@@ -130,8 +127,6 @@ impl Shared {
             identities: Mutex::new(auth::Identities::new()),
             clock: Clock::default(),
             uid_seed: std::collections::hash_map::RandomState::new(),
-            #[cfg(test)]
-            authentications: AtomicUsize::new(0),
         };
         let clock = shared.clock.clone();
         let _clock = clock.enter();
@@ -158,8 +153,10 @@ impl Shared {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// What the server serves now. Take it once per request, before [`Shared::lock`]
-    /// (which it takes): under the lock, read `state.catalog`.
+    /// What the server serves now. The router takes it once per request and passes it
+    /// down to the verbs, so a request sees one catalog even while a CRD is created
+    /// (`router`'s tests count); it takes [`Shared::lock`]: under the lock, read
+    /// `state.catalog`.
     pub(crate) fn catalog(&self) -> Arc<Catalog> {
         #[cfg(test)]
         SNAPSHOTS.set(SNAPSHOTS.get() + 1);
@@ -234,6 +231,10 @@ impl Shared {
             .collect()
     }
 }
+
+/// Every bearer token authenticated, in order (`router`'s tests count one per request).
+#[cfg(test)]
+pub(crate) static AUTHENTICATED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 #[cfg(test)]
 thread_local! {

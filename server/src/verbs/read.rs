@@ -62,7 +62,7 @@ impl Shared {
         query: &Query,
     ) -> Result<(StatusCode, Value), Failure> {
         let def = &catalog.resources[index];
-        let filter = Filter::new(&catalog, index, namespace, query)?;
+        let filter = Filter::new(catalog, index, namespace, query)?;
         let limit = query
             .get("limit")
             .and_then(|l| l.parse::<usize>().ok())

@@ -36,7 +36,7 @@ impl Shared {
                     Some(items) => {
                         let items: Vec<&Value> = items.iter().collect();
                         table::table(
-                            &catalog,
+                            catalog,
                             def,
                             version,
                             &items,
@@ -47,7 +47,7 @@ impl Shared {
                     }
                     None => {
                         let metadata = json!({"resourceVersion": value.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::from(""))});
-                        table::table(&catalog, def, version, &[&value], include, metadata, true)
+                        table::table(catalog, def, version, &[&value], include, metadata, true)
                     }
                 };
                 json_response(code, &table)

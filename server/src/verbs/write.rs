@@ -93,20 +93,20 @@ impl Shared {
         if csr::is_csr(def) {
             csr::prepare_create(&mut object);
         }
-        validation::validate(&catalog, def, &object, None)?;
+        validation::validate(catalog, def, &object, None)?;
         if csr::is_csr(def) {
             refuse(def, &name, csr::validate_create(&object))?;
         }
         if let Some(manager) = manager {
-            Fields::new(&catalog, def, None).created(&mut object, manager);
+            Fields::new(catalog, def, None).created(&mut object, manager);
         }
         // PrepareForCreate: a built-in kind's status starts as its zero value (what Go
         // writes of it), a custom resource's is dropped; the generation; a Pod's status.
-        let strategy = Strategy::in_catalog(&catalog, def);
+        let strategy = Strategy::in_catalog(catalog, def);
         strategy.prepare_for_create(def, &mut object, |object| {
-            validation::builtin_defaults(&catalog, def, object);
+            validation::builtin_defaults(catalog, def, object);
         });
-        if namespaces::is_namespaces(&catalog, index) {
+        if namespaces::is_namespaces(catalog, index) {
             namespaces::prepare(&mut object, &name);
         }
         let key = (namespace.to_owned(), name.clone());
@@ -114,12 +114,12 @@ impl Shared {
         // The token volume's name, made before the lock (`suffix` takes it).
         let suffix = if pods { self.suffix() } else { String::new() };
         let mut state = self.lock();
-        namespaces::admit_create(&state, &catalog, def, namespace, &name)?;
+        namespaces::admit_create(&state, catalog, def, namespace, &name)?;
         if pods {
             let lookups = admission::Lookups {
                 service_accounts: catalog
                     .find("", "v1", "serviceaccounts")
-                    .filter(|_| namespaces::index(&catalog).is_some())
+                    .filter(|_| namespaces::index(catalog).is_some())
                     .map(|(i, _)| &state.objects[i]),
                 priority_classes: catalog
                     .find("scheduling.k8s.io", "v1", "priorityclasses")
@@ -416,7 +416,7 @@ impl Shared {
         force: bool,
     ) -> Result<Option<(StatusCode, Value)>, Failure> {
         let def = &catalog.resources[index];
-        let fields = Fields::new(&catalog, def, sub);
+        let fields = Fields::new(catalog, def, sub);
         let old = match self.stored(index, namespace, name) {
             Ok(old) => old,
             Err(failure) if failure.code == 404 && sub.is_none() => {
@@ -563,7 +563,7 @@ impl Shared {
         }
         match (manager, applied_fields) {
             (Some(manager), _) => {
-                Fields::new(&catalog, def, sub).updated(old, &mut result, manager);
+                Fields::new(catalog, def, sub).updated(old, &mut result, manager);
             }
             (None, Some(fields)) => {
                 let meta = metadata_mut(&mut result);
@@ -574,7 +574,7 @@ impl Shared {
             }
             (None, None) => {}
         }
-        let strategy = Strategy::in_catalog(&catalog, def);
+        let strategy = Strategy::in_catalog(catalog, def);
         let allocates = strategy.allocates() && sub.is_none();
         let key = (namespace.to_owned(), name.to_owned());
         if allocates {
@@ -590,7 +590,7 @@ impl Shared {
         if sub.is_none() {
             strategy.prepare_for_update(old, &mut result);
         }
-        validation::validate_update(&catalog, def, &result, old, sub)?;
+        validation::validate_update(catalog, def, &result, old, sub)?;
         if csr::is_csr(def) {
             refuse(def, name, csr::validate_update(sub, old, &result))?;
         }
@@ -621,7 +621,7 @@ impl Shared {
         if query.dry_run() {
             return Ok(Some((status, result)));
         }
-        let finalized = released(&catalog, index, &result);
+        let finalized = released(catalog, index, &result);
         let mut state = self.lock();
         let current = state.objects[index].get(&key).cloned();
         if current.as_ref().is_none_or(|c| !Arc::ptr_eq(c, old)) {

@@ -468,6 +468,12 @@ fn render_server(w: &mut String, server: &super::sections::Server) -> Out {
             Stat::of(&crd.file, &crd.cpu_ms)?.show(1)
         );
     }
+    let _ = writeln!(
+        w,
+        "\nUnder concurrency (`server/tests/stress.rs`, `--profile bench`, one run): the binary \
+         on loopback, 8 writers over HTTP and a watcher per resource: {}.",
+        server.stress
+    );
     let _ = writeln!(w);
     Ok(())
 }

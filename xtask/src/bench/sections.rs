@@ -831,6 +831,8 @@ pub(crate) struct Server {
     pub crds: protocol::ServerCrds,
     /// Runs per CRD, each on a fresh server.
     pub runs: usize,
+    /// The throughput line the concurrency stress test prints (`server/tests/stress.rs`).
+    pub stress: String,
 }
 
 /// Runs per CRD of section h in one run of the bench (a run is a fraction of a second).
@@ -875,5 +877,40 @@ pub(crate) fn server(paths: &Paths, effort: Effort) -> Result<Server, String> {
             wall.show(1)
         );
     }
-    Ok(Server { crds, runs })
+    let stress = stress(paths)?;
+    eprintln!("bench: {stress}");
+    Ok(Server { crds, runs, stress })
+}
+
+/// The concurrency stress test's throughput, built as the bench builds (`--profile bench`):
+/// 8 writers over HTTP against the binary on loopback, with watchers.
+fn stress(paths: &Paths) -> Result<String, String> {
+    let args = [
+        "test",
+        "--quiet",
+        "--profile",
+        "bench",
+        "--package",
+        "kubeforge-server",
+        "--test",
+        "stress",
+        "--",
+        "--nocapture",
+        "eight_writers",
+    ];
+    let output = std::process::Command::new(env!("CARGO"))
+        .current_dir(&paths.root)
+        .args(args)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let what = format!("cargo {}", args.join(" "));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    match stdout.lines().find(|line| line.starts_with("stress: ")) {
+        Some(line) if output.status.success() => Ok(line.trim_start_matches("stress: ").to_owned()),
+        _ => Err(format!(
+            "`{what}` failed ({}) or printed no throughput",
+            output.status
+        )),
+    }
 }
