@@ -67,13 +67,8 @@ fn works() {
 "#,
     )
     .expect("write test");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-crd");
-    let output = Command::new(cargo)
+    let output = kubeforge_tests::scale::command(&out)
         .args(["test", "--quiet"])
-        .current_dir(&out)
-        .env("CARGO_TARGET_DIR", target)
-        .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
     assert!(
@@ -573,13 +568,8 @@ fn derives_work() {
 "#,
     )
     .expect("write test");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-crd");
-    let output = Command::new(cargo)
+    let output = kubeforge_tests::scale::command(&out)
         .args(["test", "--quiet"])
-        .current_dir(&out)
-        .env("CARGO_TARGET_DIR", target)
-        .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
     assert!(
