@@ -67,13 +67,8 @@ fn works() {
 "#,
     )
     .expect("write test");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-crd");
-    let output = Command::new(cargo)
+    let output = kubeforge_tests::scale::command(&out)
         .args(["test", "--quiet"])
-        .current_dir(&out)
-        .env("CARGO_TARGET_DIR", target)
-        .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
     assert!(
@@ -84,20 +79,14 @@ fn works() {
     );
 }
 
-/// Runs `cargo test` in `dir` with its own target directory under cargo's `CARGO_TARGET_TMPDIR`
-/// and the workspace's lockfile (so the versions are the ones this workspace tested), and
-/// panics with the output on failure.
-fn cargo_test(dir: &std::path::Path, target: &str) {
+/// Runs `cargo test` in `dir` with the workspace's lockfile (so the versions are the ones this
+/// workspace tested), in the tests' shared target directory (`kubeforge_tests::scale::command`,
+/// warnings denied), and panics with the output on failure.
+fn cargo_test(dir: &std::path::Path) {
     let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy lockfile");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let output = kubeforge_tests::scale::command(dir)
         .args(["test", "--quiet"])
-        .current_dir(dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(target),
-        )
         .output()
         .expect("cargo runs");
     assert!(
@@ -253,7 +242,7 @@ async fn custom_resource_ext() {
 "#,
     )
     .expect("write program");
-    cargo_test(&app, "cli-kube");
+    cargo_test(&app);
 }
 
 /// Runs the binary with `args` and `stdin`, returning (success, stdout, stderr).
@@ -573,13 +562,8 @@ fn derives_work() {
 "#,
     )
     .expect("write test");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-crd");
-    let output = Command::new(cargo)
+    let output = kubeforge_tests::scale::command(&out)
         .args(["test", "--quiet"])
-        .current_dir(&out)
-        .env("CARGO_TARGET_DIR", target)
-        .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
     assert!(

@@ -705,12 +705,8 @@ fn generated_rustdoc_builds_without_warnings() {
     kubeforge_ok(&work, &args);
     let crate_dir = work.join("crds");
     std::fs::copy(workspace().join("Cargo.lock"), crate_dir.join("Cargo.lock")).expect("lock");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let output = kubeforge_tests::scale::command(&crate_dir)
         .args(["doc", "--no-deps", "--quiet"])
-        .current_dir(&crate_dir)
-        .env("CARGO_TARGET_DIR", kubeforge_tests::scale::dir_target())
-        .env("RUSTFLAGS", "-D warnings")
         .env("RUSTDOCFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");

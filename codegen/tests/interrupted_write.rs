@@ -290,14 +290,8 @@ fn two_concurrent_writers_leave_one_complete_tree() {
 
     // The tree every round ended with is byte for byte one of two references; build the
     // last one once (both references have the same shape).
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let check = Command::new(cargo)
+    let check = kubeforge_tests::scale::command(&out)
         .args(["check", "--quiet", "--offline"])
-        .current_dir(&out)
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("concurrent-writers"),
-        )
         .output()
         .expect("cargo runs");
     assert!(

@@ -308,12 +308,8 @@ fn dependency(dir: &Path, features: &[&str]) -> String {
 /// `cargo build` in `dir` with warnings denied, in the shared target directory: whether it
 /// succeeded, and what it printed.
 fn build(dir: &Path) -> (bool, String) {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = std::process::Command::new(cargo)
+    let output = kubeforge_tests::scale::command(dir)
         .args(["build", "--quiet"])
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", kubeforge_tests::scale::dir_target())
-        .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
     let text = format!(

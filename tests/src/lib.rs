@@ -234,28 +234,28 @@ pub fn build_modules_as_crate(scratch: &Path, name: &str, modules: &[(String, St
     build_scratch_crate(&dir, &[], "generated code");
 }
 
-/// Adds the program `source` as the binary `bin` to the crate [`build_modules_as_crate`] made
-/// under `<scratch>/<name>`, builds it (warnings denied), and returns its path. The program
-/// reaches the modules as `<name with _>::<module>`.
+/// Adds the program `source` as the binary `<name>-<bin>` to the crate
+/// [`build_modules_as_crate`] made under `<scratch>/<name>`, builds it (warnings denied), and
+/// returns its path. The program reaches the modules as `<name with _>::<module>`. The crate's
+/// name is in the binary's, since every generated crate builds in the one shared target
+/// directory ([`scale::command`]), where binaries of one name would replace each other.
 pub fn build_program(scratch: &Path, name: &str, bin: &str, source: &str) -> PathBuf {
     let dir = scratch.join(name);
     let bins = dir.join("crate/src/bin");
+    let bin = format!("{name}-{bin}");
     std::fs::create_dir_all(&bins).expect("bin dir");
     std::fs::write(bins.join(format!("{bin}.rs")), source).expect("write the program");
-    build_scratch_crate(&dir, &["--bin", bin], &format!("the program {bin}"));
-    dir.join("target/debug").join(bin)
+    build_scratch_crate(&dir, &["--bin", &bin], &format!("the program {bin}"));
+    scale::dir_target().join("debug").join(bin)
 }
 
-/// `cargo build` of `<dir>/crate` into `<dir>/target`, warnings denied; panics with the
-/// compiler's output, saying that `what` does not compile, on failure.
+/// `cargo build` of `<dir>/crate` in the shared target directory ([`scale::command`]),
+/// warnings denied; panics with the compiler's output, saying that `what` does not compile,
+/// on failure.
 fn build_scratch_crate(dir: &Path, args: &[&str], what: &str) {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = std::process::Command::new(cargo)
+    let output = scale::command(&dir.join("crate"))
         .args(["build", "--quiet"])
         .args(args)
-        .current_dir(dir.join("crate"))
-        .env("CARGO_TARGET_DIR", dir.join("target"))
-        .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
     assert!(

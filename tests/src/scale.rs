@@ -1,6 +1,8 @@
-//! Generated crates built for tests over the real corpus. They share one target directory
-//! (`scale/target` in cargo's `CARGO_TARGET_TMPDIR`) and one `RUSTFLAGS`, so the scale and lossless tests build each
-//! corpus crate and its dependencies once.
+//! Generated crates built for tests. Every crate a test builds with cargo is built by
+//! [`command`]: in one target directory (`scale/target` in cargo's `CARGO_TARGET_TMPDIR`)
+//! with one `RUSTFLAGS`, so the dependencies (serde, the runtime, the companion crate, …) and
+//! a crate two tests generate alike compile once per run, not once per test (each test with a
+//! target directory of its own built them again: 7 of them did).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -37,16 +39,25 @@ pub fn generate(name: &str, config: &Config) -> PathBuf {
     dir
 }
 
-/// Runs `cargo <args>` in `dir` with warnings denied, and panics with its output on failure.
-pub fn cargo(dir: &Path, args: &[&str]) -> String {
+/// The `RUSTFLAGS` of every crate built in [`dir_target`]: warnings denied. One value for all,
+/// since artifacts built with other flags are not shared.
+pub const RUSTFLAGS: &str = "-D warnings";
+
+/// `cargo` (the one running the tests) in `dir`, building into the shared target directory
+/// ([`dir_target`]) with the shared flags ([`RUSTFLAGS`]); the caller adds the arguments.
+pub fn command(dir: &Path) -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args(args)
+    let mut command = Command::new(cargo);
+    command
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", dir_target())
-        .env("RUSTFLAGS", "-D warnings")
-        .output()
-        .expect("cargo runs");
+        .env("RUSTFLAGS", RUSTFLAGS);
+    command
+}
+
+/// Runs `cargo <args>` in `dir` with warnings denied, and panics with its output on failure.
+pub fn cargo(dir: &Path, args: &[&str]) -> String {
+    let output = command(dir).args(args).output().expect("cargo runs");
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),

@@ -11,7 +11,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use kubeforge::Config;
@@ -25,9 +24,8 @@ fn set(names: &[&str]) -> BTreeSet<String> {
 /// `cargo build` of the crate in `dir` with exactly `features`, warnings denied; the
 /// compiler's output on failure.
 fn build(dir: &Path, features: &[&str]) -> Result<(), String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let joined = features.join(",");
-    let output = Command::new(cargo)
+    let output = kubeforge_tests::scale::command(dir)
         .args(["build", "--quiet", "--no-default-features"])
         .args(
             (!features.is_empty())
@@ -35,9 +33,6 @@ fn build(dir: &Path, features: &[&str]) -> Result<(), String> {
                 .into_iter()
                 .flatten(),
         )
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", kubeforge_tests::scale::dir_target())
-        .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
     if output.status.success() {

@@ -425,12 +425,8 @@ fn kubernetes_and_openshift_merge_into_one_crate() {
         include_str!("merge_releases/objects.rs")
     );
     std::fs::write(dir.join("examples/objects.rs"), program).expect("write program");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let run = std::process::Command::new(cargo)
+    let run = kubeforge_tests::scale::command(&dir)
         .args(["run", "--quiet", "--example", "objects"])
-        .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", kubeforge_tests::scale::dir_target())
-        .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
     assert!(

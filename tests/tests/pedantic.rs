@@ -4,7 +4,6 @@
 //! and from the whole Kubernetes 1.36 swagger. The crates are built in the scale test's target
 //! directory, so the dependencies are checked once for both.
 
-use std::process::Command;
 use std::time::Instant;
 
 use kubeforge::Config;
@@ -27,14 +26,9 @@ fn clippy_pedantic(name: &str, config: Config) {
     };
     write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("{name} does not write:\n{e}"));
     let started = Instant::now();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let result = Command::new(cargo)
+    let result = kubeforge_tests::scale::command(&dir)
         .args(["clippy", "--quiet", "--all-targets", "--"])
         .args(["-D", "warnings", "-W", "clippy::pedantic"])
-        .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", scale.join("target"))
-        // The scale test's flags, so the dependencies' artifacts are shared.
-        .env("RUSTFLAGS", "-D warnings")
         .output()
         .expect("cargo runs");
     eprintln!("{name}: clippy took {:.1?}", started.elapsed());

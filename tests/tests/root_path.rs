@@ -2,8 +2,6 @@
 //! names, it compiles; included anywhere else, it does not, and the first error names the
 //! root path it was generated for (instead of only hundreds of unresolved paths).
 
-use std::process::Command;
-
 use kubeforge::{Config, Layout};
 use kubeforge_tests::workspace_root;
 
@@ -40,11 +38,8 @@ fn check(lib: &str) -> Result<(), String> {
         workspace_root().join("runtime").display().to_string()
     );
     std::fs::write(dir.join("crate/Cargo.toml"), manifest).expect("write manifest");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let output = kubeforge_tests::scale::command(&dir.join("crate"))
         .args(["check", "--quiet", "--message-format", "short"])
-        .current_dir(dir.join("crate"))
-        .env("CARGO_TARGET_DIR", dir.join("target"))
         .output()
         .expect("cargo runs");
     if output.status.success() {
@@ -80,11 +75,8 @@ fn code_included_elsewhere_than_its_root_path_says_where_it_belongs() {
 fn check_full(lib: &str) -> String {
     let dir = scratch();
     std::fs::write(dir.join("crate/src/lib.rs"), lib).expect("write lib.rs");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let output = kubeforge_tests::scale::command(&dir.join("crate"))
         .args(["check", "--quiet"])
-        .current_dir(dir.join("crate"))
-        .env("CARGO_TARGET_DIR", dir.join("target"))
         .output()
         .expect("cargo runs");
     String::from_utf8_lossy(&output.stderr).into_owned()

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use kubeforge_tests::claims;
 
@@ -135,12 +135,8 @@ fn main() {{
     );
     std::fs::write(crate_dir.join("Cargo.toml"), manifest).expect("write the manifest");
 
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut child = Command::new(cargo)
+    let mut child = kubeforge_tests::scale::command(&crate_dir)
         .args(["run", "--quiet"])
-        .current_dir(&crate_dir)
-        .env("CARGO_TARGET_DIR", scratch.join("target"))
-        .env("RUSTFLAGS", "-D warnings")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

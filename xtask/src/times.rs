@@ -604,6 +604,7 @@ run\t\tkubeforge-tests\tscale-aa\t110.0\t60.0\t80.0\t0
 rustc\tscale-aa\tscale_crate\tscale_crate-cc\tlib\t/t/tmp/scale/target/debug/deps\t111.0\t30.0\t29.0\t0
 run\t\tkubeforge\tcli-bb\t170.0\t1.0\t0.8\t0
 rustdoc\t\tkubeforge-runtime\tkubeforge_runtime\tdoctest\t171.0\t9.0\t8.0\t0
+run\tkubeforge_runtime-doctests\tkubeforge-runtime\trust_out\t175.0\t1.0\t0.5\t0
 ";
 
     #[test]
