@@ -50,6 +50,7 @@ impl<T> From<T> for Builder<T> {
 /// Every type's schema, read at first use: the `Validate::schema` of the type at
 /// index `i` of the generator's model is `get(i)`.
 #[allow(dead_code)]
+#[rustfmt::skip]
 static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
     "\
     J\t0\t\t{\"type\":\"object\",\"required\":[\"local\"],\"properties\":{\"local\":{\"type\":\"boolean\",\"default\":false}}}\n\

@@ -31,9 +31,9 @@ impl<T> From<T> for Builder<T> {
 /// Every type's schema, read at first use: the `Validate::schema` of the type at
 /// index `i` of the generator's model is `get(i)`.
 #[allow(dead_code)]
-static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable =
-    ::kubeforge_runtime::schema::SchemaTable::new(
-        "\
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
     J\t0\tt11,t1,t2\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":0,\"default\":{}},\"spec\":{\"$ref\":1,\"default\":{}},\"status\":{\"$ref\":2,\"default\":{}}}}\n\
     J\t1\t\t{\"type\":\"object\",\"properties\":{\"replicas\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0}}}\n\
     J\t2\t\t{\"type\":\"object\",\"required\":[\"replicas\"],\"properties\":{\"replicas\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0},\"selector\":{\"type\":\"string\"}}}\n\
@@ -50,8 +50,8 @@ static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable =
     J\t17\t\t{\"type\":\"object\",\"properties\":{\"field\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}\n\
     J\t18\tt17\t{\"type\":\"object\",\"properties\":{\"causes\":{\"type\":\"array\",\"items\":{\"$ref\":0,\"default\":{}},\"listType\":\"atomic\"},\"group\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"retryAfterSeconds\":{\"type\":\"integer\",\"format\":\"int32\"},\"uid\":{\"type\":\"string\"}}}\n\
     ",
-        &[],
-    );
+    &[],
+);
 
 #[allow(clippy::doc_markdown)]
 #[rustfmt::skip]

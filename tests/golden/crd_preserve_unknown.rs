@@ -41,6 +41,7 @@ pub fn crds() -> Vec<::serde_json::Value> {
 /// Every type's schema, read at first use: the `Validate::schema` of the type at
 /// index `i` of the generator's model is `get(i)`.
 #[allow(dead_code)]
+#[rustfmt::skip]
 static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
     "\
     J\t0\tf0\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":0},\"spec\":{\"type\":\"object\",\"properties\":{\"entrypoint\":{\"type\":\"string\"}},\"preserveUnknownFields\":true},\"status\":{\"type\":\"object\",\"preserveUnknownFields\":true}}}\n\

@@ -41,6 +41,7 @@ pub fn crds() -> Vec<::serde_json::Value> {
 /// Every type's schema, read at first use: the `Validate::schema` of the type at
 /// index `i` of the generator's model is `get(i)`.
 #[allow(dead_code)]
+#[rustfmt::skip]
 static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
     "\
     J\t0\tf0\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":0},\"spec\":{\"type\":\"object\",\"required\":[\"replicas\"],\"properties\":{\"legacy\":{\"type\":\"string\",\"maxLength\":3},\"maxSurge\":{\"type\":\"integer\"},\"mode\":{\"type\":\"string\"},\"name\":{\"type\":\"string\",\"pattern\":\"^[a-z]+$\"},\"ports\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"required\":[\"name\",\"protocol\"],\"properties\":{\"name\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},\"protocol\":{\"type\":\"string\"}}},\"listType\":\"map\",\"listMapKeys\":[\"name\",\"protocol\"]},\"ratio\":{\"type\":\"number\",\"minimum\":0.5,\"maximum\":2.5},\"replicas\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"listType\":\"set\"},\"uid\":{\"type\":\"string\",\"format\":\"uuid\"}},\"rules\":[{\"rule\":\"!has(self.maxSurge) || self.maxSurge <= self.replicas\",\"message\":\"maxSurge may not exceed replicas\"},{\"rule\":\"self.mode == oldSelf.mode\",\"message\":\"mode is immutable\"}]}}}\n\

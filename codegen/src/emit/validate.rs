@@ -135,6 +135,8 @@ pub(crate) fn table_text(context: &Context<'_>, records: &[Record]) -> String {
         ]);
     }
     code.line("#[allow(dead_code)]");
+    // In the root module, which `cargo fmt` reads: the string's records are laid out here.
+    code.line("#[rustfmt::skip]");
     code.open(&format!("static {TABLE}: {table} = {table}::new("));
     code.line("\"\\");
     for record in data.lines() {
