@@ -1,6 +1,6 @@
-//! The crate-wide `routes` module: the `Route` enum, the route table (`ROUTES`), the
-//! shared query parameter constants, the `ResponseError` alias, the free functions of
-//! operations on no resource, and the matcher.
+//! The crate-wide `routes` module: the `Route` enum, the route table (`ROUTES`, a
+//! `RouteTable` of data the runtime reads at first use), the `ResponseError` alias, the free
+//! functions of operations on no resource, and the matcher.
 
 use super::decoders::operation_types;
 use super::display::{response_type_display, shape_display};
