@@ -28,6 +28,31 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\tt11,t1,t2\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":0,\"default\":{}},\"spec\":{\"$ref\":1,\"default\":{}},\"status\":{\"$ref\":2,\"default\":{}}}}\n\
+    J\t1\t\t{\"type\":\"object\",\"properties\":{\"replicas\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0}}}\n\
+    J\t2\t\t{\"type\":\"object\",\"required\":[\"replicas\"],\"properties\":{\"replicas\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0},\"selector\":{\"type\":\"string\"}}}\n\
+    J\t4\tt14\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"dryRun\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"default\":\"\"},\"listType\":\"atomic\"},\"gracePeriodSeconds\":{\"type\":\"integer\",\"format\":\"int64\"},\"ignoreStoreReadErrorWithClusterBreakingPotential\":{\"type\":\"boolean\"},\"kind\":{\"type\":\"string\"},\"orphanDependents\":{\"type\":\"boolean\"},\"preconditions\":{\"$ref\":0},\"propagationPolicy\":{\"type\":\"string\"}}}\n\
+    J\t6\tt7\t{\"type\":\"object\",\"properties\":{\"matchExpressions\":{\"type\":\"array\",\"items\":{\"$ref\":0,\"default\":{}},\"listType\":\"atomic\"},\"matchLabels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"default\":\"\"}}},\"mapType\":\"atomic\"}\n\
+    J\t7\t\t{\"type\":\"object\",\"required\":[\"key\",\"operator\"],\"properties\":{\"key\":{\"type\":\"string\",\"default\":\"\"},\"operator\":{\"type\":\"string\",\"default\":\"\"},\"values\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"default\":\"\"},\"listType\":\"atomic\"}}}\n\
+    J\t8\tt15\t{\"type\":\"object\",\"properties\":{\"continue\":{\"type\":\"string\"},\"remainingItemCount\":{\"type\":\"integer\",\"format\":\"int64\"},\"resourceVersion\":{\"type\":\"string\"},\"selfLink\":{\"type\":\"string\"},\"shardInfo\":{\"$ref\":0}}}\n\
+    J\t9\t\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"fieldsType\":{\"type\":\"string\"},\"fieldsV1\":{\"allOf\":[{\"type\":\"object\"}]},\"manager\":{\"type\":\"string\"},\"operation\":{\"type\":\"string\"},\"subresource\":{\"type\":\"string\"},\"time\":{\"allOf\":[{\"type\":\"string\",\"format\":\"date-time\"}]}}}\n\
+    J\t11\tt9,t12\t{\"type\":\"object\",\"properties\":{\"annotations\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"default\":\"\"}},\"creationTimestamp\":{\"allOf\":[{\"type\":\"string\",\"format\":\"date-time\"}]},\"deletionGracePeriodSeconds\":{\"type\":\"integer\",\"format\":\"int64\"},\"deletionTimestamp\":{\"allOf\":[{\"type\":\"string\",\"format\":\"date-time\"}]},\"finalizers\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"default\":\"\"},\"listType\":\"set\",\"patchStrategy\":[\"merge\"]},\"generateName\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\",\"format\":\"int64\"},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"default\":\"\"}},\"managedFields\":{\"type\":\"array\",\"items\":{\"$ref\":0,\"default\":{}},\"listType\":\"atomic\"},\"name\":{\"type\":\"string\"},\"namespace\":{\"type\":\"string\"},\"ownerReferences\":{\"type\":\"array\",\"items\":{\"$ref\":1,\"default\":{}},\"listType\":\"map\",\"listMapKeys\":[\"uid\"],\"patchStrategy\":[\"merge\"],\"patchMergeKey\":\"uid\"},\"resourceVersion\":{\"type\":\"string\"},\"selfLink\":{\"type\":\"string\"},\"uid\":{\"type\":\"string\"}}}\n\
+    J\t12\t\t{\"type\":\"object\",\"required\":[\"apiVersion\",\"kind\",\"name\",\"uid\"],\"properties\":{\"apiVersion\":{\"type\":\"string\",\"default\":\"\"},\"blockOwnerDeletion\":{\"type\":\"boolean\"},\"controller\":{\"type\":\"boolean\"},\"kind\":{\"type\":\"string\",\"default\":\"\"},\"name\":{\"type\":\"string\",\"default\":\"\"},\"uid\":{\"type\":\"string\",\"default\":\"\"}},\"mapType\":\"atomic\"}\n\
+    J\t14\t\t{\"type\":\"object\",\"properties\":{\"resourceVersion\":{\"type\":\"string\"},\"uid\":{\"type\":\"string\"}}}\n\
+    J\t15\t\t{\"type\":\"object\",\"required\":[\"selector\"],\"properties\":{\"selector\":{\"type\":\"string\"}}}\n\
+    J\t16\tt18,t8\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"code\":{\"type\":\"integer\",\"format\":\"int32\"},\"details\":{\"$ref\":0},\"kind\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},\"metadata\":{\"$ref\":1,\"default\":{}},\"reason\":{\"type\":\"string\"},\"status\":{\"type\":\"string\"}}}\n\
+    J\t17\t\t{\"type\":\"object\",\"properties\":{\"field\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}}}\n\
+    J\t18\tt17\t{\"type\":\"object\",\"properties\":{\"causes\":{\"type\":\"array\",\"items\":{\"$ref\":0,\"default\":{}},\"listType\":\"atomic\"},\"group\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"retryAfterSeconds\":{\"type\":\"integer\",\"format\":\"int32\"},\"uid\":{\"type\":\"string\"}}}\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 #[rustfmt::skip]
 pub mod api;

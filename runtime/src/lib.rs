@@ -118,7 +118,7 @@ pub use quantity::Quantity;
 pub use request::{Patch, RequestError};
 pub use resource::{ListResource, Resource, Scope, TypeMeta, group_version};
 pub use response::{ResponseError, StatusOr};
-pub use route::{Action, MethodSet, PathParams, Resolution, RouteInfo};
+pub use route::{Action, MethodSet, PathParams, Resolution, RouteInfo, RouteTable};
 pub use time::{MicroTime, Time, TimeParseError};
 pub use type_marker::{ApiVersion, Kind};
 pub use watch::{Bookmark, WatchDecoder, WatchEvent};

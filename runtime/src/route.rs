@@ -1,8 +1,8 @@
 //! Route tables and path matching.
 //!
-//! A generated crate has one static table of [`RouteInfo`] entries, one per operation of the
-//! API (method, path template, action, resource, parameters, body and responses), and a
-//! generated matcher that resolves a `(method, path)` pair to a route with its path
+//! A generated crate has one table of [`RouteInfo`] entries, one per operation of the API
+//! (method, path template, action, resource, parameters, body and responses), as a
+//! [`RouteTable`] built from its data at first use, and a generated matcher that resolves a `(method, path)` pair to a route with its path
 //! parameters. The matcher is a decision tree over path segments written out as code; this
 //! module holds what it returns: [`Resolution`], [`PathParams`] and [`MethodSet`].
 
@@ -10,6 +10,13 @@ use std::borrow::Cow;
 use std::fmt;
 
 use http::Method;
+
+mod table;
+pub(crate) use table::unescape;
+pub use table::{
+    BodyData, QueryParamData, ResourceData, ResponseData, RouteData, RouteTable, TableWriter,
+    escape,
+};
 
 /// What an operation does, in Kubernetes' vocabulary (`x-kubernetes-action`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

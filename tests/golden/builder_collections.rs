@@ -31,6 +31,18 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"\"}}}\n\
+    J\t1\tt0\t{\"type\":\"object\",\"required\":[\"mountOptions\",\"attributes\"],\"properties\":{\"attributes\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"default\":\"\"}},\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"default\":\"\"}},\"data\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"format\":\"byte\"}},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"default\":\"\"}},\"limits\":{\"type\":\"object\",\"additionalProperties\":{\"allOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"}]}]}},\"matrix\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"format\":\"int32\"}}},\"mountOptions\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"default\":\"\"}},\"podIP\":{\"type\":\"string\"},\"podIPs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"policies\":{\"type\":\"array\",\"items\":{\"$ref\":0,\"default\":{}}}}}\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -173,11 +185,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for Policy {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_collections::__SCHEMAS.get(0)
                     }
                 }
             }
@@ -621,13 +629,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for Volume {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["mountOptions","attributes"],"properties":{"attributes":{"type":"object","additionalProperties":{"type":"string","default":""}},"command":{"type":"array","items":{"type":"string","default":""}},"data":{"type":"object","additionalProperties":{"type":"string","format":"byte"}},"labels":{"type":"object","additionalProperties":{"type":"string","default":""}},"limits":{"type":"object","additionalProperties":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]}},"matrix":{"type":"array","items":{"type":"array","items":{"type":"integer","format":"int32"}}},"mountOptions":{"type":"array","items":{"type":"string","default":""}},"podIP":{"type":"string"},"podIPs":{"type":"array","items":{"type":"string"}},"policies":{"type":"array","items":{"$ref":0,"default":{}}}}}"#,
-                            &[
-                                <crate::golden::builder_collections::com::example::v1::Policy as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_collections::__SCHEMAS.get(1)
                     }
                 }
             }

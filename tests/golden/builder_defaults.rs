@@ -31,6 +31,19 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"required\":[\"cpu\"],\"properties\":{\"burst\":{\"type\":\"integer\",\"format\":\"int32\"},\"cpu\":{\"type\":\"string\"}}}\n\
+    J\t1\tt0\t{\"type\":\"object\",\"required\":[\"mode\"],\"properties\":{\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"default\":[\"--verbose\",\"--color=auto\"]},\"budget\":{\"type\":\"integer\",\"format\":\"uint64\",\"default\":18446744073709551615},\"empty\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"default\":[]},\"enabled\":{\"type\":\"boolean\",\"default\":true},\"incomplete\":{\"$ref\":0,\"default\":{\"burst\":1}},\"key\":{\"type\":\"string\",\"format\":\"byte\",\"default\":\"aGVsbG8=\"},\"label\":{\"type\":\"string\",\"nullable\":true,\"default\":null},\"limits\":{\"$ref\":0,\"default\":{\"cpu\":\"500m\",\"burst\":2,\"extraKey\":{\"a\":[1,null]}}},\"mode\":{\"type\":\"string\",\"enum\":[\"Fast\",\"Slow\"],\"default\":\"Slow\"},\"name\":{\"type\":\"string\",\"default\":\"main\"},\"policy\":{\"type\":\"object\",\"preserveUnknownFields\":true,\"default\":{\"rules\":[{\"allow\":true}],\"weight\":1.5}},\"ports\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"format\":\"int32\"},\"default\":{\"http\":80,\"https\":443}},\"ratio\":{\"type\":\"number\",\"default\":0.75},\"retries\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":3},\"scale\":{\"type\":\"number\",\"default\":2},\"since\":{\"type\":\"string\",\"format\":\"date-time\",\"default\":\"2024-01-01T00:00:00.5+01:00\"},\"zero\":{\"type\":\"integer\",\"default\":0}}}\n\
+    W\t2\t1\tproperties,mode\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -175,11 +188,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Limits {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["cpu"],"properties":{"burst":{"type":"integer","format":"int32"},"cpu":{"type":"string"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_defaults::__SCHEMAS.get(0)
                     }
                 }
             }
@@ -717,13 +726,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Settings {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["mode"],"properties":{"args":{"type":"array","items":{"type":"string"},"default":["--verbose","--color=auto"]},"budget":{"type":"integer","format":"uint64","default":18446744073709551615},"empty":{"type":"array","items":{"type":"string"},"default":[]},"enabled":{"type":"boolean","default":true},"incomplete":{"$ref":0,"default":{"burst":1}},"key":{"type":"string","format":"byte","default":"aGVsbG8="},"label":{"type":"string","nullable":true,"default":null},"limits":{"$ref":0,"default":{"cpu":"500m","burst":2,"extraKey":{"a":[1,null]}}},"mode":{"type":"string","enum":["Fast","Slow"],"default":"Slow"},"name":{"type":"string","default":"main"},"policy":{"type":"object","preserveUnknownFields":true,"default":{"rules":[{"allow":true}],"weight":1.5}},"ports":{"type":"object","additionalProperties":{"type":"integer","format":"int32"},"default":{"http":80,"https":443}},"ratio":{"type":"number","default":0.75},"retries":{"type":"integer","format":"int32","default":3},"scale":{"type":"number","default":2},"since":{"type":"string","format":"date-time","default":"2024-01-01T00:00:00.5+01:00"},"zero":{"type":"integer","default":0}}}"#,
-                            &[
-                                <crate::golden::builder_defaults::io::example::v1::Limits as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_defaults::__SCHEMAS.get(1)
                     }
                 }
 
@@ -786,11 +789,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for SettingsMode {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::builder_defaults::io::example::v1::Settings as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "mode"],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_defaults::__SCHEMAS.get(2)
                     }
                 }
             }

@@ -31,6 +31,20 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"properties\":{\"note\":{\"type\":\"string\"}}}\n\
+    J\t1\t\t{\"type\":\"object\",\"required\":[\"port\",\"protocol\",\"mode\"],\"properties\":{\"appProtocol\":{\"type\":\"string\",\"enum\":[\"http\",\"grpc\"],\"default\":\"http\"},\"build\":{\"type\":\"string\"},\"enabled\":{\"type\":\"boolean\",\"default\":false},\"hostIP\":{\"type\":\"string\",\"default\":\"0.0.0.0\"},\"isDefault\":{\"type\":\"boolean\"},\"mode\":{\"type\":\"string\",\"default\":\"Fast\"},\"name\":{\"type\":\"string\",\"default\":\"\"},\"port\":{\"type\":\"integer\",\"format\":\"int32\",\"default\":0},\"protocol\":{\"type\":\"string\",\"enum\":[\"TCP\",\"UDP\"]},\"size\":{\"allOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"}]}],\"default\":\"1Gi\"},\"timeoutSeconds\":{\"type\":\"integer\",\"format\":\"int64\",\"default\":86400},\"weight\":{\"type\":\"number\",\"default\":1.5}}}\n\
+    W\t3\t1\tproperties,protocol\n\
+    W\t4\t1\tproperties,appProtocol\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -165,11 +179,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for Empty {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"note":{"type":"string"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_fields::__SCHEMAS.get(0)
                     }
                 }
             }
@@ -539,11 +549,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for Port {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["port","protocol","mode"],"properties":{"appProtocol":{"type":"string","enum":["http","grpc"],"default":"http"},"build":{"type":"string"},"enabled":{"type":"boolean","default":false},"hostIP":{"type":"string","default":"0.0.0.0"},"isDefault":{"type":"boolean"},"mode":{"type":"string","default":"Fast"},"name":{"type":"string","default":""},"port":{"type":"integer","format":"int32","default":0},"protocol":{"type":"string","enum":["TCP","UDP"]},"size":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}],"default":"1Gi"},"timeoutSeconds":{"type":"integer","format":"int64","default":86400},"weight":{"type":"number","default":1.5}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_fields::__SCHEMAS.get(1)
                     }
                 }
 
@@ -608,11 +614,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for PortProtocol {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::builder_fields::com::example::v1::Port as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "protocol"],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_fields::__SCHEMAS.get(3)
                     }
                 }
 
@@ -677,11 +679,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for PortAppProtocol {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::builder_fields::com::example::v1::Port as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "appProtocol"],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_fields::__SCHEMAS.get(4)
                     }
                 }
             }

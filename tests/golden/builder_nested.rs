@@ -31,6 +31,21 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"properties\":{\"insecure\":{\"type\":\"boolean\"},\"scheduled\":{\"type\":\"boolean\"}}}\n\
+    J\t1\t\t{\"type\":\"object\",\"required\":[\"kind\",\"name\"],\"properties\":{\"kind\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}}}\n\
+    J\t2\t\t{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"type\":{\"type\":\"string\",\"default\":\"\"}}}\n\
+    J\t3\tt1,t0,t2\t{\"type\":\"object\",\"required\":[\"name\",\"policy\"],\"properties\":{\"from\":{\"$ref\":0},\"importPolicy\":{\"$ref\":1,\"default\":{}},\"name\":{\"type\":\"string\",\"default\":\"\"},\"policy\":{\"$ref\":2,\"default\":{}},\"retry\":{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\",\"format\":\"int32\"}}}}}\n\
+    W\t4\t3\tproperties,retry\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod com {
     pub mod example {
@@ -176,11 +191,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for ImportPolicy {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"insecure":{"type":"boolean"},"scheduled":{"type":"boolean"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_nested::__SCHEMAS.get(0)
                     }
                 }
             }
@@ -336,11 +347,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for Reference {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["kind","name"],"properties":{"kind":{"type":"string"},"name":{"type":"string"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_nested::__SCHEMAS.get(1)
                     }
                 }
             }
@@ -475,11 +482,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for ReferencePolicy {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["type"],"properties":{"type":{"type":"string","default":""}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_nested::__SCHEMAS.get(2)
                     }
                 }
             }
@@ -706,15 +709,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for Tag {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["name","policy"],"properties":{"from":{"$ref":0},"importPolicy":{"$ref":1,"default":{}},"name":{"type":"string","default":""},"policy":{"$ref":2,"default":{}},"retry":{"type":"object","properties":{"limit":{"type":"integer","format":"int32"}}}}}"#,
-                            &[
-                                <crate::golden::builder_nested::com::example::v1::Reference as ::kubeforge_runtime::schema::Validate>::schema,
-                                <crate::golden::builder_nested::com::example::v1::ImportPolicy as ::kubeforge_runtime::schema::Validate>::schema,
-                                <crate::golden::builder_nested::com::example::v1::ReferencePolicy as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_nested::__SCHEMAS.get(3)
                     }
                 }
 
@@ -839,11 +834,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for TagRetry {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::builder_nested::com::example::v1::Tag as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "retry"],
-                        );
-                        &SCHEMA
+                        crate::golden::builder_nested::__SCHEMAS.get(4)
                     }
                 }
             }

@@ -31,6 +31,17 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"required\":[\"checksum\"],\"properties\":{\"checksum\":{\"type\":\"string\",\"format\":\"byte\"},\"chunks\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"format\":\"byte\"}},\"data\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"format\":\"byte\"}},\"stringData\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}}}\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -266,11 +277,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Secretish {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["checksum"],"properties":{"checksum":{"type":"string","format":"byte"},"chunks":{"type":"array","items":{"type":"string","format":"byte"}},"data":{"type":"object","additionalProperties":{"type":"string","format":"byte"}},"stringData":{"type":"object","additionalProperties":{"type":"string"}}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::byte_strings::__SCHEMAS.get(0)
                     }
                 }
             }

@@ -31,6 +31,28 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\",\"format\":\"int32\"}}}\n\
+    J\t1\tt0,t3\t{\"type\":\"object\",\"properties\":{\"ambiguous\":{\"oneOf\":[{\"type\":\"integer\"},{\"type\":\"number\"}]},\"conflict\":{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}]},\"constrained\":{\"type\":\"string\",\"anyOf\":[{\"format\":\"date\"},{\"pattern\":\"^[0-9]+$\"}]},\"either\":{\"oneOf\":[{\"$ref\":0},{\"$ref\":1}]},\"exclusive\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},\"b\":{\"type\":\"string\"}},\"oneOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\"]}]},\"extended\":{\"$ref\":0,\"properties\":{\"more\":{\"type\":\"boolean\"}}},\"mixed\":{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}}]},\"refined\":{\"allOf\":[{\"$ref\":1},{\"required\":[\"url\"]}]},\"scalarOrList\":{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"array\",\"items\":{\"type\":\"string\"}}]},\"weightOrFlag\":{\"anyOf\":[{\"type\":\"number\"},{\"type\":\"boolean\"},{\"$ref\":1}]}}}\n\
+    J\t2\tt0\t{\"allOf\":[{\"$ref\":0},{\"type\":\"object\",\"required\":[\"extra\"],\"properties\":{\"extra\":{\"type\":\"string\"}}}]}\n\
+    J\t3\t\t{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}}}\n\
+    W\t4\t1\tproperties,extended\n\
+    W\t5\t1\tproperties,either\n\
+    W\t6\t1\tproperties,exclusive\n\
+    W\t7\t1\tproperties,mixed\n\
+    W\t8\t1\tproperties,mixed,oneOf,1\n\
+    W\t9\t1\tproperties,refined\n\
+    W\t10\t1\tproperties,scalarOrList\n\
+    W\t11\t1\tproperties,weightOrFlag\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -173,11 +195,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Base {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"size":{"type":"integer","format":"int32"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(0)
                     }
                 }
             }
@@ -499,14 +517,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Holder {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"ambiguous":{"oneOf":[{"type":"integer"},{"type":"number"}]},"conflict":{"allOf":[{"type":"object","properties":{"a":{"type":"string"}}},{"type":"object","properties":{"a":{"type":"integer"}}}]},"constrained":{"type":"string","anyOf":[{"format":"date"},{"pattern":"^[0-9]+$"}]},"either":{"oneOf":[{"$ref":0},{"$ref":1}]},"exclusive":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"oneOf":[{"required":["a"]},{"required":["b"]}]},"extended":{"$ref":0,"properties":{"more":{"type":"boolean"}}},"mixed":{"oneOf":[{"type":"string"},{"type":"object","properties":{"x":{"type":"string"}}}]},"refined":{"allOf":[{"$ref":1},{"required":["url"]}]},"scalarOrList":{"oneOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"weightOrFlag":{"anyOf":[{"type":"number"},{"type":"boolean"},{"$ref":1}]}}}"#,
-                            &[
-                                <crate::golden::combined_schemas::io::example::v1::Base as ::kubeforge_runtime::schema::Validate>::schema,
-                                <crate::golden::combined_schemas::io::example::v1::Other as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(1)
                     }
                 }
 
@@ -672,11 +683,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for HolderExtended {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "extended"],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(4)
                     }
                 }
 
@@ -834,11 +841,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for HolderEither {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "either"],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(5)
                     }
                 }
 
@@ -976,11 +979,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for HolderExclusive {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "exclusive"],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(6)
                     }
                 }
 
@@ -1034,11 +1033,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for HolderMixed {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "mixed"],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(7)
                     }
                 }
 
@@ -1160,11 +1155,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for HolderMixedObject {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "mixed", "oneOf", "1"],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(8)
                     }
                 }
 
@@ -1293,11 +1284,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for HolderRefined {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "refined"],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(9)
                     }
                 }
 
@@ -1351,11 +1338,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for HolderScalarOrList {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "scalarOrList"],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(10)
                     }
                 }
 
@@ -1413,11 +1396,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for HolderWeightOrFlag {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::combined_schemas::io::example::v1::Holder as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "weightOrFlag"],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(11)
                     }
                 }
             }
@@ -1586,13 +1565,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Merged {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"allOf":[{"$ref":0},{"type":"object","required":["extra"],"properties":{"extra":{"type":"string"}}}]}"#,
-                            &[
-                                <crate::golden::combined_schemas::io::example::v1::Base as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(2)
                     }
                 }
             }
@@ -1715,11 +1688,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Other {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"url":{"type":"string"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::combined_schemas::__SCHEMAS.get(3)
                     }
                 }
             }

@@ -31,6 +31,17 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"required\":[\"lastTransitionTime\"],\"properties\":{\"created\":{\"allOf\":[{\"type\":\"string\",\"format\":\"date-time\"}]},\"lastTransitionTime\":{\"type\":\"string\",\"format\":\"date-time\"},\"observed\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"format\":\"date-time\"}}}}\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -233,11 +244,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Condition {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["lastTransitionTime"],"properties":{"created":{"allOf":[{"type":"string","format":"date-time"}]},"lastTransitionTime":{"type":"string","format":"date-time"},"observed":{"type":"array","items":{"type":"string","format":"date-time"}}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::date_times::__SCHEMAS.get(0)
                     }
                 }
             }

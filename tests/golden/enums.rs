@@ -31,6 +31,21 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"string\",\"enum\":[\"Low\",\"High\"]}\n\
+    J\t1\tt0\t{\"type\":\"object\",\"required\":[\"restartPolicy\"],\"properties\":{\"count\":{\"type\":\"integer\",\"enum\":[1,2,3]},\"level\":{\"$ref\":0},\"modes\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"Read\",\"Write\"]}},\"odd\":{\"type\":\"string\",\"nullable\":true,\"enum\":[\"\",\"1.0\",\"10\",\"Other\",\"a-b\",\"a_b\",\"application/json\"]},\"restartPolicy\":{\"type\":\"string\",\"enum\":[\"Always\",\"OnFailure\",\"Never\"]}}}\n\
+    W\t2\t1\tproperties,restartPolicy\n\
+    W\t3\t1\tproperties,odd\n\
+    W\t4\t1\tproperties,modes,items\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -97,11 +112,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Level {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"string","enum":["Low","High"]}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::enums::__SCHEMAS.get(0)
                     }
                 }
             }
@@ -336,13 +347,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Policy {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["restartPolicy"],"properties":{"count":{"type":"integer","enum":[1,2,3]},"level":{"$ref":0},"modes":{"type":"array","items":{"type":"string","enum":["Read","Write"]}},"odd":{"type":"string","nullable":true,"enum":["","1.0","10","Other","a-b","a_b","application/json"]},"restartPolicy":{"type":"string","enum":["Always","OnFailure","Never"]}}}"#,
-                            &[
-                                <crate::golden::enums::io::example::v1::Level as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::enums::__SCHEMAS.get(1)
                     }
                 }
 
@@ -411,11 +416,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for PolicyRestartPolicy {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::enums::io::example::v1::Policy as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "restartPolicy"],
-                        );
-                        &SCHEMA
+                        crate::golden::enums::__SCHEMAS.get(2)
                     }
                 }
 
@@ -498,11 +499,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for PolicyOdd {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::enums::io::example::v1::Policy as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "odd"],
-                        );
-                        &SCHEMA
+                        crate::golden::enums::__SCHEMAS.get(3)
                     }
                 }
 
@@ -565,11 +562,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for PolicyModes {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::enums::io::example::v1::Policy as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "modes", "items"],
-                        );
-                        &SCHEMA
+                        crate::golden::enums::__SCHEMAS.get(4)
                     }
                 }
             }

@@ -31,6 +31,23 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\"}},\"additionalProperties\":{\"type\":\"string\"}}\n\
+    J\t1\t\t{\"type\":\"object\",\"properties\":{\"additional_properties\":{\"type\":\"string\"},\"unknownFields\":{\"type\":\"string\"}},\"additionalProperties\":{\"type\":\"integer\"}}\n\
+    J\t2\t\t{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"additionalProperties\":true}\n\
+    J\t3\t\t{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"additionalProperties\":false}\n\
+    J\t4\t\t{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}\n\
+    J\t5\t\t{\"type\":\"object\",\"properties\":{\"chart\":{\"type\":\"string\"},\"values\":{\"type\":\"object\",\"properties\":{\"replicaCount\":{\"type\":\"integer\"}},\"preserveUnknownFields\":true}}}\n\
+    W\t6\t5\tproperties,values\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -163,11 +180,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Annotated {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string"}},"additionalProperties":{"type":"string"}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::extra_keys::__SCHEMAS.get(0)
                     }
                 }
             }
@@ -326,11 +339,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Clash {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"additional_properties":{"type":"string"},"unknownFields":{"type":"string"}},"additionalProperties":{"type":"integer"}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::extra_keys::__SCHEMAS.get(1)
                     }
                 }
             }
@@ -455,11 +464,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Open {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"name":{"type":"string"}},"additionalProperties":true}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::extra_keys::__SCHEMAS.get(2)
                     }
                 }
             }
@@ -592,11 +597,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Patterned {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"name":{"type":"string"}},"additionalProperties":false}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::extra_keys::__SCHEMAS.get(3)
                     }
                 }
             }
@@ -723,11 +724,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for PatternedLoose {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"name":{"type":"string"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::extra_keys::__SCHEMAS.get(4)
                     }
                 }
             }
@@ -875,11 +872,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Release {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"chart":{"type":"string"},"values":{"type":"object","properties":{"replicaCount":{"type":"integer"}},"preserveUnknownFields":true}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::extra_keys::__SCHEMAS.get(5)
                     }
                 }
 
@@ -1005,11 +998,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for ReleaseValues {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::extra_keys::io::example::v1::Release as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "values"],
-                        );
-                        &SCHEMA
+                        crate::golden::extra_keys::__SCHEMAS.get(6)
                     }
                 }
             }

@@ -31,6 +31,18 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"required\":[\"target\"],\"properties\":{\"either\":{\"oneOf\":[{\"type\":\"boolean\"},{\"type\":\"string\"}]},\"maxSurge\":{\"intOrString\":true},\"maxUnavailable\":{\"intOrString\":true,\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"string\"}]},\"target\":{\"allOf\":[{\"intOrString\":true}]}}}\n\
+    W\t2\t0\tproperties,either\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -241,11 +253,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Port {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["target"],"properties":{"either":{"oneOf":[{"type":"boolean"},{"type":"string"}]},"maxSurge":{"intOrString":true},"maxUnavailable":{"intOrString":true,"anyOf":[{"type":"integer"},{"type":"string"}]},"target":{"allOf":[{"intOrString":true}]}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::int_or_string::__SCHEMAS.get(0)
                     }
                 }
 
@@ -299,11 +307,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for PortEither {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::int_or_string::io::example::v1::Port as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "either"],
-                        );
-                        &SCHEMA
+                        crate::golden::int_or_string::__SCHEMAS.get(2)
                     }
                 }
             }

@@ -31,6 +31,19 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\"}}}\n\
+    J\t1\t\t{\"type\":\"object\",\"required\":[\"type\"],\"properties\":{\"$ref\":{\"type\":\"string\"},\"$schema\":{\"type\":\"string\"},\"1stPlace\":{\"type\":\"string\"},\"async\":{\"type\":\"boolean\"},\"continue\":{\"type\":\"string\"},\"crate\":{\"type\":\"string\"},\"dash-separated-name\":{\"type\":\"string\"},\"externalIPs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"fooBar\":{\"type\":\"integer\",\"format\":\"int32\"},\"foo_bar\":{\"type\":\"integer\",\"format\":\"int64\"},\"ref\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"x-kubernetes-list-type\":{\"type\":\"string\"}}}\n\
+    J\t2\t\t{\"type\":\"object\",\"properties\":{\"Self\":{\"type\":\"string\"}}}\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -157,11 +170,7 @@ pub mod io {
 
                     impl ::kubeforge_runtime::schema::Validate for Option_ {
                         fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                            static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                                r#"{"type":"object","properties":{"value":{"type":"string"}}}"#,
-                                &[],
-                            );
-                            &SCHEMA
+                            crate::golden::keywords::__SCHEMAS.get(0)
                         }
                     }
                 }
@@ -566,11 +575,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Keywords {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["type"],"properties":{"$ref":{"type":"string"},"$schema":{"type":"string"},"1stPlace":{"type":"string"},"async":{"type":"boolean"},"continue":{"type":"string"},"crate":{"type":"string"},"dash-separated-name":{"type":"string"},"externalIPs":{"type":"array","items":{"type":"string"}},"fooBar":{"type":"integer","format":"int32"},"foo_bar":{"type":"integer","format":"int64"},"ref":{"type":"string"},"self":{"type":"string"},"type":{"type":"string"},"x-kubernetes-list-type":{"type":"string"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::keywords::__SCHEMAS.get(1)
                     }
                 }
             }
@@ -695,11 +700,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Type {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"Self":{"type":"string"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::keywords::__SCHEMAS.get(2)
                     }
                 }
             }

@@ -31,6 +31,17 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"required\":[\"labels\"],\"properties\":{\"anything\":{\"type\":\"object\",\"additionalProperties\":true},\"free\":{\"type\":\"object\"},\"groups\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"default\":\"\"}},\"limits\":{\"type\":\"object\",\"additionalProperties\":{\"allOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"}]}]}},\"nested\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"format\":\"int32\"}}},\"preserved\":{\"type\":\"object\",\"preserveUnknownFields\":true},\"untyped\":{}}}\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -400,11 +411,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Maps {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["labels"],"properties":{"anything":{"type":"object","additionalProperties":true},"free":{"type":"object"},"groups":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"labels":{"type":"object","additionalProperties":{"type":"string","default":""}},"limits":{"type":"object","additionalProperties":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]}},"nested":{"type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","format":"int32"}}},"preserved":{"type":"object","preserveUnknownFields":true},"untyped":{}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::maps::__SCHEMAS.get(0)
                     }
                 }
             }

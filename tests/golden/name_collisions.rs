@@ -31,6 +31,21 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"properties\":{\"NAME\":{\"type\":\"string\"},\"Name\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"spec\":{\"type\":\"object\",\"properties\":{\"size\":{\"type\":\"integer\"}}}}}\n\
+    J\t1\t\t{\"type\":\"object\",\"properties\":{\"replicas\":{\"type\":\"integer\",\"format\":\"int32\"}}}\n\
+    J\t2\tt0\t{\"type\":\"object\",\"properties\":{\"other\":{\"$ref\":0}}}\n\
+    J\t3\tt2\t{\"type\":\"object\",\"properties\":{\"v1\":{\"$ref\":0}}}\n\
+    W\t4\t0\tproperties,spec\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -206,11 +221,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Widget {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"NAME":{"type":"string"},"Name":{"type":"string"},"name":{"type":"string"},"spec":{"type":"object","properties":{"size":{"type":"integer"}}}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::name_collisions::__SCHEMAS.get(0)
                     }
                 }
 
@@ -334,11 +345,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for WidgetSpec2 {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::name_collisions::io::example::v1::Widget as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "spec"],
-                        );
-                        &SCHEMA
+                        crate::golden::name_collisions::__SCHEMAS.get(4)
                     }
                 }
             }
@@ -470,13 +477,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Widget2 {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"other":{"$ref":0}}}"#,
-                            &[
-                                <crate::golden::name_collisions::io::example::v1::Widget as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::name_collisions::__SCHEMAS.get(2)
                     }
                 }
             }
@@ -603,11 +604,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for WidgetSpec {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"replicas":{"type":"integer","format":"int32"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::name_collisions::__SCHEMAS.get(1)
                     }
                 }
             }
@@ -738,13 +735,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Widget {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"v1":{"$ref":0}}}"#,
-                            &[
-                                <crate::golden::name_collisions::io::example::v1::Widget2 as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::name_collisions::__SCHEMAS.get(3)
                     }
                 }
             }

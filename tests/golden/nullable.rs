@@ -31,6 +31,19 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\tt0\t{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},\"next\":{\"$ref\":0,\"nullable\":true}}}\n\
+    J\t1\tt0\t{\"type\":\"object\",\"required\":[\"name\",\"child\"],\"properties\":{\"child\":{\"$ref\":0,\"nullable\":true},\"count\":{\"type\":\"integer\",\"nullable\":true,\"format\":\"int32\"},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"nullable\":true}},\"mode\":{\"type\":\"string\",\"nullable\":true,\"enum\":[\"Fast\",\"Slow\"]},\"name\":{\"type\":\"string\",\"nullable\":true},\"note\":{\"type\":\"string\",\"nullable\":true},\"parent\":{\"$ref\":0,\"nullable\":true},\"plain\":{\"type\":\"string\"},\"scores\":{\"type\":\"array\",\"items\":{\"type\":\"integer\",\"nullable\":true}},\"tags\":{\"type\":\"array\",\"nullable\":true,\"items\":{\"type\":\"string\"}}}}\n\
+    W\t2\t1\tproperties,mode\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -171,13 +184,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Child {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"a":{"type":"string"},"next":{"$ref":0,"nullable":true}}}"#,
-                            &[
-                                <crate::golden::nullable::io::example::v1::Child as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::nullable::__SCHEMAS.get(0)
                     }
                 }
             }
@@ -516,13 +523,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Nullables {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["name","child"],"properties":{"child":{"$ref":0,"nullable":true},"count":{"type":"integer","nullable":true,"format":"int32"},"labels":{"type":"object","additionalProperties":{"type":"string","nullable":true}},"mode":{"type":"string","nullable":true,"enum":["Fast","Slow"]},"name":{"type":"string","nullable":true},"note":{"type":"string","nullable":true},"parent":{"$ref":0,"nullable":true},"plain":{"type":"string"},"scores":{"type":"array","items":{"type":"integer","nullable":true}},"tags":{"type":"array","nullable":true,"items":{"type":"string"}}}}"#,
-                            &[
-                                <crate::golden::nullable::io::example::v1::Child as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::nullable::__SCHEMAS.get(1)
                     }
                 }
 
@@ -585,11 +586,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for NullablesMode {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::nullable::io::example::v1::Nullables as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "mode"],
-                        );
-                        &SCHEMA
+                        crate::golden::nullable::__SCHEMAS.get(2)
                     }
                 }
             }

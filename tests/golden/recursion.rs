@@ -31,6 +31,21 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\tt3\t{\"type\":\"object\",\"required\":[\"odd\"],\"properties\":{\"odd\":{\"$ref\":0}}}\n\
+    J\t1\t\t{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}\n\
+    J\t2\tt2\t{\"type\":\"object\",\"properties\":{\"byName\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":0}},\"children\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"next\":{\"$ref\":0},\"value\":{\"type\":\"string\"}}}\n\
+    J\t3\tt0,t1\t{\"type\":\"object\",\"properties\":{\"even\":{\"$ref\":0},\"leaf\":{\"$ref\":1}}}\n\
+    J\t4\tt4\t{\"type\":\"object\",\"properties\":{\"items\":{\"allOf\":[{\"$ref\":0}]},\"not\":{\"$ref\":0},\"properties\":{\"type\":\"object\",\"additionalProperties\":{\"$ref\":0}}}}\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -164,13 +179,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Even {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["odd"],"properties":{"odd":{"$ref":0}}}"#,
-                            &[
-                                <crate::golden::recursion::io::example::v1::Odd as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::recursion::__SCHEMAS.get(0)
                     }
                 }
             }
@@ -295,11 +304,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Leaf {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"name":{"type":"string"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::recursion::__SCHEMAS.get(1)
                     }
                 }
             }
@@ -517,13 +522,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Node {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"byName":{"type":"object","additionalProperties":{"$ref":0}},"children":{"type":"array","items":{"$ref":0}},"next":{"$ref":0},"value":{"type":"string"}}}"#,
-                            &[
-                                <crate::golden::recursion::io::example::v1::Node as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::recursion::__SCHEMAS.get(2)
                     }
                 }
             }
@@ -670,14 +669,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Odd {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"even":{"$ref":0},"leaf":{"$ref":1}}}"#,
-                            &[
-                                <crate::golden::recursion::io::example::v1::Even as ::kubeforge_runtime::schema::Validate>::schema,
-                                <crate::golden::recursion::io::example::v1::Leaf as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::recursion::__SCHEMAS.get(3)
                     }
                 }
             }
@@ -866,13 +858,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Props {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"items":{"allOf":[{"$ref":0}]},"not":{"$ref":0},"properties":{"type":"object","additionalProperties":{"$ref":0}}}}"#,
-                            &[
-                                <crate::golden::recursion::io::example::v1::Props as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::recursion::__SCHEMAS.get(4)
                     }
                 }
             }

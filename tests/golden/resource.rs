@@ -31,6 +31,24 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\tf0\t{\"type\":\"object\",\"required\":[\"spec\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":0},\"spec\":{\"type\":\"object\",\"required\":[\"size\"],\"properties\":{\"color\":{\"type\":\"string\",\"default\":\"blue\"},\"size\":{\"type\":\"integer\",\"format\":\"int32\"}}}}}\n\
+    J\t1\tt0,f1\t{\"type\":\"object\",\"required\":[\"items\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"items\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":1}}}\n\
+    J\t2\tf0\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":0}}}\n\
+    J\t3\t\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"dryRun\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"kind\":{\"type\":\"string\"}}}\n\
+    W\t9\t0\tproperties,spec\n\
+    ",
+    &[
+        <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
+        <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
+    ],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -286,13 +304,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for Gadget {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["spec"],"properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":0},"spec":{"type":"object","required":["size"],"properties":{"color":{"type":"string","default":"blue"},"size":{"type":"integer","format":"int32"}}}}}"#,
-                            &[
-                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::resource::__SCHEMAS.get(0)
                     }
                 }
 
@@ -554,11 +566,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetSpec {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::resource::com::example::v1::Gadget as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "spec"],
-                        );
-                        &SCHEMA
+                        crate::golden::resource::__SCHEMAS.get(9)
                     }
                 }
             }
@@ -773,14 +781,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetList {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["items"],"properties":{"apiVersion":{"type":"string"},"items":{"type":"array","items":{"$ref":0}},"kind":{"type":"string"},"metadata":{"$ref":1}}}"#,
-                            &[
-                                <crate::golden::resource::com::example::v1::Gadget as ::kubeforge_runtime::schema::Validate>::schema,
-                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::resource::__SCHEMAS.get(1)
                     }
                 }
             }
@@ -975,13 +976,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for Gizmo {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":0}}}"#,
-                            &[
-                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::resource::__SCHEMAS.get(2)
                     }
                 }
 
@@ -1191,11 +1186,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for Options {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"dryRun":{"type":"array","items":{"type":"string"}},"kind":{"type":"string"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::resource::__SCHEMAS.get(3)
                     }
                 }
             }
@@ -1330,97 +1321,19 @@ pub mod routes {
         }
 
         /// The route table: every operation of the API, with its method, path template,
-        /// action, resource, parameters, body and responses. Indexed by [`Route`].
-        pub static ROUTES: [::kubeforge_runtime::RouteInfo; 4] = [
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "listExampleComV1NamespacedGadget",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/namespaces/{namespace}/gadgets",
-                action: ::kubeforge_runtime::Action::List,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: &[],
-                deprecated: false,
-                description: "",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1NamespacedGadget",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_1,
-                query: &[],
-                body: None,
-                responses: &[],
-                deprecated: false,
-                description: "",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1NamespacedGadgetStatus",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: Some(shared::RESOURCE_1),
-                path_params: shared::PATH_PARAMS_1,
-                query: &[],
-                body: None,
-                responses: &[],
-                deprecated: false,
-                description: "",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "listExampleComV1Gizmo",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/gizmos",
-                action: ::kubeforge_runtime::Action::List,
-                resource: Some(shared::RESOURCE_2),
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: &[],
-                deprecated: false,
-                description: "",
-            },
-        ];
-
-        /// The values the table's entries share, each spelled once.
-        mod shared {
-            use ::kubeforge_runtime::route::{ResourceInfo};
-            pub(super) const RESOURCE_0: ResourceInfo = ResourceInfo {
-                group: "example.com",
-                version: "v1",
-                kind: "Gadget",
-                plural: "gadgets",
-                subresource: None,
-                scope: ::kubeforge_runtime::Scope::Namespaced,
-            };
-            pub(super) const PATH_PARAMS_0: &[&str] = &[
-                "namespace",
-            ];
-            pub(super) const PATH_PARAMS_1: &[&str] = &[
-                "namespace",
-                "name",
-            ];
-            pub(super) const RESOURCE_1: ResourceInfo = ResourceInfo {
-                group: "example.com",
-                version: "v1",
-                kind: "Gadget",
-                plural: "gadgets",
-                subresource: Some("status"),
-                scope: ::kubeforge_runtime::Scope::Namespaced,
-            };
-            pub(super) const RESOURCE_2: ResourceInfo = ResourceInfo {
-                group: "example.com",
-                version: "v1",
-                kind: "Gizmo",
-                plural: "gizmos",
-                subresource: None,
-                scope: ::kubeforge_runtime::Scope::Cluster,
-            };
-        }
+        /// action, resource, parameters, body and responses. Indexed by [`Route`]; built from
+        /// its data the first time it is read.
+        pub static ROUTES: ::kubeforge_runtime::route::RouteTable = ::kubeforge_runtime::route::RouteTable::new(
+            "\
+            r\texample.com\tv1\tGadget\tgadgets\t\tN\n\
+            r\texample.com\tv1\tGadget\tgadgets\tstatus\tN\n\
+            r\texample.com\tv1\tGizmo\tgizmos\t\tC\n\
+            R\tlistExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t\t\t\t0\t\n\
+            R\treadExampleComV1NamespacedGadget\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}\tget\t0\tnamespace,name\t\t\t\t0\t\n\
+            R\treadExampleComV1NamespacedGadgetStatus\tGET\t/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status\tget\t1\tnamespace,name\t\t\t\t0\t\n\
+            R\tlistExampleComV1Gizmo\tGET\t/apis/example.com/v1/gizmos\tlist\t2\t\t\t\t\t0\t\n\
+            ",
+        );
 
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.

@@ -31,6 +31,18 @@ impl<T> From<T> for Builder<T> {
     }
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\t\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\",\"format\":\"int32\"}}}\n\
+    J\t1\tt0\t{\"type\":\"object\",\"required\":[\"items\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"items\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"kind\":{\"type\":\"string\"}}}\n\
+    ",
+    &[],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod apimachinery {
     pub mod pkg {
@@ -216,11 +228,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for Widget {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"size":{"type":"integer","format":"int32"}}}"#,
-                            &[],
-                        );
-                        &SCHEMA
+                        crate::golden::route_table::__SCHEMAS.get(0)
                     }
                 }
 
@@ -720,13 +728,7 @@ pub mod com {
 
                 impl ::kubeforge_runtime::schema::Validate for WidgetList {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["items"],"properties":{"apiVersion":{"type":"string"},"items":{"type":"array","items":{"$ref":0}},"kind":{"type":"string"}}}"#,
-                            &[
-                                <crate::golden::route_table::com::example::v1::Widget as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::route_table::__SCHEMAS.get(1)
                     }
                 }
             }
@@ -1189,248 +1191,36 @@ pub mod routes {
         }
 
         /// The route table: every operation of the API, with its method, path template,
-        /// action, resource, parameters, body and responses. Indexed by [`Route`].
-        pub static ROUTES: [::kubeforge_runtime::RouteInfo; 10] = [
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "listExampleComV1Widget",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets",
-                action: ::kubeforge_runtime::Action::List,
-                resource: Some(shared::RESOURCE_0),
-                path_params: &[],
-                query: shared::QUERY_0,
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "List or watch Widget objects.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "deleteExampleComV1Widget",
-                method: ::kubeforge_runtime::http::Method::DELETE,
-                path: "/apis/example.com/v1/widgets/{name}",
-                action: ::kubeforge_runtime::Action::Delete,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: Some(shared::BODY_0),
-                responses: shared::RESPONSES_1,
-                deprecated: false,
-                description: "Delete the specified Widget; | pipes and <tags> are escaped.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1Widget",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/{name}",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_2,
-                deprecated: false,
-                description: "Read the specified Widget.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "connectExampleComV1WidgetExec",
-                method: ::kubeforge_runtime::http::Method::POST,
-                path: "/apis/example.com/v1/widgets/{name}/exec",
-                action: ::kubeforge_runtime::Action::Connect,
-                resource: Some(shared::RESOURCE_1),
-                path_params: shared::PATH_PARAMS_0,
-                query: shared::QUERY_1,
-                body: None,
-                responses: shared::RESPONSES_3,
-                deprecated: false,
-                description: "Run a command in a Widget.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "getAPIVersions",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_4,
-                deprecated: false,
-                description: "Get available API versions.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "getExampleComAPIGroup",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_4,
-                deprecated: false,
-                description: "Get information of a group.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "getExampleComV1APIResources",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_4,
-                deprecated: false,
-                description: "Get available resources.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "proxyExampleComV1GETWidget",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/proxy/widgets/{name}",
-                action: ::kubeforge_runtime::Action::Other("proxy"),
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_3,
-                deprecated: false,
-                description: "proxy GET requests to Widget\n\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "proxyExampleComV1HEADWidget",
-                method: ::kubeforge_runtime::http::Method::HEAD,
-                path: "/apis/example.com/v1/proxy/widgets/{name}",
-                action: ::kubeforge_runtime::Action::Other("proxy"),
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_3,
-                deprecated: false,
-                description: "proxy HEAD requests to Widget\n\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1WidgetStats",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/special/stats",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_3,
-                deprecated: false,
-                description: "Statistics over all widgets.",
-            },
-        ];
-
-        /// The query parameters of the table, each spelled once.
-        mod params {
-            use ::kubeforge_runtime::route::QueryParamInfo;
-            pub(super) const COMMAND: QueryParamInfo = QueryParamInfo {
-                name: "command",
-                ty: "array",
-                description: "The command and its arguments.",
-                required: true,
-            };
-            pub(super) const LIMIT: QueryParamInfo = QueryParamInfo {
-                name: "limit",
-                ty: "integer",
-                description: "Maximum number of items.",
-                required: false,
-            };
-            pub(super) const TTY: QueryParamInfo = QueryParamInfo {
-                name: "tty",
-                ty: "boolean",
-                description: "Allocate a terminal.",
-                required: false,
-            };
-        }
-
-        /// The values the table's entries share, each spelled once.
-        mod shared {
-            use ::kubeforge_runtime::route::{BodyInfo, QueryParamInfo, ResourceInfo, ResponseInfo};
-            pub(super) const RESOURCE_0: ResourceInfo = ResourceInfo {
-                group: "example.com",
-                version: "v1",
-                kind: "Widget",
-                plural: "widgets",
-                subresource: None,
-                scope: ::kubeforge_runtime::Scope::Cluster,
-            };
-            pub(super) const QUERY_0: &[QueryParamInfo] = &[
-                super::params::LIMIT,
-            ];
-            pub(super) const RESPONSES_0: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("com::example::v1::WidgetList"),
-                },
-                ResponseInfo {
-                    status: 401,
-                    description: "Unauthorized",
-                    ty: None,
-                },
-            ];
-            pub(super) const PATH_PARAMS_0: &[&str] = &[
-                "name",
-            ];
-            pub(super) const BODY_0: BodyInfo = BodyInfo {
-                ty: "kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status",
-                content_types: &["*/*"],
-                required: false,
-            };
-            pub(super) const RESPONSES_1: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("StatusOr<com::example::v1::Widget>"),
-                },
-                ResponseInfo {
-                    status: 202,
-                    description: "Accepted",
-                    ty: Some("StatusOr<com::example::v1::Widget>"),
-                },
-                ResponseInfo {
-                    status: 204,
-                    description: "No Content",
-                    ty: None,
-                },
-            ];
-            pub(super) const RESPONSES_2: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("com::example::v1::Widget"),
-                },
-            ];
-            pub(super) const RESOURCE_1: ResourceInfo = ResourceInfo {
-                group: "example.com",
-                version: "v1",
-                kind: "Widget",
-                plural: "widgets",
-                subresource: Some("exec"),
-                scope: ::kubeforge_runtime::Scope::Cluster,
-            };
-            pub(super) const QUERY_1: &[QueryParamInfo] = &[
-                super::params::COMMAND,
-                super::params::TTY,
-            ];
-            pub(super) const RESPONSES_3: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("String"),
-                },
-            ];
-            pub(super) const RESPONSES_4: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status"),
-                },
-            ];
-        }
+        /// action, resource, parameters, body and responses. Indexed by [`Route`]; built from
+        /// its data the first time it is read.
+        pub static ROUTES: ::kubeforge_runtime::route::RouteTable = ::kubeforge_runtime::route::RouteTable::new(
+            "\
+            r\texample.com\tv1\tWidget\twidgets\t\tC\n\
+            q\tlimit\tinteger\t0\tMaximum number of items.\n\
+            s\t200\tcom::example::v1::WidgetList\tOK\n\
+            s\t401\t\tUnauthorized\n\
+            b\tkubeforge_meta::apimachinery::pkg::apis::meta::v1::Status\t0\t*/*\n\
+            s\t200\tStatusOr<com::example::v1::Widget>\tOK\n\
+            s\t202\tStatusOr<com::example::v1::Widget>\tAccepted\n\
+            s\t204\t\tNo Content\n\
+            s\t200\tcom::example::v1::Widget\tOK\n\
+            r\texample.com\tv1\tWidget\twidgets\texec\tC\n\
+            q\tcommand\tarray\t1\tThe command and its arguments.\n\
+            q\ttty\tboolean\t0\tAllocate a terminal.\n\
+            s\t200\tString\tOK\n\
+            s\t200\tkubeforge_meta::apimachinery::pkg::apis::meta::v1::Status\tOK\n\
+            R\tlistExampleComV1Widget\tGET\t/apis/example.com/v1/widgets\tlist\t0\t\t0\t\t0,1\t0\tList or watch Widget objects.\n\
+            R\tdeleteExampleComV1Widget\tDELETE\t/apis/example.com/v1/widgets/{name}\tdelete\t0\tname\t\t0\t2,3,4\t0\tDelete the specified Widget; | pipes and <tags> are escaped.\n\
+            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t0\tname\t\t\t5\t0\tRead the specified Widget.\n\
+            R\tconnectExampleComV1WidgetExec\tPOST\t/apis/example.com/v1/widgets/{name}/exec\tconnect\t1\tname\t1,2\t\t6\t0\tRun a command in a Widget.\n\
+            R\tgetAPIVersions\tGET\t/apis/\tget\t\t\t\t\t7\t0\tGet available API versions.\n\
+            R\tgetExampleComAPIGroup\tGET\t/apis/example.com/\tget\t\t\t\t\t7\t0\tGet information of a group.\n\
+            R\tgetExampleComV1APIResources\tGET\t/apis/example.com/v1/\tget\t\t\t\t\t7\t0\tGet available resources.\n\
+            R\tproxyExampleComV1GETWidget\tGET\t/apis/example.com/v1/proxy/widgets/{name}\tproxy\t\tname\t\t\t6\t0\tproxy GET requests to Widget\\n\\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.\n\
+            R\tproxyExampleComV1HEADWidget\tHEAD\t/apis/example.com/v1/proxy/widgets/{name}\tproxy\t\tname\t\t\t6\t0\tproxy HEAD requests to Widget\\n\\nIts `x-kubernetes-action` is `proxy`, which is not one of Kubernetes' current actions (a legacy one such as `proxy`, or a newer one): the request and its decoder follow the declared path, parameters and responses, and the route table gives `Action::Other(\"proxy\")`.\n\
+            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t6\t0\tStatistics over all widgets.\n\
+            ",
+        );
 
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.

@@ -38,6 +38,23 @@ pub fn crds() -> Vec<::serde_json::Value> {
     vec![crate::golden::validation::io::example::v1::Gadget::crd()]
 }
 
+/// Every type's schema, read at first use: the `Validate::schema` of the type at
+/// index `i` of the generator's model is `get(i)`.
+#[allow(dead_code)]
+#[rustfmt::skip]
+static __SCHEMAS: ::kubeforge_runtime::schema::SchemaTable = ::kubeforge_runtime::schema::SchemaTable::new(
+    "\
+    J\t0\tf0\t{\"type\":\"object\",\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":0},\"spec\":{\"type\":\"object\",\"required\":[\"replicas\"],\"properties\":{\"legacy\":{\"type\":\"string\",\"maxLength\":3},\"maxSurge\":{\"type\":\"integer\"},\"mode\":{\"type\":\"string\"},\"name\":{\"type\":\"string\",\"pattern\":\"^[a-z]+$\"},\"ports\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"required\":[\"name\",\"protocol\"],\"properties\":{\"name\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},\"protocol\":{\"type\":\"string\"}}},\"listType\":\"map\",\"listMapKeys\":[\"name\",\"protocol\"]},\"ratio\":{\"type\":\"number\",\"minimum\":0.5,\"maximum\":2.5},\"replicas\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"listType\":\"set\"},\"uid\":{\"type\":\"string\",\"format\":\"uuid\"}},\"rules\":[{\"rule\":\"!has(self.maxSurge) || self.maxSurge <= self.replicas\",\"message\":\"maxSurge may not exceed replicas\"},{\"rule\":\"self.mode == oldSelf.mode\",\"message\":\"mode is immutable\"}]}}}\n\
+    J\t1\tt0,f1\t{\"type\":\"object\",\"required\":[\"items\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"items\":{\"type\":\"array\",\"items\":{\"$ref\":0}},\"kind\":{\"type\":\"string\"},\"metadata\":{\"$ref\":1}}}\n\
+    W\t9\t0\tproperties,spec\n\
+    W\t10\t0\tproperties,spec,properties,ports,items\n\
+    ",
+    &[
+        <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
+        <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
+    ],
+);
+
 #[allow(clippy::doc_markdown)]
 pub mod io {
     pub mod example {
@@ -263,13 +280,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for Gadget {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":0},"spec":{"type":"object","required":["replicas"],"properties":{"legacy":{"type":"string","maxLength":3},"maxSurge":{"type":"integer"},"mode":{"type":"string"},"name":{"type":"string","pattern":"^[a-z]+$"},"ports":{"type":"array","items":{"type":"object","required":["name","protocol"],"properties":{"name":{"type":"string"},"port":{"type":"integer","minimum":1,"maximum":65535},"protocol":{"type":"string"}}},"listType":"map","listMapKeys":["name","protocol"]},"ratio":{"type":"number","minimum":0.5,"maximum":2.5},"replicas":{"type":"integer","minimum":1,"maximum":10},"tags":{"type":"array","items":{"type":"string"},"listType":"set"},"uid":{"type":"string","format":"uuid"}},"rules":[{"rule":"!has(self.maxSurge) || self.maxSurge <= self.replicas","message":"maxSurge may not exceed replicas"},{"rule":"self.mode == oldSelf.mode","message":"mode is immutable"}]}}}"#,
-                            &[
-                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::validation::__SCHEMAS.get(0)
                     }
                 }
 
@@ -1140,11 +1151,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetSpec {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::validation::io::example::v1::Gadget as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "spec"],
-                        );
-                        &SCHEMA
+                        crate::golden::validation::__SCHEMAS.get(9)
                     }
                 }
 
@@ -1309,11 +1316,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetSpecPorts {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::within(
-                            <crate::golden::validation::io::example::v1::Gadget as ::kubeforge_runtime::schema::Validate>::schema,
-                            &["properties", "spec", "properties", "ports", "items"],
-                        );
-                        &SCHEMA
+                        crate::golden::validation::__SCHEMAS.get(10)
                     }
                 }
             }
@@ -1537,14 +1540,7 @@ pub mod io {
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetList {
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-                        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-                            r#"{"type":"object","required":["items"],"properties":{"apiVersion":{"type":"string"},"items":{"type":"array","items":{"$ref":0}},"kind":{"type":"string"},"metadata":{"$ref":1}}}"#,
-                            &[
-                                <crate::golden::validation::io::example::v1::Gadget as ::kubeforge_runtime::schema::Validate>::schema,
-                                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
-                            ],
-                        );
-                        &SCHEMA
+                        crate::golden::validation::__SCHEMAS.get(1)
                     }
                 }
             }
@@ -2560,461 +2556,53 @@ pub mod routes {
         }
 
         /// The route table: every operation of the API, with its method, path template,
-        /// action, resource, parameters, body and responses. Indexed by [`Route`].
-        pub static ROUTES: [::kubeforge_runtime::RouteInfo; 11] = [
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "listExampleIoV1GadgetForAllNamespaces",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.io/v1/gadgets",
-                action: ::kubeforge_runtime::Action::List,
-                resource: Some(shared::RESOURCE_0),
-                path_params: &[],
-                query: shared::QUERY_0,
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "List or watch Gadget objects across all namespaces.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "watchExampleIoV1GadgetListForAllNamespaces",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.io/v1/watch/gadgets",
-                action: ::kubeforge_runtime::Action::Watch,
-                resource: Some(shared::RESOURCE_0),
-                path_params: &[],
-                query: shared::QUERY_0,
-                body: None,
-                responses: shared::RESPONSES_1,
-                deprecated: true,
-                description: "Watch Gadget objects across all namespaces; deprecated, use a list call with `watch=true`.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "deleteExampleIoV1CollectionNamespacedGadget",
-                method: ::kubeforge_runtime::http::Method::DELETE,
-                path: "/apis/example.io/v1/namespaces/{namespace}/gadgets",
-                action: ::kubeforge_runtime::Action::DeleteCollection,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_0,
-                query: shared::QUERY_1,
-                body: Some(shared::BODY_0),
-                responses: shared::RESPONSES_2,
-                deprecated: false,
-                description: "Delete a collection of Gadget objects in a namespace.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "listExampleIoV1NamespacedGadget",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.io/v1/namespaces/{namespace}/gadgets",
-                action: ::kubeforge_runtime::Action::List,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_0,
-                query: shared::QUERY_0,
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "List or watch Gadget objects in a namespace.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "createExampleIoV1NamespacedGadget",
-                method: ::kubeforge_runtime::http::Method::POST,
-                path: "/apis/example.io/v1/namespaces/{namespace}/gadgets",
-                action: ::kubeforge_runtime::Action::Create,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_0,
-                query: shared::QUERY_2,
-                body: Some(shared::BODY_1),
-                responses: shared::RESPONSES_3,
-                deprecated: false,
-                description: "Create a new Gadget object in a namespace.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "watchExampleIoV1NamespacedGadgetList",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.io/v1/watch/namespaces/{namespace}/gadgets",
-                action: ::kubeforge_runtime::Action::Watch,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_0,
-                query: shared::QUERY_0,
-                body: None,
-                responses: shared::RESPONSES_1,
-                deprecated: true,
-                description: "Watch Gadget objects in a namespace; deprecated, use a list call with `watch=true`.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "deleteExampleIoV1NamespacedGadget",
-                method: ::kubeforge_runtime::http::Method::DELETE,
-                path: "/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}",
-                action: ::kubeforge_runtime::Action::Delete,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_1,
-                query: shared::QUERY_3,
-                body: Some(shared::BODY_0),
-                responses: shared::RESPONSES_4,
-                deprecated: false,
-                description: "Delete the specified Gadget.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleIoV1NamespacedGadget",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_1,
-                query: shared::QUERY_4,
-                body: None,
-                responses: shared::RESPONSES_5,
-                deprecated: false,
-                description: "Read the specified Gadget.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "patchExampleIoV1NamespacedGadget",
-                method: ::kubeforge_runtime::http::Method::PATCH,
-                path: "/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}",
-                action: ::kubeforge_runtime::Action::Patch,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_1,
-                query: shared::QUERY_5,
-                body: Some(shared::BODY_2),
-                responses: shared::RESPONSES_6,
-                deprecated: false,
-                description: "Partially update the specified Gadget.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "replaceExampleIoV1NamespacedGadget",
-                method: ::kubeforge_runtime::http::Method::PUT,
-                path: "/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}",
-                action: ::kubeforge_runtime::Action::Replace,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_1,
-                query: shared::QUERY_2,
-                body: Some(shared::BODY_1),
-                responses: shared::RESPONSES_6,
-                deprecated: false,
-                description: "Replace the specified Gadget.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "watchExampleIoV1NamespacedGadget",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.io/v1/watch/namespaces/{namespace}/gadgets/{name}",
-                action: ::kubeforge_runtime::Action::Watch,
-                resource: Some(shared::RESOURCE_0),
-                path_params: shared::PATH_PARAMS_1,
-                query: shared::QUERY_0,
-                body: None,
-                responses: shared::RESPONSES_1,
-                deprecated: true,
-                description: "Watch one Gadget; deprecated, use a list call with `watch=true` and a `fieldSelector`.",
-            },
-        ];
-
-        /// The query parameters of the table, each spelled once.
-        mod params {
-            use ::kubeforge_runtime::route::QueryParamInfo;
-            pub(super) const ALLOW_WATCH_BOOKMARKS: QueryParamInfo = QueryParamInfo {
-                name: "allowWatchBookmarks",
-                ty: "boolean",
-                description: "Asks for BOOKMARK watch events; servers may ignore it.",
-                required: false,
-            };
-            pub(super) const CONTINUE: QueryParamInfo = QueryParamInfo {
-                name: "continue",
-                ty: "string",
-                description: "Continue token returned by a previous paged list call.",
-                required: false,
-            };
-            pub(super) const DRY_RUN: QueryParamInfo = QueryParamInfo {
-                name: "dryRun",
-                ty: "string",
-                description: "When set to `All`, the request is fully processed but nothing is persisted.",
-                required: false,
-            };
-            pub(super) const FIELD_MANAGER: QueryParamInfo = QueryParamInfo {
-                name: "fieldManager",
-                ty: "string",
-                description: "Name of the actor making the change, at most 128 printable characters.",
-                required: false,
-            };
-            pub(super) const FIELD_SELECTOR: QueryParamInfo = QueryParamInfo {
-                name: "fieldSelector",
-                ty: "string",
-                description: "Only return objects whose fields match, e.g. `metadata.name=<name>`.",
-                required: false,
-            };
-            pub(super) const FIELD_VALIDATION: QueryParamInfo = QueryParamInfo {
-                name: "fieldValidation",
-                ty: "string",
-                description: "How unknown or duplicate fields are handled: Ignore, Warn or Strict.",
-                required: false,
-            };
-            pub(super) const FORCE: QueryParamInfo = QueryParamInfo {
-                name: "force",
-                ty: "boolean",
-                description: "Let an apply request take over fields owned by other managers; unset for other patch types.",
-                required: false,
-            };
-            pub(super) const GRACE_PERIOD_SECONDS: QueryParamInfo = QueryParamInfo {
-                name: "gracePeriodSeconds",
-                ty: "integer",
-                description: "Seconds to wait before deletion; 0 deletes immediately.",
-                required: false,
-            };
-            pub(super) const LABEL_SELECTOR: QueryParamInfo = QueryParamInfo {
-                name: "labelSelector",
-                ty: "string",
-                description: "Only return objects whose labels match, e.g. `app in (web,api)`.",
-                required: false,
-            };
-            pub(super) const LIMIT: QueryParamInfo = QueryParamInfo {
-                name: "limit",
-                ty: "integer",
-                description: "Maximum number of items to return in one page.",
-                required: false,
-            };
-            pub(super) const ORPHAN_DEPENDENTS: QueryParamInfo = QueryParamInfo {
-                name: "orphanDependents",
-                ty: "boolean",
-                description: "Deprecated: whether dependents are orphaned; use propagationPolicy instead.",
-                required: false,
-            };
-            pub(super) const PRETTY: QueryParamInfo = QueryParamInfo {
-                name: "pretty",
-                ty: "string",
-                description: "Pretty-print the output when set to 'true'.",
-                required: false,
-            };
-            pub(super) const PROPAGATION_POLICY: QueryParamInfo = QueryParamInfo {
-                name: "propagationPolicy",
-                ty: "string",
-                description: "Garbage collection policy: Orphan, Background or Foreground.",
-                required: false,
-            };
-            pub(super) const RESOURCE_VERSION: QueryParamInfo = QueryParamInfo {
-                name: "resourceVersion",
-                ty: "string",
-                description: "Resource version the request must be served from; see https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions.",
-                required: false,
-            };
-            pub(super) const RESOURCE_VERSION_MATCH: QueryParamInfo = QueryParamInfo {
-                name: "resourceVersionMatch",
-                ty: "string",
-                description: "How resourceVersion applies to a list call: Exact or NotOlderThan.",
-                required: false,
-            };
-            pub(super) const SEND_INITIAL_EVENTS: QueryParamInfo = QueryParamInfo {
-                name: "sendInitialEvents",
-                ty: "boolean",
-                description: "With `watch=true`, first stream the current state as synthetic events, then a bookmark.",
-                required: false,
-            };
-            pub(super) const TIMEOUT_SECONDS: QueryParamInfo = QueryParamInfo {
-                name: "timeoutSeconds",
-                ty: "integer",
-                description: "Time limit for the list or watch call, in seconds.",
-                required: false,
-            };
-            pub(super) const WATCH: QueryParamInfo = QueryParamInfo {
-                name: "watch",
-                ty: "boolean",
-                description: "Stream changes as added, modified and deleted events instead of returning a list.",
-                required: false,
-            };
-        }
-
-        /// The values the table's entries share, each spelled once.
-        mod shared {
-            use ::kubeforge_runtime::route::{BodyInfo, QueryParamInfo, ResourceInfo, ResponseInfo};
-            pub(super) const RESOURCE_0: ResourceInfo = ResourceInfo {
-                group: "example.io",
-                version: "v1",
-                kind: "Gadget",
-                plural: "gadgets",
-                subresource: None,
-                scope: ::kubeforge_runtime::Scope::Namespaced,
-            };
-            pub(super) const QUERY_0: &[QueryParamInfo] = &[
-                super::params::ALLOW_WATCH_BOOKMARKS,
-                super::params::CONTINUE,
-                super::params::FIELD_SELECTOR,
-                super::params::LABEL_SELECTOR,
-                super::params::LIMIT,
-                super::params::PRETTY,
-                super::params::RESOURCE_VERSION,
-                super::params::RESOURCE_VERSION_MATCH,
-                super::params::SEND_INITIAL_EVENTS,
-                super::params::TIMEOUT_SECONDS,
-                super::params::WATCH,
-            ];
-            pub(super) const RESPONSES_0: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("io::example::v1::GadgetList"),
-                },
-                ResponseInfo {
-                    status: 401,
-                    description: "Unauthorized",
-                    ty: None,
-                },
-            ];
-            pub(super) const RESPONSES_1: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("WatchEvent<io::example::v1::Gadget>"),
-                },
-                ResponseInfo {
-                    status: 401,
-                    description: "Unauthorized",
-                    ty: None,
-                },
-            ];
-            pub(super) const PATH_PARAMS_0: &[&str] = &[
-                "namespace",
-            ];
-            pub(super) const QUERY_1: &[QueryParamInfo] = &[
-                super::params::CONTINUE,
-                super::params::DRY_RUN,
-                super::params::FIELD_SELECTOR,
-                super::params::GRACE_PERIOD_SECONDS,
-                super::params::LABEL_SELECTOR,
-                super::params::LIMIT,
-                super::params::ORPHAN_DEPENDENTS,
-                super::params::PRETTY,
-                super::params::PROPAGATION_POLICY,
-                super::params::RESOURCE_VERSION,
-                super::params::RESOURCE_VERSION_MATCH,
-                super::params::SEND_INITIAL_EVENTS,
-                super::params::TIMEOUT_SECONDS,
-            ];
-            pub(super) const BODY_0: BodyInfo = BodyInfo {
-                ty: "serde_json::Value",
-                content_types: &["*/*"],
-                required: false,
-            };
-            pub(super) const RESPONSES_2: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("serde_json::Value"),
-                },
-                ResponseInfo {
-                    status: 401,
-                    description: "Unauthorized",
-                    ty: None,
-                },
-            ];
-            pub(super) const QUERY_2: &[QueryParamInfo] = &[
-                super::params::DRY_RUN,
-                super::params::FIELD_MANAGER,
-                super::params::FIELD_VALIDATION,
-                super::params::PRETTY,
-            ];
-            pub(super) const BODY_1: BodyInfo = BodyInfo {
-                ty: "io::example::v1::Gadget",
-                content_types: &["*/*"],
-                required: true,
-            };
-            pub(super) const RESPONSES_3: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("io::example::v1::Gadget"),
-                },
-                ResponseInfo {
-                    status: 201,
-                    description: "Created",
-                    ty: Some("io::example::v1::Gadget"),
-                },
-                ResponseInfo {
-                    status: 202,
-                    description: "Accepted",
-                    ty: Some("io::example::v1::Gadget"),
-                },
-                ResponseInfo {
-                    status: 401,
-                    description: "Unauthorized",
-                    ty: None,
-                },
-            ];
-            pub(super) const PATH_PARAMS_1: &[&str] = &[
-                "namespace",
-                "name",
-            ];
-            pub(super) const QUERY_3: &[QueryParamInfo] = &[
-                super::params::DRY_RUN,
-                super::params::GRACE_PERIOD_SECONDS,
-                super::params::ORPHAN_DEPENDENTS,
-                super::params::PRETTY,
-                super::params::PROPAGATION_POLICY,
-            ];
-            pub(super) const RESPONSES_4: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("serde_json::Value"),
-                },
-                ResponseInfo {
-                    status: 202,
-                    description: "Accepted",
-                    ty: Some("serde_json::Value"),
-                },
-                ResponseInfo {
-                    status: 401,
-                    description: "Unauthorized",
-                    ty: None,
-                },
-            ];
-            pub(super) const QUERY_4: &[QueryParamInfo] = &[
-                super::params::PRETTY,
-            ];
-            pub(super) const RESPONSES_5: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("io::example::v1::Gadget"),
-                },
-                ResponseInfo {
-                    status: 401,
-                    description: "Unauthorized",
-                    ty: None,
-                },
-            ];
-            pub(super) const QUERY_5: &[QueryParamInfo] = &[
-                super::params::DRY_RUN,
-                super::params::FIELD_MANAGER,
-                super::params::FIELD_VALIDATION,
-                super::params::FORCE,
-                super::params::PRETTY,
-            ];
-            pub(super) const BODY_2: BodyInfo = BodyInfo {
-                ty: "Patch",
-                content_types: &[
-                    "application/apply-patch+cbor",
-                    "application/apply-patch+yaml",
-                    "application/json-patch+json",
-                    "application/merge-patch+json",
-                    "application/strategic-merge-patch+json",
-                ],
-                required: true,
-            };
-            pub(super) const RESPONSES_6: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("io::example::v1::Gadget"),
-                },
-                ResponseInfo {
-                    status: 201,
-                    description: "Created",
-                    ty: Some("io::example::v1::Gadget"),
-                },
-                ResponseInfo {
-                    status: 401,
-                    description: "Unauthorized",
-                    ty: None,
-                },
-            ];
-        }
+        /// action, resource, parameters, body and responses. Indexed by [`Route`]; built from
+        /// its data the first time it is read.
+        pub static ROUTES: ::kubeforge_runtime::route::RouteTable = ::kubeforge_runtime::route::RouteTable::new(
+            "\
+            r\texample.io\tv1\tGadget\tgadgets\t\tN\n\
+            q\tallowWatchBookmarks\tboolean\t0\tAsks for BOOKMARK watch events; servers may ignore it.\n\
+            q\tcontinue\tstring\t0\tContinue token returned by a previous paged list call.\n\
+            q\tfieldSelector\tstring\t0\tOnly return objects whose fields match, e.g. `metadata.name=<name>`.\n\
+            q\tlabelSelector\tstring\t0\tOnly return objects whose labels match, e.g. `app in (web,api)`.\n\
+            q\tlimit\tinteger\t0\tMaximum number of items to return in one page.\n\
+            q\tpretty\tstring\t0\tPretty-print the output when set to 'true'.\n\
+            q\tresourceVersion\tstring\t0\tResource version the request must be served from; see https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions.\n\
+            q\tresourceVersionMatch\tstring\t0\tHow resourceVersion applies to a list call: Exact or NotOlderThan.\n\
+            q\tsendInitialEvents\tboolean\t0\tWith `watch=true`, first stream the current state as synthetic events, then a bookmark.\n\
+            q\ttimeoutSeconds\tinteger\t0\tTime limit for the list or watch call, in seconds.\n\
+            q\twatch\tboolean\t0\tStream changes as added, modified and deleted events instead of returning a list.\n\
+            s\t200\tio::example::v1::GadgetList\tOK\n\
+            s\t401\t\tUnauthorized\n\
+            s\t200\tWatchEvent<io::example::v1::Gadget>\tOK\n\
+            q\tdryRun\tstring\t0\tWhen set to `All`, the request is fully processed but nothing is persisted.\n\
+            q\tgracePeriodSeconds\tinteger\t0\tSeconds to wait before deletion; 0 deletes immediately.\n\
+            q\torphanDependents\tboolean\t0\tDeprecated: whether dependents are orphaned; use propagationPolicy instead.\n\
+            q\tpropagationPolicy\tstring\t0\tGarbage collection policy: Orphan, Background or Foreground.\n\
+            b\tserde_json::Value\t0\t*/*\n\
+            s\t200\tserde_json::Value\tOK\n\
+            q\tfieldManager\tstring\t0\tName of the actor making the change, at most 128 printable characters.\n\
+            q\tfieldValidation\tstring\t0\tHow unknown or duplicate fields are handled: Ignore, Warn or Strict.\n\
+            b\tio::example::v1::Gadget\t1\t*/*\n\
+            s\t200\tio::example::v1::Gadget\tOK\n\
+            s\t201\tio::example::v1::Gadget\tCreated\n\
+            s\t202\tio::example::v1::Gadget\tAccepted\n\
+            s\t202\tserde_json::Value\tAccepted\n\
+            q\tforce\tboolean\t0\tLet an apply request take over fields owned by other managers; unset for other patch types.\n\
+            b\tPatch\t1\tapplication/apply-patch+cbor,application/apply-patch+yaml,application/json-patch+json,application/merge-patch+json,application/strategic-merge-patch+json\n\
+            R\tlistExampleIoV1GadgetForAllNamespaces\tGET\t/apis/example.io/v1/gadgets\tlist\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Gadget objects across all namespaces.\n\
+            R\twatchExampleIoV1GadgetListForAllNamespaces\tGET\t/apis/example.io/v1/watch/gadgets\twatch\t0\t\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Gadget objects across all namespaces; deprecated, use a list call with `watch=true`.\n\
+            R\tdeleteExampleIoV1CollectionNamespacedGadget\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/gadgets\tdeletecollection\t0\tnamespace\t1,11,2,12,3,4,13,5,14,6,7,8,9\t0\t3,1\t0\tDelete a collection of Gadget objects in a namespace.\n\
+            R\tlistExampleIoV1NamespacedGadget\tGET\t/apis/example.io/v1/namespaces/{namespace}/gadgets\tlist\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t0,1\t0\tList or watch Gadget objects in a namespace.\n\
+            R\tcreateExampleIoV1NamespacedGadget\tPOST\t/apis/example.io/v1/namespaces/{namespace}/gadgets\tcreate\t0\tnamespace\t11,15,16,5\t1\t4,5,6,1\t0\tCreate a new Gadget object in a namespace.\n\
+            R\twatchExampleIoV1NamespacedGadgetList\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/gadgets\twatch\t0\tnamespace\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch Gadget objects in a namespace; deprecated, use a list call with `watch=true`.\n\
+            R\tdeleteExampleIoV1NamespacedGadget\tDELETE\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\tdelete\t0\tnamespace,name\t11,12,13,5,14\t0\t3,7,1\t0\tDelete the specified Gadget.\n\
+            R\treadExampleIoV1NamespacedGadget\tGET\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\tget\t0\tnamespace,name\t5\t\t4,1\t0\tRead the specified Gadget.\n\
+            R\tpatchExampleIoV1NamespacedGadget\tPATCH\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\tpatch\t0\tnamespace,name\t11,15,16,17,5\t2\t4,5,1\t0\tPartially update the specified Gadget.\n\
+            R\treplaceExampleIoV1NamespacedGadget\tPUT\t/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}\treplace\t0\tnamespace,name\t11,15,16,5\t1\t4,5,1\t0\tReplace the specified Gadget.\n\
+            R\twatchExampleIoV1NamespacedGadget\tGET\t/apis/example.io/v1/watch/namespaces/{namespace}/gadgets/{name}\twatch\t0\tnamespace,name\t0,1,2,3,4,5,6,7,8,9,10\t\t2,1\t1\tWatch one Gadget; deprecated, use a list call with `watch=true` and a `fieldSelector`.\n\
+            ",
+        );
 
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.

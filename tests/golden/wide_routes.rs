@@ -838,219 +838,28 @@ pub mod routes {
         }
 
         /// The route table: every operation of the API, with its method, path template,
-        /// action, resource, parameters, body and responses. Indexed by [`Route`].
-        pub static ROUTES: [::kubeforge_runtime::RouteInfo; 15] = [
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1ArchiveStats",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/archive/stats",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "Statistics of the archive widgets.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1HistoryStats",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/history/stats",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "Statistics of the history widgets.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1MetricsStats",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/metrics/stats",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "Statistics of the metrics widgets.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1PendingStats",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/pending/stats",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "Statistics of the pending widgets.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1SpecialStats",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/special/stats",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "Statistics of the special widgets.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1SummaryStats",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/summary/stats",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: &[],
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "Statistics of the summary widgets.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1Widget",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/{name}",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "Read a widget.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1WidgetAudit",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/{name}/audit",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "The widget's audit.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1WidgetBind",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/{name}/bind",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "The widget's bind.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1WidgetEvict",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/{name}/evict",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "The widget's evict.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1WidgetExec",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/{name}/exec",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "The widget's exec.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1WidgetLogs",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/{name}/logs",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "The widget's logs.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1WidgetScale",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/{name}/scale",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "The widget's scale.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1WidgetStats",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/{name}/stats",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "A widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.",
-            },
-            ::kubeforge_runtime::RouteInfo {
-                operation_id: "readExampleComV1WidgetStatus",
-                method: ::kubeforge_runtime::http::Method::GET,
-                path: "/apis/example.com/v1/widgets/{name}/status",
-                action: ::kubeforge_runtime::Action::Get,
-                resource: None,
-                path_params: shared::PATH_PARAMS_0,
-                query: &[],
-                body: None,
-                responses: shared::RESPONSES_0,
-                deprecated: false,
-                description: "The widget's status.",
-            },
-        ];
-
-        /// The values the table's entries share, each spelled once.
-        mod shared {
-            use ::kubeforge_runtime::route::{ResponseInfo};
-            pub(super) const RESPONSES_0: &[ResponseInfo] = &[
-                ResponseInfo {
-                    status: 200,
-                    description: "OK",
-                    ty: Some("String"),
-                },
-            ];
-            pub(super) const PATH_PARAMS_0: &[&str] = &[
-                "name",
-            ];
-        }
+        /// action, resource, parameters, body and responses. Indexed by [`Route`]; built from
+        /// its data the first time it is read.
+        pub static ROUTES: ::kubeforge_runtime::route::RouteTable = ::kubeforge_runtime::route::RouteTable::new(
+            "\
+            s\t200\tString\tOK\n\
+            R\treadExampleComV1ArchiveStats\tGET\t/apis/example.com/v1/widgets/archive/stats\tget\t\t\t\t\t0\t0\tStatistics of the archive widgets.\n\
+            R\treadExampleComV1HistoryStats\tGET\t/apis/example.com/v1/widgets/history/stats\tget\t\t\t\t\t0\t0\tStatistics of the history widgets.\n\
+            R\treadExampleComV1MetricsStats\tGET\t/apis/example.com/v1/widgets/metrics/stats\tget\t\t\t\t\t0\t0\tStatistics of the metrics widgets.\n\
+            R\treadExampleComV1PendingStats\tGET\t/apis/example.com/v1/widgets/pending/stats\tget\t\t\t\t\t0\t0\tStatistics of the pending widgets.\n\
+            R\treadExampleComV1SpecialStats\tGET\t/apis/example.com/v1/widgets/special/stats\tget\t\t\t\t\t0\t0\tStatistics of the special widgets.\n\
+            R\treadExampleComV1SummaryStats\tGET\t/apis/example.com/v1/widgets/summary/stats\tget\t\t\t\t\t0\t0\tStatistics of the summary widgets.\n\
+            R\treadExampleComV1Widget\tGET\t/apis/example.com/v1/widgets/{name}\tget\t\tname\t\t\t0\t0\tRead a widget.\n\
+            R\treadExampleComV1WidgetAudit\tGET\t/apis/example.com/v1/widgets/{name}/audit\tget\t\tname\t\t\t0\t0\tThe widget's audit.\n\
+            R\treadExampleComV1WidgetBind\tGET\t/apis/example.com/v1/widgets/{name}/bind\tget\t\tname\t\t\t0\t0\tThe widget's bind.\n\
+            R\treadExampleComV1WidgetEvict\tGET\t/apis/example.com/v1/widgets/{name}/evict\tget\t\tname\t\t\t0\t0\tThe widget's evict.\n\
+            R\treadExampleComV1WidgetExec\tGET\t/apis/example.com/v1/widgets/{name}/exec\tget\t\tname\t\t\t0\t0\tThe widget's exec.\n\
+            R\treadExampleComV1WidgetLogs\tGET\t/apis/example.com/v1/widgets/{name}/logs\tget\t\tname\t\t\t0\t0\tThe widget's logs.\n\
+            R\treadExampleComV1WidgetScale\tGET\t/apis/example.com/v1/widgets/{name}/scale\tget\t\tname\t\t\t0\t0\tThe widget's scale.\n\
+            R\treadExampleComV1WidgetStats\tGET\t/apis/example.com/v1/widgets/{name}/stats\tget\t\tname\t\t\t0\t0\tA widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.\n\
+            R\treadExampleComV1WidgetStatus\tGET\t/apis/example.com/v1/widgets/{name}/status\tget\t\tname\t\t\t0\t0\tThe widget's status.\n\
+            ",
+        );
 
         /// The error of every response decoder: a `Status` from the server, an undeclared
         /// status with a body that is not one, or a body that is not the declared type.

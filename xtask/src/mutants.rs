@@ -635,6 +635,23 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "        object.shift_remove(\"status\");\n        if let Some(Value::Object(metadata)) = object.get_mut(\"metadata\") {\n            metadata.shift_remove(\"annotations\");\n        }\n",
         tests: &["kubeforge:crd_roundtrip:every_crd_comes_back_from_its_crate_as_it_went_in"],
     },
+    // The route table and the schema table, read from their data at first use.
+    Mutant {
+        name: "route-table-scope-lost",
+        breaks: "a route table read from its data keeps each resource's scope",
+        file: "runtime/src/route/table.rs",
+        find: "scope: if next() == \"C\" {",
+        replace: "scope: if next() == \"X\" {",
+        tests: &["kubeforge-runtime:lib:a_written_table_reads_back_as_written"],
+    },
+    Mutant {
+        name: "schema-table-reference-shifted",
+        breaks: "a schema of a schema table names the schema its reference's index says",
+        file: "runtime/src/schema/static_schema.rs",
+        find: "            return Link::Table(self, i);",
+        replace: "            return Link::Table(self, i + 1);",
+        tests: &["kubeforge-runtime:lib:a_table_resolves_its_own_and_foreign_references"],
+    },
 ];
 
 /// The goldens, relative to the workspace root.

@@ -246,6 +246,8 @@ impl<'a> Context<'a> {
 /// What one type adds to its file: its items, the names it exports, and the cfg of each
 /// export that has one.
 struct Emitted {
+    /// The type's record in the crate's schema table (`validate.rs`).
+    schema: Option<validate::Record>,
     parts: Parts,
     exports: Vec<String>,
     export_cfgs: Vec<(String, String)>,
@@ -309,6 +311,10 @@ fn emit_types(
 fn emit_type(context: &Context<'_>, id: TypeId) -> Emitted {
     let api = context.api;
     let mut parts = types::type_item(context, id);
+    let schema = validate::record(context, id);
+    if let Some(record) = &schema {
+        parts.text(validate::impl_text(context, record));
+    }
     parts.text(crd::items(context, id));
     let mut exports = vec![api.get(id).name.clone()];
     let mut export_cfgs = Vec::new();
@@ -330,6 +336,7 @@ fn emit_type(context: &Context<'_>, id: TypeId) -> Emitted {
         }
     }
     Emitted {
+        schema,
         parts,
         exports,
         export_cfgs,
@@ -357,6 +364,10 @@ pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Res
     }
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let mut emitted = emit_types(api, options, &attributes, features, threads)?;
+    let schemas: Vec<validate::Record> = emitted
+        .iter_mut()
+        .filter_map(|item| item.as_mut()?.schema.take())
+        .collect();
     for (index, ty) in api.types.iter().enumerate() {
         if let TypeKind::Extern(_) = ty.kind {
             if api.reexports.contains(&TypeId(index)) {
@@ -414,6 +425,7 @@ pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Res
         items.text(builders::generic_builder(&context));
     }
     items.text(crd::bundle(&context));
+    items.text(validate::table_text(&context, &schemas));
     tree.items = items.0.join("\n");
     if options.docs {
         // Descriptions are the API's prose, not Rust docs: clippy's pedantic

@@ -470,7 +470,9 @@ pub(crate) fn push_str_literal(out: &mut String, value: &str) {
                 out.push_str("\\x00");
             }
             '\0' => out.push_str("\\0"),
-            '\'' => out.push('\''),
+            // Most of the text: printable ASCII, as `escape_debug` leaves it, without its
+            // per-character formatting (the route and schema tables are 0.7 MB of it).
+            ' '..='~' if c != '"' && c != '\\' => out.push(c),
             c => {
                 let _ = write!(out, "{}", c.escape_debug());
             }

@@ -29,14 +29,6 @@ pub(crate) fn type_item(context: &Context<'_>, id: TypeId) -> Parts {
     } else {
         parts.text(other_item(context, id, ty));
     }
-    if context.validation
-        && matches!(
-            ty.kind,
-            TypeKind::Struct(_) | TypeKind::Enum(_) | TypeKind::Union(_)
-        )
-    {
-        parts.text(super::validate::impl_text(context, id));
-    }
     parts
 }
 

@@ -35,7 +35,7 @@ mod view;
 pub use defaults::{apply_defaults, is_go_zero, prune, prune_nulls, unknown_field_message};
 pub use error::{BadValue, ErrorType, Errors, FieldError, FieldPath};
 pub use node::{Additional, ElementType, JsonType, ListType, Node, Rule};
-pub use static_schema::{SchemaSet, StaticSchema, Validate};
+pub use static_schema::{SchemaSet, SchemaTable, StaticSchema, Validate};
 pub use strict::{parse_strict, strict_decoding_message, strict_errors};
 #[cfg(feature = "validate")]
 pub use validate::{Options, validate, validate_with};

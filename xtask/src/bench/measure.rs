@@ -22,6 +22,16 @@ impl Usage {
     }
 }
 
+/// A run's wall time in seconds (for `Stat::field`).
+pub(crate) fn wall(u: &Usage) -> f64 {
+    u.wall_s
+}
+
+/// A run's CPU time in seconds (for `Stat::field`).
+pub(crate) fn cpu(u: &Usage) -> f64 {
+    u.cpu()
+}
+
 /// Parses what the harness printed for `what`: exactly one JSON value of type `T`, every
 /// field present and no other. The error names the command, the field (serde's message says
 /// `missing field `x``, `unknown field `y``, `invalid type: … expected f64`), and quotes the

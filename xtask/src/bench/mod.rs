@@ -170,10 +170,10 @@ fn bench(root: &Path, options: &Options) -> Result<(), String> {
         estimate / 60.0
     );
 
-    let mut report = report::Report {
+    let mut report = sections::Report {
         runs: effort.runs,
         quick: effort.quick,
-        ..report::Report::default()
+        ..sections::Report::default()
     };
     let started = Instant::now();
     let paths = setup::setup(root, &sections)?;

@@ -6,10 +6,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::Section;
-use super::measure::Usage;
+use super::measure::{Usage, cpu, wall};
 use super::sections::{
-    Builds, COPIES, COUNTED_COPIES, Crds, FEATURE_SETS, Features, Generation, REQUESTS, Rerun,
-    Routes, Serde, UnknownFields,
+    Builds, COPIES, COUNTED_COPIES, Crds, FEATURE_SETS, Features, Generation, REQUESTS, Report,
+    Rerun, Routes, Serde, UnknownFields,
 };
 use super::setup::{EXTRA_CRDS, K8S_OPENAPI, KOPIUM, KUBE, Paths, RERUN};
 use super::stats::{Stat, show_change, show_ratio};
@@ -19,24 +19,6 @@ use super::targets::{
     SERDE as TARGET_SERDE, SERDE_INSTRUCTIONS as TARGET_SERDE_INSTRUCTIONS,
     UNKNOWN_FIELDS_INSTRUCTIONS as TARGET_UNKNOWN_FIELDS_INSTRUCTIONS,
 };
-
-/// Everything one run measured.
-#[derive(Default)]
-pub(crate) struct Report {
-    pub runs: usize,
-    pub quick: bool,
-    pub generation: Option<Generation>,
-    pub builds: Option<Builds>,
-    pub serde: Option<Serde>,
-    pub routes: Option<Routes>,
-    pub features: Option<Features>,
-    pub unknown_fields: Option<UnknownFields>,
-    pub crds: Option<Crds>,
-    pub server: Option<super::sections::Server>,
-    pub simulation: Option<super::sections::Simulated>,
-    /// How long setup and each section took.
-    pub durations: Vec<(String, Duration)>,
-}
 
 /// `3 min 05 s`, or `42 s`.
 fn minutes(duration: Duration) -> String {
@@ -65,14 +47,6 @@ type Out = Result<(), String>;
 
 fn stat(what: &str, runs: &[Usage], field: fn(&Usage) -> f64) -> Result<Stat, String> {
     Stat::field(what, runs, field)
-}
-
-pub(crate) fn wall(u: &Usage) -> f64 {
-    u.wall_s
-}
-
-pub(crate) fn cpu(u: &Usage) -> f64 {
-    u.cpu()
 }
 
 fn mib(u: &Usage) -> f64 {

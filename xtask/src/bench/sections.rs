@@ -2,6 +2,7 @@
 //! results are typed (the harness's `protocol` types) and go to `report` unchanged.
 
 use std::path::Path;
+use std::time::Duration;
 
 use super::measure::{Output, Stages, Usage, order, path_str};
 use super::protocol;
@@ -792,6 +793,23 @@ pub(crate) fn simulation(paths: &Paths, effort: Effort) -> Result<Simulated, Str
     } else {
         SIMULATION_RUNS * effort.runs
     };
+    let report: protocol::ServerSimulation = server_bench(paths, "simulated_cluster", runs)?;
+    let ready = super::stats::Stat::of("ready", &report.ready_wall_ms)?;
+    eprintln!(
+        "bench: simulation: {} Pods all Ready after {} ms wall",
+        report.deployments * report.replicas,
+        ready.show(0)
+    );
+    Ok(Simulated { report, runs })
+}
+
+/// The JSON report of `kubeforge-server`'s own bench `bench`, run in release with `--json
+/// runs`: the server's benches measure inside their process, and print one report.
+fn server_bench<T: serde::de::DeserializeOwned>(
+    paths: &Paths,
+    bench: &str,
+    runs: usize,
+) -> Result<T, String> {
     let runs_arg = runs.to_string();
     let args = [
         "bench",
@@ -799,7 +817,7 @@ pub(crate) fn simulation(paths: &Paths, effort: Effort) -> Result<Simulated, Str
         "--package",
         "kubeforge-server",
         "--bench",
-        "simulated_cluster",
+        bench,
         "--",
         "--json",
         &runs_arg,
@@ -816,14 +834,7 @@ pub(crate) fn simulation(paths: &Paths, effort: Effort) -> Result<Simulated, Str
     }
     let stdout = String::from_utf8(output.stdout)
         .map_err(|e| format!("`{what}` printed non-UTF-8 output: {e}"))?;
-    let report: protocol::ServerSimulation = super::measure::parse_report(&what, &stdout)?;
-    let ready = super::stats::Stat::of("ready", &report.ready_wall_ms)?;
-    eprintln!(
-        "bench: simulation: {} Pods all Ready after {} ms wall",
-        report.deployments * report.replicas,
-        ready.show(0)
-    );
-    Ok(Simulated { report, runs })
+    super::measure::parse_report(&what, &stdout)
 }
 
 /// h. The in-memory server: each corpus and extra CRD created through its API, until served.
@@ -844,31 +855,7 @@ pub(crate) fn server(paths: &Paths, effort: Effort) -> Result<Server, String> {
     } else {
         SERVER_CRD_RUNS * effort.runs
     };
-    let runs_arg = runs.to_string();
-    let args = [
-        "bench",
-        "--quiet",
-        "--package",
-        "kubeforge-server",
-        "--bench",
-        "crds",
-        "--",
-        "--json",
-        &runs_arg,
-    ];
-    let output = std::process::Command::new(env!("CARGO"))
-        .current_dir(&paths.root)
-        .args(args)
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    let what = format!("cargo {}", args.join(" "));
-    if !output.status.success() {
-        return Err(format!("`{what}` failed ({})", output.status));
-    }
-    let stdout = String::from_utf8(output.stdout)
-        .map_err(|e| format!("`{what}` printed non-UTF-8 output: {e}"))?;
-    let crds: protocol::ServerCrds = super::measure::parse_report(&what, &stdout)?;
+    let crds: protocol::ServerCrds = server_bench(paths, "crds", runs)?;
     for crd in &crds.crds {
         let wall = super::stats::Stat::of(&crd.file, &crd.wall_ms)?;
         eprintln!(
@@ -913,4 +900,22 @@ fn stress(paths: &Paths) -> Result<String, String> {
             output.status
         )),
     }
+}
+
+/// Everything one run measured.
+#[derive(Default)]
+pub(crate) struct Report {
+    pub runs: usize,
+    pub quick: bool,
+    pub generation: Option<Generation>,
+    pub builds: Option<Builds>,
+    pub serde: Option<Serde>,
+    pub routes: Option<Routes>,
+    pub features: Option<Features>,
+    pub unknown_fields: Option<UnknownFields>,
+    pub crds: Option<Crds>,
+    pub server: Option<Server>,
+    pub simulation: Option<Simulated>,
+    /// How long setup and each section took.
+    pub durations: Vec<(String, Duration)>,
 }

@@ -1,6 +1,6 @@
-//! The crate-wide `routes` module: the `Route` enum, the route table (`ROUTES`), the
-//! shared query parameter constants, the `ResponseError` alias, the free functions of
-//! operations on no resource, and the matcher.
+//! The crate-wide `routes` module: the `Route` enum, the route table (`ROUTES`, a
+//! `RouteTable` of data the runtime reads at first use), the `ResponseError` alias, the free
+//! functions of operations on no resource, and the matcher.
 
 use super::decoders::operation_types;
 use super::display::{response_type_display, shape_display};
@@ -10,7 +10,10 @@ use crate::diagnostics::Origin;
 use crate::emit::text::{Code, str_literal};
 use crate::emit::{Context, File, Module, Parts};
 use crate::model::Scope;
-use crate::model::operations::{self, BodyKind, Operation, QueryParam};
+use crate::model::operations::{BodyKind, Operation};
+use kubeforge_runtime::route::{
+    BodyData, QueryParamData, ResourceData, ResponseData, RouteData, TableWriter,
+};
 
 /// The crate-wide `routes` module: route enum and table, the error alias, free request
 /// functions for operations on no resource, and the matcher.
@@ -68,24 +71,15 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     code.close("}");
     code.close("}");
     code.blank();
-    // The table, the bulk of the file.
+    // The table, the bulk of the file: data read at first use (see `route_table`).
     write_docs(
         &mut code,
         context,
         "The route table: every operation of the API, with its method, path template,\n\
-         action, resource, parameters, body and responses. Indexed by [`Route`].",
+         action, resource, parameters, body and responses. Indexed by [`Route`]; built from\n\
+         its data the first time it is read.",
     );
-    code.open(&format!(
-        "pub static ROUTES: [{runtime}::RouteInfo; {}] = [",
-        api.operations.len()
-    ));
-    let mut shared = SharedValues::default();
-    for op in &api.operations {
-        route_info(&mut code, context, op, &mut shared);
-    }
-    code.close("];");
-    SharedQueryParams::new(api).constants(&mut code, context);
-    shared.constants(&mut code, context);
+    route_table(&mut code, context);
     code.blank();
     write_docs(
         &mut code,
@@ -166,277 +160,112 @@ pub(crate) fn routes_module(context: &Context<'_>) -> Option<Module> {
     Some(module)
 }
 
-/// The distinct query parameters of the table, each spelled once as a constant in a private
-/// `params` module (named by the model: `QueryParam::constant`): most operations share most
-/// of theirs (`pretty`, `dryRun`, the list parameters), and spelling each with its
-/// description in every entry would make the table ten times larger, to read, to generate
-/// and to compile.
-pub(super) struct SharedQueryParams<'a> {
-    /// Each distinct parameter by its constant's name.
-    params: std::collections::BTreeMap<&'a str, &'a QueryParam>,
-}
-
-impl<'a> SharedQueryParams<'a> {
-    fn new(api: &'a crate::model::ApiSet) -> Self {
-        let params = api
-            .operations
-            .iter()
-            .flat_map(|op| &op.query_params)
-            .map(|q| (q.constant.as_str(), q))
-            .collect();
-        Self { params }
-    }
-
-    /// The path of the constant for `q`, as text.
-    fn path(q: &QueryParam) -> String {
-        format!("params::{}", q.constant)
-    }
-
-    /// The private `params` module of the constants, after a blank line.
-    fn constants(&self, code: &mut Code, context: &Context<'_>) {
-        if self.params.is_empty() {
-            return;
-        }
-        code.blank();
-        write_docs(
-            code,
-            context,
-            "The query parameters of the table, each spelled once.",
-        );
-        code.open("mod params {");
-        code.line(&format!("use {}::route::QueryParamInfo;", context.runtime));
-        for (constant, q) in &self.params {
-            code.open(&format!(
-                "pub(super) const {constant}: QueryParamInfo = QueryParamInfo {{"
-            ));
-            code.line(&format!("name: {},", str_literal(&q.name)));
-            code.line(&format!("ty: {},", str_literal(q.type_name())));
-            code.line(&format!(
-                "description: {},",
-                str_literal(q.description.as_deref().unwrap_or_default())
-            ));
-            code.line(&format!("required: {},", q.required));
-            code.close("};");
-        }
-        code.close("}");
-    }
-}
-
-/// The nested values of the table's entries (a resource, its path parameters, a list of
-/// query parameters, a body, a list of responses), each distinct one spelled once as a constant in a private
-/// `shared` module, which the entries name: most operations of a resource share its
-/// resource, its responses and their query parameters (the list operations all take the
-/// same ten), and spelling each in every entry made the table's one initializer the largest
-/// body of the crate, for rustc to build, check and evaluate. A constant's name is its
-/// kind and a number, in the order the table first uses it.
-#[derive(Default)]
-pub(super) struct SharedValues {
-    /// Each distinct value, by its kind and its items' text, → its constant's name.
-    names: std::collections::BTreeMap<(&'static str, Vec<String>), String>,
-    /// The constants in the order of first use: name, type, items.
-    constants: Vec<SharedValue>,
-}
-
-/// One constant of [`SharedValues`].
-pub(super) struct SharedValue {
-    name: String,
-    /// `struct`: a struct literal of `ty` whose items are field lines; `list`: a slice
-    /// `&[ty]` whose items are elements (each one or more lines).
-    list: bool,
-    ty: &'static str,
-    items: Vec<String>,
-}
-
-impl SharedValues {
-    /// The path of the shared constant of kind `kind` (a struct literal of `ty` with the
-    /// field lines `items`, or a `&[ty]` of the elements `items` when `list`), added when
-    /// new.
-    fn get(
-        &mut self,
-        kind: &'static str,
-        ty: &'static str,
-        list: bool,
-        items: Vec<String>,
-    ) -> String {
-        let key = (kind, items);
-        if let Some(name) = self.names.get(&key) {
-            return format!("shared::{name}");
-        }
-        let count = self
-            .constants
-            .iter()
-            .filter(|c| c.name.starts_with(kind))
-            .count();
-        let name = format!("{kind}_{count}");
-        self.constants.push(SharedValue {
-            name: name.clone(),
-            list,
-            ty,
-            items: key.1.clone(),
-        });
-        self.names.insert(key, name.clone());
-        format!("shared::{name}")
-    }
-
-    /// The private `shared` module of the constants, after a blank line.
-    fn constants(&self, code: &mut Code, context: &Context<'_>) {
-        if self.constants.is_empty() {
-            return;
-        }
-        code.blank();
-        write_docs(
-            code,
-            context,
-            "The values the table's entries share, each spelled once.",
-        );
-        code.open("mod shared {");
-        // The runtime's types (not `&str`).
-        let mut types: Vec<&str> = self
-            .constants
-            .iter()
-            .map(|c| c.ty)
-            .filter(|ty| !ty.starts_with('&'))
-            .collect();
-        types.sort_unstable();
-        types.dedup();
-        let runtime = &context.runtime;
-        code.list(&format!("use {runtime}::route::{{"), &types, "}", ";");
-        for value in &self.constants {
-            let name = &value.name;
-            let ty = value.ty;
-            let (head, close) = if value.list {
-                (format!("pub(super) const {name}: &[{ty}] = &["), "];")
-            } else {
-                (format!("pub(super) const {name}: {ty} = {ty} {{"), "};")
-            };
-            code.open(&head);
-            for line in value.items.iter().flat_map(|item| item.lines()) {
-                code.line(line);
-            }
-            code.close(close);
-        }
-        code.close("}");
-    }
-}
-
-/// One `RouteInfo` literal of the route table, as text.
-pub(super) fn route_info(
-    code: &mut Code,
-    context: &Context<'_>,
-    op: &Operation,
-    shared: &mut SharedValues,
-) {
+/// `pub static ROUTES`: a `RouteTable` of the operations' records, one a line, each
+/// distinct query parameter, resource, body and response once (`kubeforge_runtime::route`'s
+/// `TableWriter` writes them and documents the format). A `static` array of `RouteInfo`
+/// literals cost the full Kubernetes crate's build 0.6 s to evaluate and borrow-check its
+/// initializer; a string literal costs nothing, and the runtime reads it once per process.
+pub(super) fn route_table(code: &mut Code, context: &Context<'_>) {
     let runtime = &context.runtime;
-    let quoted =
-        |items: &[String]| -> Vec<String> { items.iter().map(|i| str_literal(i)).collect() };
-    code.open(&format!("{runtime}::RouteInfo {{"));
-    code.line(&format!("operation_id: {},", str_literal(&op.id)));
-    code.line(&format!(
-        "method: {runtime}::http::Method::{},",
-        op.method.as_str()
-    ));
-    code.line(&format!("path: {},", str_literal(&op.path.text)));
-    let action = match &op.action {
-        operations::Action::Other(text) => format!("Other({})", str_literal(text)),
-        other => other.variant().to_owned(),
-    };
-    code.line(&format!("action: {runtime}::Action::{action},"));
-    match &op.resource {
-        Some(r) => {
-            let subresource = match &r.subresource {
-                Some(sub) => format!("subresource: Some({}),", str_literal(sub)),
-                None => "subresource: None,".to_owned(),
-            };
-            let scope = match r.scope {
-                Scope::Namespaced => "Namespaced",
-                Scope::Cluster => "Cluster",
-            };
-            let fields = vec![
-                format!("group: {},", str_literal(&r.gvk.group)),
-                format!("version: {},", str_literal(&r.gvk.version)),
-                format!("kind: {},", str_literal(&r.gvk.kind)),
-                format!("plural: {},", str_literal(&r.plural)),
-                subresource,
-                format!("scope: {runtime}::Scope::{scope},"),
-            ];
-            let path = shared.get("RESOURCE", "ResourceInfo", false, fields);
-            code.line(&format!("resource: Some({path}),"));
+    let mut writer = TableWriter::new();
+    for op in &context.api.operations {
+        writer.route(&route_data(context, op).as_data());
+    }
+    let data = writer.finish();
+    let table = format!("{runtime}::route::RouteTable");
+    code.open(&format!("pub static ROUTES: {table} = {table}::new("));
+    code.line("\"\\");
+    for record in data.lines() {
+        let literal = str_literal(&format!("{record}\n"));
+        // A record per line: `\` at the end of a line skips the break and the indent.
+        code.line(&format!("{}\\", &literal[1..literal.len() - 1]));
+    }
+    code.line("\",");
+    code.close(");");
+}
+
+/// The texts of one entry, owned; [`OwnedRoute::as_data`] lends them to the writer.
+struct OwnedRoute<'a> {
+    op: &'a Operation,
+    body_ty: Option<String>,
+    content_types: Vec<&'a str>,
+    response_tys: Vec<Option<String>>,
+}
+
+impl OwnedRoute<'_> {
+    fn as_data(&self) -> RouteData<'_> {
+        let op = self.op;
+        let resource = op.resource.as_ref().map(|r| ResourceData {
+            group: &r.gvk.group,
+            version: &r.gvk.version,
+            kind: &r.gvk.kind,
+            plural: &r.plural,
+            subresource: r.subresource.as_deref(),
+            scope: match r.scope {
+                Scope::Namespaced => kubeforge_runtime::Scope::Namespaced,
+                Scope::Cluster => kubeforge_runtime::Scope::Cluster,
+            },
+        });
+        let body = op
+            .body
+            .as_ref()
+            .zip(self.body_ty.as_deref())
+            .map(|(b, ty)| BodyData {
+                ty,
+                content_types: &self.content_types,
+                required: b.required,
+            });
+        RouteData {
+            operation_id: &op.id,
+            method: op.method.as_str(),
+            path: &op.path.text,
+            action: op.action.as_str(),
+            resource,
+            path_params: op.path_params.iter().map(|p| p.name.as_str()).collect(),
+            query: op
+                .query_params
+                .iter()
+                .map(|q| QueryParamData {
+                    name: &q.name,
+                    ty: q.type_name(),
+                    description: q.description.as_deref().unwrap_or_default(),
+                    required: q.required,
+                })
+                .collect(),
+            body,
+            responses: op
+                .responses
+                .iter()
+                .zip(&self.response_tys)
+                .map(|(r, ty)| ResponseData {
+                    status: r.status,
+                    description: &r.description,
+                    ty: ty.as_deref(),
+                })
+                .collect(),
+            deprecated: op.deprecated,
+            description: op.description.as_deref().unwrap_or_default(),
         }
-        None => code.line("resource: None,"),
     }
-    let path_params: Vec<String> = op.path_params.iter().map(|p| p.name.clone()).collect();
-    if path_params.is_empty() {
-        code.line("path_params: &[],");
-    } else {
-        let items = quoted(&path_params)
-            .into_iter()
-            .map(|p| format!("{p},"))
-            .collect();
-        let path = shared.get("PATH_PARAMS", "&str", true, items);
-        code.line(&format!("path_params: {path},"));
-    }
-    let query: Vec<String> = op
-        .query_params
-        .iter()
-        .map(SharedQueryParams::path)
-        .collect();
-    if query.is_empty() {
-        code.line("query: &[],");
-    } else {
-        let items = query.iter().map(|q| format!("super::{q},")).collect();
-        let path = shared.get("QUERY", "QueryParamInfo", true, items);
-        code.line(&format!("query: {path},"));
-    }
-    match &op.body {
-        Some(body) => {
-            let ty = match body.kind {
-                BodyKind::Patch => "Patch".to_owned(),
-                BodyKind::Json => shape_display(context, &body.shape),
-            };
-            let types = quoted(&body.content_types);
-            let types: Vec<&str> = types.iter().map(String::as_str).collect();
-            // Spelled at the depth of the constant's fields, then moved to the margin.
-            let mut list = Code::new();
-            list.deeper();
-            list.deeper();
-            list.list("content_types: &[", &types, "]", ",");
-            let list = list.finish();
-            let list: Vec<&str> = list.lines().map(|l| &l[8..]).collect();
-            let fields = vec![
-                format!("ty: {},", str_literal(&ty)),
-                list.join("\n"),
-                format!("required: {},", body.required),
-            ];
-            let path = shared.get("BODY", "BodyInfo", false, fields);
-            code.line(&format!("body: Some({path}),"));
-        }
-        None => code.line("body: None,"),
-    }
-    if op.responses.is_empty() {
-        code.line("responses: &[],");
-    } else {
-        let items = op
+}
+
+fn route_data<'a>(context: &Context<'_>, op: &'a Operation) -> OwnedRoute<'a> {
+    OwnedRoute {
+        op,
+        body_ty: op.body.as_ref().map(|body| match body.kind {
+            BodyKind::Patch => "Patch".to_owned(),
+            BodyKind::Json => shape_display(context, &body.shape),
+        }),
+        content_types: op
+            .body
+            .iter()
+            .flat_map(|b| &b.content_types)
+            .map(String::as_str)
+            .collect(),
+        response_tys: op
             .responses
             .iter()
-            .map(|r| {
-                let ty = match response_type_display(context, &r.body) {
-                    Some(ty) => format!("Some({})", str_literal(&ty)),
-                    None => "None".to_owned(),
-                };
-                format!(
-                    "ResponseInfo {{\n    status: {},\n    description: {},\n    ty: {ty},\n}},",
-                    r.status,
-                    str_literal(&r.description)
-                )
-            })
-            .collect();
-        let path = shared.get("RESPONSES", "ResponseInfo", true, items);
-        code.line(&format!("responses: {path},"));
+            .map(|r| response_type_display(context, &r.body))
+            .collect(),
     }
-    code.line(&format!("deprecated: {},", op.deprecated));
-    code.line(&format!(
-        "description: {},",
-        str_literal(op.description.as_deref().unwrap_or_default())
-    ));
-    code.close("},");
 }

@@ -244,22 +244,6 @@ impl Action {
         }
     }
 
-    /// The runtime enum variant's name (`Other` takes the action as its value).
-    pub fn variant(&self) -> &'static str {
-        match self {
-            Action::Get => "Get",
-            Action::List => "List",
-            Action::Watch => "Watch",
-            Action::Create => "Create",
-            Action::Replace => "Replace",
-            Action::Patch => "Patch",
-            Action::Delete => "Delete",
-            Action::DeleteCollection => "DeleteCollection",
-            Action::Connect => "Connect",
-            Action::Other(_) => "Other",
-        }
-    }
-
     /// `x-kubernetes-action`'s value; one without a convention is kept as `Other`.
     fn parse(text: &str) -> Action {
         match text {

@@ -400,10 +400,6 @@ impl From<LeaseSpec> for LeaseSpecApply {
 
 impl ::kubeforge_runtime::schema::Validate for LeaseSpec {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"acquireTime":{"allOf":[{"type":"string","format":"date-time"}]},"holderIdentity":{"type":"string"},"leaseDurationSeconds":{"type":"integer","format":"int32"},"leaseTransitions":{"type":"integer","format":"int32"},"preferredHolder":{"type":"string"},"renewTime":{"allOf":[{"type":"string","format":"date-time"}]},"strategy":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(13)
     }
 }

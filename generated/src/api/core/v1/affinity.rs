@@ -256,14 +256,6 @@ impl From<Affinity> for AffinityApply {
 
 impl ::kubeforge_runtime::schema::Validate for Affinity {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"nodeAffinity":{"$ref":0},"podAffinity":{"$ref":1},"podAntiAffinity":{"$ref":2}}}"#,
-            &[
-                <crate::api::core::v1::NodeAffinity as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodAffinity as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodAntiAffinity as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(15)
     }
 }

@@ -222,10 +222,6 @@ impl From<AppArmorProfile> for AppArmorProfileApply {
 
 impl ::kubeforge_runtime::schema::Validate for AppArmorProfile {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["type"],"properties":{"localhostProfile":{"type":"string"},"type":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(16)
     }
 }

@@ -276,10 +276,6 @@ impl From<AWSElasticBlockStoreVolumeSource> for AWSElasticBlockStoreVolumeSource
 
 impl ::kubeforge_runtime::schema::Validate for AWSElasticBlockStoreVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["volumeID"],"properties":{"fsType":{"type":"string"},"partition":{"type":"integer","format":"int32"},"readOnly":{"type":"boolean"},"volumeID":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(14)
     }
 }

@@ -352,10 +352,6 @@ impl From<AzureDiskVolumeSource> for AzureDiskVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for AzureDiskVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["diskName","diskURI"],"properties":{"cachingMode":{"type":"string","default":"ReadWrite"},"diskName":{"type":"string","default":""},"diskURI":{"type":"string","default":""},"fsType":{"type":"string","default":"ext4"},"kind":{"type":"string","default":"Shared"},"readOnly":{"type":"boolean","default":false}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(17)
     }
 }

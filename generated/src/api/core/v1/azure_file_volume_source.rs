@@ -245,10 +245,6 @@ impl From<AzureFileVolumeSource> for AzureFileVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for AzureFileVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["secretName","shareName"],"properties":{"readOnly":{"type":"boolean"},"secretName":{"type":"string","default":""},"shareName":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(18)
     }
 }

@@ -239,10 +239,6 @@ impl From<Capabilities> for CapabilitiesApply {
 
 impl ::kubeforge_runtime::schema::Validate for Capabilities {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"add":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"drop":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(20)
     }
 }

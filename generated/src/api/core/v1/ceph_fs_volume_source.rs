@@ -365,12 +365,6 @@ impl From<CephFSVolumeSource> for CephFSVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for CephFSVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["monitors"],"properties":{"monitors":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"path":{"type":"string"},"readOnly":{"type":"boolean"},"secretFile":{"type":"string"},"secretRef":{"$ref":0},"user":{"type":"string"}}}"#,
-            &[
-                <crate::api::core::v1::LocalObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(21)
     }
 }

@@ -320,12 +320,6 @@ impl From<ClusterTrustBundleProjection> for ClusterTrustBundleProjectionApply {
 
 impl ::kubeforge_runtime::schema::Validate for ClusterTrustBundleProjection {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["path"],"properties":{"labelSelector":{"$ref":0},"name":{"type":"string"},"optional":{"type":"boolean"},"path":{"type":"string","default":""},"signerName":{"type":"string"}}}"#,
-            &[
-                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(23)
     }
 }

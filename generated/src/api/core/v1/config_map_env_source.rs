@@ -207,10 +207,6 @@ impl From<ConfigMapEnvSource> for ConfigMapEnvSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for ConfigMapEnvSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"name":{"type":"string","default":""},"optional":{"type":"boolean"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(24)
     }
 }

@@ -244,10 +244,6 @@ impl From<ConfigMapKeySelector> for ConfigMapKeySelectorApply {
 
 impl ::kubeforge_runtime::schema::Validate for ConfigMapKeySelector {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["key"],"properties":{"key":{"type":"string","default":""},"name":{"type":"string","default":""},"optional":{"type":"boolean"}},"mapType":"atomic"}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(25)
     }
 }

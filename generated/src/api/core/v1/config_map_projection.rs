@@ -258,12 +258,6 @@ impl From<ConfigMapProjection> for ConfigMapProjectionApply {
 
 impl ::kubeforge_runtime::schema::Validate for ConfigMapProjection {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"items":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"name":{"type":"string","default":""},"optional":{"type":"boolean"}}}"#,
-            &[
-                <crate::api::core::v1::KeyToPath as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(26)
     }
 }

@@ -1201,22 +1201,6 @@ impl From<Container> for ContainerApply {
 
 impl ::kubeforge_runtime::schema::Validate for Container {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name"],"properties":{"args":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"command":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"env":{"type":"array","items":{"$ref":0,"default":{}},"listType":"map","listMapKeys":["name"],"patchStrategy":["merge"],"patchMergeKey":"name"},"envFrom":{"type":"array","items":{"$ref":1,"default":{}},"listType":"atomic"},"image":{"type":"string"},"imagePullPolicy":{"type":"string"},"lifecycle":{"$ref":2},"livenessProbe":{"$ref":3},"name":{"type":"string","default":""},"ports":{"type":"array","items":{"$ref":4,"default":{}},"listType":"map","listMapKeys":["containerPort","protocol"],"patchStrategy":["merge"],"patchMergeKey":"containerPort"},"readinessProbe":{"$ref":3},"resizePolicy":{"type":"array","items":{"$ref":5,"default":{}},"listType":"atomic"},"resources":{"$ref":6,"default":{}},"restartPolicy":{"type":"string"},"restartPolicyRules":{"type":"array","items":{"$ref":7,"default":{}},"listType":"atomic"},"securityContext":{"$ref":8},"startupProbe":{"$ref":3},"stdin":{"type":"boolean"},"stdinOnce":{"type":"boolean"},"terminationMessagePath":{"type":"string"},"terminationMessagePolicy":{"type":"string"},"tty":{"type":"boolean"},"volumeDevices":{"type":"array","items":{"$ref":9,"default":{}},"listType":"map","listMapKeys":["devicePath"],"patchStrategy":["merge"],"patchMergeKey":"devicePath"},"volumeMounts":{"type":"array","items":{"$ref":10,"default":{}},"listType":"map","listMapKeys":["mountPath"],"patchStrategy":["merge"],"patchMergeKey":"mountPath"},"workingDir":{"type":"string"}}}"#,
-            &[
-                <crate::api::core::v1::EnvVar as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::EnvFromSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::Lifecycle as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::Probe as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ContainerPort as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ContainerResizePolicy as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ResourceRequirements as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ContainerRestartRule as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::SecurityContext as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::VolumeDevice as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::VolumeMount as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(28)
     }
 }

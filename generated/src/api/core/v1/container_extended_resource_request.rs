@@ -251,10 +251,6 @@ impl From<ContainerExtendedResourceRequest> for ContainerExtendedResourceRequest
 
 impl ::kubeforge_runtime::schema::Validate for ContainerExtendedResourceRequest {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["containerName","resourceName","requestName"],"properties":{"containerName":{"type":"string","default":""},"requestName":{"type":"string","default":""},"resourceName":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(29)
     }
 }

@@ -319,10 +319,6 @@ impl From<ContainerPort> for ContainerPortApply {
 
 impl ::kubeforge_runtime::schema::Validate for ContainerPort {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["containerPort"],"properties":{"containerPort":{"type":"integer","format":"int32","default":0},"hostIP":{"type":"string"},"hostPort":{"type":"integer","format":"int32"},"name":{"type":"string"},"protocol":{"type":"string","default":"TCP"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(30)
     }
 }

@@ -216,10 +216,6 @@ impl From<ContainerResizePolicy> for ContainerResizePolicyApply {
 
 impl ::kubeforge_runtime::schema::Validate for ContainerResizePolicy {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["resourceName","restartPolicy"],"properties":{"resourceName":{"type":"string","default":""},"restartPolicy":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(31)
     }
 }

@@ -218,12 +218,6 @@ impl From<ContainerRestartRule> for ContainerRestartRuleApply {
 
 impl ::kubeforge_runtime::schema::Validate for ContainerRestartRule {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["action"],"properties":{"action":{"type":"string"},"exitCodes":{"$ref":0}}}"#,
-            &[
-                <crate::api::core::v1::ContainerRestartRuleOnExitCodes as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(32)
     }
 }

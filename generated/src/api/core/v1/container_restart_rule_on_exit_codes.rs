@@ -230,10 +230,6 @@ impl From<ContainerRestartRuleOnExitCodes> for ContainerRestartRuleOnExitCodesAp
 
 impl ::kubeforge_runtime::schema::Validate for ContainerRestartRuleOnExitCodes {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["operator"],"properties":{"operator":{"type":"string"},"values":{"type":"array","items":{"type":"integer","format":"int32","default":0},"listType":"set"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(33)
     }
 }

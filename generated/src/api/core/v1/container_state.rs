@@ -254,14 +254,6 @@ impl From<ContainerState> for ContainerStateApply {
 
 impl ::kubeforge_runtime::schema::Validate for ContainerState {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"running":{"$ref":0},"terminated":{"$ref":1},"waiting":{"$ref":2}}}"#,
-            &[
-                <crate::api::core::v1::ContainerStateRunning as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ContainerStateTerminated as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ContainerStateWaiting as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(34)
     }
 }

@@ -182,10 +182,6 @@ impl From<ContainerStateRunning> for ContainerStateRunningApply {
 
 impl ::kubeforge_runtime::schema::Validate for ContainerStateRunning {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"startedAt":{"allOf":[{"type":"string","format":"date-time"}]}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(35)
     }
 }

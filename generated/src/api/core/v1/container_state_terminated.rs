@@ -384,10 +384,6 @@ impl From<ContainerStateTerminated> for ContainerStateTerminatedApply {
 
 impl ::kubeforge_runtime::schema::Validate for ContainerStateTerminated {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["exitCode"],"properties":{"containerID":{"type":"string"},"exitCode":{"type":"integer","format":"int32","default":0},"finishedAt":{"allOf":[{"type":"string","format":"date-time"}]},"message":{"type":"string"},"reason":{"type":"string"},"signal":{"type":"integer","format":"int32"},"startedAt":{"allOf":[{"type":"string","format":"date-time"}]}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(36)
     }
 }

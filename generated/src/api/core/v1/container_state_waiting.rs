@@ -207,10 +207,6 @@ impl From<ContainerStateWaiting> for ContainerStateWaitingApply {
 
 impl ::kubeforge_runtime::schema::Validate for ContainerStateWaiting {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"message":{"type":"string"},"reason":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(37)
     }
 }

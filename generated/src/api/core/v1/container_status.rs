@@ -752,16 +752,6 @@ impl From<ContainerStatus> for ContainerStatusApply {
 
 impl ::kubeforge_runtime::schema::Validate for ContainerStatus {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name","ready","restartCount","image","imageID"],"properties":{"allocatedResources":{"type":"object","additionalProperties":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]}},"allocatedResourcesStatus":{"type":"array","items":{"$ref":0,"default":{}},"listType":"map","listMapKeys":["name"],"patchStrategy":["merge"],"patchMergeKey":"name"},"containerID":{"type":"string"},"image":{"type":"string","default":""},"imageID":{"type":"string","default":""},"lastState":{"$ref":1,"default":{}},"name":{"type":"string","default":""},"ready":{"type":"boolean","default":false},"resources":{"$ref":2},"restartCount":{"type":"integer","format":"int32","default":0},"started":{"type":"boolean"},"state":{"$ref":1,"default":{}},"stopSignal":{"type":"string"},"user":{"$ref":3},"volumeMounts":{"type":"array","items":{"$ref":4,"default":{}},"listType":"map","listMapKeys":["mountPath"],"patchStrategy":["merge"],"patchMergeKey":"mountPath"}}}"#,
-            &[
-                <crate::api::core::v1::ResourceStatus as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ContainerState as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ResourceRequirements as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ContainerUser as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::VolumeMountStatus as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(38)
     }
 }

@@ -179,12 +179,6 @@ impl From<ContainerUser> for ContainerUserApply {
 
 impl ::kubeforge_runtime::schema::Validate for ContainerUser {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"linux":{"$ref":0}}}"#,
-            &[
-                <crate::api::core::v1::LinuxContainerUser as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(39)
     }
 }

@@ -358,12 +358,6 @@ impl From<CSIVolumeSource> for CSIVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for CSIVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["driver"],"properties":{"driver":{"type":"string","default":""},"fsType":{"type":"string"},"nodePublishSecretRef":{"$ref":0},"readOnly":{"type":"boolean"},"volumeAttributes":{"type":"object","additionalProperties":{"type":"string","default":""}}}}"#,
-            &[
-                <crate::api::core::v1::LocalObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(19)
     }
 }

@@ -201,12 +201,6 @@ impl From<DownwardAPIProjection> for DownwardAPIProjectionApply {
 
 impl ::kubeforge_runtime::schema::Validate for DownwardAPIProjection {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"items":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"}}}"#,
-            &[
-                <crate::api::core::v1::DownwardAPIVolumeFile as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(40)
     }
 }

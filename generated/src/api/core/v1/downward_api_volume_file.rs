@@ -299,13 +299,6 @@ impl From<DownwardAPIVolumeFile> for DownwardAPIVolumeFileApply {
 
 impl ::kubeforge_runtime::schema::Validate for DownwardAPIVolumeFile {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["path"],"properties":{"fieldRef":{"$ref":0},"mode":{"type":"integer","format":"int32"},"path":{"type":"string","default":""},"resourceFieldRef":{"$ref":1}}}"#,
-            &[
-                <crate::api::core::v1::ObjectFieldSelector as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ResourceFieldSelector as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(41)
     }
 }

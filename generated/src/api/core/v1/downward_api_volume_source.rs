@@ -232,12 +232,6 @@ impl From<DownwardAPIVolumeSource> for DownwardAPIVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for DownwardAPIVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"defaultMode":{"type":"integer","format":"int32"},"items":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"}}}"#,
-            &[
-                <crate::api::core::v1::DownwardAPIVolumeFile as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(42)
     }
 }

@@ -213,10 +213,6 @@ impl From<EmptyDirVolumeSource> for EmptyDirVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for EmptyDirVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"medium":{"type":"string"},"sizeLimit":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(43)
     }
 }

@@ -277,12 +277,6 @@ impl From<EndpointAddress> for EndpointAddressApply {
 
 impl ::kubeforge_runtime::schema::Validate for EndpointAddress {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["ip"],"properties":{"hostname":{"type":"string"},"ip":{"type":"string","default":""},"nodeName":{"type":"string"},"targetRef":{"$ref":0}},"mapType":"atomic"}"#,
-            &[
-                <crate::api::core::v1::ObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(44)
     }
 }

@@ -274,10 +274,6 @@ impl From<EndpointPort> for EndpointPortApply {
 
 impl ::kubeforge_runtime::schema::Validate for EndpointPort {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["port"],"properties":{"appProtocol":{"type":"string"},"name":{"type":"string"},"port":{"type":"integer","format":"int32","default":0},"protocol":{"type":"string"}},"mapType":"atomic"}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(45)
     }
 }

@@ -316,13 +316,6 @@ impl From<EndpointSubset> for EndpointSubsetApply {
 
 impl ::kubeforge_runtime::schema::Validate for EndpointSubset {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"addresses":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"notReadyAddresses":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"ports":{"type":"array","items":{"$ref":1,"default":{}},"listType":"atomic"}}}"#,
-            &[
-                <crate::api::core::v1::EndpointAddress as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::EndpointPort as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(46)
     }
 }

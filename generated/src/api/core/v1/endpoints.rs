@@ -340,14 +340,7 @@ impl From<Endpoints> for EndpointsApply {
 
 impl ::kubeforge_runtime::schema::Validate for Endpoints {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":0,"default":{}},"subsets":{"type":"array","items":{"$ref":1,"default":{}},"listType":"atomic"}}}"#,
-            &[
-                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::EndpointSubset as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(47)
     }
 }
 

@@ -210,13 +210,6 @@ impl From<EndpointsListBuilder> for EndpointsList {
 
 impl ::kubeforge_runtime::schema::Validate for EndpointsList {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["items"],"properties":{"apiVersion":{"type":"string"},"items":{"type":"array","items":{"$ref":0,"default":{}}},"kind":{"type":"string"},"metadata":{"$ref":1,"default":{}}}}"#,
-            &[
-                <crate::api::core::v1::Endpoints as ::kubeforge_runtime::schema::Validate>::schema,
-                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(48)
     }
 }

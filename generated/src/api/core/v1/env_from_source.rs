@@ -245,13 +245,6 @@ impl From<EnvFromSource> for EnvFromSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for EnvFromSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"configMapRef":{"$ref":0},"prefix":{"type":"string"},"secretRef":{"$ref":1}}}"#,
-            &[
-                <crate::api::core::v1::ConfigMapEnvSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::SecretEnvSource as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(49)
     }
 }

@@ -245,12 +245,6 @@ impl From<EnvVar> for EnvVarApply {
 
 impl ::kubeforge_runtime::schema::Validate for EnvVar {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""},"value":{"type":"string"},"valueFrom":{"$ref":0}}}"#,
-            &[
-                <crate::api::core::v1::EnvVarSource as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(50)
     }
 }

@@ -343,16 +343,6 @@ impl From<EnvVarSource> for EnvVarSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for EnvVarSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"configMapKeyRef":{"$ref":0},"fieldRef":{"$ref":1},"fileKeyRef":{"$ref":2},"resourceFieldRef":{"$ref":3},"secretKeyRef":{"$ref":4}}}"#,
-            &[
-                <crate::api::core::v1::ConfigMapKeySelector as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ObjectFieldSelector as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::FileKeySelector as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ResourceFieldSelector as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::SecretKeySelector as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(51)
     }
 }

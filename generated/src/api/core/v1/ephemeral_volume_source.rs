@@ -196,12 +196,6 @@ impl From<EphemeralVolumeSource> for EphemeralVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for EphemeralVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"volumeClaimTemplate":{"$ref":0}}}"#,
-            &[
-                <crate::api::core::v1::PersistentVolumeClaimTemplate as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(53)
     }
 }

@@ -192,10 +192,6 @@ impl From<ExecAction> for ExecActionApply {
 
 impl ::kubeforge_runtime::schema::Validate for ExecAction {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"command":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(54)
     }
 }

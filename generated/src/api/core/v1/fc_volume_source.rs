@@ -332,10 +332,6 @@ impl From<FCVolumeSource> for FCVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for FCVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"fsType":{"type":"string"},"lun":{"type":"integer","format":"int32"},"readOnly":{"type":"boolean"},"targetWWNs":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"wwids":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(55)
     }
 }

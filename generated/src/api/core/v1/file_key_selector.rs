@@ -276,10 +276,6 @@ impl From<FileKeySelector> for FileKeySelectorApply {
 
 impl ::kubeforge_runtime::schema::Validate for FileKeySelector {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["volumeName","path","key"],"properties":{"key":{"type":"string","default":""},"optional":{"type":"boolean","default":false},"path":{"type":"string","default":""},"volumeName":{"type":"string","default":""}},"mapType":"atomic"}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(56)
     }
 }

@@ -342,12 +342,6 @@ impl From<FlexVolumeSource> for FlexVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for FlexVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["driver"],"properties":{"driver":{"type":"string","default":""},"fsType":{"type":"string"},"options":{"type":"object","additionalProperties":{"type":"string","default":""}},"readOnly":{"type":"boolean"},"secretRef":{"$ref":0}}}"#,
-            &[
-                <crate::api::core::v1::LocalObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(57)
     }
 }

@@ -207,10 +207,6 @@ impl From<FlockerVolumeSource> for FlockerVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for FlockerVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"datasetName":{"type":"string"},"datasetUUID":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(58)
     }
 }

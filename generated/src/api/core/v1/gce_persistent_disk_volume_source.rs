@@ -274,10 +274,6 @@ impl From<GCEPersistentDiskVolumeSource> for GCEPersistentDiskVolumeSourceApply 
 
 impl ::kubeforge_runtime::schema::Validate for GCEPersistentDiskVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["pdName"],"properties":{"fsType":{"type":"string"},"partition":{"type":"integer","format":"int32"},"pdName":{"type":"string","default":""},"readOnly":{"type":"boolean"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(59)
     }
 }

@@ -244,10 +244,6 @@ impl From<GitRepoVolumeSource> for GitRepoVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for GitRepoVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["repository"],"properties":{"directory":{"type":"string"},"repository":{"type":"string","default":""},"revision":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(61)
     }
 }

@@ -245,10 +245,6 @@ impl From<GlusterfsVolumeSource> for GlusterfsVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for GlusterfsVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["endpoints","path"],"properties":{"endpoints":{"type":"string","default":""},"path":{"type":"string","default":""},"readOnly":{"type":"boolean"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(62)
     }
 }

@@ -212,10 +212,6 @@ impl From<GRPCAction> for GRPCActionApply {
 
 impl ::kubeforge_runtime::schema::Validate for GRPCAction {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["port"],"properties":{"port":{"type":"integer","format":"int32","default":0},"service":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(60)
     }
 }

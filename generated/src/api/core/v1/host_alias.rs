@@ -228,10 +228,6 @@ impl From<HostAlias> for HostAliasApply {
 
 impl ::kubeforge_runtime::schema::Validate for HostAlias {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["ip"],"properties":{"hostnames":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"ip":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(65)
     }
 }

@@ -181,10 +181,6 @@ impl From<HostIP> for HostIPApply {
 
 impl ::kubeforge_runtime::schema::Validate for HostIP {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["ip"],"properties":{"ip":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(66)
     }
 }

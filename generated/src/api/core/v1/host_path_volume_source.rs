@@ -212,10 +212,6 @@ impl From<HostPathVolumeSource> for HostPathVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for HostPathVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["path"],"properties":{"path":{"type":"string","default":""},"type":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(67)
     }
 }

@@ -340,12 +340,6 @@ impl From<HTTPGetAction> for HTTPGetActionApply {
 
 impl ::kubeforge_runtime::schema::Validate for HTTPGetAction {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["port"],"properties":{"host":{"type":"string"},"httpHeaders":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"path":{"type":"string"},"port":{"allOf":[{"intOrString":true}]},"scheme":{"type":"string"}}}"#,
-            &[
-                <crate::api::core::v1::HTTPHeader as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(63)
     }
 }

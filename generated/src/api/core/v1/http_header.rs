@@ -216,10 +216,6 @@ impl From<HTTPHeader> for HTTPHeaderApply {
 
 impl ::kubeforge_runtime::schema::Validate for HTTPHeader {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name","value"],"properties":{"name":{"type":"string","default":""},"value":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(64)
     }
 }

@@ -207,10 +207,6 @@ impl From<ImageVolumeSource> for ImageVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for ImageVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"pullPolicy":{"type":"string"},"reference":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(69)
     }
 }

@@ -538,12 +538,6 @@ impl From<ISCSIVolumeSource> for ISCSIVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for ISCSIVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["targetPortal","iqn","lun"],"properties":{"chapAuthDiscovery":{"type":"boolean"},"chapAuthSession":{"type":"boolean"},"fsType":{"type":"string"},"initiatorName":{"type":"string"},"iqn":{"type":"string","default":""},"iscsiInterface":{"type":"string","default":"default"},"lun":{"type":"integer","format":"int32","default":0},"portals":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":0},"targetPortal":{"type":"string","default":""}}}"#,
-            &[
-                <crate::api::core::v1::LocalObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(68)
     }
 }

@@ -240,10 +240,6 @@ impl From<KeyToPath> for KeyToPathApply {
 
 impl ::kubeforge_runtime::schema::Validate for KeyToPath {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["key","path"],"properties":{"key":{"type":"string","default":""},"mode":{"type":"integer","format":"int32"},"path":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(70)
     }
 }

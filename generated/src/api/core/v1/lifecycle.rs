@@ -242,12 +242,6 @@ impl From<Lifecycle> for LifecycleApply {
 
 impl ::kubeforge_runtime::schema::Validate for Lifecycle {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"postStart":{"$ref":0},"preStop":{"$ref":0},"stopSignal":{"type":"string"}}}"#,
-            &[
-                <crate::api::core::v1::LifecycleHandler as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(71)
     }
 }

@@ -268,15 +268,6 @@ impl From<LifecycleHandler> for LifecycleHandlerApply {
 
 impl ::kubeforge_runtime::schema::Validate for LifecycleHandler {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"exec":{"$ref":0},"httpGet":{"$ref":1},"sleep":{"$ref":2},"tcpSocket":{"$ref":3}}}"#,
-            &[
-                <crate::api::core::v1::ExecAction as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::HTTPGetAction as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::SleepAction as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::TCPSocketAction as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(72)
     }
 }

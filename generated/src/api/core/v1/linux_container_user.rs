@@ -271,10 +271,6 @@ impl From<LinuxContainerUser> for LinuxContainerUserApply {
 
 impl ::kubeforge_runtime::schema::Validate for LinuxContainerUser {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["uid","gid"],"properties":{"gid":{"type":"integer","format":"int64","default":0},"supplementalGroups":{"type":"array","items":{"type":"integer","format":"int64","default":0},"listType":"atomic"},"uid":{"type":"integer","format":"int64","default":0}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(73)
     }
 }

@@ -176,10 +176,6 @@ impl From<LocalObjectReference> for LocalObjectReferenceApply {
 
 impl ::kubeforge_runtime::schema::Validate for LocalObjectReference {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"name":{"type":"string","default":""}},"mapType":"atomic"}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(74)
     }
 }

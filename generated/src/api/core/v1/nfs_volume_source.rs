@@ -245,10 +245,6 @@ impl From<NFSVolumeSource> for NFSVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for NFSVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["server","path"],"properties":{"path":{"type":"string","default":""},"readOnly":{"type":"boolean"},"server":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(75)
     }
 }

@@ -272,13 +272,6 @@ impl From<NodeAffinity> for NodeAffinityApply {
 
 impl ::kubeforge_runtime::schema::Validate for NodeAffinity {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"preferredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"requiredDuringSchedulingIgnoredDuringExecution":{"$ref":1}}}"#,
-            &[
-                <crate::api::core::v1::PreferredSchedulingTerm as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::NodeSelector as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(76)
     }
 }

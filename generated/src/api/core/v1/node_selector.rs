@@ -222,12 +222,6 @@ impl From<NodeSelector> for NodeSelectorApply {
 
 impl ::kubeforge_runtime::schema::Validate for NodeSelector {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["nodeSelectorTerms"],"properties":{"nodeSelectorTerms":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"}},"mapType":"atomic"}"#,
-            &[
-                <crate::api::core::v1::NodeSelectorTerm as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(77)
     }
 }

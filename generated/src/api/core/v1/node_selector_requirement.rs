@@ -261,10 +261,6 @@ impl From<NodeSelectorRequirement> for NodeSelectorRequirementApply {
 
 impl ::kubeforge_runtime::schema::Validate for NodeSelectorRequirement {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["key","operator"],"properties":{"key":{"type":"string","default":""},"operator":{"type":"string","default":""},"values":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(78)
     }
 }

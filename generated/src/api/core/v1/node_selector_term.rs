@@ -273,12 +273,6 @@ impl From<NodeSelectorTerm> for NodeSelectorTermApply {
 
 impl ::kubeforge_runtime::schema::Validate for NodeSelectorTerm {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"matchExpressions":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"matchFields":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"}},"mapType":"atomic"}"#,
-            &[
-                <crate::api::core::v1::NodeSelectorRequirement as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(79)
     }
 }

@@ -212,10 +212,6 @@ impl From<ObjectFieldSelector> for ObjectFieldSelectorApply {
 
 impl ::kubeforge_runtime::schema::Validate for ObjectFieldSelector {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["fieldPath"],"properties":{"apiVersion":{"type":"string"},"fieldPath":{"type":"string","default":""}},"mapType":"atomic"}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(80)
     }
 }

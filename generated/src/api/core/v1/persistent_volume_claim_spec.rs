@@ -480,15 +480,6 @@ impl From<PersistentVolumeClaimSpec> for PersistentVolumeClaimSpecApply {
 
 impl ::kubeforge_runtime::schema::Validate for PersistentVolumeClaimSpec {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"accessModes":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"dataSource":{"$ref":0},"dataSourceRef":{"$ref":1},"resources":{"$ref":2,"default":{}},"selector":{"$ref":3},"storageClassName":{"type":"string"},"volumeAttributesClassName":{"type":"string"},"volumeMode":{"type":"string"},"volumeName":{"type":"string"}}}"#,
-            &[
-                <crate::api::core::v1::TypedLocalObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::TypedObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::VolumeResourceRequirements as ::kubeforge_runtime::schema::Validate>::schema,
-                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(82)
     }
 }

@@ -230,13 +230,6 @@ impl From<PersistentVolumeClaimTemplate> for PersistentVolumeClaimTemplateApply 
 
 impl ::kubeforge_runtime::schema::Validate for PersistentVolumeClaimTemplate {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["spec"],"properties":{"metadata":{"$ref":0,"default":{}},"spec":{"$ref":1,"default":{}}}}"#,
-            &[
-                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PersistentVolumeClaimSpec as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(83)
     }
 }

@@ -214,10 +214,6 @@ impl From<PersistentVolumeClaimVolumeSource> for PersistentVolumeClaimVolumeSour
 
 impl ::kubeforge_runtime::schema::Validate for PersistentVolumeClaimVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["claimName"],"properties":{"claimName":{"type":"string","default":""},"readOnly":{"type":"boolean"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(84)
     }
 }

@@ -212,10 +212,6 @@ impl From<PhotonPersistentDiskVolumeSource> for PhotonPersistentDiskVolumeSource
 
 impl ::kubeforge_runtime::schema::Validate for PhotonPersistentDiskVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["pdID"],"properties":{"fsType":{"type":"string"},"pdID":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(85)
     }
 }

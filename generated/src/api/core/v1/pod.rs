@@ -357,15 +357,7 @@ impl From<Pod> for PodApply {
 
 impl ::kubeforge_runtime::schema::Validate for Pod {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":0,"default":{}},"spec":{"$ref":1,"default":{}},"status":{"$ref":2,"default":{}}}}"#,
-            &[
-                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodSpec as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodStatus as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(86)
     }
 }
 

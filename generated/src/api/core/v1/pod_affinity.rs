@@ -298,13 +298,6 @@ impl From<PodAffinity> for PodAffinityApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodAffinity {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"preferredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"requiredDuringSchedulingIgnoredDuringExecution":{"type":"array","items":{"$ref":1,"default":{}},"listType":"atomic"}}}"#,
-            &[
-                <crate::api::core::v1::WeightedPodAffinityTerm as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodAffinityTerm as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(87)
     }
 }

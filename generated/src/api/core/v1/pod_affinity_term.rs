@@ -431,12 +431,6 @@ impl From<PodAffinityTerm> for PodAffinityTermApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodAffinityTerm {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["topologyKey"],"properties":{"labelSelector":{"$ref":0},"matchLabelKeys":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"mismatchLabelKeys":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"namespaceSelector":{"$ref":0},"namespaces":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"topologyKey":{"type":"string","default":""}}}"#,
-            &[
-                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(88)
     }
 }

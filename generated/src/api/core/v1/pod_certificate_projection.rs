@@ -429,10 +429,6 @@ impl From<PodCertificateProjection> for PodCertificateProjectionApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodCertificateProjection {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["signerName","keyType"],"properties":{"certificateChainPath":{"type":"string"},"credentialBundlePath":{"type":"string"},"keyPath":{"type":"string"},"keyType":{"type":"string"},"maxExpirationSeconds":{"type":"integer","format":"int32"},"signerName":{"type":"string"},"userAnnotations":{"type":"object","additionalProperties":{"type":"string","default":""}}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(90)
     }
 }

@@ -418,10 +418,6 @@ impl From<PodCondition> for PodConditionApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodCondition {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["type","status"],"properties":{"lastProbeTime":{"allOf":[{"type":"string","format":"date-time"}]},"lastTransitionTime":{"allOf":[{"type":"string","format":"date-time"}]},"message":{"type":"string"},"observedGeneration":{"type":"integer","format":"int64"},"reason":{"type":"string"},"status":{"type":"string","default":""},"type":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(91)
     }
 }

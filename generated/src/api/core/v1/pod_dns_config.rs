@@ -293,12 +293,6 @@ impl From<PodDNSConfig> for PodDNSConfigApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodDNSConfig {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"nameservers":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"options":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"searches":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"}}}"#,
-            &[
-                <crate::api::core::v1::PodDNSConfigOption as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(92)
     }
 }

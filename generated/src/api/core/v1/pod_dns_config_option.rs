@@ -207,10 +207,6 @@ impl From<PodDNSConfigOption> for PodDNSConfigOptionApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodDNSConfigOption {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(93)
     }
 }

@@ -252,12 +252,6 @@ impl From<PodExtendedResourceClaimStatus> for PodExtendedResourceClaimStatusAppl
 
 impl ::kubeforge_runtime::schema::Validate for PodExtendedResourceClaimStatus {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["requestMappings","resourceClaimName"],"properties":{"requestMappings":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"resourceClaimName":{"type":"string","default":""}}}"#,
-            &[
-                <crate::api::core::v1::ContainerExtendedResourceRequest as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(94)
     }
 }

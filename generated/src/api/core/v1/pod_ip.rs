@@ -182,10 +182,6 @@ impl From<PodIP> for PodIPApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodIP {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["ip"],"properties":{"ip":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(95)
     }
 }

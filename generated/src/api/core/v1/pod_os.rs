@@ -181,10 +181,6 @@ impl From<PodOS> for PodOSApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodOS {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(97)
     }
 }

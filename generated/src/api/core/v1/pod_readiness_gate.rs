@@ -183,10 +183,6 @@ impl From<PodReadinessGate> for PodReadinessGateApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodReadinessGate {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["conditionType"],"properties":{"conditionType":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(98)
     }
 }

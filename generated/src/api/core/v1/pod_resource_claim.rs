@@ -267,10 +267,6 @@ impl From<PodResourceClaim> for PodResourceClaimApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodResourceClaim {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""},"resourceClaimName":{"type":"string"},"resourceClaimTemplateName":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(99)
     }
 }

@@ -224,10 +224,6 @@ impl From<PodResourceClaimStatus> for PodResourceClaimStatusApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodResourceClaimStatus {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""},"resourceClaimName":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(100)
     }
 }

@@ -184,10 +184,6 @@ impl From<PodSchedulingGate> for PodSchedulingGateApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodSchedulingGate {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(101)
     }
 }

@@ -640,16 +640,6 @@ impl From<PodSecurityContext> for PodSecurityContextApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodSecurityContext {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"appArmorProfile":{"$ref":0},"fsGroup":{"type":"integer","format":"int64"},"fsGroupChangePolicy":{"type":"string"},"runAsGroup":{"type":"integer","format":"int64"},"runAsNonRoot":{"type":"boolean"},"runAsUser":{"type":"integer","format":"int64"},"seLinuxChangePolicy":{"type":"string"},"seLinuxOptions":{"$ref":1},"seccompProfile":{"$ref":2},"supplementalGroups":{"type":"array","items":{"type":"integer","format":"int64","default":0},"listType":"atomic"},"supplementalGroupsPolicy":{"type":"string"},"sysctls":{"type":"array","items":{"$ref":3,"default":{}},"listType":"atomic"},"windowsOptions":{"$ref":4}}}"#,
-            &[
-                <crate::api::core::v1::AppArmorProfile as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::SELinuxOptions as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::SeccompProfile as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::Sysctl as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::WindowsSecurityContextOptions as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(102)
     }
 }

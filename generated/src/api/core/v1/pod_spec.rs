@@ -1953,27 +1953,6 @@ impl From<PodSpec> for PodSpecApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodSpec {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["containers"],"properties":{"activeDeadlineSeconds":{"type":"integer","format":"int64"},"affinity":{"$ref":0},"automountServiceAccountToken":{"type":"boolean"},"containers":{"type":"array","items":{"$ref":1,"default":{}},"listType":"map","listMapKeys":["name"],"patchStrategy":["merge"],"patchMergeKey":"name"},"dnsConfig":{"$ref":2},"dnsPolicy":{"type":"string"},"enableServiceLinks":{"type":"boolean"},"ephemeralContainers":{"type":"array","items":{"$ref":3,"default":{}},"listType":"map","listMapKeys":["name"],"patchStrategy":["merge"],"patchMergeKey":"name"},"hostAliases":{"type":"array","items":{"$ref":4,"default":{}},"listType":"map","listMapKeys":["ip"],"patchStrategy":["merge"],"patchMergeKey":"ip"},"hostIPC":{"type":"boolean"},"hostNetwork":{"type":"boolean"},"hostPID":{"type":"boolean"},"hostUsers":{"type":"boolean"},"hostname":{"type":"string"},"hostnameOverride":{"type":"string"},"imagePullSecrets":{"type":"array","items":{"$ref":5,"default":{}},"listType":"map","listMapKeys":["name"],"patchStrategy":["merge"],"patchMergeKey":"name"},"initContainers":{"type":"array","items":{"$ref":1,"default":{}},"listType":"map","listMapKeys":["name"],"patchStrategy":["merge"],"patchMergeKey":"name"},"nodeName":{"type":"string"},"nodeSelector":{"type":"object","additionalProperties":{"type":"string","default":""},"mapType":"atomic"},"os":{"$ref":6},"overhead":{"type":"object","additionalProperties":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]}},"preemptionPolicy":{"type":"string"},"priority":{"type":"integer","format":"int32"},"priorityClassName":{"type":"string"},"readinessGates":{"type":"array","items":{"$ref":7,"default":{}},"listType":"atomic"},"resourceClaims":{"type":"array","items":{"$ref":8,"default":{}},"listType":"map","listMapKeys":["name"],"patchStrategy":["merge","retainKeys"],"patchMergeKey":"name"},"resources":{"$ref":9},"restartPolicy":{"type":"string"},"runtimeClassName":{"type":"string"},"schedulerName":{"type":"string"},"schedulingGates":{"type":"array","items":{"$ref":10,"default":{}},"listType":"map","listMapKeys":["name"],"patchStrategy":["merge"],"patchMergeKey":"name"},"securityContext":{"$ref":11},"serviceAccount":{"type":"string"},"serviceAccountName":{"type":"string"},"setHostnameAsFQDN":{"type":"boolean"},"shareProcessNamespace":{"type":"boolean"},"subdomain":{"type":"string"},"terminationGracePeriodSeconds":{"type":"integer","format":"int64"},"tolerations":{"type":"array","items":{"$ref":12,"default":{}},"listType":"atomic"},"topologySpreadConstraints":{"type":"array","items":{"$ref":13,"default":{}},"listType":"map","listMapKeys":["topologyKey","whenUnsatisfiable"],"patchStrategy":["merge"],"patchMergeKey":"topologyKey"},"volumes":{"type":"array","items":{"$ref":14,"default":{}},"listType":"map","listMapKeys":["name"],"patchStrategy":["merge","retainKeys"],"patchMergeKey":"name"},"workloadRef":{"$ref":15}}}"#,
-            &[
-                <crate::api::core::v1::Affinity as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::Container as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodDNSConfig as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::EphemeralContainer as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::HostAlias as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::LocalObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodOS as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodReadinessGate as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodResourceClaim as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ResourceRequirements as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodSchedulingGate as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodSecurityContext as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::Toleration as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::TopologySpreadConstraint as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::Volume as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::WorkloadReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(103)
     }
 }

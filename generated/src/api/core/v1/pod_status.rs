@@ -1063,18 +1063,6 @@ impl From<PodStatus> for PodStatusApply {
 
 impl ::kubeforge_runtime::schema::Validate for PodStatus {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"allocatedResources":{"type":"object","additionalProperties":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]}},"conditions":{"type":"array","items":{"$ref":0,"default":{}},"listType":"map","listMapKeys":["type"],"patchStrategy":["merge"],"patchMergeKey":"type"},"containerStatuses":{"type":"array","items":{"$ref":1,"default":{}},"listType":"atomic"},"ephemeralContainerStatuses":{"type":"array","items":{"$ref":1,"default":{}},"listType":"atomic"},"extendedResourceClaimStatus":{"$ref":2},"hostIP":{"type":"string"},"hostIPs":{"type":"array","items":{"$ref":3,"default":{}},"listType":"atomic","patchStrategy":["merge"],"patchMergeKey":"ip"},"initContainerStatuses":{"type":"array","items":{"$ref":1,"default":{}},"listType":"atomic"},"message":{"type":"string"},"nominatedNodeName":{"type":"string"},"observedGeneration":{"type":"integer","format":"int64"},"phase":{"type":"string"},"podIP":{"type":"string"},"podIPs":{"type":"array","items":{"$ref":4,"default":{}},"listType":"map","listMapKeys":["ip"],"patchStrategy":["merge"],"patchMergeKey":"ip"},"qosClass":{"type":"string"},"reason":{"type":"string"},"resize":{"type":"string"},"resourceClaimStatuses":{"type":"array","items":{"$ref":5,"default":{}},"listType":"map","listMapKeys":["name"],"patchStrategy":["merge","retainKeys"],"patchMergeKey":"name"},"resources":{"$ref":6},"startTime":{"allOf":[{"type":"string","format":"date-time"}]}}}"#,
-            &[
-                <crate::api::core::v1::PodCondition as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ContainerStatus as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodExtendedResourceClaimStatus as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::HostIP as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodIP as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodResourceClaimStatus as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ResourceRequirements as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(104)
     }
 }

@@ -219,12 +219,6 @@ impl From<PreferredSchedulingTerm> for PreferredSchedulingTermApply {
 
 impl ::kubeforge_runtime::schema::Validate for PreferredSchedulingTerm {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["weight","preference"],"properties":{"preference":{"$ref":0,"default":{}},"weight":{"type":"integer","format":"int32","default":0}}}"#,
-            &[
-                <crate::api::core::v1::NodeSelectorTerm as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(106)
     }
 }

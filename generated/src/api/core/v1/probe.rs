@@ -481,15 +481,6 @@ impl From<Probe> for ProbeApply {
 
 impl ::kubeforge_runtime::schema::Validate for Probe {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"exec":{"$ref":0},"failureThreshold":{"type":"integer","format":"int32"},"grpc":{"$ref":1},"httpGet":{"$ref":2},"initialDelaySeconds":{"type":"integer","format":"int32"},"periodSeconds":{"type":"integer","format":"int32"},"successThreshold":{"type":"integer","format":"int32"},"tcpSocket":{"$ref":3},"terminationGracePeriodSeconds":{"type":"integer","format":"int64"},"timeoutSeconds":{"type":"integer","format":"int32"}}}"#,
-            &[
-                <crate::api::core::v1::ExecAction as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::GRPCAction as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::HTTPGetAction as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::TCPSocketAction as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(107)
     }
 }

@@ -229,12 +229,6 @@ impl From<ProjectedVolumeSource> for ProjectedVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for ProjectedVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"defaultMode":{"type":"integer","format":"int32"},"sources":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"}}}"#,
-            &[
-                <crate::api::core::v1::VolumeProjection as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(108)
     }
 }

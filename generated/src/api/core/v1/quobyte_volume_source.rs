@@ -344,10 +344,6 @@ impl From<QuobyteVolumeSource> for QuobyteVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for QuobyteVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["registry","volume"],"properties":{"group":{"type":"string"},"readOnly":{"type":"boolean"},"registry":{"type":"string","default":""},"tenant":{"type":"string"},"user":{"type":"string"},"volume":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(109)
     }
 }

@@ -436,12 +436,6 @@ impl From<RBDVolumeSource> for RBDVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for RBDVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["monitors","image"],"properties":{"fsType":{"type":"string"},"image":{"type":"string","default":""},"keyring":{"type":"string","default":"/etc/ceph/keyring"},"monitors":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"pool":{"type":"string","default":"rbd"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":0},"user":{"type":"string","default":"admin"}}}"#,
-            &[
-                <crate::api::core::v1::LocalObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(110)
     }
 }

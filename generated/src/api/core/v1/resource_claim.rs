@@ -214,10 +214,6 @@ impl From<ResourceClaim> for ResourceClaimApply {
 
 impl ::kubeforge_runtime::schema::Validate for ResourceClaim {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""},"request":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(111)
     }
 }

@@ -250,10 +250,6 @@ impl From<ResourceFieldSelector> for ResourceFieldSelectorApply {
 
 impl ::kubeforge_runtime::schema::Validate for ResourceFieldSelector {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["resource"],"properties":{"containerName":{"type":"string"},"divisor":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]},"resource":{"type":"string","default":""}},"mapType":"atomic"}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(112)
     }
 }

@@ -214,10 +214,6 @@ impl From<ResourceHealth> for ResourceHealthApply {
 
 impl ::kubeforge_runtime::schema::Validate for ResourceHealth {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["resourceID"],"properties":{"health":{"type":"string"},"resourceID":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(113)
     }
 }

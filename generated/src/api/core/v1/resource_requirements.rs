@@ -344,12 +344,6 @@ impl From<ResourceRequirements> for ResourceRequirementsApply {
 
 impl ::kubeforge_runtime::schema::Validate for ResourceRequirements {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"claims":{"type":"array","items":{"$ref":0,"default":{}},"listType":"map","listMapKeys":["name"]},"limits":{"type":"object","additionalProperties":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]}},"requests":{"type":"object","additionalProperties":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]}}}}"#,
-            &[
-                <crate::api::core::v1::ResourceClaim as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(114)
     }
 }

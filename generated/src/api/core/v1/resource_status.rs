@@ -236,12 +236,6 @@ impl From<ResourceStatus> for ResourceStatusApply {
 
 impl ::kubeforge_runtime::schema::Validate for ResourceStatus {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string","default":""},"resources":{"type":"array","items":{"$ref":0,"default":{}},"listType":"map","listMapKeys":["resourceID"]}}}"#,
-            &[
-                <crate::api::core::v1::ResourceHealth as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(115)
     }
 }

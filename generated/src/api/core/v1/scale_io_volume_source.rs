@@ -489,12 +489,6 @@ impl From<ScaleIOVolumeSource> for ScaleIOVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for ScaleIOVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["gateway","system","secretRef"],"properties":{"fsType":{"type":"string","default":"xfs"},"gateway":{"type":"string","default":""},"protectionDomain":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":0},"sslEnabled":{"type":"boolean"},"storageMode":{"type":"string","default":"ThinProvisioned"},"storagePool":{"type":"string"},"system":{"type":"string","default":""},"volumeName":{"type":"string"}}}"#,
-            &[
-                <crate::api::core::v1::LocalObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(117)
     }
 }

@@ -265,10 +265,6 @@ impl From<SELinuxOptions> for SELinuxOptionsApply {
 
 impl ::kubeforge_runtime::schema::Validate for SELinuxOptions {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"level":{"type":"string"},"role":{"type":"string"},"type":{"type":"string"},"user":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(116)
     }
 }

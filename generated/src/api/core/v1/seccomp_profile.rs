@@ -222,10 +222,6 @@ impl From<SeccompProfile> for SeccompProfileApply {
 
 impl ::kubeforge_runtime::schema::Validate for SeccompProfile {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["type"],"properties":{"localhostProfile":{"type":"string"},"type":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(118)
     }
 }

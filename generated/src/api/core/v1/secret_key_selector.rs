@@ -244,10 +244,6 @@ impl From<SecretKeySelector> for SecretKeySelectorApply {
 
 impl ::kubeforge_runtime::schema::Validate for SecretKeySelector {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["key"],"properties":{"key":{"type":"string","default":""},"name":{"type":"string","default":""},"optional":{"type":"boolean"}},"mapType":"atomic"}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(120)
     }
 }

@@ -292,12 +292,6 @@ impl From<SecretVolumeSource> for SecretVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for SecretVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"defaultMode":{"type":"integer","format":"int32"},"items":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"optional":{"type":"boolean"},"secretName":{"type":"string"}}}"#,
-            &[
-                <crate::api::core::v1::KeyToPath as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(122)
     }
 }

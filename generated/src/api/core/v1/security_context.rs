@@ -559,16 +559,6 @@ impl From<SecurityContext> for SecurityContextApply {
 
 impl ::kubeforge_runtime::schema::Validate for SecurityContext {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"allowPrivilegeEscalation":{"type":"boolean"},"appArmorProfile":{"$ref":0},"capabilities":{"$ref":1},"privileged":{"type":"boolean"},"procMount":{"type":"string"},"readOnlyRootFilesystem":{"type":"boolean"},"runAsGroup":{"type":"integer","format":"int64"},"runAsNonRoot":{"type":"boolean"},"runAsUser":{"type":"integer","format":"int64"},"seLinuxOptions":{"$ref":2},"seccompProfile":{"$ref":3},"windowsOptions":{"$ref":4}}}"#,
-            &[
-                <crate::api::core::v1::AppArmorProfile as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::Capabilities as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::SELinuxOptions as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::SeccompProfile as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::WindowsSecurityContextOptions as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(123)
     }
 }

@@ -252,10 +252,6 @@ impl From<ServiceAccountTokenProjection> for ServiceAccountTokenProjectionApply 
 
 impl ::kubeforge_runtime::schema::Validate for ServiceAccountTokenProjection {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["path"],"properties":{"audience":{"type":"string"},"expirationSeconds":{"type":"integer","format":"int64"},"path":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(124)
     }
 }

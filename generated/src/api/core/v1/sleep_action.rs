@@ -183,10 +183,6 @@ impl From<SleepAction> for SleepActionApply {
 
 impl ::kubeforge_runtime::schema::Validate for SleepAction {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["seconds"],"properties":{"seconds":{"type":"integer","format":"int64","default":0}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(125)
     }
 }

@@ -310,12 +310,6 @@ impl From<StorageOSVolumeSource> for StorageOSVolumeSourceApply {
 
 impl ::kubeforge_runtime::schema::Validate for StorageOSVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"fsType":{"type":"string"},"readOnly":{"type":"boolean"},"secretRef":{"$ref":0},"volumeName":{"type":"string"},"volumeNamespace":{"type":"string"}}}"#,
-            &[
-                <crate::api::core::v1::LocalObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(126)
     }
 }

@@ -211,10 +211,6 @@ impl From<Sysctl> for SysctlApply {
 
 impl ::kubeforge_runtime::schema::Validate for Sysctl {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name","value"],"properties":{"name":{"type":"string","default":""},"value":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(127)
     }
 }

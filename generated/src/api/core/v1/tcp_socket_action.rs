@@ -220,10 +220,6 @@ impl From<TCPSocketAction> for TCPSocketActionApply {
 
 impl ::kubeforge_runtime::schema::Validate for TCPSocketAction {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["port"],"properties":{"host":{"type":"string"},"port":{"allOf":[{"intOrString":true}]}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(128)
     }
 }

@@ -462,12 +462,6 @@ impl From<TopologySpreadConstraint> for TopologySpreadConstraintApply {
 
 impl ::kubeforge_runtime::schema::Validate for TopologySpreadConstraint {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["maxSkew","topologyKey","whenUnsatisfiable"],"properties":{"labelSelector":{"$ref":0},"matchLabelKeys":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"maxSkew":{"type":"integer","format":"int32","default":0},"minDomains":{"type":"integer","format":"int32"},"nodeAffinityPolicy":{"type":"string"},"nodeTaintsPolicy":{"type":"string"},"topologyKey":{"type":"string","default":""},"whenUnsatisfiable":{"type":"string","default":""}}}"#,
-            &[
-                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::LabelSelector as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(130)
     }
 }

@@ -245,10 +245,6 @@ impl From<TypedLocalObjectReference> for TypedLocalObjectReferenceApply {
 
 impl ::kubeforge_runtime::schema::Validate for TypedLocalObjectReference {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["kind","name"],"properties":{"apiGroup":{"type":"string"},"kind":{"type":"string","default":""},"name":{"type":"string","default":""}},"mapType":"atomic"}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(131)
     }
 }

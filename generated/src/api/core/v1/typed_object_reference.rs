@@ -277,10 +277,6 @@ impl From<TypedObjectReference> for TypedObjectReferenceApply {
 
 impl ::kubeforge_runtime::schema::Validate for TypedObjectReference {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["kind","name"],"properties":{"apiGroup":{"type":"string"},"kind":{"type":"string","default":""},"name":{"type":"string","default":""},"namespace":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(132)
     }
 }

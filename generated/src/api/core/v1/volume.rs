@@ -1305,41 +1305,6 @@ impl From<Volume> for VolumeApply {
 
 impl ::kubeforge_runtime::schema::Validate for Volume {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name"],"properties":{"awsElasticBlockStore":{"$ref":0},"azureDisk":{"$ref":1},"azureFile":{"$ref":2},"cephfs":{"$ref":3},"cinder":{"$ref":4},"configMap":{"$ref":5},"csi":{"$ref":6},"downwardAPI":{"$ref":7},"emptyDir":{"$ref":8},"ephemeral":{"$ref":9},"fc":{"$ref":10},"flexVolume":{"$ref":11},"flocker":{"$ref":12},"gcePersistentDisk":{"$ref":13},"gitRepo":{"$ref":14},"glusterfs":{"$ref":15},"hostPath":{"$ref":16},"image":{"$ref":17},"iscsi":{"$ref":18},"name":{"type":"string","default":""},"nfs":{"$ref":19},"persistentVolumeClaim":{"$ref":20},"photonPersistentDisk":{"$ref":21},"portworxVolume":{"$ref":22},"projected":{"$ref":23},"quobyte":{"$ref":24},"rbd":{"$ref":25},"scaleIO":{"$ref":26},"secret":{"$ref":27},"storageos":{"$ref":28},"vsphereVolume":{"$ref":29}}}"#,
-            &[
-                <crate::api::core::v1::AWSElasticBlockStoreVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::AzureDiskVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::AzureFileVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::CephFSVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::CinderVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ConfigMapVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::CSIVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::DownwardAPIVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::EmptyDirVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::EphemeralVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::FCVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::FlexVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::FlockerVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::GCEPersistentDiskVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::GitRepoVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::GlusterfsVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::HostPathVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ImageVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ISCSIVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::NFSVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PersistentVolumeClaimVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PhotonPersistentDiskVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PortworxVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ProjectedVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::QuobyteVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::RBDVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ScaleIOVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::SecretVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::StorageOSVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::VsphereVirtualDiskVolumeSource as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(133)
     }
 }

@@ -218,10 +218,6 @@ impl From<VolumeDevice> for VolumeDeviceApply {
 
 impl ::kubeforge_runtime::schema::Validate for VolumeDevice {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name","devicePath"],"properties":{"devicePath":{"type":"string","default":""},"name":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(134)
     }
 }

@@ -398,10 +398,6 @@ impl From<VolumeMount> for VolumeMountApply {
 
 impl ::kubeforge_runtime::schema::Validate for VolumeMount {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name","mountPath"],"properties":{"mountPath":{"type":"string","default":""},"mountPropagation":{"type":"string"},"name":{"type":"string","default":""},"readOnly":{"type":"boolean"},"recursiveReadOnly":{"type":"string"},"subPath":{"type":"string"},"subPathExpr":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(135)
     }
 }

@@ -294,10 +294,6 @@ impl From<VolumeMountStatus> for VolumeMountStatusApply {
 
 impl ::kubeforge_runtime::schema::Validate for VolumeMountStatus {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name","mountPath"],"properties":{"mountPath":{"type":"string","default":""},"name":{"type":"string","default":""},"readOnly":{"type":"boolean"},"recursiveReadOnly":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(136)
     }
 }

@@ -382,17 +382,6 @@ impl From<VolumeProjection> for VolumeProjectionApply {
 
 impl ::kubeforge_runtime::schema::Validate for VolumeProjection {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"clusterTrustBundle":{"$ref":0},"configMap":{"$ref":1},"downwardAPI":{"$ref":2},"podCertificate":{"$ref":3},"secret":{"$ref":4},"serviceAccountToken":{"$ref":5}}}"#,
-            &[
-                <crate::api::core::v1::ClusterTrustBundleProjection as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ConfigMapProjection as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::DownwardAPIProjection as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::PodCertificateProjection as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::SecretProjection as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::core::v1::ServiceAccountTokenProjection as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(137)
     }
 }

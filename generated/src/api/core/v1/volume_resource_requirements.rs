@@ -293,10 +293,6 @@ impl From<VolumeResourceRequirements> for VolumeResourceRequirementsApply {
 
 impl ::kubeforge_runtime::schema::Validate for VolumeResourceRequirements {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"limits":{"type":"object","additionalProperties":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]}},"requests":{"type":"object","additionalProperties":{"allOf":[{"anyOf":[{"type":"string"},{"type":"number"}]}]}}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(138)
     }
 }

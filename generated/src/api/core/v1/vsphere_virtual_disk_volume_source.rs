@@ -293,10 +293,6 @@ impl From<VsphereVirtualDiskVolumeSource> for VsphereVirtualDiskVolumeSourceAppl
 
 impl ::kubeforge_runtime::schema::Validate for VsphereVirtualDiskVolumeSource {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["volumePath"],"properties":{"fsType":{"type":"string"},"storagePolicyID":{"type":"string"},"storagePolicyName":{"type":"string"},"volumePath":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(139)
     }
 }

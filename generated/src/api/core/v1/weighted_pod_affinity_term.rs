@@ -222,12 +222,6 @@ impl From<WeightedPodAffinityTerm> for WeightedPodAffinityTermApply {
 
 impl ::kubeforge_runtime::schema::Validate for WeightedPodAffinityTerm {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["weight","podAffinityTerm"],"properties":{"podAffinityTerm":{"$ref":0,"default":{}},"weight":{"type":"integer","format":"int32","default":0}}}"#,
-            &[
-                <crate::api::core::v1::PodAffinityTerm as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(140)
     }
 }

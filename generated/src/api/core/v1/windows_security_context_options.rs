@@ -286,10 +286,6 @@ impl From<WindowsSecurityContextOptions> for WindowsSecurityContextOptionsApply 
 
 impl ::kubeforge_runtime::schema::Validate for WindowsSecurityContextOptions {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"gmsaCredentialSpec":{"type":"string"},"gmsaCredentialSpecName":{"type":"string"},"hostProcess":{"type":"boolean"},"runAsUserName":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(141)
     }
 }

@@ -255,10 +255,6 @@ impl From<WorkloadReference> for WorkloadReferenceApply {
 
 impl ::kubeforge_runtime::schema::Validate for WorkloadReference {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name","podGroup"],"properties":{"name":{"type":"string","default":""},"podGroup":{"type":"string","default":""},"podGroupReplicaKey":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(142)
     }
 }

@@ -183,10 +183,6 @@ impl From<ImageLookupPolicy> for ImageLookupPolicyApply {
 
 impl ::kubeforge_runtime::schema::Validate for ImageLookupPolicy {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["local"],"properties":{"local":{"type":"boolean","default":false}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(0)
     }
 }

@@ -365,15 +365,7 @@ impl From<ImageStream> for ImageStreamApply {
 
 impl ::kubeforge_runtime::schema::Validate for ImageStream {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":0,"default":{}},"spec":{"$ref":1,"default":{}},"status":{"$ref":2,"default":{}}}}"#,
-            &[
-                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::openshift::image::v1::ImageStreamSpec as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::openshift::image::v1::ImageStreamStatus as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(1)
     }
 }
 

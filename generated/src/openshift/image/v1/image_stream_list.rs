@@ -212,13 +212,6 @@ impl From<ImageStreamListBuilder> for ImageStreamList {
 
 impl ::kubeforge_runtime::schema::Validate for ImageStreamList {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["items"],"properties":{"apiVersion":{"type":"string"},"items":{"type":"array","items":{"$ref":0,"default":{}}},"kind":{"type":"string"},"metadata":{"$ref":1,"default":{}}}}"#,
-            &[
-                <crate::openshift::image::v1::ImageStream as ::kubeforge_runtime::schema::Validate>::schema,
-                <::kubeforge_meta::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(2)
     }
 }

@@ -276,13 +276,6 @@ impl From<ImageStreamSpec> for ImageStreamSpecApply {
 
 impl ::kubeforge_runtime::schema::Validate for ImageStreamSpec {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"dockerImageRepository":{"type":"string"},"lookupPolicy":{"$ref":0,"default":{}},"tags":{"type":"array","items":{"$ref":1,"default":{}},"patchStrategy":["merge"],"patchMergeKey":"name"}}}"#,
-            &[
-                <crate::openshift::image::v1::ImageLookupPolicy as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::openshift::image::v1::TagReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(3)
     }
 }

@@ -281,12 +281,6 @@ impl From<ImageStreamStatus> for ImageStreamStatusApply {
 
 impl ::kubeforge_runtime::schema::Validate for ImageStreamStatus {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"dockerImageRepository":{"type":"string","default":""},"publicDockerImageRepository":{"type":"string"},"tags":{"type":"array","items":{"$ref":0,"default":{}},"patchStrategy":["merge"],"patchMergeKey":"tag"}}}"#,
-            &[
-                <crate::openshift::image::v1::NamedTagEventList as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(4)
     }
 }

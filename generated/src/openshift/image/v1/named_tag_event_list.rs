@@ -297,13 +297,6 @@ impl From<NamedTagEventList> for NamedTagEventListApply {
 
 impl ::kubeforge_runtime::schema::Validate for NamedTagEventList {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["tag","items"],"properties":{"conditions":{"type":"array","items":{"$ref":0,"default":{}}},"items":{"type":"array","items":{"$ref":1,"default":{}}},"tag":{"type":"string","default":""}}}"#,
-            &[
-                <crate::openshift::image::v1::TagEventCondition as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::openshift::image::v1::TagEvent as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(5)
     }
 }

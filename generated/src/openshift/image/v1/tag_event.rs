@@ -293,10 +293,6 @@ impl From<TagEvent> for TagEventApply {
 
 impl ::kubeforge_runtime::schema::Validate for TagEvent {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["created","dockerImageReference","image","generation"],"properties":{"created":{"allOf":[{"type":"string","format":"date-time"}]},"dockerImageReference":{"type":"string","default":""},"generation":{"type":"integer","format":"int64","default":0},"image":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(6)
     }
 }

@@ -363,10 +363,6 @@ impl From<TagEventCondition> for TagEventConditionApply {
 
 impl ::kubeforge_runtime::schema::Validate for TagEventCondition {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["type","status","generation"],"properties":{"generation":{"type":"integer","format":"int64","default":0},"lastTransitionTime":{"allOf":[{"type":"string","format":"date-time"}]},"message":{"type":"string"},"reason":{"type":"string"},"status":{"type":"string","default":""},"type":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(7)
     }
 }

@@ -236,10 +236,6 @@ impl From<TagImportPolicy> for TagImportPolicyApply {
 
 impl ::kubeforge_runtime::schema::Validate for TagImportPolicy {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"importMode":{"type":"string"},"insecure":{"type":"boolean"},"scheduled":{"type":"boolean"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(8)
     }
 }

@@ -414,14 +414,6 @@ impl From<TagReference> for TagReferenceApply {
 
 impl ::kubeforge_runtime::schema::Validate for TagReference {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["name"],"properties":{"annotations":{"type":"object","additionalProperties":{"type":"string","default":""}},"from":{"$ref":0},"generation":{"type":"integer","format":"int64"},"importPolicy":{"$ref":1,"default":{}},"name":{"type":"string","default":""},"reference":{"type":"boolean"},"referencePolicy":{"$ref":2,"default":{}}}}"#,
-            &[
-                <crate::api::core::v1::ObjectReference as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::openshift::image::v1::TagImportPolicy as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::openshift::image::v1::TagReferencePolicy as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(9)
     }
 }

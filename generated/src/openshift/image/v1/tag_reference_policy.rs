@@ -183,10 +183,6 @@ impl From<TagReferencePolicy> for TagReferencePolicyApply {
 
 impl ::kubeforge_runtime::schema::Validate for TagReferencePolicy {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["type"],"properties":{"type":{"type":"string","default":""}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(10)
     }
 }

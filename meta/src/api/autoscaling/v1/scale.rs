@@ -256,14 +256,6 @@ impl From<ScaleBuilder> for Scale {
 
 impl ::kubeforge_runtime::schema::Validate for Scale {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"$ref":0,"default":{}},"spec":{"$ref":1,"default":{}},"status":{"$ref":2,"default":{}}}}"#,
-            &[
-                <crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::autoscaling::v1::ScaleSpec as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::api::autoscaling::v1::ScaleStatus as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(0)
     }
 }

@@ -162,10 +162,6 @@ impl From<ScaleSpecBuilder> for ScaleSpec {
 
 impl ::kubeforge_runtime::schema::Validate for ScaleSpec {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"replicas":{"type":"integer","format":"int32","default":0}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(1)
     }
 }

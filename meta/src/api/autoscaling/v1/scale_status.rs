@@ -190,10 +190,6 @@ impl From<ScaleStatusBuilder> for ScaleStatus {
 
 impl ::kubeforge_runtime::schema::Validate for ScaleStatus {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["replicas"],"properties":{"replicas":{"type":"integer","format":"int32","default":0},"selector":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(2)
     }
 }

@@ -376,12 +376,6 @@ impl From<DeleteOptionsBuilder> for DeleteOptions {
 
 impl ::kubeforge_runtime::schema::Validate for DeleteOptions {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"dryRun":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"},"gracePeriodSeconds":{"type":"integer","format":"int64"},"ignoreStoreReadErrorWithClusterBreakingPotential":{"type":"boolean"},"kind":{"type":"string"},"orphanDependents":{"type":"boolean"},"preconditions":{"$ref":0},"propagationPolicy":{"type":"string"}}}"#,
-            &[
-                <crate::apimachinery::pkg::apis::meta::v1::Preconditions as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(4)
     }
 }

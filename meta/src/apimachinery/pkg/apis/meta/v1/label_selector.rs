@@ -233,12 +233,6 @@ impl From<LabelSelectorBuilder> for LabelSelector {
 
 impl ::kubeforge_runtime::schema::Validate for LabelSelector {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"matchExpressions":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"matchLabels":{"type":"object","additionalProperties":{"type":"string","default":""}}},"mapType":"atomic"}"#,
-            &[
-                <crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(6)
     }
 }

@@ -225,10 +225,6 @@ impl From<LabelSelectorRequirementBuilder> for LabelSelectorRequirement {
 
 impl ::kubeforge_runtime::schema::Validate for LabelSelectorRequirement {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["key","operator"],"properties":{"key":{"type":"string","default":""},"operator":{"type":"string","default":""},"values":{"type":"array","items":{"type":"string","default":""},"listType":"atomic"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(7)
     }
 }

@@ -266,12 +266,6 @@ impl From<ListMetaBuilder> for ListMeta {
 
 impl ::kubeforge_runtime::schema::Validate for ListMeta {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"continue":{"type":"string"},"remainingItemCount":{"type":"integer","format":"int64"},"resourceVersion":{"type":"string"},"selfLink":{"type":"string"},"shardInfo":{"$ref":0}}}"#,
-            &[
-                <crate::apimachinery::pkg::apis::meta::v1::ShardInfo as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(8)
     }
 }

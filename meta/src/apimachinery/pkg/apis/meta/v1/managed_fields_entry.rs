@@ -304,10 +304,6 @@ impl From<ManagedFieldsEntryBuilder> for ManagedFieldsEntry {
 
 impl ::kubeforge_runtime::schema::Validate for ManagedFieldsEntry {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"fieldsType":{"type":"string"},"fieldsV1":{"allOf":[{"type":"object"}]},"manager":{"type":"string"},"operation":{"type":"string"},"subresource":{"type":"string"},"time":{"allOf":[{"type":"string","format":"date-time"}]}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(9)
     }
 }

@@ -604,13 +604,6 @@ impl From<ObjectMetaBuilder> for ObjectMeta {
 
 impl ::kubeforge_runtime::schema::Validate for ObjectMeta {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"annotations":{"type":"object","additionalProperties":{"type":"string","default":""}},"creationTimestamp":{"allOf":[{"type":"string","format":"date-time"}]},"deletionGracePeriodSeconds":{"type":"integer","format":"int64"},"deletionTimestamp":{"allOf":[{"type":"string","format":"date-time"}]},"finalizers":{"type":"array","items":{"type":"string","default":""},"listType":"set","patchStrategy":["merge"]},"generateName":{"type":"string"},"generation":{"type":"integer","format":"int64"},"labels":{"type":"object","additionalProperties":{"type":"string","default":""}},"managedFields":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"name":{"type":"string"},"namespace":{"type":"string"},"ownerReferences":{"type":"array","items":{"$ref":1,"default":{}},"listType":"map","listMapKeys":["uid"],"patchStrategy":["merge"],"patchMergeKey":"uid"},"resourceVersion":{"type":"string"},"selfLink":{"type":"string"},"uid":{"type":"string"}}}"#,
-            &[
-                <crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::apimachinery::pkg::apis::meta::v1::OwnerReference as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(11)
     }
 }

@@ -300,10 +300,6 @@ impl From<OwnerReferenceBuilder> for OwnerReference {
 
 impl ::kubeforge_runtime::schema::Validate for OwnerReference {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["apiVersion","kind","name","uid"],"properties":{"apiVersion":{"type":"string","default":""},"blockOwnerDeletion":{"type":"boolean"},"controller":{"type":"boolean"},"kind":{"type":"string","default":""},"name":{"type":"string","default":""},"uid":{"type":"string","default":""}},"mapType":"atomic"}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(12)
     }
 }

@@ -189,10 +189,6 @@ impl From<PreconditionsBuilder> for Preconditions {
 
 impl ::kubeforge_runtime::schema::Validate for Preconditions {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"resourceVersion":{"type":"string"},"uid":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(14)
     }
 }

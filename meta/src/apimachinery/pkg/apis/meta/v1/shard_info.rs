@@ -129,10 +129,6 @@ impl From<ShardInfoBuilder> for ShardInfo {
 
 impl ::kubeforge_runtime::schema::Validate for ShardInfo {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","required":["selector"],"properties":{"selector":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(15)
     }
 }

@@ -325,13 +325,6 @@ impl From<StatusBuilder> for Status {
 
 impl ::kubeforge_runtime::schema::Validate for Status {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"apiVersion":{"type":"string"},"code":{"type":"integer","format":"int32"},"details":{"$ref":0},"kind":{"type":"string"},"message":{"type":"string"},"metadata":{"$ref":1,"default":{}},"reason":{"type":"string"},"status":{"type":"string"}}}"#,
-            &[
-                <crate::apimachinery::pkg::apis::meta::v1::StatusDetails as ::kubeforge_runtime::schema::Validate>::schema,
-                <crate::apimachinery::pkg::apis::meta::v1::ListMeta as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(16)
     }
 }

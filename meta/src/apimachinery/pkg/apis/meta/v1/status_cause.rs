@@ -206,10 +206,6 @@ impl From<StatusCauseBuilder> for StatusCause {
 
 impl ::kubeforge_runtime::schema::Validate for StatusCause {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"},"reason":{"type":"string"}}}"#,
-            &[],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(17)
     }
 }

@@ -300,12 +300,6 @@ impl From<StatusDetailsBuilder> for StatusDetails {
 
 impl ::kubeforge_runtime::schema::Validate for StatusDetails {
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
-        static SCHEMA: ::kubeforge_runtime::schema::StaticSchema = ::kubeforge_runtime::schema::StaticSchema::new(
-            r#"{"type":"object","properties":{"causes":{"type":"array","items":{"$ref":0,"default":{}},"listType":"atomic"},"group":{"type":"string"},"kind":{"type":"string"},"name":{"type":"string"},"retryAfterSeconds":{"type":"integer","format":"int32"},"uid":{"type":"string"}}}"#,
-            &[
-                <crate::apimachinery::pkg::apis::meta::v1::StatusCause as ::kubeforge_runtime::schema::Validate>::schema,
-            ],
-        );
-        &SCHEMA
+        crate::__SCHEMAS.get(18)
     }
 }

@@ -1,0 +1,594 @@
+//! A route table written as data and built at first use: [`RouteTable`], and the
+//! [`TableWriter`] the generator writes it with.
+//!
+//! A generated crate's `routes::ROUTES` was a `static` array of `RouteInfo` literals; rustc
+//! evaluated and borrow-checked its one initializer of 1,123 entries (Kubernetes 1.36) in
+//! every clean build, 0.6 s of it. Written as one string of records instead, the table costs
+//! the build one string literal, and a process that reads it pays about a millisecond, once.
+//!
+//! # The format
+//!
+//! Records are separated by `\n`, a record's fields by `\t`; the first field is the record's
+//! tag. A field is text in which `\\`, `\t`, `\n` and `\c` stand for a backslash, a tab, a
+//! newline and a comma; a list is its items joined by `,`. Numbers are decimal; a flag is
+//! `0` or `1`; an absent optional value is the empty field.
+//!
+//! | tag | fields |
+//! |---|---|
+//! | `q` | a query parameter: name, JSON type, required, description |
+//! | `r` | a resource: group, version, kind, plural, subresource, scope (`N`amespaced or `C`luster) |
+//! | `b` | a request body: Rust type, required, content types (list) |
+//! | `s` | a response: status, Rust type, description |
+//! | `R` | a route: operation id, method, path, action, resource (index of its `r`), path parameters (list), query parameters (list of `q` indexes), body (index of its `b`), responses (list of `s` indexes), deprecated, description |
+//!
+//! An index counts the records of its tag from 0. `q`, `r`, `b` and `s` records come
+//! before the routes that name them; each distinct one is written once.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::OnceLock;
+
+use http::Method;
+
+use super::{Action, BodyInfo, QueryParamInfo, ResourceInfo, ResponseInfo, RouteInfo};
+use crate::Scope;
+
+/// A route table built from its data the first time it is read, then a slice of
+/// [`RouteInfo`] for the rest of the process: `&ROUTES` coerces to `&[RouteInfo]`,
+/// `ROUTES[i]`, `ROUTES.iter()`, `ROUTES.len()` and `for route in &ROUTES` work as on a
+/// slice.
+///
+/// Meant for a `static`: the entries and their nested lists are allocated once and live as
+/// long as the process (a table that is dropped leaves them behind).
+pub struct RouteTable {
+    data: &'static str,
+    routes: OnceLock<&'static [RouteInfo]>,
+}
+
+impl RouteTable {
+    /// The table of `data`, written by [`TableWriter`]; read at first use.
+    #[must_use]
+    pub const fn new(data: &'static str) -> Self {
+        RouteTable {
+            data,
+            routes: OnceLock::new(),
+        }
+    }
+
+    /// The entries, built from the data on the first call.
+    #[must_use]
+    pub fn routes(&self) -> &'static [RouteInfo] {
+        self.routes.get_or_init(|| decode(self.data))
+    }
+}
+
+impl Deref for RouteTable {
+    type Target = [RouteInfo];
+
+    fn deref(&self) -> &[RouteInfo] {
+        self.routes()
+    }
+}
+
+impl<'a> IntoIterator for &'a RouteTable {
+    type Item = &'a RouteInfo;
+    type IntoIter = std::slice::Iter<'a, RouteInfo>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.routes().iter()
+    }
+}
+
+impl fmt::Debug for RouteTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.routes()).finish()
+    }
+}
+
+/// The records read so far, and the lists already built (a list is built once however
+/// many routes name it).
+#[derive(Default)]
+struct Decoder {
+    params: Vec<QueryParamInfo>,
+    resources: Vec<ResourceInfo>,
+    bodies: Vec<BodyInfo>,
+    responses: Vec<ResponseInfo>,
+    names: HashMap<&'static str, &'static [&'static str]>,
+    queries: HashMap<&'static str, &'static [QueryParamInfo]>,
+    response_lists: HashMap<&'static str, &'static [ResponseInfo]>,
+}
+
+/// The entries of `data`. Data the generator did not write gives what can be read of it: a
+/// field that does not parse is empty (`false`, `None`, `""`, `GET`), an index out of range
+/// names nothing, and every `R` record still gives one entry, so that `Route as usize`
+/// indexes the table.
+fn decode(data: &'static str) -> &'static [RouteInfo] {
+    let mut decoder = Decoder::default();
+    let mut routes = Vec::new();
+    for record in data.split('\n') {
+        let mut fields = record.split('\t');
+        let tag = fields.next().unwrap_or_default();
+        let mut next = move || fields.next().unwrap_or_default();
+        match tag {
+            "q" => {
+                let param = QueryParamInfo {
+                    name: unescape(next()),
+                    ty: unescape(next()),
+                    required: next() == "1",
+                    description: unescape(next()),
+                };
+                decoder.params.push(param);
+            }
+            "r" => {
+                let resource = ResourceInfo {
+                    group: unescape(next()),
+                    version: unescape(next()),
+                    kind: unescape(next()),
+                    plural: unescape(next()),
+                    subresource: optional(next()),
+                    scope: if next() == "C" {
+                        Scope::Cluster
+                    } else {
+                        Scope::Namespaced
+                    },
+                };
+                decoder.resources.push(resource);
+            }
+            "b" => {
+                let body = BodyInfo {
+                    ty: unescape(next()),
+                    required: next() == "1",
+                    content_types: decoder.names(next()),
+                };
+                decoder.bodies.push(body);
+            }
+            "s" => {
+                let response = ResponseInfo {
+                    status: next().parse().unwrap_or_default(),
+                    ty: optional(next()),
+                    description: unescape(next()),
+                };
+                decoder.responses.push(response);
+            }
+            "R" => {
+                let route = RouteInfo {
+                    operation_id: unescape(next()),
+                    method: Method::from_bytes(next().as_bytes()).unwrap_or_default(),
+                    path: unescape(next()),
+                    action: action(unescape(next())),
+                    resource: index(next()).and_then(|i| decoder.resources.get(i).copied()),
+                    path_params: decoder.names(next()),
+                    query: decoder.query(next()),
+                    body: index(next()).and_then(|i| decoder.bodies.get(i).copied()),
+                    responses: decoder.response_list(next()),
+                    deprecated: next() == "1",
+                    description: unescape(next()),
+                };
+                routes.push(route);
+            }
+            _ => {}
+        }
+    }
+    Box::leak(routes.into_boxed_slice())
+}
+
+impl Decoder {
+    /// The list of names `list`.
+    fn names(&mut self, list: &'static str) -> &'static [&'static str] {
+        if list.is_empty() {
+            return &[];
+        }
+        self.names
+            .entry(list)
+            .or_insert_with(|| Box::leak(list.split(',').map(unescape).collect()))
+    }
+
+    /// The query parameters of the `q` indexes `list`.
+    fn query(&mut self, list: &'static str) -> &'static [QueryParamInfo] {
+        if list.is_empty() {
+            return &[];
+        }
+        let params = &self.params;
+        self.queries.entry(list).or_insert_with(|| {
+            Box::leak(
+                indexes(list)
+                    .filter_map(|i| params.get(i).copied())
+                    .collect(),
+            )
+        })
+    }
+
+    /// The responses of the `s` indexes `list`.
+    fn response_list(&mut self, list: &'static str) -> &'static [ResponseInfo] {
+        if list.is_empty() {
+            return &[];
+        }
+        let responses = &self.responses;
+        self.response_lists.entry(list).or_insert_with(|| {
+            Box::leak(
+                indexes(list)
+                    .filter_map(|i| responses.get(i).copied())
+                    .collect(),
+            )
+        })
+    }
+}
+
+fn index(field: &str) -> Option<usize> {
+    field.parse().ok()
+}
+
+fn indexes(list: &str) -> impl Iterator<Item = usize> + '_ {
+    list.split(',').filter_map(index)
+}
+
+/// The text of a field: the data itself when it has no escape (all but a few fields).
+pub(crate) fn unescape(field: &'static str) -> &'static str {
+    if !field.contains('\\') {
+        return field;
+    }
+    let mut out = String::with_capacity(field.len());
+    let mut chars = field.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('c') => out.push(','),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    Box::leak(out.into_boxed_str())
+}
+
+fn optional(field: &'static str) -> Option<&'static str> {
+    (!field.is_empty()).then(|| unescape(field))
+}
+
+fn action(name: &'static str) -> Action {
+    match name {
+        "get" => Action::Get,
+        "list" => Action::List,
+        "watch" => Action::Watch,
+        "create" => Action::Create,
+        "replace" => Action::Replace,
+        "patch" => Action::Patch,
+        "delete" => Action::Delete,
+        "deletecollection" => Action::DeleteCollection,
+        "connect" => Action::Connect,
+        other => Action::Other(other),
+    }
+}
+
+/// Writes a route table's data for [`RouteTable::new`]: each distinct query parameter,
+/// resource, body and response once, then the routes in table order.
+#[derive(Default)]
+pub struct TableWriter {
+    shared: String,
+    routes: String,
+    params: HashMap<String, usize>,
+    resources: HashMap<String, usize>,
+    bodies: HashMap<String, usize>,
+    responses: HashMap<String, usize>,
+}
+
+/// A query parameter, for [`TableWriter::route`].
+#[derive(Clone, Copy, Debug)]
+pub struct QueryParamData<'a> {
+    /// The name on the wire.
+    pub name: &'a str,
+    /// The JSON type.
+    pub ty: &'a str,
+    /// What it does.
+    pub description: &'a str,
+    /// Whether the operation requires it.
+    pub required: bool,
+}
+
+/// A resource, for [`TableWriter::route`].
+#[derive(Clone, Copy, Debug)]
+pub struct ResourceData<'a> {
+    /// The API group.
+    pub group: &'a str,
+    /// The version.
+    pub version: &'a str,
+    /// The kind.
+    pub kind: &'a str,
+    /// The plural.
+    pub plural: &'a str,
+    /// The subresource.
+    pub subresource: Option<&'a str>,
+    /// The scope.
+    pub scope: Scope,
+}
+
+/// A request body, for [`TableWriter::route`].
+#[derive(Clone, Copy, Debug)]
+pub struct BodyData<'a> {
+    /// The Rust type.
+    pub ty: &'a str,
+    /// The content types.
+    pub content_types: &'a [&'a str],
+    /// Whether a body is required.
+    pub required: bool,
+}
+
+/// A response, for [`TableWriter::route`].
+#[derive(Clone, Copy, Debug)]
+pub struct ResponseData<'a> {
+    /// The status code.
+    pub status: u16,
+    /// The description.
+    pub description: &'a str,
+    /// The Rust type of the body.
+    pub ty: Option<&'a str>,
+}
+
+/// A route, for [`TableWriter::route`]: the fields of a [`RouteInfo`], borrowed.
+#[derive(Clone, Debug)]
+pub struct RouteData<'a> {
+    /// The `operationId`.
+    pub operation_id: &'a str,
+    /// The HTTP method, e.g. `"GET"`.
+    pub method: &'a str,
+    /// The path template.
+    pub path: &'a str,
+    /// The action as [`Action::as_str`] spells it.
+    pub action: &'a str,
+    /// The resource.
+    pub resource: Option<ResourceData<'a>>,
+    /// The path parameters, in template order.
+    pub path_params: Vec<&'a str>,
+    /// The query parameters.
+    pub query: Vec<QueryParamData<'a>>,
+    /// The request body.
+    pub body: Option<BodyData<'a>>,
+    /// The responses.
+    pub responses: Vec<ResponseData<'a>>,
+    /// Whether the operation is deprecated.
+    pub deprecated: bool,
+    /// What the operation does.
+    pub description: &'a str,
+}
+
+impl TableWriter {
+    /// An empty table.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `route` as the table's next entry.
+    pub fn route(&mut self, route: &RouteData<'_>) {
+        let resource = route.resource.map(|r| {
+            let fields = [
+                field(r.group),
+                field(r.version),
+                field(r.kind),
+                field(r.plural),
+                r.subresource.map(field).unwrap_or_default(),
+                match r.scope {
+                    Scope::Namespaced => "N".to_owned(),
+                    Scope::Cluster => "C".to_owned(),
+                },
+            ];
+            self.shared("r", &fields).to_string()
+        });
+        let query: Vec<String> = route
+            .query
+            .iter()
+            .map(|q| {
+                let fields = [
+                    field(q.name),
+                    field(q.ty),
+                    flag(q.required),
+                    field(q.description),
+                ];
+                self.shared("q", &fields).to_string()
+            })
+            .collect();
+        let body = route.body.map(|b| {
+            let types: Vec<String> = b.content_types.iter().map(|t| escape(t)).collect();
+            let fields = [field(b.ty), flag(b.required), types.join(",")];
+            self.shared("b", &fields).to_string()
+        });
+        let responses: Vec<String> = route
+            .responses
+            .iter()
+            .map(|r| {
+                let fields = [
+                    r.status.to_string(),
+                    r.ty.map(field).unwrap_or_default(),
+                    field(r.description),
+                ];
+                self.shared("s", &fields).to_string()
+            })
+            .collect();
+        let path_params: Vec<String> = route.path_params.iter().map(|p| escape(p)).collect();
+        let fields = [
+            "R".to_owned(),
+            field(route.operation_id),
+            field(route.method),
+            field(route.path),
+            field(route.action),
+            resource.unwrap_or_default(),
+            path_params.join(","),
+            query.join(","),
+            body.unwrap_or_default(),
+            responses.join(","),
+            flag(route.deprecated),
+            field(route.description),
+        ];
+        self.routes.push_str(&fields.join("\t"));
+        self.routes.push('\n');
+    }
+
+    /// The index of the `tag` record of `fields`, written if new.
+    fn shared(&mut self, tag: &str, fields: &[String]) -> usize {
+        let record = format!("{tag}\t{}", fields.join("\t"));
+        let map = match tag {
+            "q" => &mut self.params,
+            "r" => &mut self.resources,
+            "b" => &mut self.bodies,
+            _ => &mut self.responses,
+        };
+        let next = map.len();
+        *map.entry(record.clone()).or_insert_with(|| {
+            self.shared.push_str(&record);
+            self.shared.push('\n');
+            next
+        })
+    }
+
+    /// The data: the records, one a line.
+    #[must_use]
+    pub fn finish(self) -> String {
+        let mut data = self.shared;
+        data.push_str(&self.routes);
+        data
+    }
+}
+
+fn flag(value: bool) -> String {
+    if value { "1" } else { "0" }.to_owned()
+}
+
+/// `text` as an item of a list of a table's data (a route table's, a schema table's):
+/// `\`, tab, newline and comma escaped.
+#[must_use]
+pub fn escape(text: &str) -> String {
+    escape_with(text, true)
+}
+
+/// `text` as a field that is no list's item: `\`, tab and newline escaped.
+fn field(text: &str) -> String {
+    escape_with(text, false)
+}
+
+fn escape_with(text: &str, comma: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            ',' if comma => out.push_str("\\c"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leak(data: String) -> &'static str {
+        Box::leak(data.into_boxed_str())
+    }
+
+    #[test]
+    fn a_written_table_reads_back_as_written() {
+        let list = QueryParamData {
+            name: "limit",
+            ty: "integer",
+            description: "At most, this many.\tTabbed\nand \\ slashed",
+            required: false,
+        };
+        let pods = ResourceData {
+            group: "",
+            version: "v1",
+            kind: "Pod",
+            plural: "pods",
+            subresource: None,
+            scope: Scope::Namespaced,
+        };
+        let ok = ResponseData {
+            status: 200,
+            description: "OK",
+            ty: Some("api::core::v1::PodList"),
+        };
+        let mut writer = TableWriter::new();
+        writer.route(&RouteData {
+            operation_id: "listCoreV1NamespacedPod",
+            method: "GET",
+            path: "/api/v1/namespaces/{namespace}/pods",
+            action: "list",
+            resource: Some(pods),
+            path_params: vec!["namespace"],
+            query: vec![list],
+            body: None,
+            responses: vec![ok],
+            deprecated: false,
+            description: "List pods, in a namespace.",
+        });
+        writer.route(&RouteData {
+            operation_id: "connectCoreV1GetNamespacedPodProxy",
+            method: "PATCH",
+            path: "/api/v1/namespaces/{namespace}/pods/{name}/proxy",
+            action: "proxy",
+            resource: Some(ResourceData {
+                subresource: Some("proxy"),
+                scope: Scope::Cluster,
+                ..pods
+            }),
+            path_params: vec!["name", "namespace"],
+            query: vec![list, list],
+            body: Some(BodyData {
+                ty: "Patch",
+                content_types: &["application/json-patch+json", "a,b"],
+                required: true,
+            }),
+            responses: vec![ok, ResponseData { ty: None, ..ok }],
+            deprecated: true,
+            description: "",
+        });
+        let table = RouteTable::new(leak(writer.finish()));
+        assert_eq!(table.len(), 2);
+        let first = &table[0];
+        assert_eq!(first.operation_id, "listCoreV1NamespacedPod");
+        assert_eq!(first.method, Method::GET);
+        assert_eq!(first.action, Action::List);
+        assert_eq!(first.resource.map(|r| r.kind), Some("Pod"));
+        assert_eq!(first.resource.and_then(|r| r.subresource), None);
+        assert_eq!(first.path_params, ["namespace"]);
+        assert_eq!(
+            first.query[0].description,
+            "At most, this many.\tTabbed\nand \\ slashed"
+        );
+        assert_eq!(first.responses[0].ty, Some("api::core::v1::PodList"));
+        assert_eq!(first.description, "List pods, in a namespace.");
+        let second = &table[1];
+        assert_eq!(second.method, Method::PATCH);
+        assert_eq!(second.action, Action::Other("proxy"));
+        let resource = second.resource.unwrap();
+        assert_eq!(
+            (resource.subresource, resource.scope),
+            (Some("proxy"), Scope::Cluster)
+        );
+        assert_eq!(second.path_params, ["name", "namespace"]);
+        assert_eq!(second.query.len(), 2);
+        let body = second.body.unwrap();
+        assert_eq!(body.content_types, ["application/json-patch+json", "a,b"]);
+        assert!(body.required && second.deprecated);
+        assert_eq!(second.responses[1].ty, None);
+        assert_eq!(second.description, "");
+        assert_eq!((&table).into_iter().count(), 2);
+    }
+
+    #[test]
+    fn data_it_did_not_write_gives_an_entry_per_route_and_never_panics() {
+        let table = RouteTable::new("R\tx\tNOT A METHOD\t/p\tlist\t7\t\t3,x\t9\t\t1\nzzz\nR");
+        assert_eq!(table.len(), 2);
+        assert_eq!(table[0].method, Method::GET);
+        assert_eq!(table[0].resource, None);
+        assert!(table[0].query.is_empty());
+        assert!(table[0].deprecated);
+        assert_eq!(table[1].operation_id, "");
+    }
+}
