@@ -37,6 +37,17 @@ pub fn generate(name: &str, config: &Config) -> PathBuf {
     dir
 }
 
+/// The configuration of the full Kubernetes 1.36 crate the scale and protobuf tests share
+/// (`scale-kubernetes-swagger`): `swagger.json` with its `.proto` files (under `corpus`),
+/// one cargo feature per group. Both tests generate the same text, so the crate is written
+/// and built once for both.
+pub fn kubernetes_swagger_config(corpus: &Path) -> Config {
+    Config::new()
+        .input(corpus.join("kubernetes/swagger.json"))
+        .proto(corpus.join("kubernetes/proto"))
+        .features(true)
+}
+
 /// Runs `cargo <args>` in `dir` with warnings denied, and panics with its output on failure.
 pub fn cargo(dir: &Path, args: &[&str]) -> String {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());

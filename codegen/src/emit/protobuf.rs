@@ -204,7 +204,7 @@ fn argument(field: &Field, encoding: Encoding) -> String {
     let member = &field.rust_name;
     match encoding {
         Encoding::Required | Encoding::Repeated { optional: false } => format!("&self.{member}"),
-        Encoding::Value | Encoding::Pointer | Encoding::NonZero => {
+        Encoding::Pointer | Encoding::NonZero => {
             format!("self.{member}.as_ref()")
         }
         Encoding::Repeated { optional: true } => {
@@ -220,7 +220,6 @@ fn argument(field: &Field, encoding: Encoding) -> String {
 fn helper(encoding: Encoding) -> &'static str {
     match encoding {
         Encoding::Required => "required",
-        Encoding::Value => "value",
         Encoding::Pointer | Encoding::NonZero => "optional",
         Encoding::Repeated { .. } => "repeated",
         Encoding::Map { .. } => "map",
@@ -232,7 +231,6 @@ fn helper(encoding: Encoding) -> &'static str {
 fn merge_helper(encoding: Encoding) -> &'static str {
     match encoding {
         Encoding::Required => "merge_required",
-        Encoding::Value => "merge_value",
         Encoding::Pointer => "merge_optional",
         Encoding::NonZero => "merge_nonzero",
         Encoding::Repeated { optional: false } => "merge_repeated",
