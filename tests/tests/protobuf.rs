@@ -15,7 +15,11 @@ use std::fs;
 
 use kubeforge_meta::api::autoscaling::v1::{Scale, ScaleSpec};
 use kubeforge_meta::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kubeforge_runtime::protobuf::{Message, decode_object, encode_object};
+use kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status;
+use kubeforge_runtime::WatchEvent;
+use kubeforge_runtime::protobuf::{
+    Message, WatchFrames, decode_object, encode_envelope, encode_object, encode_watch_frame,
+};
 use kubeforge_tests::scale::{cargo, generate, kubernetes_swagger_config};
 use kubeforge_tests::sorted_files;
 use kubeforge_tests::{claims, corpus};
@@ -279,11 +283,106 @@ fn every_one_byte_change_decodes_or_errs_and_round_trips() {
     );
 }
 
+/// The watch stream's protobuf frames decode as their bytes arrive, one byte at a time:
+/// objects, a bookmark, an error `Status`; a corrupt object names its offset in the stream.
+#[test]
+fn watch_frames_decode_as_they_arrive() {
+    let scale = |replicas| Scale {
+        metadata: Some(ObjectMeta {
+            name: Some("web".into()),
+            ..ObjectMeta::default()
+        }),
+        spec: Some(ScaleSpec {
+            replicas: Some(replicas),
+            ..ScaleSpec::default()
+        }),
+        ..Scale::default()
+    };
+    let bookmark = ObjectMeta {
+        resource_version: Some("12".into()),
+        annotations: Some([("k8s.io/initial-events-end".to_owned(), "true".to_owned())].into()),
+        ..ObjectMeta::default()
+    };
+    let mut bookmark_raw = Vec::new();
+    bookmark_raw.push(0x0a);
+    let meta = bookmark.encode_to_vec();
+    bookmark_raw.push(u8::try_from(meta.len()).expect("short"));
+    bookmark_raw.extend(meta);
+    let status = Status {
+        code: Some(410),
+        reason: Some("Expired".into()),
+        ..Status::default()
+    };
+    let mut stream = Vec::new();
+    stream.extend(encode_watch_frame("ADDED", &encode_object(&scale(1))));
+    stream.extend(encode_watch_frame("MODIFIED", &encode_object(&scale(0))));
+    stream.extend(encode_watch_frame(
+        "BOOKMARK",
+        &encode_envelope("autoscaling/v1", "Scale", &bookmark_raw),
+    ));
+    stream.extend(encode_watch_frame(
+        "ERROR",
+        &encode_envelope("v1", "Status", &status.encode_to_vec()),
+    ));
+    let mut frames = WatchFrames::new();
+    let mut events: Vec<WatchEvent<Scale, Status>> = Vec::new();
+    for byte in &stream {
+        frames.push(&[*byte]);
+        while let Some(event) = frames.next_event::<Scale, Status>() {
+            events.push(event.expect("decodes"));
+        }
+    }
+    assert!(!frames.is_partial());
+    let mut added = scale(1);
+    added.api_version = kubeforge_runtime::ApiVersion::present();
+    added.kind = kubeforge_runtime::Kind::present();
+    let mut modified = scale(0);
+    modified.api_version = added.api_version;
+    modified.kind = added.kind;
+    assert_eq!(events.len(), 4);
+    assert_eq!(events[0], WatchEvent::Added(added));
+    assert_eq!(
+        events[1],
+        WatchEvent::Modified(modified),
+        "replicas 0 stays set"
+    );
+    let WatchEvent::Bookmark(mark) = &events[2] else {
+        panic!("{:?}", events[2]);
+    };
+    assert_eq!(mark.resource_version, "12");
+    assert_eq!(mark.annotations["k8s.io/initial-events-end"], "true");
+    assert_eq!(mark.kind.as_deref(), Some("Scale"));
+    assert_eq!(events[3], WatchEvent::Error(status));
+
+    // An object whose envelope names another kind, after a good frame.
+    let good = encode_watch_frame("ADDED", &encode_object(&scale(1)));
+    let bad = encode_watch_frame("ADDED", &encode_envelope("v1", "Pod", &[]));
+    let mut frames = WatchFrames::new();
+    frames.push(&good);
+    frames.push(&bad);
+    assert!(
+        frames
+            .next_event::<Scale, Status>()
+            .expect("a frame")
+            .is_ok()
+    );
+    let e = frames
+        .next_event::<Scale, Status>()
+        .expect("a frame")
+        .expect_err("a Pod is no Scale");
+    assert!(e.offset() > good.len(), "{e}");
+    assert_eq!(e.path(), "object", "{e}");
+}
+
 /// The program the test runs over the fixtures (`ARMS` becomes the dispatch table).
 const PROGRAM: &str = r#"//! Written by kubeforge's protobuf test: each fixture's .pb decodes to its .json decoded,
 //! and encodes back to the same bytes.
 use kubeforge_runtime::TypeMeta;
-use kubeforge_runtime::protobuf::{Message, decode_object, encode_object};
+use kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status;
+use kubeforge_runtime::WatchEvent;
+use kubeforge_runtime::protobuf::{
+    Message, WatchFrames, decode_object, encode_envelope, encode_object, encode_watch_frame,
+};
 use serde::de::DeserializeOwned;
 
 fn check<T: DeserializeOwned + serde::Serialize + Message + TypeMeta + PartialEq>(

@@ -26,6 +26,7 @@ mod envelope;
 mod error;
 mod input;
 mod scalars;
+mod watch;
 
 use std::collections::BTreeMap;
 
@@ -35,6 +36,7 @@ pub use envelope::{
 pub use error::DecodeError;
 pub use input::Input;
 pub use prost::encoding::WireType;
+pub use watch::{WatchFrames, encode_watch_frame};
 
 use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len};
 
