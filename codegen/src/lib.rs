@@ -795,6 +795,19 @@ impl Config {
         )?;
         api.releases = releases;
         if !self.proto.is_empty() || self.builtin_protobuf {
+            // The wire helpers read and write maps as `BTreeMap`s (Go's key order).
+            if self.options.map_type != emit::Options::default().map_type {
+                return Err(Diagnostic::new(
+                    ErrorKind::Protobuf,
+                    &Origin::root(Path::new("<config>")),
+                    format!(
+                        "expected the default map type with `.proto` inputs, but it is `{}`",
+                        self.options.map_type
+                    ),
+                )
+                .with_hint("leave `map_type` (`--map-type`) out, or the `.proto` inputs")
+                .into());
+            }
             let mut protos = load::proto::ProtoSet::default();
             for dir in &self.proto {
                 protos.extend(load::proto::load_dir(dir)?);

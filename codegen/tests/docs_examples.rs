@@ -41,6 +41,8 @@ const FIXTURES: &[(&str, &str)] = &[
         "../old-crds/gateway-api-HTTPRoute-v1.2.1.yaml",
     ),
     ("httproute.yaml", "crds/gateway-api-HTTPRoute.yaml"),
+    // Kubernetes' .proto files, by import path (the guide's "Protobuf").
+    ("proto", "kubernetes/proto"),
 ];
 
 fn workspace() -> PathBuf {

@@ -55,4 +55,5 @@ pages! {
     Benchmarks = "contributing/benchmarks.md";
     Mutants = "contributing/mutants.md";
     Releases = "guide/releases.md";
+    Protobuf = "guide/protobuf.md";
 }

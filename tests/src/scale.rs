@@ -39,6 +39,17 @@ pub fn generate(name: &str, config: &Config) -> PathBuf {
     dir
 }
 
+/// The configuration of the full Kubernetes 1.36 crate the scale and protobuf tests share
+/// (`scale-kubernetes-swagger`): `swagger.json` with its `.proto` files (under `corpus`),
+/// one cargo feature per group. Both tests generate the same text, so the crate is written
+/// and built once for both.
+pub fn kubernetes_swagger_config(corpus: &Path) -> Config {
+    Config::new()
+        .input(corpus.join("kubernetes/swagger.json"))
+        .proto(corpus.join("kubernetes/proto"))
+        .features(true)
+}
+
 /// The `RUSTFLAGS` of every crate built in [`dir_target`]: warnings denied. One value for all,
 /// since artifacts built with other flags are not shared.
 pub const RUSTFLAGS: &str = "-D warnings";

@@ -156,10 +156,13 @@ fn every_crd_builds() {
 /// generated for the purpose: deserialize, serialize, compare as JSON values.
 #[test]
 fn kubernetes_swagger_builds_and_round_trips_every_fixture() {
-    let Some(corpus) = corpus("scale: Kubernetes 1.36 swagger.json", &[SWAGGER, TESTDATA]) else {
+    let Some(corpus) = corpus(
+        "scale: Kubernetes 1.36 swagger.json",
+        &[SWAGGER, TESTDATA, "kubernetes/proto"],
+    ) else {
         return;
     };
-    let config = Config::new().input(corpus.join(SWAGGER)).features(true);
+    let config = kubeforge_tests::scale::kubernetes_swagger_config(&corpus);
     let api = config
         .model()
         .unwrap_or_else(|e| panic!("swagger.json does not model:\n{e}"));

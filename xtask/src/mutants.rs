@@ -652,6 +652,31 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "            return Link::Table(self, i + 1);",
         tests: &["kubeforge-runtime:lib:a_table_resolves_its_own_and_foreign_references"],
     },
+    // Kubernetes' protobuf encoding.
+    Mutant {
+        name: "protobuf-wrong-field-number",
+        breaks: "a map entry's value is field 2 of the entry, as protoc numbers it",
+        file: "runtime/src/protobuf/mod.rs",
+        find: "            (2, wire) => merge_into(&mut value, wire, &mut entry).map_err(|e| e.key(&key))?,",
+        replace: "            (3, wire) => merge_into(&mut value, wire, &mut entry).map_err(|e| e.key(&key))?,",
+        tests: &["kubeforge-tests:protobuf:the_scale_fixture_reads_and_writes_as_go_does"],
+    },
+    Mutant {
+        name: "protobuf-unknown-fields-dropped",
+        breaks: "a protobuf field the type does not know is kept and written back",
+        file: "runtime/src/protobuf/mod.rs",
+        find: "    extra.push_protobuf_unknown(&bytes);",
+        replace: "    let _ = bytes;",
+        tests: &["kubeforge-tests:protobuf:unknown_fields_survive_a_read_modify_write"],
+    },
+    Mutant {
+        name: "protobuf-zero-is-unset",
+        breaks: "an optional protobuf field set to zero reads back set (`replicas: 0` stays 0)",
+        file: "runtime/src/protobuf/mod.rs",
+        find: "    merge_into(slot.get_or_insert_with(T::zero), wire, input).map_err(|e| e.field(name))",
+        replace: "    merge_value(slot, wire, input, name)",
+        tests: &["kubeforge-tests:protobuf:zero_is_not_unset"],
+    },
 ];
 
 /// The goldens, relative to the workspace root.

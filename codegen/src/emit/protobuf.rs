@@ -12,6 +12,10 @@ use crate::model::{Field, FieldRole, TypeDef};
 /// The cargo feature that gates the impls.
 pub(crate) const FEATURE: &str = "protobuf";
 
+/// The number of fields past which a function may pass clippy's 100 lines (a merge arm takes
+/// up to six).
+const LONG: usize = 90;
+
 /// What the three bodies are written for: the message itself, or an embedded struct.
 struct Body<'a> {
     items: &'a [Item],
@@ -165,8 +169,8 @@ fn zero(code: &mut Code, context: &Context<'_>, fields: &[Field], message: &Mess
         code.close("}");
         return;
     }
-    let mut required = std::collections::BTreeSet::new();
-    required_fields(&message.fields, &mut required);
+    let mut encodings = std::collections::BTreeMap::new();
+    field_encodings(&message.fields, &mut encodings);
     code.open("Self {");
     for (index, field) in fields.iter().enumerate() {
         let member = &field.rust_name;
@@ -175,10 +179,11 @@ fn zero(code: &mut Code, context: &Context<'_>, fields: &[Field], message: &Mess
             FieldRole::Kind => format!("{runtime}::Kind::absent()"),
             FieldRole::Extra => format!("{runtime}::ExtraFields::new()"),
             FieldRole::Plain if !field.required => "None".to_owned(),
-            FieldRole::Plain if required.contains(&index) => {
-                format!("{runtime}::protobuf::Field::zero()")
-            }
-            FieldRole::Plain => "::core::default::Default::default()".to_owned(),
+            FieldRole::Plain => match encodings.get(&index) {
+                Some(Encoding::Repeated { .. }) => "::std::vec::Vec::new()".to_owned(),
+                Some(Encoding::Map { .. }) => format!("{}::new()", context.map),
+                _ => format!("{runtime}::protobuf::Field::zero()"),
+            },
         };
         code.line(&format!("{member}: {value},"));
     }
@@ -186,15 +191,14 @@ fn zero(code: &mut Code, context: &Context<'_>, fields: &[Field], message: &Mess
     code.close("}");
 }
 
-/// The fields whose encoding is `Required` and single (their zero is the runtime's).
-fn required_fields(items: &[Item], out: &mut std::collections::BTreeSet<usize>) {
+/// Each field's encoding, by field index.
+fn field_encodings(items: &[Item], out: &mut std::collections::BTreeMap<usize, Encoding>) {
     for item in items {
         match item {
-            Item::Field(codec) if codec.encoding == Encoding::Required => {
-                out.insert(codec.field);
+            Item::Field(codec) => {
+                out.insert(codec.field, codec.encoding);
             }
-            Item::Field(_) => {}
-            Item::Embedded { fields, .. } => required_fields(fields, out),
+            Item::Embedded { fields, .. } => field_encodings(fields, out),
         }
     }
 }
@@ -204,7 +208,7 @@ fn argument(field: &Field, encoding: Encoding) -> String {
     let member = &field.rust_name;
     match encoding {
         Encoding::Required | Encoding::Repeated { optional: false } => format!("&self.{member}"),
-        Encoding::Value | Encoding::Pointer | Encoding::NonZero => {
+        Encoding::Pointer | Encoding::NonZero => {
             format!("self.{member}.as_ref()")
         }
         Encoding::Repeated { optional: true } => {
@@ -220,7 +224,6 @@ fn argument(field: &Field, encoding: Encoding) -> String {
 fn helper(encoding: Encoding) -> &'static str {
     match encoding {
         Encoding::Required => "required",
-        Encoding::Value => "value",
         Encoding::Pointer | Encoding::NonZero => "optional",
         Encoding::Repeated { .. } => "repeated",
         Encoding::Map { .. } => "map",
@@ -232,7 +235,6 @@ fn helper(encoding: Encoding) -> &'static str {
 fn merge_helper(encoding: Encoding) -> &'static str {
     match encoding {
         Encoding::Required => "merge_required",
-        Encoding::Value => "merge_value",
         Encoding::Pointer => "merge_optional",
         Encoding::NonZero => "merge_nonzero",
         Encoding::Repeated { optional: false } => "merge_repeated",
@@ -253,6 +255,9 @@ fn encoded_len(
     signature: &str,
 ) {
     let runtime = &context.runtime;
+    if body.items.len() > LONG {
+        code.line("#[allow(clippy::too_many_lines)]");
+    }
     code.open(signature);
     if body.items.is_empty() && body.unknown.is_none() {
         code.line("0");
@@ -313,6 +318,9 @@ fn encode_raw(
         code.line(&format!("{name}(&self, _: &mut Vec<u8>) {{}}"));
         return;
     }
+    if body.items.len() > LONG {
+        code.line("#[allow(clippy::too_many_lines)]");
+    }
     code.open(&format!("{name}(&self, buf: &mut Vec<u8>) {{"));
     code.line(&format!("use {runtime}::protobuf as pb;"));
     for item in body.items {
@@ -357,6 +365,9 @@ fn merge_field(
     let runtime = &context.runtime;
     let wire = format!("wire: {runtime}::protobuf::WireType");
     let input = format!("input: &mut {runtime}::protobuf::Input<'_>");
+    if body.items.len() > LONG / 4 {
+        code.line("#[allow(clippy::too_many_lines)]");
+    }
     code.list(
         head,
         &["&mut self", "number: u32", &wire, &input],

@@ -10,12 +10,17 @@
 //! only the message has is kept as unknown bytes when decoding, a field only the schema has
 //! is not written.
 //!
-//! How each field is written follows Go (`go-to-protobuf`): a scalar that is a Go value is
-//! always written, `None` as its zero, and its zero reads back as `None` (as JSON's
-//! `omitempty` leaves it out); a message (a pointer or a struct) is written when set; `Time`,
-//! bytes and raw JSON are written when set and read back as `None` when zero (Go's zero time
-//! and nil bytes are what JSON leaves out). The `.proto` files do not say which scalars are
-//! Go pointers: a pointer set to zero reads back as unset.
+//! How each field is written follows Go (`go-to-protobuf`) where the `.proto` files tell:
+//! a required field is always written; an optional one is written when set and reads back
+//! as set, zero or not (`replicas: 0` stays 0); `Time`, bytes and raw JSON read back as unset
+//! when zero (Go's zero time and nil bytes are what JSON leaves out). The files do not say
+//! which optional scalars are Go values (always written, zero included) and which are
+//! pointers (written when set): every one is taken as a pointer, the choice that never
+//! changes what Go reads. Writing a value field's zero could set a pointer Go defaults
+//! (`replicas`, `automountServiceAccountToken`), and reading a zero as unset could drop an
+//! explicit `0` or `false`; as taken, an unset value field is left out where Go writes its
+//! zero (Go reads the same zero), and a zero Go wrote reads as set (`Some("")`) where JSON
+//! leaves it out.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -78,9 +83,6 @@ pub struct FieldCodec {
 pub enum Encoding {
     /// A required field (`T`): always written, read into.
     Required,
-    /// A Go value scalar (`Option<T>`): always written, `None` as the zero; the zero reads as
-    /// `None`.
-    Value,
     /// A Go pointer or struct (`Option<T>`): written when set; present reads as `Some`.
     Pointer,
     /// `Time`, bytes, raw JSON (`Option<T>`): written when set; the zero reads as `None`.
@@ -251,7 +253,7 @@ fn single(
         | (Shape::I32 | Shape::I64 | Shape::Integer, ProtoType::Scalar("int32" | "int64"))
         | (Shape::U32 | Shape::U64, ProtoType::Scalar("uint32" | "uint64"))
         | (Shape::Runtime(RuntimeType::Number), ProtoType::Scalar("double")) => {
-            Some(Encoding::Value)
+            Some(Encoding::Pointer)
         }
         (Shape::Runtime(RuntimeType::ByteString), ProtoType::Scalar("bytes")) => {
             Some(Encoding::NonZero)

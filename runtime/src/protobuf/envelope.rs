@@ -22,6 +22,8 @@ pub struct Envelope<'a> {
     pub kind: String,
     /// The object's message.
     pub raw: &'a [u8],
+    /// Where `raw` starts in the body (for the offsets of errors).
+    pub raw_offset: usize,
     /// `contentEncoding` (empty: none).
     pub content_encoding: String,
     /// `contentType` (empty: protobuf).
@@ -57,7 +59,11 @@ pub fn decode_envelope(body: &[u8]) -> Result<Envelope<'_>, DecodeError> {
                     }
                 }
             }
-            (2, WireType::LengthDelimited) => envelope.raw = input.delimited()?.bytes(),
+            (2, WireType::LengthDelimited) => {
+                let mut raw = input.delimited()?;
+                envelope.raw_offset = raw.offset();
+                envelope.raw = raw.bytes();
+            }
             (3, wire) => merge_into(&mut envelope.content_encoding, wire, &mut input)
                 .map_err(|e| e.field("contentEncoding"))?,
             (4, wire) => merge_into(&mut envelope.content_type, wire, &mut input)
@@ -135,9 +141,8 @@ pub fn decode_object<T: Message + TypeMeta>(body: &[u8]) -> Result<T, DecodeErro
             ),
         ));
     }
-    let offset = envelope.raw.as_ptr() as usize - body.as_ptr() as usize;
     let mut value = T::zero();
-    let mut input = Input::with_offset(envelope.raw, offset);
+    let mut input = Input::with_offset(envelope.raw, envelope.raw_offset);
     super::merge_message(&mut value, &mut input)?;
     value.set_type_meta();
     Ok(value)

@@ -50,6 +50,14 @@ impl DecodeError {
         self
     }
 
+    /// The error with its offset moved by `by` bytes: for bytes decoded on their own that
+    /// sit inside a larger buffer (a watch event's object).
+    #[must_use]
+    pub fn shifted(mut self, by: usize) -> Self {
+        self.offset += by;
+        self
+    }
+
     /// The byte offset where the bytes went wrong.
     pub fn offset(&self) -> usize {
         self.offset

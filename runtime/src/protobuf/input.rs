@@ -127,7 +127,7 @@ impl<'a> Input<'a> {
                 offset,
                 format!(
                     "expected a length of at most the {} bytes left, but it is {len}",
-                    self.rest.len() - prost::encoding::encoded_len_varint(len).min(self.rest.len())
+                    self.rest.len()
                 ),
             )),
         }

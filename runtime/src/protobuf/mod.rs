@@ -8,11 +8,12 @@
 //! protobuf crates share.
 //!
 //! Go's conventions, as `go-to-protobuf` writes them:
-//! - a value field is always written, zero or not, and JSON leaves its zero out
-//!   (`omitempty`): [`encode_value`] writes `None` as the zero value, [`merge_value`] reads
-//!   a zero back as `None`;
-//! - a pointer or message field is written when set ([`encode_optional`],
-//!   [`merge_optional`]);
+//! - a required field is always written ([`encode_required`]); an optional one when set,
+//!   and it reads back as set, zero or not ([`encode_optional`], [`merge_optional`]): the
+//!   `.proto` files do not say which scalars are Go pointers, and this is the choice that
+//!   never changes what Go reads (see the generator's `model/protobuf.rs`);
+//! - `Time`, bytes and raw JSON read back as `None` when zero ([`merge_nonzero`]), as JSON
+//!   leaves Go's zero time and nil bytes out;
 //! - `Time` and `MicroTime` are `{seconds, nanos}`, Go's zero time the empty message;
 //!   `Quantity` is `{string}`, `IntOrString` `{type, intVal, strVal}`, `RawExtension`,
 //!   `FieldsV1` and `JSON` `{raw}` with the JSON text;
@@ -25,6 +26,7 @@ mod envelope;
 mod error;
 mod input;
 mod scalars;
+mod watch;
 
 use std::collections::BTreeMap;
 
@@ -34,6 +36,7 @@ pub use envelope::{
 pub use error::DecodeError;
 pub use input::Input;
 pub use prost::encoding::WireType;
+pub use watch::{WatchFrames, encode_watch_frame};
 
 use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len};
 
@@ -234,27 +237,8 @@ pub fn merge_required<T: Field>(
     merge_into(value, wire, input).map_err(|e| e.field(name))
 }
 
-/// Length of a value field (see [`encode_value`]).
-pub fn len_value<T: Field>(number: u32, value: Option<&T>) -> usize {
-    match value {
-        Some(value) => field_len(number, value),
-        None => field_len(number, &T::zero()),
-    }
-}
-
-/// Writes a Go value field: always, `None` as the zero value.
-pub fn encode_value<T: Field>(number: u32, value: Option<&T>, buf: &mut Vec<u8>) {
-    match value {
-        Some(value) => encode_field(number, value, buf),
-        None => encode_field(number, &T::zero(), buf),
-    }
-}
-
-/// Reads a Go value field: its zero reads as `None`, as JSON leaves it out.
-///
-/// # Errors
-/// See [`merge_into`]; the error names the field `name`.
-pub fn merge_value<T: Field>(
+/// Reads a field whose zero JSON leaves out: the zero reads as `None`.
+fn merge_value<T: Field>(
     slot: &mut Option<T>,
     wire: WireType,
     input: &mut Input<'_>,

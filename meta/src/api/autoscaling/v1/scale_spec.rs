@@ -105,13 +105,13 @@ impl ::kubeforge_runtime::protobuf::Message for ScaleSpec {
 
     fn encoded_len(&self) -> usize {
         use ::kubeforge_runtime::protobuf as pb;
-        let len = pb::len_value(1, self.replicas.as_ref());
+        let len = pb::len_optional(1, self.replicas.as_ref());
         len + pb::len_unknown(&self.unknown_fields)
     }
 
     fn encode_raw(&self, buf: &mut Vec<u8>) {
         use ::kubeforge_runtime::protobuf as pb;
-        pb::encode_value(1, self.replicas.as_ref(), buf);
+        pb::encode_optional(1, self.replicas.as_ref(), buf);
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
@@ -123,7 +123,7 @@ impl ::kubeforge_runtime::protobuf::Message for ScaleSpec {
     ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
         use ::kubeforge_runtime::protobuf as pb;
         match number {
-            1 => pb::merge_value(&mut self.replicas, wire, input, "replicas"),
+            1 => pb::merge_optional(&mut self.replicas, wire, input, "replicas"),
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }
     }

@@ -117,14 +117,14 @@ impl ::kubeforge_runtime::protobuf::Message for ScaleStatus {
     fn encoded_len(&self) -> usize {
         use ::kubeforge_runtime::protobuf as pb;
         let mut len = pb::len_required(1, &self.replicas);
-        len += pb::len_value(2, self.selector.as_ref());
+        len += pb::len_optional(2, self.selector.as_ref());
         len + pb::len_unknown(&self.unknown_fields)
     }
 
     fn encode_raw(&self, buf: &mut Vec<u8>) {
         use ::kubeforge_runtime::protobuf as pb;
         pb::encode_required(1, &self.replicas, buf);
-        pb::encode_value(2, self.selector.as_ref(), buf);
+        pb::encode_optional(2, self.selector.as_ref(), buf);
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
@@ -137,7 +137,7 @@ impl ::kubeforge_runtime::protobuf::Message for ScaleStatus {
         use ::kubeforge_runtime::protobuf as pb;
         match number {
             1 => pb::merge_required(&mut self.replicas, wire, input, "replicas"),
-            2 => pb::merge_value(&mut self.selector, wire, input, "selector"),
+            2 => pb::merge_optional(&mut self.selector, wire, input, "selector"),
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }
     }

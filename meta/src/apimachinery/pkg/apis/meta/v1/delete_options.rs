@@ -232,12 +232,12 @@ impl ::kubeforge_runtime::protobuf::Message for DeleteOptions {
 
     fn encoded_len(&self) -> usize {
         use ::kubeforge_runtime::protobuf as pb;
-        let mut len = pb::len_value(1, self.grace_period_seconds.as_ref());
+        let mut len = pb::len_optional(1, self.grace_period_seconds.as_ref());
         len += pb::len_optional(2, self.preconditions.as_ref());
-        len += pb::len_value(3, self.orphan_dependents.as_ref());
-        len += pb::len_value(4, self.propagation_policy.as_ref());
+        len += pb::len_optional(3, self.orphan_dependents.as_ref());
+        len += pb::len_optional(4, self.propagation_policy.as_ref());
         len += pb::len_repeated(5, self.dry_run.as_deref().unwrap_or_default());
-        len += pb::len_value(
+        len += pb::len_optional(
             6,
             self.ignore_store_read_error_with_cluster_breaking_potential.as_ref(),
         );
@@ -246,12 +246,12 @@ impl ::kubeforge_runtime::protobuf::Message for DeleteOptions {
 
     fn encode_raw(&self, buf: &mut Vec<u8>) {
         use ::kubeforge_runtime::protobuf as pb;
-        pb::encode_value(1, self.grace_period_seconds.as_ref(), buf);
+        pb::encode_optional(1, self.grace_period_seconds.as_ref(), buf);
         pb::encode_optional(2, self.preconditions.as_ref(), buf);
-        pb::encode_value(3, self.orphan_dependents.as_ref(), buf);
-        pb::encode_value(4, self.propagation_policy.as_ref(), buf);
+        pb::encode_optional(3, self.orphan_dependents.as_ref(), buf);
+        pb::encode_optional(4, self.propagation_policy.as_ref(), buf);
         pb::encode_repeated(5, self.dry_run.as_deref().unwrap_or_default(), buf);
-        pb::encode_value(
+        pb::encode_optional(
             6,
             self.ignore_store_read_error_with_cluster_breaking_potential.as_ref(),
             buf,
@@ -267,13 +267,20 @@ impl ::kubeforge_runtime::protobuf::Message for DeleteOptions {
     ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
         use ::kubeforge_runtime::protobuf as pb;
         match number {
-            1 => pb::merge_value(&mut self.grace_period_seconds, wire, input, "gracePeriodSeconds"),
+            1 => {
+                pb::merge_optional(
+                    &mut self.grace_period_seconds,
+                    wire,
+                    input,
+                    "gracePeriodSeconds",
+                )
+            }
             2 => pb::merge_optional(&mut self.preconditions, wire, input, "preconditions"),
-            3 => pb::merge_value(&mut self.orphan_dependents, wire, input, "orphanDependents"),
-            4 => pb::merge_value(&mut self.propagation_policy, wire, input, "propagationPolicy"),
+            3 => pb::merge_optional(&mut self.orphan_dependents, wire, input, "orphanDependents"),
+            4 => pb::merge_optional(&mut self.propagation_policy, wire, input, "propagationPolicy"),
             5 => pb::merge_repeated_optional(&mut self.dry_run, wire, input, "dryRun"),
             6 => {
-                pb::merge_value(
+                pb::merge_optional(
                     &mut self.ignore_store_read_error_with_cluster_breaking_potential,
                     wire,
                     input,

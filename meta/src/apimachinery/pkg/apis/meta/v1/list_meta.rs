@@ -173,19 +173,21 @@ impl ::kubeforge_runtime::protobuf::Message for ListMeta {
 
     fn encoded_len(&self) -> usize {
         use ::kubeforge_runtime::protobuf as pb;
-        let mut len = pb::len_value(1, self.self_link.as_ref());
-        len += pb::len_value(2, self.resource_version.as_ref());
-        len += pb::len_value(3, self.continue_.as_ref());
-        len += pb::len_value(4, self.remaining_item_count.as_ref());
+        let mut len = pb::len_optional(1, self.self_link.as_ref());
+        len += pb::len_optional(2, self.resource_version.as_ref());
+        len += pb::len_optional(3, self.continue_.as_ref());
+        len += pb::len_optional(4, self.remaining_item_count.as_ref());
+        len += pb::len_optional(5, self.shard_info.as_ref());
         len + pb::len_unknown(&self.unknown_fields)
     }
 
     fn encode_raw(&self, buf: &mut Vec<u8>) {
         use ::kubeforge_runtime::protobuf as pb;
-        pb::encode_value(1, self.self_link.as_ref(), buf);
-        pb::encode_value(2, self.resource_version.as_ref(), buf);
-        pb::encode_value(3, self.continue_.as_ref(), buf);
-        pb::encode_value(4, self.remaining_item_count.as_ref(), buf);
+        pb::encode_optional(1, self.self_link.as_ref(), buf);
+        pb::encode_optional(2, self.resource_version.as_ref(), buf);
+        pb::encode_optional(3, self.continue_.as_ref(), buf);
+        pb::encode_optional(4, self.remaining_item_count.as_ref(), buf);
+        pb::encode_optional(5, self.shard_info.as_ref(), buf);
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
@@ -197,10 +199,18 @@ impl ::kubeforge_runtime::protobuf::Message for ListMeta {
     ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
         use ::kubeforge_runtime::protobuf as pb;
         match number {
-            1 => pb::merge_value(&mut self.self_link, wire, input, "selfLink"),
-            2 => pb::merge_value(&mut self.resource_version, wire, input, "resourceVersion"),
-            3 => pb::merge_value(&mut self.continue_, wire, input, "continue"),
-            4 => pb::merge_value(&mut self.remaining_item_count, wire, input, "remainingItemCount"),
+            1 => pb::merge_optional(&mut self.self_link, wire, input, "selfLink"),
+            2 => pb::merge_optional(&mut self.resource_version, wire, input, "resourceVersion"),
+            3 => pb::merge_optional(&mut self.continue_, wire, input, "continue"),
+            4 => {
+                pb::merge_optional(
+                    &mut self.remaining_item_count,
+                    wire,
+                    input,
+                    "remainingItemCount",
+                )
+            }
+            5 => pb::merge_optional(&mut self.shard_info, wire, input, "shardInfo"),
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }
     }

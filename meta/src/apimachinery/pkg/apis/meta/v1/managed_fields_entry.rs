@@ -187,25 +187,25 @@ impl ::kubeforge_runtime::protobuf::Message for ManagedFieldsEntry {
 
     fn encoded_len(&self) -> usize {
         use ::kubeforge_runtime::protobuf as pb;
-        let mut len = pb::len_value(1, self.manager.as_ref());
-        len += pb::len_value(2, self.operation.as_ref());
-        len += pb::len_value(3, self.api_version.as_ref());
+        let mut len = pb::len_optional(1, self.manager.as_ref());
+        len += pb::len_optional(2, self.operation.as_ref());
+        len += pb::len_optional(3, self.api_version.as_ref());
         len += pb::len_optional(4, self.time.as_ref());
-        len += pb::len_value(6, self.fields_type.as_ref());
+        len += pb::len_optional(6, self.fields_type.as_ref());
         len += pb::len_optional(7, self.fields_v1.as_ref());
-        len += pb::len_value(8, self.subresource.as_ref());
+        len += pb::len_optional(8, self.subresource.as_ref());
         len + pb::len_unknown(&self.unknown_fields)
     }
 
     fn encode_raw(&self, buf: &mut Vec<u8>) {
         use ::kubeforge_runtime::protobuf as pb;
-        pb::encode_value(1, self.manager.as_ref(), buf);
-        pb::encode_value(2, self.operation.as_ref(), buf);
-        pb::encode_value(3, self.api_version.as_ref(), buf);
+        pb::encode_optional(1, self.manager.as_ref(), buf);
+        pb::encode_optional(2, self.operation.as_ref(), buf);
+        pb::encode_optional(3, self.api_version.as_ref(), buf);
         pb::encode_optional(4, self.time.as_ref(), buf);
-        pb::encode_value(6, self.fields_type.as_ref(), buf);
+        pb::encode_optional(6, self.fields_type.as_ref(), buf);
         pb::encode_optional(7, self.fields_v1.as_ref(), buf);
-        pb::encode_value(8, self.subresource.as_ref(), buf);
+        pb::encode_optional(8, self.subresource.as_ref(), buf);
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
@@ -217,13 +217,13 @@ impl ::kubeforge_runtime::protobuf::Message for ManagedFieldsEntry {
     ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
         use ::kubeforge_runtime::protobuf as pb;
         match number {
-            1 => pb::merge_value(&mut self.manager, wire, input, "manager"),
-            2 => pb::merge_value(&mut self.operation, wire, input, "operation"),
-            3 => pb::merge_value(&mut self.api_version, wire, input, "apiVersion"),
+            1 => pb::merge_optional(&mut self.manager, wire, input, "manager"),
+            2 => pb::merge_optional(&mut self.operation, wire, input, "operation"),
+            3 => pb::merge_optional(&mut self.api_version, wire, input, "apiVersion"),
             4 => pb::merge_nonzero(&mut self.time, wire, input, "time"),
-            6 => pb::merge_value(&mut self.fields_type, wire, input, "fieldsType"),
+            6 => pb::merge_optional(&mut self.fields_type, wire, input, "fieldsType"),
             7 => pb::merge_nonzero(&mut self.fields_v1, wire, input, "fieldsV1"),
-            8 => pb::merge_value(&mut self.subresource, wire, input, "subresource"),
+            8 => pb::merge_optional(&mut self.subresource, wire, input, "subresource"),
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }
     }

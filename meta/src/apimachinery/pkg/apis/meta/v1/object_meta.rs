@@ -327,16 +327,16 @@ impl ::kubeforge_runtime::protobuf::Message for ObjectMeta {
 
     fn encoded_len(&self) -> usize {
         use ::kubeforge_runtime::protobuf as pb;
-        let mut len = pb::len_value(1, self.name.as_ref());
-        len += pb::len_value(2, self.generate_name.as_ref());
-        len += pb::len_value(3, self.namespace.as_ref());
-        len += pb::len_value(4, self.self_link.as_ref());
-        len += pb::len_value(5, self.uid.as_ref());
-        len += pb::len_value(6, self.resource_version.as_ref());
-        len += pb::len_value(7, self.generation.as_ref());
+        let mut len = pb::len_optional(1, self.name.as_ref());
+        len += pb::len_optional(2, self.generate_name.as_ref());
+        len += pb::len_optional(3, self.namespace.as_ref());
+        len += pb::len_optional(4, self.self_link.as_ref());
+        len += pb::len_optional(5, self.uid.as_ref());
+        len += pb::len_optional(6, self.resource_version.as_ref());
+        len += pb::len_optional(7, self.generation.as_ref());
         len += pb::len_optional(8, self.creation_timestamp.as_ref());
         len += pb::len_optional(9, self.deletion_timestamp.as_ref());
-        len += pb::len_value(10, self.deletion_grace_period_seconds.as_ref());
+        len += pb::len_optional(10, self.deletion_grace_period_seconds.as_ref());
         len += pb::len_map(11, self.labels.as_ref());
         len += pb::len_map(12, self.annotations.as_ref());
         len += pb::len_repeated(13, self.owner_references.as_deref().unwrap_or_default());
@@ -347,16 +347,16 @@ impl ::kubeforge_runtime::protobuf::Message for ObjectMeta {
 
     fn encode_raw(&self, buf: &mut Vec<u8>) {
         use ::kubeforge_runtime::protobuf as pb;
-        pb::encode_value(1, self.name.as_ref(), buf);
-        pb::encode_value(2, self.generate_name.as_ref(), buf);
-        pb::encode_value(3, self.namespace.as_ref(), buf);
-        pb::encode_value(4, self.self_link.as_ref(), buf);
-        pb::encode_value(5, self.uid.as_ref(), buf);
-        pb::encode_value(6, self.resource_version.as_ref(), buf);
-        pb::encode_value(7, self.generation.as_ref(), buf);
+        pb::encode_optional(1, self.name.as_ref(), buf);
+        pb::encode_optional(2, self.generate_name.as_ref(), buf);
+        pb::encode_optional(3, self.namespace.as_ref(), buf);
+        pb::encode_optional(4, self.self_link.as_ref(), buf);
+        pb::encode_optional(5, self.uid.as_ref(), buf);
+        pb::encode_optional(6, self.resource_version.as_ref(), buf);
+        pb::encode_optional(7, self.generation.as_ref(), buf);
         pb::encode_optional(8, self.creation_timestamp.as_ref(), buf);
         pb::encode_optional(9, self.deletion_timestamp.as_ref(), buf);
-        pb::encode_value(10, self.deletion_grace_period_seconds.as_ref(), buf);
+        pb::encode_optional(10, self.deletion_grace_period_seconds.as_ref(), buf);
         pb::encode_map(11, self.labels.as_ref(), buf);
         pb::encode_map(12, self.annotations.as_ref(), buf);
         pb::encode_repeated(13, self.owner_references.as_deref().unwrap_or_default(), buf);
@@ -373,17 +373,17 @@ impl ::kubeforge_runtime::protobuf::Message for ObjectMeta {
     ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
         use ::kubeforge_runtime::protobuf as pb;
         match number {
-            1 => pb::merge_value(&mut self.name, wire, input, "name"),
-            2 => pb::merge_value(&mut self.generate_name, wire, input, "generateName"),
-            3 => pb::merge_value(&mut self.namespace, wire, input, "namespace"),
-            4 => pb::merge_value(&mut self.self_link, wire, input, "selfLink"),
-            5 => pb::merge_value(&mut self.uid, wire, input, "uid"),
-            6 => pb::merge_value(&mut self.resource_version, wire, input, "resourceVersion"),
-            7 => pb::merge_value(&mut self.generation, wire, input, "generation"),
+            1 => pb::merge_optional(&mut self.name, wire, input, "name"),
+            2 => pb::merge_optional(&mut self.generate_name, wire, input, "generateName"),
+            3 => pb::merge_optional(&mut self.namespace, wire, input, "namespace"),
+            4 => pb::merge_optional(&mut self.self_link, wire, input, "selfLink"),
+            5 => pb::merge_optional(&mut self.uid, wire, input, "uid"),
+            6 => pb::merge_optional(&mut self.resource_version, wire, input, "resourceVersion"),
+            7 => pb::merge_optional(&mut self.generation, wire, input, "generation"),
             8 => pb::merge_nonzero(&mut self.creation_timestamp, wire, input, "creationTimestamp"),
             9 => pb::merge_nonzero(&mut self.deletion_timestamp, wire, input, "deletionTimestamp"),
             10 => {
-                pb::merge_value(
+                pb::merge_optional(
                     &mut self.deletion_grace_period_seconds,
                     wire,
                     input,

@@ -182,8 +182,8 @@ impl ::kubeforge_runtime::protobuf::Message for OwnerReference {
         len += pb::len_required(3, &self.name);
         len += pb::len_required(4, &self.uid);
         len += pb::len_required(5, &self.api_version);
-        len += pb::len_value(6, self.controller.as_ref());
-        len += pb::len_value(7, self.block_owner_deletion.as_ref());
+        len += pb::len_optional(6, self.controller.as_ref());
+        len += pb::len_optional(7, self.block_owner_deletion.as_ref());
         len + pb::len_unknown(&self.unknown_fields)
     }
 
@@ -193,8 +193,8 @@ impl ::kubeforge_runtime::protobuf::Message for OwnerReference {
         pb::encode_required(3, &self.name, buf);
         pb::encode_required(4, &self.uid, buf);
         pb::encode_required(5, &self.api_version, buf);
-        pb::encode_value(6, self.controller.as_ref(), buf);
-        pb::encode_value(7, self.block_owner_deletion.as_ref(), buf);
+        pb::encode_optional(6, self.controller.as_ref(), buf);
+        pb::encode_optional(7, self.block_owner_deletion.as_ref(), buf);
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
@@ -210,8 +210,15 @@ impl ::kubeforge_runtime::protobuf::Message for OwnerReference {
             3 => pb::merge_required(&mut self.name, wire, input, "name"),
             4 => pb::merge_required(&mut self.uid, wire, input, "uid"),
             5 => pb::merge_required(&mut self.api_version, wire, input, "apiVersion"),
-            6 => pb::merge_value(&mut self.controller, wire, input, "controller"),
-            7 => pb::merge_value(&mut self.block_owner_deletion, wire, input, "blockOwnerDeletion"),
+            6 => pb::merge_optional(&mut self.controller, wire, input, "controller"),
+            7 => {
+                pb::merge_optional(
+                    &mut self.block_owner_deletion,
+                    wire,
+                    input,
+                    "blockOwnerDeletion",
+                )
+            }
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }
     }

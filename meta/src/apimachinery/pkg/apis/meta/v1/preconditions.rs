@@ -123,15 +123,15 @@ impl ::kubeforge_runtime::protobuf::Message for Preconditions {
 
     fn encoded_len(&self) -> usize {
         use ::kubeforge_runtime::protobuf as pb;
-        let mut len = pb::len_value(1, self.uid.as_ref());
-        len += pb::len_value(2, self.resource_version.as_ref());
+        let mut len = pb::len_optional(1, self.uid.as_ref());
+        len += pb::len_optional(2, self.resource_version.as_ref());
         len + pb::len_unknown(&self.unknown_fields)
     }
 
     fn encode_raw(&self, buf: &mut Vec<u8>) {
         use ::kubeforge_runtime::protobuf as pb;
-        pb::encode_value(1, self.uid.as_ref(), buf);
-        pb::encode_value(2, self.resource_version.as_ref(), buf);
+        pb::encode_optional(1, self.uid.as_ref(), buf);
+        pb::encode_optional(2, self.resource_version.as_ref(), buf);
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
@@ -143,8 +143,8 @@ impl ::kubeforge_runtime::protobuf::Message for Preconditions {
     ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
         use ::kubeforge_runtime::protobuf as pb;
         match number {
-            1 => pb::merge_value(&mut self.uid, wire, input, "uid"),
-            2 => pb::merge_value(&mut self.resource_version, wire, input, "resourceVersion"),
+            1 => pb::merge_optional(&mut self.uid, wire, input, "uid"),
+            2 => pb::merge_optional(&mut self.resource_version, wire, input, "resourceVersion"),
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }
     }

@@ -92,6 +92,46 @@ impl<'de> ::serde::Deserialize<'de> for ShardInfo {
     }
 }
 
+#[cfg(feature = "protobuf")]
+impl ::kubeforge_runtime::protobuf::Message for ShardInfo {
+    const NAME: &'static str = "k8s.io.apimachinery.pkg.apis.meta.v1.ShardInfo";
+
+    fn zero() -> Self {
+        Self {
+            selector: ::kubeforge_runtime::protobuf::Field::zero(),
+            unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        use ::kubeforge_runtime::protobuf as pb;
+        let len = pb::len_required(1, &self.selector);
+        len + pb::len_unknown(&self.unknown_fields)
+    }
+
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        use ::kubeforge_runtime::protobuf as pb;
+        pb::encode_required(1, &self.selector, buf);
+        pb::encode_unknown(&self.unknown_fields, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: ::kubeforge_runtime::protobuf::WireType,
+        input: &mut ::kubeforge_runtime::protobuf::Input<'_>,
+    ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
+        use ::kubeforge_runtime::protobuf as pb;
+        match number {
+            1 => pb::merge_required(&mut self.selector, wire, input, "selector"),
+            _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
+        }
+    }
+}
+
+#[cfg(feature = "protobuf")]
+::kubeforge_runtime::protobuf_message_field!(ShardInfo);
+
 impl ShardInfo {
     /// The [`ShardInfoBuilder`] of a new `ShardInfo`.
     ///

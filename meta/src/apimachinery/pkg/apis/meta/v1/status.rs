@@ -211,22 +211,22 @@ impl ::kubeforge_runtime::protobuf::Message for Status {
     fn encoded_len(&self) -> usize {
         use ::kubeforge_runtime::protobuf as pb;
         let mut len = pb::len_optional(1, self.metadata.as_ref());
-        len += pb::len_value(2, self.status.as_ref());
-        len += pb::len_value(3, self.message.as_ref());
-        len += pb::len_value(4, self.reason.as_ref());
+        len += pb::len_optional(2, self.status.as_ref());
+        len += pb::len_optional(3, self.message.as_ref());
+        len += pb::len_optional(4, self.reason.as_ref());
         len += pb::len_optional(5, self.details.as_ref());
-        len += pb::len_value(6, self.code.as_ref());
+        len += pb::len_optional(6, self.code.as_ref());
         len + pb::len_unknown(&self.unknown_fields)
     }
 
     fn encode_raw(&self, buf: &mut Vec<u8>) {
         use ::kubeforge_runtime::protobuf as pb;
         pb::encode_optional(1, self.metadata.as_ref(), buf);
-        pb::encode_value(2, self.status.as_ref(), buf);
-        pb::encode_value(3, self.message.as_ref(), buf);
-        pb::encode_value(4, self.reason.as_ref(), buf);
+        pb::encode_optional(2, self.status.as_ref(), buf);
+        pb::encode_optional(3, self.message.as_ref(), buf);
+        pb::encode_optional(4, self.reason.as_ref(), buf);
         pb::encode_optional(5, self.details.as_ref(), buf);
-        pb::encode_value(6, self.code.as_ref(), buf);
+        pb::encode_optional(6, self.code.as_ref(), buf);
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
@@ -239,11 +239,11 @@ impl ::kubeforge_runtime::protobuf::Message for Status {
         use ::kubeforge_runtime::protobuf as pb;
         match number {
             1 => pb::merge_optional(&mut self.metadata, wire, input, "metadata"),
-            2 => pb::merge_value(&mut self.status, wire, input, "status"),
-            3 => pb::merge_value(&mut self.message, wire, input, "message"),
-            4 => pb::merge_value(&mut self.reason, wire, input, "reason"),
+            2 => pb::merge_optional(&mut self.status, wire, input, "status"),
+            3 => pb::merge_optional(&mut self.message, wire, input, "message"),
+            4 => pb::merge_optional(&mut self.reason, wire, input, "reason"),
             5 => pb::merge_optional(&mut self.details, wire, input, "details"),
-            6 => pb::merge_value(&mut self.code, wire, input, "code"),
+            6 => pb::merge_optional(&mut self.code, wire, input, "code"),
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }
     }

@@ -131,17 +131,17 @@ impl ::kubeforge_runtime::protobuf::Message for StatusCause {
 
     fn encoded_len(&self) -> usize {
         use ::kubeforge_runtime::protobuf as pb;
-        let mut len = pb::len_value(1, self.reason.as_ref());
-        len += pb::len_value(2, self.message.as_ref());
-        len += pb::len_value(3, self.field.as_ref());
+        let mut len = pb::len_optional(1, self.reason.as_ref());
+        len += pb::len_optional(2, self.message.as_ref());
+        len += pb::len_optional(3, self.field.as_ref());
         len + pb::len_unknown(&self.unknown_fields)
     }
 
     fn encode_raw(&self, buf: &mut Vec<u8>) {
         use ::kubeforge_runtime::protobuf as pb;
-        pb::encode_value(1, self.reason.as_ref(), buf);
-        pb::encode_value(2, self.message.as_ref(), buf);
-        pb::encode_value(3, self.field.as_ref(), buf);
+        pb::encode_optional(1, self.reason.as_ref(), buf);
+        pb::encode_optional(2, self.message.as_ref(), buf);
+        pb::encode_optional(3, self.field.as_ref(), buf);
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
@@ -153,9 +153,9 @@ impl ::kubeforge_runtime::protobuf::Message for StatusCause {
     ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
         use ::kubeforge_runtime::protobuf as pb;
         match number {
-            1 => pb::merge_value(&mut self.reason, wire, input, "reason"),
-            2 => pb::merge_value(&mut self.message, wire, input, "message"),
-            3 => pb::merge_value(&mut self.field, wire, input, "field"),
+            1 => pb::merge_optional(&mut self.reason, wire, input, "reason"),
+            2 => pb::merge_optional(&mut self.message, wire, input, "message"),
+            3 => pb::merge_optional(&mut self.field, wire, input, "field"),
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }
     }

@@ -182,23 +182,23 @@ impl ::kubeforge_runtime::protobuf::Message for StatusDetails {
 
     fn encoded_len(&self) -> usize {
         use ::kubeforge_runtime::protobuf as pb;
-        let mut len = pb::len_value(1, self.name.as_ref());
-        len += pb::len_value(2, self.group.as_ref());
-        len += pb::len_value(3, self.kind.as_ref());
+        let mut len = pb::len_optional(1, self.name.as_ref());
+        len += pb::len_optional(2, self.group.as_ref());
+        len += pb::len_optional(3, self.kind.as_ref());
         len += pb::len_repeated(4, self.causes.as_deref().unwrap_or_default());
-        len += pb::len_value(5, self.retry_after_seconds.as_ref());
-        len += pb::len_value(6, self.uid.as_ref());
+        len += pb::len_optional(5, self.retry_after_seconds.as_ref());
+        len += pb::len_optional(6, self.uid.as_ref());
         len + pb::len_unknown(&self.unknown_fields)
     }
 
     fn encode_raw(&self, buf: &mut Vec<u8>) {
         use ::kubeforge_runtime::protobuf as pb;
-        pb::encode_value(1, self.name.as_ref(), buf);
-        pb::encode_value(2, self.group.as_ref(), buf);
-        pb::encode_value(3, self.kind.as_ref(), buf);
+        pb::encode_optional(1, self.name.as_ref(), buf);
+        pb::encode_optional(2, self.group.as_ref(), buf);
+        pb::encode_optional(3, self.kind.as_ref(), buf);
         pb::encode_repeated(4, self.causes.as_deref().unwrap_or_default(), buf);
-        pb::encode_value(5, self.retry_after_seconds.as_ref(), buf);
-        pb::encode_value(6, self.uid.as_ref(), buf);
+        pb::encode_optional(5, self.retry_after_seconds.as_ref(), buf);
+        pb::encode_optional(6, self.uid.as_ref(), buf);
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
@@ -210,12 +210,14 @@ impl ::kubeforge_runtime::protobuf::Message for StatusDetails {
     ) -> Result<(), ::kubeforge_runtime::protobuf::DecodeError> {
         use ::kubeforge_runtime::protobuf as pb;
         match number {
-            1 => pb::merge_value(&mut self.name, wire, input, "name"),
-            2 => pb::merge_value(&mut self.group, wire, input, "group"),
-            3 => pb::merge_value(&mut self.kind, wire, input, "kind"),
+            1 => pb::merge_optional(&mut self.name, wire, input, "name"),
+            2 => pb::merge_optional(&mut self.group, wire, input, "group"),
+            3 => pb::merge_optional(&mut self.kind, wire, input, "kind"),
             4 => pb::merge_repeated_optional(&mut self.causes, wire, input, "causes"),
-            5 => pb::merge_value(&mut self.retry_after_seconds, wire, input, "retryAfterSeconds"),
-            6 => pb::merge_value(&mut self.uid, wire, input, "uid"),
+            5 => {
+                pb::merge_optional(&mut self.retry_after_seconds, wire, input, "retryAfterSeconds")
+            }
+            6 => pb::merge_optional(&mut self.uid, wire, input, "uid"),
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }
     }
