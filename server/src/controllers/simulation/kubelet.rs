@@ -9,6 +9,7 @@
 //! ([`terminate`]) and removed once its containers stop, which they do at once, on the next
 //! step (the grace period is not waited out).
 
+use kubeforge_runtime::schema::gofmt::quote;
 use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::{SignedDuration, Timestamp};
@@ -89,7 +90,10 @@ pub(crate) fn plan(
                     for (reason, message) in [
                         (
                             "Pulled",
-                            format!("Container image {image:?} already present on machine"),
+                            format!(
+                                "Container image {} already present on machine",
+                                quote(&image)
+                            ),
                         ),
                         ("Created", format!("Created container: {name}")),
                         ("Started", format!("Started container {name}")),
