@@ -10,6 +10,7 @@
 //! so a CRD is served when its create returns (the status a client then reads has
 //! `Established`).
 
+use kubeforge_runtime::schema::gofmt::quote;
 use std::collections::{BTreeSet, VecDeque};
 
 use serde_json::{Value, json};
@@ -293,7 +294,7 @@ fn fresh(requested: &str, accepted: &str, used: &BTreeSet<String>) -> Result<(),
     if requested == accepted || !used.contains(requested) {
         Ok(())
     } else {
-        Err(format!("{requested:?} is already in use"))
+        Err(format!("{} is already in use", quote(requested)))
     }
 }
 

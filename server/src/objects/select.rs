@@ -2,6 +2,7 @@
 //! Selectors" defines them, and field selectors on the labels each resource supports
 //! (`field_labels`).
 
+use kubeforge_runtime::schema::gofmt::quote;
 use serde_json::Value;
 
 use crate::objects::catalog::Catalog;
@@ -93,14 +94,17 @@ fn parse_requirement(part: &str) -> Result<Requirement, String> {
         } else if let Some(list) = rest.strip_prefix("in") {
             (false, list)
         } else {
-            return Err(format!("unable to parse requirement: {part:?}"));
+            return Err(format!("unable to parse requirement: {}", quote(part)));
         };
         let list = list.trim();
         let inner = list
             .strip_prefix('(')
             .and_then(|l| l.strip_suffix(')'))
             .ok_or_else(|| {
-                format!("unable to parse requirement: {part:?}: expected a parenthesised list")
+                format!(
+                    "unable to parse requirement: {}: expected a parenthesised list",
+                    quote(part)
+                )
             })?;
         let values = inner.split(',').map(|v| v.trim().to_owned()).collect();
         let key = check_key(key)?;
@@ -121,7 +125,7 @@ fn check_key(key: &str) -> Result<String, String> {
     if valid {
         Ok(key.to_owned())
     } else {
-        Err(format!("invalid label key {key:?}"))
+        Err(format!("invalid label key {}", quote(key)))
     }
 }
 

@@ -4,6 +4,7 @@
 //! objects by undoing the newer events the history still holds; `NotOlderThan` a version
 //! the server has reached. The API server's validation of the parameters comes first.
 
+use kubeforge_runtime::schema::gofmt::quote;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -72,7 +73,8 @@ pub(crate) fn list_read(
     }
     let rv: u64 = version.parse().map_err(|_| {
         Failure::bad_request(format!(
-            "invalid resourceVersion {version:?}: this server's versions are integers"
+            "invalid resourceVersion {}: this server's versions are integers",
+            quote(version)
         ))
     })?;
     if rv > state.rv {

@@ -20,6 +20,7 @@
 //! The deprecated `serviceAccount` field follows `serviceAccountName`, as the v1 conversion
 //! writes it.
 
+use kubeforge_runtime::schema::gofmt::quote;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -74,7 +75,8 @@ pub(crate) fn admit_pod(
             .to_owned();
         let Some(account) = accounts.get(&(namespace.to_owned(), name.clone())) else {
             return Err(format!(
-                "error looking up service account {namespace}/{name}: serviceaccount {name:?} not found"
+                "error looking up service account {namespace}/{name}: serviceaccount {} not found",
+                quote(&name)
             ));
         };
         spec.insert("serviceAccountName".into(), Value::from(name.as_str()));

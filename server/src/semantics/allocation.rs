@@ -16,6 +16,7 @@
 use std::collections::HashSet;
 use std::net::Ipv4Addr;
 
+use kubeforge_runtime::schema::gofmt::quote;
 use kubeforge_runtime::schema::{BadValue, FieldError};
 use serde_json::{Value, json};
 
@@ -285,7 +286,7 @@ fn ip_error(requested: &str, why: String) -> FieldError {
     let shown = if requested.is_empty() {
         "[]string(nil)".to_owned()
     } else {
-        format!("[]string{{{requested:?}}}")
+        format!("[]string{{{}}}", quote(requested))
     };
     FieldError::invalid(
         "spec.clusterIPs",

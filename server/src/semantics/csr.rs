@@ -5,6 +5,7 @@
 //! the `Approved` and `Denied` conditions; `approval` changes only the conditions. Condition
 //! timestamps are filled in (`populateConditionTimestamps`).
 
+use kubeforge_runtime::schema::gofmt::quote;
 use kubeforge_runtime::schema::{BadValue, FieldError};
 use serde_json::{Value, json};
 
@@ -180,7 +181,7 @@ pub(crate) fn validate_update(sub: Option<&str>, old: &Value, new: &Value) -> Ve
         if indices(new, kind).len() < indices(old, kind).len() {
             errors.push(FieldError::forbidden(
                 "status.conditions",
-                format!("updates may not remove a condition of type {kind:?}"),
+                format!("updates may not remove a condition of type {}", quote(kind)),
             ));
         }
     }
@@ -189,7 +190,7 @@ pub(crate) fn validate_update(sub: Option<&str>, old: &Value, new: &Value) -> Ve
             if indices(new, kind).len() > indices(old, kind).len() {
                 errors.push(FieldError::forbidden(
                     "status.conditions",
-                    format!("updates may not add a condition of type {kind:?}"),
+                    format!("updates may not add a condition of type {}", quote(kind)),
                 ));
             }
         }

@@ -532,7 +532,8 @@ impl Shared {
             [_, name, port] => (*name, *port),
             _ => {
                 return Err(Failure::bad_request(format!(
-                    "invalid service request {id:?}"
+                    "invalid service request {}",
+                    quote(id)
                 )));
             }
         };
@@ -548,7 +549,8 @@ impl Shared {
                 });
             if !declared {
                 return Err(unavailable(format!(
-                    "no service port {number} found for service {name:?}"
+                    "no service port {number} found for service {}",
+                    quote(name)
                 )));
             }
         }
@@ -564,7 +566,8 @@ impl Shared {
                 "error trying to reach service: dial tcp {ip}:{port}"
             ))),
             _ => Err(unavailable(format!(
-                "no endpoints available for service {name:?}"
+                "no endpoints available for service {}",
+                quote(name)
             ))),
         }
     }

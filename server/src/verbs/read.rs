@@ -1,6 +1,7 @@
 //! The reading verbs: get, list (selectors, paging with continue tokens, a resource version
 //! to read at) and watch (its stream is `watch`).
 
+use kubeforge_runtime::schema::gofmt::quote;
 use std::sync::Arc;
 
 use base64::Engine;
@@ -75,7 +76,7 @@ impl Shared {
             None => (None, None),
             Some(token) => {
                 let (rv, key) = decode_continue(token).ok_or_else(|| {
-                    Failure::bad_request(format!("invalid continue token {token:?}"))
+                    Failure::bad_request(format!("invalid continue token {}", quote(token)))
                 })?;
                 if rv < state.compacted {
                     return Err(Failure::gone(

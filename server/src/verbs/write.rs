@@ -2,6 +2,7 @@
 //! patches) and server-side apply, and `commit`, the write of an update, patch or apply
 //! over the stored object that they share.
 
+use kubeforge_runtime::schema::gofmt::quote;
 use std::sync::Arc;
 
 use http::StatusCode;
@@ -249,7 +250,7 @@ impl Shared {
     ) -> Result<(StatusCode, Value), Failure> {
         let kind = PatchKind::from_content_type(content_type).ok_or_else(|| {
             Failure::unsupported_media_type(format!(
-                "the body of the request was in an unknown format ({content_type:?}): accepted media types are application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
+                "the body of the request was in an unknown format ({}): accepted media types are application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml", quote(content_type)
             ))
         })?;
         apply::check_options(

@@ -7,6 +7,7 @@
 //! counts, `observedGeneration`, the `Available` and `Progressing` conditions).
 
 use jiff::Timestamp;
+use kubeforge_runtime::schema::gofmt::quote;
 use serde_json::{Map, Value, json};
 
 use crate::controllers::simulation::events::{self, Recorded};
@@ -344,17 +345,17 @@ fn status(
     let (reason, message) = if created {
         (
             "NewReplicaSetCreated",
-            format!("Created new replica set {name:?}"),
+            format!("Created new replica set {}", quote(name)),
         )
     } else if complete {
         (
             "NewReplicaSetAvailable",
-            format!("ReplicaSet {name:?} has successfully progressed."),
+            format!("ReplicaSet {} has successfully progressed.", quote(name)),
         )
     } else {
         (
             "ReplicaSetUpdated",
-            format!("ReplicaSet {name:?} is progressing."),
+            format!("ReplicaSet {} is progressing.", quote(name)),
         )
     };
     set_condition(

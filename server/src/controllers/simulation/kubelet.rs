@@ -12,6 +12,7 @@
 //! `ContainersReady` `False`, the phase `Succeeded` or `Failed`, as a kubelet ends a deleted
 //! Pod), and on the next step its kubelet removes it.
 
+use kubeforge_runtime::schema::gofmt::quote;
 use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::{SignedDuration, Timestamp};
@@ -118,7 +119,10 @@ pub(crate) fn plan(
                     for (reason, message) in [
                         (
                             "Pulled",
-                            format!("Container image {image:?} already present on machine"),
+                            format!(
+                                "Container image {} already present on machine",
+                                quote(&image)
+                            ),
                         ),
                         ("Created", format!("Created container: {name}")),
                         ("Started", format!("Started container {name}")),
