@@ -1,11 +1,11 @@
 //! Protobuf through the generated route functions, against the `kubeforge-server` binary
 //! (which speaks protobuf for the built-in kinds): a crate generated with `--proto` from a
-//! `--select` of Kubernetes 1.36's `swagger.json` (`ConfigMap`), built with its `protobuf`
-//! feature, runs a program that sends its route functions' requests over plain HTTP with
-//! the runtime's `protobuf::routes` helpers around them. An object created in JSON reads
-//! back in protobuf and the reverse; a missing object's `Status` decodes in either; a list
-//! and a watch in protobuf decode with the generated decoders, the watch fed a few bytes at
-//! a time.
+//! `--select` (`ConfigMap`) of Kubernetes 1.36's `swagger.json`, and one from the OpenAPI v3
+//! document of `/api/v1`, each built with its `protobuf` feature, runs a program that sends
+//! its route functions' requests over plain HTTP with the runtime's `protobuf::routes`
+//! helpers around them. An object created in JSON reads back in protobuf and the reverse; a
+//! missing object's `Status` decodes in either; a list and a watch in protobuf decode with
+//! the generated decoders, the watch fed a few bytes at a time.
 
 use std::io::{BufRead as _, BufReader};
 use std::net::SocketAddr;
@@ -51,13 +51,41 @@ fn route_functions_negotiate_protobuf_with_the_in_memory_server() {
     ) else {
         return;
     };
-    let config = Config::new()
-        .input(corpus.join("kubernetes/swagger.json"))
+    let config = Config::new().input(corpus.join("kubernetes/swagger.json"));
+    negotiates("protobuf-routes", config, &corpus);
+}
+
+/// The same from the OpenAPI v3 document of `/api/v1` (Kubernetes 1.35, with the 1.36
+/// `.proto` files).
+#[test]
+fn route_functions_from_openapi_v3_negotiate_protobuf() {
+    let Some(corpus) = corpus(
+        "protobuf routes: Kubernetes OpenAPI v3 of /api/v1 and the .proto files",
+        &[
+            "kubernetes/v3/api__v1_openapi.json",
+            "kubernetes/swagger.json",
+            "kubernetes/proto",
+        ],
+    ) else {
+        return;
+    };
+    let config = Config::new().input(corpus.join("kubernetes/v3/api__v1_openapi.json"));
+    negotiates("protobuf-routes-v3", config, &corpus);
+}
+
+/// Generates crate `name` from `config` with the `.proto` files and `ConfigMap` selected,
+/// and runs [`PROGRAM`] on it against the server.
+fn negotiates(name: &str, config: Config, corpus: &std::path::Path) {
+    let config = config
         .proto(corpus.join("kubernetes/proto"))
         .select("kind=ConfigMap".parse().expect("selector"));
-    let dir = generate("protobuf-routes", &config);
+    let dir = generate(name, &config);
+    let program = PROGRAM.replace(
+        "protobuf_routes::",
+        &format!("{}::", name.replace('-', "_")),
+    );
     std::fs::create_dir_all(dir.join("examples")).expect("examples dir");
-    std::fs::write(dir.join("examples/routes.rs"), PROGRAM).expect("write program");
+    std::fs::write(dir.join("examples/routes.rs"), program).expect("write program");
     cargo(
         &dir,
         &[
