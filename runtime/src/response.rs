@@ -95,6 +95,10 @@ pub enum DecodeError {
     Utf8(std::str::Utf8Error),
     /// A watch stream ended inside an event: this many bytes of it had arrived.
     Incomplete(usize),
+    /// It is not the declared type's protobuf message (`protobuf` feature): the byte
+    /// offset and the field path.
+    #[cfg(feature = "protobuf")]
+    Protobuf(crate::protobuf::DecodeError),
 }
 
 impl fmt::Display for DecodeError {
@@ -106,6 +110,8 @@ impl fmt::Display for DecodeError {
                 f,
                 "the watch stream ended inside an event, after {bytes} bytes of it"
             ),
+            #[cfg(feature = "protobuf")]
+            DecodeError::Protobuf(e) => write!(f, "invalid protobuf for the declared type: {e}"),
         }
     }
 }
@@ -116,6 +122,8 @@ impl std::error::Error for DecodeError {
             DecodeError::Json(e) => Some(e),
             DecodeError::Utf8(e) => Some(e),
             DecodeError::Incomplete(_) => None,
+            #[cfg(feature = "protobuf")]
+            DecodeError::Protobuf(e) => Some(e),
         }
     }
 }

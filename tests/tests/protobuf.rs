@@ -441,3 +441,143 @@ fn main() {
     println!("protobuf: {passed} of {matched} matched fixtures pass both ways ({unmatched} not in this API)");
 }
 "#;
+
+/// The route helpers (`protobuf::routes`) with the companion crate's `Scale` and `Status`:
+/// protobuf asked for as client-go asks; a response read by its `Content-Type`, an error
+/// status's `Status` in protobuf as in JSON, a delete's `Status` or object by the
+/// envelope's kind; a watch's protobuf frames taken as they arrive, a cut one an error.
+/// `server/tests/protobuf_routes.rs` runs them on a generated crate against the server.
+#[test]
+fn route_helpers_read_by_content_type() {
+    use kubeforge_runtime::http::{Request, StatusCode};
+    use kubeforge_runtime::protobuf::routes;
+    use kubeforge_runtime::{ResponseError, StatusOr, WatchDecoder, response};
+
+    const PROTOBUF: Option<&str> = Some("application/vnd.kubernetes.protobuf");
+    let json_request = |accept: &str| {
+        Request::builder()
+            .header("accept", accept)
+            .body(Vec::new())
+            .expect("a request")
+    };
+    let asked = routes::accept(json_request("application/json"));
+    assert_eq!(
+        asked.headers()["accept"],
+        "application/vnd.kubernetes.protobuf, application/json"
+    );
+    let text = routes::accept(json_request("text/plain"));
+    assert_eq!(text.headers()["accept"], "text/plain", "a log stays text");
+
+    let scale = Scale {
+        metadata: Some(ObjectMeta {
+            name: Some("web".into()),
+            ..ObjectMeta::default()
+        }),
+        spec: Some(ScaleSpec {
+            replicas: Some(0),
+            ..ScaleSpec::default()
+        }),
+        ..Scale::default()
+    };
+    let sent = routes::with_body(json_request("application/json"), &scale);
+    assert_eq!(
+        sent.headers()["content-type"],
+        "application/vnd.kubernetes.protobuf"
+    );
+    assert_eq!(decode_object::<Scale>(sent.body()).expect("decodes"), scale);
+
+    // What a generated decoder is: `response::decode` with the success statuses.
+    fn read_scale(status: StatusCode, body: &[u8]) -> Result<Scale, ResponseError<Status>> {
+        response::decode(status, body, &[200], response::json)
+    }
+    let read = |status, content_type, body: &[u8]| {
+        routes::decode::<Scale, Status>(status, content_type, body, read_scale)
+    };
+    let pb = encode_object(&scale);
+    let json = serde_json::to_vec(&scale).expect("JSON");
+    assert_eq!(
+        read(StatusCode::OK, PROTOBUF, &pb).expect("protobuf"),
+        scale
+    );
+    assert_eq!(
+        read(StatusCode::OK, Some("application/json"), &json).expect("JSON"),
+        scale
+    );
+    // The body is not sniffed: protobuf is what the Content-Type says.
+    assert!(matches!(
+        read(StatusCode::OK, Some("application/json"), &pb),
+        Err(ResponseError::Decode { .. })
+    ));
+    let cut = read(StatusCode::OK, PROTOBUF, &pb[..pb.len() / 2]).expect_err("cut");
+    assert!(cut.to_string().contains("at byte"), "{cut}");
+
+    let not_found = Status {
+        code: Some(404),
+        reason: Some("NotFound".into()),
+        ..Status::default()
+    };
+    let status_pb = encode_envelope("v1", "Status", &not_found.encode_to_vec());
+    match read(StatusCode::NOT_FOUND, PROTOBUF, &status_pb) {
+        Err(ResponseError::Status { status, body }) => {
+            assert_eq!(status, StatusCode::NOT_FOUND);
+            assert_eq!(body.reason.as_deref(), Some("NotFound"));
+        }
+        other => panic!("expected a Status, got {other:?}"),
+    }
+    let status_json = serde_json::to_vec(&serde_json::json!(
+        {"kind": "Status", "apiVersion": "v1", "code": 404, "reason": "NotFound"}
+    ))
+    .expect("JSON");
+    assert!(matches!(
+        read(
+            StatusCode::NOT_FOUND,
+            Some("application/json"),
+            &status_json
+        ),
+        Err(ResponseError::Status { .. })
+    ));
+    assert!(matches!(
+        read(StatusCode::BAD_GATEWAY, PROTOBUF, b"<html>"),
+        Err(ResponseError::UnexpectedStatus { .. })
+    ));
+
+    let deleted = routes::decode::<StatusOr<Scale, Status>, Status>(
+        StatusCode::OK,
+        PROTOBUF,
+        &status_pb,
+        response::status_or,
+    );
+    assert!(matches!(deleted, Ok(StatusOr::Status(_))), "{deleted:?}");
+    let deleting = routes::decode::<StatusOr<Scale, Status>, Status>(
+        StatusCode::OK,
+        PROTOBUF,
+        &pb,
+        response::status_or,
+    );
+    assert_eq!(deleting.expect("the object").object(), Some(scale.clone()));
+
+    let mut stream = encode_watch_frame("ADDED", &pb);
+    stream.extend(encode_watch_frame("DELETED", &pb));
+    let json_decoder: fn(StatusCode) -> WatchDecoder<Scale, Status> = WatchDecoder::new;
+    let mut watch = routes::watch(
+        StatusCode::OK,
+        Some("application/vnd.kubernetes.protobuf;stream=watch"),
+        json_decoder,
+    );
+    let mut events = Vec::new();
+    for byte in &stream {
+        events.extend(watch.feed(&[*byte]));
+    }
+    assert_eq!(events.len(), 2);
+    assert!(matches!(&events[1], Ok(WatchEvent::Deleted(s)) if *s == scale));
+    watch.finish().expect("the stream ended between frames");
+    let mut cut = routes::watch(StatusCode::OK, PROTOBUF, json_decoder);
+    assert_eq!(cut.feed(&stream[..7]).len(), 0);
+    assert!(cut.finish().is_err(), "a stream cut inside a frame");
+    let mut refused = routes::watch(StatusCode::GONE, PROTOBUF, json_decoder);
+    assert!(refused.feed(&status_pb).is_empty());
+    assert!(matches!(
+        refused.finish(),
+        Err(ResponseError::Status { .. })
+    ));
+}

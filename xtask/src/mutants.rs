@@ -677,6 +677,14 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "    merge_value(slot, wire, input, name)",
         tests: &["kubeforge-tests:protobuf:zero_is_not_unset"],
     },
+    Mutant {
+        name: "protobuf-watch-media-parameters",
+        breaks: "a watch's `Content-Type` with parameters (`…protobuf;stream=watch`) is protobuf",
+        file: "runtime/src/protobuf/routes.rs",
+        find: ".is_some_and(|media| media.trim().eq_ignore_ascii_case(CONTENT_TYPE))",
+        replace: ".is_some_and(|_| value.trim().eq_ignore_ascii_case(CONTENT_TYPE))",
+        tests: &["kubeforge-tests:protobuf:route_helpers_read_by_content_type"],
+    },
 ];
 
 /// The goldens, relative to the workspace root.

@@ -25,6 +25,7 @@
 mod envelope;
 mod error;
 mod input;
+pub mod routes;
 mod scalars;
 mod watch;
 

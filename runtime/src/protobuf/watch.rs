@@ -37,6 +37,11 @@ impl WatchFrames {
         !self.buf.is_empty()
     }
 
+    /// How many bytes of a partial frame are waiting (0 between frames).
+    pub fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
     /// The next complete event, or `None` until its last byte has arrived. An event of
     /// type `ERROR` carries an `S` (the API's `Status`); `BOOKMARK` a [`Bookmark`].
     ///
