@@ -292,14 +292,18 @@ fn run(
             .map_err(|e| format!("--listen {listen}: {e}"))?;
         let address = listener.local_addr().map_err(|e| e.to_string())?;
         let scheme = if tls { "https" } else { "http" };
-        println!("listening on {scheme}://{address}");
         let server = Server::with_options(catalog, options);
         if simulation.frozen {
             server.freeze();
         }
+        // The kubeconfig is on disk before the first line is printed: a client that waits
+        // for `listening on` (a script, a test) may use it at once.
         if let Some(path) = &kubeconfig_path {
             let config = server.admin_kubeconfig(address, tls)?;
             std::fs::write(path, config).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        println!("listening on {scheme}://{address}");
+        if let Some(path) = &kubeconfig_path {
             println!("kubeconfig written to {}", path.display());
         }
         let resources = server.catalog().resources().len();
