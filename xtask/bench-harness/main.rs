@@ -13,6 +13,11 @@
 //! harness instructions <ours|ours-drop|peer> <fixture> <copies> <deserialize|serialize>
 //!                                                      one call of `counted_<what>`, for
 //!                                                      callgrind's `--toggle-collect`
+//! harness protobuf <ours-pb|k8s-pb|ours-json|peer-json> <fixture> <copies> <iterations>
+//!                                                      the fixture's list in protobuf (its `.pb`)
+//!                                                      or JSON: objects/s, heap held per object
+//! harness instructions <ours-pb|k8s-pb> <fixture> <copies> <deserialize|serialize>
+//!                                                      the same, in protobuf
 
 mod protocol;
 
@@ -32,9 +37,18 @@ fn main() {
             number(copies, "copies"),
             number(iterations, "iterations"),
         ),
+        ["instructions", who @ ("ours-pb" | "k8s-pb"), fixture, copies, what] => {
+            protobuf_instructions(who, fixture, number(copies, "copies"), what);
+        }
         ["instructions", who, fixture, copies, what] => {
             instructions(who, fixture, number(copies, "copies"), what);
         }
+        ["protobuf", who, fixture, copies, iterations] => protobuf_bench(
+            who,
+            fixture,
+            number(copies, "copies"),
+            number(iterations, "iterations"),
+        ),
         ["routes", who, workload, swagger, requests, seed, passes] => routes(
             who,
             workload,
@@ -221,6 +235,284 @@ fn counted_deserialize<T: serde::de::DeserializeOwned>(input: &[u8]) -> T {
 #[inline(never)]
 fn counted_serialize<T: serde::Serialize>(value: &T, out: &mut Vec<u8>) {
     serde_json::to_writer(black_box(&mut *out), black_box(value)).expect("serialize");
+}
+
+/// The fixture's `.pb` (beside its `.json`), `copies` times as the items of its kind's list
+/// (`…List`, field 2; the list's metadata, field 1, left out), in the envelope. Written key by
+/// key from the fixture's own message bytes, so the input owes nothing to either encoder.
+fn protobuf_list_of(fixture: &str, copies: usize) -> Vec<u8> {
+    use prost::Message as _;
+    let pb = std::fs::read(std::path::Path::new(fixture).with_extension("pb")).expect("read .pb");
+    let one = k8s_pb::apimachinery::pkg::runtime::Unknown::decode(&pb[4..]).expect("envelope");
+    let meta = one.type_meta.clone().expect("typeMeta");
+    let mut items = Vec::with_capacity((one.raw().len() + 4) * copies);
+    for _ in 0..copies {
+        prost::encoding::encode_key(2, prost::encoding::WireType::LengthDelimited, &mut items);
+        prost::encoding::encode_varint(one.raw().len() as u64, &mut items);
+        items.extend_from_slice(one.raw());
+    }
+    kubeforge_runtime::protobuf::encode_envelope(
+        meta.api_version(),
+        &format!("{}List", meta.kind()),
+        &items,
+    )
+}
+
+/// Bytes the allocator holds (glibc's arenas and its mmapped chunks).
+fn heap_held() -> usize {
+    // SAFETY: mallinfo2 only reads the allocator's counters.
+    let info = unsafe { libc::mallinfo2() };
+    info.uordblks + info.hblkhd
+}
+
+/// Decodes `input` and encodes it back, `iterations` times each (mean times), after one
+/// decode that measures the heap bytes the decoded list holds. `same` judges the output.
+fn codec<T>(
+    input: &[u8],
+    objects: usize,
+    iterations: usize,
+    decode: impl Fn(&[u8]) -> T,
+    encode: impl Fn(&T, &mut Vec<u8>),
+    same: impl Fn(&[u8], &[u8]) -> bool,
+) -> protocol::Codec {
+    let before = heap_held();
+    let first = black_box(decode(input));
+    let held = heap_held().saturating_sub(before);
+    drop(first);
+    let mut kept: Option<T> = None;
+    let mut de = Duration::ZERO;
+    for _ in 0..iterations {
+        let start = Instant::now();
+        let value = decode(black_box(input));
+        de += start.elapsed();
+        drop(kept.replace(black_box(value)));
+    }
+    let value = kept.expect("at least one iteration");
+    let mut out = Vec::with_capacity(input.len() * 2);
+    let mut ser = Duration::ZERO;
+    for _ in 0..iterations {
+        out.clear();
+        let start = Instant::now();
+        encode(black_box(&value), &mut out);
+        ser += start.elapsed();
+        black_box(&out);
+    }
+    let n = iterations as f64;
+    protocol::Codec {
+        objects: objects as u64,
+        in_bytes: input.len() as u64,
+        out_bytes: out.len() as u64,
+        decode_per_s: objects as f64 * n / de.as_secs_f64(),
+        encode_per_s: objects as f64 * n / ser.as_secs_f64(),
+        heap_per_object: held as f64 / objects as f64,
+        round_trip: same(input, &out),
+    }
+}
+
+/// The same message in both envelopes.
+fn same_message(a: &[u8], b: &[u8]) -> bool {
+    use kubeforge_runtime::protobuf::decode_envelope;
+    matches!((decode_envelope(a), decode_envelope(b)), (Ok(a), Ok(b)) if a.raw == b.raw)
+}
+
+fn same_json(a: &[u8], b: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(a).ok()
+        == serde_json::from_slice::<serde_json::Value>(b).ok()
+}
+
+/// Ours: the generated list type, `decode_object` and `encode_object`.
+fn ours_decode<T: kubeforge_runtime::protobuf::Message + kubeforge_runtime::TypeMeta>(
+    body: &[u8],
+) -> T {
+    kubeforge_runtime::protobuf::decode_object(body).expect("decode")
+}
+
+fn ours_encode<T: kubeforge_runtime::protobuf::Message + kubeforge_runtime::TypeMeta>(
+    value: &T,
+    out: &mut Vec<u8>,
+) {
+    *out = kubeforge_runtime::protobuf::encode_object(value);
+}
+
+/// k8s-pb: prost's `Message::decode` of the envelope's message (k8s-pb has no envelope; the
+/// runtime's borrowing reader unwraps it), and `encode_to_vec` wrapped the way ours is.
+fn prost_decode<T: prost::Message + Default>(body: &[u8]) -> T {
+    let envelope = kubeforge_runtime::protobuf::decode_envelope(body).expect("envelope");
+    T::decode(envelope.raw).expect("decode")
+}
+
+fn prost_encode<T: prost::Message>(api_version: &str, kind: &str, value: &T, out: &mut Vec<u8>) {
+    *out = kubeforge_runtime::protobuf::encode_envelope(api_version, kind, &value.encode_to_vec());
+}
+
+fn json_decode<T: serde::de::DeserializeOwned>(input: &[u8]) -> T {
+    serde_json::from_slice(input).expect("deserialize")
+}
+
+fn json_encode<T: serde::Serialize>(value: &T, out: &mut Vec<u8>) {
+    serde_json::to_writer(out, value).expect("serialize");
+}
+
+fn protobuf_bench(who: &str, fixture: &str, copies: usize, iterations: usize) {
+    let kind = std::path::Path::new(fixture)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let json = || list_of(fixture, copies);
+    let pb = || protobuf_list_of(fixture, copies);
+    use k8s_pb::api as pbapi;
+    use kube_api_pb::api as our;
+    let (n, i) = (copies, iterations);
+    let result = match (who, kind) {
+        ("ours-pb", "core.v1.Pod.json") => {
+            codec(&pb(), n, i, ours_decode::<our::core::v1::PodList>, ours_encode, same_message)
+        }
+        ("ours-pb", "apps.v1.Deployment.json") => codec(
+            &pb(),
+            n,
+            i,
+            ours_decode::<our::apps::v1::DeploymentList>,
+            ours_encode,
+            same_message,
+        ),
+        ("ours-pb", "core.v1.Node.json") => {
+            codec(&pb(), n, i, ours_decode::<our::core::v1::NodeList>, ours_encode, same_message)
+        }
+        ("k8s-pb", "core.v1.Pod.json") => codec(
+            &pb(),
+            n,
+            i,
+            prost_decode::<pbapi::core::v1::PodList>,
+            |v, o| prost_encode("v1", "PodList", v, o),
+            same_message,
+        ),
+        ("k8s-pb", "apps.v1.Deployment.json") => codec(
+            &pb(),
+            n,
+            i,
+            prost_decode::<pbapi::apps::v1::DeploymentList>,
+            |v, o| prost_encode("apps/v1", "DeploymentList", v, o),
+            same_message,
+        ),
+        ("k8s-pb", "core.v1.Node.json") => codec(
+            &pb(),
+            n,
+            i,
+            prost_decode::<pbapi::core::v1::NodeList>,
+            |v, o| prost_encode("v1", "NodeList", v, o),
+            same_message,
+        ),
+        ("ours-json", "core.v1.Pod.json") => {
+            codec(&json(), n, i, json_decode::<Vec<kube_api_gen::api::core::v1::Pod>>, json_encode, same_json)
+        }
+        ("ours-json", "apps.v1.Deployment.json") => codec(
+            &json(),
+            n,
+            i,
+            json_decode::<Vec<kube_api_gen::api::apps::v1::Deployment>>,
+            json_encode,
+            same_json,
+        ),
+        ("ours-json", "core.v1.Node.json") => {
+            codec(&json(), n, i, json_decode::<Vec<kube_api_gen::api::core::v1::Node>>, json_encode, same_json)
+        }
+        ("peer-json", "core.v1.Pod.json") => {
+            codec(&json(), n, i, json_decode::<Vec<k8s_openapi::api::core::v1::Pod>>, json_encode, same_json)
+        }
+        ("peer-json", "apps.v1.Deployment.json") => codec(
+            &json(),
+            n,
+            i,
+            json_decode::<Vec<k8s_openapi::api::apps::v1::Deployment>>,
+            json_encode,
+            same_json,
+        ),
+        ("peer-json", "core.v1.Node.json") => {
+            codec(&json(), n, i, json_decode::<Vec<k8s_openapi::api::core::v1::Node>>, json_encode, same_json)
+        }
+        _ => panic!("no type for {who} {kind}"),
+    };
+    report(&result);
+}
+
+/// `instructions` in protobuf: one decode or encode of the list inside
+/// `counted_deserialize_protobuf` or `counted_serialize_protobuf` (callgrind's
+/// `--toggle-collect` matches both names with the JSON ones').
+fn protobuf_instructions(who: &str, fixture: &str, copies: usize, what: &str) {
+    let input = protobuf_list_of(fixture, copies);
+    let kind = std::path::Path::new(fixture)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let serialize = match what {
+        "deserialize" => false,
+        "serialize" => true,
+        _ => panic!("expected deserialize or serialize, got {what:?}"),
+    };
+    use k8s_pb::api as pbapi;
+    use kube_api_pb::api as our;
+    let out_bytes = match (who, kind) {
+        ("ours-pb", "core.v1.Pod.json") => {
+            counted_protobuf(&input, serialize, ours_decode::<our::core::v1::PodList>, ours_encode)
+        }
+        ("ours-pb", "apps.v1.Deployment.json") => counted_protobuf(
+            &input,
+            serialize,
+            ours_decode::<our::apps::v1::DeploymentList>,
+            ours_encode,
+        ),
+        ("ours-pb", "core.v1.Node.json") => {
+            counted_protobuf(&input, serialize, ours_decode::<our::core::v1::NodeList>, ours_encode)
+        }
+        ("k8s-pb", "core.v1.Pod.json") => counted_protobuf(
+            &input,
+            serialize,
+            prost_decode::<pbapi::core::v1::PodList>,
+            |v, o| prost_encode("v1", "PodList", v, o),
+        ),
+        ("k8s-pb", "apps.v1.Deployment.json") => counted_protobuf(
+            &input,
+            serialize,
+            prost_decode::<pbapi::apps::v1::DeploymentList>,
+            |v, o| prost_encode("apps/v1", "DeploymentList", v, o),
+        ),
+        ("k8s-pb", "core.v1.Node.json") => counted_protobuf(
+            &input,
+            serialize,
+            prost_decode::<pbapi::core::v1::NodeList>,
+            |v, o| prost_encode("v1", "NodeList", v, o),
+        ),
+        _ => panic!("no type for {who} {kind}"),
+    };
+    report(&protocol::Counted {
+        in_bytes: input.len() as u64,
+        out_bytes: out_bytes as u64,
+    });
+}
+
+fn counted_protobuf<T>(
+    input: &[u8],
+    serialize: bool,
+    decode: impl Fn(&[u8]) -> T,
+    encode: impl Fn(&T, &mut Vec<u8>),
+) -> usize {
+    let value = counted_deserialize_protobuf(&decode, input);
+    let mut out = Vec::new();
+    if serialize {
+        counted_serialize_protobuf(&encode, &value, &mut out);
+    }
+    black_box(value);
+    out.len()
+}
+
+#[inline(never)]
+fn counted_deserialize_protobuf<T>(decode: &impl Fn(&[u8]) -> T, input: &[u8]) -> T {
+    decode(black_box(input))
+}
+
+#[inline(never)]
+fn counted_serialize_protobuf<T>(encode: &impl Fn(&T, &mut Vec<u8>), value: &T, out: &mut Vec<u8>) {
+    encode(black_box(value), black_box(out));
 }
 
 /// Megabytes per second.

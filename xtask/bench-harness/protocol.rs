@@ -55,6 +55,28 @@ pub struct Counted {
     pub out_bytes: u64,
 }
 
+/// `harness protobuf <ours-pb|k8s-pb|ours-json|peer-json> …`: a list of one fixture decoded
+/// and encoded, in protobuf or JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Codec {
+    /// Objects in the list.
+    pub objects: u64,
+    /// Bytes of the input (the list in its envelope, or the JSON array).
+    pub in_bytes: u64,
+    /// Bytes encoded back.
+    pub out_bytes: u64,
+    /// Objects decoded per second.
+    pub decode_per_s: f64,
+    /// Objects encoded per second.
+    pub encode_per_s: f64,
+    /// Heap bytes the decoded list holds, per object (glibc's `mallinfo2`, after one decode
+    /// against before it).
+    pub heap_per_object: f64,
+    /// Whether the output is the input (the same message in protobuf, the same JSON value).
+    pub round_trip: bool,
+}
+
 /// `harness routes …`: one matcher over one workload.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -8,7 +8,8 @@
 //!   and builders);
 //! - **serde**: 2,000 copies of the Pod, Deployment and Node fixtures in one JSON array,
 //!   deserialized and serialized with the generated types and with k8s-openapi's, against
-//!   `serde_json::from_slice::<IgnoredAny>`;
+//!   `serde_json::from_slice::<IgnoredAny>`; and the same lists in protobuf, the generated
+//!   code (a crate generated with `--proto`) against k8s-pb's prost types and both JSONs;
 //! - **routes**: every path template of the API, the generated matcher against matchit 0.9,
 //!   over requests drawn uniformly across the templates and over the 20 most common shapes;
 //! - **features**: a clean dev build of the crate generated with `--group-features`, with

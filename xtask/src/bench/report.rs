@@ -11,7 +11,7 @@ use super::sections::{
     Builds, COPIES, COUNTED_COPIES, Crds, FEATURE_SETS, Features, Generation, REQUESTS, Report,
     Rerun, Routes, Serde, UnknownFields,
 };
-use super::setup::{EXTRA_CRDS, K8S_OPENAPI, KOPIUM, KUBE, Paths, RERUN};
+use super::setup::{EXTRA_CRDS, K8S_OPENAPI, K8S_PB, KOPIUM, KUBE, Paths, RERUN};
 use super::stats::{Stat, show_change, show_ratio};
 
 use super::targets::{
@@ -373,6 +373,117 @@ fn render_serde(w: &mut String, serde: &Serde) -> Out {
     }
     let _ = writeln!(w);
     render_instructions(w, serde);
+    render_protobuf(w, serde)
+}
+
+/// Issue 49's targets for protobuf: decode ≥ 3× k8s-openapi's JSON and ≥ 1.0× k8s-pb's;
+/// encode ≥ 1.0× k8s-pb's; heap per decoded object ≤ k8s-openapi's.
+const TARGET_PB_OVER_JSON: f64 = 3.0;
+
+/// Section c's protobuf comparison (issue 49).
+fn render_protobuf(w: &mut String, serde: &Serde) -> Out {
+    if serde.protobuf.is_empty() {
+        return Ok(());
+    }
+    let _ = writeln!(
+        w,
+        "### Protobuf\n\n\
+         The same {COPIES} copies as a list in Kubernetes' protobuf: the fixture's own `.pb` \
+         message {COPIES} times as the items (field 2) of its `…List`, in the `k8s\\0` \
+         envelope. kubeforge decodes it with `kubeforge_runtime::protobuf::decode_object` into \
+         the generated list type (a crate generated with `--proto` and `--select` of the three \
+         kinds, feature `protobuf`) and encodes it with `encode_object`; k8s-pb {K8S_PB}'s prost \
+         types decode the envelope's message (the runtime's borrowing `decode_envelope` \
+         unwraps it: k8s-pb has none) and encode with `encode_to_vec` then `encode_envelope`, \
+         as ours does. The JSON contenders decode and encode the JSON array of the table \
+         above. Mean of {} per run; heap is what glibc's `mallinfo2` holds after one decode \
+         against before it, divided by the objects. \"Round trip\": the encoded message is \
+         the input's, byte for byte (protobuf), or the same JSON value.\n",
+        plural(serde.iterations, "iteration")
+    );
+    let _ = writeln!(
+        w,
+        "| fixture | contender | decode (objects/s) | encode (objects/s) | heap per decoded object (bytes) | input bytes | round trip |\n|---|---|---|---|---|---|---|"
+    );
+    let labels = [
+        "kubeforge, protobuf",
+        "k8s-pb, protobuf",
+        "kubeforge, JSON",
+        "k8s-openapi, JSON",
+    ];
+    let mut verdicts = Vec::new();
+    for f in &serde.protobuf {
+        let mut stats = Vec::new();
+        for (label, runs) in labels.iter().zip(&f.runs) {
+            let first = runs.first().ok_or("protobuf: no runs")?;
+            let de = Stat::field("decode_per_s", runs, |r| r.decode_per_s)?;
+            let en = Stat::field("encode_per_s", runs, |r| r.encode_per_s)?;
+            let heap = Stat::field("heap_per_object", runs, |r| r.heap_per_object)?;
+            let _ = writeln!(
+                w,
+                "| {} | {label} | {} | {} | {} | {} | {} |",
+                f.name,
+                de.show(0),
+                en.show(0),
+                heap.show(0),
+                first.in_bytes,
+                if runs.iter().all(|r| r.round_trip) {
+                    "yes"
+                } else {
+                    "no"
+                },
+            );
+            stats.push((de, en, heap));
+        }
+        verdicts.push((
+            f.name,
+            stats[0].0.ratio(&stats[3].0),
+            stats[0].0.ratio(&stats[1].0),
+            stats[0].1.ratio(&stats[1].1),
+            stats[0].2.ratio(&stats[3].2),
+        ));
+    }
+    let _ = writeln!(
+        w,
+        "\nInstructions per object, counted by callgrind inside the one decoding or encoding \
+         call over {COUNTED_COPIES} copies (the JSON ones are the table above's, divided).\n\n\
+         | fixture | decode: kubeforge protobuf | k8s-pb | kubeforge JSON | k8s-openapi JSON | encode: kubeforge protobuf | k8s-pb | kubeforge JSON | k8s-openapi JSON |\n|---|---|---|---|---|---|---|---|---|"
+    );
+    #[allow(clippy::cast_precision_loss)]
+    let per = |n: u64| n as f64 / COUNTED_COPIES as f64;
+    for (f, json) in serde.protobuf.iter().zip(&serde.instructions) {
+        let [ours, peer] = f.instructions;
+        let _ = writeln!(
+            w,
+            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            f.name,
+            per(ours[0]),
+            per(peer[0]),
+            per(json.ours[0]),
+            per(json.peer[0]),
+            per(ours[1]),
+            per(peer[1]),
+            per(json.ours[1]),
+            per(json.peer[1]),
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\nTargets (issue 49), on the medians above.\n\n\
+         | fixture | decode ÷ k8s-openapi JSON (≥ {TARGET_PB_OVER_JSON:.0}×) | decode ÷ k8s-pb (≥ 1.0×) | encode ÷ k8s-pb (≥ 1.0×) | heap ÷ k8s-openapi (≤ 1.0×) | verdict |\n|---|---|---|---|---|---|"
+    );
+    for (name, de_json, de_pb, en_pb, heap) in verdicts {
+        let _ = writeln!(
+            w,
+            "| {name} | **{}** | **{}** | **{}** | **{}** | {} |",
+            show_ratio(de_json),
+            show_ratio(de_pb),
+            show_ratio(en_pb),
+            show_ratio(heap),
+            verdict(de_json >= TARGET_PB_OVER_JSON && de_pb >= 1.0 && en_pb >= 1.0 && heap <= 1.0)
+        );
+    }
+    let _ = writeln!(w);
     Ok(())
 }
 
@@ -858,8 +969,9 @@ fn machine(w: &mut String, paths: &Paths) {
     );
     let _ = writeln!(
         w,
-        "| peers | k8s-openapi {} (feature `v1_36`), matchit {}, kopium {KOPIUM} |",
+        "| peers | k8s-openapi {} (feature `v1_36`), k8s-pb {}, matchit {}, kopium {KOPIUM} |",
         version("k8s-openapi"),
+        version("k8s-pb"),
         version("matchit")
     );
     let _ = writeln!(
@@ -905,6 +1017,68 @@ mod tests {
             sys_s: 0.0,
             maxrss_kib: 1024,
         }
+    }
+
+    fn codec(
+        decode_per_s: f64,
+        encode_per_s: f64,
+        heap_per_object: f64,
+    ) -> super::super::protocol::Codec {
+        super::super::protocol::Codec {
+            objects: 2000,
+            in_bytes: 1000,
+            out_bytes: 1000,
+            decode_per_s,
+            encode_per_s,
+            heap_per_object,
+            round_trip: true,
+        }
+    }
+
+    #[test]
+    fn protobuf_is_judged_against_k8s_openapis_json_and_k8s_pb() {
+        let fixture = |k8s_pb_decode: f64| super::super::sections::CodecFixture {
+            name: "Pod",
+            runs: [
+                vec![codec(30_000.0, 50_000.0, 900.0)],
+                vec![codec(k8s_pb_decode, 40_000.0, 800.0)],
+                vec![codec(9_000.0, 30_000.0, 1000.0)],
+                vec![codec(10_000.0, 30_000.0, 1000.0)],
+            ],
+            instructions: [[100_000, 50_000], [110_000, 60_000]],
+        };
+        let serde = |k8s_pb_decode| Serde {
+            fixtures: Vec::new(),
+            iterations: 1,
+            instructions: vec![super::super::sections::Instructions {
+                name: "Pod",
+                in_bytes: 1000,
+                ours: [300_000, 200_000],
+                peer: [400_000, 210_000],
+                ours_drop: [300_000, 200_000],
+            }],
+            protobuf: vec![fixture(k8s_pb_decode)],
+        };
+        let mut w = String::new();
+        render_protobuf(&mut w, &serde(25_000.0)).unwrap();
+        assert!(
+            w.contains("| Pod | kubeforge, protobuf | 30000 | 50000 | 900 | 1000 | yes |"),
+            "{w}"
+        );
+        assert!(
+            w.contains("| Pod | 1000 | 1100 | 3000 | 4000 | 500 | 600 | 2000 | 2100 |"),
+            "{w}"
+        );
+        assert!(
+            w.contains("| Pod | **3.00×** | **1.20×** | **1.25×** | **0.90×** | **met** |"),
+            "{w}"
+        );
+        let mut w = String::new();
+        render_protobuf(&mut w, &serde(31_000.0)).unwrap();
+        assert!(
+            w.contains("| **0.97×** | **1.25×** | **0.90×** | **not met** |"),
+            "{w}"
+        );
     }
 
     #[test]

@@ -221,6 +221,75 @@ pub(crate) struct Serde {
     pub iterations: usize,
     /// Per fixture, in `FIXTURES`' order.
     pub instructions: Vec<Instructions>,
+    /// The same lists in protobuf (issue 49), per fixture in `FIXTURES`' order.
+    pub protobuf: Vec<CodecFixture>,
+}
+
+/// The contenders of c's protobuf comparison, as the harness names them: the generated code
+/// in protobuf, k8s-pb's prost types, the generated code in JSON, k8s-openapi in JSON.
+pub(crate) const CODECS: [&str; 4] = ["ours-pb", "k8s-pb", "ours-json", "peer-json"];
+
+/// One fixture of c's protobuf comparison.
+pub(crate) struct CodecFixture {
+    pub name: &'static str,
+    /// Per contender of [`CODECS`], one entry per run.
+    pub runs: [Vec<protocol::Codec>; 4],
+    /// `[decode, encode]` instructions over [`COUNTED_COPIES`] copies: ours, k8s-pb.
+    pub instructions: [[u64; 2]; 2],
+}
+
+/// c's protobuf comparison: each run measures the four contenders in a rotated order; the
+/// instructions of the two protobuf contenders are counted once (the JSON ones are
+/// [`Instructions`]').
+fn protobuf(
+    paths: &Paths,
+    effort: Effort,
+    name: &'static str,
+    file: &str,
+) -> Result<CodecFixture, String> {
+    let fixture = paths.corpus.join("testdata").join(file);
+    let iterations = effort.serde_iterations().to_string();
+    let copies = COPIES.to_string();
+    let mut runs: [Vec<protocol::Codec>; 4] = Default::default();
+    for run in 0..effort.runs {
+        let mut order: Vec<usize> = (0..CODECS.len()).collect();
+        order.rotate_left(run % CODECS.len());
+        for index in order {
+            let who = CODECS[index];
+            let args = ["protobuf", who, path_str(&fixture)?, &copies, &iterations];
+            let result: protocol::Codec = paths.harness.run(&args)?;
+            eprintln!(
+                "bench: protobuf {file} {who}: decode {:.0}/s, encode {:.0}/s, heap {:.0} B/object",
+                result.decode_per_s, result.encode_per_s, result.heap_per_object
+            );
+            runs[index].push(result);
+        }
+    }
+    let counted = COUNTED_COPIES.to_string();
+    let mut instructions = [[0; 2]; 2];
+    for (who, counts) in ["ours-pb", "k8s-pb"].into_iter().zip(&mut instructions) {
+        for (what, count) in ["deserialize", "serialize"]
+            .into_iter()
+            .zip(counts.iter_mut())
+        {
+            let out = paths.bench.join(format!("callgrind.{who}.{what}.out"));
+            let args = ["instructions", who, path_str(&fixture)?, &counted, what];
+            let (total, stdout) = super::measure::callgrind(
+                &paths.harness.bin,
+                &args,
+                &format!("*counted_{what}*"),
+                &out,
+            )?;
+            let _: protocol::Counted = super::measure::parse_report(&args.join(" "), &stdout)?;
+            *count = total;
+            eprintln!("bench: instructions {file} {who} {what}: {total}");
+        }
+    }
+    Ok(CodecFixture {
+        name,
+        runs,
+        instructions,
+    })
 }
 
 /// Copies of a fixture in the array whose instructions are counted (a count is the same in
@@ -343,10 +412,15 @@ pub(crate) fn serde(paths: &Paths, effort: Effort) -> Result<Serde, String> {
         .iter()
         .map(|(name, file)| count_instructions(paths, name, file))
         .collect::<Result<_, _>>()?;
+    let protobuf = FIXTURES
+        .iter()
+        .map(|(name, file)| protobuf(paths, effort, name, file))
+        .collect::<Result<_, _>>()?;
     Ok(Serde {
         fixtures,
         iterations,
         instructions,
+        protobuf,
     })
 }
 

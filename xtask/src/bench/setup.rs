@@ -83,6 +83,10 @@ pub(crate) struct Paths {
 pub(crate) const OURS: &str = "kube-api-gen";
 pub(crate) const OURS_DROP: &str = "kube-api-drop";
 pub(crate) const OURS_FEATURES: &str = "kube-api-features";
+/// The kinds of section c's protobuf comparison with their messages (`--proto`), selected.
+pub(crate) const OURS_PB: &str = "kube-api-pb";
+/// k8s-pb, the prost types of the protobuf comparison.
+pub(crate) const K8S_PB: &str = "0.9.0";
 /// How many parts b builds.
 pub(crate) const PARTS: usize = 4;
 /// The package name of the crate of five releases merged.
@@ -203,6 +207,19 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
             crates.push((dir, part.name, part.flags));
         }
     }
+    let ours_pb = paths.bench.join(OURS_PB);
+    let proto = paths.corpus.join("proto");
+    let pb_flags = [
+        "--proto",
+        path_str(&proto)?,
+        "--select",
+        "kind=Pod",
+        "--select",
+        "kind=Deployment",
+        "--select",
+        "kind=Node",
+    ];
+    crates.push((&ours_pb, OURS_PB, &pb_flags[..]));
     for (dir, name, flags) in crates {
         eprintln!(
             "bench: generating {name} from swagger.json {}",
@@ -226,7 +243,10 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
 
     write(&paths.peer.join("Cargo.toml"), &peer_manifest())?;
     write(&paths.peer.join("src/lib.rs"), "pub use k8s_openapi;\n")?;
-    write(&paths.harness_dir.join("Cargo.toml"), &harness_manifest())?;
+    write(
+        &paths.harness_dir.join("Cargo.toml"),
+        &harness_manifest(&paths.runtime),
+    )?;
     write(&paths.harness_dir.join("src/main.rs"), HARNESS)?;
     write(&paths.harness_dir.join("src/protocol.rs"), PROTOCOL)?;
     for dir in [
@@ -235,6 +255,7 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         &paths.ours_features,
         &paths.peer,
         &paths.harness_dir,
+        &ours_pb,
     ]
     .into_iter()
     .chain(&paths.ours_parts)
@@ -352,7 +373,8 @@ k8s-openapi = {{ version = "={K8S_OPENAPI}", features = ["v1_36"] }}
     )
 }
 
-fn harness_manifest() -> String {
+fn harness_manifest(runtime: &Path) -> String {
+    let runtime = runtime.display();
     format!(
         r#"# Written by `cargo xtask bench`.
 [package]
@@ -364,6 +386,10 @@ publish = false
 [dependencies]
 {OURS} = {{ path = "../{OURS}" }}
 {OURS_DROP} = {{ path = "../{OURS_DROP}" }}
+{OURS_PB} = {{ path = "../{OURS_PB}", features = ["protobuf"] }}
+kubeforge-runtime = {{ path = "{runtime}", features = ["protobuf"] }}
+k8s-pb = "={K8S_PB}"
+prost = "0.14"
 k8s-openapi = {{ version = "={K8S_OPENAPI}", features = ["v1_36"] }}
 matchit = "=0.9"
 http = "1"

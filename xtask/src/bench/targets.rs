@@ -692,6 +692,7 @@ mod tests {
                     peer: [10_000, 4000],
                     ours_drop: [7900, 4000],
                 }],
+                protobuf: Vec::new(),
             }),
             ..Report::default()
         };
@@ -777,6 +778,7 @@ mod tests {
                 }],
                 iterations: 1,
                 instructions: Vec::new(),
+                protobuf: Vec::new(),
             }),
             ..Report::default()
         };
