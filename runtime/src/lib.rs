@@ -95,6 +95,10 @@ pub mod json;
 mod number;
 #[cfg(feature = "protobuf")]
 pub mod protobuf;
+// Below both `protobuf` and `response` (whose `DecodeError::Protobuf` holds one), so that
+// neither imports the other's folder back.
+#[cfg(feature = "protobuf")]
+mod protobuf_error;
 mod quantity;
 pub mod request;
 mod resource;

@@ -98,7 +98,7 @@ pub enum DecodeError {
     /// It is not the declared type's protobuf message (`protobuf` feature): the byte
     /// offset and the field path.
     #[cfg(feature = "protobuf")]
-    Protobuf(crate::protobuf::DecodeError),
+    Protobuf(crate::protobuf_error::DecodeError),
 }
 
 impl fmt::Display for DecodeError {

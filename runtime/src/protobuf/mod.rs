@@ -23,7 +23,6 @@
 //!   struct's `ExtraFields` and written back after the known ones.
 
 mod envelope;
-mod error;
 mod input;
 pub mod routes;
 mod scalars;
@@ -31,10 +30,10 @@ mod watch;
 
 use std::collections::BTreeMap;
 
+pub use crate::protobuf_error::DecodeError;
 pub use envelope::{
     CONTENT_TYPE, Envelope, MAGIC, decode_envelope, decode_object, encode_envelope, encode_object,
 };
-pub use error::DecodeError;
 pub use input::Input;
 pub use prost::encoding::WireType;
 pub use watch::{WatchFrames, encode_watch_frame};
