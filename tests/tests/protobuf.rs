@@ -378,11 +378,7 @@ fn watch_frames_decode_as_they_arrive() {
 const PROGRAM: &str = r#"//! Written by kubeforge's protobuf test: each fixture's .pb decodes to its .json decoded,
 //! and encodes back to the same bytes.
 use kubeforge_runtime::TypeMeta;
-use kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status;
-use kubeforge_runtime::WatchEvent;
-use kubeforge_runtime::protobuf::{
-    Message, WatchFrames, decode_object, encode_envelope, encode_object, encode_watch_frame,
-};
+use kubeforge_runtime::protobuf::{Message, decode_object, encode_object};
 use serde::de::DeserializeOwned;
 
 fn check<T: DeserializeOwned + serde::Serialize + Message + TypeMeta + PartialEq>(

@@ -31,11 +31,13 @@ impl<'a> Input<'a> {
     }
 
     /// The offset of the next byte.
+    #[inline]
     pub fn offset(&self) -> usize {
         self.end - self.rest.len()
     }
 
     /// Whether every byte is read.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.rest.is_empty()
     }
@@ -46,6 +48,7 @@ impl<'a> Input<'a> {
     }
 
     /// An error at the next byte.
+    #[cold]
     pub fn error(&self, message: impl Into<String>) -> DecodeError {
         DecodeError::new(self.offset(), message)
     }
@@ -54,7 +57,20 @@ impl<'a> Input<'a> {
     ///
     /// # Errors
     /// A varint cut short or longer than ten bytes.
+    #[inline]
     pub fn varint(&mut self) -> Result<u64, DecodeError> {
+        // Most varints (keys, lengths, small numbers) are one byte.
+        if let Some((&byte, tail)) = self.rest.split_first()
+            && byte < 0x80
+        {
+            self.rest = tail;
+            return Ok(u64::from(byte));
+        }
+        self.varint_slow()
+    }
+
+    #[inline(never)]
+    fn varint_slow(&mut self) -> Result<u64, DecodeError> {
         let offset = self.offset();
         decode_varint(&mut self.rest).map_err(|_| {
             DecodeError::new(
@@ -68,22 +84,53 @@ impl<'a> Input<'a> {
     ///
     /// # Errors
     /// Fewer than `N` bytes left.
+    #[inline]
     pub fn fixed<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
         let Some((head, tail)) = self.rest.split_first_chunk::<N>() else {
-            return Err(self.error(format!(
-                "expected {N} bytes of a fixed-width value, but {} are left",
-                self.rest.len()
-            )));
+            return Err(self.fixed_error(N));
         };
         self.rest = tail;
         Ok(*head)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fixed_error(&self, n: usize) -> DecodeError {
+        self.error(format!(
+            "expected {n} bytes of a fixed-width value, but {} are left",
+            self.rest.len()
+        ))
     }
 
     /// Reads a key: the field number and the wire type.
     ///
     /// # Errors
     /// A bad varint, field number 0 or a wire type that does not exist.
+    #[inline]
     pub fn key(&mut self) -> Result<(u32, WireType), DecodeError> {
+        // A one-byte key (fields 1 to 15) with a wire type that exists.
+        if let Some((&byte, tail)) = self.rest.split_first()
+            && (8..0x80).contains(&byte)
+        {
+            let wire = match byte & 7 {
+                0 => Some(WireType::Varint),
+                1 => Some(WireType::SixtyFourBit),
+                2 => Some(WireType::LengthDelimited),
+                3 => Some(WireType::StartGroup),
+                4 => Some(WireType::EndGroup),
+                5 => Some(WireType::ThirtyTwoBit),
+                _ => None,
+            };
+            if let Some(wire) = wire {
+                self.rest = tail;
+                return Ok((u32::from(byte >> 3), wire));
+            }
+        }
+        self.key_slow()
+    }
+
+    #[inline(never)]
+    fn key_slow(&mut self) -> Result<(u32, WireType), DecodeError> {
         let offset = self.offset();
         let key = self.varint()?;
         let wire = WireType::try_from(key & 7).map_err(|_| {
@@ -111,6 +158,7 @@ impl<'a> Input<'a> {
     ///
     /// # Errors
     /// A length past the end of the bytes.
+    #[inline]
     pub fn delimited(&mut self) -> Result<Input<'a>, DecodeError> {
         let offset = self.offset();
         let len = self.varint()?;
@@ -120,23 +168,30 @@ impl<'a> Input<'a> {
                 self.rest = tail;
                 Ok(Input {
                     rest: head,
-                    end: self.offset(),
+                    end: self.end - tail.len(),
                 })
             }
-            _ => Err(DecodeError::new(
-                offset,
-                format!(
-                    "expected a length of at most the {} bytes left, but it is {len}",
-                    self.rest.len()
-                ),
-            )),
+            _ => Err(self.length_error(offset, len)),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn length_error(&self, offset: usize, len: u64) -> DecodeError {
+        DecodeError::new(
+            offset,
+            format!(
+                "expected a length of at most the {} bytes left, but it is {len}",
+                self.rest.len()
+            ),
+        )
     }
 
     /// Skips a value of wire type `wire`.
     ///
     /// # Errors
     /// A value cut short, or a group (Kubernetes writes none).
+    #[inline]
     pub fn skip(&mut self, wire: WireType) -> Result<(), DecodeError> {
         match wire {
             WireType::Varint => self.varint().map(drop),
@@ -153,6 +208,7 @@ impl<'a> Input<'a> {
     ///
     /// # Errors
     /// Bytes that are not UTF-8.
+    #[inline]
     pub fn text(&mut self) -> Result<&'a str, DecodeError> {
         let offset = self.offset();
         let text = std::str::from_utf8(self.rest).map_err(|e| {
@@ -166,7 +222,62 @@ impl<'a> Input<'a> {
     }
 
     /// The rest as bytes, all consumed.
+    #[inline]
     pub fn bytes(&mut self) -> &'a [u8] {
         std::mem::take(&mut self.rest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::encoding::{decode_key, encode_varint};
+
+    use super::*;
+
+    #[test]
+    fn an_error_is_one_pointer_so_results_stay_small() {
+        assert_eq!(size_of::<DecodeError>(), size_of::<usize>());
+        assert!(size_of::<Result<u64, DecodeError>>() <= 2 * size_of::<usize>());
+    }
+
+    #[test]
+    fn the_one_byte_paths_read_as_prost_does() {
+        // Every one-byte key, and a few longer ones, through the fast and the slow path.
+        let mut keys: Vec<Vec<u8>> = (0..=0xffu8).map(|b| vec![b]).collect();
+        for value in [
+            0x80_u64,
+            0x81,
+            0x7ff,
+            1 << 32,
+            (536_870_911 << 3) | 2,
+            1 << 35,
+        ] {
+            let mut buf = Vec::new();
+            encode_varint(value, &mut buf);
+            keys.push(buf);
+        }
+        for bytes in keys {
+            let ours = Input::new(&bytes).key();
+            let prost = decode_key(&mut bytes.as_slice());
+            match (&ours, &prost) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{bytes:?}"),
+                (Err(e), Err(_)) => assert_eq!(e.offset(), 0, "{bytes:?}"),
+                _ => panic!("{bytes:?}: {ours:?} against {prost:?}"),
+            }
+            let mut input = Input::new(&bytes);
+            let varint = input.varint();
+            let prost = decode_varint(&mut bytes.as_slice());
+            assert_eq!(varint.ok(), prost.ok(), "{bytes:?}");
+        }
+        let e = Input::new(&[0x06]).key().unwrap_err();
+        assert_eq!(
+            e.message(),
+            "expected a field key, but wire type 6 does not exist"
+        );
+        let e = Input::new(&[0x02]).key().unwrap_err();
+        assert_eq!(
+            e.message(),
+            "expected a field key, but field number 0 is out of range"
+        );
     }
 }

@@ -121,6 +121,7 @@ pub trait Message: Sized {
 ///
 /// # Errors
 /// See [`Message::decode`].
+#[inline]
 pub fn merge_message<M: Message>(
     message: &mut M,
     input: &mut Input<'_>,
@@ -155,6 +156,7 @@ macro_rules! protobuf_message_field {
                 $crate::protobuf::Message::encode_raw(self, buf);
             }
 
+            #[inline]
             fn merge(
                 &mut self,
                 input: &mut $crate::protobuf::Input<'_>,
@@ -165,6 +167,7 @@ macro_rules! protobuf_message_field {
     };
 }
 
+#[inline]
 fn value_len<T: Field>(value: &T) -> usize {
     let payload = value.payload_len();
     match T::WIRE {
@@ -173,6 +176,7 @@ fn value_len<T: Field>(value: &T) -> usize {
     }
 }
 
+#[inline]
 fn encode_value_payload<T: Field>(value: &T, buf: &mut Vec<u8>) {
     if T::WIRE == WireType::LengthDelimited {
         encode_varint(value.payload_len() as u64, buf);
@@ -181,30 +185,38 @@ fn encode_value_payload<T: Field>(value: &T, buf: &mut Vec<u8>) {
 }
 
 /// The length of field `number` holding `value`, key included.
+#[inline]
 pub fn field_len<T: Field>(number: u32, value: &T) -> usize {
     key_len(number) + value_len(value)
 }
 
 /// Writes field `number` holding `value`.
+#[inline]
 pub fn encode_field<T: Field>(number: u32, value: &T, buf: &mut Vec<u8>) {
     encode_key(number, T::WIRE, buf);
     encode_value_payload(value, buf);
+}
+
+#[cold]
+#[inline(never)]
+fn wire_error(input: &Input<'_>, expected: WireType, wire: WireType) -> DecodeError {
+    input.error(format!(
+        "expected wire type {expected:?}, but the key says {wire:?}"
+    ))
 }
 
 /// Reads one value of type `T` whose key said `wire`.
 ///
 /// # Errors
 /// A wire type that is not `T`'s, or bytes that do not read as `T`.
+#[inline]
 pub fn merge_into<T: Field>(
     value: &mut T,
     wire: WireType,
     input: &mut Input<'_>,
 ) -> Result<(), DecodeError> {
     if wire != T::WIRE {
-        return Err(input.error(format!(
-            "expected wire type {:?}, but the key says {wire:?}",
-            T::WIRE
-        )));
+        return Err(wire_error(input, T::WIRE, wire));
     }
     if T::WIRE == WireType::LengthDelimited {
         let mut inner = input.delimited()?;
@@ -215,11 +227,13 @@ pub fn merge_into<T: Field>(
 }
 
 /// Length of a required field (see [`encode_required`]).
+#[inline]
 pub fn len_required<T: Field>(number: u32, value: &T) -> usize {
     field_len(number, value)
 }
 
 /// Writes a required field: always.
+#[inline]
 pub fn encode_required<T: Field>(number: u32, value: &T, buf: &mut Vec<u8>) {
     encode_field(number, value, buf);
 }
@@ -228,6 +242,7 @@ pub fn encode_required<T: Field>(number: u32, value: &T, buf: &mut Vec<u8>) {
 ///
 /// # Errors
 /// See [`merge_into`]; the error names the field `name`.
+#[inline]
 pub fn merge_required<T: Field>(
     value: &mut T,
     wire: WireType,
@@ -238,6 +253,7 @@ pub fn merge_required<T: Field>(
 }
 
 /// Reads a field whose zero JSON leaves out: the zero reads as `None`.
+#[inline]
 fn merge_value<T: Field>(
     slot: &mut Option<T>,
     wire: WireType,
@@ -253,11 +269,13 @@ fn merge_value<T: Field>(
 }
 
 /// Length of a pointer field (see [`encode_optional`]).
+#[inline]
 pub fn len_optional<T: Field>(number: u32, value: Option<&T>) -> usize {
     value.map_or(0, |value| field_len(number, value))
 }
 
 /// Writes a Go pointer or message field: when set.
+#[inline]
 pub fn encode_optional<T: Field>(number: u32, value: Option<&T>, buf: &mut Vec<u8>) {
     if let Some(value) = value {
         encode_field(number, value, buf);
@@ -268,6 +286,7 @@ pub fn encode_optional<T: Field>(number: u32, value: Option<&T>, buf: &mut Vec<u
 ///
 /// # Errors
 /// See [`merge_into`]; the error names the field `name`.
+#[inline]
 pub fn merge_optional<T: Field>(
     slot: &mut Option<T>,
     wire: WireType,
@@ -282,6 +301,7 @@ pub fn merge_optional<T: Field>(
 ///
 /// # Errors
 /// See [`merge_into`]; the error names the field `name`.
+#[inline]
 pub fn merge_nonzero<T: Field>(
     slot: &mut Option<T>,
     wire: WireType,
@@ -292,17 +312,20 @@ pub fn merge_nonzero<T: Field>(
 }
 
 /// Length of a repeated field.
+#[inline]
 pub fn len_repeated<T: Field>(number: u32, values: &[T]) -> usize {
     values.iter().map(|value| field_len(number, value)).sum()
 }
 
 /// Writes a repeated field, one key per element (proto2's unpacked form, as Go writes it).
+#[inline]
 pub fn encode_repeated<T: Field>(number: u32, values: &[T], buf: &mut Vec<u8>) {
     for value in values {
         encode_field(number, value, buf);
     }
 }
 
+#[inline]
 fn merge_element<T: Field>(
     values: &mut Vec<T>,
     wire: WireType,
@@ -329,6 +352,7 @@ fn merge_element<T: Field>(
 ///
 /// # Errors
 /// See [`merge_into`]; the error names the field `name` and the element.
+#[inline]
 pub fn merge_repeated<T: Field>(
     values: &mut Vec<T>,
     wire: WireType,
@@ -342,6 +366,7 @@ pub fn merge_repeated<T: Field>(
 ///
 /// # Errors
 /// See [`merge_into`]; the error names the field `name` and the element.
+#[inline]
 pub fn merge_repeated_optional<T: Field>(
     values: &mut Option<Vec<T>>,
     wire: WireType,
@@ -352,11 +377,13 @@ pub fn merge_repeated_optional<T: Field>(
 }
 
 /// One map entry's content: `{key = 1, value = 2}`, both always written as Go does.
+#[inline]
 fn entry_len<V: Field>(key: &String, value: &V) -> usize {
     field_len(1, key) + field_len(2, value)
 }
 
 /// Length of a map field.
+#[inline]
 pub fn len_map<V: Field>(number: u32, map: Option<&BTreeMap<String, V>>) -> usize {
     map.into_iter()
         .flatten()
@@ -368,6 +395,7 @@ pub fn len_map<V: Field>(number: u32, map: Option<&BTreeMap<String, V>>) -> usiz
 }
 
 /// Writes a map field: one entry message per key, in key order (Go sorts the keys).
+#[inline]
 pub fn encode_map<V: Field>(number: u32, map: Option<&BTreeMap<String, V>>, buf: &mut Vec<u8>) {
     for (key, value) in map.into_iter().flatten() {
         encode_key(number, WireType::LengthDelimited, buf);
@@ -377,6 +405,7 @@ pub fn encode_map<V: Field>(number: u32, map: Option<&BTreeMap<String, V>>, buf:
     }
 }
 
+#[inline]
 fn merge_entry<V: Field>(
     map: &mut BTreeMap<String, V>,
     wire: WireType,
@@ -405,6 +434,7 @@ fn merge_entry<V: Field>(
 ///
 /// # Errors
 /// See [`merge_into`]; the error names the field `name` and the key.
+#[inline]
 pub fn merge_map<V: Field>(
     map: &mut BTreeMap<String, V>,
     wire: WireType,
@@ -418,6 +448,7 @@ pub fn merge_map<V: Field>(
 ///
 /// # Errors
 /// See [`merge_map`].
+#[inline]
 pub fn merge_map_optional<V: Field>(
     map: &mut Option<BTreeMap<String, V>>,
     wire: WireType,
@@ -427,6 +458,7 @@ pub fn merge_map_optional<V: Field>(
     merge_map(map.get_or_insert_with(BTreeMap::new), wire, input, name)
 }
 
+#[inline]
 fn items_entry_len<T: Field>(key: &String, items: &[T]) -> (usize, usize) {
     let inner = len_repeated(1, items);
     let entry = field_len(1, key) + key_len(2) + encoded_len_varint(inner as u64) + inner;
@@ -435,6 +467,7 @@ fn items_entry_len<T: Field>(key: &String, items: &[T]) -> (usize, usize) {
 
 /// Length of a map whose values are lists in one-field wrapper messages (`ExtraValue`:
 /// `{repeated string items = 1}`).
+#[inline]
 pub fn len_items_map<T: Field>(number: u32, map: Option<&BTreeMap<String, Vec<T>>>) -> usize {
     map.into_iter()
         .flatten()
@@ -446,6 +479,7 @@ pub fn len_items_map<T: Field>(number: u32, map: Option<&BTreeMap<String, Vec<T>
 }
 
 /// Writes a map whose values are lists in wrapper messages.
+#[inline]
 pub fn encode_items_map<T: Field>(
     number: u32,
     map: Option<&BTreeMap<String, Vec<T>>>,
@@ -466,6 +500,7 @@ pub fn encode_items_map<T: Field>(
 ///
 /// # Errors
 /// See [`merge_into`]; the error names the field `name` and the key.
+#[inline]
 pub fn merge_items_map<T: Field>(
     map: &mut Option<BTreeMap<String, Vec<T>>>,
     wire: WireType,
@@ -475,6 +510,7 @@ pub fn merge_items_map<T: Field>(
     merge_items_entry(map.get_or_insert_with(BTreeMap::new), wire, input).map_err(|e| e.field(name))
 }
 
+#[inline]
 fn merge_items_entry<T: Field>(
     map: &mut BTreeMap<String, Vec<T>>,
     wire: WireType,
@@ -509,11 +545,13 @@ fn merge_items_entry<T: Field>(
 }
 
 /// The length of the protobuf fields `extra` keeps.
+#[inline]
 pub fn len_unknown<T>(extra: &ExtraFields<T>) -> usize {
     extra.protobuf_unknown().len()
 }
 
 /// Writes the protobuf fields `extra` keeps, as they were read.
+#[inline]
 pub fn encode_unknown<T>(extra: &ExtraFields<T>, buf: &mut Vec<u8>) {
     buf.extend_from_slice(extra.protobuf_unknown());
 }
@@ -522,6 +560,7 @@ pub fn encode_unknown<T>(extra: &ExtraFields<T>, buf: &mut Vec<u8>) {
 ///
 /// # Errors
 /// When the value's bytes are cut short.
+#[inline]
 pub fn merge_unknown<T>(
     extra: &mut ExtraFields<T>,
     number: u32,
@@ -542,17 +581,20 @@ pub fn merge_unknown<T>(
 ///
 /// # Errors
 /// When the value's bytes are cut short.
+#[inline]
 pub fn skip_unknown(wire: WireType, input: &mut Input<'_>) -> Result<(), DecodeError> {
     input.skip(wire)
 }
 
 /// The length of an embedded Go struct's field whose content is `len` bytes long.
+#[inline]
 pub fn len_embedded(number: u32, len: usize) -> usize {
     key_len(number) + encoded_len_varint(len as u64) + len
 }
 
 /// Writes the key and length of an embedded Go struct's field (always written, as Go
 /// writes a value field); its content follows.
+#[inline]
 pub fn encode_embedded(number: u32, len: usize, buf: &mut Vec<u8>) {
     encode_key(number, WireType::LengthDelimited, buf);
     encode_varint(len as u64, buf);
@@ -563,6 +605,7 @@ pub fn encode_embedded(number: u32, len: usize, buf: &mut Vec<u8>) {
 ///
 /// # Errors
 /// A wire type other than length-delimited, or what `merge` says.
+#[inline]
 pub fn merge_embedded(
     wire: WireType,
     input: &mut Input<'_>,
@@ -583,11 +626,13 @@ pub fn merge_embedded(
 
 /// The length of an empty object's field (a schema without properties, a message without
 /// fields): written when set.
+#[inline]
 pub fn len_empty(number: u32, value: Option<&serde_json::Value>) -> usize {
     value.map_or(0, |_| key_len(number) + 1)
 }
 
 /// Writes an empty object's field when set: an empty message.
+#[inline]
 pub fn encode_empty(number: u32, value: Option<&serde_json::Value>, buf: &mut Vec<u8>) {
     if value.is_some() {
         encode_key(number, WireType::LengthDelimited, buf);
@@ -599,6 +644,7 @@ pub fn encode_empty(number: u32, value: Option<&serde_json::Value>, buf: &mut Ve
 ///
 /// # Errors
 /// A wire type other than length-delimited, or content cut short.
+#[inline]
 pub fn merge_empty(
     slot: &mut Option<serde_json::Value>,
     wire: WireType,

@@ -294,13 +294,13 @@ impl Field for IntOrString {
     }
     fn payload_len(&self) -> usize {
         let (kind, int, string) = parts(self);
-        field_len(1, &kind) + field_len(2, &int) + field_len(3, &string)
+        field_len(1, &kind) + field_len(2, &int) + field_len(3, string)
     }
     fn encode_payload(&self, buf: &mut Vec<u8>) {
         let (kind, int, string) = parts(self);
         encode_field(1, &kind, buf);
         encode_field(2, &int, buf);
-        encode_field(3, &string, buf);
+        encode_field(3, string, buf);
     }
     fn merge(&mut self, input: &mut Input<'_>) -> Result<(), DecodeError> {
         let start = input.offset();
@@ -327,10 +327,12 @@ impl Field for IntOrString {
     }
 }
 
-fn parts(value: &IntOrString) -> (i64, i32, String) {
+/// The three fields, the string borrowed (encoding clones nothing).
+fn parts(value: &IntOrString) -> (i64, i32, &String) {
+    static EMPTY: String = String::new();
     match value {
-        IntOrString::Int(int) => (0, *int, String::new()),
-        IntOrString::String(string) => (1, 0, string.clone()),
+        IntOrString::Int(int) => (0, *int, &EMPTY),
+        IntOrString::String(string) => (1, 0, string),
     }
 }
 
