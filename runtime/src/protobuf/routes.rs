@@ -9,7 +9,7 @@
 //! - [`decode`] reads a response by its `Content-Type`: protobuf with the body type's
 //!   message, JSON with the operation's own decoder; an error status's `Status` in either;
 //! - [`watch`] reads a watch stream by its `Content-Type`: protobuf frames
-//!   ([`WatchFrames`]) or the operation's JSON [`WatchDecoder`](crate::WatchDecoder), as the
+//!   ([`WatchFrames`]) or the operation's JSON [`WatchDecoder`], as the
 //!   bytes arrive.
 
 use http::header::{ACCEPT, CONTENT_TYPE as CONTENT_TYPE_HEADER, HeaderValue};
