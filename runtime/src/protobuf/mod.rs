@@ -405,18 +405,25 @@ pub fn encode_map<V: Field>(number: u32, map: Option<&BTreeMap<String, V>>, buf:
     }
 }
 
+/// The bytes of one map entry (a length-delimited message of key 1 and value 2), shared by
+/// plain maps and maps of wrapped lists.
+#[inline]
+fn map_entry<'a>(wire: WireType, input: &mut Input<'a>) -> Result<Input<'a>, DecodeError> {
+    if wire != WireType::LengthDelimited {
+        return Err(input.error(format!(
+            "expected a map entry (wire type LengthDelimited), but the key says {wire:?}"
+        )));
+    }
+    input.delimited()
+}
+
 #[inline]
 fn merge_entry<V: Field>(
     map: &mut BTreeMap<String, V>,
     wire: WireType,
     input: &mut Input<'_>,
 ) -> Result<(), DecodeError> {
-    if wire != WireType::LengthDelimited {
-        return Err(input.error(format!(
-            "expected a map entry (wire type LengthDelimited), but the key says {wire:?}"
-        )));
-    }
-    let mut entry = input.delimited()?;
+    let mut entry = map_entry(wire, input)?;
     let mut key = String::new();
     let mut value = V::zero();
     while !entry.is_empty() {
@@ -516,12 +523,7 @@ fn merge_items_entry<T: Field>(
     wire: WireType,
     input: &mut Input<'_>,
 ) -> Result<(), DecodeError> {
-    if wire != WireType::LengthDelimited {
-        return Err(input.error(format!(
-            "expected a map entry (wire type LengthDelimited), but the key says {wire:?}"
-        )));
-    }
-    let mut entry = input.delimited()?;
+    let mut entry = map_entry(wire, input)?;
     let mut key = String::new();
     let mut items = Vec::new();
     while !entry.is_empty() {
