@@ -743,8 +743,19 @@ impl<'a> Target<'a> {
         }
     }
 
-    fn cargo_args(&self) -> Vec<&'a str> {
-        let mut args = vec!["test", "-p", self.package];
+    /// The arguments of `cargo test` that build and run this target. With `workspace`, the
+    /// target is selected by its name alone among every package of the workspace
+    /// (`--workspace --test <target>`, for a name no other package uses), so that cargo unifies
+    /// features as `cargo test --workspace` does and builds every crate in the one variant
+    /// that run builds; otherwise with `-p <package>`, which unifies the features of that
+    /// package's dependencies alone, a variant of its own.
+    fn cargo_args(&self, workspace: bool) -> Vec<&'a str> {
+        let mut args = vec!["test"];
+        if workspace && self.target != "lib" {
+            args.push("--workspace");
+        } else {
+            args.extend(["-p", self.package]);
+        }
         if self.target == "lib" {
             args.push("--lib");
         } else {
@@ -909,12 +920,13 @@ fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
         .map(|t| Target::parse(t))
         .collect::<Result<_, _>>()?;
 
+    let names = TestNames::read(&scratch, &cargo_target)?;
     let baseline_started = Instant::now();
     eprintln!(
         "mutants: baseline (no bug planted): the goldens and {} test targets …",
         targets.len()
     );
-    let blessed = bless(&scratch, &cargo_target, &pristine)?;
+    let blessed = bless(&scratch, &cargo_target, &names, &pristine)?;
     if !blessed.is_empty() {
         return Err(format!(
             "the goldens are stale before any bug is planted: {}",
@@ -922,7 +934,7 @@ fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
         ));
     }
     for target in &targets {
-        match run_target(&scratch, &cargo_target, target)? {
+        match run_target(&scratch, &cargo_target, &names, target)? {
             Outcome::Passed => {}
             Outcome::Failed(tests) => {
                 return Err(format!(
@@ -947,7 +959,7 @@ fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
         restore(&pristine)?;
         plant(&scratch, mutant)?;
         let blessed = if mutant.file.starts_with(GENERATOR) {
-            Some(bless(&scratch, &cargo_target, &pristine)?)
+            Some(bless(&scratch, &cargo_target, &names, &pristine)?)
         } else {
             None
         };
@@ -955,7 +967,7 @@ fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
         let mut other = Vec::new();
         for test in mutant.tests {
             let target = Target::parse(test)?;
-            match run_target(&scratch, &cargo_target, &target)? {
+            match run_target(&scratch, &cargo_target, &names, &target)? {
                 Outcome::Passed => other.push(format!("{target} passes")),
                 Outcome::Failed(tests) => {
                     caught.push(format!("{target} fails: {}", tests.join(", ")));
@@ -1166,19 +1178,18 @@ fn cargo(scratch: &Path, cargo_target: &Path) -> Command {
 fn bless(
     scratch: &Path,
     cargo_target: &Path,
+    names: &TestNames,
     pristine: &BTreeMap<PathBuf, String>,
 ) -> Result<Vec<String>, String> {
+    let golden = Target {
+        package: "kubeforge-tests",
+        target: "golden",
+        filter: Some("goldens_match"),
+    };
+    let mut args = golden.cargo_args(names.workspace(&golden));
+    args.insert(1, "--quiet");
     let output = cargo(scratch, cargo_target)
-        .args([
-            "test",
-            "--quiet",
-            "-p",
-            "kubeforge-tests",
-            "--test",
-            "golden",
-            "--",
-            "goldens_match",
-        ])
+        .args(args)
         .env("KUBEFORGE_BLESS", "1")
         // Blessing is refused in CI; this copy is no CI run.
         .env_remove("CI")
@@ -1205,10 +1216,69 @@ fn bless(
     Ok(changed)
 }
 
+/// Which packages of the workspace have an integration test of each name (`cargo metadata`).
+/// A target whose name one package alone has runs with `--workspace`
+/// ([`Target::cargo_args`]): every mutant's build then shares the variant of each crate that
+/// `cargo test --workspace` builds (CI's, in place), instead of one variant per package
+/// (with `-p`, cargo unifies only the features that package's dependencies ask for, so a
+/// crate built for two packages' tests is built twice, and again for every mutant that
+/// changes it).
+struct TestNames(BTreeMap<String, Vec<String>>);
+
+impl TestNames {
+    fn read(scratch: &Path, cargo_target: &Path) -> Result<Self, String> {
+        let output = cargo(scratch, cargo_target)
+            .args(["metadata", "--no-deps", "--format-version", "1"])
+            .output()
+            .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "cargo metadata failed:\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .map_err(|e| format!("cargo metadata's output does not read: {e}"))?;
+        let mut names: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for package in metadata["packages"].as_array().into_iter().flatten() {
+            let Some(package_name) = package["name"].as_str() else {
+                continue;
+            };
+            for target in package["targets"].as_array().into_iter().flatten() {
+                let is_test = target["kind"]
+                    .as_array()
+                    .is_some_and(|kinds| kinds.iter().any(|k| k == "test"));
+                if let (true, Some(name)) = (is_test, target["name"].as_str()) {
+                    names
+                        .entry(name.to_owned())
+                        .or_default()
+                        .push(package_name.to_owned());
+                }
+            }
+        }
+        Ok(TestNames(names))
+    }
+
+    /// Whether `target` is selected among the whole workspace by its name alone: an
+    /// integration test that no other package has a test of the same name beside.
+    fn workspace(&self, target: &Target<'_>) -> bool {
+        target.target != "lib"
+            && self
+                .0
+                .get(target.target)
+                .is_some_and(|packages| packages.iter().map(String::as_str).eq([target.package]))
+    }
+}
+
 /// Runs one test target and says what happened.
-fn run_target(scratch: &Path, cargo_target: &Path, target: &Target<'_>) -> Result<Outcome, String> {
+fn run_target(
+    scratch: &Path,
+    cargo_target: &Path,
+    names: &TestNames,
+    target: &Target<'_>,
+) -> Result<Outcome, String> {
     let output = cargo(scratch, cargo_target)
-        .args(target.cargo_args())
+        .args(target.cargo_args(names.workspace(target)))
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if output.status.success() {
@@ -1275,11 +1345,51 @@ mod tests {
         assert!(MUTANTS.len() >= 14, "{} mutants", MUTANTS.len());
     }
 
+    /// A test whose name one package alone has is selected among the workspace; one whose
+    /// name another package's test has too (`protobuf`: the generator's and the tests'), and
+    /// a package's unit tests, by their package.
+    #[test]
+    fn workspace_selection_only_for_names_one_package_has() {
+        let root = root();
+        let names = TestNames::read(&root, &root.join("target")).unwrap();
+        let golden = Target::parse("kubeforge-tests:golden:goldens_match").unwrap();
+        assert!(names.workspace(&golden));
+        let admission = Target::parse("kubeforge-server:admission").unwrap();
+        assert!(names.workspace(&admission));
+        for shared in [
+            "kubeforge-tests:protobuf",
+            "kubeforge:protobuf",
+            "kubeforge-runtime:routes",
+            "kubeforge-server:simulation",
+            "kubeforge-runtime:lib",
+            "kubeforge-server:lib",
+        ] {
+            assert!(
+                !names.workspace(&Target::parse(shared).unwrap()),
+                "{shared}"
+            );
+        }
+        // A name another package has, given with the wrong package, is not taken for it.
+        let wrong = Target::parse("kubeforge-server:golden").unwrap();
+        assert!(!names.workspace(&wrong));
+    }
+
     #[test]
     fn targets_read_back() {
         let target = Target::parse("kubeforge-tests:lossless:goldens_round_trip").unwrap();
         assert_eq!(
-            target.cargo_args(),
+            target.cargo_args(true),
+            [
+                "test",
+                "--workspace",
+                "--test",
+                "lossless",
+                "--",
+                "goldens_round_trip"
+            ]
+        );
+        assert_eq!(
+            target.cargo_args(false),
             [
                 "test",
                 "-p",
@@ -1296,7 +1406,12 @@ mod tests {
         );
         let lib = Target::parse("kubeforge-runtime:lib").unwrap();
         assert_eq!(
-            lib.cargo_args(),
+            lib.cargo_args(false),
+            ["test", "-p", "kubeforge-runtime", "--lib"]
+        );
+        // A package's unit tests are selected by their package even so.
+        assert_eq!(
+            lib.cargo_args(true),
             ["test", "-p", "kubeforge-runtime", "--lib"]
         );
         for bad in ["", "x", "x:", ":y", "x:y:", "x:y:z:w"] {
