@@ -743,8 +743,19 @@ impl<'a> Target<'a> {
         }
     }
 
-    fn cargo_args(&self) -> Vec<&'a str> {
-        let mut args = vec!["test", "-p", self.package];
+    /// The arguments of `cargo test` that build and run this target. With `workspace`, the
+    /// target is selected by its name alone among every package of the workspace
+    /// (`--workspace --test <target>`, for a name no other package uses), so that cargo unifies
+    /// features as `cargo test --workspace` does and builds every crate in the one variant
+    /// that run builds; otherwise with `-p <package>`, which unifies the features of that
+    /// package's dependencies alone, a variant of its own.
+    fn cargo_args(&self, workspace: bool) -> Vec<&'a str> {
+        let mut args = vec!["test"];
+        if workspace && self.target != "lib" {
+            args.push("--workspace");
+        } else {
+            args.extend(["-p", self.package]);
+        }
         if self.target == "lib" {
             args.push("--lib");
         } else {
@@ -909,12 +920,13 @@ fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
         .map(|t| Target::parse(t))
         .collect::<Result<_, _>>()?;
 
+    let names = TestNames::read(&scratch, &cargo_target)?;
     let baseline_started = Instant::now();
     eprintln!(
         "mutants: baseline (no bug planted): the goldens and {} test targets …",
         targets.len()
     );
-    let blessed = bless(&scratch, &cargo_target, &pristine)?;
+    let blessed = bless(&scratch, &cargo_target, &names, &pristine)?;
     if !blessed.is_empty() {
         return Err(format!(
             "the goldens are stale before any bug is planted: {}",
@@ -922,7 +934,7 @@ fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
         ));
     }
     for target in &targets {
-        match run_target(&scratch, &cargo_target, target)? {
+        match run_target(&scratch, &cargo_target, &names, target)? {
             Outcome::Passed => {}
             Outcome::Failed(tests) => {
                 return Err(format!(
@@ -947,7 +959,7 @@ fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
         restore(&pristine)?;
         plant(&scratch, mutant)?;
         let blessed = if mutant.file.starts_with(GENERATOR) {
-            Some(bless(&scratch, &cargo_target, &pristine)?)
+            Some(bless(&scratch, &cargo_target, &names, &pristine)?)
         } else {
             None
         };
@@ -955,7 +967,7 @@ fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
         let mut other = Vec::new();
         for test in mutant.tests {
             let target = Target::parse(test)?;
-            match run_target(&scratch, &cargo_target, &target)? {
+            match run_target(&scratch, &cargo_target, &names, &target)? {
                 Outcome::Passed => other.push(format!("{target} passes")),
                 Outcome::Failed(tests) => {
                     caught.push(format!("{target} fails: {}", tests.join(", ")));
@@ -1166,19 +1178,18 @@ fn cargo(scratch: &Path, cargo_target: &Path) -> Command {
 fn bless(
     scratch: &Path,
     cargo_target: &Path,
+    names: &TestNames,
     pristine: &BTreeMap<PathBuf, String>,
 ) -> Result<Vec<String>, String> {
+    let golden = Target {
+        package: "kubeforge-tests",
+        target: "golden",
+        filter: Some("goldens_match"),
+    };
+    let mut args = golden.cargo_args(names.workspace(&golden));
+    args.insert(1, "--quiet");
     let output = cargo(scratch, cargo_target)
-        .args([
-            "test",
-            "--quiet",
-            "-p",
-            "kubeforge-tests",
-            "--test",
-            "golden",
-            "--",
-            "goldens_match",
-        ])
+        .args(args)
         .env("KUBEFORGE_BLESS", "1")
         // Blessing is refused in CI; this copy is no CI run.
         .env_remove("CI")
@@ -1205,12 +1216,206 @@ fn bless(
     Ok(changed)
 }
 
-/// Runs one test target and says what happened.
-fn run_target(scratch: &Path, cargo_target: &Path, target: &Target<'_>) -> Result<Outcome, String> {
-    let output = cargo(scratch, cargo_target)
-        .args(target.cargo_args())
+/// Which packages of the workspace have an integration test of each name (`cargo metadata`).
+/// A target whose name one package alone has runs with `--workspace`
+/// ([`Target::cargo_args`]): every mutant's build then shares the variant of each crate that
+/// `cargo test --workspace` builds (CI's, in place), instead of one variant per package
+/// (with `-p`, cargo unifies only the features that package's dependencies ask for, so a
+/// crate built for two packages' tests is built twice, and again for every mutant that
+/// changes it).
+///
+/// A name two packages share runs with `--workspace` too when the other packages are
+/// dependencies of the target's own (the generator's `protobuf` beside the tests' `protobuf`):
+/// cargo then builds both test binaries, the other one from crates the target needs anyway,
+/// and the runner runs the target's binary alone ([`run_binary`]).
+struct TestNames {
+    /// Test name → the packages that have a test of that name.
+    tests: BTreeMap<String, Vec<String>>,
+    /// Package → the workspace packages it depends on (normal and dev-dependencies).
+    dependencies: BTreeMap<String, BTreeSet<String>>,
+    /// Package → its directory.
+    dirs: BTreeMap<String, PathBuf>,
+}
+
+/// How a target is built and run.
+#[derive(Debug, PartialEq, Eq)]
+enum Selection {
+    /// `cargo test -p <package>`.
+    Package,
+    /// `cargo test --workspace --test <target>`: no other package has a test of that name.
+    Workspace,
+    /// `cargo test --workspace --test <target> --no-run`, then the target's binary alone.
+    WorkspaceBinary,
+}
+
+impl TestNames {
+    fn read(scratch: &Path, cargo_target: &Path) -> Result<Self, String> {
+        let output = cargo(scratch, cargo_target)
+            .args(["metadata", "--no-deps", "--format-version", "1"])
+            .output()
+            .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "cargo metadata failed:\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .map_err(|e| format!("cargo metadata's output does not read: {e}"))?;
+        let mut names: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut dependencies: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut dirs = BTreeMap::new();
+        for package in metadata["packages"].as_array().into_iter().flatten() {
+            let Some(package_name) = package["name"].as_str() else {
+                continue;
+            };
+            if let Some(dir) = package["manifest_path"]
+                .as_str()
+                .and_then(|m| Path::new(m).parent())
+            {
+                dirs.insert(package_name.to_owned(), dir.to_path_buf());
+            }
+            let local = package["dependencies"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|d| d["path"].is_string() && d["kind"] != "build")
+                .filter_map(|d| d["name"].as_str().map(str::to_owned));
+            dependencies
+                .entry(package_name.to_owned())
+                .or_default()
+                .extend(local);
+            for target in package["targets"].as_array().into_iter().flatten() {
+                let is_test = target["kind"]
+                    .as_array()
+                    .is_some_and(|kinds| kinds.iter().any(|k| k == "test"));
+                if let (true, Some(name)) = (is_test, target["name"].as_str()) {
+                    names
+                        .entry(name.to_owned())
+                        .or_default()
+                        .push(package_name.to_owned());
+                }
+            }
+        }
+        Ok(TestNames {
+            tests: names,
+            dependencies,
+            dirs,
+        })
+    }
+
+    /// How `target` is selected: among the whole workspace by its name alone, if no other
+    /// package has a test of that name ([`Selection::Workspace`]) or every other package that
+    /// has one is a dependency of the target's ([`Selection::WorkspaceBinary`]); by its
+    /// package otherwise, and for unit tests.
+    fn selection(&self, target: &Target<'_>) -> Selection {
+        let Some(packages) = self.tests.get(target.target) else {
+            return Selection::Package;
+        };
+        if target.target == "lib" || !packages.iter().any(|p| p == target.package) {
+            return Selection::Package;
+        }
+        if packages.len() == 1 {
+            return Selection::Workspace;
+        }
+        let dependencies = self.dependencies.get(target.package);
+        let others_are_dependencies = packages
+            .iter()
+            .filter(|p| *p != target.package)
+            .all(|p| dependencies.is_some_and(|d| d.contains(p)));
+        if others_are_dependencies {
+            Selection::WorkspaceBinary
+        } else {
+            Selection::Package
+        }
+    }
+
+    /// Whether `target` builds in the workspace's variant.
+    fn workspace(&self, target: &Target<'_>) -> bool {
+        self.selection(target) != Selection::Package
+    }
+}
+
+/// Builds `target` as `cargo test --workspace --test <target> --no-run` (which builds the
+/// other packages' tests of the same name too) and runs its package's binary alone, as
+/// cargo would: in the package's directory, with `CARGO` and `CARGO_MANIFEST_DIR` set, and
+/// the filter. The build's failure is the outcome (`Err`).
+fn run_binary(
+    scratch: &Path,
+    cargo_target: &Path,
+    names: &TestNames,
+    target: &Target<'_>,
+) -> Result<Result<std::process::Output, Outcome>, String> {
+    let mut args = target.cargo_args(true);
+    args.truncate(args.iter().position(|a| *a == "--").unwrap_or(args.len()));
+    args.extend(["--no-run", "--message-format=json-render-diagnostics"]);
+    let build = cargo(scratch, cargo_target)
+        .args(&args)
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    if !build.status.success() {
+        if stderr.contains("could not compile") {
+            let first = stderr
+                .lines()
+                .find(|l| l.starts_with("error"))
+                .unwrap_or("error")
+                .to_owned();
+            return Ok(Err(Outcome::DoesNotCompile(first)));
+        }
+        return Err(format!("cargo {} failed:\n{stderr}", args.join(" ")));
+    }
+    let dir = names
+        .dirs
+        .get(target.package)
+        .ok_or_else(|| format!("cargo metadata does not list {}", target.package))?;
+    let manifest = dir.join("Cargo.toml");
+    let executable = String::from_utf8_lossy(&build.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == target.target)
+        .filter(|m| m["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .ok_or_else(|| format!("cargo {} built no binary for {target}", args.join(" ")))?;
+    let mut run = Command::new(&executable);
+    run.current_dir(dir)
+        .env(
+            "CARGO",
+            std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
+        )
+        .env("CARGO_MANIFEST_DIR", dir)
+        .env("CARGO_MANIFEST_PATH", &manifest)
+        .env("CARGO_PKG_NAME", target.package)
+        .env("CARGO_TARGET_DIR", cargo_target)
+        .env_remove("KUBEFORGE_BLESS")
+        .env_remove("TRYBUILD");
+    if let Some(filter) = target.filter {
+        run.arg(filter);
+    }
+    run.output()
+        .map(Ok)
+        .map_err(|e| format!("cannot run {}: {e}", executable.display()))
+}
+
+/// Runs one test target and says what happened.
+fn run_target(
+    scratch: &Path,
+    cargo_target: &Path,
+    names: &TestNames,
+    target: &Target<'_>,
+) -> Result<Outcome, String> {
+    let direct = names.selection(target) == Selection::WorkspaceBinary;
+    let output = if direct {
+        match run_binary(scratch, cargo_target, names, target)? {
+            Ok(output) => output,
+            Err(outcome) => return Ok(outcome),
+        }
+    } else {
+        cargo(scratch, cargo_target)
+            .args(target.cargo_args(names.workspace(target)))
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?
+    };
     if output.status.success() {
         return Ok(Outcome::Passed);
     }
@@ -1223,6 +1428,14 @@ fn run_target(scratch: &Path, cargo_target: &Path, target: &Target<'_>) -> Resul
         .collect();
     if !failed.is_empty() {
         return Ok(Outcome::Failed(failed));
+    }
+    if direct {
+        // Run directly, a binary that failed without a failing test crashed (an abort, a
+        // stack overflow), as cargo's "process didn't exit successfully" below.
+        return Ok(Outcome::Failed(vec![format!(
+            "the test binary crashed: {}",
+            output.status
+        )]));
     }
     if stderr.contains("could not compile") {
         let first = stderr
@@ -1275,11 +1488,58 @@ mod tests {
         assert!(MUTANTS.len() >= 14, "{} mutants", MUTANTS.len());
     }
 
+    /// A test whose name one package alone has is selected among the workspace; one whose
+    /// name another package's test has too, among the workspace when that package is a
+    /// dependency (`protobuf`: the generator's and the tests'), by its package otherwise
+    /// (`routes`: the runtime's and the tests'); a package's unit tests by their package.
+    #[test]
+    fn workspace_selection_by_name_and_dependencies() {
+        let root = root();
+        let names = TestNames::read(&root, &root.join("target")).unwrap();
+        let golden = Target::parse("kubeforge-tests:golden:goldens_match").unwrap();
+        assert!(names.workspace(&golden));
+        let admission = Target::parse("kubeforge-server:admission").unwrap();
+        assert!(names.workspace(&admission));
+        // The generator, whose test is also named `protobuf`, is a dependency of the tests
+        // (and they a dev-dependency of the generator).
+        for protobuf in ["kubeforge-tests:protobuf", "kubeforge:protobuf"] {
+            let protobuf = Target::parse(protobuf).unwrap();
+            assert_eq!(names.selection(&protobuf), Selection::WorkspaceBinary);
+        }
+        assert_eq!(names.selection(&golden), Selection::Workspace);
+        // The tests' `routes` and the example's `simulation` are not dependencies.
+        for shared in [
+            "kubeforge-runtime:routes",
+            "kubeforge-server:simulation",
+            "kubeforge-runtime:lib",
+            "kubeforge-server:lib",
+        ] {
+            assert!(
+                !names.workspace(&Target::parse(shared).unwrap()),
+                "{shared}"
+            );
+        }
+        // A name another package has, given with the wrong package, is not taken for it.
+        let wrong = Target::parse("kubeforge-server:golden").unwrap();
+        assert!(!names.workspace(&wrong));
+    }
+
     #[test]
     fn targets_read_back() {
         let target = Target::parse("kubeforge-tests:lossless:goldens_round_trip").unwrap();
         assert_eq!(
-            target.cargo_args(),
+            target.cargo_args(true),
+            [
+                "test",
+                "--workspace",
+                "--test",
+                "lossless",
+                "--",
+                "goldens_round_trip"
+            ]
+        );
+        assert_eq!(
+            target.cargo_args(false),
             [
                 "test",
                 "-p",
@@ -1296,7 +1556,12 @@ mod tests {
         );
         let lib = Target::parse("kubeforge-runtime:lib").unwrap();
         assert_eq!(
-            lib.cargo_args(),
+            lib.cargo_args(false),
+            ["test", "-p", "kubeforge-runtime", "--lib"]
+        );
+        // A package's unit tests are selected by their package even so.
+        assert_eq!(
+            lib.cargo_args(true),
             ["test", "-p", "kubeforge-runtime", "--lib"]
         );
         for bad in ["", "x", "x:", ":y", "x:y:", "x:y:z:w"] {
