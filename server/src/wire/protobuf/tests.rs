@@ -314,7 +314,7 @@ fn every_served_fixture_transcodes_as_go_encodes_it() {
         failures.join("\n")
     );
     // Every fixture whose apiVersion and kind one of `swagger.json`'s definitions names.
-    assert_eq!(checked, 100);
+    assert_eq!(checked, kubeforge_tests::claims::TRANSCODED_FIXTURES);
 }
 
 /// The JSON pointer of the first difference between two values, with both sides.
