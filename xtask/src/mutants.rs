@@ -703,6 +703,14 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &["kubeforge-server:lib:go_zero_time_is_the_empty_message"],
     },
     Mutant {
+        name: "server-protobuf-zero-skipped",
+        breaks: "the server writes a zero the JSON holds (`replicas: 0`, `controller: false`), as Go writes a pointer set to zero and every value field",
+        file: "server/src/wire/protobuf/mod.rs",
+        find: "    let number = field.number;\n    let int = || {",
+        replace: "    if matches!(value, Value::Bool(false)) || value.as_i64() == Some(0) || value.as_str() == Some(\"\") {\n        return Ok(());\n    }\n    let number = field.number;\n    let int = || {",
+        tests: &["kubeforge-server:lib:zeros_the_json_holds_are_written"],
+    },
+    Mutant {
         name: "server-errors-always-json",
         breaks: "an error's `Status` is written in protobuf when the client asked for protobuf first, as kube-apiserver's `ErrorNegotiated` writes it",
         file: "server/src/wire/media.rs",

@@ -84,6 +84,36 @@ fn go_zero_time_is_the_empty_message() {
     );
 }
 
+/// A zero the JSON holds is written, as Go writes a pointer set to zero and every value
+/// field: `replicas: 0` (field 1 of `ScaleSpec`), an empty `name` and `generation: 0`
+/// (fields 1 and 7 of `ObjectMeta`), `controller: false` (field 6 of `OwnerReference`).
+#[test]
+fn zeros_the_json_holds_are_written() {
+    for (message, value, bytes) in [
+        (
+            "api.autoscaling.v1.ScaleSpec",
+            json!({"replicas": 0}),
+            &b"\x08\x00"[..],
+        ),
+        (
+            "apimachinery.pkg.apis.meta.v1.ObjectMeta",
+            json!({"name": "", "generation": 0}),
+            b"\x0a\x00\x38\x00",
+        ),
+        (
+            "apimachinery.pkg.apis.meta.v1.OwnerReference",
+            json!({"controller": false}),
+            b"\x30\x00",
+        ),
+    ] {
+        assert_eq!(
+            encode_message(builtin(), message, &value).unwrap(),
+            bytes,
+            "{message} {value}"
+        );
+    }
+}
+
 /// A `metav1.Duration` travels as its nanoseconds and reads back as Go writes it, to the
 /// nanosecond (`1<<53 + 1` is not exact in a float64).
 #[test]
