@@ -698,7 +698,7 @@ pub const MUTANTS: &[Mutant] = &[
         name: "server-protobuf-zero-time-skipped",
         breaks: "the server writes Go's zero `Time` of a value field as the empty message",
         file: "server/src/wire/protobuf/mod.rs",
-        find: "        if value.is_null() && !(is_time(&field.type_name) && !field.repeated) {",
+        find: "        if value.is_null() && (field.repeated || !is_time(&field.type_name)) {",
         replace: "        if value.is_null() {",
         tests: &["kubeforge-server:lib:go_zero_time_is_the_empty_message"],
     },

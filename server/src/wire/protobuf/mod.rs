@@ -695,7 +695,7 @@ fn encode_message(schema: &Schema, name: &str, value: &Value) -> Result<Vec<u8>,
         // JSON's `null` is a nil pointer, slice or map, which Go does not write; or Go's
         // zero `Time` of a value field (`creationTimestamp: null`), which it writes as an
         // empty message.
-        if value.is_null() && !(is_time(&field.type_name) && !field.repeated) {
+        if value.is_null() && (field.repeated || !is_time(&field.type_name)) {
             continue;
         }
         let entry = (field.ty == ty::MESSAGE)
