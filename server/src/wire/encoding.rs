@@ -166,20 +166,19 @@ pub(crate) fn failure_negotiated(
     parts: &http::request::Parts,
     failure: &Failure,
 ) -> Response<Body> {
-    let mut response = failure_response(failure);
     #[cfg(feature = "protobuf")]
     if failure.code != 406
         && media::error_in_protobuf(parts)
         && let Ok(bytes) = crate::wire::protobuf::encode(codec.schema(), &failure.to_status())
     {
-        let (mut head, _) = response.into_parts();
+        let (mut head, _) = failure_response(failure).into_parts();
         head.headers.insert(
             http::header::CONTENT_TYPE,
             http::HeaderValue::from_static(media::PROTOBUF),
         );
-        response = Response::from_parts(head, Body::full(bytes));
+        return Response::from_parts(head, Body::full(bytes));
     }
     #[cfg(not(feature = "protobuf"))]
     let _ = (codec, parts);
-    response
+    failure_response(failure)
 }

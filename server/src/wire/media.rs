@@ -237,8 +237,9 @@ pub(crate) fn negotiate(parts: &http::request::Parts, protobuf: bool) -> Result<
 /// only of `watch`) over serializers that all offer protobuf (`Status` has a message,
 /// whatever the resource), so the first range the server can answer decides; when none
 /// can, the error is written in JSON anyway (`WriteRawJSON`), never refused with 406.
+#[cfg(feature = "protobuf")]
 pub(crate) fn error_in_protobuf(parts: &http::request::Parts) -> bool {
-    if !cfg!(feature = "protobuf") || accept_header(parts).trim().is_empty() {
+    if accept_header(parts).trim().is_empty() {
         return false;
     }
     for media in &accepted(parts) {
