@@ -58,4 +58,5 @@ pub use router::serve::{kubeconfig, kubeconfig_tls, serve, serve_tls};
 pub use semantics::patch::PatchKind;
 pub use verbs::Options;
 pub use wire::body::Body;
+pub use wire::encoding::Protobuf;
 pub use wire::status::Failure;

@@ -5,15 +5,20 @@
 //! its route functions' requests over plain HTTP with the runtime's `protobuf::routes`
 //! helpers around them. An object created in JSON reads back in protobuf and the reverse; a
 //! missing object's `Status` decodes in either; a list and a watch in protobuf decode with
-//! the generated decoders, the watch fed a few bytes at a time.
+//! the generated decoders, the watch fed a few bytes at a time. The server reads the same
+//! 1.36 `.proto` files (`serve --proto`), and its protobuf answer is byte for byte what the
+//! generated encoder writes for the object it answers in JSON; a missing object's `Status`
+//! comes in protobuf when protobuf was asked for, as kube-apiserver answers it. The same
+//! request also goes through kube-rs's `Client::send` (kube has no protobuf of its own).
 
 use std::io::{BufRead as _, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 
 use kubeforge::Config;
+use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
 use kubeforge_tests::corpus;
-use kubeforge_tests::scale::{cargo, generate};
+use kubeforge_tests::scale::cargo;
 
 /// The binary, killed on drop.
 struct Running(Child);
@@ -25,9 +30,11 @@ impl Drop for Running {
     }
 }
 
-fn start(swagger: &std::path::Path) -> (Running, SocketAddr) {
+fn start(swagger: &std::path::Path, proto: &std::path::Path) -> (Running, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubeforge-server"))
         .args(["serve", "--insecure-http", "--listen", "127.0.0.1:0"])
+        .arg("--proto")
+        .arg(proto)
         .arg(swagger)
         .stdout(Stdio::piped())
         .spawn()
@@ -79,7 +86,23 @@ fn negotiates(name: &str, config: Config, corpus: &std::path::Path) {
     let config = config
         .proto(corpus.join("kubernetes/proto"))
         .select("kind=ConfigMap".parse().expect("selector"));
-    let dir = generate(name, &config);
+    let output = config
+        .generate()
+        .unwrap_or_else(|e| panic!("{name} does not generate:\n{e}"));
+    let dir = kubeforge_tests::scale::dir().join("crates").join(name);
+    // The program sends one request with kube-rs's `Client::send` too.
+    let options = CrateOptions {
+        name: name.to_owned(),
+        runtime: RuntimeDependency::Path(kubeforge_tests::workspace_root().join("runtime")),
+        dev_dependencies: vec![
+            r#"kube = { version = "5", default-features = false, features = ["client"] }"#.into(),
+            // kube's own types need a Kubernetes release chosen, as in any binary using it.
+            r#"k8s-openapi = { version = "0.29", features = ["latest"] }"#.into(),
+            r#"tokio = { version = "1", features = ["rt"] }"#.into(),
+        ],
+        ..CrateOptions::default()
+    };
+    write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("{name} does not write:\n{e}"));
     let program = PROGRAM.replace(
         "protobuf_routes::",
         &format!("{}::", name.replace('-', "_")),
@@ -98,7 +121,10 @@ fn negotiates(name: &str, config: Config, corpus: &std::path::Path) {
         ],
     );
 
-    let (_server, address) = start(&corpus.join("kubernetes/swagger.json"));
+    let (_server, address) = start(
+        &corpus.join("kubernetes/swagger.json"),
+        &corpus.join("kubernetes/proto"),
+    );
     let report = cargo(
         &dir,
         &[
@@ -115,12 +141,14 @@ fn negotiates(name: &str, config: Config, corpus: &std::path::Path) {
     let expected = [
         "created in JSON, answered in application/json",
         "read back in application/vnd.kubernetes.protobuf: {\"a\": \"1\"}",
+        "the protobuf answer is what the generated encoder writes for the JSON answer",
+        "kube-rs Client::send, answered in application/vnd.kubernetes.protobuf: {\"a\": \"1\"}",
         "created in protobuf, answered in application/vnd.kubernetes.protobuf",
         "read back in application/json: {\"b\": \"2\"}",
-        // The server answers errors in JSON whatever was asked for (kube-apiserver answers
-        // in the negotiated encoding); `decode` reads either.
-        "missing, protobuf asked for: 404 NotFound",
-        "missing, JSON asked for: 404 NotFound",
+        // An error's `Status` comes in the encoding asked for, as kube-apiserver's
+        // `ErrorNegotiated` writes it; `decode` reads either.
+        "missing, protobuf asked for: 404 NotFound in application/vnd.kubernetes.protobuf",
+        "missing, JSON asked for: 404 NotFound in application/json",
         "listed in application/vnd.kubernetes.protobuf: from-json, from-protobuf",
         "watched in application/vnd.kubernetes.protobuf;stream=watch: ADDED from-json, ADDED from-protobuf",
     ];
@@ -212,6 +240,23 @@ fn main() {
     let read = routes::decode(status, Some(&content_type), &body, ConfigMap::read_namespaced_config_map_response).unwrap();
     assert_eq!(read, created);
     println!("read back in {content_type}: {{{}}}", data(&read));
+    let (status, _, json) = send(address, ConfigMap::read_namespaced_config_map(NS, "from-json", &GetQuery::default()).unwrap());
+    let from_json = ConfigMap::read_namespaced_config_map_response(status, &json).unwrap();
+    assert!(kubeforge_runtime::protobuf::encode_object(&from_json) == body, "the server's protobuf differs from the generated encoder's");
+    println!("the protobuf answer is what the generated encoder writes for the JSON answer");
+
+    // The same read through kube-rs's `Client::send`, which sends any `http::Request`.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let client = kube::Client::try_from(kube::Config::new(format!("http://{address}").parse().unwrap())).unwrap();
+        let request = routes::accept(ConfigMap::read_namespaced_config_map(NS, "from-json", &GetQuery::default()).unwrap());
+        let response = client.send(request.map(kube::client::Body::from)).await.unwrap();
+        let status = response.status();
+        let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let body = response.into_body().collect_bytes().await.unwrap();
+        let read = routes::decode(status, content_type.as_deref(), &body, ConfigMap::read_namespaced_config_map_response).unwrap();
+        println!("kube-rs Client::send, answered in {}: {{{}}}", content_type.unwrap_or_default(), data(&read));
+    });
 
     // Created in protobuf; read back in JSON with the generated decoder alone.
     let object = config_map("from-protobuf", &[("b", "2")]);
@@ -236,7 +281,7 @@ fn main() {
         match routes::decode(status, Some(&content_type), &body, ConfigMap::read_namespaced_config_map_response) {
             Err(ResponseError::Status { status, body }) => {
                 let asked = if protobuf { "protobuf" } else { "JSON" };
-                println!("missing, {asked} asked for: {} {}", status.as_u16(), body.reason.as_deref().unwrap_or("?"));
+                println!("missing, {asked} asked for: {} {} in {content_type}", status.as_u16(), body.reason.as_deref().unwrap_or("?"));
             }
             other => panic!("expected a Status, got {other:?}"),
         }

@@ -12,6 +12,10 @@ pub const CRDS: usize = 5;
 /// Kubernetes' `testdata/` fixtures whose apiVersion/kind the 1.36 swagger serves; every one
 /// round-trips losslessly.
 pub const ROUND_TRIPPED_FIXTURES: usize = 99;
+/// Kubernetes' `testdata/` fixtures whose apiVersion/kind one of the 1.36 swagger's
+/// definitions names (the meta kinds' many group-versions included): the in-memory server's
+/// protobuf transcoder writes every one as its `.pb` and reads it as its `.json`.
+pub const TRANSCODED_FIXTURES: usize = 100;
 /// Operations of Kubernetes 1.36 with optional query parameters…
 pub const OPTIONAL_QUERY_OPERATIONS: usize = 1058;
 /// …those whose parameters are one of the shared structs…
@@ -101,6 +105,12 @@ pub fn page_phrases() -> Vec<(&'static str, String)> {
         (
             "contributing/tests.md",
             format!("all {ROUND_TRIPPED_FIXTURES} fixtures whose kind the 1.36 API serves"),
+        ),
+        (
+            "guide/protobuf.md",
+            format!(
+                "each of the {TRANSCODED_FIXTURES} fixtures of `testdata/` whose kind `swagger.json` names"
+            ),
         ),
         (
             "guide/requests.md",

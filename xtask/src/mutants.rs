@@ -685,6 +685,39 @@ pub const MUTANTS: &[Mutant] = &[
         replace: ".is_some_and(|_| value.trim().eq_ignore_ascii_case(CONTENT_TYPE))",
         tests: &["kubeforge-tests:protobuf:route_helpers_read_by_content_type"],
     },
+    // The in-memory server's protobuf: Go's bytes, and errors in the negotiated encoding.
+    Mutant {
+        name: "server-protobuf-declaration-order",
+        breaks: "the server writes a message's fields by number, as Go's `Marshal` does, whatever order the `.proto` file declares them in",
+        file: "server/src/wire/protobuf/mod.rs",
+        find: "    for field in message.by_number.iter().map(|&i| &message.fields[i]) {",
+        replace: "    for field in &message.fields {",
+        tests: &["kubeforge-server:lib:every_served_fixture_transcodes_as_go_encodes_it"],
+    },
+    Mutant {
+        name: "server-protobuf-zero-time-skipped",
+        breaks: "the server writes Go's zero `Time` of a value field as the empty message",
+        file: "server/src/wire/protobuf/mod.rs",
+        find: "        if value.is_null() && (field.repeated || !is_time(&field.type_name)) {",
+        replace: "        if value.is_null() {",
+        tests: &["kubeforge-server:lib:go_zero_time_is_the_empty_message"],
+    },
+    Mutant {
+        name: "server-protobuf-zero-skipped",
+        breaks: "the server writes a zero the JSON holds (`replicas: 0`, `controller: false`), as Go writes a pointer set to zero and every value field",
+        file: "server/src/wire/protobuf/mod.rs",
+        find: "    let number = field.number;\n    let int = || {",
+        replace: "    if matches!(value, Value::Bool(false)) || value.as_i64() == Some(0) || value.as_str() == Some(\"\") {\n        return Ok(());\n    }\n    let number = field.number;\n    let int = || {",
+        tests: &["kubeforge-server:lib:zeros_the_json_holds_are_written"],
+    },
+    Mutant {
+        name: "server-errors-always-json",
+        breaks: "an error's `Status` is written in protobuf when the client asked for protobuf first, as kube-apiserver's `ErrorNegotiated` writes it",
+        file: "server/src/wire/media.rs",
+        find: "            return *offered == PROTOBUF;",
+        replace: "            return *offered == PROTOBUF && offered.is_empty();",
+        tests: &["kubeforge-server:protobuf_errors"],
+    },
 ];
 
 /// The goldens, relative to the workspace root.

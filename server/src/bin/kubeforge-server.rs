@@ -60,6 +60,13 @@ enum Command {
         /// values, from the merged documents.
         #[arg(long, requires = "releases")]
         release: Option<String>,
+        /// Read and write protobuf bodies with the messages of the `.proto` files under this
+        /// directory, laid out by import path (`k8s.io/api/core/v1/generated.proto`), as
+        /// `kubeforge --proto` reads them: those of the release served, so that its newer
+        /// kinds and fields travel in protobuf too. Without it, the built-in messages
+        /// (Kubernetes 1.35's).
+        #[arg(long)]
+        proto: Option<PathBuf>,
         #[command(flatten)]
         limits: LimitArgs,
         #[command(flatten)]
@@ -236,15 +243,25 @@ fn main() -> ExitCode {
         limits,
         releases,
         release,
+        proto,
         simulation,
     } = Cli::parse().command;
-    let options = match simulation.options() {
+    let mut options = match simulation.options() {
         Ok(options) => limits.apply(options),
         Err(message) => {
             eprintln!("error: {message}");
             return ExitCode::FAILURE;
         }
     };
+    if let Some(dir) = proto {
+        match kubeforge_server::Protobuf::from_proto_dir(&dir) {
+            Ok(protobuf) => options.protobuf = protobuf,
+            Err(message) => {
+                eprintln!("error: --proto {message}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let documents = Documents {
         schemas,
         inputs,

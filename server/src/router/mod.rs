@@ -188,7 +188,9 @@ impl Server {
             .and_then(|user| self.route(parts, body, &user));
         match routed {
             Ok(response) => response,
-            Err(failure) => failure_response(&failure),
+            Err(failure) => {
+                encoding::failure_negotiated(&self.shared.options.protobuf, parts, &failure)
+            }
         }
     }
 
@@ -315,7 +317,11 @@ impl Server {
                     response
                 } else {
                     let mut response = if protobuf {
-                        encoding::protobuf_response(StatusCode::OK, &document)
+                        encoding::protobuf_response(
+                            &self.shared.options.protobuf,
+                            StatusCode::OK,
+                            &document,
+                        )
                     } else {
                         json_response(StatusCode::OK, &document)
                     };
@@ -405,7 +411,9 @@ impl Server {
         if warnings.is_empty() {
             return answer;
         }
-        let mut response = answer.unwrap_or_else(|failure| failure_response(&failure));
+        let mut response = answer.unwrap_or_else(|failure| {
+            encoding::failure_negotiated(&self.shared.options.protobuf, parts, &failure)
+        });
         let mut sent: Vec<&String> = Vec::new();
         for warning in &warnings {
             if sent.contains(&warning) {
@@ -462,12 +470,13 @@ impl Server {
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok());
         let manager = apply::manager_of(query.get("fieldManager"), user_agent);
-        let protobuf = encoding::protobuf_kind(&def.group, &def.version, &def.kind);
+        let codec = &self.shared.options.protobuf;
+        let protobuf = codec.has_kind(&def.group, &def.version, &def.kind);
         let answer = media::negotiate(parts, protobuf)?;
         let decoded;
         let body = match verb {
             "create" | "update" | "delete" | "deletecollection" => {
-                match encoding::request_body(parts, body, protobuf, verb)? {
+                match encoding::request_body(codec, parts, body, protobuf, verb)? {
                     Some(json) => {
                         decoded = json;
                         decoded.as_slice()

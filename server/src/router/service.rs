@@ -14,6 +14,7 @@ use crate::router::Server;
 use crate::router::filters::request_info;
 use crate::router::limits::too_many_requests;
 use crate::wire::body::Body;
+use crate::wire::encoding;
 use crate::wire::response::failure_response;
 use crate::wire::status::Failure;
 
@@ -89,11 +90,17 @@ impl Server {
                 }
             }
             Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
-                failure_response(&Failure::too_large(limit))
+                encoding::failure_negotiated(
+                    &self.shared.options.protobuf,
+                    &parts,
+                    &Failure::too_large(limit),
+                )
             }
-            Err(error) => failure_response(&Failure::bad_request(format!(
-                "reading the request body failed: {error}"
-            ))),
+            Err(error) => encoding::failure_negotiated(
+                &self.shared.options.protobuf,
+                &parts,
+                &Failure::bad_request(format!("reading the request body failed: {error}")),
+            ),
         };
         drop(in_flight);
         response

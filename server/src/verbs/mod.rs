@@ -73,6 +73,10 @@ pub struct Options {
     /// A simulated cluster inside the server (nodes, scheduler, kubelets, controllers, a
     /// clock the test moves); `None`, the default, runs nothing.
     pub simulation: Option<crate::controllers::simulation::Simulation>,
+    /// The protobuf messages bodies are read and written with: the built-in ones by default
+    /// (Kubernetes 1.35's), or those of the served API's `.proto` files
+    /// ([`Protobuf::from_proto_dir`](crate::Protobuf::from_proto_dir); `serve --proto`).
+    pub protobuf: crate::wire::encoding::Protobuf,
 }
 
 impl Default for Options {
@@ -87,6 +91,7 @@ impl Default for Options {
             history: 1024,
             bookmark_interval: Duration::from_secs(5),
             simulation: None,
+            protobuf: crate::wire::encoding::Protobuf::default(),
         }
     }
 }

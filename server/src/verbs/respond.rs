@@ -58,13 +58,15 @@ impl Shared {
                 protobuf,
             } if value.get("kind").and_then(Value::as_str) != Some("Status") => {
                 match self.metadata_of(catalog, index, &value, partial, version) {
-                    Ok(partial) if protobuf => encoding::protobuf_response(code, &partial),
+                    Ok(partial) if protobuf => {
+                        encoding::protobuf_response(&self.options.protobuf, code, &partial)
+                    }
                     Ok(partial) => json_response(code, &partial),
                     Err(failure) => failure_response(&failure),
                 }
             }
             media::Answer::Protobuf | media::Answer::Metadata { protobuf: true, .. } => {
-                encoding::protobuf_response(code, &value)
+                encoding::protobuf_response(&self.options.protobuf, code, &value)
             }
             _ => json_response(code, &value),
         }

@@ -167,7 +167,7 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
                 _ => object,
             };
             if request.protobuf {
-                encoding::watch_frame(kind, object)
+                encoding::watch_frame(&shared.options.protobuf, kind, object)
             } else {
                 event_line(kind, object)
             }
@@ -184,7 +184,7 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
             object = partial::object(&object, version);
         }
         if request.protobuf {
-            encoding::watch_frame("BOOKMARK", &object)
+            encoding::watch_frame(&shared.options.protobuf, "BOOKMARK", &object)
         } else {
             event_line("BOOKMARK", &object)
         }
@@ -261,7 +261,7 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
             Err(gone) => {
                 let status = gone.to_status();
                 let line = if request.protobuf {
-                    encoding::watch_frame("ERROR", &status)
+                    encoding::watch_frame(&shared.options.protobuf, "ERROR", &status)
                 } else {
                     event_line("ERROR", &status)
                 };

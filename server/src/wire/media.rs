@@ -231,6 +231,32 @@ pub(crate) fn negotiate(parts: &http::request::Parts, protobuf: bool) -> Result<
     Err(not_acceptable())
 }
 
+/// Whether an error's `Status` goes out in protobuf: the API server writes a failure with
+/// `responsewriters.ErrorNegotiated`, which negotiates like an object
+/// (`WriteObjectNegotiated`) with the default restrictions (no `as=` conversion, a `stream`
+/// only of `watch`) over serializers that all offer protobuf (`Status` has a message,
+/// whatever the resource), so the first range the server can answer decides; when none
+/// can, the error is written in JSON anyway (`WriteRawJSON`), never refused with 406.
+#[cfg(feature = "protobuf")]
+pub(crate) fn error_in_protobuf(parts: &http::request::Parts) -> bool {
+    if accept_header(parts).trim().is_empty() {
+        return false;
+    }
+    for media in &accepted(parts) {
+        let converts = ["as", "g", "v"].iter().any(|k| media.param(k).is_some());
+        let streams = media
+            .param("stream")
+            .is_some_and(|s| !s.is_empty() && s != "watch");
+        if converts || streams {
+            continue;
+        }
+        if let Some(offered) = OFFERED.iter().find(|offered| media.matches(offered)) {
+            return *offered == PROTOBUF;
+        }
+    }
+    false
+}
+
 /// What a discovery request (`/api`, `/apis`) asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Discovery {

@@ -9,7 +9,13 @@
 //! the JSON the server stores, with Kubernetes' JSON conventions: `Time` as RFC 3339,
 //! `IntOrString` as a number or a string, `Quantity` as a string, `RawExtension` and
 //! `FieldsV1` as embedded JSON, bytes as base64, maps as objects, wrapper messages of one
-//! repeated `items` field (`ExtraValue`) as arrays.
+//! repeated `items` field (`ExtraValue`) as arrays. A server given the `.proto` files of the
+//! release it serves (`Schema::from_proto_dir`, `serve --proto`) uses theirs instead.
+//!
+//! It writes what Go's generated `Marshal` writes, byte for byte: fields by number, map
+//! entries by key, Go's zero `Time` of a value field as the empty message; the test
+//! `every_served_fixture_transcodes_as_go_encodes_it` holds it to every fixture of
+//! Kubernetes 1.36 whose kind `swagger.json` names, both ways.
 //!
 //! Go writes every field of a non-pointer type, zero or not, and JSON leaves the zero ones
 //! out (`omitempty`): a decoded singular scalar that is zero (`""`, `0`, `false`) is left
@@ -69,17 +75,25 @@ struct Field {
 
 #[derive(Debug, Default)]
 struct Message {
+    /// In the `.proto` file's order, which is the Go struct's and so the JSON's.
     fields: Vec<Field>,
+    /// The indexes of `fields` by field number: the order Go's generated `Marshal` writes
+    /// them in, whatever order the `.proto` file declares them in (`PodSpec` declares
+    /// `initContainers = 20` before `containers = 2`; `OwnerReference` `apiVersion = 5`
+    /// first).
+    by_number: Vec<usize>,
     map_entry: bool,
 }
 
-/// Every message of the descriptor set, by full name (`k8s.io.api.core.v1.ConfigMap`).
+/// Every message of the descriptor set, by full name without the `k8s.io.` prefix
+/// (`api.core.v1.ConfigMap`).
 #[derive(Debug, Default)]
-struct Schema {
+pub(crate) struct Schema {
     messages: HashMap<String, Message>,
 }
 
-fn schema() -> &'static Schema {
+/// The built-in messages (Kubernetes 1.35's, from `k8s-rs-pb`).
+pub(crate) fn builtin() -> &'static Schema {
     static SCHEMA: OnceLock<Schema> = OnceLock::new();
     SCHEMA.get_or_init(|| Schema::parse(DESCRIPTORS).unwrap_or_default())
 }
@@ -97,7 +111,7 @@ impl Schema {
                 let mut messages = Vec::new();
                 for (number, value) in Reader::new(file).fields()? {
                     match (number, value) {
-                        (2, Wire::Len(text)) => package = utf8(text)?,
+                        (2, Wire::Len(text)) => package = unprefixed(&utf8(text)?).to_owned(),
                         (4, Wire::Len(message)) => messages.push(message),
                         _ => {}
                     }
@@ -130,6 +144,8 @@ impl Schema {
             }
         }
         let full = format!("{scope}.{name}");
+        message.by_number = (0..message.fields.len()).collect();
+        message.by_number.sort_by_key(|&i| message.fields[i].number);
         for inner in nested {
             self.message(&full, inner)?;
         }
@@ -146,7 +162,7 @@ impl Schema {
                 (4, Wire::Varint(label)) => field.repeated = label == 3,
                 (5, Wire::Varint(t)) => field.ty = u8::try_from(t).unwrap_or(0),
                 (6, Wire::Len(text)) => {
-                    field.type_name = utf8(text)?.trim_start_matches('.').to_owned();
+                    field.type_name = unprefixed(utf8(text)?.trim_start_matches('.')).to_owned();
                 }
                 _ => {}
             }
@@ -155,9 +171,55 @@ impl Schema {
     }
 }
 
+/// A package or message name without the `k8s.io.` that Kubernetes' own `.proto` files
+/// start their packages with and `k8s-rs-pb`'s copies leave out.
+fn unprefixed(name: &str) -> &str {
+    name.strip_prefix("k8s.io.").unwrap_or(name)
+}
+
+impl Schema {
+    /// The messages of every `.proto` file under `dir` (laid out by import path, as
+    /// `k8s.io/api/core/v1/generated.proto`), compiled with protox.
+    pub(crate) fn from_proto_dir(dir: &std::path::Path) -> Result<Schema, String> {
+        use protox::prost::Message as _;
+        fn collect(
+            dir: &std::path::Path,
+            out: &mut Vec<std::path::PathBuf>,
+        ) -> std::io::Result<()> {
+            for entry in std::fs::read_dir(dir)? {
+                let path = entry?.path();
+                if path.is_dir() {
+                    collect(&path, out)?;
+                } else if path.extension().is_some_and(|e| e == "proto") {
+                    out.push(path);
+                }
+            }
+            Ok(())
+        }
+        let mut files = Vec::new();
+        collect(dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        files.sort();
+        if files.is_empty() {
+            return Err(format!("{}: no .proto files", dir.display()));
+        }
+        let set = protox::compile(&files, [dir]).map_err(|e| e.to_string())?;
+        Schema::parse(&set.encode_to_vec())
+    }
+
+    /// How many messages it holds.
+    pub(crate) fn message_count(&self) -> usize {
+        self.messages.len()
+    }
+}
+
 /// The protobuf message of a kind, if it has one: the built-in kinds and the `meta.k8s.io`
 /// kinds (`Status`, `DeleteOptions`, …) do, custom resources do not.
-pub(crate) fn message_of(group: &str, version: &str, kind: &str) -> Option<String> {
+pub(crate) fn message_of(
+    schema: &Schema,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Option<String> {
     let package = match group {
         "" => format!("api.core.{version}"),
         "apiextensions.k8s.io" => {
@@ -171,7 +233,6 @@ pub(crate) fn message_of(group: &str, version: &str, kind: &str) -> Option<Strin
         "metrics.k8s.io" => format!("metrics.pkg.apis.metrics.{version}"),
         _ => format!("api.{}.{version}", group.split('.').next().unwrap_or(group)),
     };
-    let schema = schema();
     [format!("{package}.{kind}"), format!("{META}.{kind}")]
         .into_iter()
         .find(|name| schema.messages.contains_key(name))
@@ -184,7 +245,7 @@ pub(crate) fn is_envelope(body: &[u8]) -> bool {
 
 /// Decodes an enveloped body into the JSON object it stands for (with its `apiVersion` and
 /// `kind` from the envelope).
-pub(crate) fn decode(body: &[u8]) -> Result<Value, String> {
+pub(crate) fn decode(schema: &Schema, body: &[u8]) -> Result<Value, String> {
     let inner = body
         .strip_prefix(MAGIC)
         .ok_or("the body does not start with the protobuf envelope's magic number \"k8s\\x00\"")?;
@@ -207,7 +268,7 @@ pub(crate) fn decode(body: &[u8]) -> Result<Value, String> {
         }
     }
     let (group, version) = group_version(&api_version);
-    let name = message_of(group, version, &kind)
+    let name = message_of(schema, group, version, &kind)
         .ok_or_else(|| format!("no protobuf message is known for {api_version}, Kind={kind}"))?;
     let mut object = Map::new();
     if !api_version.is_empty() {
@@ -216,25 +277,25 @@ pub(crate) fn decode(body: &[u8]) -> Result<Value, String> {
     if !kind.is_empty() {
         object.insert("kind".into(), Value::from(kind.as_str()));
     }
-    if let Value::Object(fields) = decode_message(&name, raw)? {
+    if let Value::Object(fields) = decode_message(schema, &name, raw)? {
         object.extend(fields);
     }
     Ok(Value::Object(object))
 }
 
 /// Encodes a JSON object (which names its `apiVersion` and `kind`) in the envelope.
-pub(crate) fn encode(object: &Value) -> Result<Vec<u8>, String> {
+pub(crate) fn encode(schema: &Schema, object: &Value) -> Result<Vec<u8>, String> {
     let text = |key: &str| object.get(key).and_then(Value::as_str).unwrap_or("");
     let (api_version, kind) = (text("apiVersion"), text("kind"));
     let (group, version) = group_version(api_version);
-    let name = message_of(group, version, kind)
+    let name = message_of(schema, group, version, kind)
         .ok_or_else(|| format!("no protobuf message is known for {api_version}, Kind={kind}"))?;
     let mut type_meta = Vec::new();
     put_len(&mut type_meta, 1, api_version.as_bytes());
     put_len(&mut type_meta, 2, kind.as_bytes());
     let mut unknown = Vec::new();
     put_len(&mut unknown, 1, &type_meta);
-    put_len(&mut unknown, 2, &encode_message(&name, object)?);
+    put_len(&mut unknown, 2, &encode_message(schema, &name, object)?);
     put_len(&mut unknown, 3, b"");
     put_len(&mut unknown, 4, b"");
     let mut out = MAGIC.to_vec();
@@ -244,9 +305,9 @@ pub(crate) fn encode(object: &Value) -> Result<Vec<u8>, String> {
 
 /// A watch event frame of the protobuf watch stream: a 4-byte big-endian length and a
 /// `meta.v1.WatchEvent` whose object is the enveloped object.
-pub(crate) fn watch_frame(kind: &str, object: &Value) -> Result<Vec<u8>, String> {
+pub(crate) fn watch_frame(schema: &Schema, kind: &str, object: &Value) -> Result<Vec<u8>, String> {
     let mut raw = Vec::new();
-    put_len(&mut raw, 1, &encode(object)?);
+    put_len(&mut raw, 1, &encode(schema, object)?);
     let mut event = Vec::new();
     put_len(&mut event, 1, kind.as_bytes());
     put_len(&mut event, 2, &raw);
@@ -324,20 +385,21 @@ fn is_inline(message: &str, field: &str) -> bool {
         || (short == "DeviceClassConfiguration" && field == "deviceConfiguration")
 }
 
-/// A message whose JSON is an array: one repeated field named `items` and no `List` in its
-/// name (`ExtraValue`, `meta.v1.Verbs`).
-fn is_array_wrapper(name: &str, message: &Message) -> bool {
-    !name.ends_with("List")
-        && message.fields.len() == 1
+/// A message whose JSON is an array: one repeated scalar field named `items`, as
+/// go-to-protobuf writes a named slice type (`ExtraValue`, `meta.v1.Verbs`); not
+/// `DownwardAPIProjection`, a struct whose one field is a list of messages.
+fn is_array_wrapper(message: &Message) -> bool {
+    message.fields.len() == 1
         && message.fields[0].repeated
         && message.fields[0].name == "items"
+        && message.fields[0].ty != ty::MESSAGE
 }
 
-fn decode_message(name: &str, bytes: &[u8]) -> Result<Value, String> {
-    if let Some(value) = decode_special(name, bytes)? {
+fn decode_message(schema: &Schema, name: &str, bytes: &[u8]) -> Result<Value, String> {
+    if let Some(value) = decode_special(schema, name, bytes)? {
         return Ok(value);
     }
-    let message = schema()
+    let message = schema
         .messages
         .get(name)
         .ok_or_else(|| format!("unknown protobuf message {name}"))?;
@@ -348,7 +410,7 @@ fn decode_message(name: &str, bytes: &[u8]) -> Result<Value, String> {
         };
         let field = &message.fields[index];
         let entry_message = (field.ty == ty::MESSAGE)
-            .then(|| schema().messages.get(&field.type_name))
+            .then(|| schema.messages.get(&field.type_name))
             .flatten();
         if let Some(entry) = entry_message.filter(|m| m.map_entry) {
             let Wire::Len(bytes) = wire else {
@@ -357,7 +419,7 @@ fn decode_message(name: &str, bytes: &[u8]) -> Result<Value, String> {
                     field.name
                 ));
             };
-            let (key, value) = decode_entry(&field.type_name, entry, bytes)?;
+            let (key, value) = decode_entry(schema, &field.type_name, entry, bytes)?;
             let map = values[index].get_or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(map) = map {
                 map.insert(key, value);
@@ -378,17 +440,17 @@ fn decode_message(name: &str, bytes: &[u8]) -> Result<Value, String> {
                                 FIXED64 => Wire::Fixed64(reader.fixed64()?),
                                 _ => Wire::Fixed32(reader.fixed32()?),
                             };
-                            list.push(decode_value(name, field, wire)?);
+                            list.push(decode_value(schema, name, field, wire)?);
                         }
                     }
-                    wire => list.push(decode_value(name, field, wire)?),
+                    wire => list.push(decode_value(schema, name, field, wire)?),
                 }
             }
         } else {
-            values[index] = Some(decode_value(name, field, wire)?);
+            values[index] = Some(decode_value(schema, name, field, wire)?);
         }
     }
-    if is_array_wrapper(name, message) {
+    if is_array_wrapper(message) {
         return Ok(values.pop().flatten().unwrap_or(Value::Array(Vec::new())));
     }
     let mut object = Map::new();
@@ -415,14 +477,19 @@ fn decode_message(name: &str, bytes: &[u8]) -> Result<Value, String> {
     Ok(Value::Object(object))
 }
 
-fn decode_entry(name: &str, entry: &Message, bytes: &[u8]) -> Result<(String, Value), String> {
+fn decode_entry(
+    schema: &Schema,
+    name: &str,
+    entry: &Message,
+    bytes: &[u8],
+) -> Result<(String, Value), String> {
     let mut key = String::new();
     let mut value = Value::Null;
     for (number, wire) in Reader::new(bytes).fields()? {
         let Some(field) = entry.fields.iter().find(|f| f.number == number) else {
             continue;
         };
-        let decoded = decode_value(name, field, wire)?;
+        let decoded = decode_value(schema, name, field, wire)?;
         if number == 1 {
             key = match decoded {
                 Value::String(s) => s,
@@ -439,17 +506,22 @@ fn decode_entry(name: &str, entry: &Message, bytes: &[u8]) -> Result<(String, Va
         value = match field.ty {
             ty::STRING | ty::BYTES => Value::from(""),
             ty::BOOL => Value::Bool(false),
-            ty::MESSAGE => decode_message(&field.type_name, &[])?,
+            ty::MESSAGE => decode_message(schema, &field.type_name, &[])?,
             _ => Value::from(0),
         };
     }
     Ok((key, value))
 }
 
-fn decode_value(message: &str, field: &Field, wire: Wire<'_>) -> Result<Value, String> {
+fn decode_value(
+    schema: &Schema,
+    message: &str,
+    field: &Field,
+    wire: Wire<'_>,
+) -> Result<Value, String> {
     let mismatch = || format!("{message}.{}: unexpected wire type", field.name);
     Ok(match (field.ty, wire) {
-        (ty::MESSAGE, Wire::Len(bytes)) => decode_message(&field.type_name, bytes)?,
+        (ty::MESSAGE, Wire::Len(bytes)) => decode_message(schema, &field.type_name, bytes)?,
         (ty::STRING, Wire::Len(bytes)) => Value::from(utf8(bytes)?),
         (ty::BYTES, Wire::Len(bytes)) => {
             Value::from(base64::engine::general_purpose::STANDARD.encode(bytes))
@@ -471,7 +543,7 @@ fn decode_value(message: &str, field: &Field, wire: Wire<'_>) -> Result<Value, S
 }
 
 /// The messages whose JSON is not their fields.
-fn decode_special(name: &str, bytes: &[u8]) -> Result<Option<Value>, String> {
+fn decode_special(schema: &Schema, name: &str, bytes: &[u8]) -> Result<Option<Value>, String> {
     let short = name.rsplit('.').next().unwrap_or(name);
     let fields = || Reader::new(bytes).fields();
     Ok(Some(match name {
@@ -550,7 +622,7 @@ fn decode_special(name: &str, bytes: &[u8]) -> Result<Option<Value>, String> {
             if raw.is_empty() {
                 Value::Null
             } else if is_envelope(raw) {
-                decode(raw)?
+                decode(schema, raw)?
             } else {
                 serde_json::from_slice(raw).map_err(|e| format!("{name}: {e}"))?
             }
@@ -568,10 +640,10 @@ fn decode_special(name: &str, bytes: &[u8]) -> Result<Option<Value>, String> {
                 match (short, number, wire) {
                     ("JSONSchemaPropsOrBool", 1, Wire::Varint(b)) => allows = Some(b != 0),
                     ("JSONSchemaPropsOrBool", 2, Wire::Len(b)) | (_, 1, Wire::Len(b)) => {
-                        schema_value = Some(decode_message(&props, b)?);
+                        schema_value = Some(decode_message(schema, &props, b)?);
                     }
                     ("JSONSchemaPropsOrArray", 2, Wire::Len(b)) => {
-                        array.push(decode_message(&props, b)?)
+                        array.push(decode_message(schema, &props, b)?)
                     }
                     ("JSONSchemaPropsOrStringArray", 2, Wire::Len(b)) => {
                         array.push(Value::from(utf8(b)?))
@@ -580,7 +652,7 @@ fn decode_special(name: &str, bytes: &[u8]) -> Result<Option<Value>, String> {
                 }
             }
             match (schema_value, allows) {
-                (Some(schema), _) => schema,
+                (Some(props_value), _) => props_value,
                 (None, Some(allows)) => Value::Bool(allows),
                 (None, None) => Value::Array(array),
             }
@@ -589,49 +661,55 @@ fn decode_special(name: &str, bytes: &[u8]) -> Result<Option<Value>, String> {
     }))
 }
 
-fn encode_message(name: &str, value: &Value) -> Result<Vec<u8>, String> {
+fn encode_message(schema: &Schema, name: &str, value: &Value) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    if encode_special(name, value, &mut out)? {
+    if encode_special(schema, name, value, &mut out)? {
         return Ok(out);
     }
-    let message = schema()
+    let message = schema
         .messages
         .get(name)
         .ok_or_else(|| format!("unknown protobuf message {name}"))?;
-    if is_array_wrapper(name, message) {
+    if is_array_wrapper(message) {
         let field = &message.fields[0];
         for item in value.as_array().into_iter().flatten() {
-            encode_value(name, field, item, &mut out)?;
+            encode_value(schema, name, field, item, &mut out)?;
         }
         return Ok(out);
     }
     let Some(object) = value.as_object() else {
         return Err(format!("{name}: expected an object, found {value}"));
     };
-    for field in &message.fields {
+    for field in message.by_number.iter().map(|&i| &message.fields[i]) {
         if is_inline(name, &field.name) {
             put_len(
                 &mut out,
                 field.number,
-                &encode_message(&field.type_name, value)?,
+                &encode_message(schema, &field.type_name, value)?,
             );
             continue;
         }
         let Some(value) = object.get(json_name(name, &field.name).as_ref()) else {
             continue;
         };
-        if value.is_null() {
+        // JSON's `null` is a nil pointer, slice or map, which Go does not write; or Go's
+        // zero `Time` of a value field (`creationTimestamp: null`), which it writes as an
+        // empty message.
+        if value.is_null() && (field.repeated || !is_time(&field.type_name)) {
             continue;
         }
         let entry = (field.ty == ty::MESSAGE)
-            .then(|| schema().messages.get(&field.type_name))
+            .then(|| schema.messages.get(&field.type_name))
             .flatten()
             .filter(|m| m.map_entry);
         if let Some(entry) = entry {
             let Some(map) = value.as_object() else {
                 return Err(format!("{name}.{}: expected an object", field.name));
             };
-            for (key, item) in map {
+            // Go's generated `Marshal` writes a map's entries in the order of its keys.
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by_key(|(key, _)| *key);
+            for (key, item) in entries {
                 let mut bytes = Vec::new();
                 for part in &entry.fields {
                     let part_value = if part.number == 1 {
@@ -639,22 +717,23 @@ fn encode_message(name: &str, value: &Value) -> Result<Vec<u8>, String> {
                     } else {
                         item.clone()
                     };
-                    encode_value(&field.type_name, part, &part_value, &mut bytes)?;
+                    encode_value(schema, &field.type_name, part, &part_value, &mut bytes)?;
                 }
                 put_len(&mut out, field.number, &bytes);
             }
         } else if field.repeated {
             for item in value.as_array().into_iter().flatten() {
-                encode_value(name, field, item, &mut out)?;
+                encode_value(schema, name, field, item, &mut out)?;
             }
         } else {
-            encode_value(name, field, value, &mut out)?;
+            encode_value(schema, name, field, value, &mut out)?;
         }
     }
     Ok(out)
 }
 
 fn encode_value(
+    schema: &Schema,
     message: &str,
     field: &Field,
     value: &Value,
@@ -674,7 +753,11 @@ fn encode_value(
             .ok_or_else(wrong)
     };
     match field.ty {
-        ty::MESSAGE => put_len(out, number, &encode_message(&field.type_name, value)?),
+        ty::MESSAGE => put_len(
+            out,
+            number,
+            &encode_message(schema, &field.type_name, value)?,
+        ),
         ty::STRING => put_len(out, number, value.as_str().ok_or_else(wrong)?.as_bytes()),
         ty::BYTES => {
             let text = value.as_str().ok_or_else(wrong)?;
@@ -715,9 +798,24 @@ fn encode_value(
     Ok(())
 }
 
-fn encode_special(name: &str, value: &Value, out: &mut Vec<u8>) -> Result<bool, String> {
+/// Whether a message is `meta.v1.Time` or `MicroTime`.
+fn is_time(name: &str) -> bool {
+    name.strip_prefix(META)
+        .is_some_and(|rest| rest == ".Time" || rest == ".MicroTime")
+}
+
+fn encode_special(
+    schema: &Schema,
+    name: &str,
+    value: &Value,
+    out: &mut Vec<u8>,
+) -> Result<bool, String> {
     match name {
-        n if n == format!("{META}.Time") || n == format!("{META}.MicroTime") => {
+        n if is_time(n) => {
+            if value.is_null() {
+                // Go's zero time: the empty message (`Time.MarshalToSizedBuffer`).
+                return Ok(true);
+            }
             let text = value
                 .as_str()
                 .ok_or_else(|| format!("{name}: expected a string"))?;
@@ -774,7 +872,7 @@ fn encode_special(name: &str, value: &Value, out: &mut Vec<u8>) -> Result<bool, 
                     for item in items {
                         match item {
                             Value::String(s) => put_len(out, 2, s.as_bytes()),
-                            other => put_len(out, 2, &encode_message(&props, other)?),
+                            other => put_len(out, 2, &encode_message(schema, &props, other)?),
                         }
                     }
                 }
@@ -785,7 +883,7 @@ fn encode_special(name: &str, value: &Value, out: &mut Vec<u8>) -> Result<bool, 
                     } else {
                         1
                     };
-                    put_len(out, number, &encode_message(&props, other)?);
+                    put_len(out, number, &encode_message(schema, &props, other)?);
                 }
             }
         }
