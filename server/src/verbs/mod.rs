@@ -15,6 +15,7 @@ pub(crate) mod auth;
 mod check;
 mod computed;
 mod delete;
+mod metrics;
 mod pods;
 mod read;
 mod respond;
@@ -114,6 +115,13 @@ impl Shared {
     /// The state of a server for `catalog`, with the objects a cluster starts with (its
     /// namespaces, and what its controllers make: see `controllers::start`).
     pub(crate) fn new(catalog: Catalog, options: Options) -> Shared {
+        // A simulated metrics-server's API is in discovery as its APIService puts it there.
+        let catalog = match &options.simulation {
+            Some(simulation) if simulation.metrics => {
+                crate::controllers::simulation::metrics::serve(catalog)
+            }
+            _ => catalog,
+        };
         let state = State::new(catalog, options.history);
         // Only a failing system random number generator stops a key being made.
         let authority = Authority::new().unwrap_or_else(|e| panic!("the cluster's CA: {e}"));
