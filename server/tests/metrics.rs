@@ -62,9 +62,12 @@ fn running(pod: &Pod) -> bool {
 
 async fn run(pods: &Api<Pod>, pod: Value) {
     let name = pod["metadata"]["name"].as_str().unwrap().to_owned();
-    pods.create(&PostParams::default(), &serde_json::from_value(pod).unwrap())
-        .await
-        .unwrap();
+    pods.create(
+        &PostParams::default(),
+        &serde_json::from_value(pod).unwrap(),
+    )
+    .await
+    .unwrap();
     until(pods, &name, "running", running).await;
 }
 
@@ -201,7 +204,10 @@ async fn pod_metrics_are_what_the_containers_request() {
     let (code, node) = get(&client, "/apis/metrics.k8s.io/v1beta1/nodes/node-2").await;
     assert_eq!(code, 200, "{node}");
     assert_eq!(node["kind"], "NodeMetrics");
-    assert_eq!(node["metadata"]["labels"]["kubernetes.io/hostname"], "node-2");
+    assert_eq!(
+        node["metadata"]["labels"]["kubernetes.io/hostname"],
+        "node-2"
+    );
     let on_node: Vec<Pod> = Api::<Pod>::all(client.clone())
         .list(&Default::default())
         .await
@@ -238,7 +244,10 @@ async fn pod_metrics_are_what_the_containers_request() {
     .await;
     assert_eq!(workers["items"].as_array().unwrap().len(), 3);
     let (code, missing) = get(&client, "/apis/metrics.k8s.io/v1beta1/nodes/nope").await;
-    assert_eq!((code, &missing["message"]), (404, &json!("nodes \"nope\" not found")));
+    assert_eq!(
+        (code, &missing["message"]),
+        (404, &json!("nodes \"nope\" not found"))
+    );
 }
 
 /// A quantity's value, as kubectl adds them.
@@ -341,16 +350,26 @@ async fn the_cluster_starts_with_what_kind_runs_in_kube_system() {
         },
     );
     let available = |o: &kube::api::DynamicObject| {
-        o.data["status"]["conditions"]
-            .as_array()
-            .is_some_and(|c| c.iter().any(|c| c["type"] == "Available" && c["status"] == "True"))
+        o.data["status"]["conditions"].as_array().is_some_and(|c| {
+            c.iter()
+                .any(|c| c["type"] == "Available" && c["status"] == "True")
+        })
     };
-    until(&api_services, "v1beta1.metrics.k8s.io", "not available", |o| {
-        o.data["status"]["conditions"][0]["reason"] == "MissingEndpoints"
-    })
+    until(
+        &api_services,
+        "v1beta1.metrics.k8s.io",
+        "not available",
+        |o| o.data["status"]["conditions"][0]["reason"] == "MissingEndpoints",
+    )
     .await;
     server.advance(Duration::from_secs(20));
-    until(&api_services, "v1beta1.metrics.k8s.io", "available", available).await;
+    until(
+        &api_services,
+        "v1beta1.metrics.k8s.io",
+        "available",
+        available,
+    )
+    .await;
 
     let list = pods.list(&Default::default()).await.unwrap();
     let on = |prefix: &str| -> Vec<(String, String)> {
@@ -360,7 +379,12 @@ async fn the_cluster_starts_with_what_kind_runs_in_kube_system() {
             .map(|p| {
                 (
                     p.metadata.name.clone().unwrap(),
-                    p.spec.as_ref().unwrap().node_name.clone().unwrap_or_default(),
+                    p.spec
+                        .as_ref()
+                        .unwrap()
+                        .node_name
+                        .clone()
+                        .unwrap_or_default(),
                 )
             })
             .collect()
@@ -371,9 +395,15 @@ async fn the_cluster_starts_with_what_kind_runs_in_kube_system() {
             .iter()
             .find(|p| p.metadata.name.as_ref() == Some(name))
             .unwrap();
-        assert_eq!(pod.spec.as_ref().unwrap().node_name.as_deref(), Some(CONTROL_PLANE));
+        assert_eq!(
+            pod.spec.as_ref().unwrap().node_name.as_deref(),
+            Some(CONTROL_PLANE)
+        );
         let owner = &pod.metadata.owner_references.as_ref().unwrap()[0];
-        assert_eq!((owner.kind.as_str(), owner.name.as_str()), ("Node", CONTROL_PLANE));
+        assert_eq!(
+            (owner.kind.as_str(), owner.name.as_str()),
+            ("Node", CONTROL_PLANE)
+        );
         assert_eq!(
             pod.metadata.labels.as_ref().unwrap()["tier"],
             "control-plane"
@@ -449,8 +479,18 @@ async fn the_cluster_starts_with_what_kind_runs_in_kube_system() {
     assert_eq!(
         served,
         [
-            ("nodes".into(), "NodeMetrics".into(), false, json!(["get", "list"])),
-            ("pods".into(), "PodMetrics".into(), true, json!(["get", "list"])),
+            (
+                "nodes".into(),
+                "NodeMetrics".into(),
+                false,
+                json!(["get", "list"])
+            ),
+            (
+                "pods".into(),
+                "PodMetrics".into(),
+                true,
+                json!(["get", "list"])
+            ),
         ]
     );
 }
@@ -474,13 +514,19 @@ async fn without_metrics_there_is_no_metrics_server_and_no_metrics_api() {
         .into_iter()
         .filter_map(|p| p.metadata.name)
         .collect();
-    assert!(names.iter().all(|n| !n.starts_with("metrics-server")), "{names:?}");
+    assert!(
+        names.iter().all(|n| !n.starts_with("metrics-server")),
+        "{names:?}"
+    );
     let (code, _) = get(&client, "/apis/metrics.k8s.io/v1beta1").await;
     assert_eq!(code, 404);
 }
 
 /// The binary with the simulation, through kubectl.
-fn kubectl_server(test: &str, flags: &[&str]) -> Option<kubeforge_tests::kubectl_server::KubectlServer> {
+fn kubectl_server(
+    test: &str,
+    flags: &[&str],
+) -> Option<kubeforge_tests::kubectl_server::KubectlServer> {
     let corpus = kubeforge_tests::corpus(test, &["kubernetes/swagger.json"])?;
     let kubectl = kubeforge_tests::kubectl(test)?;
     Some(kubeforge_tests::kubectl_server::KubectlServer::start_with(
@@ -502,7 +548,11 @@ fn rows(text: &str) -> Vec<Vec<String>> {
 fn kubectl_top_prints_what_metrics_server_would() {
     let Some(server) = kubectl_server(
         "kubectl_top",
-        &["--simulate", "--nodes=2", "--container-usage=busybox=1500u,1536Ki"],
+        &[
+            "--simulate",
+            "--nodes=2",
+            "--container-usage=busybox=1500u,1536Ki",
+        ],
     ) else {
         return;
     };
@@ -518,7 +568,12 @@ fn kubectl_top_prints_what_metrics_server_would() {
     );
     for pod in ["shell", "web"] {
         let _ = server.ok(
-            &["wait", "--for=condition=Ready", &format!("pod/{pod}"), "--timeout=30s"],
+            &[
+                "wait",
+                "--for=condition=Ready",
+                &format!("pod/{pod}"),
+                "--timeout=30s",
+            ],
             "",
         );
     }

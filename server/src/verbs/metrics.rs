@@ -61,12 +61,13 @@ impl Shared {
                         .filter(|item| filter.matches(item)),
                 )
             }),
-            ("nodes", Some(name)) => match objects(&state, kinds.nodes).find(|(k, _)| k.1 == name)
-            {
-                None => Err(Failure::not_found("", "nodes", name)),
-                Some((_, node)) => metrics::node_metrics(node, pods(), simulation, &now, true)
-                    .ok_or_else(|| Failure::not_found(GROUP, "nodemetrics", name)),
-            },
+            ("nodes", Some(name)) => {
+                match objects(&state, kinds.nodes).find(|(k, _)| k.1 == name) {
+                    None => Err(Failure::not_found("", "nodes", name)),
+                    Some((_, node)) => metrics::node_metrics(node, pods(), simulation, &now, true)
+                        .ok_or_else(|| Failure::not_found(GROUP, "nodemetrics", name)),
+                }
+            }
             ("nodes", None) => Filter::new(catalog, index, None, query).map(|filter| {
                 list(
                     "NodeMetricsList",

@@ -64,7 +64,10 @@ impl Shared {
             let Some((index, _)) = catalog.find(seed.group, seed.version, seed.plural) else {
                 continue;
             };
-            let namespace = seed.object.pointer("/metadata/namespace").and_then(Value::as_str);
+            let namespace = seed
+                .object
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str);
             let namespace = namespace.unwrap_or("").to_owned();
             // A refusal (a resource the catalog serves differently) leaves that one out.
             let _ = self.insert(

@@ -20,8 +20,8 @@
 use serde_json::{Value, json};
 
 use crate::controllers::simulation::{
-    Action, CONTROL_PLANE_LABEL, Kinds, Simulation, address, objects as stored, pod_ready,
-    present, service_pods, set_condition, text,
+    Action, CONTROL_PLANE_LABEL, Kinds, Simulation, address, objects as stored, pod_ready, present,
+    service_pods, set_condition, text,
 };
 use crate::objects::store::State;
 
@@ -73,7 +73,13 @@ pub(crate) fn objects(simulation: &Simulation) -> Vec<Seed> {
     );
     add("apps", "v1", "deployments", "kubeadm", coredns());
     add("", "v1", "services", "kubeadm", kube_dns());
-    add("", "v1", "serviceaccounts", "kubeadm", account("kube-proxy"));
+    add(
+        "",
+        "v1",
+        "serviceaccounts",
+        "kubeadm",
+        account("kube-proxy"),
+    );
     add("", "v1", "configmaps", "kubeadm", proxy_config());
     add(
         RBAC,
@@ -85,7 +91,13 @@ pub(crate) fn objects(simulation: &Simulation) -> Vec<Seed> {
     add("apps", "v1", "daemonsets", "kubeadm", kube_proxy());
     if simulation.metrics {
         const KUBECTL: &str = "kubectl-client-side-apply";
-        add("", "v1", "serviceaccounts", KUBECTL, labelled(account("metrics-server")));
+        add(
+            "",
+            "v1",
+            "serviceaccounts",
+            KUBECTL,
+            labelled(account("metrics-server")),
+        );
         for role in metrics_roles() {
             add(RBAC, "v1", "clusterroles", KUBECTL, role);
         }
@@ -171,9 +183,7 @@ fn coredns_role() -> Value {
 }
 
 fn coredns() -> Value {
-    let port = |port: u16, name: &str, protocol: &str| {
-        json!({"containerPort": port, "name": name, "protocol": protocol})
-    };
+    let port = |port: u16, name: &str, protocol: &str| json!({"containerPort": port, "name": name, "protocol": protocol});
     json!({
         "apiVersion": "apps/v1",
         "kind": "Deployment",

@@ -29,8 +29,10 @@ const USAGE: &str = "simulation.kubeforge.dev/usage";
 /// them to discovery: `pods` (`PodMetrics`, namespaced) and `nodes` (`NodeMetrics`), both
 /// `get` and `list` only.
 pub(crate) fn serve(mut catalog: Catalog) -> Catalog {
-    for (kind, plural, namespaced) in [("PodMetrics", "pods", true), ("NodeMetrics", "nodes", false)]
-    {
+    for (kind, plural, namespaced) in [
+        ("PodMetrics", "pods", true),
+        ("NodeMetrics", "nodes", false),
+    ] {
         let def = catalog.entry(GROUP, VERSION, kind, plural, namespaced);
         def.serve(None, "get", false);
         def.serve(None, "list", false);
@@ -125,9 +127,9 @@ fn containers(pod: &Value, simulation: &Simulation) -> Vec<(String, (i64, i64))>
         pod.pointer("/status/containerStatuses")
             .and_then(Value::as_array)
             .is_some_and(|statuses| {
-                statuses.iter().any(|s| {
-                    text(s, "/name") == name && s.pointer("/state/running").is_some()
-                })
+                statuses
+                    .iter()
+                    .any(|s| text(s, "/name") == name && s.pointer("/state/running").is_some())
             })
     };
     pod.pointer("/spec/containers")
@@ -248,8 +250,14 @@ mod tests {
         assert_eq!(memory_text(1536 * 1024), "1536Ki");
         assert_eq!(memory_text(100_000_000), "100000000");
         assert_eq!(memory_text(512), "512");
-        assert_eq!(amounts(&Usage::parse("250m,64Mi").unwrap()), (250_000_000, 64 << 20));
-        assert_eq!(amounts(&Usage::parse("1.5,1G").unwrap()), (1_500_000_000, 1_000_000_000));
+        assert_eq!(
+            amounts(&Usage::parse("250m,64Mi").unwrap()),
+            (250_000_000, 64 << 20)
+        );
+        assert_eq!(
+            amounts(&Usage::parse("1.5,1G").unwrap()),
+            (1_500_000_000, 1_000_000_000)
+        );
         assert!(Usage::parse("lots,64Mi").is_none());
         assert!(Usage::parse("250m").is_none());
     }
