@@ -109,6 +109,9 @@ pub(crate) struct Shared {
     /// The clock every timestamp the server writes reads (the real time unless simulating).
     pub(crate) clock: Clock,
     uid_seed: std::collections::hash_map::RandomState,
+    /// One step of the simulation at a time: its thread's and an `advance`'s would each plan
+    /// on the store before the other's creates were made, and make a Pod twice.
+    pub(crate) stepping: Mutex<()>,
 }
 
 impl Shared {
@@ -135,6 +138,7 @@ impl Shared {
             identities: Mutex::new(auth::Identities::new()),
             clock: Clock::default(),
             uid_seed: std::collections::hash_map::RandomState::new(),
+            stepping: Mutex::new(()),
         };
         let clock = shared.clock.clone();
         let _clock = clock.enter();

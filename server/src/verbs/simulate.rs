@@ -84,6 +84,10 @@ impl Shared {
     /// One step of the simulation: nodes, workload controllers, scheduler, kubelets,
     /// EndpointSlices, Endpoints, ServiceAccount tokens.
     pub(crate) fn simulate(&self, simulation: &Simulation) {
+        let _step = self
+            .stepping
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         // What one round creates or binds, the next carries on with, so a new Deployment's
         // Pods run after one step; a few rounds bound the time the step takes.
         for _ in 0..4 {
