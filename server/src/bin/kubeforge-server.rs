@@ -74,7 +74,8 @@ struct SimulationArgs {
     /// controllers; its clock is moved with `POST /simulation/clock?advance=5m`.
     #[arg(long)]
     simulate: bool,
-    /// How many simulated Nodes (`node-1`…), each with 4 CPUs, 16Gi and 110 Pods.
+    /// How many simulated worker Nodes (`node-1`…), besides the control plane's
+    /// `kubeforge-control-plane`, each with 4 CPUs, 16Gi and 110 Pods.
     #[arg(long, default_value_t = 3, requires = "simulate")]
     nodes: usize,
     /// Seconds (of the server's clock) a started container takes to become ready.

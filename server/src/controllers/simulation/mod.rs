@@ -40,7 +40,8 @@ use crate::objects::store::{Key, State};
 /// What the simulated cluster is made of, and how fast its containers go.
 #[derive(Clone, Debug)]
 pub struct Simulation {
-    /// The Nodes, made when the server starts.
+    /// The Nodes, made when the server starts: by default the control plane's
+    /// ([`SimulatedNode::control_plane`], named [`CONTROL_PLANE`]) and three workers.
     pub nodes: Vec<SimulatedNode>,
     /// How long a started container takes to become ready (its readiness probe passing),
     /// by the server's clock.
