@@ -26,7 +26,10 @@ fn deployments_roll_out_and_jobs_complete() {
         return;
     };
     let nodes = server.ok(&["get", "nodes", "-o", "name"], "");
-    assert_eq!(nodes, "node/node-1\nnode/node-2\nnode/node-3\n");
+    assert_eq!(
+        nodes,
+        "node/kubeforge-control-plane\nnode/node-1\nnode/node-2\nnode/node-3\n"
+    );
     let _ = server.ok(
         &[
             "create",

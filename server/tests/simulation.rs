@@ -88,7 +88,10 @@ async fn nodes_run_scheduled_pods_and_refuse_what_does_not_fit() {
         .iter()
         .map(|n| n.metadata.name.clone().unwrap())
         .collect();
-    assert_eq!(names, ["node-1", "node-2", "node-3"]);
+    assert_eq!(
+        names,
+        ["kubeforge-control-plane", "node-1", "node-2", "node-3"]
+    );
     for node in &list.items {
         let ready = node.status.as_ref().unwrap().conditions.as_ref().unwrap();
         assert!(
@@ -117,11 +120,10 @@ async fn nodes_run_scheduled_pods_and_refuse_what_does_not_fit() {
         .unwrap()
         .renew_time
         .unwrap();
-    assert_eq!(
-        after.0.as_second() - before.0.as_second(),
-        15,
-        "{before:?} {after:?}"
-    );
+    // Renewed at the advanced clock: 15 s after the clock stopped, which is at most one
+    // renewal period (10 s) after the last renewal.
+    let gap = after.0.as_millisecond() - before.0.as_millisecond();
+    assert!((15_000..25_000).contains(&gap), "{before:?} {after:?}");
     server.resume();
 
     let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
@@ -185,7 +187,7 @@ async fn nodes_run_scheduled_pods_and_refuse_what_does_not_fit() {
     assert_eq!(
         scheduled.message.as_deref(),
         Some(
-            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+            "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
         )
     );
     let spec = json!({"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "5"}}}]});
@@ -200,7 +202,7 @@ async fn nodes_run_scheduled_pods_and_refuse_what_does_not_fit() {
     assert_eq!(
         condition(&big, "PodScheduled").unwrap().message.as_deref(),
         Some(
-            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+            "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod."
         )
     );
     // A node labelled to fit: the picky Pod is placed once it exists.
@@ -1292,7 +1294,7 @@ async fn the_simulated_components_record_events() {
     assert_eq!(failed[0].1, "default-scheduler");
     assert!(
         failed[0].2.starts_with(
-            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."
+            "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 node(s) didn't match Pod's node affinity/selector."
         ),
         "{failed:?}"
     );

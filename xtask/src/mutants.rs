@@ -619,6 +619,14 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &["kubeforge-server:simulation:a_deleted_pod_stops_its_containers_before_it_goes"],
     },
     Mutant {
+        name: "pod-metrics-not-from-requests",
+        breaks: "a simulated container's metrics are its requests unless a usage was scripted, so `kubectl top` shows them",
+        file: "server/src/controllers/simulation/metrics.rs",
+        find: "            .pointer(&format!(\"/resources/requests/{resource}\"))",
+        replace: "            .pointer(&format!(\"/resources/limits/{resource}\"))",
+        tests: &["kubeforge-server:metrics:pod_metrics_are_what_the_containers_request"],
+    },
+    Mutant {
         name: "bootstrap-policy-incomplete",
         breaks: "a new server has every role and binding of Kubernetes' bootstrap policy",
         file: "server/src/controllers/bootstrap_policy.rs",

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use kubeforge_server::{Catalog, Options, Server, Simulation, serve, serve_tls};
+use kubeforge_server::{Catalog, Options, Server, Simulation, Usage, serve, serve_tls};
 
 #[derive(Parser)]
 #[command(
@@ -81,7 +81,8 @@ struct SimulationArgs {
     /// controllers; its clock is moved with `POST /simulation/clock?advance=5m`.
     #[arg(long)]
     simulate: bool,
-    /// How many simulated Nodes (`node-1`…), each with 4 CPUs, 16Gi and 110 Pods.
+    /// How many simulated worker Nodes (`node-1`…), besides the control plane's
+    /// `kubeforge-control-plane`, each with 4 CPUs, 16Gi and 110 Pods.
     #[arg(long, default_value_t = 3, requires = "simulate")]
     nodes: usize,
     /// Seconds (of the server's clock) a started container takes to become ready.
@@ -106,6 +107,17 @@ struct SimulationArgs {
         requires = "simulate"
     )]
     container_logs: Vec<String>,
+    /// `IMAGE=CPU,MEMORY`: what the containers of this image use (`nginx=250m,64Mi`), as
+    /// `kubectl top` shows it (`Simulation::usage`); others use their requests. Repeatable.
+    #[arg(
+        long = "container-usage",
+        value_name = "IMAGE=CPU,MEMORY",
+        requires = "simulate"
+    )]
+    container_usage: Vec<String>,
+    /// Without metrics-server (and the metrics API `kubectl top` reads).
+    #[arg(long, requires = "simulate")]
+    no_metrics: bool,
 }
 
 /// The limits that keep the server up (see `Options`); 0 turns one off.
@@ -159,7 +171,21 @@ impl SimulationArgs {
                 .map_err(|e| format!("--container-log {log}: {file}: {e}"))?;
             logs.insert(image.to_owned(), text);
         }
+        let mut usage = BTreeMap::new();
+        for given in &self.container_usage {
+            let parsed = given
+                .split_once('=')
+                .and_then(|(image, text)| Some((image, Usage::parse(text)?)));
+            let Some((image, amounts)) = parsed else {
+                return Err(format!(
+                    "--container-usage {given}: expected IMAGE=CPU,MEMORY (nginx=250m,64Mi)"
+                ));
+            };
+            usage.insert(image.to_owned(), amounts);
+        }
         let simulation = self.simulate.then(|| Simulation {
+            usage,
+            metrics: !self.no_metrics,
             ready_after: Duration::from_secs(self.ready_after),
             run_for: Duration::from_secs(self.run_for),
             stop_after: Duration::from_secs(self.stop_after),

@@ -155,7 +155,7 @@ mod tests {
 
     #[test]
     fn group_order_and_subresource_kinds() {
-        assert_eq!(super::rows(super::PRIORITIES).count(), 22);
+        assert_eq!(super::rows(super::PRIORITIES).count(), 23);
         assert!(super::group_priority("apiregistration.k8s.io") > super::group_priority("apps"));
         assert!(super::group_priority("apps") > super::group_priority("events.k8s.io"));
         assert_eq!(super::group_priority("example.com"), 1000);

@@ -646,6 +646,18 @@ impl Server {
             }
             ("", "nodes", Some("proxy"), _) => shared.node_proxy(name)?,
             ("", "services", Some("proxy"), _) => shared.service_proxy(namespace, name)?,
+            ("metrics.k8s.io", "pods" | "nodes", None, _) => {
+                match shared.metrics(
+                    catalog,
+                    target.index,
+                    namespace,
+                    target.name.as_deref(),
+                    query,
+                ) {
+                    Some(answer) => answer?,
+                    None => return Ok(None),
+                }
+            }
             _ => return Ok(None),
         };
         Ok(Some(answer))

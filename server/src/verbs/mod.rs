@@ -15,6 +15,7 @@ pub(crate) mod auth;
 mod check;
 mod computed;
 mod delete;
+mod metrics;
 mod pods;
 mod read;
 mod respond;
@@ -113,12 +114,22 @@ pub(crate) struct Shared {
     /// The clock every timestamp the server writes reads (the real time unless simulating).
     pub(crate) clock: Clock,
     uid_seed: std::collections::hash_map::RandomState,
+    /// One step of the simulation at a time: its thread's and an `advance`'s would each plan
+    /// on the store before the other's creates were made, and make a Pod twice.
+    pub(crate) stepping: Mutex<()>,
 }
 
 impl Shared {
     /// The state of a server for `catalog`, with the objects a cluster starts with (its
     /// namespaces, and what its controllers make: see `controllers::start`).
     pub(crate) fn new(catalog: Catalog, options: Options) -> Shared {
+        // A simulated metrics-server's API is in discovery as its APIService puts it there.
+        let catalog = match &options.simulation {
+            Some(simulation) if simulation.metrics => {
+                crate::controllers::simulation::metrics::serve(catalog)
+            }
+            _ => catalog,
+        };
         let state = State::new(catalog, options.history);
         // Only a failing system random number generator stops a key being made.
         let authority = Authority::new().unwrap_or_else(|e| panic!("the cluster's CA: {e}"));
@@ -132,6 +143,7 @@ impl Shared {
             identities: Mutex::new(auth::Identities::new()),
             clock: Clock::default(),
             uid_seed: std::collections::hash_map::RandomState::new(),
+            stepping: Mutex::new(()),
         };
         let clock = shared.clock.clone();
         let _clock = clock.enter();

@@ -16,7 +16,7 @@ use crate::controllers::queue::{self, Work};
 use crate::controllers::simulation::events::{self, Recorded};
 use crate::controllers::simulation::{
     Action, Kinds, Simulation, cronjobs, daemonsets, deployments, endpoint_slices, endpoints, jobs,
-    kubelet, nodes, replicasets, scheduler, statefulsets, tokens,
+    kube_system, kubelet, nodes, replicasets, scheduler, statefulsets, tokens,
 };
 use crate::objects::clock;
 use crate::objects::store::{Key, State};
@@ -37,6 +37,7 @@ impl Shared {
         let Some(simulation) = shared.options.simulation.clone() else {
             return;
         };
+        shared.seed_kube_system(&simulation);
         shared.simulate(&simulation);
         let weak: Weak<Shared> = Arc::downgrade(shared);
         let spawned = std::thread::Builder::new()
@@ -54,9 +55,39 @@ impl Shared {
         drop(spawned);
     }
 
+    /// Creates what the cluster starts with in `kube-system` (`kube_system::objects`), each
+    /// through the create verb; a resource the catalog does not serve is left out.
+    fn seed_kube_system(&self, simulation: &Simulation) {
+        let _clock = self.clock.enter();
+        for seed in kube_system::objects(simulation) {
+            let catalog = self.catalog();
+            let Some((index, _)) = catalog.find(seed.group, seed.version, seed.plural) else {
+                continue;
+            };
+            let namespace = seed
+                .object
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str);
+            let namespace = namespace.unwrap_or("").to_owned();
+            // A refusal (a resource the catalog serves differently) leaves that one out.
+            let _ = self.insert(
+                &catalog,
+                index,
+                &namespace,
+                seed.object,
+                &Query::default(),
+                Some(seed.manager),
+            );
+        }
+    }
+
     /// One step of the simulation: nodes, workload controllers, scheduler, kubelets,
     /// EndpointSlices, Endpoints, ServiceAccount tokens.
     pub(crate) fn simulate(&self, simulation: &Simulation) {
+        let _step = self
+            .stepping
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         // What one round creates or binds, the next carries on with, so a new Deployment's
         // Pods run after one step; a few rounds bound the time the step takes.
         for _ in 0..4 {
@@ -73,8 +104,9 @@ impl Shared {
         let mut later = Vec::new();
         {
             let mut state = self.lock();
-            let plans: [&Plan<'_>; 12] = [
+            let plans: [&Plan<'_>; 13] = [
                 &|state| nodes::plan(state, &kinds, simulation, clock::now()),
+                &|state| kube_system::plan(state, &kinds, simulation, &clock::format(clock::now())),
                 &|state| cronjobs::plan(state, &kinds, clock::now()),
                 &|state| jobs::plan(state, &kinds, &clock::format(clock::now())),
                 &|state| deployments::plan(state, &kinds, clock::now()),

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::controllers::simulation::{
     Action, Kinds, controlled_by, int, objects, pod_active, pod_available, pod_from, pod_ready,
-    text,
+    text, tolerates,
 };
 use crate::objects::store::State;
 
@@ -29,6 +29,9 @@ pub(crate) fn plan(state: &State, kinds: &Kinds, now: Timestamp) -> Vec<Action> 
         let selector = set
             .pointer("/spec/template/spec/nodeSelector")
             .and_then(Value::as_object);
+        // `NodeShouldRunDaemonPod`: the node's labels match, and the Pod tolerates its
+        // `NoSchedule` and `NoExecute` taints (a control-plane node's, unless the template
+        // tolerates them).
         let wanted: Vec<&str> = state.objects[nodes]
             .values()
             .filter(|node| {
@@ -37,6 +40,17 @@ pub(crate) fn plan(state: &State, kinds: &Kinds, now: Timestamp) -> Vec<Action> 
                         node.pointer("/metadata/labels").and_then(|l| l.get(k)) == Some(v)
                     })
                 })
+            })
+            .filter(|node| {
+                let pod = pod_for(set, text(node, "/metadata/name"), generation);
+                node.pointer("/spec/taints")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .all(|taint| {
+                        !matches!(text(taint, "/effect"), "NoSchedule" | "NoExecute")
+                            || tolerates(&pod, taint)
+                    })
             })
             .map(|node| text(node, "/metadata/name"))
             .collect();

@@ -103,10 +103,15 @@ pub(crate) fn plan(
         let fresh = pod.pointer("/status/startTime").is_none();
         if fresh {
             let taken = used.entry(node).or_default();
-            let ip = (2..255)
-                .map(|n| format!("10.244.{position}.{n}"))
-                .find(|ip| !taken.contains(ip))
-                .unwrap_or_default();
+            // A Pod on the host's network has the node's address.
+            let ip = if pod.pointer("/spec/hostNetwork") == Some(&Value::Bool(true)) {
+                address(position)
+            } else {
+                (2..255)
+                    .map(|n| format!("10.244.{position}.{n}"))
+                    .find(|ip| !taken.contains(ip))
+                    .unwrap_or_default()
+            };
             taken.insert(ip.clone());
             start(&mut object, &address(position), &ip, &time);
             // `Pulled`, `Created` and `Started` for each container, init containers first.

@@ -4,7 +4,10 @@
 //! (kube-scheduler's filters), `kubelet` (a Pod's status from Pending to Running or
 //! Succeeded, and its removal once it is deleted), and kube-controller-manager's
 //! `deployments`, `replicasets`, `statefulsets`, `daemonsets`, `jobs`, `cronjobs`,
-//! `endpoint_slices`, `endpoints` and the ServiceAccount token controller (`tokens`).
+//! `endpoint_slices`, `endpoints` and the ServiceAccount token controller (`tokens`);
+//! what a kind cluster runs in `kube-system` (`kube_system`: the control plane's static
+//! Pods, CoreDNS, kube-proxy, metrics-server and its APIService) and the metrics API
+//! metrics-server serves (`metrics`).
 //! None imports another (what two share is here: a node's address, a Pod made from a
 //! template, label selectors, conditions, availability); each reads the store and returns
 //! [`Action`]s, and runs on the server's clock.
@@ -16,7 +19,9 @@ pub(crate) mod endpoint_slices;
 pub(crate) mod endpoints;
 pub(crate) mod events;
 pub(crate) mod jobs;
+pub(crate) mod kube_system;
 pub(crate) mod kubelet;
+pub(crate) mod metrics;
 pub(crate) mod nodes;
 pub(crate) mod replicasets;
 pub(crate) mod scheduler;
@@ -35,7 +40,8 @@ use crate::objects::store::{Key, State};
 /// What the simulated cluster is made of, and how fast its containers go.
 #[derive(Clone, Debug)]
 pub struct Simulation {
-    /// The Nodes, made when the server starts.
+    /// The Nodes, made when the server starts: by default the control plane's
+    /// ([`SimulatedNode::control_plane`], named [`CONTROL_PLANE`]) and three workers.
     pub nodes: Vec<SimulatedNode>,
     /// How long a started container takes to become ready (its readiness probe passing),
     /// by the server's clock.
@@ -56,32 +62,93 @@ pub struct Simulation {
     /// containers. A container nothing is said of has no log to give, as without the
     /// simulation.
     pub logs: BTreeMap<String, String>,
+    /// Whether the cluster starts with what a kind cluster runs in `kube-system`: the
+    /// control plane's static Pods on the control-plane Node, CoreDNS's Deployment and its
+    /// `kube-dns` Service, and the kube-proxy DaemonSet (on by default).
+    pub kube_system: bool,
+    /// Whether metrics-server runs (its Deployment, Service and `APIService` in
+    /// `kube-system`, with `kube_system`) and `metrics.k8s.io/v1beta1` serves `PodMetrics`
+    /// and `NodeMetrics`, so `kubectl top` works (on by default).
+    pub metrics: bool,
+    /// What a container uses, for the metrics API, by image (`nginx:1.27`, or `nginx` for
+    /// every tag), as [`Simulation::with_usage`] sets it. A Pod's annotation
+    /// `simulation.kubeforge.dev/usage` (every container) or
+    /// `simulation.kubeforge.dev/usage.<container>` says it for its own containers, as
+    /// `<cpu>,<memory>` (`250m,64Mi`). A container nothing is said of uses its requests.
+    pub usage: BTreeMap<String, Usage>,
+}
+
+/// What a container uses: CPU and memory, as quantities (`250m`, `64Mi`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Usage {
+    /// CPU, in cores (`250m`, `1`, `1500000n`).
+    pub cpu: String,
+    /// Memory, in bytes (`64Mi`, `100M`).
+    pub memory: String,
+}
+
+impl Usage {
+    /// `<cpu>,<memory>` (`250m,64Mi`), both quantities; `None` otherwise.
+    pub fn parse(text: &str) -> Option<Usage> {
+        let (cpu, memory) = text.split_once(',')?;
+        let (cpu, memory) = (cpu.trim(), memory.trim());
+        let valid = |q: &str| kubeforge_runtime::Quantity::parse(q).is_ok_and(|q| q.is_valid());
+        (valid(cpu) && valid(memory)).then(|| Usage {
+            cpu: cpu.to_owned(),
+            memory: memory.to_owned(),
+        })
+    }
 }
 
 impl Default for Simulation {
     fn default() -> Self {
         Simulation {
-            nodes: (1..=3)
-                .map(|n| SimulatedNode::named(&format!("node-{n}")))
-                .collect(),
+            nodes: Vec::new(),
             ready_after: Duration::ZERO,
             run_for: Duration::ZERO,
             stop_after: Duration::ZERO,
             tick: Duration::from_millis(50),
             logs: BTreeMap::new(),
+            kube_system: true,
+            metrics: true,
+            usage: BTreeMap::new(),
         }
+        .nodes_named(3)
     }
 }
 
+/// The control-plane Node's name (kind's is `<cluster>-control-plane`).
+pub const CONTROL_PLANE: &str = "kubeforge-control-plane";
+
 impl Simulation {
-    /// A simulation with `count` nodes named `node-1`… with the default capacity.
+    /// A simulation with the control-plane Node and `count` worker nodes named `node-1`…,
+    /// each with the default capacity.
     pub fn with_nodes(count: usize) -> Simulation {
+        Simulation::default().nodes_named(count)
+    }
+
+    /// The control-plane Node and `count` workers `node-1`….
+    fn nodes_named(self, count: usize) -> Simulation {
         Simulation {
-            nodes: (1..=count)
-                .map(|n| SimulatedNode::named(&format!("node-{n}")))
+            nodes: std::iter::once(SimulatedNode::control_plane(CONTROL_PLANE))
+                .chain((1..=count).map(|n| SimulatedNode::named(&format!("node-{n}"))))
                 .collect(),
-            ..Simulation::default()
+            ..self
         }
+    }
+
+    /// The containers of `image` (`nginx:1.27`, or `nginx` for every tag) use `cpu` and
+    /// `memory` (quantities: `250m`, `64Mi`), as the metrics API reports them.
+    #[must_use]
+    pub fn with_usage(mut self, image: &str, cpu: &str, memory: &str) -> Simulation {
+        self.usage.insert(
+            image.to_owned(),
+            Usage {
+                cpu: cpu.to_owned(),
+                memory: memory.to_owned(),
+            },
+        );
+        self
     }
 }
 
@@ -112,7 +179,28 @@ impl SimulatedNode {
             taints: Vec::new(),
         }
     }
+
+    /// A control-plane node as kubeadm (and so kind) makes one: a worker's capacity, the
+    /// `node-role.kubernetes.io/control-plane` label (and
+    /// `node.kubernetes.io/exclude-from-external-load-balancers`), and the
+    /// `node-role.kubernetes.io/control-plane:NoSchedule` taint. The control plane's
+    /// static Pods run on the first such node.
+    pub fn control_plane(name: &str) -> SimulatedNode {
+        let mut node = SimulatedNode::named(name);
+        for label in [
+            CONTROL_PLANE_LABEL,
+            "node.kubernetes.io/exclude-from-external-load-balancers",
+        ] {
+            node.labels.insert(label.to_owned(), String::new());
+        }
+        node.taints
+            .push(json!({"key": CONTROL_PLANE_LABEL, "effect": "NoSchedule"}));
+        node
+    }
 }
+
+/// The label (and taint key) of a control-plane node.
+pub(crate) const CONTROL_PLANE_LABEL: &str = "node-role.kubernetes.io/control-plane";
 
 /// What a simulated controller wants done.
 #[derive(Debug)]
@@ -330,6 +418,28 @@ pub(crate) fn requirement<'a>(expression: &Value, get: &impl Fn(&str) -> Option<
         }
         _ => false,
     }
+}
+
+/// Whether one of the Pod's tolerations tolerates `taint` (`Toleration.ToleratesTaint`).
+pub(crate) fn tolerates(pod: &Value, taint: &Value) -> bool {
+    let tolerations = pod.pointer("/spec/tolerations").and_then(Value::as_array);
+    tolerations.is_some_and(|list| {
+        list.iter().any(|t| {
+            let effect = text(t, "/effect");
+            if !effect.is_empty() && effect != text(taint, "/effect") {
+                return false;
+            }
+            let key = text(t, "/key");
+            if !key.is_empty() && key != text(taint, "/key") {
+                return false;
+            }
+            match text(t, "/operator") {
+                "Exists" => true,
+                "" | "Equal" => text(t, "/value") == text(taint, "/value"),
+                _ => false,
+            }
+        })
+    })
 }
 
 /// Sets the condition of `type` in `status.conditions`, as the controllers' `SetCondition`

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::controllers::simulation::events::{self, Recorded};
 use crate::controllers::simulation::{
-    Action, Kinds, objects, record, requirement, set_condition, text,
+    Action, Kinds, objects, record, requirement, set_condition, text, tolerates,
 };
 use crate::objects::store::State;
 
@@ -158,6 +158,8 @@ fn message(nodes: usize, misfits: &[Misfit]) -> String {
             "{unresolvable} Preemption is not helpful for scheduling"
         ));
     }
+    // Preemption's `FitError` sorts its reasons too.
+    preemption.sort();
     format!(
         "0/{nodes} nodes are available: {}. preemption: 0/{nodes} nodes are available: {}.",
         reasons.join(", "),
@@ -252,28 +254,6 @@ fn affinity_matches(pod: &Value, node: &Value) -> bool {
         })
     });
     selector_ok && terms_ok
-}
-
-/// Whether one of the Pod's tolerations tolerates `taint` (`Toleration.ToleratesTaint`).
-fn tolerates(pod: &Value, taint: &Value) -> bool {
-    let tolerations = pod.pointer("/spec/tolerations").and_then(Value::as_array);
-    tolerations.is_some_and(|list| {
-        list.iter().any(|t| {
-            let effect = text(t, "/effect");
-            if !effect.is_empty() && effect != text(taint, "/effect") {
-                return false;
-            }
-            let key = text(t, "/key");
-            if !key.is_empty() && key != text(taint, "/key") {
-                return false;
-            }
-            match text(t, "/operator") {
-                "Exists" => true,
-                "" | "Equal" => text(t, "/value") == text(taint, "/value"),
-                _ => false,
-            }
-        })
-    })
 }
 
 /// The Pod's requests (`resource.PodRequests`): its containers' sum, or its largest init
