@@ -9,6 +9,7 @@ pub(crate) mod limits;
 pub(crate) mod manifests;
 pub(crate) mod serve;
 pub(crate) mod service;
+pub(crate) mod streams;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -504,6 +505,20 @@ impl Server {
         ) {
             let (code, value) = computed?;
             return Ok(shared.respond(catalog, answer, index, code, value, &query));
+        }
+        // An exec the simulation runs: the WebSocket upgrade.
+        if (
+            def.group.as_str(),
+            def.plural.as_str(),
+            target.subresource.as_deref(),
+        ) == ("", "pods", Some("exec"))
+            && let Some(plan) = shared.pod_exec(
+                namespace.unwrap_or(""),
+                target.name.as_deref().unwrap_or(""),
+                &query,
+            )?
+        {
+            return streams::upgrade(parts, plan);
         }
         if let Some((code, value)) =
             self.behaviour(catalog, def, target, verb, body, &query, user)?

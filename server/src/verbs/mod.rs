@@ -15,7 +15,7 @@ pub(crate) mod auth;
 mod check;
 mod computed;
 mod delete;
-mod pods;
+pub(crate) mod pods;
 mod read;
 mod respond;
 mod simulate;

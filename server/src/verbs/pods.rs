@@ -15,6 +15,7 @@ use kubeforge_runtime::schema::{BadValue, FieldError};
 use serde_json::{Value, json};
 
 use crate::controllers::disruption::{self, is_ready, selects};
+use crate::controllers::simulation::containers::{self, ExecHandler};
 use crate::objects::catalog::Catalog;
 use crate::objects::meta::{metadata_mut, now};
 use crate::verbs::Shared;
@@ -510,6 +511,76 @@ impl Shared {
         )))
     }
 
+    /// `pods/{name}/exec` in a container a simulated node runs: the checks of
+    /// [`Shared::pod_kubelet`] and of `PodExecOptions` (a command, a stream), then the command
+    /// and what runs it (`controllers::simulation::containers`). `None` where no simulated
+    /// kubelet runs the Pod (the answer is then [`Shared::pod_kubelet`]'s).
+    pub(crate) fn pod_exec(
+        &self,
+        namespace: &str,
+        name: &str,
+        query: &Query,
+    ) -> Result<Option<ExecPlan>, Failure> {
+        let Some(simulation) = self.options.simulation.as_ref() else {
+            return Ok(None);
+        };
+        let pod = self.stored(self.core("pods")?, namespace, name)?;
+        let container = container(&pod, name, query.get("container"), false)?;
+        let node = pod
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !simulation.nodes.iter().any(|n| n.name == node) {
+            return Ok(None);
+        }
+        let argv: Vec<String> = query
+            .all("command")
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let (stdin, stdout, stderr, tty) = (
+            query.flag("stdin"),
+            query.flag("stdout"),
+            query.flag("stderr"),
+            query.flag("tty"),
+        );
+        if !stdin && !stdout && !stderr {
+            return Err(Failure::bad_request(
+                "you must specify at least 1 of stdin, stdout, stderr",
+            ));
+        }
+        if argv.is_empty() {
+            return Err(Failure::bad_request(
+                "you must specify at least one command for the container",
+            ));
+        }
+        if crate::controllers::simulation::kubelet::started_at(&pod, &container).is_none()
+            || matches!(
+                pod.pointer("/status/phase").and_then(Value::as_str),
+                Some("Succeeded" | "Failed")
+            )
+        {
+            // The kubelet's `GetExec` for a container its runtime does not run.
+            return Err(Failure::bad_request(format!(
+                "container not found ({})",
+                quote(&container)
+            )));
+        }
+        let (handler, env, working_dir) = containers::handler(simulation, &pod, &container);
+        Ok(Some(ExecPlan {
+            handler,
+            argv,
+            env,
+            working_dir,
+            container: format!("{namespace}/{name}/{container}"),
+            stdin,
+            stdout,
+            // With a terminal, stderr is the terminal: the client opens no stderr stream.
+            stderr: stderr && !tty,
+            tty,
+        }))
+    }
+
     /// `nodes/{name}/proxy`: the Node's kubelet, which cannot be reached.
     pub(crate) fn node_proxy(&self, name: &str) -> Result<(StatusCode, Value), Failure> {
         let address = self.kubelet(name)?;
@@ -625,6 +696,20 @@ impl Shared {
             format!("{host}:{port}")
         })
     }
+}
+
+/// A command to run in a simulated container, and the streams its client opens.
+#[derive(Clone)]
+pub(crate) struct ExecPlan {
+    pub(crate) handler: ExecHandler,
+    pub(crate) argv: Vec<String>,
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) working_dir: Option<String>,
+    pub(crate) container: String,
+    pub(crate) stdin: bool,
+    pub(crate) stdout: bool,
+    pub(crate) stderr: bool,
+    pub(crate) tty: bool,
 }
 
 /// `validateContainer`: the container asked for, or the Pod's only one.

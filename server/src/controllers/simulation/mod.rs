@@ -9,6 +9,7 @@
 //! template, label selectors, conditions, availability); each reads the store and returns
 //! [`Action`]s, and runs on the server's clock.
 
+pub mod containers;
 pub(crate) mod cronjobs;
 pub(crate) mod daemonsets;
 pub(crate) mod deployments;
@@ -56,6 +57,13 @@ pub struct Simulation {
     /// containers. A container nothing is said of has no log to give, as without the
     /// simulation.
     pub logs: BTreeMap<String, String>,
+    /// What runs the commands exec'd into a container (`pods/exec`), by image as
+    /// [`Simulation::logs`] (see [`containers`]).
+    pub exec: BTreeMap<String, containers::ExecHandler>,
+    /// Where commands run as processes on this machine, for containers no handler is
+    /// registered for (`--exec-on-host`); `None` (the default): such a command is not
+    /// found (exit code 127).
+    pub exec_on_host: Option<std::path::PathBuf>,
 }
 
 impl Default for Simulation {
@@ -69,6 +77,8 @@ impl Default for Simulation {
             stop_after: Duration::ZERO,
             tick: Duration::from_millis(50),
             logs: BTreeMap::new(),
+            exec: BTreeMap::new(),
+            exec_on_host: None,
         }
     }
 }
