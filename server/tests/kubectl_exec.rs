@@ -8,15 +8,19 @@
 //!   (exit code 127 and runc's message), not a 500;
 //! - a handler a test registers per image (`Simulation::exec`) gets argv and stdin and
 //!   answers stdout, stderr and an exit code, through kubectl and through a WebSocket client
-//!   of `v4.channel.k8s.io` that reads each channel byte and the error channel's `Status`.
+//!   of `v4.channel.k8s.io` that reads each channel byte and the error channel's `Status`;
+//! - a `tower::Service` a test registers per image and port (`Simulation::port`) answers
+//!   `pods/{name}:{port}/proxy/…` and `services/{name}:{port}/proxy/…` (`kubectl get
+//!   --raw`).
 //!
 //! kubectl is found on `PATH`; without it or the corpus the test prints `SKIPPED: …`, and
 //! fails in CI.
 
 use std::process::Command;
 
+use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
-use kubeforge_server::{Answer, Catalog, ExecHandler, Options, Server, Simulation};
+use kubeforge_server::{Answer, Catalog, ExecHandler, Options, PortHandler, Server, Simulation};
 use kubeforge_tests::kubectl_server::KubectlServer;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -254,6 +258,19 @@ fn scripted() -> ExecHandler {
     })
 }
 
+/// A port's service: it answers the method and the path it was given.
+fn echo() -> PortHandler {
+    PortHandler::service(tower::service_fn(
+        |request: http::Request<Bytes>| async move {
+            Ok::<_, std::convert::Infallible>(http::Response::new(Bytes::from(format!(
+                "{} {}",
+                request.method(),
+                request.uri()
+            ))))
+        },
+    ))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_registered_handler_answers_over_both_protocols() {
     let test = "kubectl_exec";
@@ -265,7 +282,11 @@ async fn a_registered_handler_answers_over_both_protocols() {
     };
     let catalog = Catalog::from_documents(&[corpus.join("kubernetes/swagger.json")]).unwrap();
     let options = Options {
-        simulation: Some(Simulation::default().exec("example.com/scripted", scripted())),
+        simulation: Some(
+            Simulation::default()
+                .exec("example.com/scripted", scripted())
+                .port("example.com/scripted", 8080, echo()),
+        ),
         ..Options::default()
     };
     let server = Server::with_options(catalog, options);
@@ -289,7 +310,7 @@ async fn a_registered_handler_answers_over_both_protocols() {
     };
     let args = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
     let created = kubectl_run(
-        args("run scripted --image=example.com/scripted:1.0 -- sleep 3600"),
+        args("run scripted --image=example.com/scripted:1.0 --port=8080 -- sleep 3600"),
         String::new(),
     )
     .await
@@ -316,6 +337,56 @@ async fn a_registered_handler_answers_over_both_protocols() {
     assert!(
         stderr.starts_with("to stderr\n") && stderr.contains("command terminated with exit code 5"),
         "{stderr}"
+    );
+
+    // The port's service, through the Pod's proxy (with the port, and the first declared).
+    for (id, answer) in [
+        ("scripted:8080", "GET /hello?x=1"),
+        ("scripted", "GET /hello?x=1"),
+    ] {
+        let out = kubectl_run(
+            args(&format!(
+                "get --raw /api/v1/namespaces/default/pods/{id}/proxy/hello?x=1"
+            )),
+            String::new(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), answer, "{out:?}");
+    }
+    // And through a Service whose target port it is.
+    let exposed = kubectl_run(
+        args("expose pod scripted --port=80 --target-port=8080"),
+        String::new(),
+    )
+    .await
+    .unwrap();
+    assert!(exposed.status.success(), "{exposed:?}");
+    let mut through = String::new();
+    for _ in 0..100 {
+        let out = kubectl_run(
+            args("get --raw /api/v1/namespaces/default/services/scripted:80/proxy/via?y=2"),
+            String::new(),
+        )
+        .await
+        .unwrap();
+        through = String::from_utf8_lossy(&out.stdout).into_owned();
+        if out.status.success() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(through, "GET /via?y=2");
+    // A port nothing serves: the refused connection, as before.
+    let out = kubectl_run(
+        args("get --raw /api/v1/namespaces/default/pods/scripted:9090/proxy/"),
+        String::new(),
+    )
+    .await
+    .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(":9090: connect: connection refused"),
+        "{out:?}"
     );
 
     // A client of v4.channel.k8s.io, message by message.

@@ -506,6 +506,20 @@ impl Server {
             let (code, value) = computed?;
             return Ok(shared.respond(catalog, answer, index, code, value, &query));
         }
+        // A port the simulation serves, through the Pod's or the Service's proxy.
+        let id = target.name.as_deref().unwrap_or("");
+        let proxied = match (
+            def.group.as_str(),
+            def.plural.as_str(),
+            target.subresource.as_deref(),
+        ) {
+            ("", "pods", Some("proxy")) => shared.pod_port(namespace.unwrap_or(""), id)?,
+            ("", "services", Some("proxy")) => shared.service_port(namespace.unwrap_or(""), id)?,
+            _ => None,
+        };
+        if let Some(port) = proxied {
+            return streams::proxy(parts, body, &port);
+        }
         // An exec the simulation runs: the WebSocket upgrade.
         if (
             def.group.as_str(),

@@ -5,7 +5,8 @@
 //! stdout and stderr to the client, each message behind its channel byte; an empty message
 //! on the first channel the client reads, to say the streams are open; and when the command
 //! ends its `Status` on the error channel, a close frame, and a wait for the client's.
-//! The WebSocket framing is tungstenite's.
+//! The WebSocket framing is tungstenite's. And a Pod's or a Service's proxy to a port the
+//! simulation serves (`Simulation::port`): the request handed to the port's service.
 
 use std::time::Duration;
 
@@ -21,7 +22,7 @@ use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role};
 
-use crate::controllers::simulation::containers::Exec;
+use crate::controllers::simulation::containers::{Exec, PortHandler};
 use crate::verbs::pods::ExecPlan;
 use crate::wire::body::Body;
 use crate::wire::channels::{self, CLOSE, ERROR, RESIZE, STDERR, STDIN, STDOUT};
@@ -108,6 +109,37 @@ pub(crate) fn upgrade(
     );
     response.extensions_mut().insert(Session { plan, protocol });
     Ok(response)
+}
+
+/// A request to `pods/{name}:{port}/proxy/{path}` answered by the port's handler: the
+/// request as the proxy forwards it (the path after `proxy`, the query, the headers and
+/// body), the handler's answer as it is.
+pub(crate) fn proxy(
+    parts: &http::request::Parts,
+    body: &[u8],
+    port: &PortHandler,
+) -> Result<Response<Body>, Failure> {
+    let path = parts.uri.path();
+    let rest = path
+        .find("/proxy")
+        .map_or("", |at| &path[at + "/proxy".len()..]);
+    let rest = if rest.is_empty() { "/" } else { rest };
+    let target = match parts.uri.query() {
+        Some(query) => format!("{rest}?{query}"),
+        None => rest.to_owned(),
+    };
+    let mut request = http::Request::new(bytes::Bytes::copy_from_slice(body));
+    *request.method_mut() = parts.method.clone();
+    *request.uri_mut() = target
+        .parse()
+        .map_err(|_| Failure::bad_request(format!("invalid proxy path {target:?}")))?;
+    *request.headers_mut() = parts.headers.clone();
+    request.headers_mut().remove(header::AUTHORIZATION);
+    let runtime = tokio::runtime::Handle::try_current()
+        .map_err(|_| Failure::internal("the proxy needs the server's runtime"))?;
+    let answer = runtime.block_on(port.call(request));
+    let (head, bytes) = answer.into_parts();
+    Ok(Response::from_parts(head, Body::full(bytes)))
 }
 
 /// Runs the session on the connection `upgrade` gives once the answer is sent.

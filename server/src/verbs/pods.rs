@@ -461,9 +461,15 @@ impl Shared {
         sub: &str,
         query: &Query,
     ) -> Result<(StatusCode, Value), Failure> {
-        let pod = self.stored(self.core("pods")?, namespace, name)?;
         if sub == "proxy" {
-            // `pod.ResourceLocation`: `IsProxyableIP` of the Pod's IP.
+            // `pod.ResourceLocation`: `[scheme:]name[:port]`, the port the first a container
+            // declares when none is given; then `IsProxyableIP` of the Pod's IP.
+            let parts: Vec<&str> = name.split(':').collect();
+            let (name, port) = match parts.as_slice() {
+                [name, port] | [_, name, port] => (*name, Some(*port)),
+                _ => (name, None),
+            };
+            let pod = self.stored(self.core("pods")?, namespace, name)?;
             let ip = pod
                 .pointer("/status/podIP")
                 .and_then(Value::as_str)
@@ -471,10 +477,21 @@ impl Shared {
             if ip.parse::<std::net::IpAddr>().is_err() {
                 return Err(Failure::bad_request("address not allowed"));
             }
+            let declared = pod
+                .pointer("/spec/containers")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .find_map(|c| c.pointer("/ports/0/containerPort").and_then(Value::as_i64));
+            let port = port.map_or_else(
+                || declared.map_or_else(|| "80".to_owned(), |p| p.to_string()),
+                str::to_owned,
+            );
             return Err(refused(&format!(
-                "error trying to reach service: dial tcp {ip}:80"
+                "error trying to reach service: dial tcp {ip}:{port}"
             )));
         }
+        let pod = self.stored(self.core("pods")?, namespace, name)?;
         let container = container(&pod, name, query.get("container"), sub == "log")?;
         let node = pod
             .pointer("/spec/nodeName")
@@ -579,6 +596,103 @@ impl Shared {
             stderr: stderr && !tty,
             tty,
         }))
+    }
+
+    /// `pods/{name}[:{port}]/proxy` to a port the simulation serves (`Simulation::port`) of a
+    /// Pod a simulated node runs; `None` for any other (the answer is then
+    /// [`Shared::pod_kubelet`]'s).
+    pub(crate) fn pod_port(
+        &self,
+        namespace: &str,
+        id: &str,
+    ) -> Result<Option<containers::PortHandler>, Failure> {
+        let Some(simulation) = self.options.simulation.as_ref() else {
+            return Ok(None);
+        };
+        let parts: Vec<&str> = id.split(':').collect();
+        let (name, port) = match parts.as_slice() {
+            [name] => (*name, None),
+            [name, port] | [_, name, port] => match port.parse::<u16>() {
+                Ok(port) => (*name, Some(port)),
+                Err(_) => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        let pod = self.stored(self.core("pods")?, namespace, name)?;
+        let node = pod
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !simulation.nodes.iter().any(|n| n.name == node)
+            || pod.pointer("/status/podIP").is_none()
+        {
+            return Ok(None);
+        }
+        Ok(containers::port_handler(simulation, &pod, port))
+    }
+
+    /// `services/{name}[:{port}]/proxy` to a Pod's port the simulation serves: the Service's
+    /// `Endpoints` (the port of the same name as the Service port asked for, else the
+    /// first), their first ready address's Pod, and its port's handler. `None` for any
+    /// other (the answer is then [`Shared::service_proxy`]'s).
+    pub(crate) fn service_port(
+        &self,
+        namespace: &str,
+        id: &str,
+    ) -> Result<Option<containers::PortHandler>, Failure> {
+        let Some(simulation) = self.options.simulation.as_ref() else {
+            return Ok(None);
+        };
+        let parts: Vec<&str> = id.split(':').collect();
+        let (name, port) = match parts.as_slice() {
+            [name] => (*name, ""),
+            [name, port] | [_, name, port] => (*name, *port),
+            _ => return Ok(None),
+        };
+        let Ok(service) = self.stored(self.core("services")?, namespace, name) else {
+            return Ok(None);
+        };
+        let Ok(endpoints) = self.stored(self.core("endpoints")?, namespace, name) else {
+            return Ok(None);
+        };
+        let ports = service
+            .pointer("/spec/ports")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let asked = ports.iter().find(|p| {
+            p.get("port")
+                .and_then(Value::as_i64)
+                .map(|n| n.to_string())
+                .as_deref()
+                == Some(port)
+                || p.get("name").and_then(Value::as_str) == Some(port)
+        });
+        let port_name = asked
+            .or(ports.first())
+            .and_then(|p| p.get("name").and_then(Value::as_str))
+            .unwrap_or("");
+        let subset = endpoints.pointer("/subsets/0");
+        let target = subset
+            .and_then(|s| s.get("ports"))
+            .and_then(Value::as_array)
+            .and_then(|list| {
+                list.iter()
+                    .find(|p| p.get("name").and_then(Value::as_str).unwrap_or("") == port_name)
+                    .or(list.first())
+            })
+            .and_then(|p| p.get("port").and_then(Value::as_u64))
+            .and_then(|p| u16::try_from(p).ok());
+        let pod_name = subset
+            .and_then(|s| s.pointer("/addresses/0/targetRef/name"))
+            .and_then(Value::as_str);
+        let (Some(target), Some(pod_name)) = (target, pod_name) else {
+            return Ok(None);
+        };
+        let Ok(pod) = self.stored(self.core("pods")?, namespace, pod_name) else {
+            return Ok(None);
+        };
+        Ok(containers::port_handler(simulation, &pod, Some(target)))
     }
 
     /// `nodes/{name}/proxy`: the Node's kubelet, which cannot be reached.

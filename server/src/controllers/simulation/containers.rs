@@ -245,7 +245,58 @@ async fn host(scratch: PathBuf, mut exec: Exec) -> i32 {
     }
 }
 
+/// What answers HTTP on a container's port (`pods/{name}:{port}/proxy/…`): a
+/// `tower::Service`, given the request as the proxy forwards it (the path after `proxy`).
+#[derive(Clone)]
+pub struct PortHandler(Arc<dyn Fn(http::Request<bytes::Bytes>) -> Reply + Send + Sync>);
+
+/// A port's answer.
+pub type Reply = Pin<Box<dyn Future<Output = http::Response<bytes::Bytes>> + Send>>;
+
+impl fmt::Debug for PortHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PortHandler")
+    }
+}
+
+impl PortHandler {
+    /// The port served by `service` (cloned for each request).
+    pub fn service<S>(service: S) -> PortHandler
+    where
+        S: tower_service::Service<
+                http::Request<bytes::Bytes>,
+                Response = http::Response<bytes::Bytes>,
+                Error = std::convert::Infallible,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        PortHandler(Arc::new(move |request| {
+            let mut service = service.clone();
+            Box::pin(async move {
+                let Ok(()) = std::future::poll_fn(|cx| service.poll_ready(cx)).await;
+                let Ok(response) = service.call(request).await;
+                response
+            })
+        }))
+    }
+
+    pub(crate) fn call(&self, request: http::Request<bytes::Bytes>) -> Reply {
+        (self.0)(request)
+    }
+}
+
 impl Simulation {
+    /// Registers what answers HTTP on `port` of the containers of `image` (`busybox:1.36`,
+    /// or `busybox` for every tag), reached by `pods/{name}:{port}/proxy`.
+    #[must_use]
+    pub fn port(mut self, image: &str, port: u16, handler: PortHandler) -> Simulation {
+        self.ports.insert((image.to_owned(), port), handler);
+        self
+    }
+
     /// Registers what runs the commands exec'd into containers of `image` (`busybox:1.36`,
     /// or `busybox` for every tag of it).
     #[must_use]
@@ -310,4 +361,38 @@ pub(crate) fn handler(
         .or_else(|| simulation.exec_on_host.clone().map(ExecHandler::on_host))
         .unwrap_or_else(ExecHandler::not_found);
     (handler, env, working_dir)
+}
+
+/// The handler of `port` of `pod` (with no port, the first port its containers declare, as
+/// the API server picks it): the one registered for a container's image and that port.
+pub(crate) fn port_handler(
+    simulation: &Simulation,
+    pod: &Value,
+    port: Option<u16>,
+) -> Option<PortHandler> {
+    let containers: Vec<&Value> = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .collect();
+    let port = port.or_else(|| {
+        containers.iter().find_map(|c| {
+            c.pointer("/ports/0/containerPort")
+                .and_then(Value::as_u64)
+                .and_then(|p| u16::try_from(p).ok())
+        })
+    })?;
+    containers.iter().find_map(|c| {
+        let image = text(c, "/image");
+        let untagged = match image.rsplit_once(':') {
+            Some((name, tag)) if !tag.contains('/') => name,
+            _ => image,
+        };
+        simulation
+            .ports
+            .get(&(image.to_owned(), port))
+            .or_else(|| simulation.ports.get(&(untagged.to_owned(), port)))
+            .cloned()
+    })
 }

@@ -64,6 +64,9 @@ pub struct Simulation {
     /// registered for (`--exec-on-host`); `None` (the default): such a command is not
     /// found (exit code 127).
     pub exec_on_host: Option<std::path::PathBuf>,
+    /// What answers HTTP on a container's port, by image and port (see
+    /// [`Simulation::port`]).
+    pub ports: BTreeMap<(String, u16), containers::PortHandler>,
 }
 
 impl Default for Simulation {
@@ -79,6 +82,7 @@ impl Default for Simulation {
             logs: BTreeMap::new(),
             exec: BTreeMap::new(),
             exec_on_host: None,
+            ports: BTreeMap::new(),
         }
     }
 }
