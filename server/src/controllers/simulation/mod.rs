@@ -58,7 +58,7 @@ pub struct Simulation {
     /// simulation.
     pub logs: BTreeMap<String, String>,
     /// What runs the commands exec'd into a container (`pods/exec`), by image as
-    /// [`Simulation::logs`] (see [`containers`]).
+    /// [`Simulation::logs`] (see [`ExecHandler`](containers::ExecHandler)).
     pub exec: BTreeMap<String, containers::ExecHandler>,
     /// Where commands run as processes on this machine, for containers no handler is
     /// registered for (`--exec-on-host`); `None` (the default): such a command is not
