@@ -6,8 +6,9 @@
 //!
 //! Then the tests that need a kubelet (those listed in `kube_rs_simulated.txt`) run once
 //! more, against `serve --simulate kubernetes/swagger.json`, whose simulated nodes run
-//! Pods (told what the busybox container of the log test prints: `--container-log`), with
-//! the expectations of that file.
+//! Pods (told what the busybox container of the log test prints: `--container-log`, and
+//! running the exec test's commands on this machine: `--exec-on-host`), with the
+//! expectations of that file.
 //!
 //! Every test is listed in `kube_rs_expected.txt`, as passing or as failing with the reason:
 //! this test fails when one that passed fails, when one that failed passes (move it), and
@@ -73,7 +74,9 @@ fn kube_rs_cluster_tests() {
     // (its command is `for i in $(seq 1 5); do echo kube $i; sleep 0.1; done`), as a test of
     // one's own controller tells it what its images print; and that Pods which end run 30
     // s first (the tests' containers `sleep 20` or `30`), so that a client watching a Pod
-    // it has just created sees it running before it ends.
+    // it has just created sees it running before it ends. The commands its exec test runs
+    // (`sh -c 'for i in $(seq 1 3); do echo $i; done'`, `sh` reading stdin) run as
+    // processes on this machine (`--exec-on-host`).
     let busybox = scratch.join("busybox.log");
     std::fs::write(&busybox, "kube 1\nkube 2\nkube 3\nkube 4\nkube 5\n").expect("the log file");
     let container_log = format!("busybox={}", busybox.display());
@@ -86,6 +89,7 @@ fn kube_rs_cluster_tests() {
             "30",
             "--container-log",
             &container_log,
+            "--exec-on-host",
         ],
         &[corpus.join("kubernetes/swagger.json")],
         &simulated,

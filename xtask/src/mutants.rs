@@ -726,6 +726,14 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "            return *offered == PROTOBUF && offered.is_empty();",
         tests: &["kubeforge-server:protobuf_errors"],
     },
+    Mutant {
+        name: "exec-exit-code-lost",
+        breaks: "a command exec'd into a simulated container ends with its exit code in the error channel's `Status`, which kubectl exits with",
+        file: "server/src/wire/channels.rs",
+        find: "    if code == 0 {\n        return r#\"{\"metadata\":{},\"status\":\"Success\"}\"#.to_owned();",
+        replace: "    if code >= 0 {\n        return r#\"{\"metadata\":{},\"status\":\"Success\"}\"#.to_owned();",
+        tests: &["kubeforge-server:kubectl_exec:without_a_handler_a_command_is_not_found"],
+    },
 ];
 
 /// The goldens, relative to the workspace root.

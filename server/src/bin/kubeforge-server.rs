@@ -17,7 +17,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use kubeforge_server::{Catalog, Options, Server, Simulation, Usage, serve, serve_tls};
+use kubeforge_server::{
+    Catalog, ExecHandler, Options, Server, Simulation, Usage, serve, serve_tls,
+};
 
 #[derive(Parser)]
 #[command(
@@ -118,6 +120,21 @@ struct SimulationArgs {
     /// Without metrics-server (and the metrics API `kubectl top` reads).
     #[arg(long, requires = "simulate")]
     no_metrics: bool,
+    /// `IMAGE=PROGRAM`: a command exec'd into a container of this image (`kubectl exec`)
+    /// runs PROGRAM on this machine with the command's argv as its arguments; its stdin,
+    /// stdout, stderr and exit code are the command's (`ExecHandler::program`). Repeatable.
+    #[arg(
+        long = "container-exec",
+        value_name = "IMAGE=PROGRAM",
+        requires = "simulate"
+    )]
+    container_execs: Vec<String>,
+    /// Run the commands exec'd into containers (`kubectl exec`) as processes ON THIS
+    /// MACHINE, with this server's rights, in a scratch directory per container, with the
+    /// container's environment (`Simulation::exec_on_host`). Off by default: a command
+    /// is then not found (exit code 127), unless `--container-exec` names its image.
+    #[arg(long, requires = "simulate")]
+    exec_on_host: bool,
 }
 
 /// The limits that keep the server up (see `Options`); 0 turns one off.
@@ -183,6 +200,20 @@ impl SimulationArgs {
             };
             usage.insert(image.to_owned(), amounts);
         }
+        let mut exec = BTreeMap::new();
+        for program in &self.container_execs {
+            let Some((image, file)) = program.split_once('=') else {
+                return Err(format!(
+                    "--container-exec {program}: expected IMAGE=PROGRAM"
+                ));
+            };
+            let file = std::fs::canonicalize(file)
+                .map_err(|e| format!("--container-exec {program}: {file}: {e}"))?;
+            exec.insert(image.to_owned(), ExecHandler::program(file));
+        }
+        let exec_on_host = self
+            .exec_on_host
+            .then(|| std::env::temp_dir().join(format!("kubeforge-exec-{}", std::process::id())));
         let simulation = self.simulate.then(|| Simulation {
             usage,
             metrics: !self.no_metrics,
@@ -190,6 +221,8 @@ impl SimulationArgs {
             run_for: Duration::from_secs(self.run_for),
             stop_after: Duration::from_secs(self.stop_after),
             logs,
+            exec,
+            exec_on_host,
             ..Simulation::with_nodes(self.nodes)
         });
         Ok(Options {

@@ -9,6 +9,7 @@ pub(crate) mod limits;
 pub(crate) mod manifests;
 pub(crate) mod serve;
 pub(crate) mod service;
+pub(crate) mod streams;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -513,6 +514,34 @@ impl Server {
         ) {
             let (code, value) = computed?;
             return Ok(shared.respond(catalog, answer, index, code, value, &query));
+        }
+        // A port the simulation serves, through the Pod's or the Service's proxy.
+        let id = target.name.as_deref().unwrap_or("");
+        let proxied = match (
+            def.group.as_str(),
+            def.plural.as_str(),
+            target.subresource.as_deref(),
+        ) {
+            ("", "pods", Some("proxy")) => shared.pod_port(namespace.unwrap_or(""), id)?,
+            ("", "services", Some("proxy")) => shared.service_port(namespace.unwrap_or(""), id)?,
+            _ => None,
+        };
+        if let Some(port) = proxied {
+            return streams::proxy(parts, body, &port);
+        }
+        // An exec the simulation runs: the WebSocket upgrade.
+        if (
+            def.group.as_str(),
+            def.plural.as_str(),
+            target.subresource.as_deref(),
+        ) == ("", "pods", Some("exec"))
+            && let Some(plan) = shared.pod_exec(
+                namespace.unwrap_or(""),
+                target.name.as_deref().unwrap_or(""),
+                &query,
+            )?
+        {
+            return streams::upgrade(parts, plan);
         }
         if let Some((code, value)) =
             self.behaviour(catalog, def, target, verb, body, &query, user)?

@@ -265,6 +265,7 @@ async fn connection(server: Server, stream: impl AsyncRead + AsyncWrite + Unpin 
     });
     let _ = http1::Builder::new()
         .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades()
         .await;
 }
 

@@ -13,6 +13,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use crate::router::Server;
 use crate::router::filters::request_info;
 use crate::router::limits::too_many_requests;
+use crate::router::streams::{Session, run};
 use crate::wire::body::Body;
 use crate::wire::encoding;
 use crate::wire::response::failure_response;
@@ -47,7 +48,9 @@ impl Server {
         B: http_body::Body,
         B::Error: Into<BoxError>,
     {
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
+        // The connection hyper hands over once an upgrade's answer is sent (`pods/exec`).
+        let upgrade = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
         // The flow control filter's place: after authentication and impersonation (whose
         // refusals `handle` answers), before the body is read. A place in flight is held
         // while the body is read and the request handled.
@@ -103,6 +106,20 @@ impl Server {
             ),
         };
         drop(in_flight);
+        let mut response = response;
+        if let Some(session) = response.extensions_mut().remove::<Session>() {
+            match upgrade {
+                Some(upgrade) => {
+                    tokio::spawn(run(upgrade, session));
+                }
+                // Served in process, not over a connection: nothing to upgrade.
+                None => {
+                    return failure_response(&Failure::bad_request(
+                        "unable to upgrade connection: the request did not come over HTTP/1.1",
+                    ));
+                }
+            }
+        }
         response
     }
 }

@@ -16,7 +16,7 @@ mod check;
 mod computed;
 mod delete;
 mod metrics;
-mod pods;
+pub(crate) mod pods;
 mod read;
 mod respond;
 mod simulate;

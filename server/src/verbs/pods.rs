@@ -15,6 +15,7 @@ use kubeforge_runtime::schema::{BadValue, FieldError};
 use serde_json::{Value, json};
 
 use crate::controllers::disruption::{self, is_ready, selects};
+use crate::controllers::simulation::containers::{self, ExecHandler};
 use crate::objects::catalog::Catalog;
 use crate::objects::meta::{metadata_mut, now};
 use crate::verbs::Shared;
@@ -460,9 +461,15 @@ impl Shared {
         sub: &str,
         query: &Query,
     ) -> Result<(StatusCode, Value), Failure> {
-        let pod = self.stored(self.core("pods")?, namespace, name)?;
         if sub == "proxy" {
-            // `pod.ResourceLocation`: `IsProxyableIP` of the Pod's IP.
+            // `pod.ResourceLocation`: `[scheme:]name[:port]`, the port the first a container
+            // declares when none is given; then `IsProxyableIP` of the Pod's IP.
+            let parts: Vec<&str> = name.split(':').collect();
+            let (name, port) = match parts.as_slice() {
+                [name, port] | [_, name, port] => (*name, Some(*port)),
+                _ => (name, None),
+            };
+            let pod = self.stored(self.core("pods")?, namespace, name)?;
             let ip = pod
                 .pointer("/status/podIP")
                 .and_then(Value::as_str)
@@ -470,10 +477,21 @@ impl Shared {
             if ip.parse::<std::net::IpAddr>().is_err() {
                 return Err(Failure::bad_request("address not allowed"));
             }
+            let declared = pod
+                .pointer("/spec/containers")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .find_map(|c| c.pointer("/ports/0/containerPort").and_then(Value::as_i64));
+            let port = port.map_or_else(
+                || declared.map_or_else(|| "80".to_owned(), |p| p.to_string()),
+                str::to_owned,
+            );
             return Err(refused(&format!(
-                "error trying to reach service: dial tcp {ip}:80"
+                "error trying to reach service: dial tcp {ip}:{port}"
             )));
         }
+        let pod = self.stored(self.core("pods")?, namespace, name)?;
         let container = container(&pod, name, query.get("container"), sub == "log")?;
         let node = pod
             .pointer("/spec/nodeName")
@@ -508,6 +526,173 @@ impl Shared {
         Err(refused(&format!(
             "error dialing backend: dial tcp {address}"
         )))
+    }
+
+    /// `pods/{name}/exec` in a container a simulated node runs: the checks of
+    /// [`Shared::pod_kubelet`] and of `PodExecOptions` (a command, a stream), then the command
+    /// and what runs it (`controllers::simulation::containers`). `None` where no simulated
+    /// kubelet runs the Pod (the answer is then [`Shared::pod_kubelet`]'s).
+    pub(crate) fn pod_exec(
+        &self,
+        namespace: &str,
+        name: &str,
+        query: &Query,
+    ) -> Result<Option<ExecPlan>, Failure> {
+        let Some(simulation) = self.options.simulation.as_ref() else {
+            return Ok(None);
+        };
+        let pod = self.stored(self.core("pods")?, namespace, name)?;
+        let container = container(&pod, name, query.get("container"), false)?;
+        let node = pod
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !simulation.nodes.iter().any(|n| n.name == node) {
+            return Ok(None);
+        }
+        let argv: Vec<String> = query
+            .all("command")
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let (stdin, stdout, stderr, tty) = (
+            query.flag("stdin"),
+            query.flag("stdout"),
+            query.flag("stderr"),
+            query.flag("tty"),
+        );
+        if !stdin && !stdout && !stderr {
+            return Err(Failure::bad_request(
+                "you must specify at least 1 of stdin, stdout, stderr",
+            ));
+        }
+        if argv.is_empty() {
+            return Err(Failure::bad_request(
+                "you must specify at least one command for the container",
+            ));
+        }
+        if crate::controllers::simulation::kubelet::started_at(&pod, &container).is_none()
+            || matches!(
+                pod.pointer("/status/phase").and_then(Value::as_str),
+                Some("Succeeded" | "Failed")
+            )
+        {
+            // The kubelet's `GetExec` for a container its runtime does not run.
+            return Err(Failure::bad_request(format!(
+                "container not found ({})",
+                quote(&container)
+            )));
+        }
+        let (handler, env, working_dir) = containers::handler(simulation, &pod, &container);
+        Ok(Some(ExecPlan {
+            handler,
+            argv,
+            env,
+            working_dir,
+            container: format!("{namespace}/{name}/{container}"),
+            stdin,
+            stdout,
+            // With a terminal, stderr is the terminal: the client opens no stderr stream.
+            stderr: stderr && !tty,
+            tty,
+        }))
+    }
+
+    /// `pods/{name}[:{port}]/proxy` to a port the simulation serves (`Simulation::port`) of a
+    /// Pod a simulated node runs; `None` for any other (the answer is then
+    /// [`Shared::pod_kubelet`]'s).
+    pub(crate) fn pod_port(
+        &self,
+        namespace: &str,
+        id: &str,
+    ) -> Result<Option<containers::PortHandler>, Failure> {
+        let Some(simulation) = self.options.simulation.as_ref() else {
+            return Ok(None);
+        };
+        let parts: Vec<&str> = id.split(':').collect();
+        let (name, port) = match parts.as_slice() {
+            [name] => (*name, None),
+            [name, port] | [_, name, port] => match port.parse::<u16>() {
+                Ok(port) => (*name, Some(port)),
+                Err(_) => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        let pod = self.stored(self.core("pods")?, namespace, name)?;
+        let node = pod
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !simulation.nodes.iter().any(|n| n.name == node)
+            || pod.pointer("/status/podIP").is_none()
+        {
+            return Ok(None);
+        }
+        Ok(containers::port_handler(simulation, &pod, port))
+    }
+
+    /// `services/{name}[:{port}]/proxy` to a Pod's port the simulation serves: the Service's
+    /// `Endpoints` (the port of the same name as the Service port asked for, else the
+    /// first), their first ready address's Pod, and its port's handler. `None` for any
+    /// other (the answer is then [`Shared::service_proxy`]'s).
+    pub(crate) fn service_port(
+        &self,
+        namespace: &str,
+        id: &str,
+    ) -> Result<Option<containers::PortHandler>, Failure> {
+        let Some(simulation) = self.options.simulation.as_ref() else {
+            return Ok(None);
+        };
+        let parts: Vec<&str> = id.split(':').collect();
+        let (name, port) = match parts.as_slice() {
+            [name] => (*name, ""),
+            [name, port] | [_, name, port] => (*name, *port),
+            _ => return Ok(None),
+        };
+        let Ok(service) = self.stored(self.core("services")?, namespace, name) else {
+            return Ok(None);
+        };
+        let Ok(endpoints) = self.stored(self.core("endpoints")?, namespace, name) else {
+            return Ok(None);
+        };
+        let ports = service
+            .pointer("/spec/ports")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let asked = ports.iter().find(|p| {
+            p.get("port")
+                .and_then(Value::as_i64)
+                .map(|n| n.to_string())
+                .as_deref()
+                == Some(port)
+                || p.get("name").and_then(Value::as_str) == Some(port)
+        });
+        let port_name = asked
+            .or(ports.first())
+            .and_then(|p| p.get("name").and_then(Value::as_str))
+            .unwrap_or("");
+        let subset = endpoints.pointer("/subsets/0");
+        let target = subset
+            .and_then(|s| s.get("ports"))
+            .and_then(Value::as_array)
+            .and_then(|list| {
+                list.iter()
+                    .find(|p| p.get("name").and_then(Value::as_str).unwrap_or("") == port_name)
+                    .or(list.first())
+            })
+            .and_then(|p| p.get("port").and_then(Value::as_u64))
+            .and_then(|p| u16::try_from(p).ok());
+        let pod_name = subset
+            .and_then(|s| s.pointer("/addresses/0/targetRef/name"))
+            .and_then(Value::as_str);
+        let (Some(target), Some(pod_name)) = (target, pod_name) else {
+            return Ok(None);
+        };
+        let Ok(pod) = self.stored(self.core("pods")?, namespace, pod_name) else {
+            return Ok(None);
+        };
+        Ok(containers::port_handler(simulation, &pod, Some(target)))
     }
 
     /// `nodes/{name}/proxy`: the Node's kubelet, which cannot be reached.
@@ -625,6 +810,20 @@ impl Shared {
             format!("{host}:{port}")
         })
     }
+}
+
+/// A command to run in a simulated container, and the streams its client opens.
+#[derive(Clone)]
+pub(crate) struct ExecPlan {
+    pub(crate) handler: ExecHandler,
+    pub(crate) argv: Vec<String>,
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) working_dir: Option<String>,
+    pub(crate) container: String,
+    pub(crate) stdin: bool,
+    pub(crate) stdout: bool,
+    pub(crate) stderr: bool,
+    pub(crate) tty: bool,
 }
 
 /// `validateContainer`: the container asked for, or the Pod's only one.

@@ -5,6 +5,7 @@
 //! (`response`).
 
 pub(crate) mod body;
+pub(crate) mod channels;
 pub(crate) mod encoding;
 pub(crate) mod media;
 #[cfg(feature = "protobuf")]

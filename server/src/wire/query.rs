@@ -31,6 +31,15 @@ impl Query {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Every value of a repeated parameter (`command=sh&command=-c`), in order.
+    pub(crate) fn all(&self, name: &str) -> Vec<&str> {
+        self.0
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
     pub(crate) fn flag(&self, name: &str) -> bool {
         matches!(self.get(name), Some("true" | "1"))
     }

@@ -12,6 +12,7 @@
 //! template, label selectors, conditions, availability); each reads the store and returns
 //! [`Action`]s, and runs on the server's clock.
 
+pub mod containers;
 pub(crate) mod cronjobs;
 pub(crate) mod daemonsets;
 pub(crate) mod deployments;
@@ -76,6 +77,16 @@ pub struct Simulation {
     /// `simulation.kubeforge.dev/usage.<container>` says it for its own containers, as
     /// `<cpu>,<memory>` (`250m,64Mi`). A container nothing is said of uses its requests.
     pub usage: BTreeMap<String, Usage>,
+    /// What runs the commands exec'd into a container (`pods/exec`), by image as
+    /// [`Simulation::logs`] (see [`ExecHandler`](containers::ExecHandler)).
+    pub exec: BTreeMap<String, containers::ExecHandler>,
+    /// Where commands run as processes on this machine, for containers no handler is
+    /// registered for (`--exec-on-host`); `None` (the default): such a command is not
+    /// found (exit code 127).
+    pub exec_on_host: Option<std::path::PathBuf>,
+    /// What answers HTTP on a container's port, by image and port (see
+    /// [`Simulation::port`]).
+    pub ports: BTreeMap<(String, u16), containers::PortHandler>,
 }
 
 /// What a container uses: CPU and memory, as quantities (`250m`, `64Mi`).
@@ -112,6 +123,9 @@ impl Default for Simulation {
             kube_system: true,
             metrics: true,
             usage: BTreeMap::new(),
+            exec: BTreeMap::new(),
+            exec_on_host: None,
+            ports: BTreeMap::new(),
         }
         .nodes_named(3)
     }

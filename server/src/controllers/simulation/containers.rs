@@ -1,0 +1,398 @@
+//! What runs when a client execs into a simulated container (`pods/exec`): a handler per
+//! image that a test registers ([`Simulation::exec`]), the opt-in handler that runs the
+//! command as a process on this machine ([`Simulation::exec_on_host`], `--exec-on-host`),
+//! or, where neither answers, what a container runtime answers for a command it cannot
+//! find: its message on stderr and exit code 127.
+//!
+//! A handler gets the command's argv, its stdin (when the client sends one), stdout and
+//! stderr, and returns the exit code; the verbs carry it over the client's protocol.
+
+use std::fmt;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use crate::controllers::simulation::{Simulation, text};
+
+/// What a command reads.
+pub type Input = Box<dyn AsyncRead + Send + Unpin>;
+/// Where a command writes.
+pub type Output = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// One command run in a container.
+pub struct Exec {
+    /// The command and its arguments (`kubectl exec POD -- ARGV…`).
+    pub argv: Vec<String>,
+    /// The container's environment: its `env` entries that have a `value`, then
+    /// `HOSTNAME` (the Pod's name).
+    pub env: Vec<(String, String)>,
+    /// The container's `workingDir`, when it has one.
+    pub working_dir: Option<String>,
+    /// Whether the client asked for a terminal (`-t`): what is written to stderr then
+    /// reaches the client's stdout, as on a terminal.
+    pub tty: bool,
+    /// Where the command runs: `<namespace>/<pod>/<container>`.
+    pub container: String,
+    /// The client's stdin, when it sends one (`-i`); it ends when the client closes it.
+    pub stdin: Option<Input>,
+    /// The client's stdout (a sink when it does not read it).
+    pub stdout: Output,
+    /// The client's stderr (a sink when it does not read it, or with a terminal).
+    pub stderr: Output,
+    /// The terminal's sizes (width, height), as the client sends them.
+    pub resize: mpsc::Receiver<(u16, u16)>,
+}
+
+/// A command's end: its exit code.
+pub type Running = Pin<Box<dyn Future<Output = i32> + Send>>;
+
+/// What runs the commands exec'd into a container.
+#[derive(Clone)]
+pub struct ExecHandler(Arc<dyn Fn(Exec) -> Running + Send + Sync>);
+
+impl fmt::Debug for ExecHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ExecHandler")
+    }
+}
+
+/// What a scripted command answers ([`ExecHandler::script`]).
+#[derive(Clone, Debug, Default)]
+pub struct Answer {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub exit_code: i32,
+}
+
+impl ExecHandler {
+    /// A handler that streams: it reads and writes as the command goes.
+    pub fn new<F, R>(handler: F) -> ExecHandler
+    where
+        F: Fn(Exec) -> R + Send + Sync + 'static,
+        R: Future<Output = i32> + Send + 'static,
+    {
+        ExecHandler(Arc::new(move |exec| Box::pin(handler(exec))))
+    }
+
+    /// A handler given the argv and all of stdin (once the client has closed it; nothing
+    /// without `-i`), which answers stdout, stderr and the exit code.
+    pub fn script<F>(answer: F) -> ExecHandler
+    where
+        F: Fn(&[String], &[u8]) -> Answer + Send + Sync + 'static,
+    {
+        let answer = Arc::new(answer);
+        ExecHandler::new(move |mut exec: Exec| {
+            let answer = answer.clone();
+            async move {
+                let mut input = Vec::new();
+                if let Some(stdin) = exec.stdin.as_mut() {
+                    let _ = stdin.read_to_end(&mut input).await;
+                }
+                let out = answer(&exec.argv, &input);
+                let _ = exec.stdout.write_all(&out.stdout).await;
+                let _ = exec.stdout.shutdown().await;
+                let _ = exec.stderr.write_all(&out.stderr).await;
+                let _ = exec.stderr.shutdown().await;
+                out.exit_code
+            }
+        })
+    }
+
+    /// What a container runtime answers for a command it cannot find: runc's message on
+    /// stderr, exit code 127 (as a shell's "command not found").
+    pub fn not_found() -> ExecHandler {
+        ExecHandler::new(|mut exec: Exec| async move {
+            let program = exec.argv.first().cloned().unwrap_or_default();
+            let message = not_found_message(&program);
+            let _ = exec.stderr.write_all(message.as_bytes()).await;
+            let _ = exec.stderr.shutdown().await;
+            let _ = exec.stdout.shutdown().await;
+            127
+        })
+    }
+
+    /// Runs the argv as a process on this machine, in `scratch/<namespace>/<pod>/<container>`
+    /// (and the container's `workingDir` under it), with `PATH` from this process and the
+    /// container's environment; a program not found answers as [`ExecHandler::not_found`].
+    /// It runs real commands with this process's rights: only for tests that want that.
+    pub fn on_host(scratch: PathBuf) -> ExecHandler {
+        ExecHandler::new(move |exec: Exec| host(scratch.clone(), exec))
+    }
+
+    /// Runs `program` on this machine with the command's argv as its arguments (in the
+    /// scratch directory of the system's temporary directory): its stdin, stdout, stderr
+    /// and exit code are the command's (`--container-exec IMAGE=PROGRAM`).
+    pub fn program(program: PathBuf) -> ExecHandler {
+        let scratch = std::env::temp_dir().join(format!("kubeforge-exec-{}", std::process::id()));
+        ExecHandler::new(move |mut exec: Exec| {
+            exec.argv.insert(0, program.display().to_string());
+            host(scratch.clone(), exec)
+        })
+    }
+
+    pub(crate) fn run(&self, exec: Exec) -> Running {
+        (self.0)(exec)
+    }
+}
+
+/// runc's message for a program it cannot find (`exec: "<program>": executable file not
+/// found in $PATH`), as the runtime prints it.
+fn not_found_message(program: &str) -> String {
+    format!(
+        "OCI runtime exec failed: exec failed: unable to start container process: exec: {}: executable file not found in $PATH: unknown\n",
+        kubeforge_runtime::schema::gofmt::quote(program)
+    )
+}
+
+async fn host(scratch: PathBuf, mut exec: Exec) -> i32 {
+    let Some(program) = exec.argv.first().cloned() else {
+        return ExecHandler::not_found().run(exec).await;
+    };
+    let mut directory = scratch.join(&exec.container);
+    if let Some(dir) = &exec.working_dir {
+        directory = directory.join(Path::new(dir.trim_start_matches('/')));
+    }
+    if std::fs::create_dir_all(&directory).is_err() {
+        directory.clone_from(&scratch);
+    }
+    let mut command = tokio::process::Command::new(&program);
+    command
+        .args(&exec.argv[1..])
+        .current_dir(&directory)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &directory)
+        .envs(exec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(if exec.stdin.is_some() {
+            std::process::Stdio::piped()
+        } else {
+            std::process::Stdio::null()
+        })
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    if exec.tty {
+        // containerd's CRI gives a process with a terminal `TERM=xterm`.
+        command.env("TERM", "xterm");
+    }
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => {
+            let (message, code) = match error.kind() {
+                std::io::ErrorKind::NotFound => (not_found_message(&program), 127),
+                _ => (
+                    format!(
+                        "OCI runtime exec failed: exec failed: unable to start container process: exec: {}: {error}: unknown\n",
+                        kubeforge_runtime::schema::gofmt::quote(&program)
+                    ),
+                    126,
+                ),
+            };
+            let _ = exec.stderr.write_all(message.as_bytes()).await;
+            return code;
+        }
+    };
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let feed = async {
+        if let (Some(mut from), Some(mut to)) = (exec.stdin.take(), stdin) {
+            let _ = tokio::io::copy(&mut from, &mut to).await;
+        }
+    };
+    let (mut out, mut err) = (exec.stdout, exec.stderr);
+    let copy_out = async {
+        if let Some(mut from) = stdout {
+            let _ = tokio::io::copy(&mut from, &mut out).await;
+        }
+        let _ = out.shutdown().await;
+    };
+    let copy_err = async {
+        if let Some(mut from) = stderr {
+            let _ = tokio::io::copy(&mut from, &mut err).await;
+        }
+        let _ = err.shutdown().await;
+    };
+    let drain = async {
+        tokio::join!(copy_out, copy_err);
+    };
+    let mut resize = exec.resize;
+    let sizes = async { while resize.recv().await.is_some() {} };
+    let ran = async {
+        let ((), status) = tokio::join!(drain, child.wait());
+        status
+    };
+    tokio::pin!(ran, feed, sizes);
+    let (mut fed, mut sized) = (false, false);
+    let status = loop {
+        tokio::select! {
+            status = &mut ran => break status,
+            () = &mut feed, if !fed => fed = true,
+            () = &mut sizes, if !sized => sized = true,
+        }
+    };
+    match status {
+        Ok(status) => status.code().unwrap_or_else(|| {
+            use std::os::unix::process::ExitStatusExt;
+            128 + status.signal().unwrap_or(9)
+        }),
+        Err(_) => 137,
+    }
+}
+
+/// What answers HTTP on a container's port (`pods/{name}:{port}/proxy/…`): a
+/// `tower::Service`, given the request as the proxy forwards it (the path after `proxy`).
+#[derive(Clone)]
+pub struct PortHandler(Arc<dyn Fn(http::Request<bytes::Bytes>) -> Reply + Send + Sync>);
+
+/// A port's answer.
+pub type Reply = Pin<Box<dyn Future<Output = http::Response<bytes::Bytes>> + Send>>;
+
+impl fmt::Debug for PortHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PortHandler")
+    }
+}
+
+impl PortHandler {
+    /// The port served by `service` (cloned for each request).
+    pub fn service<S>(service: S) -> PortHandler
+    where
+        S: tower_service::Service<
+                http::Request<bytes::Bytes>,
+                Response = http::Response<bytes::Bytes>,
+                Error = std::convert::Infallible,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        PortHandler(Arc::new(move |request| {
+            let mut service = service.clone();
+            Box::pin(async move {
+                let Ok(()) = std::future::poll_fn(|cx| service.poll_ready(cx)).await;
+                let Ok(response) = service.call(request).await;
+                response
+            })
+        }))
+    }
+
+    pub(crate) fn call(&self, request: http::Request<bytes::Bytes>) -> Reply {
+        (self.0)(request)
+    }
+}
+
+impl Simulation {
+    /// Registers what answers HTTP on `port` of the containers of `image` (`busybox:1.36`,
+    /// or `busybox` for every tag), reached by `pods/{name}:{port}/proxy`.
+    #[must_use]
+    pub fn port(mut self, image: &str, port: u16, handler: PortHandler) -> Simulation {
+        self.ports.insert((image.to_owned(), port), handler);
+        self
+    }
+
+    /// Registers what runs the commands exec'd into containers of `image` (`busybox:1.36`,
+    /// or `busybox` for every tag of it).
+    #[must_use]
+    pub fn exec(mut self, image: &str, handler: ExecHandler) -> Simulation {
+        self.exec.insert(image.to_owned(), handler);
+        self
+    }
+
+    /// Runs the commands exec'd into containers no handler is registered for as processes
+    /// on this machine (`--exec-on-host`): see [`ExecHandler::on_host`]. Off by default.
+    #[must_use]
+    pub fn exec_on_host(mut self, scratch: PathBuf) -> Simulation {
+        self.exec_on_host = Some(scratch);
+        self
+    }
+}
+
+/// The handler for `container` of `pod`: the one registered for its image (with its tag,
+/// then without), else the host's when it runs commands, else [`ExecHandler::not_found`];
+/// with the container's environment and working directory.
+pub(crate) fn handler(
+    simulation: &Simulation,
+    pod: &Value,
+    container: &str,
+) -> (ExecHandler, Vec<(String, String)>, Option<String>) {
+    let spec = ["containers", "initContainers", "ephemeralContainers"]
+        .iter()
+        .filter_map(|list| {
+            pod.pointer(&format!("/spec/{list}"))
+                .and_then(Value::as_array)
+        })
+        .flatten()
+        .find(|c| text(c, "/name") == container);
+    let image = spec.map_or("", |c| text(c, "/image"));
+    let untagged = match image.rsplit_once(':') {
+        Some((name, tag)) if !tag.contains('/') => name,
+        _ => image,
+    };
+    let mut env: Vec<(String, String)> = spec
+        .and_then(|c| c.get("env"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let value = e.get("value").and_then(Value::as_str)?;
+            Some((text(e, "/name").to_owned(), value.to_owned()))
+        })
+        .collect();
+    env.push((
+        "HOSTNAME".to_owned(),
+        text(pod, "/metadata/name").to_owned(),
+    ));
+    let working_dir = spec
+        .map(|c| text(c, "/workingDir"))
+        .filter(|d| !d.is_empty())
+        .map(str::to_owned);
+    let handler = simulation
+        .exec
+        .get(image)
+        .or_else(|| simulation.exec.get(untagged))
+        .cloned()
+        .or_else(|| simulation.exec_on_host.clone().map(ExecHandler::on_host))
+        .unwrap_or_else(ExecHandler::not_found);
+    (handler, env, working_dir)
+}
+
+/// The handler of `port` of `pod` (with no port, the first port its containers declare, as
+/// the API server picks it): the one registered for a container's image and that port.
+pub(crate) fn port_handler(
+    simulation: &Simulation,
+    pod: &Value,
+    port: Option<u16>,
+) -> Option<PortHandler> {
+    let containers: Vec<&Value> = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .collect();
+    let port = port.or_else(|| {
+        containers.iter().find_map(|c| {
+            c.pointer("/ports/0/containerPort")
+                .and_then(Value::as_u64)
+                .and_then(|p| u16::try_from(p).ok())
+        })
+    })?;
+    containers.iter().find_map(|c| {
+        let image = text(c, "/image");
+        let untagged = match image.rsplit_once(':') {
+            Some((name, tag)) if !tag.contains('/') => name,
+            _ => image,
+        };
+        simulation
+            .ports
+            .get(&(image.to_owned(), port))
+            .or_else(|| simulation.ports.get(&(untagged.to_owned(), port)))
+            .cloned()
+    })
+}
