@@ -838,7 +838,23 @@ async fn stateful_sets_make_their_pods_in_order_and_update_them_in_reverse() {
         Some("postgres:18")
     );
 
-    // Scaling down: the highest ordinal first, one at a time.
+    // Scaling down: the highest ordinal first, one at a time. Read from a watch, which
+    // sees every step however fast the simulation takes them (sampling the list could miss
+    // one on a loaded machine).
+    use futures::{StreamExt, TryStreamExt};
+    use kube::api::{WatchEvent, WatchParams};
+    let version = pods
+        .list(&ListParams::default().labels("app=db"))
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
+    let mut events = pods
+        .watch(&WatchParams::default().labels("app=db"), &version)
+        .await
+        .unwrap()
+        .boxed();
     server.resume();
     sets.patch(
         "db",
@@ -847,28 +863,43 @@ async fn stateful_sets_make_their_pods_in_order_and_update_them_in_reverse() {
     )
     .await
     .unwrap();
-    let mut seen = Vec::new();
-    for _ in 0..1000 {
-        let names: Vec<String> = members(&pods, "db")
+    // Each step: which Pod began to go (its deletionTimestamp set) or went, in order.
+    let mut steps: Vec<(&str, String)> = Vec::new();
+    while steps.iter().filter(|s| s.0 == "gone").count() < 2 {
+        let event = tokio::time::timeout(Duration::from_secs(10), events.try_next())
+            .await
+            .expect("an event within 10 s")
+            .unwrap()
+            .expect("the watch goes on");
+        let (step, pod) = match event {
+            WatchEvent::Modified(pod) if pod.metadata.deletion_timestamp.is_some() => {
+                ("going", pod)
+            }
+            WatchEvent::Deleted(pod) => ("gone", pod),
+            _ => continue,
+        };
+        let step = (step, pod.metadata.name.unwrap());
+        if !steps.contains(&step) {
+            steps.push(step);
+        }
+    }
+    let step = |what: &'static str, name: &str| (what, name.to_owned());
+    assert_eq!(
+        steps,
+        [
+            step("going", "db-2"),
+            step("gone", "db-2"),
+            step("going", "db-1"),
+            step("gone", "db-1"),
+        ],
+    );
+    assert_eq!(
+        members(&pods, "db")
             .await
             .into_iter()
             .map(|m| m.0)
-            .collect();
-        if seen.last() != Some(&names) {
-            seen.push(names.clone());
-        }
-        if names.len() == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    assert_eq!(
-        seen,
-        [
-            vec!["db-0", "db-1", "db-2"],
-            vec!["db-0", "db-1"],
-            vec!["db-0"]
-        ],
+            .collect::<Vec<_>>(),
+        ["db-0"]
     );
     // The claims stay (`whenScaled: Retain`).
     assert!(claims.get_opt("data-db-2").await.unwrap().is_some());
