@@ -116,8 +116,12 @@ pub(super) fn parameters(
             && !map.contains_key("schema")
         {
             let mut schema = Map::new();
+            // Most parameters have one or two of the keywords: find them by comparing the
+            // keys (no hashing), then remove only those.
             for key in SCHEMA_KEYWORDS {
-                if let Some(value) = map.remove(key) {
+                if map.keys().any(|k| k == key)
+                    && let Some(value) = map.remove(key)
+                {
                     schema.insert(key.to_owned(), value);
                 }
             }
@@ -145,7 +149,13 @@ fn resolve(
     let name = reference
         .as_str()
         .and_then(|r| r.strip_prefix("#/parameters/"))
-        .map(|n| n.replace("~1", "/").replace("~0", "~"));
+        .map(|n| {
+            if n.contains('~') {
+                n.replace("~1", "/").replace("~0", "~")
+            } else {
+                n.to_owned()
+            }
+        });
     match name
         .as_deref()
         .and_then(|n| globals.parameters.and_then(|p| p.get(n)))
