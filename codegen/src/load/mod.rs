@@ -65,8 +65,9 @@ pub struct RawOperation {
     pub method: String,
     /// The operation object.
     pub value: Value,
-    /// Parameters declared on the path item, shared by all its operations.
-    pub path_parameters: Vec<Value>,
+    /// Parameters declared on the path item, shared by all its operations (one list for
+    /// all of them).
+    pub path_parameters: std::sync::Arc<[Value]>,
     /// Where the operation was defined.
     pub origin: Origin,
 }

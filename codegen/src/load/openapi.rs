@@ -2,6 +2,8 @@
 //! keep Kubernetes' extensions (`x-kubernetes-group-version-kind`, `x-kubernetes-action`)
 //! in the same places, so one reader serves both; only where the schemas live differs.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::swagger::{self, Globals};
@@ -133,6 +135,7 @@ fn read_paths(
             path_parameters = parameters.list;
             path_form = parameters.form;
         }
+        let path_parameters: Arc<[Value]> = path_parameters.into();
         for method in METHODS {
             let Some(mut operation) = item.get_mut(method).map(Value::take) else {
                 continue;
@@ -175,7 +178,7 @@ fn read_paths(
                 path: path.clone(),
                 method: method.to_ascii_uppercase(),
                 value,
-                path_parameters: path_parameters.clone(),
+                path_parameters: Arc::clone(&path_parameters),
                 origin: op_origin,
             });
         }

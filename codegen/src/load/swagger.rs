@@ -300,7 +300,7 @@ mod tests {
             panic!("expected one operation, found {:?}", document.operations);
         };
         assert_eq!(
-            operation.path_parameters,
+            *operation.path_parameters,
             [json!({"name": "pretty", "in": "query",
                 "schema": {"type": "string", "uniqueItems": true}})]
         );
