@@ -393,6 +393,15 @@ fn flatten(node: &Map<String, Value>) -> Map<String, Value> {
 pub(crate) use kubeforge_runtime::schema::is_go_zero as is_zero;
 
 fn fill_from_builtin(api: &mut RawApi) {
+    // Only a built-in definition can fill a gap: when the inputs define every one (a
+    // Kubernetes document does), there is none to fill, and no reason to walk every node.
+    if super::builtin()
+        .schemas
+        .iter()
+        .all(|s| api.schemas.contains_key(&s.name))
+    {
+        return;
+    }
     let mut wanted = Vec::new();
     for schema in api.schemas.values() {
         collect_refs(&schema.value, &mut wanted);

@@ -65,8 +65,9 @@ pub struct RawOperation {
     pub method: String,
     /// The operation object.
     pub value: Value,
-    /// Parameters declared on the path item, shared by all its operations.
-    pub path_parameters: Vec<Value>,
+    /// Parameters declared on the path item, shared by all its operations (one list for
+    /// all of them).
+    pub path_parameters: std::sync::Arc<[Value]>,
     /// Where the operation was defined.
     pub origin: Origin,
 }
@@ -285,7 +286,7 @@ pub fn load_file(path: &Path, display_path: &Path) -> Result<Document, Error> {
 /// starts with `{` is JSON; anything else is YAML, possibly several documents.
 pub fn load_bytes(bytes: &[u8], display_path: &Path) -> Result<Document, Error> {
     let origin = Origin::root(display_path);
-    let values = parse(bytes, &origin)?;
+    let mut values = parse(bytes, &origin)?;
     let mut diagnostics = Diagnostics::default();
     let mut document = Document {
         kind: DocumentKind::OpenApiV3,
@@ -296,8 +297,9 @@ pub fn load_bytes(bytes: &[u8], display_path: &Path) -> Result<Document, Error> 
         notes: Vec::new(),
     };
     let several = values.len() > 1;
-    let mut items: Vec<(&Value, Origin)> = Vec::new();
-    for (i, value) in values.iter().enumerate() {
+    // Mutable: an OpenAPI document's schemas and operations are moved out, not cloned.
+    let mut items: Vec<(&mut Value, Origin)> = Vec::new();
+    for (i, value) in values.iter_mut().enumerate() {
         // JSON pointers are per document; a multi-document file names the document too.
         let origin = if several {
             Origin::root(Path::new(&format!(
@@ -308,19 +310,21 @@ pub fn load_bytes(bytes: &[u8], display_path: &Path) -> Result<Document, Error> 
         } else {
             origin.clone()
         };
-        match list_items(value) {
-            Some(list) => items.extend(
-                list.iter()
+        if list_items(value).is_none() {
+            items.push((value, origin));
+        } else if let Some(Value::Array(list)) = value.get_mut("items") {
+            items.extend(
+                list.iter_mut()
                     .enumerate()
                     .map(|(j, item)| (item, origin.child("items").child(&j.to_string()))),
-            ),
-            None => items.push((value, origin)),
+            );
         }
     }
     // Other Kubernetes objects of a bundle: their error if nothing else is read, else a note.
     let mut skipped: Vec<(Diagnostic, Note)> = Vec::new();
     let mut first = true;
-    for (value, origin) in &items {
+    for (value, origin) in &mut items {
+        let (value, origin) = (&mut **value, &*origin);
         let kind = match detect(value, origin) {
             Ok(kind) => kind,
             Err(d) => {

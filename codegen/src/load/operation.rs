@@ -8,6 +8,7 @@
 //! into `content` by `swagger.rs`), `security`, `callbacks`, `servers`, `externalDocs`,
 //! response `headers` and `links`, and every media type's schema but the preferred one.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -113,18 +114,20 @@ fn invalid(origin: &Origin, message: impl Into<String>) -> Diagnostic {
 /// leave out those of the operations it leaves out; a path item's belong to each of its
 /// operations (and are reported once).
 pub(super) fn read_all(raw: &[RawOperation], problems: &mut Vec<Problem>) -> Vec<Operation> {
-    let mut seen: Vec<&RawOperation> = Vec::new();
+    // The operations kept so far, by path and method (a path and method is nearly always
+    // one operation, so the values are compared only within it).
+    let mut seen: HashMap<(&str, &str), Vec<&RawOperation>> = HashMap::with_capacity(raw.len());
     let mut operations = Vec::with_capacity(raw.len());
     // The path item read last: its origin, its parameters, and the problems they had.
     let mut item: Option<(Origin, Arc<[Parameter]>, Vec<Diagnostic>)> = None;
     for raw_op in raw {
-        if seen
-            .iter()
-            .any(|s| s.path == raw_op.path && s.method == raw_op.method && s.value == raw_op.value)
-        {
+        let same = seen
+            .entry((raw_op.path.as_str(), raw_op.method.as_str()))
+            .or_default();
+        if same.iter().any(|s| s.value == raw_op.value) {
             continue;
         }
-        seen.push(raw_op);
+        same.push(raw_op);
         let item_origin = parent_origin(&raw_op.origin).child("parameters");
         let (_, path_parameters, item_problems) = match item.take() {
             Some(same) if same.0 == item_origin => item.insert(same),

@@ -437,12 +437,14 @@ impl TableWriter {
             "b" => &mut self.bodies,
             _ => &mut self.responses,
         };
+        if let Some(&index) = map.get(&record) {
+            return index;
+        }
         let next = map.len();
-        *map.entry(record.clone()).or_insert_with(|| {
-            self.shared.push_str(&record);
-            self.shared.push('\n');
-            next
-        })
+        self.shared.push_str(&record);
+        self.shared.push('\n');
+        map.insert(record, next);
+        next
     }
 
     /// The data: the records, one a line.
@@ -471,8 +473,15 @@ fn field(text: &str) -> String {
 }
 
 fn escape_with(text: &str, comma: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    let special = |b: u8| matches!(b, b'\\' | b'\t' | b'\n') || (comma && b == b',');
+    // Most fields (descriptions of a thousand characters) have nothing to escape: copied
+    // whole, not character by character.
+    let Some(first) = text.bytes().position(special) else {
+        return text.to_owned();
+    };
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
         match c {
             '\\' => out.push_str("\\\\"),
             '\t' => out.push_str("\\t"),
