@@ -73,7 +73,7 @@ fn main() {
             let copies = number(copies, "copies");
             let iterations = number(iterations, "iterations");
             let input = protobuf_list_of(fixture, copies);
-            let result = with_codec!(who, kind(fixture), |decode, encode| codec(
+            let result = with_codec!(*who, kind(fixture), |decode, encode| codec(
                 &input,
                 copies,
                 iterations,
@@ -86,7 +86,7 @@ fn main() {
         ["instructions", who, fixture, copies, what] => {
             let input = protobuf_list_of(fixture, number(copies, "copies"));
             let serialize = serializing(what);
-            let out_bytes = with_codec!(who, kind(fixture), |decode, encode| counted(
+            let out_bytes = with_codec!(*who, kind(fixture), |decode, encode| counted(
                 &input, serialize, decode, encode
             ));
             report(&protocol::Counted {
