@@ -21,25 +21,45 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 /// and keeps its position. A key that names one of the struct's properties must not be
 /// inserted: the object would then be written with that key twice.
 ///
-/// One pointer wide, and allocation-free until the first entry: every generated struct
-/// carries one, nested structs inline, and almost all of them stay empty, so their size and
-/// the cost of an empty one are part of every object's (de)serialization.
+/// One pointer wide whatever the features, and allocation-free until the first entry: every
+/// generated struct carries one, nested structs inline, and almost all of them stay empty, so
+/// their size and the cost of an empty one are part of every object's (de)serialization. The
+/// JSON entries and (with the `protobuf` feature) the protobuf fields kept share one box.
 #[derive(Clone)]
 pub struct ExtraFields<T> {
-    /// `None` when there are no entries; never `Some` of an empty vector.
-    #[allow(
-        clippy::box_collection,
-        reason = "one word instead of a `Vec`'s three, in every generated struct"
-    )]
-    entries: Option<Box<Vec<(String, T)>>>,
+    /// `None` when there is nothing kept; never `Some` of an empty [`Kept`].
+    kept: Option<Box<Kept<T>>>,
+}
+
+/// What an [`ExtraFields`] keeps, behind its one pointer.
+#[derive(Clone)]
+struct Kept<T> {
+    /// The JSON entries, in order.
+    entries: Vec<(String, T)>,
     /// The protobuf fields the struct does not know, key and value as read, in order
-    /// (`protobuf` feature; `None` when there are none).
+    /// (`protobuf` feature).
     #[cfg(feature = "protobuf")]
-    #[allow(
-        clippy::box_collection,
-        reason = "one word instead of a `Vec`'s three, in every generated struct"
-    )]
-    protobuf: Option<Box<Vec<u8>>>,
+    protobuf: Vec<u8>,
+}
+
+impl<T> Kept<T> {
+    fn is_empty(&self) -> bool {
+        #[cfg(feature = "protobuf")]
+        if !self.protobuf.is_empty() {
+            return false;
+        }
+        self.entries.is_empty()
+    }
+}
+
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
+        Kept {
+            entries: Vec::new(),
+            #[cfg(feature = "protobuf")]
+            protobuf: Vec::new(),
+        }
+    }
 }
 
 /// Fields unknown to the generated type, as JSON: what a newer server sends, or what a
@@ -50,18 +70,16 @@ impl<T> ExtraFields<T> {
     /// No entries.
     #[must_use]
     pub const fn new() -> Self {
-        Self {
-            entries: None,
-            #[cfg(feature = "protobuf")]
-            protobuf: None,
-        }
+        Self { kept: None }
     }
 
     /// The protobuf fields kept (keys and values, as read), empty when there are none.
     #[cfg(feature = "protobuf")]
     #[must_use]
     pub fn protobuf_unknown(&self) -> &[u8] {
-        self.protobuf.as_deref().map_or(&[], Vec::as_slice)
+        self.kept
+            .as_deref()
+            .map_or(&[], |kept| kept.protobuf.as_slice())
     }
 
     /// Keeps one more protobuf field (its key and value) to write back after the known
@@ -69,29 +87,32 @@ impl<T> ExtraFields<T> {
     #[cfg(feature = "protobuf")]
     pub fn push_protobuf_unknown(&mut self, field: &[u8]) {
         if !field.is_empty() {
-            self.protobuf
+            self.kept
                 .get_or_insert_with(Box::default)
+                .protobuf
                 .extend_from_slice(field);
         }
     }
 
     /// The entries in order, as a slice.
     fn entries(&self) -> &[(String, T)] {
-        self.entries.as_deref().map_or(&[], Vec::as_slice)
+        self.kept
+            .as_deref()
+            .map_or(&[], |kept| kept.entries.as_slice())
     }
 
     /// The number of entries.
     #[must_use]
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.as_ref().map_or(0, |entries| entries.len())
+        self.entries().len()
     }
 
     /// Whether there are no entries.
     #[must_use]
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_none()
+        self.entries().is_empty()
     }
 
     /// The value under `key`.
@@ -105,8 +126,9 @@ impl<T> ExtraFields<T> {
 
     /// The value under `key`, to change it.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut T> {
-        self.entries
+        self.kept
             .as_deref_mut()?
+            .entries
             .iter_mut()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v)
@@ -119,7 +141,8 @@ impl<T> ExtraFields<T> {
         match self.get_mut(&key) {
             Some(slot) => Some(std::mem::replace(slot, value)),
             None => {
-                self.entries.get_or_insert_default().push((key, value));
+                let kept = self.kept.get_or_insert_with(Box::default);
+                kept.entries.push((key, value));
                 None
             }
         }
@@ -127,11 +150,11 @@ impl<T> ExtraFields<T> {
 
     /// Removes `key`, keeping the order of the rest.
     pub fn remove(&mut self, key: &str) -> Option<T> {
-        let entries = self.entries.as_deref_mut()?;
-        let index = entries.iter().position(|(k, _)| k == key)?;
-        let (_, value) = entries.remove(index);
-        if entries.is_empty() {
-            self.entries = None;
+        let kept = self.kept.as_deref_mut()?;
+        let index = kept.entries.iter().position(|(k, _)| k == key)?;
+        let (_, value) = kept.entries.remove(index);
+        if kept.is_empty() {
+            self.kept = None;
         }
         Some(value)
     }
@@ -198,8 +221,8 @@ impl<T> IntoIterator for ExtraFields<T> {
     type IntoIter = std::vec::IntoIter<(String, T)>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.entries
-            .map(|entries| *entries)
+        self.kept
+            .map(|kept| kept.entries)
             .unwrap_or_default()
             .into_iter()
     }
@@ -277,11 +300,10 @@ mod tests {
 
     #[test]
     fn one_pointer_wide_and_emptied_by_removal() {
-        // One more word with the `protobuf` feature: the protobuf fields kept.
-        let words = if cfg!(feature = "protobuf") { 2 } else { 1 };
+        // One word with the `protobuf` feature too: the protobuf fields share the box.
         assert_eq!(
             std::mem::size_of::<UnknownFields>(),
-            words * std::mem::size_of::<usize>()
+            std::mem::size_of::<usize>()
         );
         let mut fields: UnknownFields = [("a", 1.into())].into_iter().collect();
         assert_ne!(fields, UnknownFields::new());
@@ -296,5 +318,33 @@ mod tests {
         );
         assert_eq!(fields.len(), 0);
         assert_eq!(fields.into_iter().count(), 0);
+    }
+
+    #[cfg(feature = "protobuf")]
+    #[test]
+    fn protobuf_fields_and_json_entries_are_kept_apart_in_one_box() {
+        let mut fields: UnknownFields = [("a", 1.into())].into_iter().collect();
+        fields.push_protobuf_unknown(&[0x98, 0x06, 0x01]);
+        fields.push_protobuf_unknown(&[]);
+        fields.push_protobuf_unknown(&[0xa0, 0x06, 0x02]);
+        assert_eq!(
+            fields.protobuf_unknown(),
+            [0x98, 0x06, 0x01, 0xa0, 0x06, 0x02]
+        );
+        // Removing the last JSON entry keeps the protobuf fields, and the other way round.
+        assert_eq!(fields.remove("a"), Some(1.into()));
+        assert!(fields.is_empty());
+        assert_eq!(fields.len(), 0);
+        assert_eq!(fields.protobuf_unknown().len(), 6);
+        assert_ne!(fields, UnknownFields::new());
+        let mut only_json: UnknownFields = UnknownFields::new();
+        only_json.push_protobuf_unknown(&[]);
+        assert!(only_json.protobuf_unknown().is_empty());
+        assert_eq!(only_json, UnknownFields::new());
+        only_json.insert("b", 2.into());
+        assert!(only_json.protobuf_unknown().is_empty());
+        assert_eq!(serde_json::to_string(&only_json).unwrap(), r#"{"b":2}"#);
+        let clone = fields.clone();
+        assert_eq!(clone.protobuf_unknown(), fields.protobuf_unknown());
     }
 }

@@ -1,9 +1,12 @@
 //! The measurement program of `cargo xtask bench`. It is not part of the workspace: the xtask
-//! copies it (and `protocol.rs`) into a throwaway cargo project under
+//! copies it (with `protocol.rs` and `common.rs`) into a throwaway cargo project under
 //! `target/bench-peers/harness/`, next to the peers it measures (k8s-openapi, matchit) and the
 //! generated full-Kubernetes crates, and builds it in release. Each invocation measures one
 //! thing for one contender and prints exactly one JSON object (a type of `protocol.rs`) on
 //! standard output, which the xtask parses strictly; the xtask alternates the contenders.
+//! The protobuf contenders are a second program (`protobuf.rs`, the project `harness-pb`),
+//! so that this one's `kubeforge-runtime`, and so the JSON contenders, are built without the
+//! runtime's `protobuf` feature, as a user of JSON builds them.
 //!
 //! harness rusage [--stdout FILE] <program> <args…>   run a program (its stdout to FILE, else
 //!                                                      to stderr); wall/CPU seconds, peak RSS
@@ -13,16 +16,17 @@
 //! harness instructions <ours|ours-drop|peer> <fixture> <copies> <deserialize|serialize>
 //!                                                      one call of `counted_<what>`, for
 //!                                                      callgrind's `--toggle-collect`
-//! harness protobuf <ours-pb|k8s-pb|ours-json|peer-json> <fixture> <copies> <iterations>
-//!                                                      the fixture's list in protobuf (its `.pb`)
-//!                                                      or JSON: objects/s, heap held per object
-//! harness instructions <ours-pb|k8s-pb> <fixture> <copies> <deserialize|serialize>
-//!                                                      the same, in protobuf
+//! harness protobuf <ours-json|peer-json> <fixture> <copies> <iterations>
+//!                                                      the JSON side of the protobuf
+//!                                                      comparison: objects/s, heap held per object
 
+mod common;
 mod protocol;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+use common::{codec, counted, kind, number, report, serializing, timed};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,13 +41,10 @@ fn main() {
             number(copies, "copies"),
             number(iterations, "iterations"),
         ),
-        ["instructions", who @ ("ours-pb" | "k8s-pb"), fixture, copies, what] => {
-            protobuf_instructions(who, fixture, number(copies, "copies"), what);
-        }
         ["instructions", who, fixture, copies, what] => {
             instructions(who, fixture, number(copies, "copies"), what);
         }
-        ["protobuf", who, fixture, copies, iterations] => protobuf_bench(
+        ["protobuf", who, fixture, copies, iterations] => protobuf_json(
             who,
             fixture,
             number(copies, "copies"),
@@ -62,16 +63,6 @@ fn main() {
             std::process::exit(2);
         }
     }
-}
-
-fn number<T: std::str::FromStr>(text: &str, what: &str) -> T {
-    text.parse()
-        .unwrap_or_else(|_| panic!("{what}: expected a number, got {text:?}"))
-}
-
-/// The one line of output: `value` as JSON.
-fn report<T: serde::Serialize>(value: &T) {
-    println!("{}", serde_json::to_string(value).expect("report"));
 }
 
 /// Runs `program` and reports its wall time, CPU time and the peak resident set of it and
@@ -128,221 +119,23 @@ fn list_of(fixture: &str, copies: usize) -> Vec<u8> {
     list
 }
 
-fn serde_bench(who: &str, fixture: &str, copies: usize, iterations: usize) {
-    let input = list_of(fixture, copies);
-    let kind = std::path::Path::new(fixture)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    if who == "floor" {
-        let de = time(iterations, || {
-            serde_json::from_slice::<serde::de::IgnoredAny>(&input).expect("floor")
-        });
-        return report(&protocol::SerdeFloor {
-            in_bytes: input.len() as u64,
-            de_mbps: mb(input.len(), de),
-        });
-    }
-    let (de, ser, out_len, round_trip) = match (who, kind) {
-        ("ours", "core.v1.Pod.json") => typed::<Vec<kube_api_gen::api::core::v1::Pod>>(&input, iterations),
-        ("ours", "apps.v1.Deployment.json") => {
-            typed::<Vec<kube_api_gen::api::apps::v1::Deployment>>(&input, iterations)
+/// `$call::<Vec<T>>($args…)` with `T` the fixture's kind in `$who`'s crate: `ours` (the
+/// default crate), `ours-drop` (`--drop-unknown-fields`) or `peer` (k8s-openapi).
+macro_rules! with_json_type {
+    ($who:expr, $kind:expr, $call:ident($($arg:expr),*)) => {
+        match ($who, $kind) {
+            ("ours", "core.v1.Pod.json") => $call::<Vec<kube_api_gen::api::core::v1::Pod>>($($arg),*),
+            ("ours", "apps.v1.Deployment.json") => $call::<Vec<kube_api_gen::api::apps::v1::Deployment>>($($arg),*),
+            ("ours", "core.v1.Node.json") => $call::<Vec<kube_api_gen::api::core::v1::Node>>($($arg),*),
+            ("ours-drop", "core.v1.Pod.json") => $call::<Vec<kube_api_drop::api::core::v1::Pod>>($($arg),*),
+            ("ours-drop", "apps.v1.Deployment.json") => $call::<Vec<kube_api_drop::api::apps::v1::Deployment>>($($arg),*),
+            ("ours-drop", "core.v1.Node.json") => $call::<Vec<kube_api_drop::api::core::v1::Node>>($($arg),*),
+            ("peer", "core.v1.Pod.json") => $call::<Vec<k8s_openapi::api::core::v1::Pod>>($($arg),*),
+            ("peer", "apps.v1.Deployment.json") => $call::<Vec<k8s_openapi::api::apps::v1::Deployment>>($($arg),*),
+            ("peer", "core.v1.Node.json") => $call::<Vec<k8s_openapi::api::core::v1::Node>>($($arg),*),
+            (who, kind) => panic!("no type for {who} {kind}"),
         }
-        ("ours", "core.v1.Node.json") => typed::<Vec<kube_api_gen::api::core::v1::Node>>(&input, iterations),
-        ("ours-drop", "core.v1.Pod.json") => typed::<Vec<kube_api_drop::api::core::v1::Pod>>(&input, iterations),
-        ("ours-drop", "apps.v1.Deployment.json") => {
-            typed::<Vec<kube_api_drop::api::apps::v1::Deployment>>(&input, iterations)
-        }
-        ("ours-drop", "core.v1.Node.json") => typed::<Vec<kube_api_drop::api::core::v1::Node>>(&input, iterations),
-        ("peer", "core.v1.Pod.json") => typed::<Vec<k8s_openapi::api::core::v1::Pod>>(&input, iterations),
-        ("peer", "apps.v1.Deployment.json") => {
-            typed::<Vec<k8s_openapi::api::apps::v1::Deployment>>(&input, iterations)
-        }
-        ("peer", "core.v1.Node.json") => typed::<Vec<k8s_openapi::api::core::v1::Node>>(&input, iterations),
-        _ => panic!("no type for {who} {kind}"),
     };
-    report(&protocol::Serde {
-        in_bytes: input.len() as u64,
-        out_bytes: out_len as u64,
-        de_mbps: mb(input.len(), de),
-        ser_mbps: mb(out_len, ser),
-        round_trip,
-    });
-}
-
-/// Deserializes or serializes `copies` of `fixture` once, as `who`'s type, inside
-/// `counted_deserialize` or `counted_serialize`: the xtask runs this under callgrind,
-/// collecting only inside the one call (`--toggle-collect`), so reading the fixture and
-/// dropping the values count for nothing.
-fn instructions(who: &str, fixture: &str, copies: usize, what: &str) {
-    let input = list_of(fixture, copies);
-    let kind = std::path::Path::new(fixture)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let serialize = match what {
-        "deserialize" => false,
-        "serialize" => true,
-        _ => panic!("expected deserialize or serialize, got {what:?}"),
-    };
-    let out_bytes = match (who, kind) {
-        ("ours", "core.v1.Pod.json") => counted::<Vec<kube_api_gen::api::core::v1::Pod>>(&input, serialize),
-        ("ours", "apps.v1.Deployment.json") => {
-            counted::<Vec<kube_api_gen::api::apps::v1::Deployment>>(&input, serialize)
-        }
-        ("ours", "core.v1.Node.json") => counted::<Vec<kube_api_gen::api::core::v1::Node>>(&input, serialize),
-        ("ours-drop", "core.v1.Pod.json") => counted::<Vec<kube_api_drop::api::core::v1::Pod>>(&input, serialize),
-        ("ours-drop", "apps.v1.Deployment.json") => {
-            counted::<Vec<kube_api_drop::api::apps::v1::Deployment>>(&input, serialize)
-        }
-        ("ours-drop", "core.v1.Node.json") => counted::<Vec<kube_api_drop::api::core::v1::Node>>(&input, serialize),
-        ("peer", "core.v1.Pod.json") => counted::<Vec<k8s_openapi::api::core::v1::Pod>>(&input, serialize),
-        ("peer", "apps.v1.Deployment.json") => {
-            counted::<Vec<k8s_openapi::api::apps::v1::Deployment>>(&input, serialize)
-        }
-        ("peer", "core.v1.Node.json") => counted::<Vec<k8s_openapi::api::core::v1::Node>>(&input, serialize),
-        _ => panic!("no type for {who} {kind}"),
-    };
-    report(&protocol::Counted {
-        in_bytes: input.len() as u64,
-        out_bytes: out_bytes as u64,
-    });
-}
-
-/// Reads `input` as `T`, and writes it back when `serialize`; only the one call the
-/// measurement is about happens inside a `counted_` function. The output's length.
-fn counted<T>(input: &[u8], serialize: bool) -> usize
-where
-    T: serde::de::DeserializeOwned + serde::Serialize,
-{
-    if serialize {
-        let value: T = serde_json::from_slice(input).expect("deserialize");
-        let mut out = Vec::with_capacity(input.len() * 2);
-        counted_serialize(&value, &mut out);
-        out.len()
-    } else {
-        let value: T = counted_deserialize(input);
-        black_box(&value);
-        0
-    }
-}
-
-#[inline(never)]
-fn counted_deserialize<T: serde::de::DeserializeOwned>(input: &[u8]) -> T {
-    serde_json::from_slice(black_box(input)).expect("deserialize")
-}
-
-#[inline(never)]
-fn counted_serialize<T: serde::Serialize>(value: &T, out: &mut Vec<u8>) {
-    serde_json::to_writer(black_box(&mut *out), black_box(value)).expect("serialize");
-}
-
-/// The fixture's `.pb` (beside its `.json`), `copies` times as the items of its kind's list
-/// (`…List`, field 2; the list's metadata, field 1, left out), in the envelope. Written key by
-/// key from the fixture's own message bytes, so the input owes nothing to either encoder.
-fn protobuf_list_of(fixture: &str, copies: usize) -> Vec<u8> {
-    use prost::Message as _;
-    let pb = std::fs::read(std::path::Path::new(fixture).with_extension("pb")).expect("read .pb");
-    let one = k8s_pb::apimachinery::pkg::runtime::Unknown::decode(&pb[4..]).expect("envelope");
-    let meta = one.type_meta.clone().expect("typeMeta");
-    let mut items = Vec::with_capacity((one.raw().len() + 4) * copies);
-    for _ in 0..copies {
-        prost::encoding::encode_key(2, prost::encoding::WireType::LengthDelimited, &mut items);
-        prost::encoding::encode_varint(one.raw().len() as u64, &mut items);
-        items.extend_from_slice(one.raw());
-    }
-    kubeforge_runtime::protobuf::encode_envelope(
-        meta.api_version(),
-        &format!("{}List", meta.kind()),
-        &items,
-    )
-}
-
-/// Bytes the allocator holds (glibc's arenas and its mmapped chunks).
-fn heap_held() -> usize {
-    // SAFETY: mallinfo2 only reads the allocator's counters.
-    let info = unsafe { libc::mallinfo2() };
-    info.uordblks + info.hblkhd
-}
-
-/// Decodes `input` and encodes it back, `iterations` times each (mean times), after one
-/// decode that measures the heap bytes the decoded list holds. `same` judges the output.
-fn codec<T>(
-    input: &[u8],
-    objects: usize,
-    iterations: usize,
-    decode: impl Fn(&[u8]) -> T,
-    encode: impl Fn(&T, &mut Vec<u8>),
-    same: impl Fn(&[u8], &[u8]) -> bool,
-) -> protocol::Codec {
-    let before = heap_held();
-    let first = black_box(decode(input));
-    let held = heap_held().saturating_sub(before);
-    drop(first);
-    let mut kept: Option<T> = None;
-    let mut de = Duration::ZERO;
-    for _ in 0..iterations {
-        let start = Instant::now();
-        let value = decode(black_box(input));
-        de += start.elapsed();
-        drop(kept.replace(black_box(value)));
-    }
-    let value = kept.expect("at least one iteration");
-    let mut out = Vec::with_capacity(input.len() * 2);
-    let mut ser = Duration::ZERO;
-    for _ in 0..iterations {
-        out.clear();
-        let start = Instant::now();
-        encode(black_box(&value), &mut out);
-        ser += start.elapsed();
-        black_box(&out);
-    }
-    let n = iterations as f64;
-    protocol::Codec {
-        objects: objects as u64,
-        in_bytes: input.len() as u64,
-        out_bytes: out.len() as u64,
-        decode_per_s: objects as f64 * n / de.as_secs_f64(),
-        encode_per_s: objects as f64 * n / ser.as_secs_f64(),
-        heap_per_object: held as f64 / objects as f64,
-        round_trip: same(input, &out),
-    }
-}
-
-/// The same message in both envelopes.
-fn same_message(a: &[u8], b: &[u8]) -> bool {
-    use kubeforge_runtime::protobuf::decode_envelope;
-    matches!((decode_envelope(a), decode_envelope(b)), (Ok(a), Ok(b)) if a.raw == b.raw)
-}
-
-fn same_json(a: &[u8], b: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Value>(a).ok()
-        == serde_json::from_slice::<serde_json::Value>(b).ok()
-}
-
-/// Ours: the generated list type, `decode_object` and `encode_object`.
-fn ours_decode<T: kubeforge_runtime::protobuf::Message + kubeforge_runtime::TypeMeta>(
-    body: &[u8],
-) -> T {
-    kubeforge_runtime::protobuf::decode_object(body).expect("decode")
-}
-
-fn ours_encode<T: kubeforge_runtime::protobuf::Message + kubeforge_runtime::TypeMeta>(
-    value: &T,
-    out: &mut Vec<u8>,
-) {
-    *out = kubeforge_runtime::protobuf::encode_object(value);
-}
-
-/// k8s-pb: prost's `Message::decode` of the envelope's message (k8s-pb has no envelope; the
-/// runtime's borrowing reader unwraps it), and `encode_to_vec` wrapped the way ours is.
-fn prost_decode<T: prost::Message + Default>(body: &[u8]) -> T {
-    let envelope = kubeforge_runtime::protobuf::decode_envelope(body).expect("envelope");
-    T::decode(envelope.raw).expect("decode")
-}
-
-fn prost_encode<T: prost::Message>(api_version: &str, kind: &str, value: &T, out: &mut Vec<u8>) {
-    *out = kubeforge_runtime::protobuf::encode_envelope(api_version, kind, &value.encode_to_vec());
 }
 
 fn json_decode<T: serde::de::DeserializeOwned>(input: &[u8]) -> T {
@@ -353,202 +146,82 @@ fn json_encode<T: serde::Serialize>(value: &T, out: &mut Vec<u8>) {
     serde_json::to_writer(out, value).expect("serialize");
 }
 
-fn protobuf_bench(who: &str, fixture: &str, copies: usize, iterations: usize) {
-    let kind = std::path::Path::new(fixture)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let json = || list_of(fixture, copies);
-    let pb = || protobuf_list_of(fixture, copies);
-    use k8s_pb::api as pbapi;
-    use kube_api_pb::api as our;
-    let (n, i) = (copies, iterations);
-    let result = match (who, kind) {
-        ("ours-pb", "core.v1.Pod.json") => {
-            codec(&pb(), n, i, ours_decode::<our::core::v1::PodList>, ours_encode, same_message)
-        }
-        ("ours-pb", "apps.v1.Deployment.json") => codec(
-            &pb(),
-            n,
-            i,
-            ours_decode::<our::apps::v1::DeploymentList>,
-            ours_encode,
-            same_message,
-        ),
-        ("ours-pb", "core.v1.Node.json") => {
-            codec(&pb(), n, i, ours_decode::<our::core::v1::NodeList>, ours_encode, same_message)
-        }
-        ("k8s-pb", "core.v1.Pod.json") => codec(
-            &pb(),
-            n,
-            i,
-            prost_decode::<pbapi::core::v1::PodList>,
-            |v, o| prost_encode("v1", "PodList", v, o),
-            same_message,
-        ),
-        ("k8s-pb", "apps.v1.Deployment.json") => codec(
-            &pb(),
-            n,
-            i,
-            prost_decode::<pbapi::apps::v1::DeploymentList>,
-            |v, o| prost_encode("apps/v1", "DeploymentList", v, o),
-            same_message,
-        ),
-        ("k8s-pb", "core.v1.Node.json") => codec(
-            &pb(),
-            n,
-            i,
-            prost_decode::<pbapi::core::v1::NodeList>,
-            |v, o| prost_encode("v1", "NodeList", v, o),
-            same_message,
-        ),
-        ("ours-json", "core.v1.Pod.json") => {
-            codec(&json(), n, i, json_decode::<Vec<kube_api_gen::api::core::v1::Pod>>, json_encode, same_json)
-        }
-        ("ours-json", "apps.v1.Deployment.json") => codec(
-            &json(),
-            n,
-            i,
-            json_decode::<Vec<kube_api_gen::api::apps::v1::Deployment>>,
-            json_encode,
-            same_json,
-        ),
-        ("ours-json", "core.v1.Node.json") => {
-            codec(&json(), n, i, json_decode::<Vec<kube_api_gen::api::core::v1::Node>>, json_encode, same_json)
-        }
-        ("peer-json", "core.v1.Pod.json") => {
-            codec(&json(), n, i, json_decode::<Vec<k8s_openapi::api::core::v1::Pod>>, json_encode, same_json)
-        }
-        ("peer-json", "apps.v1.Deployment.json") => codec(
-            &json(),
-            n,
-            i,
-            json_decode::<Vec<k8s_openapi::api::apps::v1::Deployment>>,
-            json_encode,
-            same_json,
-        ),
-        ("peer-json", "core.v1.Node.json") => {
-            codec(&json(), n, i, json_decode::<Vec<k8s_openapi::api::core::v1::Node>>, json_encode, same_json)
-        }
-        _ => panic!("no type for {who} {kind}"),
-    };
-    report(&result);
+fn same_json(a: &[u8], b: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(a).ok()
+        == serde_json::from_slice::<serde_json::Value>(b).ok()
 }
 
-/// `instructions` in protobuf: one decode or encode of the list inside
-/// `counted_deserialize_protobuf` or `counted_serialize_protobuf` (callgrind's
-/// `--toggle-collect` matches both names with the JSON ones').
-fn protobuf_instructions(who: &str, fixture: &str, copies: usize, what: &str) {
-    let input = protobuf_list_of(fixture, copies);
-    let kind = std::path::Path::new(fixture)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let serialize = match what {
-        "deserialize" => false,
-        "serialize" => true,
-        _ => panic!("expected deserialize or serialize, got {what:?}"),
-    };
-    use k8s_pb::api as pbapi;
-    use kube_api_pb::api as our;
-    let out_bytes = match (who, kind) {
-        ("ours-pb", "core.v1.Pod.json") => {
-            counted_protobuf(&input, serialize, ours_decode::<our::core::v1::PodList>, ours_encode)
-        }
-        ("ours-pb", "apps.v1.Deployment.json") => counted_protobuf(
-            &input,
-            serialize,
-            ours_decode::<our::apps::v1::DeploymentList>,
-            ours_encode,
-        ),
-        ("ours-pb", "core.v1.Node.json") => {
-            counted_protobuf(&input, serialize, ours_decode::<our::core::v1::NodeList>, ours_encode)
-        }
-        ("k8s-pb", "core.v1.Pod.json") => counted_protobuf(
-            &input,
-            serialize,
-            prost_decode::<pbapi::core::v1::PodList>,
-            |v, o| prost_encode("v1", "PodList", v, o),
-        ),
-        ("k8s-pb", "apps.v1.Deployment.json") => counted_protobuf(
-            &input,
-            serialize,
-            prost_decode::<pbapi::apps::v1::DeploymentList>,
-            |v, o| prost_encode("apps/v1", "DeploymentList", v, o),
-        ),
-        ("k8s-pb", "core.v1.Node.json") => counted_protobuf(
-            &input,
-            serialize,
-            prost_decode::<pbapi::core::v1::NodeList>,
-            |v, o| prost_encode("v1", "NodeList", v, o),
-        ),
-        _ => panic!("no type for {who} {kind}"),
-    };
+fn serde_bench(who: &str, fixture: &str, copies: usize, iterations: usize) {
+    let input = list_of(fixture, copies);
+    if who == "floor" {
+        let de = time(iterations, || {
+            serde_json::from_slice::<serde::de::IgnoredAny>(&input).expect("floor")
+        });
+        return report(&protocol::SerdeFloor {
+            in_bytes: input.len() as u64,
+            de_mbps: mb(input.len(), de),
+        });
+    }
+    let t = with_json_type!(who, kind(fixture), typed(&input, iterations));
+    report(&protocol::Serde {
+        in_bytes: input.len() as u64,
+        out_bytes: t.out.len() as u64,
+        de_mbps: mb(input.len(), t.de),
+        ser_mbps: mb(t.out.len(), t.ser),
+        round_trip: same_json(&input, &t.out),
+    });
+}
+
+/// Deserializes `input` as `T` and serializes it back, `iterations` times each.
+fn typed<T>(input: &[u8], iterations: usize) -> common::Timed
+where
+    T: serde::de::DeserializeOwned + serde::Serialize,
+{
+    timed(input, iterations, json_decode::<T>, json_encode::<T>)
+}
+
+/// Deserializes or serializes `copies` of `fixture` once, as `who`'s type, inside
+/// `counted_deserialize` or `counted_serialize` (see `common::counted`).
+fn instructions(who: &str, fixture: &str, copies: usize, what: &str) {
+    let input = list_of(fixture, copies);
+    let serialize = serializing(what);
+    let out_bytes = with_json_type!(who, kind(fixture), counted_json(&input, serialize));
     report(&protocol::Counted {
         in_bytes: input.len() as u64,
         out_bytes: out_bytes as u64,
     });
 }
 
-fn counted_protobuf<T>(
-    input: &[u8],
-    serialize: bool,
-    decode: impl Fn(&[u8]) -> T,
-    encode: impl Fn(&T, &mut Vec<u8>),
-) -> usize {
-    let value = counted_deserialize_protobuf(&decode, input);
-    let mut out = Vec::new();
-    if serialize {
-        counted_serialize_protobuf(&encode, &value, &mut out);
-    }
-    black_box(value);
-    out.len()
+fn counted_json<T>(input: &[u8], serialize: bool) -> usize
+where
+    T: serde::de::DeserializeOwned + serde::Serialize,
+{
+    counted(input, serialize, json_decode::<T>, json_encode::<T>)
 }
 
-#[inline(never)]
-fn counted_deserialize_protobuf<T>(decode: &impl Fn(&[u8]) -> T, input: &[u8]) -> T {
-    decode(black_box(input))
+/// The JSON contenders of the protobuf comparison: the fixture's JSON list, decoded and
+/// encoded as in `serde`, reported as objects per second with the heap held per object.
+fn protobuf_json(who: &str, fixture: &str, copies: usize, iterations: usize) {
+    let input = list_of(fixture, copies);
+    let who = match who {
+        "ours-json" => "ours",
+        "peer-json" => "peer",
+        _ => panic!("expected ours-json or peer-json (the protobuf contenders are harness-pb's), got {who}"),
+    };
+    let result = with_json_type!(who, kind(fixture), json_codec(&input, copies, iterations));
+    report(&result);
 }
 
-#[inline(never)]
-fn counted_serialize_protobuf<T>(encode: &impl Fn(&T, &mut Vec<u8>), value: &T, out: &mut Vec<u8>) {
-    encode(black_box(value), black_box(out));
+fn json_codec<T>(input: &[u8], objects: usize, iterations: usize) -> protocol::Codec
+where
+    T: serde::de::DeserializeOwned + serde::Serialize,
+{
+    codec(input, objects, iterations, json_decode::<T>, json_encode::<T>, same_json)
 }
 
 /// Megabytes per second.
 fn mb(bytes: usize, t: Duration) -> f64 {
     bytes as f64 / 1e6 / t.as_secs_f64()
-}
-
-/// Deserializes `input` as `T` and serializes it back, `iterations` times each; the mean
-/// times, the output length and whether the output is the input (as JSON values).
-fn typed<T>(input: &[u8], iterations: usize) -> (Duration, Duration, usize, bool)
-where
-    T: serde::de::DeserializeOwned + serde::Serialize,
-{
-    let mut kept: Option<T> = None;
-    let mut de = Duration::ZERO;
-    for _ in 0..iterations {
-        let start = Instant::now();
-        let value: T = serde_json::from_slice(input).expect("deserialize");
-        de += start.elapsed();
-        // Dropping is not part of deserializing.
-        drop(kept.replace(black_box(value)));
-    }
-    let value = kept.expect("at least one iteration");
-    let mut out = Vec::with_capacity(input.len() * 2);
-    let mut ser = Duration::ZERO;
-    for _ in 0..iterations {
-        out.clear();
-        let start = Instant::now();
-        serde_json::to_writer(&mut out, &value).expect("serialize");
-        ser += start.elapsed();
-        black_box(&out);
-    }
-    let original: serde_json::Value = serde_json::from_slice(input).expect("input");
-    let again: serde_json::Value = serde_json::from_slice(&out).expect("output");
-    let n = iterations as u32;
-    (de / n, ser / n, out.len(), original == again)
 }
 
 fn time<R>(iterations: usize, mut f: impl FnMut() -> R) -> Duration {

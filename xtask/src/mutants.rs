@@ -108,8 +108,8 @@ pub const MUTANTS: &[Mutant] = &[
         name: "unknown-keys-reordered",
         breaks: "unknown and extra keys are written back in the order they were read",
         file: "runtime/src/extra_fields.rs",
-        find: "self.entries.get_or_insert_default().push((key, value));",
-        replace: "self.entries.get_or_insert_default().insert(0, (key, value));",
+        find: "kept.entries.push((key, value));",
+        replace: "kept.entries.insert(0, (key, value));",
         tests: &[
             "kubeforge-runtime:lib",
             "kubeforge-tests:mapping_round_trip",

@@ -383,10 +383,16 @@ fn merge_field(
                 let field = &fields[codec.field];
                 let member = format!("&mut self.{}", field.rust_name);
                 let json = str_literal(&field.json_name);
+                let number = codec.number.to_string();
+                // A repeated field's helper counts the elements that follow under its key.
+                let args: &[&str] = match codec.encoding {
+                    Encoding::Repeated { .. } => &[&member, &number, "wire", "input", &json],
+                    _ => &[&member, "wire", "input", &json],
+                };
                 code.arm(
-                    &codec.number.to_string(),
+                    &number,
                     &format!("pb::{}(", merge_helper(codec.encoding)),
-                    &[&member, "wire", "input", &json],
+                    args,
                     ")",
                 );
             }

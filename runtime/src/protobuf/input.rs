@@ -204,6 +204,26 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// How many fields with key `number` and `wire` come next, one after the other: the
+    /// count stops at the first other key, or at bytes that do not read (decoding them
+    /// then says what is wrong). Reads nothing.
+    #[inline]
+    pub fn count_following(&self, number: u32, wire: WireType) -> usize {
+        let mut probe = *self;
+        let mut count = 0;
+        while !probe.is_empty() {
+            match probe.key() {
+                Ok(key) if key == (number, wire) => {}
+                _ => break,
+            }
+            if probe.skip(wire).is_err() {
+                break;
+            }
+            count += 1;
+        }
+        count
+    }
+
     /// The rest as UTF-8 text, all consumed.
     ///
     /// # Errors

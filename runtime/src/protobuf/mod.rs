@@ -325,9 +325,15 @@ pub fn encode_repeated<T: Field>(number: u32, values: &[T], buf: &mut Vec<u8>) {
     }
 }
 
+/// Reads one element of field `number` (or, for scalars, a packed run of them) into
+/// `values`. The first element reserves room for exactly the elements that follow it under
+/// the same key (Go writes a repeated field's elements one after the other), so a decoded
+/// list holds no spare capacity: a list of one small struct takes one element's bytes, not
+/// the four a growing `Vec` starts with.
 #[inline]
 fn merge_element<T: Field>(
     values: &mut Vec<T>,
+    number: u32,
     wire: WireType,
     input: &mut Input<'_>,
 ) -> Result<(), DecodeError> {
@@ -344,22 +350,26 @@ fn merge_element<T: Field>(
     }
     let mut value = T::zero();
     merge_into(&mut value, wire, input).map_err(|e| e.index(values.len()))?;
+    if values.capacity() == 0 {
+        values.reserve_exact(1 + input.count_following(number, wire));
+    }
     values.push(value);
     Ok(())
 }
 
-/// Reads one element of a repeated field (or, for scalars, a packed run of them).
+/// Reads one element of repeated field `number` (or, for scalars, a packed run of them).
 ///
 /// # Errors
 /// See [`merge_into`]; the error names the field `name` and the element.
 #[inline]
 pub fn merge_repeated<T: Field>(
     values: &mut Vec<T>,
+    number: u32,
     wire: WireType,
     input: &mut Input<'_>,
     name: &'static str,
 ) -> Result<(), DecodeError> {
-    merge_element(values, wire, input).map_err(|e| e.field(name))
+    merge_element(values, number, wire, input).map_err(|e| e.field(name))
 }
 
 /// [`merge_repeated`] into an optional list: no element reads as `None`.
@@ -369,11 +379,18 @@ pub fn merge_repeated<T: Field>(
 #[inline]
 pub fn merge_repeated_optional<T: Field>(
     values: &mut Option<Vec<T>>,
+    number: u32,
     wire: WireType,
     input: &mut Input<'_>,
     name: &'static str,
 ) -> Result<(), DecodeError> {
-    merge_repeated(values.get_or_insert_with(Vec::new), wire, input, name)
+    merge_repeated(
+        values.get_or_insert_with(Vec::new),
+        number,
+        wire,
+        input,
+        name,
+    )
 }
 
 /// One map entry's content: `{key = 1, value = 2}`, both always written as Go does.
@@ -533,7 +550,7 @@ fn merge_items_entry<T: Field>(
                 let mut wrapper = entry.delimited()?;
                 while !wrapper.is_empty() {
                     match wrapper.key()? {
-                        (1, wire) => merge_element(&mut items, wire, &mut wrapper)
+                        (1, wire) => merge_element(&mut items, 1, wire, &mut wrapper)
                             .map_err(|e| e.field("items").key(&key))?,
                         (_, wire) => wrapper.skip(wire)?,
                     }
@@ -663,4 +680,60 @@ pub fn merge_empty(
     input.delimited().map_err(|e| e.field(name))?;
     *slot = Some(serde_json::Value::Object(serde_json::Map::new()));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Field `number` holding `text`, as Go writes a string.
+    fn string_field(number: u32, text: &str, buf: &mut Vec<u8>) {
+        encode_field(number, &text.to_owned(), buf);
+    }
+
+    #[test]
+    fn a_decoded_list_holds_exactly_the_elements_written_one_after_the_other() {
+        // Field 3 three times, field 4, then field 3 once more (not next to the others).
+        let mut bytes = Vec::new();
+        for text in ["a", "bb", "ccc"] {
+            string_field(3, text, &mut bytes);
+        }
+        encode_field(4, &7_i64, &mut bytes);
+        string_field(3, "d", &mut bytes);
+        let mut input = Input::new(&bytes);
+        let mut values: Vec<String> = Vec::new();
+        let mut capacities = Vec::new();
+        while !input.is_empty() {
+            match input.key().unwrap() {
+                (3, wire) => merge_repeated(&mut values, 3, wire, &mut input, "x").unwrap(),
+                (_, wire) => input.skip(wire).unwrap(),
+            }
+            capacities.push(values.capacity());
+        }
+        assert_eq!(values, ["a", "bb", "ccc", "d"]);
+        // Room for the three adjacent ones at the first; the fourth grows the list.
+        assert_eq!(capacities[..4], [3, 3, 3, 3]);
+        assert!(capacities[4] >= 4);
+        // One element alone takes one element's room, not the four of a growing `Vec`.
+        let mut one = Vec::new();
+        string_field(3, "only", &mut one);
+        encode_field(4, &7_i64, &mut one);
+        let mut input = Input::new(&one);
+        let mut values: Option<Vec<String>> = None;
+        let (number, wire) = input.key().unwrap();
+        merge_repeated_optional(&mut values, number, wire, &mut input, "x").unwrap();
+        assert_eq!(values.as_ref().map(Vec::capacity), Some(1));
+        // A cut-short element after the first is counted out, and its error is the decode's.
+        let mut cut = Vec::new();
+        string_field(3, "a", &mut cut);
+        cut.extend_from_slice(&[0x1a, 0x05, b'x']);
+        let mut input = Input::new(&cut);
+        let mut values: Vec<String> = Vec::new();
+        let (number, wire) = input.key().unwrap();
+        merge_repeated(&mut values, number, wire, &mut input, "x").unwrap();
+        assert_eq!(values.capacity(), 1);
+        let (number, wire) = input.key().unwrap();
+        let error = merge_repeated(&mut values, number, wire, &mut input, "x").unwrap_err();
+        assert_eq!(error.offset(), 4, "{error}");
+    }
 }

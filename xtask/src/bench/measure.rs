@@ -78,6 +78,16 @@ pub(crate) struct Harness {
 }
 
 impl Harness {
+    /// The binary of the protobuf contenders' harness (`harness-pb`, beside `bin`), built
+    /// apart so that the JSON contenders' runtime has no `protobuf` feature.
+    pub(crate) fn protobuf(&self) -> Self {
+        Harness {
+            bin: self.bin.with_file_name(super::setup::HARNESS_PB),
+        }
+    }
+}
+
+impl Harness {
     /// Runs the harness with `args` and parses its report as `T`.
     pub(crate) fn run<T: DeserializeOwned>(&self, args: &[&str]) -> Result<T, String> {
         self.run_in(None, &[], args)

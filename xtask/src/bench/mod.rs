@@ -6,6 +6,9 @@
 //! - **builds**: a clean `cargo build` (dev and release) of the generated crate against
 //!   k8s-openapi 0.29 with feature `v1_36`, and dev builds of its parts (types only; types
 //!   and builders);
+//! - **protobuf-build**: the cost of the generated crate's `protobuf` feature (issue 49): a
+//!   clean dev build of the crate generated from `swagger.json` with `--proto`, without and
+//!   with `--features protobuf` (reported in b);
 //! - **serde**: 2,000 copies of the Pod, Deployment and Node fixtures in one JSON array,
 //!   deserialized and serialized with the generated types and with k8s-openapi's, against
 //!   `serde_json::from_slice::<IgnoredAny>`; and the same lists in protobuf, the generated
@@ -59,6 +62,7 @@ use sections::Effort;
 pub(crate) enum Section {
     Generation,
     Builds,
+    ProtobufBuild,
     Serde,
     Routes,
     Features,
@@ -69,9 +73,10 @@ pub(crate) enum Section {
 }
 
 impl Section {
-    pub(crate) const ALL: [Section; 9] = [
+    pub(crate) const ALL: [Section; 10] = [
         Section::Generation,
         Section::Builds,
+        Section::ProtobufBuild,
         Section::Serde,
         Section::Routes,
         Section::Features,
@@ -85,6 +90,7 @@ impl Section {
         match self {
             Section::Generation => "generation",
             Section::Builds => "builds",
+            Section::ProtobufBuild => "protobuf-build",
             Section::Serde => "serde",
             Section::Routes => "routes",
             Section::Features => "features",
@@ -102,6 +108,8 @@ impl Section {
         match self {
             Section::Generation => 10.0,
             Section::Builds => 160.0,
+            // Two clean dev builds of the full crate.
+            Section::ProtobufBuild => 45.0,
             Section::Serde => 45.0,
             Section::Routes => 10.0,
             Section::Features => 50.0,
@@ -188,6 +196,9 @@ fn bench(root: &Path, options: &Options) -> Result<(), String> {
         match section {
             Section::Generation => report.generation = Some(sections::generation(&paths, effort)?),
             Section::Builds => report.builds = Some(sections::builds(&paths, effort)?),
+            Section::ProtobufBuild => {
+                report.protobuf_build = Some(sections::protobuf_build(&paths, effort)?);
+            }
             Section::Serde => report.serde = Some(sections::serde(&paths, effort)?),
             Section::Routes => report.routes = Some(sections::routes(&paths, effort)?),
             Section::Features => report.features = Some(sections::features(&paths, effort)?),

@@ -207,6 +207,44 @@ pub(crate) fn builds(paths: &Paths, effort: Effort) -> Result<Builds, String> {
     Ok(result)
 }
 
+/// b, the `protobuf` feature's cost (issue 49): clean dev builds of the crate generated with
+/// `--proto`, without the feature and with it.
+pub(crate) struct ProtobufBuild {
+    /// `[without, with]`, one entry per run.
+    pub dev: [Vec<Usage>; 2],
+}
+
+/// The cargo flags of [`ProtobufBuild`]'s two builds.
+pub(crate) const PROTOBUF_BUILDS: [&[&str]; 2] = [&[], &["--features", "protobuf"]];
+
+pub(crate) fn protobuf_build(paths: &Paths, effort: Effort) -> Result<ProtobufBuild, String> {
+    let mut result = ProtobufBuild {
+        dev: Default::default(),
+    };
+    let runs = effort.runs;
+    for run in 0..runs {
+        for index in order(run, 0, 1) {
+            let usage = paths.harness.clean_build(
+                &paths.ours_proto,
+                setup::OURS_PROTO,
+                &paths.build_target,
+                PROTOBUF_BUILDS[index],
+            )?;
+            eprintln!(
+                "bench: build run {}/{runs}: {} dev {} {:.1}s wall, {:.1}s CPU, {:.0} MiB",
+                run + 1,
+                setup::OURS_PROTO,
+                PROTOBUF_BUILDS[index].join(" "),
+                usage.wall_s,
+                usage.cpu(),
+                usage.maxrss_mib()
+            );
+            result.dev[index].push(usage);
+        }
+    }
+    Ok(result)
+}
+
 /// One fixture of c: ours, k8s-openapi and the floor, one entry per run.
 pub(crate) struct SerdeFixture {
     pub name: &'static str,
@@ -228,6 +266,19 @@ pub(crate) struct Serde {
 /// The contenders of c's protobuf comparison, as the harness names them: the generated code
 /// in protobuf, k8s-pb's prost types, the generated code in JSON, k8s-openapi in JSON.
 pub(crate) const CODECS: [&str; 4] = ["ours-pb", "k8s-pb", "ours-json", "peer-json"];
+
+/// The harness that measures contender `who` of [`CODECS`]: the protobuf ones are the
+/// second harness's (`harness-pb`), built with the runtime's `protobuf` feature; the JSON ones
+/// the main harness's, built without it.
+fn harness_of(paths: &Paths, who: &str) -> super::measure::Harness {
+    if who.ends_with("-pb") {
+        paths.harness.protobuf()
+    } else {
+        super::measure::Harness {
+            bin: paths.harness.bin.clone(),
+        }
+    }
+}
 
 /// One fixture of c's protobuf comparison.
 pub(crate) struct CodecFixture {
@@ -257,7 +308,7 @@ fn protobuf(
         for index in order {
             let who = CODECS[index];
             let args = ["protobuf", who, path_str(&fixture)?, &copies, &iterations];
-            let result: protocol::Codec = paths.harness.run(&args)?;
+            let result: protocol::Codec = harness_of(paths, who).run(&args)?;
             eprintln!(
                 "bench: protobuf {file} {who}: decode {:.0}/s, encode {:.0}/s, heap {:.0} B/object",
                 result.decode_per_s, result.encode_per_s, result.heap_per_object
@@ -275,7 +326,7 @@ fn protobuf(
             let out = paths.bench.join(format!("callgrind.{who}.{what}.out"));
             let args = ["instructions", who, path_str(&fixture)?, &counted, what];
             let (total, stdout) = super::measure::callgrind(
-                &paths.harness.bin,
+                &paths.harness.protobuf().bin,
                 &args,
                 &format!("*counted_{what}*"),
                 &out,
@@ -324,7 +375,7 @@ fn count_instructions(
             let out = paths.bench.join(format!("callgrind.{who}.{what}.out"));
             let args = ["instructions", who, path_str(&fixture)?, &copies, what];
             let (total, stdout) = super::measure::callgrind(
-                &paths.harness.bin,
+                &paths.harness.protobuf().bin,
                 &args,
                 &format!("*counted_{what}*"),
                 &out,
@@ -983,6 +1034,7 @@ pub(crate) struct Report {
     pub quick: bool,
     pub generation: Option<Generation>,
     pub builds: Option<Builds>,
+    pub protobuf_build: Option<ProtobufBuild>,
     pub serde: Option<Serde>,
     pub routes: Option<Routes>,
     pub features: Option<Features>,

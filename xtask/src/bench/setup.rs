@@ -7,9 +7,17 @@ use std::path::{Path, PathBuf};
 use super::Section;
 use super::measure::{Harness, cargo, cargo_in, path_str, run};
 
-/// The program the harness project is built from, and its report types.
+/// The programs the harness projects are built from, what they share, and their report
+/// types.
 const HARNESS: &str = include_str!("../../bench-harness/main.rs");
+const HARNESS_PB_MAIN: &str = include_str!("../../bench-harness/protobuf.rs");
+const COMMON: &str = include_str!("../../bench-harness/common.rs");
 const PROTOCOL: &str = include_str!("../../bench-harness/protocol.rs");
+
+/// The package (and binary) of the protobuf contenders' harness: a project of its own, so
+/// that cargo does not unify `kubeforge-runtime`'s `protobuf` feature into the JSON
+/// contenders (whose structs, heap and instructions would then be the protobuf build's).
+pub(crate) const HARNESS_PB: &str = "harness-pb";
 
 /// Pinned peers: what the report compares against.
 pub(crate) const K8S_OPENAPI: &str = "0.29.0";
@@ -60,6 +68,8 @@ pub(crate) struct Paths {
     pub ours_drop: PathBuf,
     /// The same with `--group-features`.
     pub ours_features: PathBuf,
+    /// The same with `--proto` ([`OURS_PROTO`]).
+    pub ours_proto: PathBuf,
     /// The parts of b ([`OURS_PARTS`]), in its order.
     pub ours_parts: [PathBuf; PARTS],
     /// The crate generated from the five releases of [`RELEASES`] merged (`--releases`),
@@ -85,6 +95,9 @@ pub(crate) const OURS_DROP: &str = "kube-api-drop";
 pub(crate) const OURS_FEATURES: &str = "kube-api-features";
 /// The kinds of section c's protobuf comparison with their messages (`--proto`), selected.
 pub(crate) const OURS_PB: &str = "kube-api-pb";
+/// The full crate with the messages (`--proto`), whose `protobuf` feature's compile cost
+/// the section `protobuf-build` measures.
+pub(crate) const OURS_PROTO: &str = "kube-api-proto";
 /// k8s-pb, the prost types of the protobuf comparison.
 pub(crate) const K8S_PB: &str = "0.9.0";
 /// How many parts b builds.
@@ -162,6 +175,7 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         ours: bench.join(OURS),
         ours_drop: bench.join(OURS_DROP),
         ours_features: bench.join(OURS_FEATURES),
+        ours_proto: bench.join(OURS_PROTO),
         ours_parts: OURS_PARTS.map(|part| bench.join(part.name)),
         ours_merged: None,
         peer: bench.join("peer-k8s-openapi"),
@@ -220,6 +234,9 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         "kind=Node",
     ];
     crates.push((&ours_pb, OURS_PB, &pb_flags[..]));
+    if has(Section::ProtobufBuild) {
+        crates.push((&paths.ours_proto, OURS_PROTO, &pb_flags[..2]));
+    }
     for (dir, name, flags) in crates {
         eprintln!(
             "bench: generating {name} from swagger.json {}",
@@ -247,14 +264,27 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         &paths.harness_dir.join("Cargo.toml"),
         &harness_manifest(&paths.runtime),
     )?;
-    write(&paths.harness_dir.join("src/main.rs"), HARNESS)?;
-    write(&paths.harness_dir.join("src/protocol.rs"), PROTOCOL)?;
+    let harness_pb = paths.bench.join(HARNESS_PB);
+    write(
+        &harness_pb.join("Cargo.toml"),
+        &harness_pb_manifest(&paths.runtime),
+    )?;
+    for (dir, main) in [
+        (&paths.harness_dir, HARNESS),
+        (&harness_pb, HARNESS_PB_MAIN),
+    ] {
+        write(&dir.join("src/main.rs"), main)?;
+        write(&dir.join("src/common.rs"), COMMON)?;
+        write(&dir.join("src/protocol.rs"), PROTOCOL)?;
+    }
     for dir in [
         &paths.ours,
         &paths.ours_drop,
         &paths.ours_features,
+        &paths.ours_proto,
         &paths.peer,
         &paths.harness_dir,
+        &harness_pb,
         &ours_pb,
     ]
     .into_iter()
@@ -269,8 +299,18 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
         &paths.bench.join("target"),
         &["build", "--release"],
     )?;
+    eprintln!("bench: building {HARNESS_PB} (release; the crate generated with --proto, k8s-pb)");
+    cargo_in(
+        &harness_pb,
+        &paths.bench.join("target"),
+        &["build", "--release"],
+    )?;
 
-    if has(Section::Builds) || has(Section::Features) || has(Section::UnknownFields) {
+    if has(Section::Builds)
+        || has(Section::ProtobufBuild)
+        || has(Section::Features)
+        || has(Section::UnknownFields)
+    {
         eprintln!("bench: building the dependencies of the timed builds");
         let mut builds: Vec<(&PathBuf, &[&str])> = vec![(&paths.peer, &[])];
         if has(Section::Builds) {
@@ -285,6 +325,12 @@ pub(crate) fn setup(root: &Path, sections: &[Section]) -> Result<Paths, String> 
             if let Some(dir) = &paths.ours_merged {
                 builds.push((dir, &[]));
             }
+        }
+        if has(Section::ProtobufBuild) {
+            builds.extend([
+                (&paths.ours_proto, &[][..]),
+                (&paths.ours_proto, &["--features", "protobuf"][..]),
+            ]);
         }
         if has(Section::Features) {
             builds.push((&paths.ours_features, &[]));
@@ -386,13 +432,40 @@ publish = false
 [dependencies]
 {OURS} = {{ path = "../{OURS}" }}
 {OURS_DROP} = {{ path = "../{OURS_DROP}" }}
+kubeforge-runtime = {{ path = "{runtime}" }}
+k8s-openapi = {{ version = "={K8S_OPENAPI}", features = ["v1_36"] }}
+matchit = "=0.9"
+http = "1"
+libc = "0.2"
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+
+[profile.release]
+# Symbols for perf and callgrind; no effect on the code.
+debug = "line-tables-only"
+
+[workspace]
+"#
+    )
+}
+
+/// The protobuf contenders' harness: nothing of the JSON crates, so that its
+/// `kubeforge-runtime` (with `protobuf`) stays out of theirs.
+fn harness_pb_manifest(runtime: &Path) -> String {
+    let runtime = runtime.display();
+    format!(
+        r#"# Written by `cargo xtask bench`.
+[package]
+name = "{HARNESS_PB}"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
 {OURS_PB} = {{ path = "../{OURS_PB}", features = ["protobuf"] }}
 kubeforge-runtime = {{ path = "{runtime}", features = ["protobuf"] }}
 k8s-pb = "={K8S_PB}"
 prost = "0.14"
-k8s-openapi = {{ version = "={K8S_OPENAPI}", features = ["v1_36"] }}
-matchit = "=0.9"
-http = "1"
 libc = "0.2"
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"

@@ -30,6 +30,9 @@ pub(crate) const ROUTES: f64 = 1.5;
 /// A corpus CRD created through the in-memory server's API is served within this many
 /// milliseconds (issue 37).
 pub(crate) const CRD_SERVED_MS: f64 = 100.0;
+/// Issue 49: protobuf decode at least this many times k8s-openapi's JSON deserialize (and at
+/// least k8s-pb's decode and encode, and at most k8s-openapi's heap per decoded object).
+pub(crate) const PB_OVER_JSON: f64 = 3.0;
 
 /// The next lever for each target, should it be unmet.
 const LEVER_GENERATION: &str = "load, single-threaded and now the largest stage: Swagger 2.0 \
@@ -73,6 +76,19 @@ const LEVER_SERDE: &str = "what is left above serde_json's own reading is buildi
     borrowed strings in the public API, which the guide's \"Serde, decided\" (docs/src/design/decisions.md) turns down (they \
     would win at most the allocations' share, 15% of the instructions on the Pod fixture)";
 
+const LEVER_PB_OVER_JSON: &str = "protobuf decode is already about 2× fewer instructions \
+    per object than JSON; what is left is the work both encodings share, building the values \
+    (allocation is about a third of the decode's instructions, UTF-8 validation of every \
+    string the next part): 3× needs fewer allocations than one per string, list and map \
+    entry, which the public types (`String`, `Vec`, `BTreeMap`) fix (the guide's \"Serde, \
+    decided\")";
+const LEVER_PB_PEER: &str = "callgrind's split of the two decoders by function \
+    (`--toggle-collect=*counted_*`, section c's command) shows where the instructions differ; \
+    the wire layer is already prost's equal (one-byte fast paths, a one-word error)";
+const LEVER_PB_HEAP: &str = "the structs' own size: every generated struct keeps unknown \
+    fields in one word, which k8s-openapi's do not, multiplied through the structs nested by \
+    value";
+
 /// One target's row.
 struct Row {
     what: String,
@@ -102,6 +118,9 @@ pub(crate) fn render(w: &mut String, report: &Report) -> Result<(), String> {
     if let Some(s) = &report.serde {
         rows.extend(serde(s, report.unknown_fields.as_ref())?);
         rows.extend(instructions(s));
+        for f in &s.protobuf {
+            rows.extend(protobuf(&Protobuf::of(f)?));
+        }
     }
     if let Some(r) = &report.routes {
         for (workload, [ours, theirs]) in &r.workloads {
@@ -518,6 +537,129 @@ fn serde(
     Ok(rows)
 }
 
+/// One fixture's protobuf comparison as issue 49 judges it, on the medians of section c's
+/// protobuf table (the table shows the same ratios).
+pub(crate) struct Protobuf {
+    pub name: &'static str,
+    /// Medians per contender of [`super::sections::CODECS`]: decode/s, encode/s, heap bytes
+    /// per decoded object.
+    pub medians: [[f64; 3]; 4],
+    /// `[decode, encode]` instructions over the counted copies: ours, k8s-pb.
+    pub instructions: [[u64; 2]; 2],
+}
+
+impl Protobuf {
+    pub(crate) fn of(f: &super::sections::CodecFixture) -> Result<Self, String> {
+        let mut medians = [[0.0; 3]; 4];
+        for (median, runs) in medians.iter_mut().zip(&f.runs) {
+            *median = [
+                Stat::field("decode_per_s", runs, |r| r.decode_per_s)?.median,
+                Stat::field("encode_per_s", runs, |r| r.encode_per_s)?.median,
+                Stat::field("heap_per_object", runs, |r| r.heap_per_object)?.median,
+            ];
+        }
+        Ok(Protobuf {
+            name: f.name,
+            medians,
+            instructions: f.instructions,
+        })
+    }
+
+    /// Protobuf decode ÷ k8s-openapi's JSON decode (objects per second).
+    pub(crate) fn decode_over_json(&self) -> f64 {
+        ratio(self.medians[0][0], self.medians[3][0])
+    }
+
+    /// Decode and encode ÷ k8s-pb's.
+    pub(crate) fn over_k8s_pb(&self) -> [f64; 2] {
+        [
+            ratio(self.medians[0][0], self.medians[1][0]),
+            ratio(self.medians[0][1], self.medians[1][1]),
+        ]
+    }
+
+    /// Heap per decoded object ÷ k8s-openapi's.
+    pub(crate) fn heap_over_json(&self) -> f64 {
+        ratio(self.medians[0][2], self.medians[3][2])
+    }
+
+    /// Whether every one of issue 49's targets is met.
+    pub(crate) fn met(&self) -> bool {
+        let [de, en] = self.over_k8s_pb();
+        self.decode_over_json() >= PB_OVER_JSON
+            && de >= 1.0
+            && en >= 1.0
+            && self.heap_over_json() <= 1.0
+    }
+}
+
+/// Issue 49's targets on one fixture: three rows.
+fn protobuf(p: &Protobuf) -> [Row; 3] {
+    let de_json = p.decode_over_json();
+    let [de_pb, en_pb] = p.over_k8s_pb();
+    let heap = p.heap_over_json();
+    let [ours, k8s_pb, _, json] = p.medians;
+    #[allow(clippy::cast_precision_loss)]
+    let per = |n: u64| n as f64 / super::sections::COUNTED_COPIES as f64;
+    [
+        Row {
+            what: format!("protobuf decode ÷ k8s-openapi's JSON, {} (c)", p.name),
+            target: format!("≥ {PB_OVER_JSON:.0}×"),
+            measured: show_ratio(de_json),
+            met: de_json >= PB_OVER_JSON,
+            why: Some((
+                format!(
+                    "kubeforge decodes {:.0} objects/s in protobuf against k8s-openapi's {:.0} \
+                     in JSON, so the target needs {:.0}; the protobuf decode takes {:.0} \
+                     instructions per object.",
+                    ours[0],
+                    json[0],
+                    json[0] * PB_OVER_JSON,
+                    per(p.instructions[0][0]),
+                ),
+                LEVER_PB_OVER_JSON,
+            )),
+        },
+        Row {
+            what: format!("protobuf ÷ k8s-pb's prost, {} (c): decode, encode", p.name),
+            target: "≥ 1.0× both".to_owned(),
+            measured: format!("{}, {}", show_ratio(de_pb), show_ratio(en_pb)),
+            met: de_pb >= 1.0 && en_pb >= 1.0,
+            why: Some((
+                format!(
+                    "{:.0} and {:.0} objects/s against k8s-pb's {:.0} and {:.0}; instructions \
+                     per object, decode {:.0} against {:.0}, encode {:.0} against {:.0}.",
+                    ours[0],
+                    ours[1],
+                    k8s_pb[0],
+                    k8s_pb[1],
+                    per(p.instructions[0][0]),
+                    per(p.instructions[1][0]),
+                    per(p.instructions[0][1]),
+                    per(p.instructions[1][1]),
+                ),
+                LEVER_PB_PEER,
+            )),
+        },
+        Row {
+            what: format!(
+                "protobuf heap per decoded object ÷ k8s-openapi's, {} (c)",
+                p.name
+            ),
+            target: "≤ 1.0×".to_owned(),
+            measured: show_ratio(heap),
+            met: heap <= 1.0,
+            why: Some((
+                format!(
+                    "{:.0} bytes per object against k8s-openapi's {:.0} (k8s-pb's {:.0}).",
+                    ours[2], json[2], k8s_pb[2]
+                ),
+                LEVER_PB_HEAP,
+            )),
+        },
+    ]
+}
+
 /// The slowest corpus CRD's median, from the create to its resource served, in CPU time
 /// (the process's own work: on a busy machine the wall time mostly measures the neighbours;
 /// the section shows both).
@@ -787,6 +929,64 @@ mod tests {
         // 10 ns per byte each, 1 of them the floor's: 1.2× needs 10 / 1.2 − 1 = 7.33 ns.
         assert!(
             w.contains("is 10% of k8s-openapi's deserializing time; above it, building the values costs kubeforge 9.00 ns per input byte and k8s-openapi 9.00; 1.2× needs kubeforge's at most 7.33 ns, 19% less"),
+            "{w}"
+        );
+    }
+
+    #[test]
+    fn protobufs_targets_are_rows_of_the_targets_table() {
+        use super::super::sections::CodecFixture;
+        let codec = |decode_per_s: f64, encode_per_s: f64, heap_per_object: f64| protocol::Codec {
+            objects: 2000,
+            in_bytes: 1000,
+            out_bytes: 1000,
+            decode_per_s,
+            encode_per_s,
+            heap_per_object,
+            round_trip: true,
+        };
+        // Ours, k8s-pb, our JSON, k8s-openapi's JSON.
+        let report = |heap: f64| Report {
+            serde: Some(Serde {
+                fixtures: Vec::new(),
+                iterations: 1,
+                instructions: Vec::new(),
+                protobuf: vec![CodecFixture {
+                    name: "Pod",
+                    runs: [
+                        vec![codec(30_000.0, 50_000.0, heap)],
+                        vec![codec(25_000.0, 40_000.0, 800.0)],
+                        vec![codec(9_000.0, 30_000.0, 1000.0)],
+                        vec![codec(10_000.0, 30_000.0, 1000.0)],
+                    ],
+                    instructions: [[100_000, 50_000], [110_000, 60_000]],
+                }],
+            }),
+            ..Report::default()
+        };
+        let w = rendered(&report(900.0));
+        assert!(
+            w.contains(
+                "| protobuf decode ÷ k8s-openapi's JSON, Pod (c) | ≥ 3× | 3.00× | **met** |"
+            ),
+            "{w}"
+        );
+        assert!(
+            w.contains("| protobuf ÷ k8s-pb's prost, Pod (c): decode, encode | ≥ 1.0× both | 1.20×, 1.25× | **met** |"),
+            "{w}"
+        );
+        assert!(
+            w.contains("| protobuf heap per decoded object ÷ k8s-openapi's, Pod (c) | ≤ 1.0× | 0.90× | **met** |"),
+            "{w}"
+        );
+        assert!(!w.contains("Why the unmet"), "{w}");
+        let w = rendered(&report(1100.0));
+        assert!(
+            w.contains("| protobuf heap per decoded object ÷ k8s-openapi's, Pod (c) | ≤ 1.0× | 1.10× | **not met** |"),
+            "{w}"
+        );
+        assert!(
+            w.contains("1100 bytes per object against k8s-openapi's 1000 (k8s-pb's 800)."),
             "{w}"
         );
     }

@@ -278,7 +278,7 @@ impl ::kubeforge_runtime::protobuf::Message for DeleteOptions {
             2 => pb::merge_optional(&mut self.preconditions, wire, input, "preconditions"),
             3 => pb::merge_optional(&mut self.orphan_dependents, wire, input, "orphanDependents"),
             4 => pb::merge_optional(&mut self.propagation_policy, wire, input, "propagationPolicy"),
-            5 => pb::merge_repeated_optional(&mut self.dry_run, wire, input, "dryRun"),
+            5 => pb::merge_repeated_optional(&mut self.dry_run, 5, wire, input, "dryRun"),
             6 => {
                 pb::merge_optional(
                     &mut self.ignore_store_read_error_with_cluster_breaking_potential,

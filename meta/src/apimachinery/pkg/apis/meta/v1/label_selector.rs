@@ -153,6 +153,7 @@ impl ::kubeforge_runtime::protobuf::Message for LabelSelector {
             2 => {
                 pb::merge_repeated_optional(
                     &mut self.match_expressions,
+                    2,
                     wire,
                     input,
                     "matchExpressions",

@@ -151,7 +151,7 @@ impl ::kubeforge_runtime::protobuf::Message for LabelSelectorRequirement {
         match number {
             1 => pb::merge_required(&mut self.key, wire, input, "key"),
             2 => pb::merge_required(&mut self.operator, wire, input, "operator"),
-            3 => pb::merge_repeated_optional(&mut self.values, wire, input, "values"),
+            3 => pb::merge_repeated_optional(&mut self.values, 3, wire, input, "values"),
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }
     }

@@ -395,14 +395,21 @@ impl ::kubeforge_runtime::protobuf::Message for ObjectMeta {
             13 => {
                 pb::merge_repeated_optional(
                     &mut self.owner_references,
+                    13,
                     wire,
                     input,
                     "ownerReferences",
                 )
             }
-            14 => pb::merge_repeated_optional(&mut self.finalizers, wire, input, "finalizers"),
+            14 => pb::merge_repeated_optional(&mut self.finalizers, 14, wire, input, "finalizers"),
             17 => {
-                pb::merge_repeated_optional(&mut self.managed_fields, wire, input, "managedFields")
+                pb::merge_repeated_optional(
+                    &mut self.managed_fields,
+                    17,
+                    wire,
+                    input,
+                    "managedFields",
+                )
             }
             _ => pb::merge_unknown(&mut self.unknown_fields, number, wire, input),
         }

@@ -213,7 +213,7 @@ impl ::kubeforge_runtime::protobuf::Message for StatusDetails {
             1 => pb::merge_optional(&mut self.name, wire, input, "name"),
             2 => pb::merge_optional(&mut self.group, wire, input, "group"),
             3 => pb::merge_optional(&mut self.kind, wire, input, "kind"),
-            4 => pb::merge_repeated_optional(&mut self.causes, wire, input, "causes"),
+            4 => pb::merge_repeated_optional(&mut self.causes, 4, wire, input, "causes"),
             5 => {
                 pb::merge_optional(&mut self.retry_after_seconds, wire, input, "retryAfterSeconds")
             }
