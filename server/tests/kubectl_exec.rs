@@ -99,20 +99,19 @@ fn run_with_stdin(command: &mut Command, stdin: &str) -> std::process::Output {
 /// kubectl with a terminal for its stdin and stdout (under util-linux's `script`), as a
 /// user at a terminal runs `kubectl exec -it`: its exit code and what the terminal showed.
 fn exec_at_terminal(server: &KubectlServer, args: &[&str]) -> Option<(i32, String)> {
-    if Command::new("script").arg("--version").output().is_err() {
-        println!("SKIPPED (terminal part): util-linux's `script` is not installed");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "`script` is missing in CI"
-        );
-        return None;
-    }
+    // Without util-linux's `script`: a failure in CI, else a skip of the terminal part.
+    let script = kubeforge_tests::program_in(
+        "script",
+        std::env::var_os("PATH").as_deref(),
+        "kubectl_exec (terminal part)",
+        kubeforge_tests::in_ci(),
+    )?;
     let kubectl = server.command(args);
     let line: Vec<String> = std::iter::once(kubectl.get_program())
         .chain(kubectl.get_args())
         .map(|a| shell_quote(&a.to_string_lossy()))
         .collect();
-    let output = Command::new("script")
+    let output = Command::new(script)
         .args(["-q", "-e", "-c", &line.join(" "), "/dev/null"])
         .current_dir(server.dir())
         .stdin(std::process::Stdio::null())

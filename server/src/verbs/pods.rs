@@ -609,14 +609,13 @@ impl Shared {
         let Some(simulation) = self.options.simulation.as_ref() else {
             return Ok(None);
         };
-        let parts: Vec<&str> = id.split(':').collect();
-        let (name, port) = match parts.as_slice() {
-            [name] => (*name, None),
-            [name, port] | [_, name, port] => match port.parse::<u16>() {
-                Ok(port) => (*name, Some(port)),
-                Err(_) => return Ok(None),
-            },
-            _ => return Ok(None),
+        let Some((name, port)) = proxy_id(id) else {
+            return Ok(None);
+        };
+        let port = match port.map(str::parse::<u16>) {
+            None => None,
+            Some(Ok(port)) => Some(port),
+            Some(Err(_)) => return Ok(None),
         };
         let pod = self.stored(self.core("pods")?, namespace, name)?;
         let node = pod
@@ -643,12 +642,10 @@ impl Shared {
         let Some(simulation) = self.options.simulation.as_ref() else {
             return Ok(None);
         };
-        let parts: Vec<&str> = id.split(':').collect();
-        let (name, port) = match parts.as_slice() {
-            [name] => (*name, ""),
-            [name, port] | [_, name, port] => (*name, *port),
-            _ => return Ok(None),
+        let Some((name, port)) = proxy_id(id) else {
+            return Ok(None);
         };
+        let port = port.unwrap_or("");
         let Ok(service) = self.stored(self.core("services")?, namespace, name) else {
             return Ok(None);
         };
@@ -934,5 +931,16 @@ fn set_condition(pod: &mut Value, mut condition: Value) {
             *existing = condition;
         }
         None => list.push(condition),
+    }
+}
+
+/// A proxy's `{name}` path segment, `[scheme:]name[:port]`, as its name and port; `None`
+/// when it has more parts.
+fn proxy_id(id: &str) -> Option<(&str, Option<&str>)> {
+    let parts: Vec<&str> = id.split(':').collect();
+    match parts.as_slice() {
+        [name] => Some((name, None)),
+        [name, port] | [_, name, port] => Some((name, Some(port))),
+        _ => None,
     }
 }

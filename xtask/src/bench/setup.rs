@@ -421,31 +421,17 @@ k8s-openapi = {{ version = "={K8S_OPENAPI}", features = ["v1_36"] }}
 
 fn harness_manifest(runtime: &Path) -> String {
     let runtime = runtime.display();
-    format!(
-        r#"# Written by `cargo xtask bench`.
-[package]
-name = "harness"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-{OURS} = {{ path = "../{OURS}" }}
+    harness_package(
+        "harness",
+        &format!(
+            r#"{OURS} = {{ path = "../{OURS}" }}
 {OURS_DROP} = {{ path = "../{OURS_DROP}" }}
 kubeforge-runtime = {{ path = "{runtime}" }}
 k8s-openapi = {{ version = "={K8S_OPENAPI}", features = ["v1_36"] }}
 matchit = "=0.9"
 http = "1"
-libc = "0.2"
-serde = {{ version = "1", features = ["derive"] }}
-serde_json = "1"
-
-[profile.release]
-# Symbols for perf and callgrind; no effect on the code.
-debug = "line-tables-only"
-
-[workspace]
 "#
+        ),
     )
 }
 
@@ -453,20 +439,31 @@ debug = "line-tables-only"
 /// `kubeforge-runtime` (with `protobuf`) stays out of theirs.
 fn harness_pb_manifest(runtime: &Path) -> String {
     let runtime = runtime.display();
+    harness_package(
+        HARNESS_PB,
+        &format!(
+            r#"{OURS_PB} = {{ path = "../{OURS_PB}", features = ["protobuf"] }}
+kubeforge-runtime = {{ path = "{runtime}", features = ["protobuf"] }}
+k8s-pb = "={K8S_PB}"
+prost = "0.14"
+"#
+        ),
+    )
+}
+
+/// A harness package: its own dependencies, then what every harness needs, with symbols
+/// for perf and callgrind.
+fn harness_package(name: &str, dependencies: &str) -> String {
     format!(
         r#"# Written by `cargo xtask bench`.
 [package]
-name = "{HARNESS_PB}"
+name = "{name}"
 version = "0.0.0"
 edition = "2024"
 publish = false
 
 [dependencies]
-{OURS_PB} = {{ path = "../{OURS_PB}", features = ["protobuf"] }}
-kubeforge-runtime = {{ path = "{runtime}", features = ["protobuf"] }}
-k8s-pb = "={K8S_PB}"
-prost = "0.14"
-libc = "0.2"
+{dependencies}libc = "0.2"
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 
