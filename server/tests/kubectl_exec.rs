@@ -70,30 +70,12 @@ spec:
 /// kubectl's exit code, stdout and stderr.
 fn exec(server: &KubectlServer, args: &[&str], stdin: &str) -> (i32, String, String) {
     let mut command = server.command(args);
-    let output = run_with_stdin(&mut command, stdin);
+    let output = kubeforge_tests::kubectl_server::output_with_stdin(&mut command, stdin);
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
-}
-
-fn run_with_stdin(command: &mut Command, stdin: &str) -> std::process::Output {
-    use std::io::Write as _;
-    use std::process::Stdio;
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kubectl runs");
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(stdin.as_bytes())
-        .expect("kubectl reads its input");
-    child.wait_with_output().expect("kubectl ends")
 }
 
 /// kubectl with a terminal for its stdin and stdout (under util-linux's `script`), as a
@@ -304,7 +286,7 @@ async fn a_registered_handler_answers_over_both_protocols() {
         tokio::task::spawn_blocking(move || {
             let mut command = Command::new(kubectl);
             command.arg("--kubeconfig").arg(config).args(args);
-            run_with_stdin(&mut command, &stdin)
+            kubeforge_tests::kubectl_server::output_with_stdin(&mut command, &stdin)
         })
     };
     let args = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();

@@ -95,20 +95,7 @@ impl KubectlServer {
     /// When kubectl cannot be run.
     #[must_use]
     pub fn run(&self, args: &[&str], stdin: &str) -> (bool, String, String) {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("kubectl runs");
-        child
-            .stdin
-            .take()
-            .expect("piped")
-            .write_all(stdin.as_bytes())
-            .expect("kubectl reads its input");
-        let output = child.wait_with_output().expect("kubectl ends");
+        let output = output_with_stdin(&mut self.command(args), stdin);
         (
             output.status.success(),
             String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -178,4 +165,26 @@ impl Drop for KubectlServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Runs `command` (a kubectl command line) with `stdin` on its standard input, and returns
+/// its exit status, standard output and standard error.
+///
+/// # Panics
+///
+/// When the program cannot be run.
+pub fn output_with_stdin(command: &mut Command, stdin: &str) -> std::process::Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kubectl runs");
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(stdin.as_bytes())
+        .expect("kubectl reads its input");
+    child.wait_with_output().expect("kubectl ends")
 }
