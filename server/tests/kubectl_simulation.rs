@@ -100,6 +100,8 @@ fn deployments_roll_out_and_jobs_complete() {
     );
 
     // A Service gets the ready Pods' IPs in its EndpointSlice.
+    // `items[*]`, not `items[0]`: until the controller has written the slice the list is
+    // empty, and kubectl refuses an index out of range where a range prints nothing.
     let _ = server.ok(&["expose", "deployment", "web", "--port=80"], "");
     let mut addresses = String::new();
     for _ in 0..100 {
@@ -110,7 +112,7 @@ fn deployments_roll_out_and_jobs_complete() {
                 "-l",
                 "kubernetes.io/service-name=web",
                 "-o",
-                "jsonpath={.items[0].endpoints[*].addresses[0]}",
+                "jsonpath={.items[*].endpoints[*].addresses[0]}",
             ],
             "",
         );
