@@ -1,4 +1,4 @@
-//! The targets of issues 17, 32 and 37, each judged on this run's figures; for one that is not met, the
+//! The targets of issues 17, 32, 37, 49 and 50, each judged on this run's figures; for one that is not met, the
 //! reason as this run measured it (computed from the same figures, never typed in) and the
 //! next lever, which is the one sentence here that is a plan rather than a measurement.
 //!
@@ -15,14 +15,19 @@ use super::protocol;
 use super::sections::Report;
 use super::stats::{Stat, ratio, show_ratio};
 
-pub(crate) const GENERATION: f64 = 10.0;
-pub(crate) const DEV_BUILD: f64 = 0.8;
+/// Issue 50: generating the full API at most this many times the serde_json parse floor.
+pub(crate) const GENERATION: f64 = 8.0;
+/// Issue 50: the clean dev build's wall time at most k8s-openapi's (its stretch goal, 0.8×,
+/// is not judged).
+pub(crate) const DEV_BUILD: f64 = 1.0;
 pub(crate) const DEV_BUILD_MEMORY: f64 = 1.0;
 /// Issue 41: the full crate's CPU time, for one release and for five merged, at most
 /// k8s-openapi's one release.
 pub(crate) const DEV_BUILD_CPU: f64 = 1.0;
 pub(crate) const CRD_BUILD: f64 = 0.5;
-pub(crate) const SERDE: f64 = 1.2;
+/// Issue 50: JSON deserialize at least k8s-openapi's throughput, serialize at least 1.05×.
+pub(crate) const SERDE_DE: f64 = 1.0;
+pub(crate) const SERDE_SER: f64 = 1.05;
 pub(crate) const SERDE_INSTRUCTIONS: f64 = 0.9;
 /// At most this many percent more instructions with unknown fields kept than dropped.
 pub(crate) const UNKNOWN_FIELDS_INSTRUCTIONS: f64 = 3.0;
@@ -72,7 +77,7 @@ const LEVER_CRD_SERVED: &str = "the CRD's schemas are read through the generator
     model (`Catalog::of_crd`) whole, for every version; reading only the served versions, \
     and the catalog's indexes extended rather than rebuilt, are the next steps";
 const LEVER_SERDE: &str = "what is left above serde_json's own reading is building the \
-    values, which both crates do alike (`String`, `Vec`, `BTreeMap`); 1.2× needs small or \
+    values, which both crates do alike (`String`, `Vec`, `BTreeMap`); 1.2× would need small or \
     borrowed strings in the public API, which the guide's \"Serde, decided\" (docs/src/design/decisions.md) turns down (they \
     would win at most the allocations' share, 15% of the instructions on the Pod fixture)";
 
@@ -145,7 +150,7 @@ pub(crate) fn render(w: &mut String, report: &Report) -> Result<(), String> {
     let _ = writeln!(
         w,
         "## Targets\n\n\
-         The targets of issues 17, 32 and 37, judged on this run's medians (the sections below hold the \
+         The targets of issues 17, 32, 37, 49 and 50, judged on this run's medians (the sections below hold the \
          figures). Where one is not met, the reason is computed from this run's own \
          measurements; the next lever is the plan. Issue 32 retired the per-CRD generation \
          time against kopium's (milliseconds no user feels) in favour of what users feel: \
@@ -502,13 +507,13 @@ fn serde(
         let mut why = format!(
             "serde_json's own reading (the `IgnoredAny` floor) is {:.0}% of k8s-openapi's \
              deserializing time; above it, building the values costs kubeforge {:.2} ns per \
-             input byte and k8s-openapi {:.2}; 1.2× needs kubeforge's at most {:.2} ns, {:.0}% \
+             input byte and k8s-openapi {:.2}; {SERDE_DE}× needs kubeforge's at most {:.2} ns, {:.0}% \
              less than k8s-openapi's.",
             100.0 * floor_ns / peer_ns,
             ours_ns - floor_ns,
             peer_ns - floor_ns,
-            peer_ns / SERDE - floor_ns,
-            100.0 * (1.0 - (peer_ns / SERDE - floor_ns) / (peer_ns - floor_ns)),
+            peer_ns / SERDE_DE - floor_ns,
+            100.0 * (1.0 - (peer_ns / SERDE_DE - floor_ns) / (peer_ns - floor_ns)),
         );
         if let Some((_, [kept, dropped])) =
             unknown.and_then(|u| u.serde.iter().find(|(name, _)| *name == f.name))
@@ -528,9 +533,9 @@ fn serde(
                 "serde ÷ k8s-openapi, {} (c): deserialize, serialize",
                 f.name
             ),
-            target: format!("≥ {SERDE}× both"),
+            target: format!("≥ {SERDE_DE}×, ≥ {SERDE_SER}×"),
             measured: format!("{}, {}", show_ratio(dr), show_ratio(sr)),
-            met: dr >= SERDE && sr >= SERDE,
+            met: dr >= SERDE_DE && sr >= SERDE_SER,
             why: Some((why, LEVER_SERDE)),
         });
     }
@@ -738,7 +743,7 @@ mod tests {
         let w = rendered(&report);
         assert!(w.contains("| 1.50× | **not met** |"), "{w}");
         assert!(
-            w.contains("the target needs at most 12.8 s. The types alone build in 14.0 s (0.88× of k8s-openapi's); the builders add 3.6 s, the routes 3.2 s and validation 3.2 s; apply configurations, when compiled, 1.0 s more"),
+            w.contains("the target needs at most 16.0 s. The types alone build in 14.0 s (0.88× of k8s-openapi's); the builders add 3.6 s, the routes 3.2 s and validation 3.2 s; apply configurations, when compiled, 1.0 s more"),
             "{w}"
         );
         assert!(w.contains("Next lever: the types alone"), "{w}");
@@ -761,7 +766,7 @@ mod tests {
         };
         let w = rendered(&report);
         assert!(
-            w.contains("| clean dev build of five releases merged ÷ k8s-openapi `v1_36` (b) | ≤ 0.8× | 0.81× | **not met** |"),
+            w.contains("| clean dev build of five releases merged ÷ k8s-openapi `v1_36` (b) | ≤ 1× | 0.81× | **met** |"),
             "{w}"
         );
         assert!(
@@ -911,7 +916,7 @@ mod tests {
             serde: Some(Serde {
                 fixtures: vec![SerdeFixture {
                     name: "Pod",
-                    ours: vec![serde(100.0, 300.0)],
+                    ours: vec![serde(90.0, 300.0)],
                     peer: vec![serde(100.0, 250.0)],
                     floor: vec![protocol::SerdeFloor {
                         in_bytes: 1000,
@@ -925,10 +930,10 @@ mod tests {
             ..Report::default()
         };
         let w = rendered(&report);
-        assert!(w.contains("| 1.00×, 1.20× | **not met** |"), "{w}");
-        // 10 ns per byte each, 1 of them the floor's: 1.2× needs 10 / 1.2 − 1 = 7.33 ns.
+        assert!(w.contains("| 0.90×, 1.20× | **not met** |"), "{w}");
+        // 11.11 and 10 ns per byte, 1 of them the floor's: 1× needs 10 / 1 − 1 = 9 ns.
         assert!(
-            w.contains("is 10% of k8s-openapi's deserializing time; above it, building the values costs kubeforge 9.00 ns per input byte and k8s-openapi 9.00; 1.2× needs kubeforge's at most 7.33 ns, 19% less"),
+            w.contains("is 10% of k8s-openapi's deserializing time; above it, building the values costs kubeforge 10.11 ns per input byte and k8s-openapi 9.00; 1× needs kubeforge's at most 9.00 ns, 0% less"),
             "{w}"
         );
     }
