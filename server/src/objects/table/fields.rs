@@ -47,13 +47,8 @@ pub(super) fn list<'a>(object: &'a Value, pointer: &str) -> Vec<&'a Value> {
         .unwrap_or_default()
 }
 
-/// The strings of the array at `pointer`.
-pub(super) fn strings<'a>(object: &'a Value, pointer: &str) -> Vec<&'a str> {
-    list(object, pointer)
-        .into_iter()
-        .filter_map(Value::as_str)
-        .collect()
-}
+/// The strings of the array at `pointer` (the one reading every object's lists share).
+pub(super) use crate::objects::meta::strings;
 
 /// The length of the array or map at `pointer`: Go's `len`.
 pub(super) fn count(object: &Value, pointer: &str) -> usize {
