@@ -160,6 +160,9 @@ async fn host(scratch: PathBuf, mut exec: Exec) -> i32 {
     if std::fs::create_dir_all(&directory).is_err() {
         directory.clone_from(&scratch);
     }
+    if exec.tty {
+        return host_terminal(directory, program, exec).await;
+    }
     let mut command = tokio::process::Command::new(&program);
     command
         .args(&exec.argv[1..])
@@ -176,10 +179,6 @@ async fn host(scratch: PathBuf, mut exec: Exec) -> i32 {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);
-    if exec.tty {
-        // containerd's CRI gives a process with a terminal `TERM=xterm`.
-        command.env("TERM", "xterm");
-    }
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(error) => return not_started(&program, &error, &mut exec.stderr).await,
@@ -248,6 +247,110 @@ async fn not_started(program: &str, error: &std::io::Error, stderr: &mut Output)
     let _ = stderr.write_all(message.as_bytes()).await;
     let _ = stderr.shutdown().await;
     code
+}
+
+/// How long a command with a terminal waits for the client's first terminal size before it
+/// starts (kubectl sends it as soon as the streams are open), so it starts at that size.
+const FIRST_SIZE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long the terminal's last output is read for once the process has exited (a
+/// process it started in the background may hold the terminal open).
+const LAST_OUTPUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// [`host`] with a terminal (`-t`): the process runs on a pseudo-terminal, as the leader of
+/// its own session with the terminal as its controlling terminal (pty-process, on
+/// rustix's `openpt`, `setsid` and `TIOCSCTTY`), with `TERM=xterm` as containerd gives it;
+/// the client's stdin is the terminal's input, the terminal's output its stdout (stderr
+/// too, as on a terminal), and each size on the resize channel sets the terminal's size
+/// (the kernel then signals `SIGWINCH`), the first before the process starts.
+async fn host_terminal(directory: PathBuf, program: String, mut exec: Exec) -> i32 {
+    let _ = exec.stderr.shutdown().await;
+    let (pty, pts) = match pty_process::open() {
+        Ok(opened) => opened,
+        Err(error) => {
+            let error = std::io::Error::other(error.to_string());
+            return not_started(&program, &error, &mut exec.stdout).await;
+        }
+    };
+    let first = tokio::time::timeout(FIRST_SIZE, exec.resize.recv())
+        .await
+        .ok()
+        .flatten();
+    let (width, height) = first.unwrap_or((80, 24));
+    let _ = pty.resize(pty_process::Size::new(height, width));
+    let command = pty_process::Command::new(&program)
+        .args(&exec.argv[1..])
+        .current_dir(&directory)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &directory)
+        .envs(exec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .env("TERM", "xterm")
+        .kill_on_drop(true);
+    let mut child = match command.spawn(pts) {
+        Ok(child) => child,
+        Err(pty_process::Error::Io(error)) => {
+            return not_started(&program, &error, &mut exec.stdout).await;
+        }
+        Err(error) => {
+            let error = std::io::Error::other(error.to_string());
+            return not_started(&program, &error, &mut exec.stdout).await;
+        }
+    };
+    let (mut output, mut input) = pty.into_split();
+    let mut stdout = exec.stdout;
+    // The terminal's output until the process and all that holds the terminal are gone
+    // (reading then fails with EIO, which ends the copy).
+    let mut shown = tokio::spawn(async move {
+        let _ = tokio::io::copy(&mut output, &mut stdout).await;
+        let _ = stdout.shutdown().await;
+    });
+    let mut resize = exec.resize;
+    let mut stdin = exec.stdin.take();
+    let typing = async move {
+        let mut buffer = vec![0u8; 4096];
+        let (mut sizing, mut keying) = (true, stdin.is_some());
+        // The input stays open when stdin ends: the process sees its end only as a
+        // terminal shows one.
+        while sizing || keying {
+            tokio::select! {
+                size = resize.recv(), if sizing => match size {
+                    Some((width, height)) => {
+                        let _ = input.resize(pty_process::Size::new(height, width));
+                    }
+                    None => sizing = false,
+                },
+                read = async {
+                    match stdin.as_mut() {
+                        Some(from) => from.read(&mut buffer).await,
+                        None => Ok(0),
+                    }
+                }, if keying => match read {
+                    Ok(n) if n > 0 => {
+                        if input.write_all(&buffer[..n]).await.is_err() {
+                            keying = false;
+                        }
+                    }
+                    _ => keying = false,
+                },
+            }
+        }
+        std::future::pending::<()>().await;
+    };
+    let status = tokio::select! {
+        status = child.wait() => status,
+        () = typing => child.wait().await,
+    };
+    if tokio::time::timeout(LAST_OUTPUT, &mut shown).await.is_err() {
+        shown.abort();
+    }
+    match status {
+        Ok(status) => status.code().unwrap_or_else(|| {
+            use std::os::unix::process::ExitStatusExt;
+            128 + status.signal().unwrap_or(9)
+        }),
+        Err(_) => 137,
+    }
 }
 
 /// What listens on a container's port: an HTTP service (`pods/{name}:{port}/proxy/…`,
