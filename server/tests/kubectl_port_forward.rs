@@ -5,7 +5,8 @@
 //! opens, an HTTP GET reaches a `tower::Service` registered for one port and a raw TCP
 //! echo registered for another; a port nothing serves gets the kubelet's error on the
 //! error stream, which kubectl prints. And kube-rs's `Api::portforward`, which speaks
-//! `v4.channel.k8s.io`'s channels, reaches the same ports.
+//! `v4.channel.k8s.io`'s channels, reaches the same ports. And the binary's
+//! `--container-port IMAGE:PORT=PROGRAM` runs a program per connection (`cat` here).
 //!
 //! kubectl is found on `PATH`; without it or the corpus the test prints `SKIPPED: …`, and
 //! fails in CI.
@@ -97,12 +98,16 @@ impl Cluster {
         Some(cluster)
     }
 
-    fn kubectl(&self, line: &str) -> Command {
+    /// kubectl with the cluster's kubeconfig.
+    fn base(&self) -> Command {
         let mut command = Command::new(&self.kubectl);
+        command.arg("--kubeconfig").arg(&self.config);
         command
-            .arg("--kubeconfig")
-            .arg(&self.config)
-            .args(line.split(' '));
+    }
+
+    fn kubectl(&self, line: &str) -> Command {
+        let mut command = self.base();
+        command.args(line.split(' '));
         command
     }
 
@@ -121,11 +126,19 @@ struct Forward {
 
 impl Forward {
     fn start(cluster: &Cluster, websockets: bool, remote: &[u16]) -> Forward {
-        let ports: Vec<String> = remote.iter().map(|p| format!(":{p}")).collect();
-        let mut command = cluster.kubectl(&format!(
-            "port-forward pod/served --address 127.0.0.1 -v=6 {}",
-            ports.join(" ")
-        ));
+        Forward::start_with(cluster.base(), "served", websockets, remote)
+    }
+
+    /// `kubectl port-forward pod/<pod>`, `kubectl` a kubectl command with its kubeconfig.
+    fn start_with(mut command: Command, pod: &str, websockets: bool, remote: &[u16]) -> Forward {
+        command.args([
+            "port-forward",
+            &format!("pod/{pod}"),
+            "--address",
+            "127.0.0.1",
+            "-v=6",
+        ]);
+        command.args(remote.iter().map(|p| format!(":{p}")));
         command.env(
             "KUBECTL_PORT_FORWARD_WEBSOCKETS",
             if websockets { "true" } else { "false" },
@@ -345,4 +358,53 @@ fn kube_rs_port_forward_over_v4_channels() {
         );
         forwarder.abort();
     });
+}
+
+#[test]
+fn the_binary_runs_a_program_per_connection() {
+    let test = "kubectl_port_forward (binary)";
+    let Some(corpus) = kubeforge_tests::corpus(test, &["kubernetes/swagger.json"]) else {
+        return;
+    };
+    let Some(kubectl) = kubeforge_tests::kubectl(test) else {
+        return;
+    };
+    let Some(cat) = kubeforge_tests::program_in(
+        "cat",
+        std::env::var_os("PATH").as_deref(),
+        test,
+        kubeforge_tests::in_ci(),
+    ) else {
+        return;
+    };
+    let server = kubeforge_tests::kubectl_server::KubectlServer::start_with(
+        env!("CARGO_BIN_EXE_kubeforge-server"),
+        kubectl,
+        &[
+            "--simulate",
+            "--container-port",
+            &format!("example.com/cat:7777={}", cat.display()),
+        ],
+        &[corpus.join("kubernetes/swagger.json")],
+    );
+    let _ = server.ok(
+        &[
+            "run",
+            "cat",
+            "--image=example.com/cat:1.0",
+            "--",
+            "sleep",
+            "3600",
+        ],
+        "",
+    );
+    let _ = server.ok(
+        &["wait", "--for=condition=Ready", "pod/cat", "--timeout=30s"],
+        "",
+    );
+    let mut forward = Forward::start_with(server.command(&[]), "cat", true, &[7777]);
+    let answer = exchange(forward.local[0], b"meow\n");
+    let answer = answer.unwrap_or_else(|e| panic!("{e}; kubectl: {}", forward.stop()));
+    assert_eq!(answer, "meow\n");
+    forward.stop();
 }

@@ -422,6 +422,41 @@ impl PortHandler {
         })))
     }
 
+    /// The port served by `program` on this machine, run once per connection as inetd
+    /// runs a service: the bytes the client sends are its stdin (closed when the client
+    /// closes its side), its stdout the answer, the connection's end its exit
+    /// (`--container-port IMAGE:PORT=PROGRAM`). It runs with this process's rights.
+    pub fn program(program: PathBuf) -> PortHandler {
+        PortHandler::tcp(move |connection| {
+            let program = program.clone();
+            async move {
+                let child = tokio::process::Command::new(&program)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::null())
+                    .kill_on_drop(true)
+                    .spawn();
+                let Ok(mut child) = child else {
+                    return;
+                };
+                let (mut from, mut to) = tokio::io::split(connection);
+                let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
+                let feed = async move {
+                    if let Some(mut stdin) = stdin {
+                        let _ = tokio::io::copy(&mut from, &mut stdin).await;
+                    }
+                };
+                let answer = async move {
+                    if let Some(mut stdout) = stdout {
+                        let _ = tokio::io::copy(&mut stdout, &mut to).await;
+                    }
+                    let _ = to.shutdown().await;
+                };
+                let _ = tokio::join!(feed, answer, child.wait());
+            }
+        })
+    }
+
     /// A connection to the port, as a dial reaches it: the client's end, the port served
     /// on the other (the HTTP service behind hyper's HTTP/1.1 server). Needs the runtime.
     pub(crate) fn connect(&self) -> Connection {
