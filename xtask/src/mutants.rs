@@ -752,6 +752,14 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "        match self.ports.values().next() {",
         tests: &["kubeforge-server:kubectl_port_forward:kube_rs_port_forward_over_v4_channels"],
     },
+    Mutant {
+        name: "exec-terminal-size-ignored",
+        breaks: "a command exec'd with a terminal and `--exec-on-host` runs on a pseudo-terminal of the size the client sends on the resize channel",
+        file: "server/src/controllers/simulation/containers.rs",
+        find: "    let (width, height) = first.unwrap_or((80, 24));",
+        replace: "    let (width, height) = first.map_or((80, 24), |_| (80, 24));",
+        tests: &["kubeforge-server:kubectl_exec:exec_on_host_runs_real_commands"],
+    },
 ];
 
 /// The goldens, relative to the workspace root.
