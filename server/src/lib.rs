@@ -47,7 +47,7 @@ mod semantics;
 mod verbs;
 mod wire;
 
-pub use controllers::simulation::containers::{Answer, Exec, ExecHandler, PortHandler};
+pub use controllers::simulation::containers::{Answer, Connection, Exec, ExecHandler, PortHandler};
 pub use controllers::simulation::{CONTROL_PLANE, SimulatedNode, Simulation, Usage};
 pub use objects::catalog::{
     Catalog, PatchField, PatchSchema, PrinterColumn, ResourceDef, Validator,

@@ -2,8 +2,10 @@
 //! and client libraries speak (`v5.channel.k8s.io`, `v4.channel.k8s.io`), against Kubernetes
 //! 1.36's `swagger.json`:
 //! - `serve --simulate --exec-on-host` runs real commands: a shell loop, `cat` echoing
-//!   stdin, `exit 3` giving kubectl's exit code 3, a terminal (`-t`, kubectl under
-//!   `script`), the container's environment and working directory;
+//!   stdin, `exit 3` giving kubectl's exit code 3, a terminal (`-it`, kubectl under
+//!   `script`: the process on a pseudo-terminal, its controlling terminal, at the size
+//!   kubectl sends on the resize channel), the container's environment and working
+//!   directory;
 //! - `serve --simulate` without it answers as a runtime answers a command it cannot find
 //!   (exit code 127 and runc's message), not a 500;
 //! - a handler a test registers per image (`Simulation::exec`) gets argv and stdin and
@@ -78,8 +80,9 @@ fn exec(server: &KubectlServer, args: &[&str], stdin: &str) -> (i32, String, Str
     )
 }
 
-/// kubectl with a terminal for its stdin and stdout (under util-linux's `script`), as a
-/// user at a terminal runs `kubectl exec -it`: its exit code and what the terminal showed.
+/// kubectl with a terminal for its stdin and stdout (under util-linux's `script`, its
+/// terminal set to 123 columns and 45 rows), as a user at a terminal runs `kubectl exec
+/// -it`: its exit code and what the terminal showed.
 fn exec_at_terminal(server: &KubectlServer, args: &[&str]) -> Option<(i32, String)> {
     // Without util-linux's `script`: a failure in CI, else a skip of the terminal part.
     let script = kubeforge_tests::program_in(
@@ -94,7 +97,13 @@ fn exec_at_terminal(server: &KubectlServer, args: &[&str]) -> Option<(i32, Strin
         .map(|a| shell_quote(&a.to_string_lossy()))
         .collect();
     let output = Command::new(script)
-        .args(["-q", "-e", "-c", &line.join(" "), "/dev/null"])
+        .args([
+            "-q",
+            "-e",
+            "-c",
+            &format!("stty cols 123 rows 45; {}", line.join(" ")),
+            "/dev/null",
+        ])
         .current_dir(server.dir())
         .stdin(std::process::Stdio::null())
         .output()
@@ -172,7 +181,9 @@ fn exec_on_host_runs_real_commands() {
     assert!(lines[1].ends_with("/default/shell/main/work"), "{stdout}");
     assert_eq!(lines[2], "term=", "no terminal without -t: {stdout}");
 
-    // With a terminal (`-t`): the runtime's `TERM`, stderr on the terminal, the exit code.
+    // With a terminal (`-t`): the process's stdin, stdout and stderr are a terminal, its
+    // controlling one, of the client's size (sent on the resize channel); the runtime's
+    // `TERM`; stderr on the terminal; the exit code.
     if let Some((code, shown)) = exec_at_terminal(
         &server,
         &[
@@ -182,10 +193,13 @@ fn exec_on_host_runs_real_commands() {
             "--",
             "sh",
             "-c",
-            "echo term=$TERM; echo err >&2; exit 4",
+            "test -t 0 && test -t 1 && test -t 2 && echo tty=yes; (: </dev/tty) 2>/dev/null && echo controlling=yes; echo size=$(stty size); echo term=$TERM; echo err >&2; exit 4",
         ],
     ) {
         assert_eq!(code, 4, "{shown}");
+        assert!(shown.contains("tty=yes"), "{shown}");
+        assert!(shown.contains("controlling=yes"), "{shown}");
+        assert!(shown.contains("size=45 123"), "{shown}");
         assert!(shown.contains("term=xterm"), "{shown}");
         assert!(shown.contains("err"), "{shown}");
         assert!(

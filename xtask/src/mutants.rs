@@ -734,6 +734,32 @@ pub const MUTANTS: &[Mutant] = &[
         replace: "    if code >= 0 {\n        return r#\"{\"metadata\":{},\"status\":\"Success\"}\"#.to_owned();",
         tests: &["kubeforge-server:kubectl_exec:without_a_handler_a_command_is_not_found"],
     },
+    Mutant {
+        name: "port-forward-error-stream-open",
+        breaks: "a port-forwarded connection's error stream is closed once the port's side ends, as the kubelet closes it, so kubectl closes the local connection",
+        file: "server/src/router/streams.rs",
+        find: "    let _ = frames.send(spdy::data(error, &[], true)).await;\n",
+        replace: "",
+        tests: &[
+            "kubeforge-server:kubectl_port_forward:kubectl_port_forward_over_a_websocket_tunnel_and_over_spdy",
+        ],
+    },
+    Mutant {
+        name: "port-forward-wrong-port",
+        breaks: "a port-forward reaches what listens on the port asked for, and the kubelet's error where nothing does",
+        file: "server/src/verbs/pods.rs",
+        find: "        match self.ports.get(&port) {",
+        replace: "        match self.ports.values().next() {",
+        tests: &["kubeforge-server:kubectl_port_forward:kube_rs_port_forward_over_v4_channels"],
+    },
+    Mutant {
+        name: "exec-terminal-size-ignored",
+        breaks: "a command exec'd with a terminal and `--exec-on-host` runs on a pseudo-terminal of the size the client sends on the resize channel",
+        file: "server/src/controllers/simulation/containers.rs",
+        find: "    let (width, height) = first.unwrap_or((80, 24));",
+        replace: "    let (width, height) = first.map_or((80, 24), |_| (80, 24));",
+        tests: &["kubeforge-server:kubectl_exec:exec_on_host_runs_real_commands"],
+    },
 ];
 
 /// The goldens, relative to the workspace root.

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use kubeforge_server::{
-    Catalog, ExecHandler, Options, Server, Simulation, Usage, serve, serve_tls,
+    Catalog, ExecHandler, Options, PortHandler, Server, Simulation, Usage, serve, serve_tls,
 };
 
 #[derive(Parser)]
@@ -129,6 +129,16 @@ struct SimulationArgs {
         requires = "simulate"
     )]
     container_execs: Vec<String>,
+    /// `IMAGE:PORT=PROGRAM`: each connection to PORT of a container of this image
+    /// (`kubectl port-forward`, and the proxies, which speak HTTP/1.1 on it) runs PROGRAM on
+    /// this machine, as inetd runs a service: what the client sends is its stdin, its stdout
+    /// the answer (`PortHandler::program`). Repeatable.
+    #[arg(
+        long = "container-port",
+        value_name = "IMAGE:PORT=PROGRAM",
+        requires = "simulate"
+    )]
+    container_ports: Vec<String>,
     /// Run the commands exec'd into containers (`kubectl exec`) as processes ON THIS
     /// MACHINE, with this server's rights, in a scratch directory per container, with the
     /// container's environment (`Simulation::exec_on_host`). Off by default: a command
@@ -211,6 +221,21 @@ impl SimulationArgs {
                 .map_err(|e| format!("--container-exec {program}: {file}: {e}"))?;
             exec.insert(image.to_owned(), ExecHandler::program(file));
         }
+        let mut ports = BTreeMap::new();
+        for given in &self.container_ports {
+            let parsed = given.split_once('=').and_then(|(at, program)| {
+                let (image, port) = at.rsplit_once(':')?;
+                Some((image, port.parse::<u16>().ok().filter(|p| *p > 0)?, program))
+            });
+            let Some((image, port, program)) = parsed else {
+                return Err(format!(
+                    "--container-port {given}: expected IMAGE:PORT=PROGRAM (busybox:8080=./serve)"
+                ));
+            };
+            let file = std::fs::canonicalize(program)
+                .map_err(|e| format!("--container-port {given}: {program}: {e}"))?;
+            ports.insert((image.to_owned(), port), PortHandler::program(file));
+        }
         let exec_on_host = self
             .exec_on_host
             .then(|| std::env::temp_dir().join(format!("kubeforge-exec-{}", std::process::id())));
@@ -223,6 +248,7 @@ impl SimulationArgs {
             logs,
             exec,
             exec_on_host,
+            ports,
             ..Simulation::with_nodes(self.nodes)
         });
         Ok(Options {

@@ -543,6 +543,20 @@ impl Server {
         {
             return streams::upgrade(parts, plan);
         }
+        // A port-forward the simulation serves: the SPDY or WebSocket upgrade.
+        if (
+            def.group.as_str(),
+            def.plural.as_str(),
+            target.subresource.as_deref(),
+        ) == ("", "pods", Some("portforward"))
+            && let Some(plan) = shared.pod_portforward(
+                namespace.unwrap_or(""),
+                target.name.as_deref().unwrap_or(""),
+                &query,
+            )?
+        {
+            return streams::forward_upgrade(parts, plan);
+        }
         if let Some((code, value)) =
             self.behaviour(catalog, def, target, verb, body, &query, user)?
         {

@@ -598,6 +598,56 @@ impl Shared {
         }))
     }
 
+    /// `pods/{name}/portforward` to a Pod a simulated node runs: the checks of
+    /// [`Shared::pod_kubelet`], then the ports its containers' images serve
+    /// (`Simulation::port`), and the ports asked for in the query (`ports`, as
+    /// `PortForwardOptions` carries them; what the WebSocket protocol forwards). `None`
+    /// where no simulated kubelet runs the Pod (the answer is then
+    /// [`Shared::pod_kubelet`]'s).
+    pub(crate) fn pod_portforward(
+        &self,
+        namespace: &str,
+        name: &str,
+        query: &Query,
+    ) -> Result<Option<ForwardPlan>, Failure> {
+        let Some(simulation) = self.options.simulation.as_ref() else {
+            return Ok(None);
+        };
+        let pod = self.stored(self.core("pods")?, namespace, name)?;
+        let node = pod
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !simulation.nodes.iter().any(|n| n.name == node) {
+            return Ok(None);
+        }
+        let mut asked = Vec::new();
+        for given in query.all("ports").into_iter().flat_map(|v| v.split(',')) {
+            let given = given.trim();
+            match given.parse::<u16>() {
+                Ok(port) if port > 0 => asked.push(port),
+                _ => {
+                    return Err(Failure::bad_request(format!(
+                        "invalid port {}: must be between 1 and 65535",
+                        quote(given)
+                    )));
+                }
+            }
+        }
+        if matches!(
+            pod.pointer("/status/phase").and_then(Value::as_str),
+            Some("Succeeded" | "Failed")
+        ) {
+            // The kubelet's `GetPortForward` for a Pod whose sandbox is gone.
+            return Err(Failure::bad_request(format!("pod {name} is not running")));
+        }
+        Ok(Some(ForwardPlan {
+            ports: containers::pod_ports(simulation, &pod),
+            sandbox: containers::sandbox_id(&pod),
+            asked,
+        }))
+    }
+
     /// `pods/{name}[:{port}]/proxy` to a port the simulation serves (`Simulation::port`) of a
     /// Pod a simulated node runs; `None` for any other (the answer is then
     /// [`Shared::pod_kubelet`]'s).
@@ -821,6 +871,32 @@ pub(crate) struct ExecPlan {
     pub(crate) stdout: bool,
     pub(crate) stderr: bool,
     pub(crate) tty: bool,
+}
+
+/// The ports of a Pod a client forwards to, and what serves them.
+#[derive(Clone, Debug)]
+pub(crate) struct ForwardPlan {
+    /// What listens on each port the simulation serves in the Pod's containers.
+    pub(crate) ports: std::collections::BTreeMap<u16, containers::PortHandler>,
+    /// The Pod's sandbox id, which the kubelet's errors name it by.
+    pub(crate) sandbox: String,
+    /// The ports the query asks for (`ports`), in its order.
+    pub(crate) asked: Vec<u16>,
+}
+
+impl ForwardPlan {
+    /// A connection to `port`, or the error the kubelet writes on the port's error stream
+    /// when nothing listens there (containerd's dial inside the Pod's network namespace,
+    /// refused).
+    pub(crate) fn connect(&self, port: u16) -> Result<containers::Connection, String> {
+        match self.ports.get(&port) {
+            Some(handler) => Ok(handler.connect()),
+            None => Err(format!(
+                "error forwarding port {port} to pod {sandbox}, uid : failed to connect to localhost:{port} inside namespace {sandbox}: dial tcp 127.0.0.1:{port}: connect: connection refused",
+                sandbox = self.sandbox
+            )),
+        }
+    }
 }
 
 /// `validateContainer`: the container asked for, or the Pod's only one.

@@ -12,4 +12,5 @@ pub(crate) mod media;
 pub(crate) mod protobuf;
 pub(crate) mod query;
 pub(crate) mod response;
+pub(crate) mod spdy;
 pub(crate) mod status;
