@@ -11,7 +11,9 @@
 //! target that no longer compiles does not count (a compile error is not a behavioural
 //! check), nor does a changed golden. A mutant that survives, or whose text no longer
 //! occurs exactly once, makes the command fail. A baseline run without a bug must pass
-//! first, so that a broken copy cannot pass for a caught mutant.
+//! first, so that a broken copy cannot pass for a caught mutant (in place, `--tested-by`
+//! leaves out of it the targets the test step that has just run proves passed:
+//! [`tested_by`]).
 //!
 //! The copy is built in a target directory of its own, `<target>/mutants/target` (cargo
 //! names a workspace's artifacts by their paths inside the workspace, so the copy's would
