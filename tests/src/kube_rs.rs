@@ -144,6 +144,9 @@ pub fn build(scratch: &Path) -> Result<Vec<Binary>, String> {
         .args(["test", "--lib", "--all-features", "--no-run"])
         .args(["--message-format", "json-render-diagnostics"])
         .env("CARGO_TARGET_DIR", scratch.join("target"))
+        // Built once per target directory: incremental state (which CI's test step would
+        // otherwise ask for, `.ci/run`) only costs time and disk (`crate::scale::INCREMENTAL`).
+        .env("CARGO_INCREMENTAL", crate::scale::INCREMENTAL)
         .current_dir(scratch);
     for package in PACKAGES {
         command.args(["--package", package]);

@@ -55,16 +55,26 @@ pub fn kubernetes_swagger_config(corpus: &Path) -> Config {
 pub const RUSTFLAGS: &str = "-D warnings";
 
 /// `cargo` (the one running the tests) in `dir`, building into the shared target directory
-/// ([`dir_target`]) with the shared flags ([`RUSTFLAGS`]); the caller adds the arguments.
+/// ([`dir_target`]) with the shared flags ([`RUSTFLAGS`]) and without incremental state
+/// ([`INCREMENTAL`]); the caller adds the arguments.
 pub fn command(dir: &Path) -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", dir_target())
-        .env("RUSTFLAGS", RUSTFLAGS);
+        .env("RUSTFLAGS", RUSTFLAGS)
+        .env("CARGO_INCREMENTAL", INCREMENTAL);
     command
 }
+
+/// `CARGO_INCREMENTAL` of every crate built in [`dir_target`]: off, whatever the tests' own
+/// build uses. The setting is part of cargo's hash of an artifact, so a generated crate built
+/// under an outer `CARGO_INCREMENTAL=1` (`cargo xtask mutants` sets it, and CI's test step, so
+/// that the mutants reuse its test binaries) and again under `0` was built twice; and a
+/// generated crate is written once per run, so incremental state would only cost time and
+/// disk.
+pub const INCREMENTAL: &str = "0";
 
 /// Runs `cargo <args>` in `dir` with warnings denied, and panics with its output on failure.
 pub fn cargo(dir: &Path, args: &[&str]) -> String {

@@ -43,7 +43,7 @@ use kubeforge_tests::harness;
 use kubeforge_tests::instances::{self, Options, SchemaSet};
 use kubeforge_tests::json_diff::differences;
 use kubeforge_tests::sorted_files;
-use kubeforge_tests::{corpus_dir, scale, workspace_root};
+use kubeforge_tests::{corpus, corpus_dir, scale, workspace_root};
 use serde_json::Value;
 
 /// Why a schema's instances fail today: a name used in `tests/lossless-gaps.txt`, what goes
@@ -332,12 +332,19 @@ fn goldens_round_trip() {
 
 #[test]
 fn kubernetes_swagger_round_trips() {
-    let Some(corpus) = corpus_dir("lossless: Kubernetes 1.36 swagger.json") else {
+    let Some(corpus) = corpus(
+        "lossless: Kubernetes 1.36 swagger.json",
+        &["kubernetes/swagger.json", "kubernetes/proto"],
+    ) else {
         return;
     };
     let path = corpus.join("kubernetes/swagger.json");
-    // The scale test's configuration exactly, so its build is reused.
-    let config = Config::new().input(&path).features(true);
+    // The scale and protobuf tests' configuration exactly (its `.proto` files included), so
+    // that the crate they write under the same name is one text and its default-features
+    // build, which this test and the scale test both make, is compiled once. The protobuf
+    // code is behind the crate's `protobuf` feature, which the default leaves out: the types
+    // this test round-trips are the same.
+    let config = scale::kubernetes_swagger_config(&corpus);
     let mut set = SchemaSet::new();
     load(&mut set, &path, "kubernetes/swagger.json");
     corpus_part(

@@ -82,6 +82,12 @@ enum Command {
         /// on an error, but a killed run leaves its bug in place.
         #[arg(long)]
         in_place: bool,
+        /// The log of the test step that has just run in this workspace (`cargo xtask times
+        /// -- cargo test --workspace` writes <target dir>/test-times/log.tsv): the baseline
+        /// leaves out the targets whose very binaries passed there, every test, in the same
+        /// environment, with nothing written since; the others run as without it (CI).
+        #[arg(long, value_name = "LOG", requires = "in_place")]
+        tested_by: Option<PathBuf>,
     },
     /// Print what changed in the API (`kubeforge diff`): of schemas/ from `--base` (default
     /// HEAD) to the working tree, or from OLD documents to NEW ones.
@@ -179,7 +185,8 @@ fn main() -> ExitCode {
             only,
             list,
             in_place,
-        } => xtask::mutants::run(&root, &only, list, in_place),
+            tested_by,
+        } => xtask::mutants::run(&root, &only, list, in_place, tested_by.as_deref()),
         Command::Diff {
             old,
             new,

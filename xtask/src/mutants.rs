@@ -11,7 +11,9 @@
 //! target that no longer compiles does not count (a compile error is not a behavioural
 //! check), nor does a changed golden. A mutant that survives, or whose text no longer
 //! occurs exactly once, makes the command fail. A baseline run without a bug must pass
-//! first, so that a broken copy cannot pass for a caught mutant.
+//! first, so that a broken copy cannot pass for a caught mutant (in place, `--tested-by`
+//! leaves out of it the targets the test step that has just run proves passed:
+//! [`tested_by`]).
 //!
 //! The copy is built in a target directory of its own, `<target>/mutants/target` (cargo
 //! names a workspace's artifacts by their paths inside the workspace, so the copy's would
@@ -26,6 +28,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
+
+mod tested_by;
+pub use tested_by::{log_field, test_environment};
 
 /// One planted bug: in `file`, `find` (which must occur exactly once) becomes `replace`.
 #[derive(Debug)]
@@ -921,8 +926,15 @@ enum Outcome {
 }
 
 /// Runs the mutation check; `only` restricts it to the named mutants, `list` prints them
-/// instead.
-pub fn run(root: &Path, only: &[String], list: bool, in_place: bool) -> ExitCode {
+/// instead. With `tested_by` (the log of the test step that has just run, in place), the
+/// baseline leaves out the targets that log proves passed (`tested_by.rs`).
+pub fn run(
+    root: &Path,
+    only: &[String],
+    list: bool,
+    in_place: bool,
+    tested_by: Option<&Path>,
+) -> ExitCode {
     if list {
         for mutant in MUTANTS {
             println!(
@@ -935,7 +947,7 @@ pub fn run(root: &Path, only: &[String], list: bool, in_place: bool) -> ExitCode
         }
         return ExitCode::SUCCESS;
     }
-    match check(root, only, in_place) {
+    match check(root, only, in_place, tested_by) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(message) => {
@@ -946,7 +958,12 @@ pub fn run(root: &Path, only: &[String], list: bool, in_place: bool) -> ExitCode
 }
 
 #[allow(clippy::too_many_lines)]
-fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
+fn check(
+    root: &Path,
+    only: &[String],
+    in_place: bool,
+    tested_by: Option<&Path>,
+) -> Result<bool, String> {
     let started = Instant::now();
     for name in only {
         if !MUTANTS.iter().any(|m| m.name == name) {
@@ -997,18 +1014,47 @@ fn check(root: &Path, only: &[String], in_place: bool) -> Result<bool, String> {
 
     let names = TestNames::read(&scratch, &cargo_target)?;
     let baseline_started = Instant::now();
+    let golden = golden_target();
+    // The targets the test step that has just run proves passed (`--tested-by`): not run again.
+    let proven = match tested_by {
+        Some(log) => {
+            let mut all: Vec<&Target<'_>> = targets.iter().collect();
+            all.push(&golden);
+            let (proven, not) = tested_by::proven(&scratch, &cargo_target, &names, &all, log)?;
+            eprintln!(
+                "mutants: baseline: {} of {} test targets (the goldens' included) passed in the test step {} records, the same binaries in the same environment, nothing written since: not run again",
+                proven.len(),
+                all.len(),
+                log.display()
+            );
+            for line in &not {
+                eprintln!("mutants: baseline runs {line}");
+            }
+            proven
+        }
+        None => BTreeSet::new(),
+    };
+    let was_proven = |t: &Target<'_>| proven.contains(&(t.package.to_owned(), t.target.to_owned()));
+    let targets_to_run: Vec<&Target<'_>> = targets.iter().filter(|t| !was_proven(t)).collect();
     eprintln!(
-        "mutants: baseline (no bug planted): the goldens and {} test targets …",
-        targets.len()
+        "mutants: baseline (no bug planted): {}{} test targets …",
+        if was_proven(&golden) {
+            ""
+        } else {
+            "the goldens and "
+        },
+        targets_to_run.len()
     );
-    let blessed = bless(&scratch, &cargo_target, &names, &pristine)?;
-    if !blessed.is_empty() {
-        return Err(format!(
-            "the goldens are stale before any bug is planted: {}",
-            blessed.join(", ")
-        ));
+    if !was_proven(&golden) {
+        let blessed = bless(&scratch, &cargo_target, &names, &pristine)?;
+        if !blessed.is_empty() {
+            return Err(format!(
+                "the goldens are stale before any bug is planted: {}",
+                blessed.join(", ")
+            ));
+        }
     }
-    for target in &targets {
+    for target in targets_to_run {
         match run_target(&scratch, &cargo_target, &names, target)? {
             Outcome::Passed => {}
             Outcome::Failed(tests) => {
@@ -1249,6 +1295,15 @@ fn cargo(scratch: &Path, cargo_target: &Path) -> Command {
     command
 }
 
+/// The goldens' test, which re-blessing runs.
+fn golden_target() -> Target<'static> {
+    Target {
+        package: "kubeforge-tests",
+        target: "golden",
+        filter: Some("goldens_match"),
+    }
+}
+
 /// Re-blesses the goldens, and names those whose text changed.
 fn bless(
     scratch: &Path,
@@ -1256,11 +1311,7 @@ fn bless(
     names: &TestNames,
     pristine: &BTreeMap<PathBuf, String>,
 ) -> Result<Vec<String>, String> {
-    let golden = Target {
-        package: "kubeforge-tests",
-        target: "golden",
-        filter: Some("goldens_match"),
-    };
+    let golden = golden_target();
     let mut args = golden.cargo_args(names.workspace(&golden));
     args.insert(1, "--quiet");
     let output = cargo(scratch, cargo_target)

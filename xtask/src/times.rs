@@ -364,7 +364,22 @@ fn run_test(args: &[OsString]) -> ExitCode {
         }
     }
     let package = std::env::var("CARGO_PKG_NAME").unwrap_or_default();
-    timed(command, &["run".to_owned(), for_test(), package, name])
+    // Its arguments and the environment that chooses what its tests do, so that `cargo
+    // xtask mutants --tested-by` can tell a run of every test, as the mutants' baseline
+    // would run it, from a filtered one (xtask/src/mutants.rs, `TestedBy`).
+    let arguments = xtask::mutants::log_field(rest.iter().map(|a| a.to_string_lossy()));
+    let environment = xtask::mutants::log_field(xtask::mutants::test_environment());
+    timed(
+        command,
+        &[
+            "run".to_owned(),
+            for_test(),
+            package,
+            name,
+            arguments,
+            environment,
+        ],
+    )
 }
 
 /// `RUSTDOC`: the real rustdoc; a `--test` run is a crate's doc-tests.
@@ -415,11 +430,13 @@ impl Entry {
     fn parse(line: &str) -> Option<Entry> {
         let fields: Vec<&str> = line.split('\t').collect();
         let (tool, rest) = fields.split_first()?;
-        // rustc: for_test package name kind out_dir; run: for_test package name;
-        // rustdoc: for_test package name kind; then start wall cpu code.
+        // rustc: for_test package name kind out_dir; run: for_test package name arguments
+        // environment; rustdoc: for_test package name kind; then start wall cpu code.
         let named = match *tool {
             "rustc" => 5,
-            "run" => 3,
+            // A log written before the arguments and environment were (`--report`).
+            "run" if rest.len() == 3 + 4 => 3,
+            "run" => 5,
             "rustdoc" => 4,
             _ => return None,
         };
@@ -432,7 +449,7 @@ impl Entry {
             for_test: rest[0].to_owned(),
             package: rest[1].to_owned(),
             name: rest[2].to_owned(),
-            kind: if named > 3 {
+            kind: if *tool != "run" && named > 3 {
                 rest[3].to_owned()
             } else {
                 String::new()
@@ -600,7 +617,7 @@ mod tests {
 rustc\t\tserde\tserde-1\tlib\t/t/debug/deps\t100.0\t2.0\t1.9\t0
 rustc\t\tkubeforge-tests\tscale-aa\ttest\t/t/debug/deps\t102.0\t5.0\t4.5\t0
 rustc\t\tkubeforge\tcli-bb\ttest\t/t/debug/deps\t102.5\t3.0\t2.5\t0
-run\t\tkubeforge-tests\tscale-aa\t110.0\t60.0\t80.0\t0
+run\t\tkubeforge-tests\tscale-aa\t\tCI=true\t110.0\t60.0\t80.0\t0
 rustc\tscale-aa\tscale_crate\tscale_crate-cc\tlib\t/t/tmp/scale/target/debug/deps\t111.0\t30.0\t29.0\t0
 run\t\tkubeforge\tcli-bb\t170.0\t1.0\t0.8\t0
 rustdoc\t\tkubeforge-runtime\tkubeforge_runtime\tdoctest\t171.0\t9.0\t8.0\t0
