@@ -410,6 +410,15 @@ impl MethodSet {
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+
+    /// The set of `method` alone; empty for a method outside the nine it knows.
+    #[must_use]
+    pub fn of(method: &Method) -> MethodSet {
+        METHODS
+            .iter()
+            .position(|m| m == method)
+            .map_or(MethodSet::EMPTY, |i| MethodSet(1 << i))
+    }
 }
 
 impl fmt::Debug for MethodSet {
@@ -466,9 +475,60 @@ impl<'p, R> Resolution<'p, R> {
     }
 }
 
+/// The end of a path in a generated matcher: the routes served there, each with its method
+/// and its path parameters' names, and the values of the parameters found on the way.
+/// `Found` with the route of `method`, else `MethodNotAllowed` with every route's method.
+/// One call a leaf, with the routes as a constant, instead of a comparison and a return
+/// written out per method: the matcher of the full Kubernetes API is a third of its lines,
+/// and the crate's clean build smaller by what rustc keeps of them.
+#[inline]
+#[must_use]
+pub fn leaf<'p, R: Copy>(
+    method: &Method,
+    routes: &[(MethodSet, R, &'static [&'static str])],
+    values: &[&'p str],
+) -> Resolution<'p, R> {
+    let wanted = MethodSet::of(method);
+    let mut allowed = MethodSet::EMPTY;
+    for &(set, route, names) in routes {
+        if set.0 & wanted.0 != 0 {
+            return Resolution::Found {
+                route,
+                params: PathParams::of(names, values),
+            };
+        }
+        allowed = allowed.union(set);
+    }
+    Resolution::MethodNotAllowed { allowed }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::PathParams;
+    use super::{Method, MethodSet, PathParams, Resolution, leaf};
+
+    #[test]
+    fn a_leaf_finds_its_method_and_names_every_other() {
+        let routes = [
+            (MethodSet::DELETE, 1, &["namespace", "name"][..]),
+            (MethodSet::GET, 2, &["namespace", "name"][..]),
+        ];
+        let found = leaf(&Method::GET, &routes, &["ns", "a"]).found();
+        let (route, params) = found.expect("GET is served");
+        assert_eq!(route, 2);
+        assert_eq!(params.get("name"), Some("a"));
+        assert_eq!(params.get("namespace"), Some("ns"));
+        assert_eq!(
+            leaf(&Method::POST, &routes, &["ns", "a"]),
+            Resolution::MethodNotAllowed {
+                allowed: MethodSet::DELETE.union(MethodSet::GET)
+            }
+        );
+        let unknown = Method::from_bytes(b"PURGE").expect("a method");
+        assert!(matches!(
+            leaf(&unknown, &routes, &["ns", "a"]),
+            Resolution::MethodNotAllowed { .. }
+        ));
+    }
 
     #[test]
     fn rewind_forgets_what_a_failed_branch_recorded() {

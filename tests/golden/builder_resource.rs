@@ -969,7 +969,8 @@ pub mod routes {
         use ::kubeforge_runtime::http::Method;
         use ::kubeforge_runtime::route::param_segment;
         use ::kubeforge_runtime::route::strip_segments;
-        use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
+        use ::kubeforge_runtime::route::leaf;
+        use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
         /// Resolves a request's method and path to a route and its path parameters.
@@ -991,30 +992,24 @@ pub mod routes {
                 if let Some(rest) = strip_segments(rest, "/gizmos") {
                     if let Some((param0, rest)) = param_segment(rest) {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::ReadExampleComV1Gizmo,
-                                    params: PathParams::of(&["name"], &[param0]),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[(MethodSet::GET, Route::ReadExampleComV1Gizmo, &["name"])],
+                                &[param0],
+                            );
                         }
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
                     if let Some((param0, rest)) = param_segment(rest) {
                         if let Some(rest) = strip_segments(rest, "/gadgets") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ListExampleComV1NamespacedGadget,
-                                        params: PathParams::of(&["namespace"], &[param0]),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, &["namespace"]),
+                                    ],
+                                    &[param0],
+                                );
                             }
                         }
                     }

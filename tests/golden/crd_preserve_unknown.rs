@@ -2240,7 +2240,8 @@ pub mod routes {
         use ::kubeforge_runtime::http::Method;
         use ::kubeforge_runtime::route::param_segment;
         use ::kubeforge_runtime::route::strip_segments;
-        use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
+        use ::kubeforge_runtime::route::leaf;
+        use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
         /// Resolves a request's method and path to a route and its path parameters.
@@ -2265,74 +2266,28 @@ pub mod routes {
                         if let Some((param0, rest)) = param_segment(rest) {
                             if let Some(rest) = strip_segments(rest, "/workflows") {
                                 if rest.is_empty() {
-                                    if *method == Method::DELETE {
-                                        return Resolution::Found {
-                                            route: Route::DeleteExampleIoV1CollectionNamespacedWorkflow,
-                                            params: PathParams::of(&["namespace"], &[param0]),
-                                        };
-                                    }
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ListExampleIoV1NamespacedWorkflow,
-                                            params: PathParams::of(&["namespace"], &[param0]),
-                                        };
-                                    }
-                                    if *method == Method::POST {
-                                        return Resolution::Found {
-                                            route: Route::CreateExampleIoV1NamespacedWorkflow,
-                                            params: PathParams::of(&["namespace"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::DELETE
-                                            .union(MethodSet::GET)
-                                            .union(MethodSet::POST),
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedWorkflow, &["namespace"]),
+                                            (MethodSet::GET, Route::ListExampleIoV1NamespacedWorkflow, &["namespace"]),
+                                            (MethodSet::POST, Route::CreateExampleIoV1NamespacedWorkflow, &["namespace"]),
+                                        ],
+                                        &[param0],
+                                    );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
-                                        if *method == Method::DELETE {
-                                            return Resolution::Found {
-                                                route: Route::DeleteExampleIoV1NamespacedWorkflow,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        if *method == Method::GET {
-                                            return Resolution::Found {
-                                                route: Route::ReadExampleIoV1NamespacedWorkflow,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        if *method == Method::PATCH {
-                                            return Resolution::Found {
-                                                route: Route::PatchExampleIoV1NamespacedWorkflow,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        if *method == Method::PUT {
-                                            return Resolution::Found {
-                                                route: Route::ReplaceExampleIoV1NamespacedWorkflow,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        return Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::PATCH)
-                                                .union(MethodSet::PUT),
-                                        };
+                                        return leaf(
+                                            method,
+                                            &[
+                                                (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
+                                                (MethodSet::GET, Route::ReadExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
+                                                (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
+                                                (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
+                                            ],
+                                            &[param0, param1],
+                                        );
                                     }
                                 }
                             }
@@ -2342,58 +2297,45 @@ pub mod routes {
                             if let Some((param0, rest)) = param_segment(rest) {
                                 if let Some(rest) = strip_segments(rest, "/workflows") {
                                     if rest.is_empty() {
-                                        if *method == Method::GET {
-                                            return Resolution::Found {
-                                                route: Route::WatchExampleIoV1NamespacedWorkflowList,
-                                                params: PathParams::of(&["namespace"], &[param0]),
-                                            };
-                                        }
-                                        return Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        };
+                                        return leaf(
+                                            method,
+                                            &[
+                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedWorkflowList, &["namespace"]),
+                                            ],
+                                            &[param0],
+                                        );
                                     }
                                     if let Some((param1, rest)) = param_segment(rest) {
                                         if rest.is_empty() {
-                                            if *method == Method::GET {
-                                                return Resolution::Found {
-                                                    route: Route::WatchExampleIoV1NamespacedWorkflow,
-                                                    params: PathParams::of(
-                                                        &["namespace", "name"],
-                                                        &[param0, param1],
-                                                    ),
-                                                };
-                                            }
-                                            return Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::GET,
-                                            };
+                                            return leaf(
+                                                method,
+                                                &[
+                                                    (MethodSet::GET, Route::WatchExampleIoV1NamespacedWorkflow, &["namespace", "name"]),
+                                                ],
+                                                &[param0, param1],
+                                            );
                                         }
                                     }
                                 }
                             }
                         } else if let Some(rest) = strip_segments(rest, "/workflows") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::WatchExampleIoV1WorkflowListForAllNamespaces,
-                                        params: PathParams::new(),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::GET, Route::WatchExampleIoV1WorkflowListForAllNamespaces, &[]),
+                                    ],
+                                    &[],
+                                );
                             }
                         }
                     } else if let Some(rest) = strip_segments(rest, "/workflows") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::ListExampleIoV1WorkflowForAllNamespaces,
-                                    params: PathParams::new(),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[(MethodSet::GET, Route::ListExampleIoV1WorkflowForAllNamespaces, &[])],
+                                &[],
+                            );
                         }
                     }
                 } else if let Some(rest) = strip_segments(rest, "/v1alpha1") {
@@ -2401,75 +2343,28 @@ pub mod routes {
                         if let Some((param0, rest)) = param_segment(rest) {
                             if let Some(rest) = strip_segments(rest, "/workflows") {
                                 if rest.is_empty() {
-                                    if *method == Method::DELETE {
-                                        return Resolution::Found {
-                                            route:
-                                                Route::DeleteExampleIoV1alpha1CollectionNamespacedWorkflow,
-                                            params: PathParams::of(&["namespace"], &[param0]),
-                                        };
-                                    }
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ListExampleIoV1alpha1NamespacedWorkflow,
-                                            params: PathParams::of(&["namespace"], &[param0]),
-                                        };
-                                    }
-                                    if *method == Method::POST {
-                                        return Resolution::Found {
-                                            route: Route::CreateExampleIoV1alpha1NamespacedWorkflow,
-                                            params: PathParams::of(&["namespace"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::DELETE
-                                            .union(MethodSet::GET)
-                                            .union(MethodSet::POST),
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1alpha1CollectionNamespacedWorkflow, &["namespace"]),
+                                            (MethodSet::GET, Route::ListExampleIoV1alpha1NamespacedWorkflow, &["namespace"]),
+                                            (MethodSet::POST, Route::CreateExampleIoV1alpha1NamespacedWorkflow, &["namespace"]),
+                                        ],
+                                        &[param0],
+                                    );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
-                                        if *method == Method::DELETE {
-                                            return Resolution::Found {
-                                                route: Route::DeleteExampleIoV1alpha1NamespacedWorkflow,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        if *method == Method::GET {
-                                            return Resolution::Found {
-                                                route: Route::ReadExampleIoV1alpha1NamespacedWorkflow,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        if *method == Method::PATCH {
-                                            return Resolution::Found {
-                                                route: Route::PatchExampleIoV1alpha1NamespacedWorkflow,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        if *method == Method::PUT {
-                                            return Resolution::Found {
-                                                route: Route::ReplaceExampleIoV1alpha1NamespacedWorkflow,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        return Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::DELETE
-                                                .union(MethodSet::GET)
-                                                .union(MethodSet::PATCH)
-                                                .union(MethodSet::PUT),
-                                        };
+                                        return leaf(
+                                            method,
+                                            &[
+                                                (MethodSet::DELETE, Route::DeleteExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
+                                                (MethodSet::GET, Route::ReadExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
+                                                (MethodSet::PATCH, Route::PatchExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
+                                                (MethodSet::PUT, Route::ReplaceExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
+                                            ],
+                                            &[param0, param1],
+                                        );
                                     }
                                 }
                             }
@@ -2479,58 +2374,47 @@ pub mod routes {
                             if let Some((param0, rest)) = param_segment(rest) {
                                 if let Some(rest) = strip_segments(rest, "/workflows") {
                                     if rest.is_empty() {
-                                        if *method == Method::GET {
-                                            return Resolution::Found {
-                                                route: Route::WatchExampleIoV1alpha1NamespacedWorkflowList,
-                                                params: PathParams::of(&["namespace"], &[param0]),
-                                            };
-                                        }
-                                        return Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        };
+                                        return leaf(
+                                            method,
+                                            &[
+                                                (MethodSet::GET, Route::WatchExampleIoV1alpha1NamespacedWorkflowList, &["namespace"]),
+                                            ],
+                                            &[param0],
+                                        );
                                     }
                                     if let Some((param1, rest)) = param_segment(rest) {
                                         if rest.is_empty() {
-                                            if *method == Method::GET {
-                                                return Resolution::Found {
-                                                    route: Route::WatchExampleIoV1alpha1NamespacedWorkflow,
-                                                    params: PathParams::of(
-                                                        &["namespace", "name"],
-                                                        &[param0, param1],
-                                                    ),
-                                                };
-                                            }
-                                            return Resolution::MethodNotAllowed {
-                                                allowed: MethodSet::GET,
-                                            };
+                                            return leaf(
+                                                method,
+                                                &[
+                                                    (MethodSet::GET, Route::WatchExampleIoV1alpha1NamespacedWorkflow, &["namespace", "name"]),
+                                                ],
+                                                &[param0, param1],
+                                            );
                                         }
                                     }
                                 }
                             }
                         } else if let Some(rest) = strip_segments(rest, "/workflows") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::WatchExampleIoV1alpha1WorkflowListForAllNamespaces,
-                                        params: PathParams::new(),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::GET, Route::WatchExampleIoV1alpha1WorkflowListForAllNamespaces, &[]),
+                                    ],
+                                    &[],
+                                );
                             }
                         }
                     } else if let Some(rest) = strip_segments(rest, "/workflows") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::ListExampleIoV1alpha1WorkflowForAllNamespaces,
-                                    params: PathParams::new(),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[
+                                    (MethodSet::GET, Route::ListExampleIoV1alpha1WorkflowForAllNamespaces, &[]),
+                                ],
+                                &[],
+                            );
                         }
                     }
                 }

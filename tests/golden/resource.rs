@@ -1202,7 +1202,8 @@ pub mod routes {
         use ::kubeforge_runtime::http::Method;
         use ::kubeforge_runtime::route::param_segment;
         use ::kubeforge_runtime::route::strip_segments;
-        use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
+        use ::kubeforge_runtime::route::leaf;
+        use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
         /// Resolves a request's method and path to a route and its path parameters.
@@ -1223,59 +1224,39 @@ pub mod routes {
             if let Some(rest) = strip_segments(rest, "/apis/example.com/v1") {
                 if let Some(rest) = strip_segments(rest, "/gizmos") {
                     if rest.is_empty() {
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::ListExampleComV1Gizmo,
-                                params: PathParams::new(),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        };
+                        return leaf(method, &[(MethodSet::GET, Route::ListExampleComV1Gizmo, &[])], &[]);
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
                     if let Some((param0, rest)) = param_segment(rest) {
                         if let Some(rest) = strip_segments(rest, "/gadgets") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ListExampleComV1NamespacedGadget,
-                                        params: PathParams::of(&["namespace"], &[param0]),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::GET, Route::ListExampleComV1NamespacedGadget, &["namespace"]),
+                                    ],
+                                    &[param0],
+                                );
                             }
                             if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1NamespacedGadget,
-                                            params: PathParams::of(
-                                                &["namespace", "name"],
-                                                &[param0, param1],
-                                            ),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[
+                                            (MethodSet::GET, Route::ReadExampleComV1NamespacedGadget, &["namespace", "name"]),
+                                        ],
+                                        &[param0, param1],
+                                    );
                                 }
                                 if let Some(rest) = strip_segments(rest, "/status") {
                                     if rest.is_empty() {
-                                        if *method == Method::GET {
-                                            return Resolution::Found {
-                                                route: Route::ReadExampleComV1NamespacedGadgetStatus,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        return Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        };
+                                        return leaf(
+                                            method,
+                                            &[
+                                                (MethodSet::GET, Route::ReadExampleComV1NamespacedGadgetStatus, &["namespace", "name"]),
+                                            ],
+                                            &[param0, param1],
+                                        );
                                     }
                                 }
                             }

@@ -744,7 +744,8 @@ pub mod routes {
         use ::kubeforge_runtime::http::Method;
         use ::kubeforge_runtime::route::param_segment;
         use ::kubeforge_runtime::route::strip_segments;
-        use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
+        use ::kubeforge_runtime::route::leaf;
+        use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
         /// Resolves a request's method and path to a route and its path parameters.
@@ -765,150 +766,90 @@ pub mod routes {
             let rest = path;
             if let Some(rest) = strip_segments(rest, "/apis") {
                 if rest.is_empty() {
-                    if *method == Method::GET {
-                        return Resolution::Found {
-                            route: Route::GetApiVersions,
-                            params: PathParams::new(),
-                        };
-                    }
-                    return Resolution::MethodNotAllowed {
-                        allowed: MethodSet::GET,
-                    };
+                    return leaf(method, &[(MethodSet::GET, Route::GetApiVersions, &[])], &[]);
                 }
                 if let Some(rest) = strip_segments(rest, "/") {
                     if rest.is_empty() {
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::GetApiVersions,
-                                params: PathParams::new(),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        };
+                        return leaf(method, &[(MethodSet::GET, Route::GetApiVersions, &[])], &[]);
                     }
                 } else if let Some(rest) = strip_segments(rest, "/example.com") {
                     if rest.is_empty() {
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::GetExampleComApiGroup,
-                                params: PathParams::new(),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        };
+                        return leaf(method, &[(MethodSet::GET, Route::GetExampleComApiGroup, &[])], &[]);
                     }
                     if let Some(rest) = strip_segments(rest, "/") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::GetExampleComApiGroup,
-                                    params: PathParams::new(),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[(MethodSet::GET, Route::GetExampleComApiGroup, &[])],
+                                &[],
+                            );
                         }
                     } else if let Some(rest) = strip_segments(rest, "/v1") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::GetExampleComV1apiResources,
-                                    params: PathParams::new(),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[(MethodSet::GET, Route::GetExampleComV1apiResources, &[])],
+                                &[],
+                            );
                         }
                         if let Some(rest) = strip_segments(rest, "/") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::GetExampleComV1apiResources,
-                                        params: PathParams::new(),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::GetExampleComV1apiResources, &[])],
+                                    &[],
+                                );
                             }
                         } else if let Some(rest) = strip_segments(rest, "/proxy/widgets") {
                             if let Some((param0, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ProxyExampleComV1getWidget,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    if *method == Method::HEAD {
-                                        return Resolution::Found {
-                                            route: Route::ProxyExampleComV1headWidget,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET.union(MethodSet::HEAD),
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[
+                                            (MethodSet::GET, Route::ProxyExampleComV1getWidget, &["name"]),
+                                            (MethodSet::HEAD, Route::ProxyExampleComV1headWidget, &["name"]),
+                                        ],
+                                        &[param0],
+                                    );
                                 }
                             }
                         } else if let Some(rest) = strip_segments(rest, "/widgets") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ListExampleComV1Widget,
-                                        params: PathParams::new(),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ListExampleComV1Widget, &[])],
+                                    &[],
+                                );
                             }
                             if let Some(rest) = strip_segments(rest, "/special/stats") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1WidgetStats,
-                                            params: PathParams::new(),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStats, &[])],
+                                        &[],
+                                    );
                                 }
                             }
                             if let Some((param0, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
-                                    if *method == Method::DELETE {
-                                        return Resolution::Found {
-                                            route: Route::DeleteExampleComV1Widget,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1Widget,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::DELETE.union(MethodSet::GET),
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[
+                                            (MethodSet::DELETE, Route::DeleteExampleComV1Widget, &["name"]),
+                                            (MethodSet::GET, Route::ReadExampleComV1Widget, &["name"]),
+                                        ],
+                                        &[param0],
+                                    );
                                 }
                                 if let Some(rest) = strip_segments(rest, "/exec") {
                                     if rest.is_empty() {
-                                        if *method == Method::POST {
-                                            return Resolution::Found {
-                                                route: Route::ConnectExampleComV1WidgetExec,
-                                                params: PathParams::of(&["name"], &[param0]),
-                                            };
-                                        }
-                                        return Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::POST,
-                                        };
+                                        return leaf(
+                                            method,
+                                            &[
+                                                (MethodSet::POST, Route::ConnectExampleComV1WidgetExec, &["name"]),
+                                            ],
+                                            &[param0],
+                                        );
                                     }
                                 }
                             }

@@ -2588,7 +2588,8 @@ pub mod routes {
         use ::kubeforge_runtime::http::Method;
         use ::kubeforge_runtime::route::param_segment;
         use ::kubeforge_runtime::route::strip_segments;
-        use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
+        use ::kubeforge_runtime::route::leaf;
+        use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
         /// Resolves a request's method and path to a route and its path parameters.
@@ -2604,7 +2605,6 @@ pub mod routes {
         /// nothing.
         #[must_use]
         #[allow(clippy::collapsible_if)]
-        #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
             if let Some(rest) = strip_segments(rest, "/apis/example.io/v1") {
@@ -2612,134 +2612,73 @@ pub mod routes {
                     if let Some((param0, rest)) = param_segment(rest) {
                         if let Some(rest) = strip_segments(rest, "/relays") {
                             if rest.is_empty() {
-                                if *method == Method::DELETE {
-                                    return Resolution::Found {
-                                        route: Route::DeleteExampleIoV1CollectionNamespacedRelay,
-                                        params: PathParams::of(&["namespace"], &[param0]),
-                                    };
-                                }
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ListExampleIoV1NamespacedRelay,
-                                        params: PathParams::of(&["namespace"], &[param0]),
-                                    };
-                                }
-                                if *method == Method::POST {
-                                    return Resolution::Found {
-                                        route: Route::CreateExampleIoV1NamespacedRelay,
-                                        params: PathParams::of(&["namespace"], &[param0]),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::DELETE
-                                        .union(MethodSet::GET)
-                                        .union(MethodSet::POST),
-                                };
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedRelay, &["namespace"]),
+                                        (MethodSet::GET, Route::ListExampleIoV1NamespacedRelay, &["namespace"]),
+                                        (MethodSet::POST, Route::CreateExampleIoV1NamespacedRelay, &["namespace"]),
+                                    ],
+                                    &[param0],
+                                );
                             }
                             if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
-                                    if *method == Method::DELETE {
-                                        return Resolution::Found {
-                                            route: Route::DeleteExampleIoV1NamespacedRelay,
-                                            params: PathParams::of(
-                                                &["namespace", "name"],
-                                                &[param0, param1],
-                                            ),
-                                        };
-                                    }
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleIoV1NamespacedRelay,
-                                            params: PathParams::of(
-                                                &["namespace", "name"],
-                                                &[param0, param1],
-                                            ),
-                                        };
-                                    }
-                                    if *method == Method::PATCH {
-                                        return Resolution::Found {
-                                            route: Route::PatchExampleIoV1NamespacedRelay,
-                                            params: PathParams::of(
-                                                &["namespace", "name"],
-                                                &[param0, param1],
-                                            ),
-                                        };
-                                    }
-                                    if *method == Method::PUT {
-                                        return Resolution::Found {
-                                            route: Route::ReplaceExampleIoV1NamespacedRelay,
-                                            params: PathParams::of(
-                                                &["namespace", "name"],
-                                                &[param0, param1],
-                                            ),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::DELETE
-                                            .union(MethodSet::GET)
-                                            .union(MethodSet::PATCH)
-                                            .union(MethodSet::PUT),
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedRelay, &["namespace", "name"]),
+                                            (MethodSet::GET, Route::ReadExampleIoV1NamespacedRelay, &["namespace", "name"]),
+                                            (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedRelay, &["namespace", "name"]),
+                                            (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedRelay, &["namespace", "name"]),
+                                        ],
+                                        &[param0, param1],
+                                    );
                                 }
                             }
                         }
                     }
                 } else if let Some(rest) = strip_segments(rest, "/relays") {
                     if rest.is_empty() {
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::ListExampleIoV1RelayForAllNamespaces,
-                                params: PathParams::new(),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        };
+                        return leaf(
+                            method,
+                            &[(MethodSet::GET, Route::ListExampleIoV1RelayForAllNamespaces, &[])],
+                            &[],
+                        );
                     }
                 } else if let Some(rest) = strip_segments(rest, "/watch") {
                     if let Some(rest) = strip_segments(rest, "/namespaces") {
                         if let Some((param0, rest)) = param_segment(rest) {
                             if let Some(rest) = strip_segments(rest, "/relays") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::WatchExampleIoV1NamespacedRelayList,
-                                            params: PathParams::of(&["namespace"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[
+                                            (MethodSet::GET, Route::WatchExampleIoV1NamespacedRelayList, &["namespace"]),
+                                        ],
+                                        &[param0],
+                                    );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
-                                        if *method == Method::GET {
-                                            return Resolution::Found {
-                                                route: Route::WatchExampleIoV1NamespacedRelay,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        return Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        };
+                                        return leaf(
+                                            method,
+                                            &[
+                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedRelay, &["namespace", "name"]),
+                                            ],
+                                            &[param0, param1],
+                                        );
                                     }
                                 }
                             }
                         }
                     } else if let Some(rest) = strip_segments(rest, "/relays") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::WatchExampleIoV1RelayListForAllNamespaces,
-                                    params: PathParams::new(),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[(MethodSet::GET, Route::WatchExampleIoV1RelayListForAllNamespaces, &[])],
+                                &[],
+                            );
                         }
                     }
                 }

@@ -1556,7 +1556,8 @@ pub mod routes {
         use ::kubeforge_runtime::http::Method;
         use ::kubeforge_runtime::route::param_segment;
         use ::kubeforge_runtime::route::strip_segments;
-        use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
+        use ::kubeforge_runtime::route::leaf;
+        use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
         /// Resolves a request's method and path to a route and its path parameters.
@@ -1572,94 +1573,43 @@ pub mod routes {
         /// nothing.
         #[must_use]
         #[allow(clippy::collapsible_if)]
-        #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;
             if let Some(rest) = strip_segments(rest, "/apis/example.io/v1") {
                 if let Some(rest) = strip_segments(rest, "/gadgets") {
                     if rest.is_empty() {
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::ListExampleIoV1GadgetForAllNamespaces,
-                                params: PathParams::new(),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        };
+                        return leaf(
+                            method,
+                            &[(MethodSet::GET, Route::ListExampleIoV1GadgetForAllNamespaces, &[])],
+                            &[],
+                        );
                     }
                 } else if let Some(rest) = strip_segments(rest, "/namespaces") {
                     if let Some((param0, rest)) = param_segment(rest) {
                         if let Some(rest) = strip_segments(rest, "/gadgets") {
                             if rest.is_empty() {
-                                if *method == Method::DELETE {
-                                    return Resolution::Found {
-                                        route: Route::DeleteExampleIoV1CollectionNamespacedGadget,
-                                        params: PathParams::of(&["namespace"], &[param0]),
-                                    };
-                                }
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ListExampleIoV1NamespacedGadget,
-                                        params: PathParams::of(&["namespace"], &[param0]),
-                                    };
-                                }
-                                if *method == Method::POST {
-                                    return Resolution::Found {
-                                        route: Route::CreateExampleIoV1NamespacedGadget,
-                                        params: PathParams::of(&["namespace"], &[param0]),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::DELETE
-                                        .union(MethodSet::GET)
-                                        .union(MethodSet::POST),
-                                };
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::DELETE, Route::DeleteExampleIoV1CollectionNamespacedGadget, &["namespace"]),
+                                        (MethodSet::GET, Route::ListExampleIoV1NamespacedGadget, &["namespace"]),
+                                        (MethodSet::POST, Route::CreateExampleIoV1NamespacedGadget, &["namespace"]),
+                                    ],
+                                    &[param0],
+                                );
                             }
                             if let Some((param1, rest)) = param_segment(rest) {
                                 if rest.is_empty() {
-                                    if *method == Method::DELETE {
-                                        return Resolution::Found {
-                                            route: Route::DeleteExampleIoV1NamespacedGadget,
-                                            params: PathParams::of(
-                                                &["namespace", "name"],
-                                                &[param0, param1],
-                                            ),
-                                        };
-                                    }
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleIoV1NamespacedGadget,
-                                            params: PathParams::of(
-                                                &["namespace", "name"],
-                                                &[param0, param1],
-                                            ),
-                                        };
-                                    }
-                                    if *method == Method::PATCH {
-                                        return Resolution::Found {
-                                            route: Route::PatchExampleIoV1NamespacedGadget,
-                                            params: PathParams::of(
-                                                &["namespace", "name"],
-                                                &[param0, param1],
-                                            ),
-                                        };
-                                    }
-                                    if *method == Method::PUT {
-                                        return Resolution::Found {
-                                            route: Route::ReplaceExampleIoV1NamespacedGadget,
-                                            params: PathParams::of(
-                                                &["namespace", "name"],
-                                                &[param0, param1],
-                                            ),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::DELETE
-                                            .union(MethodSet::GET)
-                                            .union(MethodSet::PATCH)
-                                            .union(MethodSet::PUT),
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[
+                                            (MethodSet::DELETE, Route::DeleteExampleIoV1NamespacedGadget, &["namespace", "name"]),
+                                            (MethodSet::GET, Route::ReadExampleIoV1NamespacedGadget, &["namespace", "name"]),
+                                            (MethodSet::PATCH, Route::PatchExampleIoV1NamespacedGadget, &["namespace", "name"]),
+                                            (MethodSet::PUT, Route::ReplaceExampleIoV1NamespacedGadget, &["namespace", "name"]),
+                                        ],
+                                        &[param0, param1],
+                                    );
                                 }
                             }
                         }
@@ -1667,44 +1617,33 @@ pub mod routes {
                 } else if let Some(rest) = strip_segments(rest, "/watch") {
                     if let Some(rest) = strip_segments(rest, "/gadgets") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::WatchExampleIoV1GadgetListForAllNamespaces,
-                                    params: PathParams::new(),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[(MethodSet::GET, Route::WatchExampleIoV1GadgetListForAllNamespaces, &[])],
+                                &[],
+                            );
                         }
                     } else if let Some(rest) = strip_segments(rest, "/namespaces") {
                         if let Some((param0, rest)) = param_segment(rest) {
                             if let Some(rest) = strip_segments(rest, "/gadgets") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::WatchExampleIoV1NamespacedGadgetList,
-                                            params: PathParams::of(&["namespace"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[
+                                            (MethodSet::GET, Route::WatchExampleIoV1NamespacedGadgetList, &["namespace"]),
+                                        ],
+                                        &[param0],
+                                    );
                                 }
                                 if let Some((param1, rest)) = param_segment(rest) {
                                     if rest.is_empty() {
-                                        if *method == Method::GET {
-                                            return Resolution::Found {
-                                                route: Route::WatchExampleIoV1NamespacedGadget,
-                                                params: PathParams::of(
-                                                    &["namespace", "name"],
-                                                    &[param0, param1],
-                                                ),
-                                            };
-                                        }
-                                        return Resolution::MethodNotAllowed {
-                                            allowed: MethodSet::GET,
-                                        };
+                                        return leaf(
+                                            method,
+                                            &[
+                                                (MethodSet::GET, Route::WatchExampleIoV1NamespacedGadget, &["namespace", "name"]),
+                                            ],
+                                            &[param0, param1],
+                                        );
                                     }
                                 }
                             }

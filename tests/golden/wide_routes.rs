@@ -12,7 +12,8 @@ pub mod routes {
         use ::kubeforge_runtime::http::Method;
         use ::kubeforge_runtime::route::param_segment;
         use ::kubeforge_runtime::route::strip_segments;
-        use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
+        use ::kubeforge_runtime::route::leaf;
+        use ::kubeforge_runtime::{MethodSet, Resolution};
         use super::Route;
 
         /// Resolves a request's method and path to a route and its path parameters.
@@ -36,87 +37,63 @@ pub mod routes {
                     Some(b'a') => {
                         if let Some(rest) = strip_segments(rest, "/archive/stats") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ReadExampleComV1ArchiveStats,
-                                        params: PathParams::new(),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1ArchiveStats, &[])],
+                                    &[],
+                                );
                             }
                         }
                     }
                     Some(b'h') => {
                         if let Some(rest) = strip_segments(rest, "/history/stats") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ReadExampleComV1HistoryStats,
-                                        params: PathParams::new(),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1HistoryStats, &[])],
+                                    &[],
+                                );
                             }
                         }
                     }
                     Some(b'm') => {
                         if let Some(rest) = strip_segments(rest, "/metrics/stats") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ReadExampleComV1MetricsStats,
-                                        params: PathParams::new(),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1MetricsStats, &[])],
+                                    &[],
+                                );
                             }
                         }
                     }
                     Some(b'p') => {
                         if let Some(rest) = strip_segments(rest, "/pending/stats") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ReadExampleComV1PendingStats,
-                                        params: PathParams::new(),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1PendingStats, &[])],
+                                    &[],
+                                );
                             }
                         }
                     }
                     Some(b's') => {
                         if let Some(rest) = strip_segments(rest, "/special/stats") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ReadExampleComV1SpecialStats,
-                                        params: PathParams::new(),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1SpecialStats, &[])],
+                                    &[],
+                                );
                             }
                         } else if let Some(rest) = strip_segments(rest, "/summary/stats") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::ReadExampleComV1SummaryStats,
-                                        params: PathParams::new(),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[(MethodSet::GET, Route::ReadExampleComV1SummaryStats, &[])],
+                                    &[],
+                                );
                             }
                         }
                     }
@@ -124,125 +101,89 @@ pub mod routes {
                 }
                 if let Some((param0, rest)) = param_segment(rest) {
                     if rest.is_empty() {
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::ReadExampleComV1Widget,
-                                params: PathParams::of(&["name"], &[param0]),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        };
+                        return leaf(
+                            method,
+                            &[(MethodSet::GET, Route::ReadExampleComV1Widget, &["name"])],
+                            &[param0],
+                        );
                     }
                     match rest.as_bytes().get(1) {
                         Some(b'a') => {
                             if let Some(rest) = strip_segments(rest, "/audit") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1WidgetAudit,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetAudit, &["name"])],
+                                        &[param0],
+                                    );
                                 }
                             }
                         }
                         Some(b'b') => {
                             if let Some(rest) = strip_segments(rest, "/bind") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1WidgetBind,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetBind, &["name"])],
+                                        &[param0],
+                                    );
                                 }
                             }
                         }
                         Some(b'e') => {
                             if let Some(rest) = strip_segments(rest, "/evict") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1WidgetEvict,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetEvict, &["name"])],
+                                        &[param0],
+                                    );
                                 }
                             } else if let Some(rest) = strip_segments(rest, "/exec") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1WidgetExec,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetExec, &["name"])],
+                                        &[param0],
+                                    );
                                 }
                             }
                         }
                         Some(b'l') => {
                             if let Some(rest) = strip_segments(rest, "/logs") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1WidgetLogs,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetLogs, &["name"])],
+                                        &[param0],
+                                    );
                                 }
                             }
                         }
                         Some(b's') => {
                             if let Some(rest) = strip_segments(rest, "/scale") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1WidgetScale,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetScale, &["name"])],
+                                        &[param0],
+                                    );
                                 }
                             } else if let Some(rest) = strip_segments(rest, "/stats") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1WidgetStats,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStats, &["name"])],
+                                        &[param0],
+                                    );
                                 }
                             } else if let Some(rest) = strip_segments(rest, "/status") {
                                 if rest.is_empty() {
-                                    if *method == Method::GET {
-                                        return Resolution::Found {
-                                            route: Route::ReadExampleComV1WidgetStatus,
-                                            params: PathParams::of(&["name"], &[param0]),
-                                        };
-                                    }
-                                    return Resolution::MethodNotAllowed {
-                                        allowed: MethodSet::GET,
-                                    };
+                                    return leaf(
+                                        method,
+                                        &[(MethodSet::GET, Route::ReadExampleComV1WidgetStatus, &["name"])],
+                                        &[param0],
+                                    );
                                 }
                             }
                         }

@@ -14,7 +14,8 @@
 //! returns; one that finds nothing falls through to what comes after it. Where a node has
 //! both static children and a parameter, the static branch comes first and the parameter
 //! branch after it, so static segments beat parameters, and a path that only the parameter
-//! route serves still resolves. Leaves compare the method, so a known path with an unknown
+//! route serves still resolves. A leaf is one call of the runtime's `route::leaf` with the
+//! routes served there as a constant; it finds the method's, so a known path with an unknown
 //! method is `MethodNotAllowed` rather than `NotFound`.
 //!
 //! A subtree that serves many operations is its own private function, named after its path
@@ -24,7 +25,6 @@
 //! The generated code borrows slices of the path: a miss, or a hit, allocates nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 
 use super::Context;
 use super::text::{Code, WIDTH, byte_char_literal, str_literal};
@@ -89,7 +89,7 @@ struct Function<'n, 'a> {
 struct Uses {
     strip_segments: bool,
     param_segment: bool,
-    path_params: bool,
+    leaf: bool,
 }
 
 struct Writer<'n, 'a> {
@@ -178,13 +178,10 @@ pub(crate) fn matcher(context: &Context<'_>) -> String {
     if writer.uses.strip_segments {
         out.line(&format!("use {runtime}::route::strip_segments;"));
     }
-    if writer.uses.path_params {
-        out.line(&format!(
-            "use {runtime}::{{MethodSet, PathParams, Resolution}};"
-        ));
-    } else {
-        out.line(&format!("use {runtime}::{{MethodSet, Resolution}};"));
+    if writer.uses.leaf {
+        out.line(&format!("use {runtime}::route::leaf;"));
     }
+    out.line(&format!("use {runtime}::{{MethodSet, Resolution}};"));
     out.line("use super::Route;");
     out.blank();
     let mut text = out.finish();
@@ -341,60 +338,41 @@ impl<'n, 'a> Writer<'n, 'a> {
         });
     }
 
-    /// The method dispatch at the end of a path, after `params` parameters.
+    /// The method dispatch at the end of a path, after `params` parameters: one call of the
+    /// runtime's `leaf` with the routes served there as a constant (their methods, variants
+    /// and parameter names), so that a leaf is one statement whatever its methods.
     fn leaf(&mut self, code: &mut Code, node: &Node<'_>, params: usize) {
-        let mut allowed: Vec<String> = Vec::new();
-        for (method, op) in &node.leaf {
-            code.open(&format!("if *method == Method::{method} {{"));
-            self.uses.path_params = true;
-            code.open("return Resolution::Found {");
-            let route = format!("Route::{},", op.names.variant);
-            if code.indent_width() + "route: ".len() + route.len() <= WIDTH {
-                code.line(&format!("route: {route}"));
-            } else {
-                code.open("route:");
-                code.line(&route);
-                code.shallower();
-            }
-            if op.path_params.is_empty() {
-                code.line("params: PathParams::new(),");
-            } else {
+        self.uses.leaf = true;
+        let routes: Vec<String> = node
+            .leaf
+            .iter()
+            .map(|(method, op)| {
                 let names: Vec<String> = op
                     .path_params
                     .iter()
                     .map(|p| str_literal(&p.name))
                     .collect();
-                let values: Vec<String> = (0..params).map(|i| format!("param{i}")).collect();
-                let names = format!("&[{}]", names.join(", "));
-                let values = format!("&[{}]", values.join(", "));
-                code.list("params: PathParams::of(", &[&names, &values], ")", ",");
-            }
-            code.close("};");
-            code.close("}");
-            allowed.push(format!("MethodSet::{method}"));
+                format!(
+                    "(MethodSet::{method}, Route::{}, &[{}])",
+                    op.names.variant,
+                    names.join(", ")
+                )
+            })
+            .collect();
+        let values: Vec<String> = (0..params).map(|i| format!("param{i}")).collect();
+        let values = format!("&[{}]", values.join(", "));
+        let routes_text = format!("&[{}]", routes.join(", "));
+        let one_line = format!("return leaf(method, {routes_text}, {values});");
+        if code.indent_width() + one_line.len() <= WIDTH {
+            code.line(&one_line);
+            return;
         }
-        code.open("return Resolution::MethodNotAllowed {");
-        let mut set = String::new();
-        for (i, method) in allowed.iter().enumerate() {
-            if i == 0 {
-                set.push_str(method);
-            } else {
-                let _ = write!(set, ".union({method})");
-            }
-        }
-        // rustfmt's `chain_width`: a longer chain gets one call per line.
-        if set.len() <= 60 && code.indent_width() + "allowed: ,".len() + set.len() <= WIDTH {
-            code.line(&format!("allowed: {set},"));
-        } else {
-            code.line(&format!("allowed: {}", allowed[0]));
-            code.deeper();
-            for (i, method) in allowed.iter().enumerate().skip(1) {
-                let comma = if i + 1 == allowed.len() { "," } else { "" };
-                code.line(&format!(".union({method}){comma}"));
-            }
-            code.shallower();
-        }
-        code.close("};");
+        code.open("return leaf(");
+        code.line("method,");
+        let routes: Vec<&str> = routes.iter().map(String::as_str).collect();
+        code.list("&[", &routes, "]", ",");
+        code.line(&format!("{values},"));
+        code.close(");");
     }
 }
 

@@ -4,7 +4,8 @@
 use ::kubeforge_runtime::http::Method;
 use ::kubeforge_runtime::route::param_segment;
 use ::kubeforge_runtime::route::strip_segments;
-use ::kubeforge_runtime::{MethodSet, PathParams, Resolution};
+use ::kubeforge_runtime::route::leaf;
+use ::kubeforge_runtime::{MethodSet, Resolution};
 use super::Route;
 
 /// Resolves a request's method and path to a route and its path parameters.
@@ -36,221 +37,98 @@ pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
 fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
     if let Some(rest) = strip_segments(rest, "/endpoints") {
         if rest.is_empty() {
-            if *method == Method::GET {
-                return Resolution::Found {
-                    route: Route::ListCoreV1EndpointsForAllNamespaces,
-                    params: PathParams::new(),
-                };
-            }
-            return Resolution::MethodNotAllowed {
-                allowed: MethodSet::GET,
-            };
+            return leaf(
+                method,
+                &[(MethodSet::GET, Route::ListCoreV1EndpointsForAllNamespaces, &[])],
+                &[],
+            );
         }
     } else if let Some(rest) = strip_segments(rest, "/namespaces") {
         if let Some((param0, rest)) = param_segment(rest) {
             if let Some(rest) = strip_segments(rest, "/endpoints") {
                 if rest.is_empty() {
-                    if *method == Method::DELETE {
-                        return Resolution::Found {
-                            route: Route::DeleteCoreV1CollectionNamespacedEndpoints,
-                            params: PathParams::of(&["namespace"], &[param0]),
-                        };
-                    }
-                    if *method == Method::GET {
-                        return Resolution::Found {
-                            route: Route::ListCoreV1NamespacedEndpoints,
-                            params: PathParams::of(&["namespace"], &[param0]),
-                        };
-                    }
-                    if *method == Method::POST {
-                        return Resolution::Found {
-                            route: Route::CreateCoreV1NamespacedEndpoints,
-                            params: PathParams::of(&["namespace"], &[param0]),
-                        };
-                    }
-                    return Resolution::MethodNotAllowed {
-                        allowed: MethodSet::DELETE
-                            .union(MethodSet::GET)
-                            .union(MethodSet::POST),
-                    };
+                    return leaf(
+                        method,
+                        &[
+                            (MethodSet::DELETE, Route::DeleteCoreV1CollectionNamespacedEndpoints, &["namespace"]),
+                            (MethodSet::GET, Route::ListCoreV1NamespacedEndpoints, &["namespace"]),
+                            (MethodSet::POST, Route::CreateCoreV1NamespacedEndpoints, &["namespace"]),
+                        ],
+                        &[param0],
+                    );
                 }
                 if let Some((param1, rest)) = param_segment(rest) {
                     if rest.is_empty() {
-                        if *method == Method::DELETE {
-                            return Resolution::Found {
-                                route: Route::DeleteCoreV1NamespacedEndpoints,
-                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
-                            };
-                        }
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::ReadCoreV1NamespacedEndpoints,
-                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
-                            };
-                        }
-                        if *method == Method::PATCH {
-                            return Resolution::Found {
-                                route: Route::PatchCoreV1NamespacedEndpoints,
-                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
-                            };
-                        }
-                        if *method == Method::PUT {
-                            return Resolution::Found {
-                                route: Route::ReplaceCoreV1NamespacedEndpoints,
-                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::DELETE
-                                .union(MethodSet::GET)
-                                .union(MethodSet::PATCH)
-                                .union(MethodSet::PUT),
-                        };
+                        return leaf(
+                            method,
+                            &[
+                                (MethodSet::DELETE, Route::DeleteCoreV1NamespacedEndpoints, &["namespace", "name"]),
+                                (MethodSet::GET, Route::ReadCoreV1NamespacedEndpoints, &["namespace", "name"]),
+                                (MethodSet::PATCH, Route::PatchCoreV1NamespacedEndpoints, &["namespace", "name"]),
+                                (MethodSet::PUT, Route::ReplaceCoreV1NamespacedEndpoints, &["namespace", "name"]),
+                            ],
+                            &[param0, param1],
+                        );
                     }
                 }
             } else if let Some(rest) = strip_segments(rest, "/pods") {
                 if rest.is_empty() {
-                    if *method == Method::DELETE {
-                        return Resolution::Found {
-                            route: Route::DeleteCoreV1CollectionNamespacedPod,
-                            params: PathParams::of(&["namespace"], &[param0]),
-                        };
-                    }
-                    if *method == Method::GET {
-                        return Resolution::Found {
-                            route: Route::ListCoreV1NamespacedPod,
-                            params: PathParams::of(&["namespace"], &[param0]),
-                        };
-                    }
-                    if *method == Method::POST {
-                        return Resolution::Found {
-                            route: Route::CreateCoreV1NamespacedPod,
-                            params: PathParams::of(&["namespace"], &[param0]),
-                        };
-                    }
-                    return Resolution::MethodNotAllowed {
-                        allowed: MethodSet::DELETE
-                            .union(MethodSet::GET)
-                            .union(MethodSet::POST),
-                    };
+                    return leaf(
+                        method,
+                        &[
+                            (MethodSet::DELETE, Route::DeleteCoreV1CollectionNamespacedPod, &["namespace"]),
+                            (MethodSet::GET, Route::ListCoreV1NamespacedPod, &["namespace"]),
+                            (MethodSet::POST, Route::CreateCoreV1NamespacedPod, &["namespace"]),
+                        ],
+                        &[param0],
+                    );
                 }
                 if let Some((param1, rest)) = param_segment(rest) {
                     if rest.is_empty() {
-                        if *method == Method::DELETE {
-                            return Resolution::Found {
-                                route: Route::DeleteCoreV1NamespacedPod,
-                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
-                            };
-                        }
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::ReadCoreV1NamespacedPod,
-                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
-                            };
-                        }
-                        if *method == Method::PATCH {
-                            return Resolution::Found {
-                                route: Route::PatchCoreV1NamespacedPod,
-                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
-                            };
-                        }
-                        if *method == Method::PUT {
-                            return Resolution::Found {
-                                route: Route::ReplaceCoreV1NamespacedPod,
-                                params: PathParams::of(&["namespace", "name"], &[param0, param1]),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::DELETE
-                                .union(MethodSet::GET)
-                                .union(MethodSet::PATCH)
-                                .union(MethodSet::PUT),
-                        };
+                        return leaf(
+                            method,
+                            &[
+                                (MethodSet::DELETE, Route::DeleteCoreV1NamespacedPod, &["namespace", "name"]),
+                                (MethodSet::GET, Route::ReadCoreV1NamespacedPod, &["namespace", "name"]),
+                                (MethodSet::PATCH, Route::PatchCoreV1NamespacedPod, &["namespace", "name"]),
+                                (MethodSet::PUT, Route::ReplaceCoreV1NamespacedPod, &["namespace", "name"]),
+                            ],
+                            &[param0, param1],
+                        );
                     }
                     if let Some(rest) = strip_segments(rest, "/ephemeralcontainers") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::ReadCoreV1NamespacedPodEphemeralcontainers,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            if *method == Method::PATCH {
-                                return Resolution::Found {
-                                    route: Route::PatchCoreV1NamespacedPodEphemeralcontainers,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            if *method == Method::PUT {
-                                return Resolution::Found {
-                                    route: Route::ReplaceCoreV1NamespacedPodEphemeralcontainers,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET
-                                    .union(MethodSet::PATCH)
-                                    .union(MethodSet::PUT),
-                            };
+                            return leaf(
+                                method,
+                                &[
+                                    (MethodSet::GET, Route::ReadCoreV1NamespacedPodEphemeralcontainers, &["namespace", "name"]),
+                                    (MethodSet::PATCH, Route::PatchCoreV1NamespacedPodEphemeralcontainers, &["namespace", "name"]),
+                                    (MethodSet::PUT, Route::ReplaceCoreV1NamespacedPodEphemeralcontainers, &["namespace", "name"]),
+                                ],
+                                &[param0, param1],
+                            );
                         }
                     } else if let Some(rest) = strip_segments(rest, "/log") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::ReadCoreV1NamespacedPodLog,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[
+                                    (MethodSet::GET, Route::ReadCoreV1NamespacedPodLog, &["namespace", "name"]),
+                                ],
+                                &[param0, param1],
+                            );
                         }
                     } else if let Some(rest) = strip_segments(rest, "/status") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::ReadCoreV1NamespacedPodStatus,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            if *method == Method::PATCH {
-                                return Resolution::Found {
-                                    route: Route::PatchCoreV1NamespacedPodStatus,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            if *method == Method::PUT {
-                                return Resolution::Found {
-                                    route: Route::ReplaceCoreV1NamespacedPodStatus,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET
-                                    .union(MethodSet::PATCH)
-                                    .union(MethodSet::PUT),
-                            };
+                            return leaf(
+                                method,
+                                &[
+                                    (MethodSet::GET, Route::ReadCoreV1NamespacedPodStatus, &["namespace", "name"]),
+                                    (MethodSet::PATCH, Route::PatchCoreV1NamespacedPodStatus, &["namespace", "name"]),
+                                    (MethodSet::PUT, Route::ReplaceCoreV1NamespacedPodStatus, &["namespace", "name"]),
+                                ],
+                                &[param0, param1],
+                            );
                         }
                     }
                 }
@@ -258,100 +136,74 @@ fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
         }
     } else if let Some(rest) = strip_segments(rest, "/pods") {
         if rest.is_empty() {
-            if *method == Method::GET {
-                return Resolution::Found {
-                    route: Route::ListCoreV1PodForAllNamespaces,
-                    params: PathParams::new(),
-                };
-            }
-            return Resolution::MethodNotAllowed {
-                allowed: MethodSet::GET,
-            };
+            return leaf(
+                method,
+                &[(MethodSet::GET, Route::ListCoreV1PodForAllNamespaces, &[])],
+                &[],
+            );
         }
     } else if let Some(rest) = strip_segments(rest, "/watch") {
         if let Some(rest) = strip_segments(rest, "/endpoints") {
             if rest.is_empty() {
-                if *method == Method::GET {
-                    return Resolution::Found {
-                        route: Route::WatchCoreV1EndpointsListForAllNamespaces,
-                        params: PathParams::new(),
-                    };
-                }
-                return Resolution::MethodNotAllowed {
-                    allowed: MethodSet::GET,
-                };
+                return leaf(
+                    method,
+                    &[(MethodSet::GET, Route::WatchCoreV1EndpointsListForAllNamespaces, &[])],
+                    &[],
+                );
             }
         } else if let Some(rest) = strip_segments(rest, "/namespaces") {
             if let Some((param0, rest)) = param_segment(rest) {
                 if let Some(rest) = strip_segments(rest, "/endpoints") {
                     if rest.is_empty() {
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::WatchCoreV1NamespacedEndpointsList,
-                                params: PathParams::of(&["namespace"], &[param0]),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        };
+                        return leaf(
+                            method,
+                            &[
+                                (MethodSet::GET, Route::WatchCoreV1NamespacedEndpointsList, &["namespace"]),
+                            ],
+                            &[param0],
+                        );
                     }
                     if let Some((param1, rest)) = param_segment(rest) {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::WatchCoreV1NamespacedEndpoints,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[
+                                    (MethodSet::GET, Route::WatchCoreV1NamespacedEndpoints, &["namespace", "name"]),
+                                ],
+                                &[param0, param1],
+                            );
                         }
                     }
                 } else if let Some(rest) = strip_segments(rest, "/pods") {
                     if rest.is_empty() {
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::WatchCoreV1NamespacedPodList,
-                                params: PathParams::of(&["namespace"], &[param0]),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::GET,
-                        };
+                        return leaf(
+                            method,
+                            &[
+                                (MethodSet::GET, Route::WatchCoreV1NamespacedPodList, &["namespace"]),
+                            ],
+                            &[param0],
+                        );
                     }
                     if let Some((param1, rest)) = param_segment(rest) {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::WatchCoreV1NamespacedPod,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[
+                                    (MethodSet::GET, Route::WatchCoreV1NamespacedPod, &["namespace", "name"]),
+                                ],
+                                &[param0, param1],
+                            );
                         }
                     }
                 }
             }
         } else if let Some(rest) = strip_segments(rest, "/pods") {
             if rest.is_empty() {
-                if *method == Method::GET {
-                    return Resolution::Found {
-                        route: Route::WatchCoreV1PodListForAllNamespaces,
-                        params: PathParams::new(),
-                    };
-                }
-                return Resolution::MethodNotAllowed {
-                    allowed: MethodSet::GET,
-                };
+                return leaf(
+                    method,
+                    &[(MethodSet::GET, Route::WatchCoreV1PodListForAllNamespaces, &[])],
+                    &[],
+                );
             }
         }
     }
@@ -365,88 +217,38 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
     if let Some(rest) = strip_segments(rest, "/coordination.k8s.io/v1") {
         if let Some(rest) = strip_segments(rest, "/leases") {
             if rest.is_empty() {
-                if *method == Method::GET {
-                    return Resolution::Found {
-                        route: Route::ListCoordinationV1LeaseForAllNamespaces,
-                        params: PathParams::new(),
-                    };
-                }
-                return Resolution::MethodNotAllowed {
-                    allowed: MethodSet::GET,
-                };
+                return leaf(
+                    method,
+                    &[(MethodSet::GET, Route::ListCoordinationV1LeaseForAllNamespaces, &[])],
+                    &[],
+                );
             }
         } else if let Some(rest) = strip_segments(rest, "/namespaces") {
             if let Some((param0, rest)) = param_segment(rest) {
                 if let Some(rest) = strip_segments(rest, "/leases") {
                     if rest.is_empty() {
-                        if *method == Method::DELETE {
-                            return Resolution::Found {
-                                route: Route::DeleteCoordinationV1CollectionNamespacedLease,
-                                params: PathParams::of(&["namespace"], &[param0]),
-                            };
-                        }
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::ListCoordinationV1NamespacedLease,
-                                params: PathParams::of(&["namespace"], &[param0]),
-                            };
-                        }
-                        if *method == Method::POST {
-                            return Resolution::Found {
-                                route: Route::CreateCoordinationV1NamespacedLease,
-                                params: PathParams::of(&["namespace"], &[param0]),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::DELETE
-                                .union(MethodSet::GET)
-                                .union(MethodSet::POST),
-                        };
+                        return leaf(
+                            method,
+                            &[
+                                (MethodSet::DELETE, Route::DeleteCoordinationV1CollectionNamespacedLease, &["namespace"]),
+                                (MethodSet::GET, Route::ListCoordinationV1NamespacedLease, &["namespace"]),
+                                (MethodSet::POST, Route::CreateCoordinationV1NamespacedLease, &["namespace"]),
+                            ],
+                            &[param0],
+                        );
                     }
                     if let Some((param1, rest)) = param_segment(rest) {
                         if rest.is_empty() {
-                            if *method == Method::DELETE {
-                                return Resolution::Found {
-                                    route: Route::DeleteCoordinationV1NamespacedLease,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::ReadCoordinationV1NamespacedLease,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            if *method == Method::PATCH {
-                                return Resolution::Found {
-                                    route: Route::PatchCoordinationV1NamespacedLease,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            if *method == Method::PUT {
-                                return Resolution::Found {
-                                    route: Route::ReplaceCoordinationV1NamespacedLease,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::DELETE
-                                    .union(MethodSet::GET)
-                                    .union(MethodSet::PATCH)
-                                    .union(MethodSet::PUT),
-                            };
+                            return leaf(
+                                method,
+                                &[
+                                    (MethodSet::DELETE, Route::DeleteCoordinationV1NamespacedLease, &["namespace", "name"]),
+                                    (MethodSet::GET, Route::ReadCoordinationV1NamespacedLease, &["namespace", "name"]),
+                                    (MethodSet::PATCH, Route::PatchCoordinationV1NamespacedLease, &["namespace", "name"]),
+                                    (MethodSet::PUT, Route::ReplaceCoordinationV1NamespacedLease, &["namespace", "name"]),
+                                ],
+                                &[param0, param1],
+                            );
                         }
                     }
                 }
@@ -454,44 +256,35 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
         } else if let Some(rest) = strip_segments(rest, "/watch") {
             if let Some(rest) = strip_segments(rest, "/leases") {
                 if rest.is_empty() {
-                    if *method == Method::GET {
-                        return Resolution::Found {
-                            route: Route::WatchCoordinationV1LeaseListForAllNamespaces,
-                            params: PathParams::new(),
-                        };
-                    }
-                    return Resolution::MethodNotAllowed {
-                        allowed: MethodSet::GET,
-                    };
+                    return leaf(
+                        method,
+                        &[
+                            (MethodSet::GET, Route::WatchCoordinationV1LeaseListForAllNamespaces, &[]),
+                        ],
+                        &[],
+                    );
                 }
             } else if let Some(rest) = strip_segments(rest, "/namespaces") {
                 if let Some((param0, rest)) = param_segment(rest) {
                     if let Some(rest) = strip_segments(rest, "/leases") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::WatchCoordinationV1NamespacedLeaseList,
-                                    params: PathParams::of(&["namespace"], &[param0]),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[
+                                    (MethodSet::GET, Route::WatchCoordinationV1NamespacedLeaseList, &["namespace"]),
+                                ],
+                                &[param0],
+                            );
                         }
                         if let Some((param1, rest)) = param_segment(rest) {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::WatchCoordinationV1NamespacedLease,
-                                        params: PathParams::of(
-                                            &["namespace", "name"],
-                                            &[param0, param1],
-                                        ),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::GET, Route::WatchCoordinationV1NamespacedLease, &["namespace", "name"]),
+                                    ],
+                                    &[param0, param1],
+                                );
                             }
                         }
                     }
@@ -501,127 +294,52 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
     } else if let Some(rest) = strip_segments(rest, "/image.openshift.io/v1") {
         if let Some(rest) = strip_segments(rest, "/imagestreams") {
             if rest.is_empty() {
-                if *method == Method::GET {
-                    return Resolution::Found {
-                        route: Route::ListImageOpenshiftIoV1ImageStreamForAllNamespaces,
-                        params: PathParams::new(),
-                    };
-                }
-                return Resolution::MethodNotAllowed {
-                    allowed: MethodSet::GET,
-                };
+                return leaf(
+                    method,
+                    &[
+                        (MethodSet::GET, Route::ListImageOpenshiftIoV1ImageStreamForAllNamespaces, &[]),
+                    ],
+                    &[],
+                );
             }
         } else if let Some(rest) = strip_segments(rest, "/namespaces") {
             if let Some((param0, rest)) = param_segment(rest) {
                 if let Some(rest) = strip_segments(rest, "/imagestreams") {
                     if rest.is_empty() {
-                        if *method == Method::DELETE {
-                            return Resolution::Found {
-                                route:
-                                    Route::DeleteImageOpenshiftIoV1CollectionNamespacedImageStream,
-                                params: PathParams::of(&["namespace"], &[param0]),
-                            };
-                        }
-                        if *method == Method::GET {
-                            return Resolution::Found {
-                                route: Route::ListImageOpenshiftIoV1NamespacedImageStream,
-                                params: PathParams::of(&["namespace"], &[param0]),
-                            };
-                        }
-                        if *method == Method::POST {
-                            return Resolution::Found {
-                                route: Route::CreateImageOpenshiftIoV1NamespacedImageStream,
-                                params: PathParams::of(&["namespace"], &[param0]),
-                            };
-                        }
-                        return Resolution::MethodNotAllowed {
-                            allowed: MethodSet::DELETE
-                                .union(MethodSet::GET)
-                                .union(MethodSet::POST),
-                        };
+                        return leaf(
+                            method,
+                            &[
+                                (MethodSet::DELETE, Route::DeleteImageOpenshiftIoV1CollectionNamespacedImageStream, &["namespace"]),
+                                (MethodSet::GET, Route::ListImageOpenshiftIoV1NamespacedImageStream, &["namespace"]),
+                                (MethodSet::POST, Route::CreateImageOpenshiftIoV1NamespacedImageStream, &["namespace"]),
+                            ],
+                            &[param0],
+                        );
                     }
                     if let Some((param1, rest)) = param_segment(rest) {
                         if rest.is_empty() {
-                            if *method == Method::DELETE {
-                                return Resolution::Found {
-                                    route: Route::DeleteImageOpenshiftIoV1NamespacedImageStream,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::ReadImageOpenshiftIoV1NamespacedImageStream,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            if *method == Method::PATCH {
-                                return Resolution::Found {
-                                    route: Route::PatchImageOpenshiftIoV1NamespacedImageStream,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            if *method == Method::PUT {
-                                return Resolution::Found {
-                                    route: Route::ReplaceImageOpenshiftIoV1NamespacedImageStream,
-                                    params: PathParams::of(
-                                        &["namespace", "name"],
-                                        &[param0, param1],
-                                    ),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::DELETE
-                                    .union(MethodSet::GET)
-                                    .union(MethodSet::PATCH)
-                                    .union(MethodSet::PUT),
-                            };
+                            return leaf(
+                                method,
+                                &[
+                                    (MethodSet::DELETE, Route::DeleteImageOpenshiftIoV1NamespacedImageStream, &["namespace", "name"]),
+                                    (MethodSet::GET, Route::ReadImageOpenshiftIoV1NamespacedImageStream, &["namespace", "name"]),
+                                    (MethodSet::PATCH, Route::PatchImageOpenshiftIoV1NamespacedImageStream, &["namespace", "name"]),
+                                    (MethodSet::PUT, Route::ReplaceImageOpenshiftIoV1NamespacedImageStream, &["namespace", "name"]),
+                                ],
+                                &[param0, param1],
+                            );
                         }
                         if let Some(rest) = strip_segments(rest, "/status") {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route:
-                                            Route::ReadImageOpenshiftIoV1NamespacedImageStreamStatus,
-                                        params: PathParams::of(
-                                            &["namespace", "name"],
-                                            &[param0, param1],
-                                        ),
-                                    };
-                                }
-                                if *method == Method::PATCH {
-                                    return Resolution::Found {
-                                        route:
-                                            Route::PatchImageOpenshiftIoV1NamespacedImageStreamStatus,
-                                        params: PathParams::of(
-                                            &["namespace", "name"],
-                                            &[param0, param1],
-                                        ),
-                                    };
-                                }
-                                if *method == Method::PUT {
-                                    return Resolution::Found {
-                                        route:
-                                            Route::ReplaceImageOpenshiftIoV1NamespacedImageStreamStatus,
-                                        params: PathParams::of(
-                                            &["namespace", "name"],
-                                            &[param0, param1],
-                                        ),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET
-                                        .union(MethodSet::PATCH)
-                                        .union(MethodSet::PUT),
-                                };
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::GET, Route::ReadImageOpenshiftIoV1NamespacedImageStreamStatus, &["namespace", "name"]),
+                                        (MethodSet::PATCH, Route::PatchImageOpenshiftIoV1NamespacedImageStreamStatus, &["namespace", "name"]),
+                                        (MethodSet::PUT, Route::ReplaceImageOpenshiftIoV1NamespacedImageStreamStatus, &["namespace", "name"]),
+                                    ],
+                                    &[param0, param1],
+                                );
                             }
                         }
                     }
@@ -630,44 +348,35 @@ fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
         } else if let Some(rest) = strip_segments(rest, "/watch") {
             if let Some(rest) = strip_segments(rest, "/imagestreams") {
                 if rest.is_empty() {
-                    if *method == Method::GET {
-                        return Resolution::Found {
-                            route: Route::WatchImageOpenshiftIoV1ImageStreamListForAllNamespaces,
-                            params: PathParams::new(),
-                        };
-                    }
-                    return Resolution::MethodNotAllowed {
-                        allowed: MethodSet::GET,
-                    };
+                    return leaf(
+                        method,
+                        &[
+                            (MethodSet::GET, Route::WatchImageOpenshiftIoV1ImageStreamListForAllNamespaces, &[]),
+                        ],
+                        &[],
+                    );
                 }
             } else if let Some(rest) = strip_segments(rest, "/namespaces") {
                 if let Some((param0, rest)) = param_segment(rest) {
                     if let Some(rest) = strip_segments(rest, "/imagestreams") {
                         if rest.is_empty() {
-                            if *method == Method::GET {
-                                return Resolution::Found {
-                                    route: Route::WatchImageOpenshiftIoV1NamespacedImageStreamList,
-                                    params: PathParams::of(&["namespace"], &[param0]),
-                                };
-                            }
-                            return Resolution::MethodNotAllowed {
-                                allowed: MethodSet::GET,
-                            };
+                            return leaf(
+                                method,
+                                &[
+                                    (MethodSet::GET, Route::WatchImageOpenshiftIoV1NamespacedImageStreamList, &["namespace"]),
+                                ],
+                                &[param0],
+                            );
                         }
                         if let Some((param1, rest)) = param_segment(rest) {
                             if rest.is_empty() {
-                                if *method == Method::GET {
-                                    return Resolution::Found {
-                                        route: Route::WatchImageOpenshiftIoV1NamespacedImageStream,
-                                        params: PathParams::of(
-                                            &["namespace", "name"],
-                                            &[param0, param1],
-                                        ),
-                                    };
-                                }
-                                return Resolution::MethodNotAllowed {
-                                    allowed: MethodSet::GET,
-                                };
+                                return leaf(
+                                    method,
+                                    &[
+                                        (MethodSet::GET, Route::WatchImageOpenshiftIoV1NamespacedImageStream, &["namespace", "name"]),
+                                    ],
+                                    &[param0, param1],
+                                );
                             }
                         }
                     }

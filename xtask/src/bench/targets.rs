@@ -54,19 +54,30 @@ const LEVER_DEV_BUILD: &str = "the types alone are the part k8s-openapi's crate 
     (5.8 s and 6.3 s of profiled time); what kubeforge added was 3.5 s of profiled time in \
     other bodies: the builders' setters (1.4 s), the route table (1.2 s) and its matcher, the \
     request and response functions (0.7 s) and the validation statics (0.7 s). The route \
-    table and the validation schemas are now data read at first use (a `RouteTable` and a \
-    `SchemaTable`, one string literal each), which took 1.7 s of CPU off the 1.36 crate's \
-    build (2026-11-29). Next: the public API's number of bodies, which only a smaller API \
-    cuts: one generic setter per kind of field, request functions generic over a \
-    per-resource descriptor";
+    table and the validation schemas are now data read at first use (1.7 s of CPU off, \
+    2026-11-29), and a matcher's leaf is one call (7,664 lines instead of 13,682). What is \
+    left costs by the number of bodies, not their size: the setters as one call of a shared \
+    generic function each measured no different (docs/src/design/decisions.md). Next: fewer \
+    bodies in the default crate, which only a smaller public API or parts behind cargo \
+    features cut";
 const LEVER_DEV_BUILD_MEMORY: &str = "rustc's peak comes during borrow checking, which \
-    keeps every body's MIR (`-Z time-passes`: type checking takes rustc from 490 to 697 MiB, \
-    borrow checking to 1017 MiB); sharing the route table's nested values took 47 MiB off, \
-    the route table and schemas as data about 30 MiB more, and the rest is the number of \
-    bodies, the same lever as the build time's";
+    keeps every body's MIR (`-Z time-passes`: type checking takes rustc from 443 to 561 MiB, \
+    borrow checking to 932 MiB, metadata and code generation to the peak); each body costs \
+    about 30 KB whatever it holds. Taken out one part at a time (2026-11-29, one build each, \
+    shared machine): the builders 181 MiB (their 3,424 setters 122), the routes 179 (their \
+    2,377 request and response functions 73, the matcher 69, which its leaves as calls cut \
+    by about 17), every doc comment 12. The crate's metadata is 35.3 MB against \
+    k8s-openapi's 20.6 MB (MIR 13.0 MB, per-item tables 10.4 MB). The target needs about \
+    190 MiB less, more than the builders' or the routes' whole cost: fewer bodies, the same \
+    lever as the build time's";
 const LEVER_CRD_BUILD: &str = "a CRD crate compiles what kopium's does not have (builders, \
-    serde impls, validation, routes); `--no-routes --no-builders --no-validation` builds a \
-    crate of kopium's kind, and the dev-build lever shrinks the rest";
+    serde impls, validation, routes); on cert-manager's Certificate (2026-11-29, three \
+    builds each, CPU) the default crate takes 0.57 to 0.67 s, without routes 0.46 to 0.56, \
+    without builders 0.48 to 0.53, the types alone (`--no-routes --no-builders \
+    --no-validation`) 0.38 to 0.40 s, and an empty crate with the same dependencies 0.06 to \
+    0.09 s: the target, half of kopium's 0.72 s, is below what the types and their serde \
+    impls alone cost, so it needs cheaper types (fewer, smaller serde impls), not only fewer \
+    parts";
 const LEVER_SERDE_INSTRUCTIONS: &str = "the instructions above serde_json's own reading \
     are building the values; one table-driven visitor for every struct (issue 32) is the \
     design that could spend fewer";
