@@ -202,7 +202,7 @@ fn generation(g: &super::sections::Generation) -> Result<Row, String> {
         "the run takes {:.3} s against the floor's {:.3} s, so the target needs at most {:.3} s. \
          The generator's own split (`--timings`, medians): {}; the rest, {:.3} s, is starting \
          and ending the process. CPU time is {:.3} s, {:.2}× the wall time (2 cores): emit \
-         and render run on every core, load, model and write on one. The largest stage, {}, takes {:.3} s alone.",
+         and render run on every core, and so does write's creating of files; load and model on one. The largest stage, {}, takes {:.3} s alone.",
         ours.median,
         floor.median,
         floor.median * GENERATION,
