@@ -283,9 +283,12 @@ pub struct TableWriter {
 /// to find the record written before cost more than the rest of the table.
 #[derive(Default)]
 struct Records {
-    by_first: HashMap<String, Vec<(Box<[String]>, usize)>>,
+    by_first: HashMap<String, Vec<Known>>,
     count: usize,
 }
+
+/// A record written before: its fields after the first, and its index.
+type Known = (Box<[String]>, usize);
 
 impl Records {
     /// The index of the record of `fields`, and whether it is new (then it has the next
