@@ -43,8 +43,8 @@ pub(crate) const PB_OVER_JSON: f64 = 3.0;
 const LEVER_GENERATION: &str = "by instructions (callgrind, 2026-11-29) generation is \
     1,109 M, 7.5× the floor's 147.8 M, after the route table's writer, the casing of names \
     and mimalloc; what the wall time adds beyond them is writing, nearly all of it the \
-    kernel's (one `openat` per file, 832 files; now on up to four threads) and the machine's \
-    load. The instructions left: emit, now the largest stage (about 500 M on both threads: \
+    kernel's (one `openat` per file, 832 files; on several threads it measured no faster) \
+    and the machine's load. The instructions left: emit, now the largest stage (about 500 M on both threads: \
     doc comments 175 M, builders 121 M, `format!` 136 M); then load's typed reading straight \
     from the Swagger 2.0 shape instead of the rewritten v3 `Value`s, their copies of `$ref` \
     parameters and per-media-type schemas and their drop (load is 280 M, parsing 105 M of \
@@ -205,7 +205,7 @@ fn generation(g: &super::sections::Generation) -> Result<Row, String> {
         "the run takes {:.3} s against the floor's {:.3} s, so the target needs at most {:.3} s. \
          The generator's own split (`--timings`, medians): {}; the rest, {:.3} s, is starting \
          and ending the process. CPU time is {:.3} s, {:.2}× the wall time (2 cores): emit \
-         and render run on every core, and so does write's creating of files; load and model on one. The largest stage, {}, takes {:.3} s alone.",
+         and render run on every core, load, model and write on one. The largest stage, {}, takes {:.3} s alone.",
         ours.median,
         floor.median,
         floor.median * GENERATION,
