@@ -658,6 +658,14 @@ pub const MUTANTS: &[Mutant] = &[
         tests: &["kubeforge-runtime:lib:a_written_table_reads_back_as_written"],
     },
     Mutant {
+        name: "route-table-record-repeated",
+        breaks: "a route table's data holds each distinct query parameter, resource, body and response once",
+        file: "runtime/src/route/table.rs",
+        find: "            return (index, false);",
+        replace: "            let _ = index;",
+        tests: &["kubeforge-runtime:lib:a_written_table_reads_back_as_written"],
+    },
+    Mutant {
         name: "schema-table-reference-shifted",
         breaks: "a schema of a schema table names the schema its reference's index says",
         file: "runtime/src/schema/static_schema.rs",

@@ -123,12 +123,16 @@ impl Origin {
         let mut pointer = String::with_capacity(self.pointer.len() + token.len() + 1);
         pointer.push_str(&self.pointer);
         pointer.push('/');
-        for c in token.chars() {
-            match c {
-                '~' => pointer.push_str("~0"),
-                '/' => pointer.push_str("~1"),
-                c => pointer.push(c),
+        if token.contains(['~', '/']) {
+            for c in token.chars() {
+                match c {
+                    '~' => pointer.push_str("~0"),
+                    '/' => pointer.push_str("~1"),
+                    c => pointer.push(c),
+                }
             }
+        } else {
+            pointer.push_str(token);
         }
         Origin {
             file: self.file.clone(),

@@ -57,7 +57,8 @@ pub const GENERIC_BUILDER: &str = "Builder";
 const ROOT_TYPES: &[&str] = &[GENERIC_BUILDER];
 
 fn is_keyword(name: &str) -> bool {
-    KEYWORDS.contains(&name)
+    // No keyword is longer than 8 bytes (`continue`, `abstract`, `override`).
+    name.len() <= 8 && KEYWORDS.contains(&name)
 }
 
 /// Whether `name` is a plain identifier as this module makes them: ASCII letters, digits
@@ -76,6 +77,15 @@ pub(crate) fn is_identifier(name: &str) -> bool {
 /// Splits `name` into words for case conversion: non-identifier characters separate words,
 /// and an upper-case run followed by a lone `s` (an acronym's plural) keeps the `s`.
 fn prepare(name: &str) -> String {
+    if name.is_ascii() {
+        prepare_ascii(name.as_bytes())
+    } else {
+        prepare_chars(name)
+    }
+}
+
+/// [`prepare`] of any text, `char` by `char`.
+fn prepare_chars(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     let mut out = String::with_capacity(name.len());
     for (i, &c) in chars.iter().enumerate() {
@@ -94,6 +104,101 @@ fn prepare(name: &str) -> String {
             out.push(if acronym_plural { 'S' } else { c });
         } else {
             out.push(' ');
+        }
+    }
+    out
+}
+
+/// [`prepare`] of ASCII text, byte by byte (most names; the same result as the loop over
+/// `char`s, which costs several times as much).
+fn prepare_ascii(name: &[u8]) -> String {
+    let mut out = Vec::with_capacity(name.len());
+    for (i, &c) in name.iter().enumerate() {
+        if c.is_ascii_alphanumeric() {
+            let acronym_plural = c == b's'
+                && i >= 2
+                && name[i - 1].is_ascii_uppercase()
+                && name[i - 2].is_ascii_uppercase()
+                && name.get(i + 1).is_none_or(|n| !n.is_ascii_lowercase());
+            out.push(if acronym_plural { b'S' } else { c });
+        } else {
+            out.push(b' ');
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The words of `text` as heck's case conversions split it (words are runs of
+/// alphanumerics, split again before an upper-case letter that follows a lower-case one,
+/// and before the last capital of a run of capitals followed by a lower-case letter:
+/// `APIServiceList` → `API`, `Service`, `List`), for ASCII text.
+fn ascii_words(text: &str) -> Vec<&str> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mode {
+        Boundary,
+        Lowercase,
+        Uppercase,
+    }
+    let mut words = Vec::new();
+    for word in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let bytes = word.as_bytes();
+        let mut init = 0;
+        let mut mode = Mode::Boundary;
+        for (i, &c) in bytes.iter().enumerate() {
+            let Some(&next) = bytes.get(i + 1) else {
+                words.push(&word[init..]);
+                break;
+            };
+            let next_mode = if c.is_ascii_lowercase() {
+                Mode::Lowercase
+            } else if c.is_ascii_uppercase() {
+                Mode::Uppercase
+            } else {
+                mode
+            };
+            if next_mode == Mode::Lowercase && next.is_ascii_uppercase() {
+                words.push(&word[init..=i]);
+                init = i + 1;
+                mode = Mode::Boundary;
+            } else if mode == Mode::Uppercase && c.is_ascii_uppercase() && next.is_ascii_lowercase()
+            {
+                words.push(&word[init..i]);
+                init = i;
+                mode = Mode::Boundary;
+            } else {
+                mode = next_mode;
+            }
+        }
+    }
+    words
+}
+
+/// heck's `to_snake_case`, without its formatting machinery for ASCII text.
+fn snake_case(text: &str) -> String {
+    if !text.is_ascii() {
+        return text.to_snake_case();
+    }
+    let mut out = String::with_capacity(text.len() + 4);
+    for (i, word) in ascii_words(text).into_iter().enumerate() {
+        if i > 0 {
+            out.push('_');
+        }
+        out.extend(word.chars().map(|c| c.to_ascii_lowercase()));
+    }
+    out
+}
+
+/// heck's `to_upper_camel_case`, without its formatting machinery for ASCII text.
+fn upper_camel_case(text: &str) -> String {
+    if !text.is_ascii() {
+        return text.to_upper_camel_case();
+    }
+    let mut out = String::with_capacity(text.len());
+    for word in ascii_words(text) {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.push(first.to_ascii_uppercase());
+            out.extend(chars.map(|c| c.to_ascii_lowercase()));
         }
     }
     out
@@ -225,7 +330,7 @@ fn ascii_camel(name: String) -> String {
 
 /// The snake-case form used for fields and modules.
 pub fn snake_name(json_name: &str) -> String {
-    let mut name = ascii_only(prepare(json_name).to_snake_case());
+    let mut name = ascii_only(snake_case(&prepare(json_name)));
     name = name.trim_matches('_').to_owned();
     if name.is_empty() {
         name.push_str("value");
@@ -374,7 +479,7 @@ pub fn type_name(name: &str) -> String {
     let mut out = if valid {
         name.to_owned()
     } else {
-        ascii_camel(prepare(name).to_upper_camel_case())
+        ascii_camel(upper_camel_case(&prepare(name)))
     };
     if out.is_empty() {
         out.push_str("Unnamed");
@@ -390,7 +495,7 @@ pub fn type_name(name: &str) -> String {
 
 /// The name of an anonymous type nested in `parent` under the property `json_name`.
 pub fn nested_type_name(parent: &str, json_name: &str) -> String {
-    let suffix = ascii_camel(prepare(json_name).to_upper_camel_case());
+    let suffix = ascii_camel(upper_camel_case(&prepare(json_name)));
     type_name(&format!("{parent}{suffix}"))
 }
 
@@ -402,7 +507,7 @@ pub fn variant_name(value: &str) -> String {
     // Keep a separator between digits that would otherwise run together ("1.0" vs "10").
     let mut words: Vec<String> = Vec::new();
     for word in prepare(value).split(' ').filter(|w| !w.is_empty()) {
-        let camel = ascii_camel(word.to_upper_camel_case());
+        let camel = ascii_camel(upper_camel_case(word));
         if camel.is_empty() {
             continue;
         }
@@ -587,6 +692,13 @@ impl Namespace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `is_keyword` looks only at names of up to 8 bytes.
+    #[test]
+    fn no_keyword_is_longer_than_8_bytes() {
+        assert!(KEYWORDS.iter().all(|k| k.len() <= 8), "{KEYWORDS:?}");
+        assert!(is_keyword("continue") && is_keyword("override") && !is_keyword("continues"));
+    }
 
     #[test]
     fn identifiers_are_what_this_module_makes() {
@@ -805,5 +917,84 @@ mod tests {
         assert_eq!(ns.claim("Pod"), "Pod2");
         assert_eq!(ns.claim("type_"), "type_");
         assert_eq!(ns.claim("type_"), "type_2");
+    }
+
+    /// The byte-wise case conversions are heck's, on every key and string of Kubernetes'
+    /// API (property names, operation ids, parameter names, enum values: the names
+    /// generation converts) and on the awkward cases, each as `prepare` leaves it and as
+    /// written.
+    #[test]
+    fn ascii_case_conversions_are_hecks() {
+        fn strings(value: &serde_json::Value, into: &mut std::collections::BTreeSet<String>) {
+            match value {
+                // Names, not descriptions.
+                serde_json::Value::String(text) if text.len() <= 80 => {
+                    into.insert(text.clone());
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, into)),
+                serde_json::Value::Object(map) => {
+                    for (key, child) in map {
+                        // Every key is a name (a property's, a schema's, a path's).
+                        into.insert(key.clone());
+                        strings(child, into);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut names: std::collections::BTreeSet<String> = [
+            "",
+            "a",
+            "A",
+            "_",
+            "__x__",
+            "APIServiceList",
+            "podIPs",
+            "IPv6",
+            "v1beta1",
+            "x-kubernetes-list-type",
+            "$ref",
+            "1st",
+            "HTTPGetAction",
+            "ABCdEF",
+            "aB",
+            "Ab",
+            "a1B2c3",
+            "V1",
+            "k8s.io",
+            "URLs",
+            "already_snake",
+            "SCREAMING_CASE",
+            "camelCase9X",
+        ]
+        .map(str::to_owned)
+        .into();
+        if let Some(corpus) =
+            kubeforge_tests::corpus("naming: heck's conversions", &["kubernetes/swagger.json"])
+        {
+            let text = std::fs::read(corpus.join("kubernetes/swagger.json")).expect("read");
+            let document: serde_json::Value = serde_json::from_slice(&text).expect("JSON");
+            strings(&document, &mut names);
+        }
+        for name in &names {
+            if name.is_ascii() {
+                assert_eq!(
+                    prepare_ascii(name.as_bytes()),
+                    prepare_chars(name),
+                    "{name:?}"
+                );
+            }
+            for text in [name.clone(), prepare(name)] {
+                if !text.is_ascii() {
+                    continue;
+                }
+                assert_eq!(snake_case(&text), text.to_snake_case(), "{text:?}");
+                assert_eq!(
+                    upper_camel_case(&text),
+                    text.to_upper_camel_case(),
+                    "{text:?}"
+                );
+            }
+        }
     }
 }

@@ -12,6 +12,7 @@
 //! - what a killed run left behind (staging, a directory moved aside) is recognised under
 //!   the lock and cleaned up, or restored, before anything else.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -77,10 +78,7 @@ impl Output {
                 }
                 link_or_copy(&dir.join(&relative), &staging.join(&relative))?;
             }
-            for relative in &report.written {
-                write_file(&staging.join(relative), self.files[relative].as_bytes())?;
-            }
-            Ok(())
+            write_files(&staging, &report.written, &self.files)
         })();
         if let Err(e) = staged {
             // Nothing of the output was touched; leave nothing behind either.
@@ -486,11 +484,31 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<(), Error> {
     copy.map_err(|e| output_error(to, &format!("cannot carry the file over: {e}")).into())
 }
 
+/// Writes `relatives` (paths in `files`) under `staging`: their directories first, each
+/// once and parents first, then the files. Creating a file is most of a write's time, spent
+/// in the file system rather than in the process (`strace -c` of the full API's 832 files:
+/// `openat` 86% of the system time); creating each file's directory again (`mkdir` failing
+/// with `EEXIST`, once a file) was another 9%. Creating the files on several threads was
+/// tried and measured no faster on ext4 (more system time, the same wall time).
+fn write_files(
+    staging: &Path,
+    relatives: &[PathBuf],
+    files: &BTreeMap<PathBuf, String>,
+) -> Result<(), Error> {
+    let dirs: BTreeSet<&Path> = relatives.iter().filter_map(|r| r.parent()).collect();
+    for dir in dirs {
+        let dir = staging.join(dir);
+        fs_step();
+        fs::create_dir_all(&dir)
+            .map_err(|e| output_error(&dir, &format!("cannot create the directory: {e}")))?;
+    }
+    relatives
+        .iter()
+        .try_for_each(|relative| write_file(&staging.join(relative), files[relative].as_bytes()))
+}
+
+/// Writes one file; its directory exists.
 fn write_file(path: &Path, content: &[u8]) -> Result<(), Error> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    fs_step();
-    fs::create_dir_all(parent)
-        .map_err(|e| output_error(parent, &format!("cannot create the directory: {e}")))?;
     // No fsync: the swap protects against an interrupted process; the page cache outlives it.
     fs_step();
     let mut file = fs::File::create(path)

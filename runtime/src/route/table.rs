@@ -271,10 +271,45 @@ fn action(name: &'static str) -> Action {
 pub struct TableWriter {
     shared: String,
     routes: String,
-    params: HashMap<String, usize>,
-    resources: HashMap<String, usize>,
-    bodies: HashMap<String, usize>,
-    responses: HashMap<String, usize>,
+    params: Records,
+    resources: Records,
+    bodies: Records,
+    responses: Records,
+}
+
+/// The records of one tag written so far, found by their fields as given (not escaped):
+/// by the first field, then the rest compared. A query parameter's record holds a
+/// kilobyte of description, the same one on most routes; formatting and hashing it whole
+/// to find the record written before cost more than the rest of the table.
+#[derive(Default)]
+struct Records {
+    by_first: HashMap<String, Vec<Known>>,
+    count: usize,
+}
+
+/// A record written before: its fields after the first, and its index.
+type Known = (Box<[String]>, usize);
+
+impl Records {
+    /// The index of the record of `fields`, and whether it is new (then it has the next
+    /// index).
+    fn index(&mut self, fields: &[&str]) -> (usize, bool) {
+        let (first, rest) = fields.split_first().unwrap_or((&"", &[]));
+        let same = |known: &[String]| known.iter().map(String::as_str).eq(rest.iter().copied());
+        if let Some(known) = self.by_first.get(*first)
+            && let Some(&(_, index)) = known.iter().find(|(known, _)| same(known))
+        {
+            return (index, false);
+        }
+        let index = self.count;
+        self.count += 1;
+        let rest = rest.iter().map(|f| (*f).to_owned()).collect();
+        self.by_first
+            .entry((*first).to_owned())
+            .or_default()
+            .push((rest, index));
+        (index, true)
+    }
 }
 
 /// A query parameter, for [`TableWriter::route`].
@@ -366,47 +401,57 @@ impl TableWriter {
     /// Adds `route` as the table's next entry.
     pub fn route(&mut self, route: &RouteData<'_>) {
         let resource = route.resource.map(|r| {
-            let fields = [
-                field(r.group),
-                field(r.version),
-                field(r.kind),
-                field(r.plural),
-                r.subresource.map(field).unwrap_or_default(),
-                match r.scope {
-                    Scope::Namespaced => "N".to_owned(),
-                    Scope::Cluster => "C".to_owned(),
-                },
-            ];
-            self.shared("r", &fields).to_string()
+            let scope = match r.scope {
+                Scope::Namespaced => "N",
+                Scope::Cluster => "C",
+            };
+            let subresource = r.subresource.unwrap_or_default();
+            let fields = [r.group, r.version, r.kind, r.plural, subresource, scope];
+            self.shared('r', &fields, || {
+                let mut record = [r.group, r.version, r.kind, r.plural, subresource]
+                    .map(field)
+                    .join("\t");
+                record.push('\t');
+                record.push_str(scope);
+                record
+            })
+            .to_string()
         });
         let query: Vec<String> = route
             .query
             .iter()
             .map(|q| {
-                let fields = [
-                    field(q.name),
-                    field(q.ty),
-                    flag(q.required),
-                    field(q.description),
-                ];
-                self.shared("q", &fields).to_string()
+                let fields = [q.name, q.ty, flag(q.required), q.description];
+                self.shared('q', &fields, || {
+                    let required = flag(q.required).to_owned();
+                    [field(q.name), field(q.ty), required, field(q.description)].join("\t")
+                })
+                .to_string()
             })
             .collect();
         let body = route.body.map(|b| {
-            let types: Vec<String> = b.content_types.iter().map(|t| escape(t)).collect();
-            let fields = [field(b.ty), flag(b.required), types.join(",")];
-            self.shared("b", &fields).to_string()
+            let mut fields = vec![b.ty, flag(b.required)];
+            // The list `[""]` is written as the empty list is: the same record.
+            if b.content_types != [""] {
+                fields.extend_from_slice(b.content_types);
+            }
+            self.shared('b', &fields, || {
+                let types: Vec<String> = b.content_types.iter().map(|t| escape(t)).collect();
+                [field(b.ty), flag(b.required).to_owned(), types.join(",")].join("\t")
+            })
+            .to_string()
         });
         let responses: Vec<String> = route
             .responses
             .iter()
             .map(|r| {
-                let fields = [
-                    r.status.to_string(),
-                    r.ty.map(field).unwrap_or_default(),
-                    field(r.description),
-                ];
-                self.shared("s", &fields).to_string()
+                let status = r.status.to_string();
+                let ty = r.ty.unwrap_or_default();
+                let fields = [status.as_str(), ty, r.description];
+                self.shared('s', &fields, || {
+                    [status.clone(), field(ty), field(r.description)].join("\t")
+                })
+                .to_string()
             })
             .collect();
         let path_params: Vec<String> = route.path_params.iter().map(|p| escape(p)).collect();
@@ -421,30 +466,30 @@ impl TableWriter {
             query.join(","),
             body.unwrap_or_default(),
             responses.join(","),
-            flag(route.deprecated),
+            flag(route.deprecated).to_owned(),
             field(route.description),
         ];
         self.routes.push_str(&fields.join("\t"));
         self.routes.push('\n');
     }
 
-    /// The index of the `tag` record of `fields`, written if new.
-    fn shared(&mut self, tag: &str, fields: &[String]) -> usize {
-        let record = format!("{tag}\t{}", fields.join("\t"));
-        let map = match tag {
-            "q" => &mut self.params,
-            "r" => &mut self.resources,
-            "b" => &mut self.bodies,
+    /// The index of the `tag` record of `fields` (as given, not escaped), written if new as
+    /// `record` spells it (its fields escaped, without the tag).
+    fn shared(&mut self, tag: char, fields: &[&str], record: impl FnOnce() -> String) -> usize {
+        let records = match tag {
+            'q' => &mut self.params,
+            'r' => &mut self.resources,
+            'b' => &mut self.bodies,
             _ => &mut self.responses,
         };
-        if let Some(&index) = map.get(&record) {
-            return index;
+        let (index, new) = records.index(fields);
+        if new {
+            self.shared.push(tag);
+            self.shared.push('\t');
+            self.shared.push_str(&record());
+            self.shared.push('\n');
         }
-        let next = map.len();
-        self.shared.push_str(&record);
-        self.shared.push('\n');
-        map.insert(record, next);
-        next
+        index
     }
 
     /// The data: the records, one a line.
@@ -456,8 +501,8 @@ impl TableWriter {
     }
 }
 
-fn flag(value: bool) -> String {
-    if value { "1" } else { "0" }.to_owned()
+fn flag(value: bool) -> &'static str {
+    if value { "1" } else { "0" }
 }
 
 /// `text` as an item of a list of a table's data (a route table's, a schema table's):
@@ -557,7 +602,17 @@ mod tests {
             deprecated: true,
             description: "",
         });
-        let table = RouteTable::new(leak(writer.finish()));
+        let data = writer.finish();
+        // Each distinct record once: `list` three times is one `q`, and the response
+        // without a type is a second `s`.
+        let records = |tag: &str| {
+            data.lines()
+                .filter(|l| l.split('\t').next() == Some(tag))
+                .count()
+        };
+        let counts = ["q", "r", "b", "s", "R"].map(records);
+        assert_eq!(counts, [1, 2, 1, 2, 2], "{data}");
+        let table = RouteTable::new(leak(data));
         assert_eq!(table.len(), 2);
         let first = &table[0];
         assert_eq!(first.operation_id, "listCoreV1NamespacedPod");

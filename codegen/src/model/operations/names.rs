@@ -1,7 +1,7 @@
 //! Every name made for operations: route variants, functions, decoders, query structs and
 //! their builders, response enums.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::conventions::{self, group_version_token};
 use super::{Operation, QueryParam, ResponseBody};
@@ -134,7 +134,7 @@ fn shared_queries(
         for param in &mut params {
             param.rust_name = fields.claim(&naming::snake_name(&param.name));
         }
-        set_setters(&mut params);
+        set_setters(&mut params, &mut Setters::new());
         let name = routes_names.claim(&format!("{class}Query"));
         let builder = routes_names.claim(&naming::builder_type_name(&name));
         let uses = members.len();
@@ -183,6 +183,7 @@ pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) -> V
     let mut functions: BTreeMap<Option<TypeId>, Namespace> = BTreeMap::new();
     let mut modules: BTreeMap<Option<Vec<String>>, Namespace> = BTreeMap::new();
     let mut routes_names = Namespace::default();
+    let mut setters = Setters::new();
     for name in ["Route", "ROUTES", "ResponseError", "resolve"] {
         routes_names.reserve(name);
     }
@@ -247,7 +248,7 @@ pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) -> V
                 .as_ref()
                 .map(|query| type_names.claim(&naming::builder_type_name(query)));
         }
-        set_setters(&mut op.query_params);
+        set_setters(&mut op.query_params, &mut setters);
         let successes: Vec<&ResponseBody> = op
             .responses
             .iter()
@@ -318,7 +319,7 @@ pub(super) fn assign_names(operations: &mut [Operation], types: &[TypeDef]) -> V
                 args.reserve(&param.rust_name);
             }
             watch.query_arg = args.claim("query");
-            set_setters(&mut watch.query_params);
+            set_setters(&mut watch.query_params, &mut setters);
         }
         op.names.function = function;
     }
@@ -370,15 +371,21 @@ pub(super) fn assign_query_constants(operations: &mut [Operation]) {
 }
 
 /// The setter names of a query struct's builder.
-fn set_setters(params: &mut [QueryParam]) {
+/// The setter names of optional query parameters, by their Rust names: most operations'
+/// parameters are one of a few lists, whose names are decided once.
+type Setters = HashMap<Vec<String>, Vec<String>>;
+
+fn set_setters(params: &mut [QueryParam], known: &mut Setters) {
     let optional: Vec<String> = params
         .iter()
         .filter(|q| !q.required)
         .map(|q| q.rust_name.clone())
         .collect();
-    let setters = crate::model::builders::setter_names(&optional);
+    let setters = known
+        .entry(optional)
+        .or_insert_with_key(|optional| crate::model::builders::setter_names(optional));
     for (param, setter) in params.iter_mut().filter(|q| !q.required).zip(setters) {
-        param.setter = setter;
+        param.setter.clone_from(setter);
     }
 }
 
