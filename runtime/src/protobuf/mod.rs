@@ -38,7 +38,7 @@ pub use input::Input;
 pub use prost::encoding::WireType;
 pub use watch::{WatchFrames, encode_watch_frame};
 
-use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len};
+use prost::encoding::{encoded_len_varint, key_len};
 
 use crate::ExtraFields;
 
@@ -67,6 +67,14 @@ pub trait Field: Sized {
     /// # Errors
     /// When the bytes are not a value of this type.
     fn merge(&mut self, input: &mut Input<'_>) -> Result<(), DecodeError>;
+
+    /// The value a field not set before is read into with [`Field::merge`]: the zero, or,
+    /// for a type whose `merge` replaces the whole value, anything cheaper to make (a
+    /// `Quantity`'s zero is an allocated and parsed `"0"`).
+    #[inline]
+    fn placeholder() -> Self {
+        Self::zero()
+    }
 }
 
 /// A generated struct with a protobuf message.
@@ -165,6 +173,22 @@ macro_rules! protobuf_message_field {
             }
         }
     };
+}
+
+/// prost's `encode_varint`, with a one-byte value (most keys, lengths and small numbers)
+/// written inline.
+#[inline]
+fn encode_varint(value: u64, buf: &mut Vec<u8>) {
+    match u8::try_from(value) {
+        Ok(byte) if byte < 0x80 => buf.push(byte),
+        _ => prost::encoding::encode_varint(value, buf),
+    }
+}
+
+/// prost's `encode_key`, through [`encode_varint`]'s one-byte path (fields 1 to 15).
+#[inline]
+fn encode_key(number: u32, wire: WireType, buf: &mut Vec<u8>) {
+    encode_varint(u64::from((number << 3) | wire as u32), buf);
 }
 
 #[inline]
@@ -293,7 +317,7 @@ pub fn merge_optional<T: Field>(
     input: &mut Input<'_>,
     name: &'static str,
 ) -> Result<(), DecodeError> {
-    merge_into(slot.get_or_insert_with(T::zero), wire, input).map_err(|e| e.field(name))
+    merge_into(slot.get_or_insert_with(T::placeholder), wire, input).map_err(|e| e.field(name))
 }
 
 /// Reads a field that Go writes when set and whose zero JSON leaves out (`Time`, bytes,
@@ -348,7 +372,7 @@ fn merge_element<T: Field>(
         }
         return Ok(());
     }
-    let mut value = T::zero();
+    let mut value = T::placeholder();
     merge_into(&mut value, wire, input).map_err(|e| e.index(values.len()))?;
     if values.capacity() == 0 {
         values.reserve_exact(1 + input.count_following(number, wire));
@@ -442,15 +466,19 @@ fn merge_entry<V: Field>(
 ) -> Result<(), DecodeError> {
     let mut entry = map_entry(wire, input)?;
     let mut key = String::new();
-    let mut value = V::zero();
+    let mut value = V::placeholder();
+    let mut has_value = false;
     while !entry.is_empty() {
         match entry.key()? {
             (1, wire) => merge_into(&mut key, wire, &mut entry)?,
-            (2, wire) => merge_into(&mut value, wire, &mut entry).map_err(|e| e.key(&key))?,
+            (2, wire) => {
+                merge_into(&mut value, wire, &mut entry).map_err(|e| e.key(&key))?;
+                has_value = true;
+            }
             (_, wire) => entry.skip(wire)?,
         }
     }
-    map.insert(key, value);
+    map.insert(key, if has_value { value } else { V::zero() });
     Ok(())
 }
 
