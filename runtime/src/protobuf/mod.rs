@@ -720,6 +720,47 @@ mod tests {
     }
 
     #[test]
+    fn a_map_entry_without_a_value_reads_as_the_zero() {
+        // `limits` (field 7): {key = "cpu"} without a value, then {key = "memory", value =
+        // {string = "1Gi"}}. A `Quantity` is read into a placeholder, not its zero; an entry
+        // that never reads a value still holds the zero, `"0"`.
+        let mut bytes = Vec::new();
+        for (key, value) in [("cpu", None), ("memory", Some("1Gi"))] {
+            let mut entry = Vec::new();
+            string_field(1, key, &mut entry);
+            if let Some(value) = value {
+                encode_field(2, &crate::Quantity::from(value), &mut entry);
+            }
+            encode_key(7, WireType::LengthDelimited, &mut bytes);
+            encode_varint(entry.len() as u64, &mut bytes);
+            bytes.extend_from_slice(&entry);
+        }
+        let mut map: Option<BTreeMap<String, crate::Quantity>> = None;
+        let mut input = Input::new(&bytes);
+        while !input.is_empty() {
+            let (_, wire) = input.key().unwrap();
+            merge_map_optional(&mut map, wire, &mut input, "limits").unwrap();
+        }
+        let map = map.unwrap();
+        assert_eq!(map["cpu"].as_str(), "0");
+        assert!(map["cpu"].is_valid());
+        assert_eq!(map["memory"].as_str(), "1Gi");
+        // An optional one reads as what it says, and a second value replaces the first.
+        let mut one = Vec::new();
+        encode_field(3, &crate::Quantity::from("500m"), &mut one);
+        encode_field(3, &crate::Quantity::from("2"), &mut one);
+        let mut input = Input::new(&one);
+        let mut slot: Option<crate::Quantity> = None;
+        let mut texts = Vec::new();
+        while !input.is_empty() {
+            let (_, wire) = input.key().unwrap();
+            merge_optional(&mut slot, wire, &mut input, "cpu").unwrap();
+            texts.push(slot.as_ref().map(|q| q.as_str().to_owned()));
+        }
+        assert_eq!(texts, [Some("500m".to_owned()), Some("2".to_owned())]);
+    }
+
+    #[test]
     fn a_decoded_list_holds_exactly_the_elements_written_one_after_the_other() {
         // Field 3 three times, field 4, then field 3 once more (not next to the others).
         let mut bytes = Vec::new();

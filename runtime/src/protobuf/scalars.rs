@@ -36,7 +36,7 @@ impl Field for String {
     fn merge(&mut self, input: &mut Input<'_>) -> Result<(), DecodeError> {
         // One allocation of exactly the text's length (a field is almost always read once,
         // into an empty string), not `clone_into`'s amortized growth.
-        *self = String::from(input.text()?);
+        *self = input.string()?;
         Ok(())
     }
 }
