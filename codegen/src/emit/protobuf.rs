@@ -368,6 +368,7 @@ fn merge_field(
     if body.items.len() > LONG / 4 {
         code.line("#[allow(clippy::too_many_lines)]");
     }
+    code.line("#[inline]");
     code.list(
         head,
         &["&mut self", "number: u32", &wire, &input],

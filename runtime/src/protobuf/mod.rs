@@ -38,7 +38,7 @@ pub use input::Input;
 pub use prost::encoding::WireType;
 pub use watch::{WatchFrames, encode_watch_frame};
 
-use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len};
+use prost::encoding::{encoded_len_varint, key_len};
 
 use crate::ExtraFields;
 
@@ -67,6 +67,14 @@ pub trait Field: Sized {
     /// # Errors
     /// When the bytes are not a value of this type.
     fn merge(&mut self, input: &mut Input<'_>) -> Result<(), DecodeError>;
+
+    /// The value a field not set before is read into with [`Field::merge`]: the zero, or,
+    /// for a type whose `merge` replaces the whole value, anything cheaper to make (a
+    /// `Quantity`'s zero is an allocated and parsed `"0"`).
+    #[inline]
+    fn placeholder() -> Self {
+        Self::zero()
+    }
 }
 
 /// A generated struct with a protobuf message.
@@ -165,6 +173,22 @@ macro_rules! protobuf_message_field {
             }
         }
     };
+}
+
+/// prost's `encode_varint`, with a one-byte value (most keys, lengths and small numbers)
+/// written inline.
+#[inline]
+fn encode_varint(value: u64, buf: &mut Vec<u8>) {
+    match u8::try_from(value) {
+        Ok(byte) if byte < 0x80 => buf.push(byte),
+        _ => prost::encoding::encode_varint(value, buf),
+    }
+}
+
+/// prost's `encode_key`, through [`encode_varint`]'s one-byte path (fields 1 to 15).
+#[inline]
+fn encode_key(number: u32, wire: WireType, buf: &mut Vec<u8>) {
+    encode_varint(u64::from((number << 3) | wire as u32), buf);
 }
 
 #[inline]
@@ -293,7 +317,7 @@ pub fn merge_optional<T: Field>(
     input: &mut Input<'_>,
     name: &'static str,
 ) -> Result<(), DecodeError> {
-    merge_into(slot.get_or_insert_with(T::zero), wire, input).map_err(|e| e.field(name))
+    merge_into(slot.get_or_insert_with(T::placeholder), wire, input).map_err(|e| e.field(name))
 }
 
 /// Reads a field that Go writes when set and whose zero JSON leaves out (`Time`, bytes,
@@ -348,7 +372,7 @@ fn merge_element<T: Field>(
         }
         return Ok(());
     }
-    let mut value = T::zero();
+    let mut value = T::placeholder();
     merge_into(&mut value, wire, input).map_err(|e| e.index(values.len()))?;
     if values.capacity() == 0 {
         values.reserve_exact(1 + input.count_following(number, wire));
@@ -442,15 +466,19 @@ fn merge_entry<V: Field>(
 ) -> Result<(), DecodeError> {
     let mut entry = map_entry(wire, input)?;
     let mut key = String::new();
-    let mut value = V::zero();
+    let mut value = V::placeholder();
+    let mut has_value = false;
     while !entry.is_empty() {
         match entry.key()? {
             (1, wire) => merge_into(&mut key, wire, &mut entry)?,
-            (2, wire) => merge_into(&mut value, wire, &mut entry).map_err(|e| e.key(&key))?,
+            (2, wire) => {
+                merge_into(&mut value, wire, &mut entry).map_err(|e| e.key(&key))?;
+                has_value = true;
+            }
             (_, wire) => entry.skip(wire)?,
         }
     }
-    map.insert(key, value);
+    map.insert(key, if has_value { value } else { V::zero() });
     Ok(())
 }
 
@@ -689,6 +717,47 @@ mod tests {
     /// Field `number` holding `text`, as Go writes a string.
     fn string_field(number: u32, text: &str, buf: &mut Vec<u8>) {
         encode_field(number, &text.to_owned(), buf);
+    }
+
+    #[test]
+    fn a_map_entry_without_a_value_reads_as_the_zero() {
+        // `limits` (field 7): {key = "cpu"} without a value, then {key = "memory", value =
+        // {string = "1Gi"}}. A `Quantity` is read into a placeholder, not its zero; an entry
+        // that never reads a value still holds the zero, `"0"`.
+        let mut bytes = Vec::new();
+        for (key, value) in [("cpu", None), ("memory", Some("1Gi"))] {
+            let mut entry = Vec::new();
+            string_field(1, key, &mut entry);
+            if let Some(value) = value {
+                encode_field(2, &crate::Quantity::from(value), &mut entry);
+            }
+            encode_key(7, WireType::LengthDelimited, &mut bytes);
+            encode_varint(entry.len() as u64, &mut bytes);
+            bytes.extend_from_slice(&entry);
+        }
+        let mut map: Option<BTreeMap<String, crate::Quantity>> = None;
+        let mut input = Input::new(&bytes);
+        while !input.is_empty() {
+            let (_, wire) = input.key().unwrap();
+            merge_map_optional(&mut map, wire, &mut input, "limits").unwrap();
+        }
+        let map = map.unwrap();
+        assert_eq!(map["cpu"].as_str(), "0");
+        assert!(map["cpu"].is_valid());
+        assert_eq!(map["memory"].as_str(), "1Gi");
+        // An optional one reads as what it says, and a second value replaces the first.
+        let mut one = Vec::new();
+        encode_field(3, &crate::Quantity::from("500m"), &mut one);
+        encode_field(3, &crate::Quantity::from("2"), &mut one);
+        let mut input = Input::new(&one);
+        let mut slot: Option<crate::Quantity> = None;
+        let mut texts = Vec::new();
+        while !input.is_empty() {
+            let (_, wire) = input.key().unwrap();
+            merge_optional(&mut slot, wire, &mut input, "cpu").unwrap();
+            texts.push(slot.as_ref().map(|q| q.as_str().to_owned()));
+        }
+        assert_eq!(texts, [Some("500m".to_owned()), Some("2".to_owned())]);
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! [`Field`] for the scalars and the runtime's special types, as Go writes them.
 
 use jiff::Timestamp;
-use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
+use prost::encoding::{WireType, encoded_len_varint, key_len};
 
-use super::{DecodeError, Field, Input, encode_field, field_len, merge_into};
+use super::{
+    DecodeError, Field, Input, encode_field, encode_key, encode_varint, field_len, merge_into,
+};
 use crate::{ByteString, IntOrString, MicroTime, Number, Quantity, Time};
 
 /// A signed value as protobuf's `int32`/`int64` write it: two's complement in 64 bits.
@@ -32,7 +34,10 @@ impl Field for String {
         buf.extend_from_slice(self.as_bytes());
     }
     fn merge(&mut self, input: &mut Input<'_>) -> Result<(), DecodeError> {
-        input.text().map(|text| text.clone_into(self))
+        // One allocation of exactly the text's length (a field is almost always read once,
+        // into an empty string), not `clone_into`'s amortized growth.
+        *self = input.string()?;
+        Ok(())
     }
 }
 
@@ -258,6 +263,10 @@ impl Field for Quantity {
     const WIRE: WireType = WireType::LengthDelimited;
     fn zero() -> Self {
         Quantity::from("0")
+    }
+    /// `merge` replaces the whole value, so nothing is allocated or parsed for it to replace.
+    fn placeholder() -> Self {
+        Quantity::default()
     }
     fn is_zero(&self) -> bool {
         self.signum() == Some(0)

@@ -375,7 +375,7 @@ fn count_instructions(
             let out = paths.bench.join(format!("callgrind.{who}.{what}.out"));
             let args = ["instructions", who, path_str(&fixture)?, &copies, what];
             let (total, stdout) = super::measure::callgrind(
-                &paths.harness.protobuf().bin,
+                &paths.harness.bin,
                 &args,
                 &format!("*counted_{what}*"),
                 &out,

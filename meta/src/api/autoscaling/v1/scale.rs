@@ -185,6 +185,7 @@ impl ::kubeforge_runtime::protobuf::Message for Scale {
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,

@@ -259,6 +259,7 @@ impl ::kubeforge_runtime::protobuf::Message for DeleteOptions {
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,

@@ -209,6 +209,7 @@ impl ::kubeforge_runtime::protobuf::Message for ManagedFieldsEntry {
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,

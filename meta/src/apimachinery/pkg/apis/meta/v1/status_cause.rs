@@ -145,6 +145,7 @@ impl ::kubeforge_runtime::protobuf::Message for StatusCause {
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,

@@ -202,6 +202,7 @@ impl ::kubeforge_runtime::protobuf::Message for StatusDetails {
         pb::encode_unknown(&self.unknown_fields, buf);
     }
 
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
