@@ -33,26 +33,8 @@ pub fn workspace_root() -> PathBuf {
         .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
 }
 
-/// Whether this is a CI run: `CI` is set to anything but empty, `0` or `false` (GitHub
-/// Actions, GitLab and most others set `CI=true`). In CI a test never skips.
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
-}
-
-/// Prints `message` where the user sees it even when the test passes: straight to the
-/// process's stderr, not through `eprintln!`. The test harness captures only what the
-/// `print!` family writes (and shows it only for failing tests), so a line written with
-/// `std::io::stderr().write_all` appears in `cargo test`'s output with or without
-/// `--nocapture`.
-pub fn notice(message: &str) {
-    use std::io::Write as _;
-    let mut stderr = std::io::stderr().lock();
-    // Best effort: a closed stderr must not fail the test that wanted to say something.
-    stderr
-        .write_all(format!("{message}\n").as_bytes())
-        .and_then(|()| stderr.flush())
-        .unwrap_or_default();
-}
+mod ci;
+pub use ci::{in_ci, notice};
 
 /// The real-world corpus: `$KUBEFORGE_CORPUS` if set (to check the skip and CI behaviour
 /// without moving the real one), otherwise `../shared/corpus` beside the workspace.

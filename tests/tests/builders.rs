@@ -1,7 +1,7 @@
 //! Builders of the generated crate: the guide's example (`docs/src/guide/builders.md`; its
 //! code is checked to be exactly what the guide shows), the semantics the guide promises, and that every generated
 //! struct has a builder. The compile-fail half (a forgotten required field) is
-//! `builders_compile_fail.rs`.
+//! `tests/compile-fail/tests/builders_compile_fail.rs`, a package of its own.
 
 use std::fs;
 use std::path::Path;

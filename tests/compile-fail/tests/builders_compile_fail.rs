@@ -1,14 +1,18 @@
 //! Forgetting a required field does not compile: required fields are the constructor's
 //! arguments, and a builder cannot be made any other way. The expected errors are
-//! `ui/*.stderr`; regenerate them with `TRYBUILD=overwrite cargo test -p kubeforge-tests --test
-//! builders_compile_fail` when the compiler's wording changes. Such a run names every file it
+//! `ui/*.stderr`; regenerate them with `TRYBUILD=overwrite cargo test -p kubeforge-compile-fail
+//! --test builders_compile_fail` when the compiler's wording changes. Such a run names every file it
 //! rewrote (visible without `--nocapture`), and `TRYBUILD` is refused in CI.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
-use kubeforge_tests::{in_ci, notice};
+// The same file as `kubeforge_tests::{in_ci, notice}`: this package does not depend on
+// kubeforge-tests, whose dependencies trybuild would check too.
+#[path = "../../src/ci.rs"]
+mod ci;
+use ci::{in_ci, notice};
 
 /// Every file trybuild may write (`ui/` and its `wip/` directory), with its content.
 fn snapshot() -> BTreeMap<PathBuf, Vec<u8>> {
