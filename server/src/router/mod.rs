@@ -208,8 +208,8 @@ impl Server {
         } else {
             trimmed.split('/').collect()
         };
-        let snapshot = self.shared.catalog();
-        let catalog = &*snapshot;
+        // The request's one snapshot; a watch keeps it for as long as it streams.
+        let catalog = &self.shared.catalog();
         let discovery = |value: Option<Value>| -> Result<Response<Body>, Failure> {
             if parts.method != Method::GET {
                 return Err(Failure::method_not_allowed(parts.method.as_str(), path));
@@ -401,7 +401,7 @@ impl Server {
     /// headers (on a refusal too, as the API server sends them).
     fn resource(
         &self,
-        catalog: &Catalog,
+        catalog: &Arc<Catalog>,
         parts: &http::request::Parts,
         body: &[u8],
         target: &Target,
@@ -430,7 +430,7 @@ impl Server {
 
     fn resource_verb(
         &self,
-        catalog: &Catalog,
+        catalog: &Arc<Catalog>,
         parts: &http::request::Parts,
         body: &[u8],
         target: &Target,

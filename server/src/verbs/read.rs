@@ -137,14 +137,14 @@ impl Shared {
 
     pub(crate) fn watch(
         self: &Arc<Self>,
-        catalog: &Catalog,
+        catalog: &Arc<Catalog>,
         index: usize,
         namespace: Option<&str>,
         query: &Query,
         answer: media::Answer,
     ) -> Result<Response<Body>, Failure> {
         let filter = Filter::new(catalog, index, namespace, query)?;
-        let request = watch::Request::new(index, filter, query, answer)?;
+        let request = watch::Request::new(catalog.clone(), index, filter, query, answer)?;
         let content_type = request.content_type();
         let receiver = watch::start(self.clone(), request);
         let mut response = Response::new(Body::stream(receiver));

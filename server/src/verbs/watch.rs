@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::objects::catalog::Catalog;
 use crate::objects::select::Filter;
 use crate::objects::store::EventType;
 use crate::objects::{partial, table};
@@ -36,6 +37,9 @@ enum Start {
 /// A parsed watch request.
 #[derive(Debug)]
 pub(crate) struct Request {
+    /// The request's own catalog snapshot, which `index` points into: a watch streams on
+    /// after its request, and a CRD created meanwhile must not change what it answers with.
+    catalog: Arc<Catalog>,
     index: usize,
     filter: Filter,
     start: Start,
@@ -55,6 +59,7 @@ pub(crate) struct Request {
 
 impl Request {
     pub(crate) fn new(
+        catalog: Arc<Catalog>,
         index: usize,
         filter: Filter,
         query: &Query,
@@ -79,6 +84,7 @@ impl Request {
             .filter(|t| *t > 0)
             .map(Duration::from_secs);
         Ok(Request {
+            catalog,
             index,
             filter,
             start,
@@ -150,7 +156,7 @@ fn event_line(kind: &str, object: &Value) -> Bytes {
 }
 
 async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
-    let catalog = shared.catalog();
+    let catalog = &*request.catalog;
     let def = &catalog.resources[request.index];
     // The first object sent as a Table carries the column definitions, as on a real server.
     let headers = std::sync::atomic::AtomicBool::new(true);
