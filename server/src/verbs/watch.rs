@@ -164,7 +164,7 @@ async fn run(shared: &Shared, request: &Request, sender: &mpsc::Sender<Bytes>) {
         Some((version, include)) => {
             let metadata = json!({"resourceVersion": object.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::from(""))});
             let first = headers.swap(false, Ordering::SeqCst);
-            let table = table::table(&catalog, def, version, &[object], include, metadata, first);
+            let table = table::table(catalog, def, version, &[object], include, metadata, first);
             event_line(kind, &table)
         }
         None => {
