@@ -299,13 +299,15 @@ pub(crate) async fn run(upgrade: OnUpgrade, session: Session) {
     }
 }
 
-/// An exec's session on its WebSocket.
-async fn exec<S>(io: S, plan: ExecPlan, protocol: &'static str)
+/// The task that writes the frames sent to it as binary WebSocket messages, then closes
+/// the socket normally (1000): client-go reads the end of its streams from that, and takes a
+/// close without a code for an error. Exec and port-forward over channels share it.
+fn websocket_writer<S>(
+    mut sink: futures_util::stream::SplitSink<WebSocketStream<S>, Message>,
+) -> (mpsc::Sender<Vec<u8>>, tokio::task::JoinHandle<()>)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let socket = WebSocketStream::from_raw_socket(io, Role::Server, None).await;
-    let (mut sink, mut source) = socket.split();
     let (frames, mut outgoing) = mpsc::channel::<Vec<u8>>(64);
     let writer = tokio::spawn(async move {
         while let Some(frame) = outgoing.recv().await {
@@ -313,8 +315,6 @@ where
                 return;
             }
         }
-        // A normal closure (1000): client-go reads the end of its streams from it, and
-        // takes a close without a code for an error.
         let _ = sink
             .send(Message::Close(Some(CloseFrame {
                 code: CloseCode::Normal,
@@ -323,6 +323,17 @@ where
             .await;
         let _ = sink.flush().await;
     });
+    (frames, writer)
+}
+
+/// An exec's session on its WebSocket.
+async fn exec<S>(io: S, plan: ExecPlan, protocol: &'static str)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let socket = WebSocketStream::from_raw_socket(io, Role::Server, None).await;
+    let (sink, mut source) = socket.split();
+    let (frames, writer) = websocket_writer(sink);
     // The first channel the client reads, empty: the streams are open.
     let first = if plan.stdout {
         STDOUT
@@ -671,22 +682,8 @@ async fn forward_channels<S>(socket: WebSocketStream<S>, plan: ForwardPlan)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let (mut sink, mut source) = socket.split();
-    let (frames, mut outgoing) = mpsc::channel::<Vec<u8>>(64);
-    let writer = tokio::spawn(async move {
-        while let Some(frame) = outgoing.recv().await {
-            if sink.send(Message::binary(frame)).await.is_err() {
-                return;
-            }
-        }
-        let _ = sink
-            .send(Message::Close(Some(CloseFrame {
-                code: CloseCode::Normal,
-                reason: "".into(),
-            })))
-            .await;
-        let _ = sink.flush().await;
-    });
+    let (sink, mut source) = socket.split();
+    let (frames, writer) = websocket_writer(sink);
     let mut to_ports = Vec::new();
     let mut serving = tokio::task::JoinSet::new();
     for (index, port) in plan.asked.iter().copied().enumerate() {
