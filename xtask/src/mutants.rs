@@ -1151,11 +1151,9 @@ fn check(
     Ok(survivors.is_empty())
 }
 
-/// Copies every file git tracks or would track (not ignored ones such as `target/`) into
-/// `scratch`. Files whose content is unchanged since an earlier copy are left alone (so they
-/// keep their modification time and cargo rebuilds nothing for them); stale files of an
-/// earlier copy are removed.
-fn copy_workspace(root: &Path, scratch: &Path) -> Result<(), String> {
+/// The workspace's files as git sees them, relative to `root`: tracked, or untracked and not
+/// ignored (what a copy of the workspace holds, and what a change to it writes).
+fn workspace_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     let output = Command::new("git")
         .args([
             "ls-files",
@@ -1173,9 +1171,21 @@ fn copy_workspace(root: &Path, scratch: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
+    Ok(output
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|name| PathBuf::from(String::from_utf8_lossy(name).as_ref()))
+        .collect())
+}
+
+/// Copies every file git tracks or would track (not ignored ones such as `target/`) into
+/// `scratch`. Files whose content is unchanged since an earlier copy are left alone (so they
+/// keep their modification time and cargo rebuilds nothing for them); stale files of an
+/// earlier copy are removed.
+fn copy_workspace(root: &Path, scratch: &Path) -> Result<(), String> {
     let mut wanted = BTreeSet::new();
-    for name in output.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
-        let name = PathBuf::from(String::from_utf8_lossy(name).as_ref());
+    for name in workspace_files(root)? {
         let from = root.join(&name);
         if !from.is_file() {
             continue; // deleted in the work tree but still in the index

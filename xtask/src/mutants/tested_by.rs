@@ -25,7 +25,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Selection, Target, TestNames, cargo};
@@ -124,26 +123,9 @@ fn modified(path: &Path) -> Option<f64> {
 
 /// The workspace's newest file (of those git tracks or would track) and when it was written.
 fn newest_file(root: &Path) -> Result<(f64, PathBuf), String> {
-    let output = Command::new("git")
-        .args([
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-        ])
-        .current_dir(root)
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "git ls-files failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
     let mut newest = (f64::NEG_INFINITY, PathBuf::new());
-    for name in output.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
-        let path = root.join(String::from_utf8_lossy(name).as_ref());
+    for name in super::workspace_files(root)? {
+        let path = root.join(name);
         if let Some(time) = modified(&path).filter(|t| *t > newest.0) {
             newest = (time, path);
         }
