@@ -128,16 +128,7 @@ pub(crate) fn upgrade(
     };
     let mut response = Response::new(Body::full(Vec::new()));
     *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
-    let headers = response.headers_mut();
-    headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
-    headers.insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
-    if let Ok(accept) = HeaderValue::from_str(&derive_accept_key(key.as_bytes())) {
-        headers.insert(header::SEC_WEBSOCKET_ACCEPT, accept);
-    }
-    headers.insert(
-        header::SEC_WEBSOCKET_PROTOCOL,
-        HeaderValue::from_static(protocol),
-    );
+    websocket_switch(response.headers_mut(), key.as_bytes(), protocol);
     response
         .extensions_mut()
         .insert(Session::Exec { plan, protocol });
@@ -193,16 +184,7 @@ pub(crate) fn forward_upgrade(
             // The kubelet's `newOptions` for a WebSocket port-forward.
             return Err(Failure::bad_request("query parameter \"port\" is required"));
         }
-        let headers = response.headers_mut();
-        headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
-        headers.insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
-        if let Ok(accept) = HeaderValue::from_str(&derive_accept_key(key.as_bytes())) {
-            headers.insert(header::SEC_WEBSOCKET_ACCEPT, accept);
-        }
-        headers.insert(
-            header::SEC_WEBSOCKET_PROTOCOL,
-            HeaderValue::from_static(protocol),
-        );
+        websocket_switch(response.headers_mut(), key.as_bytes(), protocol);
         framing
     } else {
         let upgrade = header_values(parts, "upgrade");
@@ -297,6 +279,20 @@ pub(crate) async fn run(upgrade: OnUpgrade, session: Session) {
             }
         },
     }
+}
+
+/// The headers of a 101 that switches to a WebSocket speaking `protocol`, for the client's
+/// `Sec-WebSocket-Key` `key`: exec's and port-forward's upgrades share them.
+fn websocket_switch(headers: &mut http::HeaderMap, key: &[u8], protocol: &'static str) {
+    headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
+    if let Ok(accept) = HeaderValue::from_str(&derive_accept_key(key)) {
+        headers.insert(header::SEC_WEBSOCKET_ACCEPT, accept);
+    }
+    headers.insert(
+        header::SEC_WEBSOCKET_PROTOCOL,
+        HeaderValue::from_static(protocol),
+    );
 }
 
 /// The task that writes the frames sent to it as binary WebSocket messages, then closes
