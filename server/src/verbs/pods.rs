@@ -543,11 +543,7 @@ impl Shared {
         };
         let pod = self.stored(self.core("pods")?, namespace, name)?;
         let container = container(&pod, name, query.get("container"), false)?;
-        let node = pod
-            .pointer("/spec/nodeName")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if !simulation.nodes.iter().any(|n| n.name == node) {
+        if !simulation.runs(&pod) {
             return Ok(None);
         }
         let argv: Vec<String> = query
@@ -614,11 +610,7 @@ impl Shared {
             return Ok(None);
         };
         let pod = self.stored(self.core("pods")?, namespace, name)?;
-        let node = pod
-            .pointer("/spec/nodeName")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if !simulation.nodes.iter().any(|n| n.name == node) {
+        if !simulation.runs(&pod) {
             return Ok(None);
         }
         let mut asked = Vec::new();
@@ -668,13 +660,7 @@ impl Shared {
             Some(Err(_)) => return Ok(None),
         };
         let pod = self.stored(self.core("pods")?, namespace, name)?;
-        let node = pod
-            .pointer("/spec/nodeName")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if !simulation.nodes.iter().any(|n| n.name == node)
-            || pod.pointer("/status/podIP").is_none()
-        {
+        if !simulation.runs(&pod) || pod.pointer("/status/podIP").is_none() {
             return Ok(None);
         }
         Ok(containers::port_handler(simulation, &pod, port))

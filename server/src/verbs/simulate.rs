@@ -312,7 +312,7 @@ impl Shared {
         query: &Query,
     ) -> Option<Result<String, Failure>> {
         let simulation = self.options.simulation.as_ref()?;
-        if !simulation.nodes.iter().any(|n| n.name == node) {
+        if !simulation.has_node(node) {
             return None;
         }
         let script = kubelet::script(pod, container, simulation)?;

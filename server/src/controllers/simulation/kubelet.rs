@@ -443,12 +443,8 @@ pub(crate) fn terminate(
 ) -> Option<std::sync::Arc<Value>> {
     let pods = kinds.pods?;
     let old = state.objects[pods].get(key)?.clone();
-    let node = text(&old, "/spec/nodeName");
     let ended = matches!(text(&old, "/status/phase"), "Succeeded" | "Failed");
-    if ended
-        || old.pointer("/metadata/deletionTimestamp").is_some()
-        || !simulation.nodes.iter().any(|n| n.name == node)
-    {
+    if ended || old.pointer("/metadata/deletionTimestamp").is_some() || !simulation.runs(&old) {
         return None;
     }
     let grace = grace

@@ -148,8 +148,7 @@ fn containers(pod: &Value, simulation: &Simulation) -> Vec<(String, (i64, i64))>
 
 /// Whether metrics-server has a sample of the Pod: `Running` on a simulated node.
 fn sampled(pod: &Value, simulation: &Simulation) -> bool {
-    let node = text(pod, "/spec/nodeName");
-    text(pod, "/status/phase") == "Running" && simulation.nodes.iter().any(|n| n.name == node)
+    text(pod, "/status/phase") == "Running" && simulation.runs(pod)
 }
 
 /// The metadata metrics-server writes: the object's name, namespace and labels, created now.
@@ -209,7 +208,7 @@ pub(crate) fn node_metrics<'a>(
     typed: bool,
 ) -> Option<Value> {
     let name = text(node, "/metadata/name");
-    if !simulation.nodes.iter().any(|n| n.name == name) {
+    if !simulation.has_node(name) {
         return None;
     }
     let (mut cpu, mut memory) = (0i64, 0i64);

@@ -135,6 +135,20 @@ impl Default for Simulation {
 pub const CONTROL_PLANE: &str = "kubeforge-control-plane";
 
 impl Simulation {
+    /// Whether the simulation has a Node named `name`.
+    pub(crate) fn has_node(&self, name: &str) -> bool {
+        self.nodes.iter().any(|n| n.name == name)
+    }
+
+    /// Whether a simulated kubelet runs `pod`: its `spec.nodeName` is one of the nodes.
+    pub(crate) fn runs(&self, pod: &Value) -> bool {
+        self.has_node(
+            pod.pointer("/spec/nodeName")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+        )
+    }
+
     /// A simulation with the control-plane Node and `count` worker nodes named `node-1`…,
     /// each with the default capacity.
     pub fn with_nodes(count: usize) -> Simulation {
