@@ -295,9 +295,23 @@ fn websocket_switch(headers: &mut http::HeaderMap, key: &[u8], protocol: &'stati
     );
 }
 
+/// Closes a WebSocket normally (1000): client-go reads the end of its streams from that,
+/// and takes a close without a code for an error.
+async fn close_normally<S>(sink: &mut futures_util::stream::SplitSink<WebSocketStream<S>, Message>)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let _ = sink
+        .send(Message::Close(Some(CloseFrame {
+            code: CloseCode::Normal,
+            reason: "".into(),
+        })))
+        .await;
+    let _ = sink.flush().await;
+}
+
 /// The task that writes the frames sent to it as binary WebSocket messages, then closes
-/// the socket normally (1000): client-go reads the end of its streams from that, and takes a
-/// close without a code for an error. Exec and port-forward over channels share it.
+/// the socket normally. Exec and port-forward over channels share it.
 fn websocket_writer<S>(
     mut sink: futures_util::stream::SplitSink<WebSocketStream<S>, Message>,
 ) -> (mpsc::Sender<Vec<u8>>, tokio::task::JoinHandle<()>)
@@ -311,13 +325,7 @@ where
                 return;
             }
         }
-        let _ = sink
-            .send(Message::Close(Some(CloseFrame {
-                code: CloseCode::Normal,
-                reason: "".into(),
-            })))
-            .await;
-        let _ = sink.flush().await;
+        close_normally(&mut sink).await;
     });
     (frames, writer)
 }
@@ -480,13 +488,7 @@ where
                 }
             }
         }
-        let _ = sink
-            .send(Message::Close(Some(CloseFrame {
-                code: CloseCode::Normal,
-                reason: "".into(),
-            })))
-            .await;
-        let _ = sink.flush().await;
+        close_normally(&mut sink).await;
     });
     theirs
 }
