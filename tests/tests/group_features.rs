@@ -200,12 +200,6 @@ fn build_sets(dir: &Path, name: &str, sets: &[Vec<&str>]) -> Result<usize, Strin
             members.join(", ")
         ),
     );
-    // The crate's lockfile, so that the sets build against the dependencies it resolved.
-    if !root.join("Cargo.lock").exists() {
-        if let Ok(lock) = std::fs::read(dir.join("Cargo.lock")) {
-            std::fs::write(root.join("Cargo.lock"), lock).expect("write the lockfile");
-        }
-    }
     let output = kubeforge_tests::scale::command(&root)
         .args(&args)
         .output()
