@@ -799,7 +799,7 @@ pub const RUN_ORDER: &[&str] = &["server/", "codegen/", "runtime/"];
 
 /// The mutants of `selected` in the order they run ([`RUN_ORDER`]); a file in no package it
 /// lists runs last.
-fn run_order<'a>(mut selected: Vec<&'a Mutant>) -> Vec<&'a Mutant> {
+fn run_order(mut selected: Vec<&Mutant>) -> Vec<&Mutant> {
     selected.sort_by_key(|m| {
         let rank = RUN_ORDER
             .iter()
