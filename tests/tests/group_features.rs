@@ -6,7 +6,8 @@
 //! The generated crate is built once per feature set with `cargo build` (what users run;
 //! `cargo check` saves only about a quarter here, since request functions are `#[inline]`
 //! and the crate emits little machine code), sharing `target/tmp/scale` with the scale tests so
-//! dependencies build once. Runs when `../shared/corpus` exists and prints `SKIPPED: …`
+//! dependencies build once, and all feature sets in one `cargo build`, two at a time
+//! ([`build_sets`]). Runs when `../shared/corpus` exists and prints `SKIPPED: …`
 //! otherwise.
 
 use std::collections::BTreeSet;
@@ -19,27 +20,6 @@ use kubeforge_tests::{corpus_dir, workspace_root};
 
 fn set(names: &[&str]) -> BTreeSet<String> {
     names.iter().map(|s| (*s).to_owned()).collect()
-}
-
-/// `cargo build` of the crate in `dir` with exactly `features`, warnings denied; the
-/// compiler's output on failure.
-fn build(dir: &Path, features: &[&str]) -> Result<(), String> {
-    let joined = features.join(",");
-    let output = kubeforge_tests::scale::command(dir)
-        .args(["build", "--quiet", "--no-default-features"])
-        .args(
-            (!features.is_empty())
-                .then_some(["--features", joined.as_str()])
-                .into_iter()
-                .flatten(),
-        )
-        .output()
-        .expect("cargo runs");
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).into_owned())
-    }
 }
 
 #[test]
@@ -119,27 +99,164 @@ fn every_group_builds_alone_and_in_combination() {
         vec!["apps", "autoscaling"],
         vec!["core", "autoscaling", "policy", "authentication.k8s.io"],
     ]);
-    let mut failures = Vec::new();
-    for features in &sets {
-        let start = Instant::now();
-        let result = build(&dir, features);
-        eprintln!(
-            "group features [{}]: {} in {:.1} s",
-            features.join(", "),
-            if result.is_ok() { "builds" } else { "FAILS" },
-            start.elapsed().as_secs_f64()
-        );
-        if let Err(e) = result {
-            failures.push(format!("[{}]:\n{e}", features.join(", ")));
+    let start = Instant::now();
+    let result = build_sets(&dir, "group-features", &sets);
+    eprintln!(
+        "group features: {} feature sets: {} in {:.1} s",
+        sets.len(),
+        match &result {
+            Ok(builds) => format!("{builds} builds, all pass"),
+            Err(_) => "FAIL".to_owned(),
+        },
+        start.elapsed().as_secs_f64()
+    );
+    // `core` + `apps` is `apps` (which enables `core`), and so for `batch` and
+    // `networking.k8s.io`: one build each.
+    assert_eq!(result.unwrap_or_else(|e| panic!("{e}")), 26);
+}
+
+/// Builds the crate in `dir` (named `name`) with each feature set of `sets` and no default
+/// features, warnings denied, all in one `cargo build`, and returns how many builds that was.
+///
+/// Each set is a package of its own in a workspace beside the crate (`<name>-sets/`), whose
+/// manifest is the crate's and whose library is the crate's `src/lib.rs`, so that cargo
+/// builds two sets at a time, where one cargo per set built one after another (the shared
+/// target directory takes one cargo at a time) and a core sat idle. The packages' names
+/// differ, so each set is an artifact of its own, compiled as before. A set that enables
+/// what an earlier one does, once the manifest's `[features]` have added what each feature
+/// implies, is the earlier one's build (cargo gave both one artifact before, too), and is
+/// given to cargo as the earlier set names it. With `--keep-going` every set builds, and the
+/// error names each set that fails, with the compiler's output.
+fn build_sets(dir: &Path, name: &str, sets: &[Vec<&str>]) -> Result<usize, String> {
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("the crate's manifest");
+    let implies = manifest_features(&manifest);
+    let closure = |set: &[&str]| -> BTreeSet<String> {
+        let mut all = BTreeSet::new();
+        let mut todo: Vec<String> = set.iter().map(|s| (*s).to_owned()).collect();
+        while let Some(feature) = todo.pop() {
+            if let Some(implied) = implies.get(&feature) {
+                todo.extend(implied.iter().cloned());
+            }
+            all.insert(feature);
+        }
+        all
+    };
+    // (the features cargo enables, the sets that enable them, the first of which is built)
+    let mut builds: Vec<(BTreeSet<String>, Vec<&[&str]>)> = Vec::new();
+    for set in sets {
+        let enabled = closure(set);
+        match builds.iter_mut().find(|(other, _)| *other == enabled) {
+            Some((_, same)) => same.push(set),
+            None => builds.push((enabled, vec![set])),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} feature sets do not build:\n{}",
-        failures.len(),
-        sets.len(),
-        failures.join("\n")
+
+    let (package, _) = manifest
+        .split_once("\n[workspace]")
+        .expect("a generated crate is a workspace of its own");
+    // Without the comment above the generated `[workspace]` table, which it explains.
+    let mut lines: Vec<&str> = package.lines().collect();
+    while lines
+        .last()
+        .is_some_and(|l| l.is_empty() || l.starts_with('#'))
+    {
+        lines.pop();
+    }
+    let package = lines.join("\n") + "\n";
+    let root = dir.with_file_name(format!("{name}-sets"));
+    let member = |i: usize| format!("{name}-set-{i:02}");
+    let mut args: Vec<String> = ["build", "--quiet", "--keep-going", "--no-default-features"]
+        .map(str::to_owned)
+        .to_vec();
+    for (i, (_, named)) in builds.iter().enumerate() {
+        // One directory deeper than the crate: its path dependencies go one `..` further.
+        let text = package
+            .replacen(
+                &format!("name = \"{name}\""),
+                &format!("name = \"{}\"", member(i)),
+                1,
+            )
+            .replace("path = \"../", "path = \"../../")
+            + &format!("\n[lib]\npath = \"../../{name}/src/lib.rs\"\n");
+        let member_dir = root.join(member(i));
+        std::fs::create_dir_all(&member_dir).expect("a set's directory");
+        write_if_changed(&member_dir.join("Cargo.toml"), &text);
+        args.extend(["-p".to_owned(), member(i)]);
+        if !named[0].is_empty() {
+            let list: Vec<String> = named[0]
+                .iter()
+                .map(|f| format!("{}/{f}", member(i)))
+                .collect();
+            args.extend(["--features".to_owned(), list.join(",")]);
+        }
+    }
+    let members: Vec<String> = (0..builds.len())
+        .map(|i| format!("\"{}\"", member(i)))
+        .collect();
+    write_if_changed(
+        &root.join("Cargo.toml"),
+        &format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+            members.join(", ")
+        ),
     );
+    let output = kubeforge_tests::scale::command(&root)
+        .args(&args)
+        .output()
+        .expect("cargo runs");
+    if output.status.success() {
+        return Ok(builds.len());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let failed: Vec<String> = builds
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| stderr.contains(&format!("could not compile `{}`", member(*i))))
+        .map(|(i, (_, named))| {
+            let named: Vec<String> = named
+                .iter()
+                .map(|set| format!("[{}]", set.join(", ")))
+                .collect();
+            format!("{} (package {})", named.join(" = "), member(i))
+        })
+        .collect();
+    Err(format!(
+        "{} of {} builds fail: {}\ncargo build in {}:\n{stderr}",
+        failed.len(),
+        builds.len(),
+        failed.join("; "),
+        root.display()
+    ))
+}
+
+/// The `[features]` table of a generated manifest: each feature and the features it enables
+/// (`"apps" = ["core"]`; a dependency's feature, `kubeforge-runtime/validate`, left out).
+fn manifest_features(manifest: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let table = manifest
+        .split_once("\n[features]\n")
+        .map_or("", |(_, rest)| rest);
+    table
+        .lines()
+        .take_while(|line| !line.starts_with('['))
+        .filter_map(|line| line.split_once(" = "))
+        .map(|(feature, implied)| {
+            let implied = implied
+                .trim_matches(|c| c == '[' || c == ']')
+                .split(',')
+                .map(|f| f.trim().trim_matches('"').to_owned())
+                .filter(|f| !f.is_empty() && !f.contains('/'))
+                .collect();
+            (feature.trim_matches('"').to_owned(), implied)
+        })
+        .collect()
+}
+
+/// Writes `text` to `path` unless it holds it already (cargo rebuilds what is newer).
+fn write_if_changed(path: &Path, text: &str) {
+    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        std::fs::write(path, text)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    }
 }
 
 /// A v3 document with two groups: `a.example` Widget, whose `convert` subresource answers
@@ -257,18 +374,14 @@ fn gated_response_types_and_free_operations_build_under_every_feature_set() {
         ..CrateOptions::default()
     };
     write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("does not write:\n{e}"));
-    let failures: Vec<String> = [
+    let sets = [
         vec![],
         vec!["a.example"],
         vec!["b.example"],
         vec!["a.example", "b.example"],
-    ]
-    .iter()
-    .filter_map(|features| {
-        build(&dir, features)
-            .err()
-            .map(|e| format!("[{}]:\n{e}", features.join(", ")))
-    })
-    .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    ];
+    assert_eq!(
+        build_sets(&dir, "group-features-two-groups", &sets).unwrap_or_else(|e| panic!("{e}")),
+        4
+    );
 }
