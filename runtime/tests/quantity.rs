@@ -242,9 +242,43 @@ fn huge_exponents_stay_cheap() {
 #[test]
 fn signum_is_the_parsed_values() {
     for text in [
-        "0", "000", "0n", "0Ki", "00Ei", "1", "01", "100m", "1n", "1u", "7k", "1M", "1G", "2T",
-        "3P", "4E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "9Ei", "1e3", "0e3", "-1", "-0", "+1",
-        "0.0", "0.5", "1.5Gi", "0.0000000001", "1m5", "1Z", "", "lots", "1.", ".5",
+        "0",
+        "000",
+        "0n",
+        "0Ki",
+        "00Ei",
+        "1",
+        "01",
+        "100m",
+        "1n",
+        "1u",
+        "7k",
+        "1M",
+        "1G",
+        "2T",
+        "3P",
+        "4E",
+        "1Ki",
+        "1Mi",
+        "1Gi",
+        "1Ti",
+        "1Pi",
+        "9Ei",
+        "1e3",
+        "0e3",
+        "-1",
+        "-0",
+        "+1",
+        "0.0",
+        "0.5",
+        "1.5Gi",
+        "0.0000000001",
+        "1m5",
+        "1Z",
+        "",
+        "lots",
+        "1.",
+        ".5",
     ] {
         let quantity = Quantity::from(text);
         let zero = Quantity::from("0");
@@ -264,7 +298,11 @@ fn arithmetic_keeps_its_exact_value() {
     let capped = q("9Ei");
     assert_eq!(product.cmp_value(&capped), Some(Ordering::Greater));
     assert_eq!(product.cmp(&capped), Ordering::Greater);
-    assert_eq!(Quantity::from("16Ei").cmp(&capped), Ordering::Equal, "read, it is capped");
+    assert_eq!(
+        Quantity::from("16Ei").cmp(&capped),
+        Ordering::Equal,
+        "read, it is capped"
+    );
 }
 
 /// A quantity is a string and its form, not its parsed value: 40 bytes, not 72 (it sits

@@ -390,9 +390,7 @@ pub(crate) fn simple_signum(s: &str) -> Option<i32> {
     }
     match &b[digits..] {
         b"" | b"n" | b"u" | b"m" | b"k" | b"M" | b"G" | b"T" | b"P" | b"E" | b"Ki" | b"Mi"
-        | b"Gi" | b"Ti" | b"Pi" | b"Ei" => {
-            Some(i32::from(b[..digits].iter().any(|&d| d != b'0')))
-        }
+        | b"Gi" | b"Ti" | b"Pi" | b"Ei" => Some(i32::from(b[..digits].iter().any(|&d| d != b'0'))),
         _ => None,
     }
 }
