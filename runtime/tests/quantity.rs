@@ -236,3 +236,78 @@ fn huge_exponents_stay_cheap() {
     assert_eq!(huge.to_f64(), Some(f64::INFINITY));
     assert_eq!(huge.canonical().as_deref(), Some("1e999999999"));
 }
+
+/// The sign read from a common text without parsing it (`signum`'s fast path) is the sign
+/// of the parsed value (`cmp_value` against zero parses both).
+#[test]
+fn signum_is_the_parsed_values() {
+    for text in [
+        "0",
+        "000",
+        "0n",
+        "0Ki",
+        "00Ei",
+        "1",
+        "01",
+        "100m",
+        "1n",
+        "1u",
+        "7k",
+        "1M",
+        "1G",
+        "2T",
+        "3P",
+        "4E",
+        "1Ki",
+        "1Mi",
+        "1Gi",
+        "1Ti",
+        "1Pi",
+        "9Ei",
+        "1e3",
+        "0e3",
+        "-1",
+        "-0",
+        "+1",
+        "0.0",
+        "0.5",
+        "1.5Gi",
+        "0.0000000001",
+        "1m5",
+        "1Z",
+        "",
+        "lots",
+        "1.",
+        ".5",
+    ] {
+        let quantity = Quantity::from(text);
+        let zero = Quantity::from("0");
+        let parsed = quantity.cmp_value(&zero).map(|order| order as i32);
+        assert_eq!(quantity.signum(), parsed, "{text:?}");
+        let read: Quantity = serde_json::from_value(serde_json::json!(text)).unwrap();
+        assert_eq!(read.signum(), parsed, "{text:?}, read from JSON");
+    }
+}
+
+/// An arithmetic result keeps its exact value: a binary product beyond 2⁶³−1 (`16Ei`) is
+/// larger than the capped 9Ei, though its text, read again, would be capped to it.
+#[test]
+fn arithmetic_keeps_its_exact_value() {
+    let product = q("4Ei").checked_mul(4).unwrap();
+    assert_eq!(product.as_str(), "16Ei");
+    let capped = q("9Ei");
+    assert_eq!(product.cmp_value(&capped), Some(Ordering::Greater));
+    assert_eq!(product.cmp(&capped), Ordering::Greater);
+    assert_eq!(
+        Quantity::from("16Ei").cmp(&capped),
+        Ordering::Equal,
+        "read, it is capped"
+    );
+}
+
+/// A quantity is a string and its form, not its parsed value: 40 bytes, not 72 (it sits
+/// inline in structs every Pod and Node reads; BENCHMARKS.md, section c).
+#[test]
+fn a_quantity_holds_no_parsed_value() {
+    assert!(std::mem::size_of::<Quantity>() <= 40);
+}

@@ -378,6 +378,23 @@ fn div_small(digits: &[u8], n: u32) -> Vec<u8> {
     out
 }
 
+/// The sign of [`parse`]'s value for the common texts (digits, then nothing or one of the
+/// suffixes), without parsing them into digits: `None` for any other text, which [`parse`]
+/// then decides. A whole number of a positive unit is zero exactly when its digits are all
+/// zeros (rounding up to `1n` keeps it non-zero, capping keeps it positive).
+pub(crate) fn simple_signum(s: &str) -> Option<i32> {
+    let b = s.as_bytes();
+    let digits = b.iter().take_while(|d| d.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    match &b[digits..] {
+        b"" | b"n" | b"u" | b"m" | b"k" | b"M" | b"G" | b"T" | b"P" | b"E" | b"Ki" | b"Mi"
+        | b"Gi" | b"Ti" | b"Pi" | b"Ei" => Some(i32::from(b[..digits].iter().any(|&d| d != b'0'))),
+        _ => None,
+    }
+}
+
 /// `resource.ParseQuantity`.
 pub(crate) fn parse(s: &str) -> Result<Decimal, QuantityError> {
     if s.is_empty() {

@@ -46,11 +46,20 @@ use serde::ser::{Serialize, Serializer};
 /// assert!(!Quantity::from("lots").is_valid());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// The number is not kept beside the text: it is parsed from the text when asked for (a
+/// comparison, arithmetic, a conversion), so reading a quantity from JSON costs one string,
+/// as k8s-openapi's `Quantity(String)` does, and the type is 40 bytes rather than 72 (it
+/// sits inline in `ResourceFieldSelector`, `EmptyDirVolumeSource` and the maps of every
+/// Pod's resources and every Node's capacity). Only the result of arithmetic keeps its
+/// exact value, which its canonical text may not read back as (a binary sum beyond 2⁶³−1).
 #[derive(Clone, Debug, Default)]
 pub struct Quantity {
     text: String,
     form: Form,
-    value: Option<Decimal>,
+    /// The exact value of an arithmetic result; `None` for a quantity read or parsed, whose
+    /// value is its text's.
+    exact: Option<Box<Decimal>>,
 }
 
 /// The JSON form a quantity was read from, and is written back in.
@@ -82,8 +91,20 @@ impl Quantity {
     }
 
     fn read(text: String, form: Form) -> Self {
-        let value = decimal::parse(&text).ok();
-        Self { text, form, value }
+        Self {
+            text,
+            form,
+            exact: None,
+        }
+    }
+
+    /// The value: the exact one of an arithmetic result, else the text's, `None` when the
+    /// text is not a quantity.
+    fn value(&self) -> Option<std::borrow::Cow<'_, Decimal>> {
+        match &self.exact {
+            Some(exact) => Some(std::borrow::Cow::Borrowed(&**exact)),
+            None => decimal::parse(&self.text).ok().map(std::borrow::Cow::Owned),
+        }
     }
 
     /// Parses a quantity, refusing text that is not one (`resource.ParseQuantity`).
@@ -92,98 +113,105 @@ impl Quantity {
     /// apimachinery's message: `quantities must match the regular expression …`,
     /// `unable to parse quantity's suffix` or `unable to parse numeric part of quantity`.
     pub fn parse(text: &str) -> Result<Quantity, QuantityError> {
-        let value = decimal::parse(text)?;
-        Ok(Self {
-            text: text.to_owned(),
-            form: Form::String,
-            value: Some(value),
-        })
+        decimal::parse(text)?;
+        Ok(Self::read(text.to_owned(), Form::String))
     }
 
     /// Whether the text is a quantity.
     #[must_use]
     pub fn is_valid(&self) -> bool {
-        self.value.is_some()
+        match self.exact {
+            Some(_) => true,
+            None => decimal::parse(&self.text).is_ok(),
+        }
     }
 
     /// The numeric order, `None` when either is not a quantity.
     #[must_use]
     pub fn cmp_value(&self, other: &Quantity) -> Option<Ordering> {
-        Some(self.value.as_ref()?.cmp(other.value.as_ref()?))
+        if self.exact.is_none() && other.exact.is_none() && self.text == other.text {
+            // The same text is the same value, if it is one.
+            return self.is_valid().then_some(Ordering::Equal);
+        }
+        Some(self.value()?.cmp(&other.value()?))
     }
 
     /// -1, 0 or 1 (`Quantity.Sign`), `None` when not a quantity.
     #[must_use]
     pub fn signum(&self) -> Option<i32> {
-        self.value.as_ref().map(Decimal::signum)
+        if self.exact.is_none()
+            && let Some(signum) = decimal::simple_signum(&self.text)
+        {
+            return Some(signum);
+        }
+        self.value().map(|v| v.signum())
     }
 
     /// `self + other`, written canonically in `self`'s format; `None` when either is not
     /// a quantity, or when their exponents are thousands of digits apart.
     #[must_use]
     pub fn checked_add(&self, other: &Quantity) -> Option<Quantity> {
-        let sum = self.value.as_ref()?.add(other.value.as_ref()?)?;
+        let sum = self.value()?.add(&*other.value()?)?;
         Some(self.derived(sum))
     }
 
     /// `self - other`; `None` as for [`Quantity::checked_add`].
     #[must_use]
     pub fn checked_sub(&self, other: &Quantity) -> Option<Quantity> {
-        let diff = self.value.as_ref()?.add(&other.value.as_ref()?.neg())?;
+        let diff = self.value()?.add(&other.value()?.neg())?;
         Some(self.derived(diff))
     }
 
     /// `self × n`; `None` when not a quantity.
     #[must_use]
     pub fn checked_mul(&self, n: i64) -> Option<Quantity> {
-        let product = self.value.as_ref()?.mul_int(n);
+        let product = self.value()?.mul_int(n);
         Some(self.derived(product))
     }
 
     /// `-self`; `None` when not a quantity.
     #[must_use]
     pub fn checked_neg(&self) -> Option<Quantity> {
-        let neg = self.value.as_ref()?.neg();
+        let neg = self.value()?.neg();
         Some(self.derived(neg))
     }
 
     /// The value as an `i64` when it is an integer that fits (`Quantity.AsInt64`).
     #[must_use]
     pub fn to_i64(&self) -> Option<i64> {
-        self.value.as_ref()?.to_i64()
+        self.value()?.to_i64()
     }
 
     /// The value as the nearest `f64` (`AsApproximateFloat64`; ±infinity beyond its
     /// range).
     #[must_use]
     pub fn to_f64(&self) -> Option<f64> {
-        self.value.as_ref().map(Decimal::to_f64)
+        self.value().map(|v| v.to_f64())
     }
 
     /// The value in thousandths, rounded up (away from zero) as `MilliValue` rounds, when
     /// it fits an `i64`.
     #[must_use]
     pub fn milli_value(&self) -> Option<i64> {
-        self.value.as_ref()?.scaled_ceil(3)
+        self.value()?.scaled_ceil(3)
     }
 
     /// The canonical text (`Quantity.String()` of a parsed quantity): `1536Mi`, `1500m`,
     /// `1e3`; `None` when not a quantity.
     #[must_use]
     pub fn canonical(&self) -> Option<String> {
-        self.value.as_ref().map(Decimal::canonical)
+        self.value().map(|v| v.canonical())
     }
 
     fn derived(&self, value: Decimal) -> Quantity {
         let value = value.with_format(
-            self.value
-                .as_ref()
+            self.value()
                 .map_or(decimal::Format::DecimalSi, |v| v.format),
         );
         Quantity {
             text: value.canonical(),
             form: Form::String,
-            value: Some(value),
+            exact: Some(Box::new(value)),
         }
     }
 }
@@ -208,8 +236,12 @@ impl PartialOrd for Quantity {
 impl Ord for Quantity {
     /// By value; texts that are not quantities after every quantity, by text.
     fn cmp(&self, other: &Self) -> Ordering {
-        match (&self.value, &other.value) {
-            (Some(a), Some(b)) => a.cmp(b),
+        if self.exact.is_none() && other.exact.is_none() && self.text == other.text {
+            // The same text is the same value, or the same invalid text.
+            return Ordering::Equal;
+        }
+        match (self.value(), other.value()) {
+            (Some(a), Some(b)) => a.cmp(&b),
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
             (None, None) => self.text.cmp(&other.text),
@@ -219,7 +251,7 @@ impl Ord for Quantity {
 
 impl Hash for Quantity {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        match &self.value {
+        match self.value() {
             Some(v) => v.hash(state),
             None => self.text.hash(state),
         }
