@@ -104,19 +104,25 @@ const LEVER_SERDE: &str = "by callgrind's cache and branch simulation inside the
     structs larger by their `unknown_fields` words: reading a large nested struct in place \
     (a seed that writes into the parent's slot) is the next lever";
 
-const LEVER_PB_OVER_JSON: &str = "callgrind inside the decoding call (100 Pods, branch \
-    `pbspeed`, 2026-11-29) splits a Pod's 453 thousand instructions into allocation, 185 \
-    thousand (1,004 allocations: 780 strings, 180 lists, the map nodes; glibc's `malloc` on a \
-    fresh heap, some 180 instructions each, which k8s-openapi's JSON pays alike), UTF-8 \
-    validation, 67 thousand (std's `str::from_utf8` on each string's new, aligned \
-    allocation, 86 instructions a string), and the wire and the structs, 201 thousand. A \
-    third of k8s-openapi's instructions is 394 thousand, which allocation and validation \
-    leave 143 thousand of. What would reach it: fewer allocations than one per string, list \
-    and map (small or borrowed strings in the public types, which the guide's \"Serde, \
-    decided\" turns down), or validating a short ASCII string in a few instructions (it needs \
-    `from_utf8_unchecked`, and the workspace forbids unsafe code; `simdutf8`, `bstr` and \
-    `utf8_chunks` measured no faster at these lengths). In time, a warm allocator reuses \
-    freed chunks and costs less than on callgrind's fresh heap";
+const LEVER_PB_OVER_JSON: &str = "where the time beyond instructions goes is the \
+    allocator's heap, not the decoder (branch `pbspeed2`, 2026-11-29, 2,000 Nodes a decode): \
+    of the five timed decodes whose mean the row judges, the first two fault in the whole \
+    decoded value (glibc gave the freed heap back to the system: 4,129 fresh pages for ours, \
+    4,785 for k8s-openapi's JSON) and the next two the list's `Vec` while malloc reuses the \
+    chunks of the value before last; in CPU time per decode (getrusage, each iteration \
+    alone) ours takes 15.9, 15.8, then 7.9 ms, k8s-openapi's JSON 33.8, 31.5, then 23.0 ms: \
+    2.1×, 2.0×, then 2.9× (2.15× as the bench's mean). A cold heap costs both contenders \
+    about the same milliseconds (ours 8, JSON 9 to 11), so it weighs most on the faster \
+    decoder; on the Deployment the same split gives 3.4× as the mean and 3.8× warm. By \
+    instructions the Node's decode is 2.7× fewer (41 thousand per Node: allocation 17, UTF-8 \
+    validation 6.5, the wire and the structs 18; callgrind's branch simulation counts fewer \
+    mispredicted branches than k8s-openapi's, 309 against 1,101 a Node). Next: fewer heap \
+    bytes touched per object (the list's `Vec<Node>`, 1,680 bytes an element against \
+    k8s-openapi's 1,520, and the maps' B-tree nodes), or timed decodes on a warm heap, as a \
+    long-running client's are (a change of method that moves every contender's figure, not \
+    made here). Measured and not kept: validating a message's text once ahead of its first \
+    string and slicing the strings after it out of it (−0.2% instructions, +34% mispredicted \
+    conditional branches in callgrind: the windows end at every multi-byte varint)";
 const LEVER_PB_PEER: &str = "by callgrind (Pod), decode takes 0.77× k8s-pb's \
     instructions and encode 0.92×; where time is lost anyway is branches: ours mispredicts \
     383 thousand conditional and 131 thousand indirect branches per 100 Pods decoded against \
