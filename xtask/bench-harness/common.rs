@@ -57,7 +57,8 @@ pub struct Timed {
 
 /// Decodes `input` and encodes it back, `iterations` times each (mean times; dropping a
 /// value is not timed), after one decode that measures the heap bytes the decoded value
-/// holds and one encode that touches the output buffer's pages, neither timed.
+/// holds, [`protocol::WARM_UP`] decodes and one encode that touches the output buffer's pages, none
+/// of them timed.
 pub fn timed<T>(
     input: &[u8],
     iterations: usize,
@@ -69,6 +70,10 @@ pub fn timed<T>(
     let held = heap_held().saturating_sub(before);
     drop(first);
     let mut kept: Option<T> = None;
+    for _ in 0..protocol::WARM_UP {
+        let value = decode(black_box(input));
+        drop(kept.replace(black_box(value)));
+    }
     let mut de = Duration::ZERO;
     for _ in 0..iterations {
         let start = Instant::now();

@@ -5,6 +5,15 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Untimed decodes before the timed ones, so that they run on the heap a long-running
+/// client decodes on. glibc gives a freed heap top back to the system and adjusts its
+/// thresholds over the first frees: measured on 2,000 Nodes a decode (branch `pbspeed2`,
+/// page faults and CPU time per decode), the first two decodes after the heap measurement
+/// fault in the whole decoded value and the next two the list's `Vec`, then none do; those
+/// faults cost every contender about the same milliseconds, which a mean of cold decodes
+/// adds to each.
+pub const WARM_UP: usize = 4;
+
 /// `harness rusage …`: one finished process and everything it waited for.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

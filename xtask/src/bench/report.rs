@@ -360,13 +360,16 @@ fn render_serde(w: &mut String, serde: &Serde) -> Out {
         "## c. Serde\n\n\
          {COPIES} copies of a fixture from `kubernetes/testdata/`, minified, in one JSON array, \
          deserialized as `Vec<T>` with `serde_json::from_slice` and serialized with \
-         `serde_json::to_writer` into a reserved buffer (mean of {} per run; \
+         `serde_json::to_writer` into a reserved buffer (mean of {} per run, \
+         after one decode that measures the heap, {} more decodes and one encode, none timed, \
+         so that the timed ones run on a warm heap and buffer as a long-running client's do; \
          dropping is not timed). The fixtures are a Pod, a Deployment and a Node (whose large \
          `status` holds images, conditions, addresses and capacity). Throughput is in MB/s of \
          the input for deserializing and of the output for serializing. The floor is \
          `serde_json::from_slice::<IgnoredAny>` over the same bytes. \"Round trip\" says \
          whether the serialized output equals the input as JSON.\n",
-        plural(serde.iterations, "iteration")
+        plural(serde.iterations, "iteration"),
+        super::protocol::WARM_UP
     );
     let _ = writeln!(
         w,
@@ -444,8 +447,8 @@ fn render_protobuf(w: &mut String, serde: &Serde) -> Out {
          types decode the envelope's message (the runtime's borrowing `decode_envelope` \
          unwraps it: k8s-pb has none) and encode with `encode_to_vec` then `encode_envelope`, \
          as ours does. The JSON contenders decode and encode the JSON array of the table \
-         above. Mean of {} per run; heap is what glibc's `mallinfo2` holds after one decode \
-         against before it, divided by the objects. \"Round trip\": the encoded message is \
+         above. Mean of {} per run, after the same untimed decodes and encode; heap is what \
+         glibc's `mallinfo2` holds after one decode against before it, divided by the objects. \"Round trip\": the encoded message is \
          the input's, byte for byte (protobuf), or the same JSON value.\n",
         plural(serde.iterations, "iteration")
     );

@@ -106,7 +106,7 @@ const LEVER_SERDE: &str = "by callgrind's cache and branch simulation inside the
 
 const LEVER_PB_OVER_JSON: &str = "where the time beyond instructions goes is the \
     allocator's heap, not the decoder (branch `pbspeed2`, 2026-11-29, 2,000 Nodes a decode): \
-    of the five timed decodes whose mean the row judges, the first two fault in the whole \
+    of the five timed decodes whose mean the row judged then, the first two faulted in the whole \
     decoded value (glibc gave the freed heap back to the system: 4,129 fresh pages for ours, \
     4,785 for k8s-openapi's JSON) and the next two the list's `Vec` while malloc reuses the \
     chunks of the value before last; in CPU time per decode (getrusage, each iteration \
@@ -118,9 +118,9 @@ const LEVER_PB_OVER_JSON: &str = "where the time beyond instructions goes is the
     validation 6.5, the wire and the structs 18; callgrind's branch simulation counts fewer \
     mispredicted branches than k8s-openapi's, 309 against 1,101 a Node). Next: fewer heap \
     bytes touched per object (the list's `Vec<Node>`, 1,680 bytes an element against \
-    k8s-openapi's 1,520, and the maps' B-tree nodes), or timed decodes on a warm heap, as a \
-    long-running client's are (a change of method that moves every contender's figure, not \
-    made here). Measured and not kept: validating a message's text once ahead of its first \
+    k8s-openapi's 1,520, and the maps' B-tree nodes); since that finding every contender's \
+    timed decodes follow four untimed ones (`WARM_UP`), on the warm heap a long-running \
+    client decodes on. Measured and not kept: validating a message's text once ahead of its first \
     string and slicing the strings after it out of it (−0.2% instructions, +34% mispredicted \
     conditional branches in callgrind: the windows end at every multi-byte varint)";
 const LEVER_PB_PEER: &str = "by callgrind (Pod), decode takes 0.77× k8s-pb's \
