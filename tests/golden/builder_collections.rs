@@ -62,13 +62,15 @@ pub mod com {
                 /// An item with a required field.
                 ///
                 /// Schema: `com.example.v1.Policy`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Policy {
                     /// The policy's name.
                     pub name: String,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Policy {}
 
                 impl ::serde::Serialize for Policy {
                     #[allow(clippy::too_many_lines)]
@@ -184,6 +186,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Policy {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_collections::__SCHEMAS.get(0)
                     }
@@ -195,7 +198,7 @@ pub mod com {
                 /// Lists and maps, optional and required.
                 ///
                 /// Schema: `com.example.v1.Volume`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Volume {
                     /// A required list: the constructor takes any iterable.
                     pub mount_options: Vec<String>,
@@ -229,6 +232,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Volume {}
 
                 impl ::serde::Serialize for Volume {
                     #[allow(clippy::too_many_lines)]
@@ -628,6 +633,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Volume {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_collections::__SCHEMAS.get(1)
                     }

@@ -50,13 +50,15 @@ pub mod io {
         pub mod v1 {
             mod limits {
                 /// Schema: `io.example.v1.Limits`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Limits {
                     pub cpu: String,
                     pub burst: Option<i32>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Limits {}
 
                 impl ::serde::Serialize for Limits {
                     #[allow(clippy::too_many_lines)]
@@ -187,6 +189,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Limits {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_defaults::__SCHEMAS.get(0)
                     }
@@ -725,6 +728,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Settings {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_defaults::__SCHEMAS.get(1)
                     }
@@ -788,6 +792,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for SettingsMode {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_defaults::__SCHEMAS.get(2)
                     }

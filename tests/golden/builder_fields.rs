@@ -64,12 +64,14 @@ pub mod com {
                 /// A struct whose only property is optional.
                 ///
                 /// Schema: `com.example.v1.Empty`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Empty {
                     pub note: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Empty {}
 
                 impl ::serde::Serialize for Empty {
                     #[allow(clippy::too_many_lines)]
@@ -178,6 +180,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Empty {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_fields::__SCHEMAS.get(0)
                     }
@@ -548,6 +551,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Port {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_fields::__SCHEMAS.get(1)
                     }
@@ -613,6 +617,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for PortProtocol {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_fields::__SCHEMAS.get(3)
                     }
@@ -678,6 +683,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for PortAppProtocol {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_fields::__SCHEMAS.get(4)
                     }

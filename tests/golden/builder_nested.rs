@@ -54,7 +54,7 @@ pub mod com {
                 /// All optional.
                 ///
                 /// Schema: `com.example.v1.ImportPolicy`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct ImportPolicy {
                     /// Whether to import periodically.
                     pub scheduled: Option<bool>,
@@ -63,6 +63,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for ImportPolicy {}
 
                 impl ::serde::Serialize for ImportPolicy {
                     #[allow(clippy::too_many_lines)]
@@ -190,6 +192,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for ImportPolicy {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_nested::__SCHEMAS.get(0)
                     }
@@ -201,7 +204,7 @@ pub mod com {
                 /// A reference by kind and name.
                 ///
                 /// Schema: `com.example.v1.Reference`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Reference {
                     /// The referenced kind.
                     pub kind: String,
@@ -210,6 +213,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Reference {}
 
                 impl ::serde::Serialize for Reference {
                     #[allow(clippy::too_many_lines)]
@@ -346,6 +351,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Reference {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_nested::__SCHEMAS.get(1)
                     }
@@ -357,13 +363,15 @@ pub mod com {
                 /// A policy with a required type.
                 ///
                 /// Schema: `com.example.v1.ReferencePolicy`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct ReferencePolicy {
                     /// `Source` or `Local`.
                     pub type_: String,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for ReferencePolicy {}
 
                 impl ::serde::Serialize for ReferencePolicy {
                     #[allow(clippy::too_many_lines)]
@@ -481,6 +489,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for ReferencePolicy {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_nested::__SCHEMAS.get(2)
                     }
@@ -492,7 +501,7 @@ pub mod com {
                 /// Holds nested objects: optional, required, anonymous, and one whose builder needs arguments; each setter takes the nested builder as it is.
                 ///
                 /// Schema: `com.example.v1.Tag`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Tag {
                     /// The tag's name.
                     pub name: String,
@@ -509,6 +518,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Tag {}
 
                 impl ::serde::Serialize for Tag {
                     #[allow(clippy::too_many_lines)]
@@ -708,6 +719,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Tag {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_nested::__SCHEMAS.get(3)
                     }
@@ -716,13 +728,15 @@ pub mod com {
                 /// An anonymous nested object.
                 ///
                 /// Schema: `com.example.v1.Tag.retry`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct TagRetry {
                     /// How often to retry.
                     pub limit: Option<i32>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for TagRetry {}
 
                 impl ::serde::Serialize for TagRetry {
                     #[allow(clippy::too_many_lines)]
@@ -833,6 +847,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for TagRetry {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_nested::__SCHEMAS.get(4)
                     }

@@ -76,7 +76,7 @@ pub mod com {
                 /// | Method | Path | Description | Query parameters | Function |
                 /// |---|---|---|---|---|
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets` |  |  | [`list_namespaced_gadget`](Self::list_namespaced_gadget) |
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Gadget {
                     /// The version.
                     ///
@@ -95,6 +95,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Gadget {}
 
                 impl ::serde::Serialize for Gadget {
                     #[allow(clippy::too_many_lines)]
@@ -288,6 +290,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Gadget {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_resource::__SCHEMAS.get(0)
                     }
@@ -337,7 +340,7 @@ pub mod com {
                 /// What the gadget should be.
                 ///
                 /// Schema: `com.example.v1.Gadget.spec`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct GadgetSpec {
                     /// How big.
                     pub size: i32,
@@ -346,6 +349,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for GadgetSpec {}
 
                 impl ::serde::Serialize for GadgetSpec {
                     #[allow(clippy::too_many_lines)]
@@ -482,6 +487,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetSpec {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_resource::__SCHEMAS.get(5)
                     }
@@ -493,7 +499,7 @@ pub mod com {
                 /// A page of gadgets: a kind, but no resource, so no name argument.
                 ///
                 /// Schema: `com.example.v1.GadgetList`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct GadgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<GadgetList>,
@@ -505,6 +511,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for GadgetList {}
 
                 impl ::serde::Serialize for GadgetList {
                     #[allow(clippy::too_many_lines)]
@@ -698,6 +706,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetList {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_resource::__SCHEMAS.get(1)
                     }
@@ -715,7 +724,7 @@ pub mod com {
                 /// | Method | Path | Description | Query parameters | Function |
                 /// |---|---|---|---|---|
                 /// | `GET` | `/apis/example.com/v1/gizmos/{name}` |  |  | [`read_gizmo`](Self::read_gizmo) |
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Gizmo {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<Gizmo>,
@@ -727,6 +736,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Gizmo {}
 
                 impl ::serde::Serialize for Gizmo {
                     #[allow(clippy::too_many_lines)]
@@ -911,6 +922,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Gizmo {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::builder_resource::__SCHEMAS.get(2)
                     }
@@ -985,6 +997,7 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[inline]
         #[allow(clippy::collapsible_if)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;

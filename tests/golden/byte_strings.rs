@@ -50,7 +50,7 @@ pub mod io {
                 /// Base64 on the wire, bytes in Rust.
                 ///
                 /// Schema: `io.example.v1.Secretish`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Secretish {
                     pub checksum: ::kubeforge_runtime::ByteString,
                     pub data: Option<
@@ -61,6 +61,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Secretish {}
 
                 impl ::serde::Serialize for Secretish {
                     #[allow(clippy::too_many_lines)]
@@ -276,6 +278,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Secretish {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::byte_strings::__SCHEMAS.get(0)
                     }

@@ -59,13 +59,15 @@ pub mod io {
         pub mod v1 {
             mod base {
                 /// Schema: `io.example.v1.Base`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Base {
                     pub name: String,
                     pub size: Option<i32>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Base {}
 
                 impl ::serde::Serialize for Base {
                     #[allow(clippy::too_many_lines)]
@@ -194,6 +196,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Base {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(0)
                     }
@@ -516,6 +519,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Holder {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(1)
                     }
@@ -524,7 +528,7 @@ pub mod io {
                 /// `$ref` with sibling properties: the referenced properties and these.
                 ///
                 /// Schema: `io.example.v1.Holder.extended`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct HolderExtended {
                     pub name: String,
                     pub size: Option<i32>,
@@ -532,6 +536,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for HolderExtended {}
 
                 impl ::serde::Serialize for HolderExtended {
                     #[allow(clippy::too_many_lines)]
@@ -682,6 +688,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for HolderExtended {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(4)
                     }
@@ -690,7 +697,7 @@ pub mod io {
                 /// `oneOf` of objects: every branch's properties, optional.
                 ///
                 /// Schema: `io.example.v1.Holder.either`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct HolderEither {
                     pub name: Option<String>,
                     pub size: Option<i32>,
@@ -698,6 +705,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for HolderEither {}
 
                 impl ::serde::Serialize for HolderEither {
                     #[allow(clippy::too_many_lines)]
@@ -840,6 +849,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for HolderEither {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(5)
                     }
@@ -848,13 +858,15 @@ pub mod io {
                 /// `oneOf` of `required` lists only constrains the properties.
                 ///
                 /// Schema: `io.example.v1.Holder.exclusive`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct HolderExclusive {
                     pub a: Option<String>,
                     pub b: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for HolderExclusive {}
 
                 impl ::serde::Serialize for HolderExclusive {
                     #[allow(clippy::too_many_lines)]
@@ -978,6 +990,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for HolderExclusive {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(6)
                     }
@@ -1032,18 +1045,21 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for HolderMixed {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(7)
                     }
                 }
 
                 /// Schema: `io.example.v1.Holder.mixed.object`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct HolderMixedObject {
                     pub x: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for HolderMixedObject {}
 
                 impl ::serde::Serialize for HolderMixedObject {
                     #[allow(clippy::too_many_lines)]
@@ -1154,18 +1170,21 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for HolderMixedObject {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(8)
                     }
                 }
 
                 /// Schema: `io.example.v1.Holder.refined`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct HolderRefined {
                     pub url: String,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for HolderRefined {}
 
                 impl ::serde::Serialize for HolderRefined {
                     #[allow(clippy::too_many_lines)]
@@ -1283,6 +1302,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for HolderRefined {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(9)
                     }
@@ -1337,6 +1357,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for HolderScalarOrList {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(10)
                     }
@@ -1395,6 +1416,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for HolderWeightOrFlag {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(11)
                     }
@@ -1412,7 +1434,7 @@ pub mod io {
                 /// `allOf` of several objects: one struct.
                 ///
                 /// Schema: `io.example.v1.Merged`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Merged {
                     pub name: String,
                     pub size: Option<i32>,
@@ -1420,6 +1442,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Merged {}
 
                 impl ::serde::Serialize for Merged {
                     #[allow(clippy::too_many_lines)]
@@ -1564,6 +1588,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Merged {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(2)
                     }
@@ -1573,12 +1598,14 @@ pub mod io {
             pub use self::merged::{Merged, MergedBuilder};
             mod other {
                 /// Schema: `io.example.v1.Other`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Other {
                     pub url: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Other {}
 
                 impl ::serde::Serialize for Other {
                     #[allow(clippy::too_many_lines)]
@@ -1687,6 +1714,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Other {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::combined_schemas::__SCHEMAS.get(3)
                     }

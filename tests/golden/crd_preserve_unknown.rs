@@ -79,7 +79,7 @@ pub mod io {
                 /// | `PATCH` | `/apis/example.io/v1/namespaces/{namespace}/workflows/{name}` | Partially update the specified Workflow. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_workflow`](Self::patch_namespaced_workflow) |
                 /// | `PUT` | `/apis/example.io/v1/namespaces/{namespace}/workflows/{name}` | Replace the specified Workflow. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_workflow`](Self::replace_namespaced_workflow) |
                 /// | `GET` | `/apis/example.io/v1/watch/namespaces/{namespace}/workflows/{name}` | Watch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_workflow`](Self::watch_namespaced_workflow) |
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Workflow {
                     pub spec: Option<crate::golden::crd_preserve_unknown::io::example::v1::WorkflowSpec>,
                     pub status: Option<::serde_json::Value>,
@@ -94,6 +94,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Workflow {}
 
                 impl ::serde::Serialize for Workflow {
                     #[allow(clippy::too_many_lines)]
@@ -305,6 +307,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Workflow {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::crd_preserve_unknown::__SCHEMAS.get(0)
                     }
@@ -878,12 +881,14 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Workflow.spec`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct WorkflowSpec {
                     pub entrypoint: Option<String>,
                     /// The keys besides the properties, in the order they were read: the schema preserves unknown fields (`x-kubernetes-preserve-unknown-fields`).
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for WorkflowSpec {}
 
                 impl ::serde::Serialize for WorkflowSpec {
                     #[allow(clippy::too_many_lines)]
@@ -994,6 +999,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for WorkflowSpec {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::crd_preserve_unknown::__SCHEMAS.get(11)
                     }
@@ -1007,7 +1013,7 @@ pub mod io {
                 /// A list of Workflow objects.
                 ///
                 /// Schema: `io.example.v1.WorkflowList`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct WorkflowList {
                     /// Versioned schema of this representation.
                     ///
@@ -1024,6 +1030,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for WorkflowList {}
 
                 impl ::serde::Serialize for WorkflowList {
                     #[allow(clippy::too_many_lines)]
@@ -1219,6 +1227,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for WorkflowList {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::crd_preserve_unknown::__SCHEMAS.get(1)
                     }
@@ -1248,7 +1257,7 @@ pub mod io {
                 /// | `PATCH` | `/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}` | Partially update the specified Workflow. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_workflow`](Self::patch_namespaced_workflow) |
                 /// | `PUT` | `/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}` | Replace the specified Workflow. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_workflow`](Self::replace_namespaced_workflow) |
                 /// | `GET` | `/apis/example.io/v1alpha1/watch/namespaces/{namespace}/workflows/{name}` | Watch one Workflow; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_workflow`](Self::watch_namespaced_workflow) |
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Workflow {
                     /// Standard object metadata.
                     pub metadata: Option<
@@ -1261,6 +1270,8 @@ pub mod io {
                     /// The keys besides the properties, in the order they were read: the schema preserves unknown fields (`x-kubernetes-preserve-unknown-fields`).
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Workflow {}
 
                 impl ::serde::Serialize for Workflow {
                     #[allow(clippy::too_many_lines)]
@@ -1433,6 +1444,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Workflow {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::crd_preserve_unknown::__SCHEMAS.get(2)
                     }
@@ -2011,7 +2023,7 @@ pub mod io {
                 /// A list of Workflow objects.
                 ///
                 /// Schema: `io.example.v1alpha1.WorkflowList`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct WorkflowList {
                     /// Versioned schema of this representation.
                     ///
@@ -2028,6 +2040,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for WorkflowList {}
 
                 impl ::serde::Serialize for WorkflowList {
                     #[allow(clippy::too_many_lines)]
@@ -2223,6 +2237,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for WorkflowList {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::crd_preserve_unknown::__SCHEMAS.get(3)
                     }
@@ -2256,6 +2271,7 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[inline]
         #[allow(clippy::collapsible_if)]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {

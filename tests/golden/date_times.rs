@@ -63,7 +63,7 @@ pub mod io {
                 /// A condition as a CRD declares it: its date-time is kept as written.
                 ///
                 /// Schema: `io.example.v1.Condition`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Condition {
                     pub last_transition_time: ::kubeforge_runtime::DateTime,
                     pub observed: Option<Vec<::kubeforge_runtime::DateTime>>,
@@ -71,6 +71,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Condition {}
 
                 impl ::serde::Serialize for Condition {
                     #[allow(clippy::too_many_lines)]
@@ -243,6 +245,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Condition {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::date_times::__SCHEMAS.get(0)
                     }

@@ -51,10 +51,12 @@ pub mod io {
                 /// No field for unknown keys: they are skipped.
                 ///
                 /// Schema: `io.example.v1.Plain`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Plain {
                     pub name: Option<String>,
                 }
+
+                impl Eq for Plain {}
 
                 impl ::serde::Serialize for Plain {
                     #[allow(clippy::too_many_lines)]
@@ -157,6 +159,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Plain {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::drop_unknown_fields::__SCHEMAS.get(0)
                     }
@@ -168,12 +171,14 @@ pub mod io {
                 /// Preserved keys are kept all the same: the schema admits them.
                 ///
                 /// Schema: `io.example.v1.Values`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Values {
                     pub name: Option<String>,
                     /// The keys besides the properties, in the order they were read: the schema preserves unknown fields (`x-kubernetes-preserve-unknown-fields`).
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Values {}
 
                 impl ::serde::Serialize for Values {
                     #[allow(clippy::too_many_lines)]
@@ -282,6 +287,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Values {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::drop_unknown_fields::__SCHEMAS.get(1)
                     }

@@ -111,6 +111,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Level {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::enums::__SCHEMAS.get(0)
                     }
@@ -122,7 +123,7 @@ pub mod io {
                 /// Fields with enumerated string values.
                 ///
                 /// Schema: `io.example.v1.Policy`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Policy {
                     /// How to restart.
                     pub restart_policy: crate::golden::enums::io::example::v1::PolicyRestartPolicy,
@@ -134,6 +135,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Policy {}
 
                 impl ::serde::Serialize for Policy {
                     #[allow(clippy::too_many_lines)]
@@ -346,6 +349,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Policy {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::enums::__SCHEMAS.get(1)
                     }
@@ -415,6 +419,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for PolicyRestartPolicy {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::enums::__SCHEMAS.get(2)
                     }
@@ -498,6 +503,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for PolicyOdd {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::enums::__SCHEMAS.get(3)
                     }
@@ -561,6 +567,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for PolicyModes {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::enums::__SCHEMAS.get(4)
                     }

@@ -56,12 +56,14 @@ pub mod io {
                 /// `properties` and `additionalProperties: {schema}`: the other keys are typed.
                 ///
                 /// Schema: `io.example.v1.Annotated`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Annotated {
                     pub name: String,
                     /// The keys besides the properties that the schema admits (`additionalProperties`, `patternProperties`), in the order they were read.
                     pub additional_properties: ::kubeforge_runtime::ExtraFields<String>,
                 }
+
+                impl Eq for Annotated {}
 
                 impl ::serde::Serialize for Annotated {
                     #[allow(clippy::too_many_lines)]
@@ -179,6 +181,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Annotated {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::extra_keys::__SCHEMAS.get(0)
                     }
@@ -190,13 +193,15 @@ pub mod io {
                 /// Properties named like the extra keys' field keep their names.
                 ///
                 /// Schema: `io.example.v1.Clash`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Clash {
                     pub additional_properties: Option<String>,
                     pub unknown_fields: Option<String>,
                     /// The keys besides the properties that the schema admits (`additionalProperties`, `patternProperties`), in the order they were read.
                     pub additional_properties_2: ::kubeforge_runtime::ExtraFields<i64>,
                 }
+
+                impl Eq for Clash {}
 
                 impl ::serde::Serialize for Clash {
                     #[allow(clippy::too_many_lines)]
@@ -338,6 +343,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Clash {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::extra_keys::__SCHEMAS.get(1)
                     }
@@ -349,12 +355,14 @@ pub mod io {
                 /// `properties` and `additionalProperties: true`.
                 ///
                 /// Schema: `io.example.v1.Open`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Open {
                     pub name: Option<String>,
                     /// The keys besides the properties that the schema admits (`additionalProperties`, `patternProperties`), in the order they were read.
                     pub additional_properties: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Open {}
 
                 impl ::serde::Serialize for Open {
                     #[allow(clippy::too_many_lines)]
@@ -463,6 +471,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Open {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::extra_keys::__SCHEMAS.get(2)
                     }
@@ -474,12 +483,14 @@ pub mod io {
                 /// One pattern that every other key must match: typed.
                 ///
                 /// Schema: `io.example.v1.Patterned`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Patterned {
                     pub name: Option<String>,
                     /// The keys besides the properties that the schema admits (`additionalProperties`, `patternProperties`), in the order they were read.
                     pub additional_properties: ::kubeforge_runtime::ExtraFields<i64>,
                 }
+
+                impl Eq for Patterned {}
 
                 impl ::serde::Serialize for Patterned {
                     #[allow(clippy::too_many_lines)]
@@ -596,6 +607,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Patterned {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::extra_keys::__SCHEMAS.get(3)
                     }
@@ -607,12 +619,14 @@ pub mod io {
                 /// Patterns beside other keys: JSON values.
                 ///
                 /// Schema: `io.example.v1.PatternedLoose`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct PatternedLoose {
                     pub name: Option<String>,
                     /// The keys besides the properties that the schema admits (`additionalProperties`, `patternProperties`), in the order they were read.
                     pub additional_properties: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for PatternedLoose {}
 
                 impl ::serde::Serialize for PatternedLoose {
                     #[allow(clippy::too_many_lines)]
@@ -723,6 +737,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for PatternedLoose {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::extra_keys::__SCHEMAS.get(4)
                     }
@@ -734,13 +749,15 @@ pub mod io {
                 /// Helm-style values: known keys typed, everything else preserved.
                 ///
                 /// Schema: `io.example.v1.Release`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Release {
                     pub chart: Option<String>,
                     pub values: Option<crate::golden::extra_keys::io::example::v1::ReleaseValues>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Release {}
 
                 impl ::serde::Serialize for Release {
                     #[allow(clippy::too_many_lines)]
@@ -871,18 +888,21 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Release {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::extra_keys::__SCHEMAS.get(5)
                     }
                 }
 
                 /// Schema: `io.example.v1.Release.values`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct ReleaseValues {
                     pub replica_count: Option<i64>,
                     /// The keys besides the properties, in the order they were read: the schema preserves unknown fields (`x-kubernetes-preserve-unknown-fields`).
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for ReleaseValues {}
 
                 impl ::serde::Serialize for ReleaseValues {
                     #[allow(clippy::too_many_lines)]
@@ -997,6 +1017,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for ReleaseValues {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::extra_keys::__SCHEMAS.get(6)
                     }

@@ -62,7 +62,7 @@ pub mod io {
                 /// The three ways a schema says int-or-string.
                 ///
                 /// Schema: `io.example.v1.Port`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Port {
                     /// By reference.
                     pub target: ::kubeforge_meta::apimachinery::pkg::util::intstr::IntOrString,
@@ -73,6 +73,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Port {}
 
                 impl ::serde::Serialize for Port {
                     #[allow(clippy::too_many_lines)]
@@ -252,6 +254,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Port {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::int_or_string::__SCHEMAS.get(0)
                     }
@@ -306,6 +309,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for PortEither {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::int_or_string::__SCHEMAS.get(2)
                     }

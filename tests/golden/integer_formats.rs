@@ -50,7 +50,7 @@ pub mod io {
                 /// Every integer format: `uint64` holds values past 2^63.
                 ///
                 /// Schema: `io.example.v1.Counters`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Counters {
                     pub bytes: u64,
                     pub small: Option<u32>,
@@ -62,6 +62,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Counters {}
 
                 impl ::serde::Serialize for Counters {
                     #[allow(clippy::too_many_lines)]
@@ -277,6 +279,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Counters {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::integer_formats::__SCHEMAS.get(0)
                     }

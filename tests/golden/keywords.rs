@@ -53,12 +53,14 @@ pub mod io {
                     /// A schema in a dashed package, named like a prelude type.
                     ///
                     /// Schema: `io.example.async-api.v1.Option`.
-                    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                    #[derive(Clone, Debug, Default, PartialEq)]
                     pub struct Option_ {
                         pub value: Option<String>,
                         /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                         pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                     }
+
+                    impl Eq for Option_ {}
 
                     impl ::serde::Serialize for Option_ {
                         #[allow(clippy::too_many_lines)]
@@ -169,6 +171,7 @@ pub mod io {
                     }
 
                     impl ::kubeforge_runtime::schema::Validate for Option_ {
+                        #[inline]
                         fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                             crate::golden::keywords::__SCHEMAS.get(0)
                         }
@@ -184,7 +187,7 @@ pub mod io {
                 /// Properties whose names are Rust keywords or not identifiers at all.
                 ///
                 /// Schema: `io.example.v1.Keywords`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Keywords {
                     /// A JSON reference.
                     pub ref_: Option<String>,
@@ -207,6 +210,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Keywords {}
 
                 impl ::serde::Serialize for Keywords {
                     #[allow(clippy::too_many_lines)]
@@ -574,6 +579,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Keywords {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::keywords::__SCHEMAS.get(1)
                     }
@@ -585,12 +591,14 @@ pub mod io {
                 /// A schema whose own name is a keyword.
                 ///
                 /// Schema: `io.example.v1.type`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Type {
                     pub self_: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Type {}
 
                 impl ::serde::Serialize for Type {
                     #[allow(clippy::too_many_lines)]
@@ -699,6 +707,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Type {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::keywords::__SCHEMAS.get(2)
                     }

@@ -61,7 +61,7 @@ pub mod io {
                 /// Every kind of additionalProperties.
                 ///
                 /// Schema: `io.example.v1.Maps`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Maps {
                     pub labels: ::std::collections::BTreeMap<String, String>,
                     pub limits: Option<
@@ -83,6 +83,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Maps {}
 
                 impl ::serde::Serialize for Maps {
                     #[allow(clippy::too_many_lines)]
@@ -410,6 +412,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Maps {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::maps::__SCHEMAS.get(0)
                     }

@@ -54,7 +54,7 @@ pub mod io {
                 /// The first Widget: sorts first, keeps the plain name.
                 ///
                 /// Schema: `io.example.v1.Widget`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Widget {
                     /// Nested anonymous object whose name collides with a named schema.
                     pub spec: Option<crate::golden::name_collisions::io::example::v1::WidgetSpec2>,
@@ -64,6 +64,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Widget {}
 
                 impl ::serde::Serialize for Widget {
                     #[allow(clippy::too_many_lines)]
@@ -220,6 +222,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Widget {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::name_collisions::__SCHEMAS.get(0)
                     }
@@ -228,12 +231,14 @@ pub mod io {
                 /// Nested anonymous object whose name collides with a named schema.
                 ///
                 /// Schema: `io.example.v1.Widget.spec`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct WidgetSpec2 {
                     pub size: Option<i64>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for WidgetSpec2 {}
 
                 impl ::serde::Serialize for WidgetSpec2 {
                     #[allow(clippy::too_many_lines)]
@@ -344,6 +349,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for WidgetSpec2 {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::name_collisions::__SCHEMAS.get(4)
                     }
@@ -357,12 +363,14 @@ pub mod io {
                 /// The second Widget: same Rust name, so it is numbered.
                 ///
                 /// Schema: `io.example.v1.widget`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Widget2 {
                     pub other: Option<crate::golden::name_collisions::io::example::v1::Widget>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Widget2 {}
 
                 impl ::serde::Serialize for Widget2 {
                     #[allow(clippy::too_many_lines)]
@@ -476,6 +484,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Widget2 {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::name_collisions::__SCHEMAS.get(2)
                     }
@@ -487,12 +496,14 @@ pub mod io {
                 /// A named schema that owns the name WidgetSpec.
                 ///
                 /// Schema: `io.example.v1.WidgetSpec`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct WidgetSpec {
                     pub replicas: Option<i32>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for WidgetSpec {}
 
                 impl ::serde::Serialize for WidgetSpec {
                     #[allow(clippy::too_many_lines)]
@@ -603,6 +614,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for WidgetSpec {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::name_collisions::__SCHEMAS.get(1)
                     }
@@ -617,12 +629,14 @@ pub mod io {
                 /// Same name in another version: a different module, no clash.
                 ///
                 /// Schema: `io.example.v2.Widget`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Widget {
                     pub v1: Option<crate::golden::name_collisions::io::example::v1::Widget2>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Widget {}
 
                 impl ::serde::Serialize for Widget {
                     #[allow(clippy::too_many_lines)]
@@ -734,6 +748,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Widget {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::name_collisions::__SCHEMAS.get(3)
                     }

@@ -50,13 +50,15 @@ pub mod io {
         pub mod v1 {
             mod child {
                 /// Schema: `io.example.v1.Child`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Child {
                     pub a: Option<String>,
                     pub next: Option<Box<Option<crate::golden::nullable::io::example::v1::Child>>>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Child {}
 
                 impl ::serde::Serialize for Child {
                     #[allow(clippy::too_many_lines)]
@@ -183,6 +185,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Child {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::nullable::__SCHEMAS.get(0)
                     }
@@ -194,7 +197,7 @@ pub mod io {
                 /// `null` where the schema admits it: required and optional fields, map values, list items.
                 ///
                 /// Schema: `io.example.v1.Nullables`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Nullables {
                     /// Required and nullable: `Option<String>`, always written.
                     pub name: Option<String>,
@@ -212,6 +215,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Nullables {}
 
                 impl ::serde::Serialize for Nullables {
                     #[allow(clippy::too_many_lines)]
@@ -522,6 +527,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Nullables {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::nullable::__SCHEMAS.get(1)
                     }
@@ -585,6 +591,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for NullablesMode {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::nullable::__SCHEMAS.get(2)
                     }

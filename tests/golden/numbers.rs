@@ -259,6 +259,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Weights {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::numbers::__SCHEMAS.get(0)
                     }

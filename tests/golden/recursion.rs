@@ -54,13 +54,15 @@ pub mod io {
                 /// Half of a mutual recursion: Even contains Odd contains Even.
                 ///
                 /// Schema: `io.example.v1.Even`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Even {
                     /// The odd half.
                     pub odd: Box<crate::golden::recursion::io::example::v1::Odd>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Even {}
 
                 impl ::serde::Serialize for Even {
                     #[allow(clippy::too_many_lines)]
@@ -178,6 +180,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Even {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::recursion::__SCHEMAS.get(0)
                     }
@@ -189,12 +192,14 @@ pub mod io {
                 /// Referenced by a cycle but not part of one: never boxed.
                 ///
                 /// Schema: `io.example.v1.Leaf`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Leaf {
                     pub name: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Leaf {}
 
                 impl ::serde::Serialize for Leaf {
                     #[allow(clippy::too_many_lines)]
@@ -303,6 +308,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Leaf {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::recursion::__SCHEMAS.get(1)
                     }
@@ -314,7 +320,7 @@ pub mod io {
                 /// Contains itself directly (boxed) and through a list (not boxed).
                 ///
                 /// Schema: `io.example.v1.Node`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Node {
                     pub children: Option<Vec<crate::golden::recursion::io::example::v1::Node>>,
                     pub next: Option<Box<crate::golden::recursion::io::example::v1::Node>>,
@@ -328,6 +334,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Node {}
 
                 impl ::serde::Serialize for Node {
                     #[allow(clippy::too_many_lines)]
@@ -521,6 +529,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Node {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::recursion::__SCHEMAS.get(2)
                     }
@@ -532,13 +541,15 @@ pub mod io {
                 /// The other half of the mutual recursion.
                 ///
                 /// Schema: `io.example.v1.Odd`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Odd {
                     pub even: Option<Box<crate::golden::recursion::io::example::v1::Even>>,
                     pub leaf: Option<crate::golden::recursion::io::example::v1::Leaf>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Odd {}
 
                 impl ::serde::Serialize for Odd {
                     #[allow(clippy::too_many_lines)]
@@ -668,6 +679,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Odd {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::recursion::__SCHEMAS.get(3)
                     }
@@ -679,7 +691,7 @@ pub mod io {
                 /// Like JSONSchemaProps: a schema of schemas, through an alias.
                 ///
                 /// Schema: `io.example.v1.Props`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Props {
                     pub not: Option<Box<crate::golden::recursion::io::example::v1::Props>>,
                     pub items: Option<Box<crate::golden::recursion::io::example::v1::PropsAlias>>,
@@ -692,6 +704,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Props {}
 
                 impl ::serde::Serialize for Props {
                     #[allow(clippy::too_many_lines)]
@@ -857,6 +871,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Props {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::recursion::__SCHEMAS.get(4)
                     }

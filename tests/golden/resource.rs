@@ -97,7 +97,7 @@ pub mod com {
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets` |  |  | [`list_namespaced_gadget`](Self::list_namespaced_gadget) |
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}` |  |  | [`read_namespaced_gadget`](Self::read_namespaced_gadget) |
                 /// | `GET` | `/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status` |  |  | [`read_namespaced_gadget_status`](Self::read_namespaced_gadget_status) |
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct Gadget {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<Gadget>,
@@ -110,6 +110,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Gadget {}
 
                 impl ::serde::Serialize for Gadget {
                     #[allow(clippy::too_many_lines)]
@@ -303,6 +305,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Gadget {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::resource::__SCHEMAS.get(0)
                     }
@@ -422,13 +425,15 @@ pub mod com {
                 }
 
                 /// Schema: `com.example.v1.Gadget.spec`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct GadgetSpec {
                     pub size: i32,
                     pub color: Option<String>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for GadgetSpec {}
 
                 impl ::serde::Serialize for GadgetSpec {
                     #[allow(clippy::too_many_lines)]
@@ -565,6 +570,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetSpec {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::resource::__SCHEMAS.get(9)
                     }
@@ -576,7 +582,7 @@ pub mod com {
                 /// A page of gadgets.
                 ///
                 /// Schema: `com.example.v1.GadgetList`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct GadgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<GadgetList>,
@@ -587,6 +593,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for GadgetList {}
 
                 impl ::serde::Serialize for GadgetList {
                     #[allow(clippy::too_many_lines)]
@@ -780,6 +788,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetList {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::resource::__SCHEMAS.get(1)
                     }
@@ -797,7 +806,7 @@ pub mod com {
                 /// | Method | Path | Description | Query parameters | Function |
                 /// |---|---|---|---|---|
                 /// | `GET` | `/apis/example.com/v1/gizmos` |  |  | [`list_gizmo`](Self::list_gizmo) |
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Gizmo {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<Gizmo>,
@@ -809,6 +818,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Gizmo {}
 
                 impl ::serde::Serialize for Gizmo {
                     #[allow(clippy::too_many_lines)]
@@ -975,6 +986,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Gizmo {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::resource::__SCHEMAS.get(2)
                     }
@@ -1025,7 +1037,7 @@ pub mod com {
                 /// Registered in two groups, so apiVersion and kind stay plain strings.
                 ///
                 /// Schema: `com.example.v1.Options`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Options {
                     pub api_version: Option<String>,
                     pub kind: Option<String>,
@@ -1033,6 +1045,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Options {}
 
                 impl ::serde::Serialize for Options {
                     #[allow(clippy::too_many_lines)]
@@ -1185,6 +1199,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Options {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::resource::__SCHEMAS.get(3)
                     }
@@ -1218,6 +1233,7 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[inline]
         #[allow(clippy::collapsible_if)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;

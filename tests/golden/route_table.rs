@@ -73,7 +73,7 @@ pub mod com {
                 /// | `DELETE` | `/apis/example.com/v1/widgets/{name}` | Delete the specified Widget; \| pipes and \<tags\> are escaped. |  | [`delete_widget`](Self::delete_widget) |
                 /// | `GET` | `/apis/example.com/v1/widgets/{name}` | Read the specified Widget. |  | [`read_widget`](Self::read_widget) |
                 /// | `POST` | `/apis/example.com/v1/widgets/{name}/exec` | Run a command in a Widget. | `command`, `tty` | [`connect_widget_exec`](Self::connect_widget_exec) |
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Widget {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<Widget>,
@@ -83,6 +83,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Widget {}
 
                 impl ::serde::Serialize for Widget {
                     #[allow(clippy::too_many_lines)]
@@ -227,6 +229,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Widget {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::route_table::__SCHEMAS.get(0)
                     }
@@ -543,7 +546,7 @@ pub mod com {
                 /// A page of widgets.
                 ///
                 /// Schema: `com.example.v1.WidgetList`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct WidgetList {
                     /// Always `example.com/v1`: set on construction, checked when deserializing, and omitted when absent from the input.
                     pub api_version: ::kubeforge_runtime::ApiVersion<WidgetList>,
@@ -553,6 +556,8 @@ pub mod com {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for WidgetList {}
 
                 impl ::serde::Serialize for WidgetList {
                     #[allow(clippy::too_many_lines)]
@@ -727,6 +732,7 @@ pub mod com {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for WidgetList {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::route_table::__SCHEMAS.get(1)
                     }
@@ -760,6 +766,7 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[inline]
         #[allow(clippy::collapsible_if)]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {

@@ -85,7 +85,7 @@ pub mod io {
                 /// | `PATCH` | `/apis/example.io/v1/namespaces/{namespace}/relays/{name}` | Partially update the specified Relay. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_relay`](Self::patch_namespaced_relay) |
                 /// | `PUT` | `/apis/example.io/v1/namespaces/{namespace}/relays/{name}` | Replace the specified Relay. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_relay`](Self::replace_namespaced_relay) |
                 /// | `GET` | `/apis/example.io/v1/watch/namespaces/{namespace}/relays/{name}` | Watch one Relay; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_relay`](Self::watch_namespaced_relay) |
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct Relay {
                     pub spec: Option<crate::golden::shared_shapes::io::example::v1::RelaySpec>,
                     pub status: Option<crate::golden::shared_shapes::io::example::v1::RelayStatus>,
@@ -100,6 +100,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for Relay {}
 
                 impl ::serde::Serialize for Relay {
                     #[allow(clippy::too_many_lines)]
@@ -310,6 +312,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Relay {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(0)
                     }
@@ -883,7 +886,7 @@ pub mod io {
                 }
 
                 /// Schema: `io.example.v1.Relay.spec`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct RelaySpec {
                     /// Where traffic goes first.
                     pub primary: Option<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
@@ -900,6 +903,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for RelaySpec {}
 
                 impl ::serde::Serialize for RelaySpec {
                     #[allow(clippy::too_many_lines)]
@@ -1117,6 +1122,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for RelaySpec {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(9)
                     }
@@ -1133,7 +1139,7 @@ pub mod io {
                 /// The copies' descriptions differ; this is the first one's.
                 ///
                 /// Schema: `io.example.v1.Relay.spec.backup`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct RelaySpecBackup {
                     /// The host name.
                     pub host: String,
@@ -1145,6 +1151,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for RelaySpecBackup {}
 
                 impl ::serde::Serialize for RelaySpecBackup {
                     #[allow(clippy::too_many_lines)]
@@ -1304,6 +1312,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for RelaySpecBackup {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(10)
                     }
@@ -1373,6 +1382,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for RelaySpecBackupProtocol {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(11)
                     }
@@ -1383,7 +1393,7 @@ pub mod io {
                 /// - `io.example.v1.Relay.spec.stages.env`
                 ///
                 /// Schema: `io.example.v1.Relay.spec.env`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct RelaySpecEnv {
                     pub name: String,
                     pub value_from: Option<
@@ -1392,6 +1402,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for RelaySpecEnv {}
 
                 impl ::serde::Serialize for RelaySpecEnv {
                     #[allow(clippy::too_many_lines)]
@@ -1527,6 +1539,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for RelaySpecEnv {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(12)
                     }
@@ -1537,7 +1550,7 @@ pub mod io {
                 /// - `io.example.v1.Relay.spec.stages.env.valueFrom`
                 ///
                 /// Schema: `io.example.v1.Relay.spec.env.valueFrom`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct RelaySpecEnvValueFrom {
                     /// Selects a key of a ConfigMap.
                     pub config_map_key_ref: Option<
@@ -1550,6 +1563,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for RelaySpecEnvValueFrom {}
 
                 impl ::serde::Serialize for RelaySpecEnvValueFrom {
                     #[allow(clippy::too_many_lines)]
@@ -1691,6 +1706,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for RelaySpecEnvValueFrom {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(13)
                     }
@@ -1705,7 +1721,7 @@ pub mod io {
                 /// The shape of Kubernetes' `io.k8s.api.core.v1.ConfigMapKeySelector`, generated here because the inputs do not include it.
                 ///
                 /// Schema: `io.k8s.api.core.v1.ConfigMapKeySelector`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct ConfigMapKeySelector {
                     /// The key to select.
                     pub key: String,
@@ -1716,6 +1732,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for ConfigMapKeySelector {}
 
                 impl ::serde::Serialize for ConfigMapKeySelector {
                     #[allow(clippy::too_many_lines)]
@@ -1866,6 +1884,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for ConfigMapKeySelector {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(14)
                     }
@@ -1880,7 +1899,7 @@ pub mod io {
                 /// The shape of Kubernetes' `io.k8s.api.core.v1.SecretKeySelector`, generated here because the inputs do not include it.
                 ///
                 /// Schema: `io.k8s.api.core.v1.SecretKeySelector`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct SecretKeySelector {
                     /// The key to select.
                     pub key: String,
@@ -1891,6 +1910,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for SecretKeySelector {}
 
                 impl ::serde::Serialize for SecretKeySelector {
                     #[allow(clippy::too_many_lines)]
@@ -2041,13 +2062,14 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for SecretKeySelector {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(15)
                     }
                 }
 
                 /// Schema: `io.example.v1.Relay.spec.stages`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct RelaySpecStages {
                     pub name: Option<String>,
                     /// Where this stage sends traffic.
@@ -2056,6 +2078,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for RelaySpecStages {}
 
                 impl ::serde::Serialize for RelaySpecStages {
                     #[allow(clippy::too_many_lines)]
@@ -2217,19 +2241,22 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for RelaySpecStages {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(18)
                     }
                 }
 
                 /// Schema: `io.example.v1.Relay.status`.
-                #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                #[derive(Clone, Debug, Default, PartialEq)]
                 pub struct RelayStatus {
                     /// The endpoint in use.
                     pub active: Option<crate::golden::shared_shapes::io::example::v1::RelaySpecBackup>,
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for RelayStatus {}
 
                 impl ::serde::Serialize for RelayStatus {
                     #[allow(clippy::too_many_lines)]
@@ -2343,6 +2370,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for RelayStatus {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(19)
                     }
@@ -2361,7 +2389,7 @@ pub mod io {
                 /// A list of Relay objects.
                 ///
                 /// Schema: `io.example.v1.RelayList`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct RelayList {
                     /// Versioned schema of this representation.
                     ///
@@ -2378,6 +2406,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for RelayList {}
 
                 impl ::serde::Serialize for RelayList {
                     #[allow(clippy::too_many_lines)]
@@ -2571,6 +2601,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for RelayList {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::shared_shapes::__SCHEMAS.get(1)
                     }
@@ -2604,6 +2635,7 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[inline]
         #[allow(clippy::collapsible_if)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;

@@ -321,6 +321,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Times {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::special_types::__SCHEMAS.get(0)
                     }

@@ -53,7 +53,7 @@ pub mod com {
                     /// 리스는 리스 개념을 정의합니다.
                     ///
                     /// Schema: `com.example.docs.v1.Lease`.
-                    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+                    #[derive(Clone, Debug, Default, PartialEq)]
                     pub struct Lease {
                         /// holderIdentity 包含当前租期的所有者的身份。
                         pub holder_identity: Option<String>,
@@ -78,6 +78,8 @@ pub mod com {
                         /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                         pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                     }
+
+                    impl Eq for Lease {}
 
                     impl ::serde::Serialize for Lease {
                         #[allow(clippy::too_many_lines)]
@@ -280,6 +282,7 @@ pub mod com {
                     }
 
                     impl ::kubeforge_runtime::schema::Validate for Lease {
+                        #[inline]
                         fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                             crate::golden::unicode_docs::__SCHEMAS.get(0)
                         }

@@ -279,6 +279,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for Gadget {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::validation::__SCHEMAS.get(0)
                     }
@@ -1150,13 +1151,14 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetSpec {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::validation::__SCHEMAS.get(9)
                     }
                 }
 
                 /// Schema: `io.example.v1.Gadget.spec.ports`.
-                #[derive(Clone, Debug, PartialEq, Eq)]
+                #[derive(Clone, Debug, PartialEq)]
                 pub struct GadgetSpecPorts {
                     pub name: String,
                     pub protocol: String,
@@ -1164,6 +1166,8 @@ pub mod io {
                     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
                     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
                 }
+
+                impl Eq for GadgetSpecPorts {}
 
                 impl ::serde::Serialize for GadgetSpecPorts {
                     #[allow(clippy::too_many_lines)]
@@ -1315,6 +1319,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetSpecPorts {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::validation::__SCHEMAS.get(10)
                     }
@@ -1539,6 +1544,7 @@ pub mod io {
                 }
 
                 impl ::kubeforge_runtime::schema::Validate for GadgetList {
+                    #[inline]
                     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
                         crate::golden::validation::__SCHEMAS.get(1)
                     }
@@ -1572,6 +1578,7 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[inline]
         #[allow(clippy::collapsible_if)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
             let rest = path;

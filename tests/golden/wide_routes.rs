@@ -28,6 +28,7 @@ pub mod routes {
         /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
         /// nothing.
         #[must_use]
+        #[inline]
         #[allow(clippy::collapsible_if)]
         #[allow(clippy::too_many_lines)]
         pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {

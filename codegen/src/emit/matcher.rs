@@ -191,6 +191,9 @@ pub(crate) fn matcher(context: &Context<'_>) -> String {
 
 /// A function with its signature and lint allowances; `body` is written one level deep.
 fn function_text(code: &mut Code, head: &str, arguments: &[&str], body: &str) {
+    // Inline, so that rustc keeps the matcher's MIR in the metadata and compiles it to machine
+    // code only in a crate that matches paths (docs/src/design/decisions.md).
+    code.line("#[inline]");
     // Nested `if let`s cannot be collapsed in crates of editions before 2024.
     code.line("#[allow(clippy::collapsible_if)]");
     if body.lines().count() > 90 {

@@ -82,6 +82,9 @@ pub(crate) fn impl_text(context: &Context<'_>, record: &Record) -> String {
     let name = &context.api.get(TypeId(record.index)).name;
     let mut code = Code::new();
     code.open_impl(&format!("impl {runtime}::schema::Validate"), name);
+    // Inline, so that rustc keeps its MIR in the metadata instead of compiling 741 tiny
+    // functions to machine code in every clean build of the crate (docs/src/design/decisions.md).
+    code.line("#[inline]");
     code.open(&format!(
         "fn schema() -> &'static {runtime}::schema::StaticSchema {{"
     ));

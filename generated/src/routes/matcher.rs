@@ -20,6 +20,7 @@ use super::Route;
 /// method gives `MethodNotAllowed` with the methods it serves. Resolving allocates
 /// nothing.
 #[must_use]
+#[inline]
 #[allow(clippy::collapsible_if)]
 pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
     let rest = path;
@@ -32,6 +33,7 @@ pub fn resolve<'p>(method: &Method, path: &'p str) -> Resolution<'p, Route> {
 }
 
 /// [`resolve`] for the paths under `/api/v1`.
+#[inline]
 #[allow(clippy::collapsible_if)]
 #[allow(clippy::too_many_lines)]
 fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
@@ -211,6 +213,7 @@ fn resolve_api_v1<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {
 }
 
 /// [`resolve`] for the paths under `/apis`.
+#[inline]
 #[allow(clippy::collapsible_if)]
 #[allow(clippy::too_many_lines)]
 fn resolve_apis<'p>(method: &Method, rest: &'p str) -> Resolution<'p, Route> {

@@ -60,19 +60,23 @@ const LEVER_DEV_BUILD: &str = "the types alone are the part k8s-openapi's crate 
     table and the validation schemas are now data read at first use (1.7 s of CPU off, \
     2026-11-29), and a matcher's leaf is one call (7,664 lines instead of 13,682). What is \
     left costs by the number of bodies, not their size: the setters as one call of a shared \
-    generic function each measured no different (docs/src/design/decisions.md). Next: fewer \
-    bodies in the default crate, which only a smaller public API or parts behind cargo \
-    features cut";
-const LEVER_DEV_BUILD_MEMORY: &str = "rustc's peak comes during borrow checking, which \
-    keeps every body's MIR (`-Z time-passes`: type checking takes rustc from 443 to 561 MiB, \
-    borrow checking to 932 MiB, metadata and code generation to the peak); each body costs \
-    about 30 KB whatever it holds. Taken out one part at a time (2026-11-29, one build each, \
-    shared machine): the builders 181 MiB (their 3,424 setters 122), the routes 179 (their \
-    2,377 request and response functions 73, the matcher 69, which its leaves as calls cut \
-    by about 17), every doc comment 12. The crate's metadata is 35.3 MB against \
-    k8s-openapi's 20.6 MB (MIR 13.0 MB, per-item tables 10.4 MB). The target needs about \
-    190 MiB less, more than the builders' or the routes' whole cost: fewer bodies, the same \
-    lever as the build time's";
+    generic function each measured no different (docs/src/design/decisions.md); the crate's \
+    own machine code was 748 derived `assert_receiver_is_total_eq` bodies, 741 \
+    `Validate::schema` and the matcher, now none of them (`impl Eq for T {}`, `#[inline]`). \
+    Next: fewer bodies in the default crate, which only a smaller public API or parts behind \
+    cargo features cut";
+const LEVER_DEV_BUILD_MEMORY: &str = "rustc's peak is at the end of the crate's metadata \
+    (`-Z time-passes`, 2026-11-29: type checking takes rustc from 437 to 546 MB, borrow \
+    checking, which keeps every body's MIR, to 918 MB, the metadata to 1,005 MB); each body \
+    costs about 30 KB whatever it holds. Taken out one part at a time (2026-11-29, one build \
+    each, shared machine): the builders 181 MiB (their 3,424 setters 122), the routes 179 \
+    (their 2,377 request and response functions 73, the matcher 69), every doc comment 12. \
+    The bodies no API needs are gone: `impl Eq for T {}` instead of 748 derived \
+    `assert_receiver_is_total_eq` bodies, and `Validate::schema` and the matcher kept as MIR \
+    in the metadata instead of compiled here (`#[inline]`) took the peak from 1,019-1,030 to \
+    973-976 MiB; taking every `#[inline]` away instead raised it to 1,733 MiB. What is left \
+    is the public API's bodies: fewer of them, or parts behind cargo features the default \
+    leaves out";
 const LEVER_CRD_BUILD: &str = "a CRD crate compiles what kopium's does not have (builders, \
     serde impls, validation, routes); on cert-manager's Certificate (2026-11-29, three \
     builds each, CPU) the default crate takes 0.57 to 0.67 s, without routes 0.46 to 0.56, \
@@ -80,7 +84,9 @@ const LEVER_CRD_BUILD: &str = "a CRD crate compiles what kopium's does not have 
     --no-validation`) 0.38 to 0.40 s, and an empty crate with the same dependencies 0.06 to \
     0.09 s: the target, half of kopium's 0.72 s, is below what the types and their serde \
     impls alone cost, so it needs cheaper types (fewer, smaller serde impls), not only fewer \
-    parts";
+    parts. Under `-Z time-passes` the Certificate's crate is type checking (0.30 of its 1.03 s \
+    coherence) and borrow checking (1.39 s) of 3.4 s at load 13; the bodies no API needs, \
+    taken out for the big crate, moved it within the noise (0.68-0.78 s -> 0.66-0.69 s)";
 const LEVER_SERDE_INSTRUCTIONS: &str = "deserializing: the instructions above serde_json's \
     own reading are building the values; one table-driven visitor for every struct (issue 32) \
     is the design that could spend fewer. Serializing: 55% of both crates' instructions are \

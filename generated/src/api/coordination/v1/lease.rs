@@ -22,7 +22,7 @@
 /// | `PATCH` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Partially update the specified Lease. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_lease`](Self::patch_namespaced_lease) |
 /// | `PUT` | `/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}` | Replace the specified Lease. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_lease`](Self::replace_namespaced_lease) |
 /// | `GET` | `/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases/{name}` | Watch one Lease; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_lease`](Self::watch_namespaced_lease) |
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Lease {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -41,6 +41,8 @@ pub struct Lease {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Lease {}
 
 impl ::serde::Serialize for Lease {
     #[allow(clippy::too_many_lines)]
@@ -313,6 +315,7 @@ impl From<Lease> for LeaseApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Lease {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(11)
     }

@@ -4,7 +4,7 @@
 /// A list of Lease objects.
 ///
 /// Schema: `io.k8s.api.coordination.v1.LeaseList`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LeaseList {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -21,6 +21,8 @@ pub struct LeaseList {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for LeaseList {}
 
 impl ::serde::Serialize for LeaseList {
     #[allow(clippy::too_many_lines)]
@@ -209,6 +211,7 @@ impl From<LeaseListBuilder> for LeaseList {
 }
 
 impl ::kubeforge_runtime::schema::Validate for LeaseList {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(12)
     }

@@ -4,7 +4,7 @@
 /// Specification of a Lease.
 ///
 /// Schema: `io.k8s.api.coordination.v1.LeaseSpec`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LeaseSpec {
     /// When the current holder acquired the lease.
     pub acquire_time: Option<
@@ -27,6 +27,8 @@ pub struct LeaseSpec {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for LeaseSpec {}
 
 impl ::serde::Serialize for LeaseSpec {
     #[allow(clippy::too_many_lines)]
@@ -399,6 +401,7 @@ impl From<LeaseSpec> for LeaseSpecApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for LeaseSpec {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(13)
     }

@@ -4,7 +4,7 @@
 /// Groups the pod's affinity scheduling rules.
 ///
 /// Schema: `io.k8s.api.core.v1.Affinity`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Affinity {
     /// Node affinity rules for the pod.
     pub node_affinity: Option<crate::api::core::v1::NodeAffinity>,
@@ -15,6 +15,8 @@ pub struct Affinity {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Affinity {}
 
 impl ::serde::Serialize for Affinity {
     #[allow(clippy::too_many_lines)]
@@ -255,6 +257,7 @@ impl From<Affinity> for AffinityApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Affinity {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(15)
     }

@@ -4,7 +4,7 @@
 /// AppArmor settings of a pod or container.
 ///
 /// Schema: `io.k8s.api.core.v1.AppArmorProfile`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AppArmorProfile {
     /// Name of a profile preloaded on the node; required only when type is `Localhost`.
     pub localhost_profile: Option<String>,
@@ -13,6 +13,8 @@ pub struct AppArmorProfile {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for AppArmorProfile {}
 
 impl ::serde::Serialize for AppArmorProfile {
     #[allow(clippy::too_many_lines)]
@@ -221,6 +223,7 @@ impl From<AppArmorProfile> for AppArmorProfileApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for AppArmorProfile {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(16)
     }

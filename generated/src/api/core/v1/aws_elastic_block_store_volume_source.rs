@@ -4,7 +4,7 @@
 /// An AWS EBS volume mounted into a pod (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AWSElasticBlockStoreVolumeSource {
     /// Filesystem type to mount, e.g. `ext4`; defaults to ext4.
     pub fs_type: Option<String>,
@@ -17,6 +17,8 @@ pub struct AWSElasticBlockStoreVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for AWSElasticBlockStoreVolumeSource {}
 
 impl ::serde::Serialize for AWSElasticBlockStoreVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -275,6 +277,7 @@ impl From<AWSElasticBlockStoreVolumeSource> for AWSElasticBlockStoreVolumeSource
 }
 
 impl ::kubeforge_runtime::schema::Validate for AWSElasticBlockStoreVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(14)
     }

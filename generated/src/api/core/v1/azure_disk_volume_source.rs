@@ -4,7 +4,7 @@
 /// An Azure data disk mounted into a pod (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.AzureDiskVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AzureDiskVolumeSource {
     /// Host caching mode: None, ReadOnly or ReadWrite.
     pub caching_mode: Option<String>,
@@ -21,6 +21,8 @@ pub struct AzureDiskVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for AzureDiskVolumeSource {}
 
 impl ::serde::Serialize for AzureDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -351,6 +353,7 @@ impl From<AzureDiskVolumeSource> for AzureDiskVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for AzureDiskVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(17)
     }

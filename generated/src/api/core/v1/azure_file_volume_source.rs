@@ -4,7 +4,7 @@
 /// An Azure File share mounted into a pod (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.AzureFileVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AzureFileVolumeSource {
     /// Forces the mount to be read-only when true.
     pub read_only: Option<bool>,
@@ -15,6 +15,8 @@ pub struct AzureFileVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for AzureFileVolumeSource {}
 
 impl ::serde::Serialize for AzureFileVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -244,6 +246,7 @@ impl From<AzureFileVolumeSource> for AzureFileVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for AzureFileVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(18)
     }

@@ -4,7 +4,7 @@
 /// POSIX capabilities to add to or drop from a container.
 ///
 /// Schema: `io.k8s.api.core.v1.Capabilities`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Capabilities {
     /// Capabilities to add.
     pub add: Option<Vec<String>>,
@@ -13,6 +13,8 @@ pub struct Capabilities {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Capabilities {}
 
 impl ::serde::Serialize for Capabilities {
     #[allow(clippy::too_many_lines)]
@@ -238,6 +240,7 @@ impl From<Capabilities> for CapabilitiesApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Capabilities {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(20)
     }

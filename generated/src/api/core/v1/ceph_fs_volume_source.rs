@@ -4,7 +4,7 @@
 /// A CephFS mount that lives as long as the pod (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.CephFSVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CephFSVolumeSource {
     /// Ceph monitor addresses.
     pub monitors: Vec<String>,
@@ -21,6 +21,8 @@ pub struct CephFSVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for CephFSVolumeSource {}
 
 impl ::serde::Serialize for CephFSVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -364,6 +366,7 @@ impl From<CephFSVolumeSource> for CephFSVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for CephFSVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(21)
     }

@@ -4,7 +4,7 @@
 /// An OpenStack Cinder volume mounted into a pod (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.CinderVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CinderVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -17,6 +17,8 @@ pub struct CinderVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for CinderVolumeSource {}
 
 impl ::serde::Serialize for CinderVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -279,6 +281,7 @@ impl From<CinderVolumeSource> for CinderVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for CinderVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(22)
     }

@@ -4,7 +4,7 @@
 /// Projects the contents of selected ClusterTrustBundle objects into a file.
 ///
 /// Schema: `io.k8s.api.core.v1.ClusterTrustBundleProjection`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ClusterTrustBundleProjection {
     /// Selects bundles by label; only used together with signerName.
     pub label_selector: Option<
@@ -21,6 +21,8 @@ pub struct ClusterTrustBundleProjection {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ClusterTrustBundleProjection {}
 
 impl ::serde::Serialize for ClusterTrustBundleProjection {
     #[allow(clippy::too_many_lines)]
@@ -319,6 +321,7 @@ impl From<ClusterTrustBundleProjection> for ClusterTrustBundleProjectionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ClusterTrustBundleProjection {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(23)
     }

@@ -4,7 +4,7 @@
 /// Imports all keys of a ConfigMap as environment variables.
 ///
 /// Schema: `io.k8s.api.core.v1.ConfigMapEnvSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ConfigMapEnvSource {
     /// Name of the ConfigMap.
     pub name: Option<String>,
@@ -13,6 +13,8 @@ pub struct ConfigMapEnvSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ConfigMapEnvSource {}
 
 impl ::serde::Serialize for ConfigMapEnvSource {
     #[allow(clippy::too_many_lines)]
@@ -206,6 +208,7 @@ impl From<ConfigMapEnvSource> for ConfigMapEnvSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ConfigMapEnvSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(24)
     }

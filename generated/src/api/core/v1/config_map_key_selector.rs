@@ -4,7 +4,7 @@
 /// Picks one key from a ConfigMap.
 ///
 /// Schema: `io.k8s.api.core.v1.ConfigMapKeySelector`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ConfigMapKeySelector {
     /// The key to read.
     pub key: String,
@@ -15,6 +15,8 @@ pub struct ConfigMapKeySelector {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ConfigMapKeySelector {}
 
 impl ::serde::Serialize for ConfigMapKeySelector {
     #[allow(clippy::too_many_lines)]
@@ -243,6 +245,7 @@ impl From<ConfigMapKeySelector> for ConfigMapKeySelectorApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ConfigMapKeySelector {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(25)
     }

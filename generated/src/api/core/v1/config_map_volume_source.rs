@@ -4,7 +4,7 @@
 /// A volume whose files come from a ConfigMap.
 ///
 /// Schema: `io.k8s.api.core.v1.ConfigMapVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ConfigMapVolumeSource {
     /// Default permission bits for created files, e.g. 0644.
     pub default_mode: Option<i32>,
@@ -17,6 +17,8 @@ pub struct ConfigMapVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ConfigMapVolumeSource {}
 
 impl ::serde::Serialize for ConfigMapVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -286,6 +288,7 @@ impl From<ConfigMapVolumeSource> for ConfigMapVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ConfigMapVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(27)
     }

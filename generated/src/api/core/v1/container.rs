@@ -4,7 +4,7 @@
 /// An application container run inside a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.Container`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Container {
     /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
     pub args: Option<Vec<String>>,
@@ -59,6 +59,8 @@ pub struct Container {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Container {}
 
 impl ::serde::Serialize for Container {
     #[allow(clippy::too_many_lines)]
@@ -1200,6 +1202,7 @@ impl From<Container> for ContainerApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Container {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(28)
     }

@@ -4,7 +4,7 @@
 /// Maps a container's extended resource to a device request in a generated ResourceClaim.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerExtendedResourceRequest`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ContainerExtendedResourceRequest {
     /// Container that requests the resource.
     pub container_name: String,
@@ -15,6 +15,8 @@ pub struct ContainerExtendedResourceRequest {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerExtendedResourceRequest {}
 
 impl ::serde::Serialize for ContainerExtendedResourceRequest {
     #[allow(clippy::too_many_lines)]
@@ -250,6 +252,7 @@ impl From<ContainerExtendedResourceRequest> for ContainerExtendedResourceRequest
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerExtendedResourceRequest {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(29)
     }

@@ -4,7 +4,7 @@
 /// A network port exposed by a container.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerPort`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ContainerPort {
     /// Port number on the pod IP, between 1 and 65535.
     pub container_port: i32,
@@ -19,6 +19,8 @@ pub struct ContainerPort {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerPort {}
 
 impl ::serde::Serialize for ContainerPort {
     #[allow(clippy::too_many_lines)]
@@ -318,6 +320,7 @@ impl From<ContainerPort> for ContainerPortApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerPort {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(30)
     }

@@ -4,7 +4,7 @@
 /// Resize policy for one container resource.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerResizePolicy`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ContainerResizePolicy {
     /// Resource the policy applies to: cpu or memory.
     pub resource_name: String,
@@ -13,6 +13,8 @@ pub struct ContainerResizePolicy {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerResizePolicy {}
 
 impl ::serde::Serialize for ContainerResizePolicy {
     #[allow(clippy::too_many_lines)]
@@ -215,6 +217,7 @@ impl From<ContainerResizePolicy> for ContainerResizePolicyApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerResizePolicy {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(31)
     }

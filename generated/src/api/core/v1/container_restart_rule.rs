@@ -4,7 +4,7 @@
 /// Rule deciding what happens when a container exits.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerRestartRule`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ContainerRestartRule {
     /// Action to take when the rule matches; only `Restart` is allowed.
     pub action: String,
@@ -13,6 +13,8 @@ pub struct ContainerRestartRule {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerRestartRule {}
 
 impl ::serde::Serialize for ContainerRestartRule {
     #[allow(clippy::too_many_lines)]
@@ -217,6 +219,7 @@ impl From<ContainerRestartRule> for ContainerRestartRuleApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerRestartRule {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(32)
     }

@@ -4,7 +4,7 @@
 /// Matches a container exit against a set of exit codes.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ContainerRestartRuleOnExitCodes {
     /// How exit codes are compared with values: In or NotIn.
     pub operator: String,
@@ -13,6 +13,8 @@ pub struct ContainerRestartRuleOnExitCodes {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerRestartRuleOnExitCodes {}
 
 impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
     #[allow(clippy::too_many_lines)]
@@ -229,6 +231,7 @@ impl From<ContainerRestartRuleOnExitCodes> for ContainerRestartRuleOnExitCodesAp
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerRestartRuleOnExitCodes {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(33)
     }

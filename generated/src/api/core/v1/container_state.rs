@@ -4,7 +4,7 @@
 /// Current state of a container; only one member is set.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerState`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContainerState {
     /// Set while the container is running.
     pub running: Option<crate::api::core::v1::ContainerStateRunning>,
@@ -15,6 +15,8 @@ pub struct ContainerState {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerState {}
 
 impl ::serde::Serialize for ContainerState {
     #[allow(clippy::too_many_lines)]
@@ -253,6 +255,7 @@ impl From<ContainerState> for ContainerStateApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerState {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(34)
     }

@@ -4,13 +4,15 @@
 /// Details of a running container.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerStateRunning`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContainerStateRunning {
     /// When the container was last (re)started.
     pub started_at: Option<::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerStateRunning {}
 
 impl ::serde::Serialize for ContainerStateRunning {
     #[allow(clippy::too_many_lines)]
@@ -181,6 +183,7 @@ impl From<ContainerStateRunning> for ContainerStateRunningApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerStateRunning {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(35)
     }

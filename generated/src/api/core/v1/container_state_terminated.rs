@@ -4,7 +4,7 @@
 /// Details of a terminated container.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerStateTerminated`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ContainerStateTerminated {
     /// Container ID in the form \<type\>://\<container_id\>.
     pub container_id: Option<String>,
@@ -23,6 +23,8 @@ pub struct ContainerStateTerminated {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerStateTerminated {}
 
 impl ::serde::Serialize for ContainerStateTerminated {
     #[allow(clippy::too_many_lines)]
@@ -383,6 +385,7 @@ impl From<ContainerStateTerminated> for ContainerStateTerminatedApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerStateTerminated {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(36)
     }

@@ -4,7 +4,7 @@
 /// Details of a container that is not yet running.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerStateWaiting`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContainerStateWaiting {
     /// Message explaining why the container is waiting.
     pub message: Option<String>,
@@ -13,6 +13,8 @@ pub struct ContainerStateWaiting {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerStateWaiting {}
 
 impl ::serde::Serialize for ContainerStateWaiting {
     #[allow(clippy::too_many_lines)]
@@ -206,6 +208,7 @@ impl From<ContainerStateWaiting> for ContainerStateWaitingApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerStateWaiting {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(37)
     }

@@ -4,7 +4,7 @@
 /// Observed status of one container in a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerStatus`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ContainerStatus {
     /// Resources the node has allocated to the container.
     pub allocated_resources: Option<
@@ -44,6 +44,8 @@ pub struct ContainerStatus {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerStatus {}
 
 impl ::serde::Serialize for ContainerStatus {
     #[allow(clippy::too_many_lines)]
@@ -751,6 +753,7 @@ impl From<ContainerStatus> for ContainerStatusApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerStatus {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(38)
     }

@@ -4,13 +4,15 @@
 /// User identity of a container's first process.
 ///
 /// Schema: `io.k8s.api.core.v1.ContainerUser`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContainerUser {
     /// Linux user identity details.
     pub linux: Option<crate::api::core::v1::LinuxContainerUser>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ContainerUser {}
 
 impl ::serde::Serialize for ContainerUser {
     #[allow(clippy::too_many_lines)]
@@ -178,6 +180,7 @@ impl From<ContainerUser> for ContainerUserApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ContainerUser {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(39)
     }

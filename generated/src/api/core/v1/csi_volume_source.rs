@@ -4,7 +4,7 @@
 /// An ephemeral volume provided by an external CSI driver.
 ///
 /// Schema: `io.k8s.api.core.v1.CSIVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CSIVolumeSource {
     /// Name of the CSI driver serving this volume.
     pub driver: String,
@@ -19,6 +19,8 @@ pub struct CSIVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for CSIVolumeSource {}
 
 impl ::serde::Serialize for CSIVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -357,6 +359,7 @@ impl From<CSIVolumeSource> for CSIVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for CSIVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(19)
     }

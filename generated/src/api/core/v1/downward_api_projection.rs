@@ -4,13 +4,15 @@
 /// Projects downward API data into a projected volume.
 ///
 /// Schema: `io.k8s.api.core.v1.DownwardAPIProjection`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DownwardAPIProjection {
     /// Files to create from pod fields or container resources.
     pub items: Option<Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for DownwardAPIProjection {}
 
 impl ::serde::Serialize for DownwardAPIProjection {
     #[allow(clippy::too_many_lines)]
@@ -200,6 +202,7 @@ impl From<DownwardAPIProjection> for DownwardAPIProjectionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for DownwardAPIProjection {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(40)
     }

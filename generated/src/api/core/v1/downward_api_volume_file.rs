@@ -4,7 +4,7 @@
 /// One file in a downward API volume.
 ///
 /// Schema: `io.k8s.api.core.v1.DownwardAPIVolumeFile`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DownwardAPIVolumeFile {
     /// Pod field to expose: annotations, labels, name, namespace or uid.
     pub field_ref: Option<crate::api::core::v1::ObjectFieldSelector>,
@@ -17,6 +17,8 @@ pub struct DownwardAPIVolumeFile {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for DownwardAPIVolumeFile {}
 
 impl ::serde::Serialize for DownwardAPIVolumeFile {
     #[allow(clippy::too_many_lines)]
@@ -298,6 +300,7 @@ impl From<DownwardAPIVolumeFile> for DownwardAPIVolumeFileApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for DownwardAPIVolumeFile {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(41)
     }

@@ -4,7 +4,7 @@
 /// A volume exposing pod information as files.
 ///
 /// Schema: `io.k8s.api.core.v1.DownwardAPIVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DownwardAPIVolumeSource {
     /// Default permission bits for created files.
     pub default_mode: Option<i32>,
@@ -13,6 +13,8 @@ pub struct DownwardAPIVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for DownwardAPIVolumeSource {}
 
 impl ::serde::Serialize for DownwardAPIVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -231,6 +233,7 @@ impl From<DownwardAPIVolumeSource> for DownwardAPIVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for DownwardAPIVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(42)
     }

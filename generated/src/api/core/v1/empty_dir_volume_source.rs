@@ -4,7 +4,7 @@
 /// An empty directory that lives as long as the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.EmptyDirVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EmptyDirVolumeSource {
     /// Backing storage medium: empty for node default or `Memory`.
     pub medium: Option<String>,
@@ -13,6 +13,8 @@ pub struct EmptyDirVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for EmptyDirVolumeSource {}
 
 impl ::serde::Serialize for EmptyDirVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -212,6 +214,7 @@ impl From<EmptyDirVolumeSource> for EmptyDirVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for EmptyDirVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(43)
     }

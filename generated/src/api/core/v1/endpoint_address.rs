@@ -4,7 +4,7 @@
 /// One IP address of an endpoint (deprecated since v1.33).
 ///
 /// Schema: `io.k8s.api.core.v1.EndpointAddress`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EndpointAddress {
     /// Hostname of the endpoint.
     pub hostname: Option<String>,
@@ -17,6 +17,8 @@ pub struct EndpointAddress {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for EndpointAddress {}
 
 impl ::serde::Serialize for EndpointAddress {
     #[allow(clippy::too_many_lines)]
@@ -276,6 +278,7 @@ impl From<EndpointAddress> for EndpointAddressApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for EndpointAddress {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(44)
     }

@@ -4,7 +4,7 @@
 /// One port of an endpoint (deprecated since v1.33).
 ///
 /// Schema: `io.k8s.api.core.v1.EndpointPort`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EndpointPort {
     /// Application protocol hint, e.g. `http` or `kubernetes.io/h2c`.
     pub app_protocol: Option<String>,
@@ -17,6 +17,8 @@ pub struct EndpointPort {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for EndpointPort {}
 
 impl ::serde::Serialize for EndpointPort {
     #[allow(clippy::too_many_lines)]
@@ -273,6 +275,7 @@ impl From<EndpointPort> for EndpointPortApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for EndpointPort {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(45)
     }

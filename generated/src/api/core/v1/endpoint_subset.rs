@@ -4,7 +4,7 @@
 /// A set of addresses sharing a common set of ports; the endpoints are their cross product, e.g. \[10.0.0.1:80, 10.0.0.2:80\].
 ///
 /// Schema: `io.k8s.api.core.v1.EndpointSubset`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EndpointSubset {
     /// Addresses that are ready to receive traffic.
     pub addresses: Option<Vec<crate::api::core::v1::EndpointAddress>>,
@@ -15,6 +15,8 @@ pub struct EndpointSubset {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for EndpointSubset {}
 
 impl ::serde::Serialize for EndpointSubset {
     #[allow(clippy::too_many_lines)]
@@ -315,6 +317,7 @@ impl From<EndpointSubset> for EndpointSubsetApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for EndpointSubset {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(46)
     }

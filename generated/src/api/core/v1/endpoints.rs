@@ -22,7 +22,7 @@
 /// | `PATCH` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Partially update the specified Endpoints. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_endpoints`](Self::patch_namespaced_endpoints) |
 /// | `PUT` | `/api/v1/namespaces/{namespace}/endpoints/{name}` | Replace the specified Endpoints. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_endpoints`](Self::replace_namespaced_endpoints) |
 /// | `GET` | `/api/v1/watch/namespaces/{namespace}/endpoints/{name}` | Watch one Endpoints; deprecated, use a list call with `watch=true` and a `fieldSelector`. | `allowWatchBookmarks`, `continue`, `fieldSelector`, `labelSelector`, `limit`, `pretty`, `resourceVersion`, `resourceVersionMatch`, `sendInitialEvents`, `timeoutSeconds`, `watch` | [`watch_namespaced_endpoints`](Self::watch_namespaced_endpoints) |
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Endpoints {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -41,6 +41,8 @@ pub struct Endpoints {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Endpoints {}
 
 impl ::serde::Serialize for Endpoints {
     #[allow(clippy::too_many_lines)]
@@ -339,6 +341,7 @@ impl From<Endpoints> for EndpointsApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Endpoints {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(47)
     }

@@ -4,7 +4,7 @@
 /// A list of Endpoints objects.
 ///
 /// Schema: `io.k8s.api.core.v1.EndpointsList`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EndpointsList {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -21,6 +21,8 @@ pub struct EndpointsList {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for EndpointsList {}
 
 impl ::serde::Serialize for EndpointsList {
     #[allow(clippy::too_many_lines)]
@@ -209,6 +211,7 @@ impl From<EndpointsListBuilder> for EndpointsList {
 }
 
 impl ::kubeforge_runtime::schema::Validate for EndpointsList {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(48)
     }

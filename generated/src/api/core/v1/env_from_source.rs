@@ -4,7 +4,7 @@
 /// A source whose keys become environment variables.
 ///
 /// Schema: `io.k8s.api.core.v1.EnvFromSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EnvFromSource {
     /// ConfigMap to import.
     pub config_map_ref: Option<crate::api::core::v1::ConfigMapEnvSource>,
@@ -15,6 +15,8 @@ pub struct EnvFromSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for EnvFromSource {}
 
 impl ::serde::Serialize for EnvFromSource {
     #[allow(clippy::too_many_lines)]
@@ -244,6 +246,7 @@ impl From<EnvFromSource> for EnvFromSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for EnvFromSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(49)
     }

@@ -4,7 +4,7 @@
 /// An environment variable in a container.
 ///
 /// Schema: `io.k8s.api.core.v1.EnvVar`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EnvVar {
     /// Variable name.
     pub name: String,
@@ -15,6 +15,8 @@ pub struct EnvVar {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for EnvVar {}
 
 impl ::serde::Serialize for EnvVar {
     #[allow(clippy::too_many_lines)]
@@ -244,6 +246,7 @@ impl From<EnvVar> for EnvVarApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for EnvVar {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(50)
     }

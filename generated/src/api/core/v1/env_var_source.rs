@@ -4,7 +4,7 @@
 /// Where an environment variable's value comes from.
 ///
 /// Schema: `io.k8s.api.core.v1.EnvVarSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EnvVarSource {
     /// A key of a ConfigMap.
     pub config_map_key_ref: Option<crate::api::core::v1::ConfigMapKeySelector>,
@@ -19,6 +19,8 @@ pub struct EnvVarSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for EnvVarSource {}
 
 impl ::serde::Serialize for EnvVarSource {
     #[allow(clippy::too_many_lines)]
@@ -342,6 +344,7 @@ impl From<EnvVarSource> for EnvVarSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for EnvVarSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(51)
     }

@@ -4,7 +4,7 @@
 /// A temporary container added to a running pod, e.g. for debugging.
 ///
 /// Schema: `io.k8s.api.core.v1.EphemeralContainer`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EphemeralContainer {
     /// Arguments to the entrypoint; `$(VAR_NAME)` references are expanded.
     pub args: Option<Vec<String>>,
@@ -61,6 +61,8 @@ pub struct EphemeralContainer {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for EphemeralContainer {}
 
 impl ::serde::Serialize for EphemeralContainer {
     #[allow(clippy::too_many_lines)]
@@ -1244,6 +1246,7 @@ impl From<EphemeralContainer> for EphemeralContainerApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for EphemeralContainer {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(52)
     }

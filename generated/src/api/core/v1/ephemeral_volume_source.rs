@@ -4,7 +4,7 @@
 /// A volume backed by a PVC created and deleted together with the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.EphemeralVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EphemeralVolumeSource {
     /// Template for the PVC, which is named `<pod name>-<volume name>`.
     pub volume_claim_template: Option<
@@ -13,6 +13,8 @@ pub struct EphemeralVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for EphemeralVolumeSource {}
 
 impl ::serde::Serialize for EphemeralVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -195,6 +197,7 @@ impl From<EphemeralVolumeSource> for EphemeralVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for EphemeralVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(53)
     }

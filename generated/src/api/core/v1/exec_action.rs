@@ -4,13 +4,15 @@
 /// Runs a command inside the container.
 ///
 /// Schema: `io.k8s.api.core.v1.ExecAction`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExecAction {
     /// Command line to execute, without a shell.
     pub command: Option<Vec<String>>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ExecAction {}
 
 impl ::serde::Serialize for ExecAction {
     #[allow(clippy::too_many_lines)]
@@ -191,6 +193,7 @@ impl From<ExecAction> for ExecActionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ExecAction {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(54)
     }

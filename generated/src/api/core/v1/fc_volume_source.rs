@@ -4,7 +4,7 @@
 /// A Fibre Channel volume.
 ///
 /// Schema: `io.k8s.api.core.v1.FCVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct FCVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -19,6 +19,8 @@ pub struct FCVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for FCVolumeSource {}
 
 impl ::serde::Serialize for FCVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -331,6 +333,7 @@ impl From<FCVolumeSource> for FCVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for FCVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(55)
     }

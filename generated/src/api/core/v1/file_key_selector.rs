@@ -4,7 +4,7 @@
 /// Picks one key from an env file stored in a volume.
 ///
 /// Schema: `io.k8s.api.core.v1.FileKeySelector`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FileKeySelector {
     /// Key to read from the env file.
     pub key: String,
@@ -17,6 +17,8 @@ pub struct FileKeySelector {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for FileKeySelector {}
 
 impl ::serde::Serialize for FileKeySelector {
     #[allow(clippy::too_many_lines)]
@@ -275,6 +277,7 @@ impl From<FileKeySelector> for FileKeySelectorApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for FileKeySelector {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(56)
     }

@@ -4,7 +4,7 @@
 /// A volume provisioned by an exec-based FlexVolume driver (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.FlexVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FlexVolumeSource {
     /// Name of the driver.
     pub driver: String,
@@ -19,6 +19,8 @@ pub struct FlexVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for FlexVolumeSource {}
 
 impl ::serde::Serialize for FlexVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -341,6 +343,7 @@ impl From<FlexVolumeSource> for FlexVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for FlexVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(57)
     }

@@ -4,7 +4,7 @@
 /// A Flocker volume (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.FlockerVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlockerVolumeSource {
     /// Dataset name (deprecated).
     pub dataset_name: Option<String>,
@@ -13,6 +13,8 @@ pub struct FlockerVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for FlockerVolumeSource {}
 
 impl ::serde::Serialize for FlockerVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -206,6 +208,7 @@ impl From<FlockerVolumeSource> for FlockerVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for FlockerVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(58)
     }

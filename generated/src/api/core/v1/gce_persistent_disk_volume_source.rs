@@ -4,7 +4,7 @@
 /// A GCE persistent disk (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.GCEPersistentDiskVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GCEPersistentDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -17,6 +17,8 @@ pub struct GCEPersistentDiskVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for GCEPersistentDiskVolumeSource {}
 
 impl ::serde::Serialize for GCEPersistentDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -273,6 +275,7 @@ impl From<GCEPersistentDiskVolumeSource> for GCEPersistentDiskVolumeSourceApply 
 }
 
 impl ::kubeforge_runtime::schema::Validate for GCEPersistentDiskVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(59)
     }

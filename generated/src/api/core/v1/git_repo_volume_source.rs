@@ -4,7 +4,7 @@
 /// A volume cloned from a git repository (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.GitRepoVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GitRepoVolumeSource {
     /// Target directory name; `.` uses the volume root.
     pub directory: Option<String>,
@@ -15,6 +15,8 @@ pub struct GitRepoVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for GitRepoVolumeSource {}
 
 impl ::serde::Serialize for GitRepoVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -243,6 +245,7 @@ impl From<GitRepoVolumeSource> for GitRepoVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for GitRepoVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(61)
     }

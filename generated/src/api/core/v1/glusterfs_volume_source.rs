@@ -4,7 +4,7 @@
 /// A GlusterFS mount (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.GlusterfsVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GlusterfsVolumeSource {
     /// Name of the endpoints describing the Glusterfs topology.
     pub endpoints: String,
@@ -15,6 +15,8 @@ pub struct GlusterfsVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for GlusterfsVolumeSource {}
 
 impl ::serde::Serialize for GlusterfsVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -244,6 +246,7 @@ impl From<GlusterfsVolumeSource> for GlusterfsVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for GlusterfsVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(62)
     }

@@ -4,7 +4,7 @@
 /// A gRPC health check.
 ///
 /// Schema: `io.k8s.api.core.v1.GRPCAction`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GRPCAction {
     /// Port number of the gRPC service.
     pub port: i32,
@@ -13,6 +13,8 @@ pub struct GRPCAction {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for GRPCAction {}
 
 impl ::serde::Serialize for GRPCAction {
     #[allow(clippy::too_many_lines)]
@@ -211,6 +213,7 @@ impl From<GRPCAction> for GRPCActionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for GRPCAction {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(60)
     }

@@ -4,7 +4,7 @@
 /// An extra entry for the pod's hosts file.
 ///
 /// Schema: `io.k8s.api.core.v1.HostAlias`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HostAlias {
     /// Hostnames for the IP address.
     pub hostnames: Option<Vec<String>>,
@@ -13,6 +13,8 @@ pub struct HostAlias {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for HostAlias {}
 
 impl ::serde::Serialize for HostAlias {
     #[allow(clippy::too_many_lines)]
@@ -227,6 +229,7 @@ impl From<HostAlias> for HostAliasApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for HostAlias {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(65)
     }

@@ -4,13 +4,15 @@
 /// An IP address allocated to the host.
 ///
 /// Schema: `io.k8s.api.core.v1.HostIP`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HostIP {
     /// The IP address.
     pub ip: String,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for HostIP {}
 
 impl ::serde::Serialize for HostIP {
     #[allow(clippy::too_many_lines)]
@@ -180,6 +182,7 @@ impl From<HostIP> for HostIPApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for HostIP {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(66)
     }

@@ -4,7 +4,7 @@
 /// A file or directory on the host mapped into the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.HostPathVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HostPathVolumeSource {
     /// Path on the host.
     pub path: String,
@@ -13,6 +13,8 @@ pub struct HostPathVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for HostPathVolumeSource {}
 
 impl ::serde::Serialize for HostPathVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -211,6 +213,7 @@ impl From<HostPathVolumeSource> for HostPathVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for HostPathVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(67)
     }

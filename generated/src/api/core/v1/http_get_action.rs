@@ -4,7 +4,7 @@
 /// An HTTP GET request used as a probe or hook.
 ///
 /// Schema: `io.k8s.api.core.v1.HTTPGetAction`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HTTPGetAction {
     /// Host to connect to; defaults to the pod IP.
     pub host: Option<String>,
@@ -19,6 +19,8 @@ pub struct HTTPGetAction {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for HTTPGetAction {}
 
 impl ::serde::Serialize for HTTPGetAction {
     #[allow(clippy::too_many_lines)]
@@ -339,6 +341,7 @@ impl From<HTTPGetAction> for HTTPGetActionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for HTTPGetAction {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(63)
     }

@@ -4,7 +4,7 @@
 /// A custom HTTP header.
 ///
 /// Schema: `io.k8s.api.core.v1.HTTPHeader`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HTTPHeader {
     /// Header name.
     pub name: String,
@@ -13,6 +13,8 @@ pub struct HTTPHeader {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for HTTPHeader {}
 
 impl ::serde::Serialize for HTTPHeader {
     #[allow(clippy::too_many_lines)]
@@ -215,6 +217,7 @@ impl From<HTTPHeader> for HTTPHeaderApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for HTTPHeader {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(64)
     }

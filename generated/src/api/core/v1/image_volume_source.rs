@@ -4,7 +4,7 @@
 /// A volume holding the contents of an OCI image or artifact.
 ///
 /// Schema: `io.k8s.api.core.v1.ImageVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ImageVolumeSource {
     /// When to pull: Always, Never or IfNotPresent.
     pub pull_policy: Option<String>,
@@ -13,6 +13,8 @@ pub struct ImageVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ImageVolumeSource {}
 
 impl ::serde::Serialize for ImageVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -206,6 +208,7 @@ impl From<ImageVolumeSource> for ImageVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ImageVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(69)
     }

@@ -4,7 +4,7 @@
 /// An iSCSI disk.
 ///
 /// Schema: `io.k8s.api.core.v1.ISCSIVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ISCSIVolumeSource {
     /// Enables CHAP authentication for discovery.
     pub chap_auth_discovery: Option<bool>,
@@ -31,6 +31,8 @@ pub struct ISCSIVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ISCSIVolumeSource {}
 
 impl ::serde::Serialize for ISCSIVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -537,6 +539,7 @@ impl From<ISCSIVolumeSource> for ISCSIVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ISCSIVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(68)
     }

@@ -4,7 +4,7 @@
 /// Maps a key to a file path in a volume.
 ///
 /// Schema: `io.k8s.api.core.v1.KeyToPath`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct KeyToPath {
     /// Key to project.
     pub key: String,
@@ -15,6 +15,8 @@ pub struct KeyToPath {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for KeyToPath {}
 
 impl ::serde::Serialize for KeyToPath {
     #[allow(clippy::too_many_lines)]
@@ -239,6 +241,7 @@ impl From<KeyToPath> for KeyToPathApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for KeyToPath {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(70)
     }

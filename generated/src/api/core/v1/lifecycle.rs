@@ -4,7 +4,7 @@
 /// Actions run in response to container lifecycle events.
 ///
 /// Schema: `io.k8s.api.core.v1.Lifecycle`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Lifecycle {
     /// Handler run right after the container is created.
     pub post_start: Option<crate::api::core::v1::LifecycleHandler>,
@@ -15,6 +15,8 @@ pub struct Lifecycle {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Lifecycle {}
 
 impl ::serde::Serialize for Lifecycle {
     #[allow(clippy::too_many_lines)]
@@ -241,6 +243,7 @@ impl From<Lifecycle> for LifecycleApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Lifecycle {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(71)
     }

@@ -4,7 +4,7 @@
 /// A single lifecycle hook action.
 ///
 /// Schema: `io.k8s.api.core.v1.LifecycleHandler`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LifecycleHandler {
     /// Command to run in the container.
     pub exec: Option<crate::api::core::v1::ExecAction>,
@@ -17,6 +17,8 @@ pub struct LifecycleHandler {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for LifecycleHandler {}
 
 impl ::serde::Serialize for LifecycleHandler {
     #[allow(clippy::too_many_lines)]
@@ -267,6 +269,7 @@ impl From<LifecycleHandler> for LifecycleHandlerApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for LifecycleHandler {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(72)
     }

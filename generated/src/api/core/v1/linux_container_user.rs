@@ -4,7 +4,7 @@
 /// Linux user identity of a container's first process.
 ///
 /// Schema: `io.k8s.api.core.v1.LinuxContainerUser`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LinuxContainerUser {
     /// Primary group ID.
     pub gid: i64,
@@ -15,6 +15,8 @@ pub struct LinuxContainerUser {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for LinuxContainerUser {}
 
 impl ::serde::Serialize for LinuxContainerUser {
     #[allow(clippy::too_many_lines)]
@@ -270,6 +272,7 @@ impl From<LinuxContainerUser> for LinuxContainerUserApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for LinuxContainerUser {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(73)
     }

@@ -4,13 +4,15 @@
 /// Reference to an object by name in the same namespace.
 ///
 /// Schema: `io.k8s.api.core.v1.LocalObjectReference`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LocalObjectReference {
     /// Name of the referenced object.
     pub name: Option<String>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for LocalObjectReference {}
 
 impl ::serde::Serialize for LocalObjectReference {
     #[allow(clippy::too_many_lines)]
@@ -175,6 +177,7 @@ impl From<LocalObjectReference> for LocalObjectReferenceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for LocalObjectReference {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(74)
     }

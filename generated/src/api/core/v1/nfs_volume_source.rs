@@ -4,7 +4,7 @@
 /// An NFS export mounted into the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.NFSVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NFSVolumeSource {
     /// Exported path on the server.
     pub path: String,
@@ -15,6 +15,8 @@ pub struct NFSVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for NFSVolumeSource {}
 
 impl ::serde::Serialize for NFSVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -244,6 +246,7 @@ impl From<NFSVolumeSource> for NFSVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for NFSVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(75)
     }

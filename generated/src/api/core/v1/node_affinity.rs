@@ -4,7 +4,7 @@
 /// Node affinity scheduling rules.
 ///
 /// Schema: `io.k8s.api.core.v1.NodeAffinity`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NodeAffinity {
     /// Weighted node preferences the scheduler tries to honour.
     pub preferred_during_scheduling_ignored_during_execution: Option<
@@ -17,6 +17,8 @@ pub struct NodeAffinity {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for NodeAffinity {}
 
 impl ::serde::Serialize for NodeAffinity {
     #[allow(clippy::too_many_lines)]
@@ -271,6 +273,7 @@ impl From<NodeAffinity> for NodeAffinityApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for NodeAffinity {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(76)
     }

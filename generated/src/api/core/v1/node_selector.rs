@@ -4,13 +4,15 @@
 /// A set of node selector terms combined with OR.
 ///
 /// Schema: `io.k8s.api.core.v1.NodeSelector`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NodeSelector {
     /// The terms; a node matching any of them matches.
     pub node_selector_terms: Vec<crate::api::core::v1::NodeSelectorTerm>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for NodeSelector {}
 
 impl ::serde::Serialize for NodeSelector {
     #[allow(clippy::too_many_lines)]
@@ -221,6 +223,7 @@ impl From<NodeSelector> for NodeSelectorApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for NodeSelector {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(77)
     }

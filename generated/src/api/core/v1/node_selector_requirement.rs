@@ -4,7 +4,7 @@
 /// A key, an operator and values matched against node labels or fields.
 ///
 /// Schema: `io.k8s.api.core.v1.NodeSelectorRequirement`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NodeSelectorRequirement {
     /// Label or field key.
     pub key: String,
@@ -15,6 +15,8 @@ pub struct NodeSelectorRequirement {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for NodeSelectorRequirement {}
 
 impl ::serde::Serialize for NodeSelectorRequirement {
     #[allow(clippy::too_many_lines)]
@@ -260,6 +262,7 @@ impl From<NodeSelectorRequirement> for NodeSelectorRequirementApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for NodeSelectorRequirement {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(78)
     }

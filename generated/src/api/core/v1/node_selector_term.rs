@@ -4,7 +4,7 @@
 /// Node selector requirements combined with AND.
 ///
 /// Schema: `io.k8s.api.core.v1.NodeSelectorTerm`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NodeSelectorTerm {
     /// Requirements on node labels.
     pub match_expressions: Option<Vec<crate::api::core::v1::NodeSelectorRequirement>>,
@@ -13,6 +13,8 @@ pub struct NodeSelectorTerm {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for NodeSelectorTerm {}
 
 impl ::serde::Serialize for NodeSelectorTerm {
     #[allow(clippy::too_many_lines)]
@@ -272,6 +274,7 @@ impl From<NodeSelectorTerm> for NodeSelectorTermApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for NodeSelectorTerm {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(79)
     }

@@ -4,7 +4,7 @@
 /// Selects a field of an object.
 ///
 /// Schema: `io.k8s.api.core.v1.ObjectFieldSelector`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ObjectFieldSelector {
     /// API version the field path refers to; defaults to `v1`.
     pub api_version: Option<String>,
@@ -13,6 +13,8 @@ pub struct ObjectFieldSelector {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ObjectFieldSelector {}
 
 impl ::serde::Serialize for ObjectFieldSelector {
     #[allow(clippy::too_many_lines)]
@@ -211,6 +213,7 @@ impl From<ObjectFieldSelector> for ObjectFieldSelectorApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ObjectFieldSelector {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(80)
     }

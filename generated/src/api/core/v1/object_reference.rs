@@ -4,7 +4,7 @@
 /// Reference to another object, with enough detail to inspect it.
 ///
 /// Schema: `io.k8s.api.core.v1.ObjectReference`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectReference {
     /// API version of the referenced object.
     pub api_version: Option<String>,
@@ -23,6 +23,8 @@ pub struct ObjectReference {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ObjectReference {}
 
 impl ::serde::Serialize for ObjectReference {
     #[allow(clippy::too_many_lines)]
@@ -363,6 +365,7 @@ impl From<ObjectReference> for ObjectReferenceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ObjectReference {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(81)
     }

@@ -4,7 +4,7 @@
 /// Desired attributes of a PersistentVolumeClaim.
 ///
 /// Schema: `io.k8s.api.core.v1.PersistentVolumeClaimSpec`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PersistentVolumeClaimSpec {
     /// Access modes the volume must support, e.g. ReadWriteOnce.
     pub access_modes: Option<Vec<String>>,
@@ -29,6 +29,8 @@ pub struct PersistentVolumeClaimSpec {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PersistentVolumeClaimSpec {}
 
 impl ::serde::Serialize for PersistentVolumeClaimSpec {
     #[allow(clippy::too_many_lines)]
@@ -479,6 +481,7 @@ impl From<PersistentVolumeClaimSpec> for PersistentVolumeClaimSpecApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PersistentVolumeClaimSpec {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(82)
     }

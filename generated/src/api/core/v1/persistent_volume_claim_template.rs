@@ -4,7 +4,7 @@
 /// Template for a PVC created for an ephemeral volume.
 ///
 /// Schema: `io.k8s.api.core.v1.PersistentVolumeClaimTemplate`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PersistentVolumeClaimTemplate {
     /// Labels and annotations copied into the PVC.
     pub metadata: Option<
@@ -15,6 +15,8 @@ pub struct PersistentVolumeClaimTemplate {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PersistentVolumeClaimTemplate {}
 
 impl ::serde::Serialize for PersistentVolumeClaimTemplate {
     #[allow(clippy::too_many_lines)]
@@ -229,6 +231,7 @@ impl From<PersistentVolumeClaimTemplate> for PersistentVolumeClaimTemplateApply 
 }
 
 impl ::kubeforge_runtime::schema::Validate for PersistentVolumeClaimTemplate {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(83)
     }

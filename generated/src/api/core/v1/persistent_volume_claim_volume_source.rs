@@ -4,7 +4,7 @@
 /// Mounts the volume bound to a PVC in the same namespace.
 ///
 /// Schema: `io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PersistentVolumeClaimVolumeSource {
     /// Name of the PersistentVolumeClaim.
     pub claim_name: String,
@@ -13,6 +13,8 @@ pub struct PersistentVolumeClaimVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PersistentVolumeClaimVolumeSource {}
 
 impl ::serde::Serialize for PersistentVolumeClaimVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -213,6 +215,7 @@ impl From<PersistentVolumeClaimVolumeSource> for PersistentVolumeClaimVolumeSour
 }
 
 impl ::kubeforge_runtime::schema::Validate for PersistentVolumeClaimVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(84)
     }

@@ -4,7 +4,7 @@
 /// A Photon Controller persistent disk (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PhotonPersistentDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -13,6 +13,8 @@ pub struct PhotonPersistentDiskVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PhotonPersistentDiskVolumeSource {}
 
 impl ::serde::Serialize for PhotonPersistentDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -211,6 +213,7 @@ impl From<PhotonPersistentDiskVolumeSource> for PhotonPersistentDiskVolumeSource
 }
 
 impl ::kubeforge_runtime::schema::Validate for PhotonPersistentDiskVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(85)
     }

@@ -29,7 +29,7 @@
 /// | `GET` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Read the status of the specified Pod. | `pretty` | [`read_namespaced_pod_status`](Self::read_namespaced_pod_status) |
 /// | `PATCH` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Partially update the status of the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `force`, `pretty` | [`patch_namespaced_pod_status`](Self::patch_namespaced_pod_status) |
 /// | `PUT` | `/api/v1/namespaces/{namespace}/pods/{name}/status` | Replace the status of the specified Pod. | `dryRun`, `fieldManager`, `fieldValidation`, `pretty` | [`replace_namespaced_pod_status`](Self::replace_namespaced_pod_status) |
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pod {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -50,6 +50,8 @@ pub struct Pod {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Pod {}
 
 impl ::serde::Serialize for Pod {
     #[allow(clippy::too_many_lines)]
@@ -356,6 +358,7 @@ impl From<Pod> for PodApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Pod {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(86)
     }

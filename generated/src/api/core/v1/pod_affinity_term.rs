@@ -4,7 +4,7 @@
 /// Selects pods that this pod should (or should not) share a topology domain with.
 ///
 /// Schema: `io.k8s.api.core.v1.PodAffinityTerm`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodAffinityTerm {
     /// Label query over the pods to match.
     pub label_selector: Option<
@@ -25,6 +25,8 @@ pub struct PodAffinityTerm {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodAffinityTerm {}
 
 impl ::serde::Serialize for PodAffinityTerm {
     #[allow(clippy::too_many_lines)]
@@ -430,6 +432,7 @@ impl From<PodAffinityTerm> for PodAffinityTermApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodAffinityTerm {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(88)
     }

@@ -4,7 +4,7 @@
 /// Rules for keeping a pod away from other pods.
 ///
 /// Schema: `io.k8s.api.core.v1.PodAntiAffinity`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PodAntiAffinity {
     /// Weighted anti-affinity preferences.
     pub preferred_during_scheduling_ignored_during_execution: Option<
@@ -17,6 +17,8 @@ pub struct PodAntiAffinity {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodAntiAffinity {}
 
 impl ::serde::Serialize for PodAntiAffinity {
     #[allow(clippy::too_many_lines)]
@@ -297,6 +299,7 @@ impl From<PodAntiAffinity> for PodAntiAffinityApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodAntiAffinity {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(89)
     }

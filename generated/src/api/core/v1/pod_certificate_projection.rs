@@ -4,7 +4,7 @@
 /// Projects a kubelet-managed private key and X.509 certificate chain into the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodCertificateProjection`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodCertificateProjection {
     /// Path for the certificate chain file.
     pub certificate_chain_path: Option<String>,
@@ -23,6 +23,8 @@ pub struct PodCertificateProjection {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodCertificateProjection {}
 
 impl ::serde::Serialize for PodCertificateProjection {
     #[allow(clippy::too_many_lines)]
@@ -428,6 +430,7 @@ impl From<PodCertificateProjection> for PodCertificateProjectionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodCertificateProjection {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(90)
     }

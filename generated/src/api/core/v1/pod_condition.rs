@@ -4,7 +4,7 @@
 /// One condition of a pod, such as Ready.
 ///
 /// Schema: `io.k8s.api.core.v1.PodCondition`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodCondition {
     /// When the condition was last probed.
     pub last_probe_time: Option<
@@ -27,6 +27,8 @@ pub struct PodCondition {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodCondition {}
 
 impl ::serde::Serialize for PodCondition {
     #[allow(clippy::too_many_lines)]
@@ -417,6 +419,7 @@ impl From<PodCondition> for PodConditionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodCondition {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(91)
     }

@@ -4,7 +4,7 @@
 /// Extra DNS settings for a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodDNSConfig`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PodDNSConfig {
     /// Additional DNS server IP addresses.
     pub nameservers: Option<Vec<String>>,
@@ -15,6 +15,8 @@ pub struct PodDNSConfig {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodDNSConfig {}
 
 impl ::serde::Serialize for PodDNSConfig {
     #[allow(clippy::too_many_lines)]
@@ -292,6 +294,7 @@ impl From<PodDNSConfig> for PodDNSConfigApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodDNSConfig {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(92)
     }

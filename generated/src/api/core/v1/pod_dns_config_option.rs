@@ -4,7 +4,7 @@
 /// A DNS resolver option.
 ///
 /// Schema: `io.k8s.api.core.v1.PodDNSConfigOption`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PodDNSConfigOption {
     /// Option name.
     pub name: Option<String>,
@@ -13,6 +13,8 @@ pub struct PodDNSConfigOption {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodDNSConfigOption {}
 
 impl ::serde::Serialize for PodDNSConfigOption {
     #[allow(clippy::too_many_lines)]
@@ -206,6 +208,7 @@ impl From<PodDNSConfigOption> for PodDNSConfigOptionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodDNSConfigOption {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(93)
     }

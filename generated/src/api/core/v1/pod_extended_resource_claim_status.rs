@@ -4,7 +4,7 @@
 /// Records the ResourceClaim generated for a pod's extended resource requests.
 ///
 /// Schema: `io.k8s.api.core.v1.PodExtendedResourceClaimStatus`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodExtendedResourceClaimStatus {
     /// Mappings from container extended resources to device requests.
     pub request_mappings: Vec<crate::api::core::v1::ContainerExtendedResourceRequest>,
@@ -13,6 +13,8 @@ pub struct PodExtendedResourceClaimStatus {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodExtendedResourceClaimStatus {}
 
 impl ::serde::Serialize for PodExtendedResourceClaimStatus {
     #[allow(clippy::too_many_lines)]
@@ -251,6 +253,7 @@ impl From<PodExtendedResourceClaimStatus> for PodExtendedResourceClaimStatusAppl
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodExtendedResourceClaimStatus {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(94)
     }

@@ -4,13 +4,15 @@
 /// An IP address allocated to a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodIP`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodIP {
     /// The IP address.
     pub ip: String,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodIP {}
 
 impl ::serde::Serialize for PodIP {
     #[allow(clippy::too_many_lines)]
@@ -181,6 +183,7 @@ impl From<PodIP> for PodIPApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodIP {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(95)
     }

@@ -4,13 +4,15 @@
 /// Operating system of a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodOS`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodOS {
     /// OS name: `linux` or `windows`.
     pub name: String,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodOS {}
 
 impl ::serde::Serialize for PodOS {
     #[allow(clippy::too_many_lines)]
@@ -180,6 +182,7 @@ impl From<PodOS> for PodOSApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodOS {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(97)
     }

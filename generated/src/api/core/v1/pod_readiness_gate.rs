@@ -4,13 +4,15 @@
 /// An extra condition required for pod readiness.
 ///
 /// Schema: `io.k8s.api.core.v1.PodReadinessGate`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodReadinessGate {
     /// Pod condition type that must be True.
     pub condition_type: String,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodReadinessGate {}
 
 impl ::serde::Serialize for PodReadinessGate {
     #[allow(clippy::too_many_lines)]
@@ -182,6 +184,7 @@ impl From<PodReadinessGate> for PodReadinessGateApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodReadinessGate {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(98)
     }

@@ -4,7 +4,7 @@
 /// Names a ResourceClaim, or a template for one, used by the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodResourceClaim`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodResourceClaim {
     /// Name of the claim inside the pod.
     pub name: String,
@@ -15,6 +15,8 @@ pub struct PodResourceClaim {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodResourceClaim {}
 
 impl ::serde::Serialize for PodResourceClaim {
     #[allow(clippy::too_many_lines)]
@@ -266,6 +268,7 @@ impl From<PodResourceClaim> for PodResourceClaimApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodResourceClaim {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(99)
     }

@@ -4,7 +4,7 @@
 /// Records the ResourceClaim generated for a pod resource claim.
 ///
 /// Schema: `io.k8s.api.core.v1.PodResourceClaimStatus`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodResourceClaimStatus {
     /// Name of the matching entry in `spec.resourceClaims`.
     pub name: String,
@@ -13,6 +13,8 @@ pub struct PodResourceClaimStatus {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodResourceClaimStatus {}
 
 impl ::serde::Serialize for PodResourceClaimStatus {
     #[allow(clippy::too_many_lines)]
@@ -223,6 +225,7 @@ impl From<PodResourceClaimStatus> for PodResourceClaimStatusApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodResourceClaimStatus {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(100)
     }

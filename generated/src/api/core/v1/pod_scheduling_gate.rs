@@ -4,13 +4,15 @@
 /// A gate that holds a pod back from scheduling.
 ///
 /// Schema: `io.k8s.api.core.v1.PodSchedulingGate`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodSchedulingGate {
     /// Unique name of the gate.
     pub name: String,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodSchedulingGate {}
 
 impl ::serde::Serialize for PodSchedulingGate {
     #[allow(clippy::too_many_lines)]
@@ -183,6 +185,7 @@ impl From<PodSchedulingGate> for PodSchedulingGateApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodSchedulingGate {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(101)
     }

@@ -4,7 +4,7 @@
 /// Pod-level security settings shared by all containers.
 ///
 /// Schema: `io.k8s.api.core.v1.PodSecurityContext`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PodSecurityContext {
     /// AppArmor profile for the pod's containers.
     pub app_armor_profile: Option<crate::api::core::v1::AppArmorProfile>,
@@ -35,6 +35,8 @@ pub struct PodSecurityContext {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodSecurityContext {}
 
 impl ::serde::Serialize for PodSecurityContext {
     #[allow(clippy::too_many_lines)]
@@ -639,6 +641,7 @@ impl From<PodSecurityContext> for PodSecurityContextApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodSecurityContext {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(102)
     }

@@ -4,7 +4,7 @@
 /// Desired state of a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodSpec`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PodSpec {
     /// Seconds the pod may run before it is marked failed.
     pub active_deadline_seconds: Option<i64>,
@@ -100,6 +100,8 @@ pub struct PodSpec {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodSpec {}
 
 impl ::serde::Serialize for PodSpec {
     #[allow(clippy::too_many_lines)]
@@ -1952,6 +1954,7 @@ impl From<PodSpec> for PodSpecApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodSpec {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(103)
     }

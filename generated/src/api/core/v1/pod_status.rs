@@ -4,7 +4,7 @@
 /// Observed state of a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.PodStatus`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PodStatus {
     /// Total resources allocated to the pod by the node.
     pub allocated_resources: Option<
@@ -58,6 +58,8 @@ pub struct PodStatus {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PodStatus {}
 
 impl ::serde::Serialize for PodStatus {
     #[allow(clippy::too_many_lines)]
@@ -1062,6 +1064,7 @@ impl From<PodStatus> for PodStatusApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PodStatus {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(104)
     }

@@ -4,7 +4,7 @@
 /// A Portworx volume (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.PortworxVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PortworxVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -15,6 +15,8 @@ pub struct PortworxVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PortworxVolumeSource {}
 
 impl ::serde::Serialize for PortworxVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -243,6 +245,7 @@ impl From<PortworxVolumeSource> for PortworxVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PortworxVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(105)
     }

@@ -4,7 +4,7 @@
 /// A weighted node selector term.
 ///
 /// Schema: `io.k8s.api.core.v1.PreferredSchedulingTerm`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PreferredSchedulingTerm {
     /// Node selector term.
     pub preference: crate::api::core::v1::NodeSelectorTerm,
@@ -13,6 +13,8 @@ pub struct PreferredSchedulingTerm {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for PreferredSchedulingTerm {}
 
 impl ::serde::Serialize for PreferredSchedulingTerm {
     #[allow(clippy::too_many_lines)]
@@ -218,6 +220,7 @@ impl From<PreferredSchedulingTerm> for PreferredSchedulingTermApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for PreferredSchedulingTerm {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(106)
     }

@@ -4,7 +4,7 @@
 /// A health check run against a container.
 ///
 /// Schema: `io.k8s.api.core.v1.Probe`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Probe {
     /// Command to run in the container.
     pub exec: Option<crate::api::core::v1::ExecAction>,
@@ -29,6 +29,8 @@ pub struct Probe {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Probe {}
 
 impl ::serde::Serialize for Probe {
     #[allow(clippy::too_many_lines)]
@@ -480,6 +482,7 @@ impl From<Probe> for ProbeApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Probe {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(107)
     }

@@ -4,7 +4,7 @@
 /// A volume combining several projected sources.
 ///
 /// Schema: `io.k8s.api.core.v1.ProjectedVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProjectedVolumeSource {
     /// Default permission bits for created files.
     pub default_mode: Option<i32>,
@@ -13,6 +13,8 @@ pub struct ProjectedVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ProjectedVolumeSource {}
 
 impl ::serde::Serialize for ProjectedVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -228,6 +230,7 @@ impl From<ProjectedVolumeSource> for ProjectedVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ProjectedVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(108)
     }

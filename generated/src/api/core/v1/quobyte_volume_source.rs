@@ -4,7 +4,7 @@
 /// A Quobyte mount (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.QuobyteVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct QuobyteVolumeSource {
     /// Group to map volume access to.
     pub group: Option<String>,
@@ -21,6 +21,8 @@ pub struct QuobyteVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for QuobyteVolumeSource {}
 
 impl ::serde::Serialize for QuobyteVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -343,6 +345,7 @@ impl From<QuobyteVolumeSource> for QuobyteVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for QuobyteVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(109)
     }

@@ -4,7 +4,7 @@
 /// A Rados Block Device mount (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.RBDVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RBDVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -25,6 +25,8 @@ pub struct RBDVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for RBDVolumeSource {}
 
 impl ::serde::Serialize for RBDVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -435,6 +437,7 @@ impl From<RBDVolumeSource> for RBDVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for RBDVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(110)
     }

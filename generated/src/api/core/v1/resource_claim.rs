@@ -4,7 +4,7 @@
 /// A container's reference to one pod resource claim.
 ///
 /// Schema: `io.k8s.api.core.v1.ResourceClaim`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceClaim {
     /// Name of the entry in `spec.resourceClaims`.
     pub name: String,
@@ -13,6 +13,8 @@ pub struct ResourceClaim {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ResourceClaim {}
 
 impl ::serde::Serialize for ResourceClaim {
     #[allow(clippy::too_many_lines)]
@@ -213,6 +215,7 @@ impl From<ResourceClaim> for ResourceClaimApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ResourceClaim {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(111)
     }

@@ -4,7 +4,7 @@
 /// Selects a container resource and its output format.
 ///
 /// Schema: `io.k8s.api.core.v1.ResourceFieldSelector`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceFieldSelector {
     /// Container name; required for volumes.
     pub container_name: Option<String>,
@@ -15,6 +15,8 @@ pub struct ResourceFieldSelector {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ResourceFieldSelector {}
 
 impl ::serde::Serialize for ResourceFieldSelector {
     #[allow(clippy::too_many_lines)]
@@ -249,6 +251,7 @@ impl From<ResourceFieldSelector> for ResourceFieldSelectorApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ResourceFieldSelector {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(112)
     }

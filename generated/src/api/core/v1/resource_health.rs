@@ -4,7 +4,7 @@
 /// Health of one allocated device.
 ///
 /// Schema: `io.k8s.api.core.v1.ResourceHealth`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceHealth {
     /// Health: Healthy, Unhealthy or Unknown.
     pub health: Option<String>,
@@ -13,6 +13,8 @@ pub struct ResourceHealth {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ResourceHealth {}
 
 impl ::serde::Serialize for ResourceHealth {
     #[allow(clippy::too_many_lines)]
@@ -213,6 +215,7 @@ impl From<ResourceHealth> for ResourceHealthApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ResourceHealth {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(113)
     }

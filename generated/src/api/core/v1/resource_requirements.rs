@@ -4,7 +4,7 @@
 /// Compute resource requests and limits.
 ///
 /// Schema: `io.k8s.api.core.v1.ResourceRequirements`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResourceRequirements {
     /// Pod resource claims used by the container.
     pub claims: Option<Vec<crate::api::core::v1::ResourceClaim>>,
@@ -25,6 +25,8 @@ pub struct ResourceRequirements {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ResourceRequirements {}
 
 impl ::serde::Serialize for ResourceRequirements {
     #[allow(clippy::too_many_lines)]
@@ -343,6 +345,7 @@ impl From<ResourceRequirements> for ResourceRequirementsApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ResourceRequirements {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(114)
     }

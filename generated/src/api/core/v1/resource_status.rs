@@ -4,7 +4,7 @@
 /// Health of one resource allocated to a pod.
 ///
 /// Schema: `io.k8s.api.core.v1.ResourceStatus`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResourceStatus {
     /// Resource name; for DRA resources it has the form claim:\<claim_name\>/\<request\>.
     pub name: String,
@@ -13,6 +13,8 @@ pub struct ResourceStatus {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ResourceStatus {}
 
 impl ::serde::Serialize for ResourceStatus {
     #[allow(clippy::too_many_lines)]
@@ -235,6 +237,7 @@ impl From<ResourceStatus> for ResourceStatusApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ResourceStatus {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(115)
     }

@@ -4,7 +4,7 @@
 /// A ScaleIO volume (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.ScaleIOVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScaleIOVolumeSource {
     /// Filesystem type to mount; defaults to xfs.
     pub fs_type: Option<String>,
@@ -29,6 +29,8 @@ pub struct ScaleIOVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ScaleIOVolumeSource {}
 
 impl ::serde::Serialize for ScaleIOVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -488,6 +490,7 @@ impl From<ScaleIOVolumeSource> for ScaleIOVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ScaleIOVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(117)
     }

@@ -4,7 +4,7 @@
 /// SELinux labels applied to a container.
 ///
 /// Schema: `io.k8s.api.core.v1.SELinuxOptions`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SELinuxOptions {
     /// SELinux level label.
     pub level: Option<String>,
@@ -17,6 +17,8 @@ pub struct SELinuxOptions {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for SELinuxOptions {}
 
 impl ::serde::Serialize for SELinuxOptions {
     #[allow(clippy::too_many_lines)]
@@ -264,6 +266,7 @@ impl From<SELinuxOptions> for SELinuxOptionsApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for SELinuxOptions {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(116)
     }

@@ -4,7 +4,7 @@
 /// Seccomp settings of a pod or container.
 ///
 /// Schema: `io.k8s.api.core.v1.SeccompProfile`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SeccompProfile {
     /// Profile file path on the node; required only when type is `Localhost`.
     pub localhost_profile: Option<String>,
@@ -13,6 +13,8 @@ pub struct SeccompProfile {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for SeccompProfile {}
 
 impl ::serde::Serialize for SeccompProfile {
     #[allow(clippy::too_many_lines)]
@@ -221,6 +223,7 @@ impl From<SeccompProfile> for SeccompProfileApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for SeccompProfile {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(118)
     }

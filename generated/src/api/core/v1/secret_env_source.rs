@@ -4,7 +4,7 @@
 /// Imports all keys of a Secret as environment variables.
 ///
 /// Schema: `io.k8s.api.core.v1.SecretEnvSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SecretEnvSource {
     /// Name of the Secret.
     pub name: Option<String>,
@@ -13,6 +13,8 @@ pub struct SecretEnvSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for SecretEnvSource {}
 
 impl ::serde::Serialize for SecretEnvSource {
     #[allow(clippy::too_many_lines)]
@@ -206,6 +208,7 @@ impl From<SecretEnvSource> for SecretEnvSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for SecretEnvSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(119)
     }

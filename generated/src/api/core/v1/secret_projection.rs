@@ -4,7 +4,7 @@
 /// Projects Secret keys as files into a projected volume.
 ///
 /// Schema: `io.k8s.api.core.v1.SecretProjection`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SecretProjection {
     /// Explicit key-to-path mappings; when empty every key becomes a file.
     pub items: Option<Vec<crate::api::core::v1::KeyToPath>>,
@@ -15,6 +15,8 @@ pub struct SecretProjection {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for SecretProjection {}
 
 impl ::serde::Serialize for SecretProjection {
     #[allow(clippy::too_many_lines)]
@@ -257,6 +259,7 @@ impl From<SecretProjection> for SecretProjectionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for SecretProjection {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(121)
     }

@@ -4,7 +4,7 @@
 /// A volume whose files come from a Secret.
 ///
 /// Schema: `io.k8s.api.core.v1.SecretVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SecretVolumeSource {
     /// Default permission bits for created files.
     pub default_mode: Option<i32>,
@@ -17,6 +17,8 @@ pub struct SecretVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for SecretVolumeSource {}
 
 impl ::serde::Serialize for SecretVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -291,6 +293,7 @@ impl From<SecretVolumeSource> for SecretVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for SecretVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(122)
     }

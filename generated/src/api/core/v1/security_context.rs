@@ -4,7 +4,7 @@
 /// Container-level security settings; they override pod-level ones.
 ///
 /// Schema: `io.k8s.api.core.v1.SecurityContext`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SecurityContext {
     /// Whether a process may gain more privileges than its parent.
     pub allow_privilege_escalation: Option<bool>,
@@ -33,6 +33,8 @@ pub struct SecurityContext {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for SecurityContext {}
 
 impl ::serde::Serialize for SecurityContext {
     #[allow(clippy::too_many_lines)]
@@ -558,6 +560,7 @@ impl From<SecurityContext> for SecurityContextApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for SecurityContext {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(123)
     }

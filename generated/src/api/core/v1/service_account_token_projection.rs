@@ -4,7 +4,7 @@
 /// Projects a service account token into the pod.
 ///
 /// Schema: `io.k8s.api.core.v1.ServiceAccountTokenProjection`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ServiceAccountTokenProjection {
     /// Intended audience of the token.
     pub audience: Option<String>,
@@ -15,6 +15,8 @@ pub struct ServiceAccountTokenProjection {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ServiceAccountTokenProjection {}
 
 impl ::serde::Serialize for ServiceAccountTokenProjection {
     #[allow(clippy::too_many_lines)]
@@ -251,6 +253,7 @@ impl From<ServiceAccountTokenProjection> for ServiceAccountTokenProjectionApply 
 }
 
 impl ::kubeforge_runtime::schema::Validate for ServiceAccountTokenProjection {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(124)
     }

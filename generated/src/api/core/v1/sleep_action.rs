@@ -4,13 +4,15 @@
 /// Sleeps for a while.
 ///
 /// Schema: `io.k8s.api.core.v1.SleepAction`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SleepAction {
     /// Number of seconds to sleep.
     pub seconds: i64,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for SleepAction {}
 
 impl ::serde::Serialize for SleepAction {
     #[allow(clippy::too_many_lines)]
@@ -182,6 +184,7 @@ impl From<SleepAction> for SleepActionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for SleepAction {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(125)
     }

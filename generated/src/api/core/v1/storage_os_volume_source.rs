@@ -4,7 +4,7 @@
 /// A StorageOS volume (deprecated).
 ///
 /// Schema: `io.k8s.api.core.v1.StorageOSVolumeSource`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StorageOSVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -19,6 +19,8 @@ pub struct StorageOSVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for StorageOSVolumeSource {}
 
 impl ::serde::Serialize for StorageOSVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -309,6 +311,7 @@ impl From<StorageOSVolumeSource> for StorageOSVolumeSourceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for StorageOSVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(126)
     }

@@ -4,7 +4,7 @@
 /// A kernel parameter to set.
 ///
 /// Schema: `io.k8s.api.core.v1.Sysctl`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Sysctl {
     /// Parameter name.
     pub name: String,
@@ -13,6 +13,8 @@ pub struct Sysctl {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Sysctl {}
 
 impl ::serde::Serialize for Sysctl {
     #[allow(clippy::too_many_lines)]
@@ -210,6 +212,7 @@ impl From<Sysctl> for SysctlApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Sysctl {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(127)
     }

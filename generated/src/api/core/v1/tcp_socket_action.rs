@@ -4,7 +4,7 @@
 /// Opens a TCP connection.
 ///
 /// Schema: `io.k8s.api.core.v1.TCPSocketAction`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TCPSocketAction {
     /// Host to connect to; defaults to the pod IP.
     pub host: Option<String>,
@@ -13,6 +13,8 @@ pub struct TCPSocketAction {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for TCPSocketAction {}
 
 impl ::serde::Serialize for TCPSocketAction {
     #[allow(clippy::too_many_lines)]
@@ -219,6 +221,7 @@ impl From<TCPSocketAction> for TCPSocketActionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for TCPSocketAction {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(128)
     }

@@ -4,7 +4,7 @@
 /// Lets a pod tolerate taints matching `<key,value,effect>`.
 ///
 /// Schema: `io.k8s.api.core.v1.Toleration`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Toleration {
     /// Taint effect to match; empty matches all.
     pub effect: Option<String>,
@@ -19,6 +19,8 @@ pub struct Toleration {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Toleration {}
 
 impl ::serde::Serialize for Toleration {
     #[allow(clippy::too_many_lines)]
@@ -307,6 +309,7 @@ impl From<Toleration> for TolerationApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Toleration {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(129)
     }

@@ -4,7 +4,7 @@
 /// How matching pods are spread across topology domains.
 ///
 /// Schema: `io.k8s.api.core.v1.TopologySpreadConstraint`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TopologySpreadConstraint {
     /// Selects the pods that are counted.
     pub label_selector: Option<
@@ -27,6 +27,8 @@ pub struct TopologySpreadConstraint {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for TopologySpreadConstraint {}
 
 impl ::serde::Serialize for TopologySpreadConstraint {
     #[allow(clippy::too_many_lines)]
@@ -461,6 +463,7 @@ impl From<TopologySpreadConstraint> for TopologySpreadConstraintApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for TopologySpreadConstraint {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(130)
     }

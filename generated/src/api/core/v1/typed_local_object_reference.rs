@@ -4,7 +4,7 @@
 /// Typed reference to an object in the same namespace.
 ///
 /// Schema: `io.k8s.api.core.v1.TypedLocalObjectReference`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TypedLocalObjectReference {
     /// API group of the object; empty means the core group.
     pub api_group: Option<String>,
@@ -15,6 +15,8 @@ pub struct TypedLocalObjectReference {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for TypedLocalObjectReference {}
 
 impl ::serde::Serialize for TypedLocalObjectReference {
     #[allow(clippy::too_many_lines)]
@@ -244,6 +246,7 @@ impl From<TypedLocalObjectReference> for TypedLocalObjectReferenceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for TypedLocalObjectReference {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(131)
     }

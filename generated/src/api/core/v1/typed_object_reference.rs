@@ -4,7 +4,7 @@
 /// Typed reference to an object, possibly in another namespace.
 ///
 /// Schema: `io.k8s.api.core.v1.TypedObjectReference`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TypedObjectReference {
     /// API group of the object; empty means the core group.
     pub api_group: Option<String>,
@@ -17,6 +17,8 @@ pub struct TypedObjectReference {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for TypedObjectReference {}
 
 impl ::serde::Serialize for TypedObjectReference {
     #[allow(clippy::too_many_lines)]
@@ -276,6 +278,7 @@ impl From<TypedObjectReference> for TypedObjectReferenceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for TypedObjectReference {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(132)
     }

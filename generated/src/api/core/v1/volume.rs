@@ -4,7 +4,7 @@
 /// A named volume that containers of the pod can mount.
 ///
 /// Schema: `io.k8s.api.core.v1.Volume`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Volume {
     /// AWS EBS disk (deprecated).
     pub aws_elastic_block_store: Option<
@@ -77,6 +77,8 @@ pub struct Volume {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Volume {}
 
 impl ::serde::Serialize for Volume {
     #[allow(clippy::too_many_lines)]
@@ -1304,6 +1306,7 @@ impl From<Volume> for VolumeApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Volume {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(133)
     }

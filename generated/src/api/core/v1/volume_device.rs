@@ -4,7 +4,7 @@
 /// Maps a raw block device into a container.
 ///
 /// Schema: `io.k8s.api.core.v1.VolumeDevice`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct VolumeDevice {
     /// Path inside the container for the device.
     pub device_path: String,
@@ -13,6 +13,8 @@ pub struct VolumeDevice {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for VolumeDevice {}
 
 impl ::serde::Serialize for VolumeDevice {
     #[allow(clippy::too_many_lines)]
@@ -217,6 +219,7 @@ impl From<VolumeDevice> for VolumeDeviceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for VolumeDevice {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(134)
     }

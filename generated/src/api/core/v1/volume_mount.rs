@@ -4,7 +4,7 @@
 /// Mounts a volume into a container.
 ///
 /// Schema: `io.k8s.api.core.v1.VolumeMount`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct VolumeMount {
     /// Path in the container; must not contain `:`.
     pub mount_path: String,
@@ -23,6 +23,8 @@ pub struct VolumeMount {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for VolumeMount {}
 
 impl ::serde::Serialize for VolumeMount {
     #[allow(clippy::too_many_lines)]
@@ -397,6 +399,7 @@ impl From<VolumeMount> for VolumeMountApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for VolumeMount {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(135)
     }

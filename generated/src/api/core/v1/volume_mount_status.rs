@@ -4,7 +4,7 @@
 /// Observed state of a volume mount.
 ///
 /// Schema: `io.k8s.api.core.v1.VolumeMountStatus`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct VolumeMountStatus {
     /// Mount path of the original mount.
     pub mount_path: String,
@@ -17,6 +17,8 @@ pub struct VolumeMountStatus {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for VolumeMountStatus {}
 
 impl ::serde::Serialize for VolumeMountStatus {
     #[allow(clippy::too_many_lines)]
@@ -293,6 +295,7 @@ impl From<VolumeMountStatus> for VolumeMountStatusApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for VolumeMountStatus {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(136)
     }

@@ -4,7 +4,7 @@
 /// One source of a projected volume; exactly one field is set.
 ///
 /// Schema: `io.k8s.api.core.v1.VolumeProjection`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct VolumeProjection {
     /// ClusterTrustBundle contents, e.g. their `.spec.trustBundle`.
     pub cluster_trust_bundle: Option<crate::api::core::v1::ClusterTrustBundleProjection>,
@@ -23,6 +23,8 @@ pub struct VolumeProjection {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for VolumeProjection {}
 
 impl ::serde::Serialize for VolumeProjection {
     #[allow(clippy::too_many_lines)]
@@ -381,6 +383,7 @@ impl From<VolumeProjection> for VolumeProjectionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for VolumeProjection {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(137)
     }

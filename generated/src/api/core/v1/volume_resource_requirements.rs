@@ -4,7 +4,7 @@
 /// Storage resource requirements of a volume.
 ///
 /// Schema: `io.k8s.api.core.v1.VolumeResourceRequirements`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct VolumeResourceRequirements {
     /// Maximum allowed resources.
     pub limits: Option<
@@ -23,6 +23,8 @@ pub struct VolumeResourceRequirements {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for VolumeResourceRequirements {}
 
 impl ::serde::Serialize for VolumeResourceRequirements {
     #[allow(clippy::too_many_lines)]
@@ -292,6 +294,7 @@ impl From<VolumeResourceRequirements> for VolumeResourceRequirementsApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for VolumeResourceRequirements {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(138)
     }

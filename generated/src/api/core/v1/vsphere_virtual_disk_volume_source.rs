@@ -4,7 +4,7 @@
 /// A vSphere virtual disk (deprecated in-tree plugin).
 ///
 /// Schema: `io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct VsphereVirtualDiskVolumeSource {
     /// Filesystem type to mount; defaults to ext4.
     pub fs_type: Option<String>,
@@ -17,6 +17,8 @@ pub struct VsphereVirtualDiskVolumeSource {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for VsphereVirtualDiskVolumeSource {}
 
 impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
     #[allow(clippy::too_many_lines)]
@@ -292,6 +294,7 @@ impl From<VsphereVirtualDiskVolumeSource> for VsphereVirtualDiskVolumeSourceAppl
 }
 
 impl ::kubeforge_runtime::schema::Validate for VsphereVirtualDiskVolumeSource {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(139)
     }

@@ -4,7 +4,7 @@
 /// A pod affinity term with a weight.
 ///
 /// Schema: `io.k8s.api.core.v1.WeightedPodAffinityTerm`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct WeightedPodAffinityTerm {
     /// The affinity term.
     pub pod_affinity_term: crate::api::core::v1::PodAffinityTerm,
@@ -13,6 +13,8 @@ pub struct WeightedPodAffinityTerm {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for WeightedPodAffinityTerm {}
 
 impl ::serde::Serialize for WeightedPodAffinityTerm {
     #[allow(clippy::too_many_lines)]
@@ -221,6 +223,7 @@ impl From<WeightedPodAffinityTerm> for WeightedPodAffinityTermApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for WeightedPodAffinityTerm {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(140)
     }

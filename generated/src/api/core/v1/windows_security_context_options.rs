@@ -4,7 +4,7 @@
 /// Windows-specific security settings.
 ///
 /// Schema: `io.k8s.api.core.v1.WindowsSecurityContextOptions`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WindowsSecurityContextOptions {
     /// Inlined GMSA credential spec.
     pub gmsa_credential_spec: Option<String>,
@@ -17,6 +17,8 @@ pub struct WindowsSecurityContextOptions {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for WindowsSecurityContextOptions {}
 
 impl ::serde::Serialize for WindowsSecurityContextOptions {
     #[allow(clippy::too_many_lines)]
@@ -285,6 +287,7 @@ impl From<WindowsSecurityContextOptions> for WindowsSecurityContextOptionsApply 
 }
 
 impl ::kubeforge_runtime::schema::Validate for WindowsSecurityContextOptions {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(141)
     }

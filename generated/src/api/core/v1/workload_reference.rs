@@ -4,7 +4,7 @@
 /// Identifies the Workload and pod group a pod belongs to.
 ///
 /// Schema: `io.k8s.api.core.v1.WorkloadReference`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct WorkloadReference {
     /// Name of the Workload in the pod's namespace.
     pub name: String,
@@ -15,6 +15,8 @@ pub struct WorkloadReference {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for WorkloadReference {}
 
 impl ::serde::Serialize for WorkloadReference {
     #[allow(clippy::too_many_lines)]
@@ -254,6 +256,7 @@ impl From<WorkloadReference> for WorkloadReferenceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for WorkloadReference {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(142)
     }

@@ -4,13 +4,15 @@
 /// ImageLookupPolicy 描述了如何使用镜像流覆盖命名空间中 pod、构建和其他资源使用的镜像引用。
 ///
 /// Schema: `com.github.openshift.api.image.v1.ImageLookupPolicy`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ImageLookupPolicy {
     /// 每当与此镜像流匹配时,local 会将这个命名空间中的对象上的 docker 短镜像引用(如 "mysql" 或 "php:latest")更改为镜像 ID,而不是到达远程 registry。如果找到,该名称将完全限定到镜像 ID。标签的 referencePolicy 会考虑替换的值。仅在当前命名空间中工作。
     pub local: bool,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ImageLookupPolicy {}
 
 impl ::serde::Serialize for ImageLookupPolicy {
     #[allow(clippy::too_many_lines)]
@@ -182,6 +184,7 @@ impl From<ImageLookupPolicy> for ImageLookupPolicyApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ImageLookupPolicy {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(0)
     }

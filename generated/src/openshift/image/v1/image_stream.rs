@@ -25,7 +25,7 @@
 /// | `GET` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Read the status of the specified ImageStream. | `pretty` | [`read_namespaced_image_stream_status`](Self::read_namespaced_image_stream_status) |
 /// | `PATCH` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Partially update the status of the specified ImageStream. | `dryRun`, `fieldManager`, `force`, `pretty` | [`patch_namespaced_image_stream_status`](Self::patch_namespaced_image_stream_status) |
 /// | `PUT` | `/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status` | Replace the status of the specified ImageStream. | `dryRun`, `fieldManager`, `pretty` | [`replace_namespaced_image_stream_status`](Self::replace_namespaced_image_stream_status) |
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ImageStream {
     /// APIVersion 定义对象的这个表示法的版本化的 schema。服务器应该将识别的模式转换为最新的内部值,并可拒绝未识别的值。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources>
     ///
@@ -46,6 +46,8 @@ pub struct ImageStream {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ImageStream {}
 
 impl ::serde::Serialize for ImageStream {
     #[allow(clippy::too_many_lines)]
@@ -364,6 +366,7 @@ impl From<ImageStream> for ImageStreamApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ImageStream {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(1)
     }

@@ -4,7 +4,7 @@
 /// ImageStreamList 是 ImageStream 对象的列表。
 ///
 /// Schema: `com.github.openshift.api.image.v1.ImageStreamList`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ImageStreamList {
     /// APIVersion 定义对象的这个表示法的版本化的 schema。服务器应该将识别的模式转换为最新的内部值,并可拒绝未识别的值。更多信息: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources>
     ///
@@ -21,6 +21,8 @@ pub struct ImageStreamList {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ImageStreamList {}
 
 impl ::serde::Serialize for ImageStreamList {
     #[allow(clippy::too_many_lines)]
@@ -211,6 +213,7 @@ impl From<ImageStreamListBuilder> for ImageStreamList {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ImageStreamList {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(2)
     }

@@ -4,7 +4,7 @@
 /// ImageStreamSpec 代表 ImageStreams 的选项。
 ///
 /// Schema: `com.github.openshift.api.image.v1.ImageStreamSpec`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ImageStreamSpec {
     /// dockerImageRepository 是可选的,如果指定此流由这个服务器上的容器存储库支持:从 v3.7 开始已弃用,并将在以后的发行版本中删除。通过 spec.tags.from 引用来指定每个标签中要导入的标签的源。
     pub docker_image_repository: Option<String>,
@@ -15,6 +15,8 @@ pub struct ImageStreamSpec {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ImageStreamSpec {}
 
 impl ::serde::Serialize for ImageStreamSpec {
     #[allow(clippy::too_many_lines)]
@@ -275,6 +277,7 @@ impl From<ImageStreamSpec> for ImageStreamSpecApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ImageStreamSpec {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(3)
     }

@@ -4,7 +4,7 @@
 /// ImageStreamStatus 包含此镜像流状态的信息。
 ///
 /// Schema: `com.github.openshift.api.image.v1.ImageStreamStatus`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ImageStreamStatus {
     /// dockerImageRepository 代表此流可在其访问的有效位置。可以为空,直到服务器确定存储库所在的位置
     pub docker_image_repository: Option<String>,
@@ -15,6 +15,8 @@ pub struct ImageStreamStatus {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ImageStreamStatus {}
 
 impl ::serde::Serialize for ImageStreamStatus {
     #[allow(clippy::too_many_lines)]
@@ -280,6 +282,7 @@ impl From<ImageStreamStatus> for ImageStreamStatusApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ImageStreamStatus {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(4)
     }

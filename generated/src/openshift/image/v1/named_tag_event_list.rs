@@ -4,7 +4,7 @@
 /// NamedTagEventList 将标签与其镜像历史记录相关联。
 ///
 /// Schema: `com.github.openshift.api.image.v1.NamedTagEventList`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NamedTagEventList {
     /// conditions 是应用到标签事件列表的条件数组。
     pub conditions: Option<Vec<crate::openshift::image::v1::TagEventCondition>>,
@@ -15,6 +15,8 @@ pub struct NamedTagEventList {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for NamedTagEventList {}
 
 impl ::serde::Serialize for NamedTagEventList {
     #[allow(clippy::too_many_lines)]
@@ -296,6 +298,7 @@ impl From<NamedTagEventList> for NamedTagEventListApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for NamedTagEventList {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(5)
     }

@@ -4,7 +4,7 @@
 /// ImageStreamStatus 使用 TagEvent 来保留与标签关联的镜像的历史记录。
 ///
 /// Schema: `com.github.openshift.api.image.v1.TagEvent`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TagEvent {
     /// created 包含 TagEvent 创建的时间
     pub created: ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Time,
@@ -17,6 +17,8 @@ pub struct TagEvent {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for TagEvent {}
 
 impl ::serde::Serialize for TagEvent {
     #[allow(clippy::too_many_lines)]
@@ -292,6 +294,7 @@ impl From<TagEvent> for TagEventApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for TagEvent {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(6)
     }

@@ -4,7 +4,7 @@
 /// TagEventCondition 包含标签事件的条件信息。
 ///
 /// Schema: `com.github.openshift.api.image.v1.TagEventCondition`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TagEventCondition {
     /// 生成是此状态对应的 spec 标签生成
     pub generation: i64,
@@ -23,6 +23,8 @@ pub struct TagEventCondition {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for TagEventCondition {}
 
 impl ::serde::Serialize for TagEventCondition {
     #[allow(clippy::too_many_lines)]
@@ -362,6 +364,7 @@ impl From<TagEventCondition> for TagEventConditionApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for TagEventCondition {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(7)
     }

@@ -4,7 +4,7 @@
 /// TagImportPolicy 控制如何导入与此标签相关的镜像。
 ///
 /// Schema: `com.github.openshift.api.image.v1.TagImportPolicy`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TagImportPolicy {
     /// importMode 描述如何导入镜像清单。
     pub import_mode: Option<String>,
@@ -15,6 +15,8 @@ pub struct TagImportPolicy {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for TagImportPolicy {}
 
 impl ::serde::Serialize for TagImportPolicy {
     #[allow(clippy::too_many_lines)]
@@ -235,6 +237,7 @@ impl From<TagImportPolicy> for TagImportPolicyApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for TagImportPolicy {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(8)
     }

@@ -4,7 +4,7 @@
 /// TagReference 为使用此标签的镜像指定可选注解,以及此标签应跟踪的 ImageStreamTag、ImageStreamImage 或 DockerImage 的可选引用。
 ///
 /// Schema: `com.github.openshift.api.image.v1.TagReference`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TagReference {
     /// 可选;如果指定,则应用于通过 ImageStreamTags 检索的镜像的注解。
     pub annotations: Option<::std::collections::BTreeMap<String, String>>,
@@ -23,6 +23,8 @@ pub struct TagReference {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for TagReference {}
 
 impl ::serde::Serialize for TagReference {
     #[allow(clippy::too_many_lines)]
@@ -413,6 +415,7 @@ impl From<TagReference> for TagReferenceApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for TagReference {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(9)
     }

@@ -4,13 +4,15 @@
 /// TagReferencePolicy 描述了当部署配置或构建中的镜像更改触发器时,此镜像流标签中镜像的 pull-specs 是如何生成的。这允许镜像流作者控制镜像的访问方式。
 ///
 /// Schema: `com.github.openshift.api.image.v1.TagReferencePolicy`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TagReferencePolicy {
     /// Type 决定在部署配置触发器或新构建中使用镜像流标签时,应该如何转换镜像拉取规格。默认值为 `Source`,表示使用镜像的原始位置(如果已导入);也可以设置为 `Local`,表示拉取规格指向集成的容器镜像 registry。
     pub type_: String,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for TagReferencePolicy {}
 
 impl ::serde::Serialize for TagReferencePolicy {
     #[allow(clippy::too_many_lines)]
@@ -182,6 +184,7 @@ impl From<TagReferencePolicy> for TagReferencePolicyApply {
 }
 
 impl ::kubeforge_runtime::schema::Validate for TagReferencePolicy {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(10)
     }

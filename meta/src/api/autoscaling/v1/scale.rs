@@ -4,7 +4,7 @@
 /// A scale subresource: the desired and observed replica counts of a resource.
 ///
 /// Schema: `io.k8s.api.autoscaling.v1.Scale`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scale {
     /// Versioned schema of this object representation.
     ///
@@ -23,6 +23,8 @@ pub struct Scale {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Scale {}
 
 impl ::serde::Serialize for Scale {
     #[allow(clippy::too_many_lines)]
@@ -256,6 +258,7 @@ impl From<ScaleBuilder> for Scale {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Scale {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(0)
     }

@@ -4,13 +4,15 @@
 /// The desired state of a scale subresource.
 ///
 /// Schema: `io.k8s.api.autoscaling.v1.ScaleSpec`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScaleSpec {
     /// Desired number of instances of the scaled object.
     pub replicas: Option<i32>,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ScaleSpec {}
 
 impl ::serde::Serialize for ScaleSpec {
     #[allow(clippy::too_many_lines)]
@@ -162,6 +164,7 @@ impl From<ScaleSpecBuilder> for ScaleSpec {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ScaleSpec {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(1)
     }

@@ -4,7 +4,7 @@
 /// The observed state of a scale subresource.
 ///
 /// Schema: `io.k8s.api.autoscaling.v1.ScaleStatus`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScaleStatus {
     /// Actual number of observed instances of the scaled object.
     pub replicas: i32,
@@ -13,6 +13,8 @@ pub struct ScaleStatus {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ScaleStatus {}
 
 impl ::serde::Serialize for ScaleStatus {
     #[allow(clippy::too_many_lines)]
@@ -190,6 +192,7 @@ impl From<ScaleStatusBuilder> for ScaleStatus {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ScaleStatus {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(2)
     }

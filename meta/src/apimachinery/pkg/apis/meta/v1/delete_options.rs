@@ -4,7 +4,7 @@
 /// Options for a delete request.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeleteOptions {
     /// Versioned schema of this object representation, e.g. `v1`.
     pub api_version: Option<String>,
@@ -25,6 +25,8 @@ pub struct DeleteOptions {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for DeleteOptions {}
 
 impl ::serde::Serialize for DeleteOptions {
     #[allow(clippy::too_many_lines)]
@@ -383,6 +385,7 @@ impl From<DeleteOptionsBuilder> for DeleteOptions {
 }
 
 impl ::kubeforge_runtime::schema::Validate for DeleteOptions {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(4)
     }

@@ -4,7 +4,7 @@
 /// A label query; matchLabels and matchExpressions are combined with AND.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LabelSelector {
     /// Label requirements.
     pub match_expressions: Option<
@@ -15,6 +15,8 @@ pub struct LabelSelector {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for LabelSelector {}
 
 impl ::serde::Serialize for LabelSelector {
     #[allow(clippy::too_many_lines)]
@@ -234,6 +236,7 @@ impl From<LabelSelectorBuilder> for LabelSelector {
 }
 
 impl ::kubeforge_runtime::schema::Validate for LabelSelector {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(6)
     }

@@ -4,7 +4,7 @@
 /// A key, an operator and values matched against labels.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LabelSelectorRequirement {
     /// Label key.
     pub key: String,
@@ -15,6 +15,8 @@ pub struct LabelSelectorRequirement {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for LabelSelectorRequirement {}
 
 impl ::serde::Serialize for LabelSelectorRequirement {
     #[allow(clippy::too_many_lines)]
@@ -225,6 +227,7 @@ impl From<LabelSelectorRequirementBuilder> for LabelSelectorRequirement {
 }
 
 impl ::kubeforge_runtime::schema::Validate for LabelSelectorRequirement {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(7)
     }

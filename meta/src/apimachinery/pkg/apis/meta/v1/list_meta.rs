@@ -4,7 +4,7 @@
 /// Metadata of list responses.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ListMeta {
     /// Token to fetch the next chunk when a limit was set.
     pub continue_: Option<String>,
@@ -19,6 +19,8 @@ pub struct ListMeta {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ListMeta {}
 
 impl ::serde::Serialize for ListMeta {
     #[allow(clippy::too_many_lines)]
@@ -276,6 +278,7 @@ impl From<ListMetaBuilder> for ListMeta {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ListMeta {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(8)
     }

@@ -4,7 +4,7 @@
 /// Records which manager owns which fields of an object.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ManagedFieldsEntry {
     /// API version of the object the field set refers to.
     pub api_version: Option<String>,
@@ -23,6 +23,8 @@ pub struct ManagedFieldsEntry {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ManagedFieldsEntry {}
 
 impl ::serde::Serialize for ManagedFieldsEntry {
     #[allow(clippy::too_many_lines)]
@@ -304,6 +306,7 @@ impl From<ManagedFieldsEntryBuilder> for ManagedFieldsEntry {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ManagedFieldsEntry {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(9)
     }

@@ -4,7 +4,7 @@
 /// Metadata carried by every persisted object.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectMeta {
     /// Unqueryable key-value metadata set by tools.
     pub annotations: Option<::std::collections::BTreeMap<String, String>>,
@@ -43,6 +43,8 @@ pub struct ObjectMeta {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ObjectMeta {}
 
 impl ::serde::Serialize for ObjectMeta {
     #[allow(clippy::too_many_lines)]
@@ -611,6 +613,7 @@ impl From<ObjectMetaBuilder> for ObjectMeta {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ObjectMeta {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(11)
     }

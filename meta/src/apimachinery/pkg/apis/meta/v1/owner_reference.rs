@@ -4,7 +4,7 @@
 /// Identifies an owner of an object.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OwnerReference {
     /// API version of the owner.
     pub api_version: String,
@@ -21,6 +21,8 @@ pub struct OwnerReference {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for OwnerReference {}
 
 impl ::serde::Serialize for OwnerReference {
     #[allow(clippy::too_many_lines)]
@@ -307,6 +309,7 @@ impl From<OwnerReferenceBuilder> for OwnerReference {
 }
 
 impl ::kubeforge_runtime::schema::Validate for OwnerReference {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(12)
     }

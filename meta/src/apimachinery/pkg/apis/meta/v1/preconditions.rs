@@ -4,7 +4,7 @@
 /// Conditions that must hold before an operation runs.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Preconditions {
     /// Required resource version.
     pub resource_version: Option<String>,
@@ -13,6 +13,8 @@ pub struct Preconditions {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Preconditions {}
 
 impl ::serde::Serialize for Preconditions {
     #[allow(clippy::too_many_lines)]
@@ -189,6 +191,7 @@ impl From<PreconditionsBuilder> for Preconditions {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Preconditions {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(14)
     }

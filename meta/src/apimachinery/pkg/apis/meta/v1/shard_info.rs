@@ -4,13 +4,15 @@
 /// The shard selector that produced a list response.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.ShardInfo`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ShardInfo {
     /// The shard selector of the request, echoed back.
     pub selector: String,
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for ShardInfo {}
 
 impl ::serde::Serialize for ShardInfo {
     #[allow(clippy::too_many_lines)]
@@ -169,6 +171,7 @@ impl From<ShardInfoBuilder> for ShardInfo {
 }
 
 impl ::kubeforge_runtime::schema::Validate for ShardInfo {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(15)
     }

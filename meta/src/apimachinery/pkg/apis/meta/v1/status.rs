@@ -4,7 +4,7 @@
 /// Result of an operation that returns no other object.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.Status`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Status {
     /// Versioned schema of this object representation, e.g. `v1`.
     ///
@@ -29,6 +29,8 @@ pub struct Status {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for Status {}
 
 impl ::serde::Serialize for Status {
     #[allow(clippy::too_many_lines)]
@@ -325,6 +327,7 @@ impl From<StatusBuilder> for Status {
 }
 
 impl ::kubeforge_runtime::schema::Validate for Status {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(16)
     }

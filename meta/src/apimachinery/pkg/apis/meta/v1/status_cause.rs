@@ -4,7 +4,7 @@
 /// One cause of a failed operation.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.StatusCause`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StatusCause {
     /// Field that caused the error, e.g. `spec.containers[0].image`.
     pub field: Option<String>,
@@ -15,6 +15,8 @@ pub struct StatusCause {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for StatusCause {}
 
 impl ::serde::Serialize for StatusCause {
     #[allow(clippy::too_many_lines)]
@@ -206,6 +208,7 @@ impl From<StatusCauseBuilder> for StatusCause {
 }
 
 impl ::kubeforge_runtime::schema::Validate for StatusCause {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(17)
     }

@@ -4,7 +4,7 @@
 /// Extra details attached to a Status.
 ///
 /// Schema: `io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StatusDetails {
     /// Individual causes of the failure.
     pub causes: Option<Vec<crate::apimachinery::pkg::apis::meta::v1::StatusCause>>,
@@ -21,6 +21,8 @@ pub struct StatusDetails {
     /// Fields this version of the type does not know (a newer server's), kept in the order they were read so that writing the object back deletes none of them.
     pub unknown_fields: ::kubeforge_runtime::UnknownFields,
 }
+
+impl Eq for StatusDetails {}
 
 impl ::serde::Serialize for StatusDetails {
     #[allow(clippy::too_many_lines)]
@@ -302,6 +304,7 @@ impl From<StatusDetailsBuilder> for StatusDetails {
 }
 
 impl ::kubeforge_runtime::schema::Validate for StatusDetails {
+    #[inline]
     fn schema() -> &'static ::kubeforge_runtime::schema::StaticSchema {
         crate::__SCHEMAS.get(18)
     }
