@@ -2,7 +2,8 @@
 //! `kube-client` and `kube-runtime` packages at one pinned version, built from the
 //! packages published on crates.io (`cargo vendor` of a scratch manifest) and run as
 //! kube-rs's justfile `test-integration` does (`cargo test --lib --all-features --
-//! --ignored`), each test alone with `KUBECONFIG` pointing at a server.
+//! --ignored`), each test a process of its own with `KUBECONFIG` pointing at a server, several
+//! at once ([`run_tests`]): kube-rs runs them with libtest's threads against one cluster.
 //!
 //! Everything fetched and built stays in the scratch directory the caller gives (under
 //! cargo's target directory); nothing of it is committed.
@@ -10,6 +11,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The kube-rs release whose tests are run.
@@ -236,6 +239,59 @@ pub fn run_test(
         elapsed,
         output: tail(&output, 15),
     })
+}
+
+/// One test to run: its binary, its path in it (as [`ignored_tests`] lists it) and the file
+/// its output goes to.
+pub struct Run<'a> {
+    /// The binary that holds it.
+    pub binary: &'a Binary,
+    /// The test's path, e.g. `test::aggregated_discovery_apis`.
+    pub test: String,
+    /// Where its output goes.
+    pub log: PathBuf,
+}
+
+/// Runs every test of `runs` as [`run_test`] does, against the cluster of `kubeconfig`, at
+/// most `at_once` at a time, each still stopped after `limit`: their outcomes, in the order of
+/// `runs` whatever order they end in. Most of a test's time is spent waiting for the server
+/// (a watch's timeout, a Pod's phase), not computing, so tests that wait overlap with each
+/// other and with the rest.
+///
+/// # Errors
+///
+/// When a binary cannot be run (the first such error, once every test has ended).
+pub fn run_tests(
+    runs: &[Run<'_>],
+    kubeconfig: &Path,
+    limit: Duration,
+    at_once: usize,
+) -> Result<Vec<Outcome>, String> {
+    let next = AtomicUsize::new(0);
+    let ended: Mutex<Vec<Option<Result<Outcome, String>>>> =
+        Mutex::new(runs.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..at_once.clamp(1, runs.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(run) = runs.get(index) else {
+                        break;
+                    };
+                    let outcome = run_test(run.binary, &run.test, kubeconfig, limit, &run.log);
+                    ended
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)[index] = Some(outcome);
+                }
+            });
+        }
+    });
+    ended
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .into_iter()
+        .map(|outcome| outcome.expect("every test ran"))
+        .collect()
 }
 
 /// What the expectations file says: the tests expected to pass, and those expected to
