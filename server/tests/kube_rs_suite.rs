@@ -13,8 +13,9 @@
 //! Each test runs as a process of its own, several at once against a server and the three
 //! servers at once ([`AT_ONCE`]), as kube-rs runs them with libtest's threads against one
 //! cluster: most of their time is spent waiting (the tests that fail wait about 15 s each for
-//! a condition that never comes), which costs no CPU. Each test's line, then each server's
-//! count, are printed in kube-rs's order whatever order they end in.
+//! a condition that never comes), which costs no CPU. The servers start while kube-rs
+//! builds. Each test's line, then each server's count, are printed in kube-rs's order
+//! whatever order they end in.
 //!
 //! Every test is listed in `kube_rs_expected.txt`, as passing or as failing with the reason:
 //! this test fails when one that passed fails, when one that failed passes (move it), and
@@ -59,6 +60,9 @@ struct Round<'a> {
 struct Found {
     lines: Vec<String>,
     problems: String,
+    /// How many tests ran, and their times added up.
+    ran: usize,
+    took: Duration,
 }
 
 #[test]
@@ -75,20 +79,6 @@ fn kube_rs_cluster_tests() {
         .unwrap_or_else(|e| panic!("kube_rs_simulated.txt: {e}"));
     let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kube-tests");
     std::fs::create_dir_all(&scratch).expect("the scratch directory");
-    kube_rs::prepare(&scratch).unwrap_or_else(|e| panic!("{e}"));
-    let binaries = kube_rs::build(&scratch).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(
-        binaries.len(),
-        kube_rs::PACKAGES.len(),
-        "one test binary per package"
-    );
-    let tests: Vec<(&kube_rs::Binary, Vec<String>)> = binaries
-        .iter()
-        .map(|binary| {
-            let tests = kube_rs::ignored_tests(binary).unwrap_or_else(|e| panic!("{e}"));
-            (binary, tests)
-        })
-        .collect();
     // The simulation is told what `can_get_pod_logs_and_evict`'s busybox container prints
     // (its command is `for i in $(seq 1 5); do echo kube $i; sleep 0.1; done`), as a test of
     // one's own controller tells it what its images print; and that Pods which end run 30
@@ -133,15 +123,50 @@ fn kube_rs_cluster_tests() {
             expected: &simulated,
         },
     ];
+    // The servers start while kube-rs builds.
+    let (binaries, servers) = std::thread::scope(|scope| {
+        let starting: Vec<_> = rounds
+            .iter()
+            .map(|round| scope.spawn(move || round.start()))
+            .collect();
+        kube_rs::prepare(&scratch).unwrap_or_else(|e| panic!("{e}"));
+        let binaries = kube_rs::build(&scratch).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            binaries.len(),
+            kube_rs::PACKAGES.len(),
+            "one test binary per package"
+        );
+        let servers: Vec<KubectlServer> = starting
+            .into_iter()
+            .map(|server| {
+                server
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            })
+            .collect();
+        (binaries, servers)
+    });
+    let tests: Vec<(&kube_rs::Binary, Vec<String>)> = binaries
+        .iter()
+        .map(|binary| {
+            let tests = kube_rs::ignored_tests(binary).unwrap_or_else(|e| panic!("{e}"));
+            (binary, tests)
+        })
+        .collect();
     let started = Instant::now();
     let mut problems = String::new();
+    let (mut ran, mut took) = (0, Duration::ZERO);
     std::thread::scope(|scope| {
         let running: Vec<_> = rounds
             .iter()
-            .map(|round| {
+            .zip(servers)
+            .map(|(round, server)| {
                 let logs = scratch.join("logs").join(round.logs);
                 let tests = &tests;
-                (round, scope.spawn(move || run_all(&logs, tests, round)))
+                (
+                    round,
+                    scope.spawn(move || run_all(&logs, tests, round, &server)),
+                )
             })
             .collect();
         // Each round's lines once it has ended, in order.
@@ -149,6 +174,8 @@ fn kube_rs_cluster_tests() {
             let found = running
                 .join()
                 .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            ran += found.ran;
+            took += found.took;
             for line in &found.lines {
                 kubeforge_tests::notice(line);
             }
@@ -161,9 +188,10 @@ fn kube_rs_cluster_tests() {
         }
     });
     kubeforge_tests::notice(&format!(
-        "kube-rs's cluster tests against {} servers: {:.1} s",
+        "kube-rs's cluster tests: {ran} runs against {} servers in {:.1} s (their own times add up to {:.1} s)",
         rounds.len(),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        took.as_secs_f64()
     ));
     assert!(
         problems.is_empty(),
@@ -172,19 +200,29 @@ fn kube_rs_cluster_tests() {
     );
 }
 
-/// Runs the tests of `tests` (each binary's, as listed) against a server of the round's
-/// inputs started with its flags, [`AT_ONCE`] at a time: every test without flags, only the
-/// tests its expectations list with them. A line for each test and the count, and what
-/// differs from the expectations.
-fn run_all(logs: &Path, tests: &[(&kube_rs::Binary, Vec<String>)], round: &Round<'_>) -> Found {
+impl Round<'_> {
+    /// Its server: `kubeforge-server serve` of its inputs, with its flags.
+    fn start(&self) -> KubectlServer {
+        let flags: Vec<&str> = self.flags.iter().map(String::as_str).collect();
+        KubectlServer::start_with(
+            env!("CARGO_BIN_EXE_kubeforge-server"),
+            "kubectl".into(),
+            &flags,
+            &self.inputs,
+        )
+    }
+}
+
+/// Runs the tests of `tests` (each binary's, as listed) against the round's `server`,
+/// [`AT_ONCE`] at a time: every test without flags, only the tests its expectations list with
+/// them. A line for each test and the count, and what differs from the expectations.
+fn run_all(
+    logs: &Path,
+    tests: &[(&kube_rs::Binary, Vec<String>)],
+    round: &Round<'_>,
+    server: &KubectlServer,
+) -> Found {
     let expected = round.expected;
-    let flags: Vec<&str> = round.flags.iter().map(String::as_str).collect();
-    let server = KubectlServer::start_with(
-        env!("CARGO_BIN_EXE_kubeforge-server"),
-        "kubectl".into(),
-        &flags,
-        &round.inputs,
-    );
     let kubeconfig = server.dir().join("config");
     std::fs::create_dir_all(logs).expect("the log directory");
     let mut runs = Vec::new();
@@ -193,7 +231,7 @@ fn run_all(logs: &Path, tests: &[(&kube_rs::Binary, Vec<String>)], round: &Round
             let name = format!("{}::{test}", binary.package);
             let listed =
                 expected.pass.contains(&name) || expected.fail.iter().any(|(n, _)| *n == name);
-            if !flags.is_empty() && !listed {
+            if !round.flags.is_empty() && !listed {
                 continue;
             }
             runs.push(kube_rs::Run {
@@ -243,5 +281,7 @@ fn run_all(logs: &Path, tests: &[(&kube_rs::Binary, Vec<String>)], round: &Round
     Found {
         lines,
         problems: kube_rs::compare(&outcomes, expected),
+        ran: outcomes.len(),
+        took: outcomes.iter().map(|o| o.elapsed).sum(),
     }
 }
