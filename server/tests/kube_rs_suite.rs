@@ -259,7 +259,6 @@ fn run_all(
     }
     let outcomes =
         kube_rs::run_tests(&runs, &kubeconfig, LIMIT, AT_ONCE).unwrap_or_else(|e| panic!("{e}"));
-    drop(server);
     let mut lines: Vec<String> = outcomes
         .iter()
         .map(|outcome| {

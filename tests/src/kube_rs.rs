@@ -431,6 +431,56 @@ mod tests {
         assert!(!problems.contains("a::x"));
     }
 
+    /// `run_tests` gives the outcomes in the order of the runs whatever order they end in,
+    /// and never runs more than `at_once` at a time: each "test" of a stand-in binary marks
+    /// itself running, notes how many are, sleeps as long as its name says and unmarks itself.
+    #[cfg(unix)]
+    #[test]
+    fn runs_end_in_any_order_and_at_most_at_once_run() {
+        use std::os::unix::fs::PermissionsExt as _;
+
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::create_dir(dir.path().join("running")).expect("running/");
+        let binary = Binary {
+            package: "stand-in".to_owned(),
+            path: dir.path().join("stand-in"),
+        };
+        // Called as libtest is: `--ignored --exact <test> --test-threads 1`.
+        std::fs::write(
+            &binary.path,
+            "#!/bin/sh\ndir=$(dirname \"$0\")\ntouch \"$dir/running/$3\"\nls \"$dir/running\" | wc -l >> \"$dir/counts\"\nsleep \"$3\"\nrm \"$dir/running/$3\"\n",
+        )
+        .expect("the stand-in");
+        std::fs::set_permissions(&binary.path, std::fs::Permissions::from_mode(0o755))
+            .expect("executable");
+        let names = ["0.4", "0.1", "0.3", "0.05", "0.2", "0.15"];
+        let runs: Vec<Run<'_>> = names
+            .iter()
+            .map(|name| Run {
+                binary: &binary,
+                test: (*name).to_owned(),
+                log: dir.path().join(format!("{name}.log")),
+            })
+            .collect();
+        let outcomes = run_tests(
+            &runs,
+            &dir.path().join("config"),
+            Duration::from_secs(30),
+            2,
+        )
+        .expect("the stand-in runs");
+        let ran: Vec<&str> = outcomes.iter().map(|o| o.name.as_str()).collect();
+        let expected: Vec<String> = names.iter().map(|n| format!("stand-in::{n}")).collect();
+        assert_eq!(ran, expected);
+        assert!(outcomes.iter().all(|o| o.passed && !o.timed_out));
+        let counts = std::fs::read_to_string(dir.path().join("counts")).expect("counts");
+        let most = counts
+            .lines()
+            .map(|line| line.trim().parse::<usize>().expect("a count"))
+            .max();
+        assert!(matches!(most, Some(1 | 2)), "{counts}");
+    }
+
     #[test]
     fn a_failure_needs_a_reason_and_a_test_one_line() {
         assert!(parse_expected("fail a::x\n").is_err());
