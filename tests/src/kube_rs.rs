@@ -2,7 +2,8 @@
 //! `kube-client` and `kube-runtime` packages at one pinned version, built from the
 //! packages published on crates.io (`cargo vendor` of a scratch manifest) and run as
 //! kube-rs's justfile `test-integration` does (`cargo test --lib --all-features --
-//! --ignored`), each test alone with `KUBECONFIG` pointing at a server.
+//! --ignored`), each test a process of its own with `KUBECONFIG` pointing at a server, several
+//! at once ([`run_tests`]): kube-rs runs them with libtest's threads against one cluster.
 //!
 //! Everything fetched and built stays in the scratch directory the caller gives (under
 //! cargo's target directory); nothing of it is committed.
@@ -10,6 +11,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The kube-rs release whose tests are run.
@@ -238,6 +241,59 @@ pub fn run_test(
     })
 }
 
+/// One test to run: its binary, its path in it (as [`ignored_tests`] lists it) and the file
+/// its output goes to.
+pub struct Run<'a> {
+    /// The binary that holds it.
+    pub binary: &'a Binary,
+    /// The test's path, e.g. `test::aggregated_discovery_apis`.
+    pub test: String,
+    /// Where its output goes.
+    pub log: PathBuf,
+}
+
+/// Runs every test of `runs` as [`run_test`] does, against the cluster of `kubeconfig`, at
+/// most `at_once` at a time, each still stopped after `limit`: their outcomes, in the order of
+/// `runs` whatever order they end in. Most of a test's time is spent waiting for the server
+/// (a watch's timeout, a Pod's phase), not computing, so tests that wait overlap with each
+/// other and with the rest.
+///
+/// # Errors
+///
+/// When a binary cannot be run (the first such error, once every test has ended).
+pub fn run_tests(
+    runs: &[Run<'_>],
+    kubeconfig: &Path,
+    limit: Duration,
+    at_once: usize,
+) -> Result<Vec<Outcome>, String> {
+    let next = AtomicUsize::new(0);
+    let ended: Mutex<Vec<Option<Result<Outcome, String>>>> =
+        Mutex::new(runs.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..at_once.clamp(1, runs.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(run) = runs.get(index) else {
+                        break;
+                    };
+                    let outcome = run_test(run.binary, &run.test, kubeconfig, limit, &run.log);
+                    ended
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)[index] = Some(outcome);
+                }
+            });
+        }
+    });
+    ended
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .into_iter()
+        .map(|outcome| outcome.expect("every test ran"))
+        .collect()
+}
+
 /// What the expectations file says: the tests expected to pass, and those expected to
 /// fail with the reason.
 pub struct Expected {
@@ -373,6 +429,56 @@ mod tests {
         assert!(problems.contains("a::new is not in the expectations"));
         assert!(problems.contains("a::gone is expected but kube-rs has no such test"));
         assert!(!problems.contains("a::x"));
+    }
+
+    /// `run_tests` gives the outcomes in the order of the runs whatever order they end in,
+    /// and never runs more than `at_once` at a time: each "test" of a stand-in binary marks
+    /// itself running, notes how many are, sleeps as long as its name says and unmarks itself.
+    #[cfg(unix)]
+    #[test]
+    fn runs_end_in_any_order_and_at_most_at_once_run() {
+        use std::os::unix::fs::PermissionsExt as _;
+
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::create_dir(dir.path().join("running")).expect("running/");
+        let binary = Binary {
+            package: "stand-in".to_owned(),
+            path: dir.path().join("stand-in"),
+        };
+        // Called as libtest is: `--ignored --exact <test> --test-threads 1`.
+        std::fs::write(
+            &binary.path,
+            "#!/bin/sh\ndir=$(dirname \"$0\")\ntouch \"$dir/running/$3\"\nls \"$dir/running\" | wc -l >> \"$dir/counts\"\nsleep \"$3\"\nrm \"$dir/running/$3\"\n",
+        )
+        .expect("the stand-in");
+        std::fs::set_permissions(&binary.path, std::fs::Permissions::from_mode(0o755))
+            .expect("executable");
+        let names = ["0.4", "0.1", "0.3", "0.05", "0.2", "0.15"];
+        let runs: Vec<Run<'_>> = names
+            .iter()
+            .map(|name| Run {
+                binary: &binary,
+                test: (*name).to_owned(),
+                log: dir.path().join(format!("{name}.log")),
+            })
+            .collect();
+        let outcomes = run_tests(
+            &runs,
+            &dir.path().join("config"),
+            Duration::from_secs(30),
+            2,
+        )
+        .expect("the stand-in runs");
+        let ran: Vec<&str> = outcomes.iter().map(|o| o.name.as_str()).collect();
+        let expected: Vec<String> = names.iter().map(|n| format!("stand-in::{n}")).collect();
+        assert_eq!(ran, expected);
+        assert!(outcomes.iter().all(|o| o.passed && !o.timed_out));
+        let counts = std::fs::read_to_string(dir.path().join("counts")).expect("counts");
+        let most = counts
+            .lines()
+            .map(|line| line.trim().parse::<usize>().expect("a count"))
+            .max();
+        assert!(matches!(most, Some(1 | 2)), "{counts}");
     }
 
     #[test]

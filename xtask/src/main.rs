@@ -117,8 +117,9 @@ enum Command {
         args: Vec<std::ffi::OsString>,
     },
     /// Run kube-rs's own cluster tests (its `#[ignore]`d library tests, from the published
-    /// packages) against `kubeforge-server serve kubernetes/swagger.json`: each test's
-    /// result, the count, and whether they match server/tests/kube_rs_expected.txt.
+    /// packages) against `kubeforge-server serve kubernetes/swagger.json`, the v3 documents
+    /// and a simulating server, several at once: each test's result, the counts, and whether
+    /// they match server/tests/kube_rs_expected.txt and kube_rs_simulated.txt.
     KubeTests,
     /// Run a command (`cargo xtask times -- cargo test --workspace`) and report where its
     /// time goes: the build against the run, and each test binary's and doc-test crate's
