@@ -521,13 +521,14 @@ spec:
         std::fs::read_to_string(out.join("src/com/example/v1/widget.rs")).expect("widget.rs");
     let flat = code.split_whitespace().collect::<Vec<_>>().join(" ");
     for (item, derives) in [
+        // A struct's `Eq` is an empty impl after it (`impl Eq for T {}`), not a derive.
         (
             "pub struct WidgetSpec {",
-            "#[derive(Clone, Debug, PartialEq, Eq)]",
+            "#[derive(Clone, Debug, PartialEq)]",
         ),
         (
             "pub struct WidgetStatus {",
-            "#[derive(Clone, Debug, Default, PartialEq, Eq)] #[derive(Hash)]",
+            "#[derive(Clone, Debug, Default, PartialEq)] #[derive(Hash)]",
         ),
         (
             "pub enum WidgetSpecColor {",
@@ -544,6 +545,12 @@ spec:
         let before = &flat[..at];
         let attributes = before[before.rfind("#[derive(Clone").expect("derives")..].trim();
         assert_eq!(attributes, derives, "{item}");
+    }
+    for name in ["WidgetSpec", "WidgetStatus"] {
+        assert!(
+            flat.contains(&format!("impl Eq for {name} {{}}")),
+            "no Eq for {name}:\n{code}"
+        );
     }
 
     // The user's program relies on each derive.
