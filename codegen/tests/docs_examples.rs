@@ -17,7 +17,9 @@
 //! `cargo xtask regen` are checked to be what CI runs (`docs::NOT_RUN_HERE`).
 //!
 //! The OpenShift recipe then builds the crate it wrote, warnings denied (in the corpus tests'
-//! shared target directory, so dependencies build once). This file also checks that the
+//! shared target directory, so dependencies build once; `tests/tests/merge_releases.rs`
+//! generates the same crate in the same directory, and finds it built when this test ran
+//! first, as in `cargo test --workspace`). This file also checks that the
 //! reference's table of every option names every flag and every `Config` method.
 
 use std::path::{Path, PathBuf};
@@ -228,6 +230,13 @@ fn openshift_recipe_builds(dir: &Path, ran: &[Ran]) {
     let stream = std::fs::read_to_string(dir.join("api/src/openshift/image/v1/image_stream.rs"))
         .expect("ImageStream's file");
     assert!(stream.contains("pub fn list_namespaced_image_stream("));
+    // The crate `tests/tests/merge_releases.rs` generates and builds too, as one text in one
+    // directory: built once for both.
+    assert_eq!(
+        dir.join("api"),
+        kubeforge_tests::scale::openshift_recipe_crate(),
+        "the merge test builds the recipe's crate where this test writes it"
+    );
     kubeforge_tests::scale::cargo(&dir.join("api"), &["build", "--quiet"]);
 }
 

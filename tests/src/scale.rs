@@ -97,3 +97,46 @@ pub fn cargo(dir: &Path, args: &[&str]) -> String {
 pub fn dir_target() -> PathBuf {
     dir().join("target")
 }
+
+/// The crate the guide's OpenShift recipe writes (`docs/src/guide/openshift.md`: Kubernetes
+/// 1.36, OpenShift's `openapi.json` and the `image.openshift.io/v1` document, `--out api`),
+/// as `codegen/tests/docs_examples.rs` runs the page: in `crates/guide/<page>/`. The merge
+/// test (`tests/tests/merge_releases.rs`) generates the same crate into the same directory
+/// under the same package name, with its inputs named as the command line names them
+/// ([`source_name`]), so that the two write one text and the second build finds the crate
+/// built: one build of it per run, not two (about 43 s of CPU each).
+pub fn openshift_recipe_crate() -> PathBuf {
+    dir().join("crates/guide/docs-src-guide-openshift-md/api")
+}
+
+/// The package name of [`openshift_recipe_crate`]: the command line's default.
+pub const OPENSHIFT_RECIPE_NAME: &str = "kube-api";
+
+/// How the command line names `input` in the headers of a crate written to `out` (as
+/// `codegen/src/cli.rs` does): the real path of the input, symbolic links resolved, relative
+/// to the real path of `out` (which need not exist yet).
+pub fn source_name(input: &Path, out: &Path) -> PathBuf {
+    let real = |path: &Path| -> PathBuf {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let existing = absolute
+            .ancestors()
+            .find(|a| a.exists())
+            .unwrap_or(Path::new("/"));
+        let rest = absolute.strip_prefix(existing).unwrap_or(Path::new(""));
+        std::fs::canonicalize(existing)
+            .unwrap_or_else(|_| existing.to_path_buf())
+            .join(rest)
+    };
+    let (input, out) = (real(input), real(out));
+    let base: Vec<_> = out.components().collect();
+    let target: Vec<_> = input.components().collect();
+    let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    let mut relative = PathBuf::new();
+    for _ in common..base.len() {
+        relative.push("..");
+    }
+    for component in &target[common..] {
+        relative.push(component);
+    }
+    relative
+}
