@@ -140,3 +140,64 @@ pub fn source_name(input: &Path, out: &Path) -> PathBuf {
     }
     relative
 }
+
+/// Writes `crates/Cargo.toml` (where it changed): the workspace whose `members` are the
+/// crates of those names under `crates/`, so that one cargo run in `crates/` builds several
+/// of them at once (`cargo build -p a -p b`; two cargo runs in one target directory wait for
+/// each other). The lossless test's crates are its members, the corpus crates the scale and
+/// protobuf tests build too: a crate written after this, by any test, is a member (its
+/// manifest has no `[workspace]` of its own, see `kubeforge::package::workspace_member`), so
+/// the crate is one package wherever it is built from, and built once. Every member must
+/// exist when cargo runs: write this with the crates about to be written, and again with
+/// those written.
+pub fn corpus_workspace(members: &[&str]) {
+    let crates = dir().join("crates");
+    std::fs::create_dir_all(&crates).expect("the crates' directory");
+    let list: Vec<String> = members.iter().map(|m| format!("{m:?}")).collect();
+    let text = format!(
+        "# Written by kubeforge's tests (tests/src/scale.rs): the crates built together.\n\
+         [workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+        list.join(", ")
+    );
+    let path = crates.join("Cargo.toml");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+}
+
+/// The dependencies of the programs that use kube-rs's client with a generated crate (the
+/// `kubeforge:cli` test's program, `kubeforge --kube`'s crate with `kube::Api`, and the
+/// `kubeforge-server:protobuf_routes` test's, which sends a request with `Client::send`):
+/// one list, so that kube, k8s-openapi, tokio, hyper and the rest compile once, with the
+/// same features, for both (other features are other artifacts).
+pub const KUBE_CLIENT_DEPENDENCIES: &[&str] = &[
+    r#"http = "1""#,
+    // kube's own types need a Kubernetes release chosen, as in any binary using it.
+    r#"k8s-openapi = { version = "0.29", features = ["latest"] }"#,
+    r#"kube = { version = "5", default-features = false, features = ["client"] }"#,
+    r#"serde_json = "1""#,
+    r#"tokio = { version = "1", features = ["macros", "rt"] }"#,
+    r#"tower = { version = "0.5", default-features = false, features = ["util"] }"#,
+];
+
+/// `cargo test` of a crate built here: `cargo test --profile dev`. Cargo builds the
+/// dependencies of a `cargo test` in the `test` profile, and a profile's name is part of
+/// every artifact's hash: a dependency that one test compiles with `cargo build` or `cargo
+/// run` and another with `cargo test` (serde, the runtime, kube and the hundred crates under
+/// it) was compiled twice, alike. The `test` profile is the `dev` profile under another name
+/// (it inherits it, and nothing here sets either apart), so the tests run as before.
+pub const TEST: [&str; 3] = ["test", "--profile", "dev"];
+
+/// Copies the workspace's `Cargo.lock` into `dir`, a crate built here that depends on
+/// registry crates the workspace also uses (kube, k8s-openapi, tokio, …): the same versions
+/// as the workspace, and as every other such crate, so that they are compiled once.
+pub fn workspace_lock(dir: &Path) {
+    std::fs::copy(workspace_root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap_or_else(
+        |e| {
+            panic!(
+                "copy the workspace's Cargo.lock into {}: {e}",
+                dir.display()
+            )
+        },
+    );
+}
