@@ -141,30 +141,6 @@ pub fn source_name(input: &Path, out: &Path) -> PathBuf {
     relative
 }
 
-/// Writes `crates/Cargo.toml` (where it changed): the workspace whose `members` are the
-/// crates of those names under `crates/`, so that one cargo run in `crates/` builds several
-/// of them at once (`cargo build -p a -p b`; two cargo runs in one target directory wait for
-/// each other). The lossless test's crates are its members, the corpus crates the scale and
-/// protobuf tests build too: a crate written after this, by any test, is a member (its
-/// manifest has no `[workspace]` of its own, see `kubeforge::package::workspace_member`), so
-/// the crate is one package wherever it is built from, and built once. Every member must
-/// exist when cargo runs: write this with the crates about to be written, and again with
-/// those written.
-pub fn corpus_workspace(members: &[&str]) {
-    let crates = dir().join("crates");
-    std::fs::create_dir_all(&crates).expect("the crates' directory");
-    let list: Vec<String> = members.iter().map(|m| format!("{m:?}")).collect();
-    let text = format!(
-        "# Written by kubeforge's tests (tests/src/scale.rs): the crates built together.\n\
-         [workspace]\nresolver = \"3\"\nmembers = [{}]\n",
-        list.join(", ")
-    );
-    let path = crates.join("Cargo.toml");
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    }
-}
-
 /// The dependencies of the programs that use kube-rs's client with a generated crate (the
 /// `kubeforge:cli` test's program, `kubeforge --kube`'s crate with `kube::Api`, and the
 /// `kubeforge-server:protobuf_routes` test's, which sends a request with `Client::send`):
