@@ -195,7 +195,7 @@ fn every_shell_example_runs_as_written() {
         let (dir, ran) = run(page, &root, &corpus);
         eprintln!("{}: {} commands ran", page.path.display(), ran.len());
         if page.path == Path::new("docs/src/guide/openshift.md") {
-            openshift_recipe_builds(&dir, &ran);
+            openshift_recipe_builds(&dir, &ran, &corpus);
         }
     }
 }
@@ -203,7 +203,7 @@ fn every_shell_example_runs_as_written() {
 /// The OpenShift recipe: the ten overrides are warnings naming `swagger.json` as typed, the
 /// crate builds with warnings denied, and the group-version document a cluster serves gives
 /// ImageStream its routes.
-fn openshift_recipe_builds(dir: &Path, ran: &[Ran]) {
+fn openshift_recipe_builds(dir: &Path, ran: &[Ran], corpus: &Path) {
     let first = ran
         .iter()
         .find(|r| {
@@ -232,10 +232,32 @@ fn openshift_recipe_builds(dir: &Path, ran: &[Ran]) {
     assert!(stream.contains("pub fn list_namespaced_image_stream("));
     // The crate `tests/tests/merge_releases.rs` generates and builds too, as one text in one
     // directory: built once for both.
+    let api = dir.join("api");
     assert_eq!(
-        dir.join("api"),
+        api,
         kubeforge_tests::scale::openshift_recipe_crate(),
         "the merge test builds the recipe's crate where this test writes it"
+    );
+    let output = kubeforge_tests::scale::openshift_recipe_config(corpus)
+        .prefer(corpus.join("kubernetes/swagger.json"))
+        .generate()
+        .unwrap_or_else(|e| panic!("the merge test's configuration:\n{e}"));
+    let check = output.check(api.join("src")).expect("check");
+    assert!(
+        check.is_clean(),
+        "the merge test's configuration does not write the recipe's crate (it would build it \
+         again):\n{}",
+        check.diff
+    );
+    let manifest = std::fs::read_to_string(api.join("Cargo.toml")).expect("the manifest");
+    assert_eq!(
+        manifest,
+        kubeforge::package::manifest(
+            &kubeforge_tests::scale::openshift_recipe_options(),
+            &output,
+            &api
+        ),
+        "the merge test's crate options"
     );
     kubeforge_tests::scale::cargo(&dir.join("api"), &["build", "--quiet"]);
 }

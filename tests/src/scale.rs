@@ -112,6 +112,40 @@ pub fn openshift_recipe_crate() -> PathBuf {
 /// The package name of [`openshift_recipe_crate`]: the command line's default.
 pub const OPENSHIFT_RECIPE_NAME: &str = "kube-api";
 
+/// The OpenShift recipe's configuration, as its second command line gives it (`kubeforge
+/// swagger.json openapi.json image.openshift.io_v1.json --out api`, without its `--prefer`):
+/// the crate name, and the inputs named as the command line names them in
+/// [`openshift_recipe_crate`]'s headers (`swagger.json` and `openapi.json` link into the
+/// corpus; the recipe's `image.openshift.io_v1.json` is `schemas/`'s, copied beside `api/`).
+/// `codegen/tests/docs_examples.rs` checks that it generates the recipe's crate exactly.
+pub fn openshift_recipe_config(corpus: &Path) -> Config {
+    let out = openshift_recipe_crate();
+    let named = |path: PathBuf| {
+        let name = source_name(&path, &out);
+        (path, name)
+    };
+    let (swagger, swagger_name) = named(corpus.join("kubernetes/swagger.json"));
+    let (openapi, openapi_name) = named(corpus.join("openshift/openapi.json"));
+    Config::new()
+        .input_named(swagger, swagger_name)
+        .input_named(openapi, openapi_name)
+        .input_named(
+            workspace_root().join("schemas/image.openshift.io_v1.json"),
+            "../image.openshift.io_v1.json",
+        )
+        .crate_name(OPENSHIFT_RECIPE_NAME)
+}
+
+/// The OpenShift recipe's crate options: its package name, and the command line's runtime
+/// (`RuntimeDependency::default()`, the runtime beside the generator).
+pub fn openshift_recipe_options() -> CrateOptions {
+    CrateOptions {
+        name: OPENSHIFT_RECIPE_NAME.to_owned(),
+        runtime: RuntimeDependency::default(),
+        ..CrateOptions::default()
+    }
+}
+
 /// How the command line names `input` in the headers of a crate written to `out` (as
 /// `codegen/src/cli.rs` does): the real path of the input, symbolic links resolved, relative
 /// to the real path of `out` (which need not exist yet).

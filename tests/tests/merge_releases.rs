@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
+use kubeforge::package::write_crate;
 use kubeforge::view::{Kind, Model, Operation, Role};
 use kubeforge::{Config, ErrorKind};
 use kubeforge_tests::{scale, workspace_root};
@@ -305,27 +305,9 @@ fn prefer_names_an_input_by_any_path_to_it() {
 /// Kubernetes 1.36's swagger, OpenShift's `openapi.json` (a copy of 314 `io.k8s.*`
 /// definitions from another release), and the seed `image.openshift.io/v1` document as a
 /// cluster serves it (`schemas/`, which carries ImageStream's paths): the guide's OpenShift
-/// recipe, with its crate name and its inputs named as the command line names them in that
-/// recipe's crate (`scale::openshift_recipe_crate`), so that this crate is the recipe's text
-/// and is built once for both tests.
+/// recipe, as `scale::openshift_recipe_config` gives it.
 fn openshift_config(corpus: &std::path::Path) -> Config {
-    let out = scale::openshift_recipe_crate();
-    let named = |path: std::path::PathBuf| {
-        let name = scale::source_name(&path, &out);
-        (path, name)
-    };
-    let (swagger, swagger_name) = named(corpus.join("kubernetes/swagger.json"));
-    let (openapi, openapi_name) = named(corpus.join("openshift/openapi.json"));
-    Config::new()
-        .input_named(swagger, swagger_name)
-        .input_named(openapi, openapi_name)
-        // The recipe's copy of it, as `oc get --raw … > image.openshift.io_v1.json` writes it
-        // beside `api/`.
-        .input_named(
-            workspace_root().join("schemas/image.openshift.io_v1.json"),
-            "../image.openshift.io_v1.json",
-        )
-        .crate_name(scale::OPENSHIFT_RECIPE_NAME)
+    scale::openshift_recipe_config(corpus)
 }
 
 #[test]
@@ -433,14 +415,8 @@ fn kubernetes_and_openshift_merge_into_one_crate() {
     // `codegen/tests/docs_examples.rs` runs it: when that test ran first, no file changes and
     // only the program below is compiled.
     let dir = scale::openshift_recipe_crate();
-    let options = CrateOptions {
-        name: scale::OPENSHIFT_RECIPE_NAME.to_owned(),
-        // The command line's runtime (`RuntimeDependency::default()`), as the recipe's.
-        runtime: RuntimeDependency::default(),
-        ..CrateOptions::default()
-    };
-    let report =
-        write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("does not write:\n{e}"));
+    let report = write_crate(&output, &dir, &scale::openshift_recipe_options())
+        .unwrap_or_else(|e| panic!("does not write:\n{e}"));
     eprintln!(
         "{}: {} files written, {} unchanged",
         dir.display(),
