@@ -68,7 +68,8 @@ fn works() {
     )
     .expect("write test");
     let output = kubeforge_tests::scale::command(&out)
-        .args(["test", "--quiet"])
+        .args(kubeforge_tests::scale::TEST)
+        .arg("--quiet")
         .output()
         .expect("cargo runs");
     assert!(
@@ -83,10 +84,10 @@ fn works() {
 /// workspace tested), in the tests' shared target directory (`kubeforge_tests::scale::command`,
 /// warnings denied), and panics with the output on failure.
 fn cargo_test(dir: &std::path::Path) {
-    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy lockfile");
+    kubeforge_tests::scale::workspace_lock(dir);
     let output = kubeforge_tests::scale::command(dir)
-        .args(["test", "--quiet"])
+        .args(kubeforge_tests::scale::TEST)
+        .arg("--quiet")
         .output()
         .expect("cargo runs");
     assert!(
@@ -130,23 +131,11 @@ fn kube_api_takes_a_crate_generated_with_kube() {
     std::fs::create_dir_all(app.join("src")).expect("app dir");
     std::fs::write(
         app.join("Cargo.toml"),
-        r#"[package]
-name = "app"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-certs = { path = "../certs" }
-http = "1"
-k8s-openapi = { version = "0.29", features = ["latest"] }
-kube = { version = "5", default-features = false, features = ["client"] }
-serde_json = "1"
-tokio = { version = "1", features = ["macros", "rt"] }
-tower = { version = "0.5", default-features = false, features = ["util"] }
-
-[workspace]
-"#,
+        format!(
+            "[package]\nname = \"app\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\ncerts = {{ path = \"../certs\" }}\n{}\n\n[workspace]\n",
+            kubeforge_tests::scale::KUBE_CLIENT_DEPENDENCIES.join("\n")
+        ),
     )
     .expect("write manifest");
     std::fs::write(
@@ -570,7 +559,8 @@ fn derives_work() {
     )
     .expect("write test");
     let output = kubeforge_tests::scale::command(&out)
-        .args(["test", "--quiet"])
+        .args(kubeforge_tests::scale::TEST)
+        .arg("--quiet")
         .output()
         .expect("cargo runs");
     assert!(

@@ -17,7 +17,9 @@
 //! `cargo xtask regen` are checked to be what CI runs (`docs::NOT_RUN_HERE`).
 //!
 //! The OpenShift recipe then builds the crate it wrote, warnings denied (in the corpus tests'
-//! shared target directory, so dependencies build once). This file also checks that the
+//! shared target directory, so dependencies build once; `tests/tests/merge_releases.rs`
+//! generates the same crate in the same directory, and finds it built when this test ran
+//! first, as in `cargo test --workspace`). This file also checks that the
 //! reference's table of every option names every flag and every `Config` method.
 
 use std::path::{Path, PathBuf};
@@ -187,21 +189,35 @@ fn every_shell_example_runs_as_written() {
             .any(|p| p.path == Path::new("docs/src/guide/cli.md")),
         "the command line's page has examples"
     );
-    // In the corpus tests' target directory: the OpenShift crate is built there.
+    // In the corpus tests' target directory: the OpenShift crate is built there. Its page
+    // first, so that the crate's build (one rustc, most of this test's time) runs beside the
+    // other pages' commands, on the second core.
     let root = kubeforge_tests::scale::dir().join("crates/guide");
+    let openshift = Path::new("docs/src/guide/openshift.md");
+    let mut pages = pages;
+    pages.sort_by_key(|page| page.path != openshift);
+    let mut build = None;
     for page in &pages {
         let (dir, ran) = run(page, &root, &corpus);
         eprintln!("{}: {} commands ran", page.path.display(), ran.len());
-        if page.path == Path::new("docs/src/guide/openshift.md") {
-            openshift_recipe_builds(&dir, &ran);
+        if page.path == openshift {
+            build = Some(openshift_recipe_builds(&dir, &ran, &corpus));
         }
     }
+    let build = build.expect("the OpenShift page ran");
+    build
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
 }
 
 /// The OpenShift recipe: the ten overrides are warnings naming `swagger.json` as typed, the
-/// crate builds with warnings denied, and the group-version document a cluster serves gives
-/// ImageStream its routes.
-fn openshift_recipe_builds(dir: &Path, ran: &[Ran]) {
+/// crate builds with warnings denied (in the thread returned, which panics if it does not),
+/// and the group-version document a cluster serves gives ImageStream its routes.
+fn openshift_recipe_builds(
+    dir: &Path,
+    ran: &[Ran],
+    corpus: &Path,
+) -> std::thread::JoinHandle<String> {
     let first = ran
         .iter()
         .find(|r| {
@@ -228,7 +244,36 @@ fn openshift_recipe_builds(dir: &Path, ran: &[Ran]) {
     let stream = std::fs::read_to_string(dir.join("api/src/openshift/image/v1/image_stream.rs"))
         .expect("ImageStream's file");
     assert!(stream.contains("pub fn list_namespaced_image_stream("));
-    kubeforge_tests::scale::cargo(&dir.join("api"), &["build", "--quiet"]);
+    // The crate `tests/tests/merge_releases.rs` generates and builds too, as one text in one
+    // directory: built once for both.
+    let api = dir.join("api");
+    assert_eq!(
+        api,
+        kubeforge_tests::scale::openshift_recipe_crate(),
+        "the merge test builds the recipe's crate where this test writes it"
+    );
+    let output = kubeforge_tests::scale::openshift_recipe_config(corpus)
+        .prefer(corpus.join("kubernetes/swagger.json"))
+        .generate()
+        .unwrap_or_else(|e| panic!("the merge test's configuration:\n{e}"));
+    let check = output.check(api.join("src")).expect("check");
+    assert!(
+        check.is_clean(),
+        "the merge test's configuration does not write the recipe's crate (it would build it \
+         again):\n{}",
+        check.diff
+    );
+    let manifest = std::fs::read_to_string(api.join("Cargo.toml")).expect("the manifest");
+    assert_eq!(
+        manifest,
+        kubeforge::package::manifest(
+            &kubeforge_tests::scale::openshift_recipe_options(),
+            &output,
+            &api
+        ),
+        "the merge test's crate options"
+    );
+    std::thread::spawn(move || kubeforge_tests::scale::cargo(&api, &["build", "--quiet"]))
 }
 
 /// `docs/src/reference/options.md` names every flag of `kubeforge --help` (and of its

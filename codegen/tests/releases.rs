@@ -506,7 +506,14 @@ fn releases() {
 "#,
     )
     .expect("test");
-    kubeforge_tests::scale::cargo(&generated, &["test", "--quiet", "--test", "releases"]);
+    kubeforge_tests::scale::cargo(
+        &generated,
+        &[
+            &kubeforge_tests::scale::TEST[..],
+            &["--quiet", "--test", "releases"],
+        ]
+        .concat(),
+    );
     // The route table's release knowledge passes clippy's pedantic lints.
     kubeforge_tests::scale::cargo(
         &generated,

@@ -94,12 +94,10 @@ fn negotiates(name: &str, config: Config, corpus: &std::path::Path) {
     let options = CrateOptions {
         name: name.to_owned(),
         runtime: RuntimeDependency::Path(kubeforge_tests::workspace_root().join("runtime")),
-        dev_dependencies: vec![
-            r#"kube = { version = "5", default-features = false, features = ["client"] }"#.into(),
-            // kube's own types need a Kubernetes release chosen, as in any binary using it.
-            r#"k8s-openapi = { version = "0.29", features = ["latest"] }"#.into(),
-            r#"tokio = { version = "1", features = ["rt"] }"#.into(),
-        ],
+        dev_dependencies: kubeforge_tests::scale::KUBE_CLIENT_DEPENDENCIES
+            .iter()
+            .map(|line| (*line).to_owned())
+            .collect(),
         ..CrateOptions::default()
     };
     write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("{name} does not write:\n{e}"));
@@ -109,6 +107,9 @@ fn negotiates(name: &str, config: Config, corpus: &std::path::Path) {
     );
     std::fs::create_dir_all(dir.join("examples")).expect("examples dir");
     std::fs::write(dir.join("examples/routes.rs"), program).expect("write program");
+    // kube's versions and features as the `kubeforge:cli` test's kube program has them, so
+    // that kube and its dependencies are compiled once for both.
+    kubeforge_tests::scale::workspace_lock(&dir);
     cargo(
         &dir,
         &[

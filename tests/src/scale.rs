@@ -97,3 +97,117 @@ pub fn cargo(dir: &Path, args: &[&str]) -> String {
 pub fn dir_target() -> PathBuf {
     dir().join("target")
 }
+
+/// The crate the guide's OpenShift recipe writes (`docs/src/guide/openshift.md`: Kubernetes
+/// 1.36, OpenShift's `openapi.json` and the `image.openshift.io/v1` document, `--out api`),
+/// as `codegen/tests/docs_examples.rs` runs the page: in `crates/guide/<page>/`. The merge
+/// test (`tests/tests/merge_releases.rs`) generates the same crate into the same directory
+/// under the same package name, with its inputs named as the command line names them
+/// ([`source_name`]), so that the two write one text and the second build finds the crate
+/// built: one build of it per run, not two (about 43 s of CPU each).
+pub fn openshift_recipe_crate() -> PathBuf {
+    dir().join("crates/guide/docs-src-guide-openshift-md/api")
+}
+
+/// The package name of [`openshift_recipe_crate`]: the command line's default.
+pub const OPENSHIFT_RECIPE_NAME: &str = "kube-api";
+
+/// The OpenShift recipe's configuration, as its second command line gives it (`kubeforge
+/// swagger.json openapi.json image.openshift.io_v1.json --out api`, without its `--prefer`):
+/// the crate name, and the inputs named as the command line names them in
+/// [`openshift_recipe_crate`]'s headers (`swagger.json` and `openapi.json` link into the
+/// corpus; the recipe's `image.openshift.io_v1.json` is `schemas/`'s, copied beside `api/`).
+/// `codegen/tests/docs_examples.rs` checks that it generates the recipe's crate exactly.
+pub fn openshift_recipe_config(corpus: &Path) -> Config {
+    let out = openshift_recipe_crate();
+    let named = |path: PathBuf| {
+        let name = source_name(&path, &out);
+        (path, name)
+    };
+    let (swagger, swagger_name) = named(corpus.join("kubernetes/swagger.json"));
+    let (openapi, openapi_name) = named(corpus.join("openshift/openapi.json"));
+    Config::new()
+        .input_named(swagger, swagger_name)
+        .input_named(openapi, openapi_name)
+        .input_named(
+            workspace_root().join("schemas/image.openshift.io_v1.json"),
+            "../image.openshift.io_v1.json",
+        )
+        .crate_name(OPENSHIFT_RECIPE_NAME)
+}
+
+/// The OpenShift recipe's crate options: its package name, and the command line's runtime
+/// (`RuntimeDependency::default()`, the runtime beside the generator).
+pub fn openshift_recipe_options() -> CrateOptions {
+    CrateOptions {
+        name: OPENSHIFT_RECIPE_NAME.to_owned(),
+        runtime: RuntimeDependency::default(),
+        ..CrateOptions::default()
+    }
+}
+
+/// How the command line names `input` in the headers of a crate written to `out` (as
+/// `codegen/src/cli.rs` does): the real path of the input, symbolic links resolved, relative
+/// to the real path of `out` (which need not exist yet).
+pub fn source_name(input: &Path, out: &Path) -> PathBuf {
+    let real = |path: &Path| -> PathBuf {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let existing = absolute
+            .ancestors()
+            .find(|a| a.exists())
+            .unwrap_or(Path::new("/"));
+        let rest = absolute.strip_prefix(existing).unwrap_or(Path::new(""));
+        std::fs::canonicalize(existing)
+            .unwrap_or_else(|_| existing.to_path_buf())
+            .join(rest)
+    };
+    let (input, out) = (real(input), real(out));
+    let base: Vec<_> = out.components().collect();
+    let target: Vec<_> = input.components().collect();
+    let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    let mut relative = PathBuf::new();
+    for _ in common..base.len() {
+        relative.push("..");
+    }
+    for component in &target[common..] {
+        relative.push(component);
+    }
+    relative
+}
+
+/// The dependencies of the programs that use kube-rs's client with a generated crate (the
+/// `kubeforge:cli` test's program, `kubeforge --kube`'s crate with `kube::Api`, and the
+/// `kubeforge-server:protobuf_routes` test's, which sends a request with `Client::send`):
+/// one list, so that kube, k8s-openapi, tokio, hyper and the rest compile once, with the
+/// same features, for both (other features are other artifacts).
+pub const KUBE_CLIENT_DEPENDENCIES: &[&str] = &[
+    r#"http = "1""#,
+    // kube's own types need a Kubernetes release chosen, as in any binary using it.
+    r#"k8s-openapi = { version = "0.29", features = ["latest"] }"#,
+    r#"kube = { version = "5", default-features = false, features = ["client"] }"#,
+    r#"serde_json = "1""#,
+    r#"tokio = { version = "1", features = ["macros", "rt"] }"#,
+    r#"tower = { version = "0.5", default-features = false, features = ["util"] }"#,
+];
+
+/// `cargo test` of a crate built here: `cargo test --profile dev`. Cargo builds the
+/// dependencies of a `cargo test` in the `test` profile, and a profile's name is part of
+/// every artifact's hash: a dependency that one test compiles with `cargo build` or `cargo
+/// run` and another with `cargo test` (serde, the runtime, kube and the hundred crates under
+/// it) was compiled twice, alike. The `test` profile is the `dev` profile under another name
+/// (it inherits it, and nothing here sets either apart), so the tests run as before.
+pub const TEST: [&str; 3] = ["test", "--profile", "dev"];
+
+/// Copies the workspace's `Cargo.lock` into `dir`, a crate built here that depends on
+/// registry crates the workspace also uses (kube, k8s-openapi, tokio, …): the same versions
+/// as the workspace, and as every other such crate, so that they are compiled once.
+pub fn workspace_lock(dir: &Path) {
+    std::fs::copy(workspace_root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap_or_else(
+        |e| {
+            panic!(
+                "copy the workspace's Cargo.lock into {}: {e}",
+                dir.display()
+            )
+        },
+    );
+}

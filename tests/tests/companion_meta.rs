@@ -359,7 +359,10 @@ mod tests {
 "##,
     )
     .expect("user lib");
-    scale::cargo(&root, &["test", "--quiet", "--package", "user"]);
+    scale::cargo(
+        &root,
+        &[&scale::TEST[..], &["--quiet", "--package", "user"]].concat(),
+    );
 }
 
 /// The two newest real releases both take every meta type from the companion: 1.36's

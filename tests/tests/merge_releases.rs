@@ -4,10 +4,10 @@
 
 use std::collections::BTreeSet;
 
-use kubeforge::package::{CrateOptions, RuntimeDependency, write_crate};
+use kubeforge::package::write_crate;
 use kubeforge::view::{Kind, Model, Operation, Role};
 use kubeforge::{Config, ErrorKind};
-use kubeforge_tests::workspace_root;
+use kubeforge_tests::{scale, workspace_root};
 use serde_json::{Value, json};
 
 /// A v3 document defining `io.x.v1.Widget` as `widget`, plus a `Thing` it references.
@@ -304,12 +304,10 @@ fn prefer_names_an_input_by_any_path_to_it() {
 
 /// Kubernetes 1.36's swagger, OpenShift's `openapi.json` (a copy of 314 `io.k8s.*`
 /// definitions from another release), and the seed `image.openshift.io/v1` document as a
-/// cluster serves it (`schemas/`, which carries ImageStream's paths).
+/// cluster serves it (`schemas/`, which carries ImageStream's paths): the guide's OpenShift
+/// recipe, as `scale::openshift_recipe_config` gives it.
 fn openshift_config(corpus: &std::path::Path) -> Config {
-    Config::new()
-        .input(corpus.join("kubernetes/swagger.json"))
-        .input(corpus.join("openshift/openapi.json"))
-        .input(workspace_root().join("schemas/image.openshift.io_v1.json"))
+    scale::openshift_recipe_config(corpus)
 }
 
 #[test]
@@ -371,11 +369,14 @@ fn kubernetes_and_openshift_merge_into_one_crate() {
     let api = config.model().unwrap_or_else(|e| panic!("{e}"));
     let output = config.generate().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(output.warnings().len(), expected.len());
+    let swagger_name = scale::source_name(&swagger, &scale::openshift_recipe_crate());
     assert!(
         output
             .warnings()
             .iter()
-            .all(|w| w.origin.file == swagger && w.kind == ErrorKind::OverriddenDefinition)
+            .all(|w| w.origin.file == swagger_name && w.kind == ErrorKind::OverriddenDefinition),
+        "{:?}",
+        output.warnings()
     );
 
     // Kubernetes' real routes, exactly as the swagger alone gives them.
@@ -410,18 +411,23 @@ fn kubernetes_and_openshift_merge_into_one_crate() {
     assert_eq!(openshift(&api), openshift(&seed));
 
     // One crate that builds with warnings denied; a Pod and an ImageStream built with its
-    // builders serialize as generated/'s do.
-    let dir = kubeforge_tests::scale::dir().join("crates/merge-openshift");
-    let options = CrateOptions {
-        name: "merge-openshift".to_owned(),
-        runtime: RuntimeDependency::Path(workspace_root().join("runtime")),
-        ..CrateOptions::default()
-    };
-    write_crate(&output, &dir, &options).unwrap_or_else(|e| panic!("does not write:\n{e}"));
+    // builders serialize as generated/'s do. The crate is the OpenShift recipe's, where
+    // `codegen/tests/docs_examples.rs` runs it: when that test ran first, no file changes and
+    // only the program below is compiled.
+    let dir = scale::openshift_recipe_crate();
+    let report = write_crate(&output, &dir, &scale::openshift_recipe_options())
+        .unwrap_or_else(|e| panic!("does not write:\n{e}"));
+    eprintln!(
+        "{}: {} files written, {} unchanged",
+        dir.display(),
+        report.written.len(),
+        report.unchanged.len()
+    );
     std::fs::create_dir_all(dir.join("examples")).expect("examples dir");
     let program = format!(
-        "//! Written by kubeforge's merge test.\nuse merge_openshift as krate;\n\n{}\n\
+        "//! Written by kubeforge's merge test.\nuse {} as krate;\n\n{}\n\
          fn main() {{\n    let (pod, stream) = objects();\n    println!(\"{{pod}}\");\n    println!(\"{{stream}}\");\n}}\n",
+        scale::OPENSHIFT_RECIPE_NAME.replace('-', "_"),
         include_str!("merge_releases/objects.rs")
     );
     std::fs::write(dir.join("examples/objects.rs"), program).expect("write program");
