@@ -74,6 +74,12 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 //!
+//! What kubeforge generates goes one step further than this example: the visitor holds a
+//! `&mut Option<Port>` and builds the struct into it ([`InPlace`]), so that a struct field of
+//! another struct, or an item of a list of structs, is read straight into its parent's slot
+//! ([`struct_value`], [`optional_struct_value`], [`struct_list_value`]) instead of being
+//! returned and moved at every level; `Deserialize` is [`deserialize`] over it.
+//!
 //! Their behaviour is the derive's with `skip_serializing_if = "Option::is_none"` on optional
 //! fields: unknown fields are skipped, a duplicate field or a missing required one is an
 //! error, `null` reads as an absent optional field, and absent optional fields are not
