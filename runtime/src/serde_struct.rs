@@ -74,6 +74,12 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 //!
+//! What kubeforge generates goes one step further than this example: the visitor holds a
+//! `&mut Option<Port>` and builds the struct into it ([`InPlace`]), so that a struct field of
+//! another struct, or an item of a list of structs, is read straight into its parent's slot
+//! ([`struct_value`], [`optional_struct_value`], [`struct_list_value`]) instead of being
+//! returned and moved at every level; `Deserialize` is [`deserialize`] over it.
+//!
 //! Their behaviour is the derive's with `skip_serializing_if = "Option::is_none"` on optional
 //! fields: unknown fields are skipped, a duplicate field or a missing required one is an
 //! error, `null` reads as an absent optional field, and absent optional fields are not
@@ -215,6 +221,263 @@ where
     }
     *slot = Some(map.next_value_seed(seed)?);
     Ok(())
+}
+
+/// A struct whose generated `Deserialize` reads it into a slot the caller owns: every struct
+/// kubeforge spells the impls out for. A struct field of a struct is read through it
+/// ([`struct_value`], [`optional_struct_value`]) straight into the parent's slot, so a nested
+/// struct is moved once per level (into its parent when the parent is built), not three
+/// times (out of its `visit_map`, out of the deserializer's `deserialize_struct`, into the
+/// parent's slot) as a value returned by [`Deserialize::deserialize`] is.
+pub trait InPlace<'de>: Sized {
+    /// Reads the struct into `place`, which is `Some` when this returns `Ok`.
+    ///
+    /// # Errors
+    ///
+    /// The deserializer's, and those of the struct's fields.
+    fn deserialize_into<D: Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Self>,
+    ) -> Result<(), D::Error>;
+}
+
+/// [`Deserialize::deserialize`] of a struct that reads in place ([`InPlace`]).
+///
+/// # Errors
+///
+/// The deserializer's, and those of the struct's fields.
+#[inline]
+pub fn deserialize<'de, T, D>(deserializer: D) -> Result<T, D::Error>
+where
+    T: InPlace<'de>,
+    D: Deserializer<'de>,
+{
+    let mut place = None;
+    T::deserialize_into(deserializer, &mut place)?;
+    // A deserializer that returns `Ok` without visiting the map read nothing.
+    place.ok_or_else(|| de::Error::custom("the deserializer did not read a struct"))
+}
+
+/// [`value`] for a required field whose type is a generated struct: read in place
+/// ([`InPlace`]) into the parent's slot.
+///
+/// # Errors
+///
+/// When the field was already read, or its value does not deserialize as `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn struct_value<'de, A, T>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: InPlace<'de>,
+{
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    map.next_value_seed(Slot(slot))
+}
+
+/// [`value`] for an optional field whose type is a generated struct: `null` reads as
+/// absent, anything else in place ([`InPlace`]) into the parent's slot.
+///
+/// # Errors
+///
+/// When the field was already read, or its value does not deserialize as `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn optional_struct_value<'de, A, T>(
+    map: &mut A,
+    slot: &mut Option<Option<T>>,
+    name: &'static str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: InPlace<'de>,
+{
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    map.next_value_seed(OptionSlot(slot))
+}
+
+/// [`value`] for a required field whose type is a list of generated structs: each item is
+/// read in place ([`InPlace`]) and moved once, into the list.
+///
+/// # Errors
+///
+/// When the field was already read, or its value does not deserialize as a list of `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn struct_list_value<'de, A, T>(
+    map: &mut A,
+    slot: &mut Option<Vec<T>>,
+    name: &'static str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: InPlace<'de>,
+{
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value_seed(List(PhantomData))?);
+    Ok(())
+}
+
+/// [`struct_list_value`] for an optional field: `null` reads as absent.
+///
+/// # Errors
+///
+/// When the field was already read, or its value does not deserialize as a list of `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn optional_struct_list_value<'de, A, T>(
+    map: &mut A,
+    slot: &mut Option<Option<Vec<T>>>,
+    name: &'static str,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: InPlace<'de>,
+{
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value_seed(OptionalList(PhantomData))?);
+    Ok(())
+}
+
+/// Reads a list of structs, each in place ([`InPlace`]), as `Vec<T>`'s own `Deserialize`
+/// reads it (the same errors and capacity).
+struct List<T>(PhantomData<fn() -> T>);
+
+impl<'de, T: InPlace<'de>> DeserializeSeed<'de> for List<T> {
+    type Value = Vec<T>;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<T>, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: InPlace<'de>> Visitor<'de> for List<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+
+    #[inline]
+    fn visit_seq<S: de::SeqAccess<'de>>(self, mut seq: S) -> Result<Vec<T>, S::Error> {
+        // As serde's own: at most about 1 MiB reserved on the input's word.
+        let cautious = seq
+            .size_hint()
+            .map_or(0, |n| n.min((1 << 20) / std::mem::size_of::<T>().max(1)));
+        let mut list = Vec::with_capacity(cautious);
+        let mut place = None;
+        while seq.next_element_seed(Slot(&mut place))?.is_some() {
+            match place.take() {
+                Some(item) => list.push(item),
+                None => return Err(de::Error::custom("the deserializer did not read a struct")),
+            }
+        }
+        Ok(list)
+    }
+}
+
+/// [`List`] behind `Option`: `null` reads as `None`.
+struct OptionalList<T>(PhantomData<fn() -> T>);
+
+impl<'de, T: InPlace<'de>> DeserializeSeed<'de> for OptionalList<T> {
+    type Value = Option<Vec<T>>;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Option<Vec<T>>, D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de, T: InPlace<'de>> Visitor<'de> for OptionalList<T> {
+    type Value = Option<Vec<T>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("option")
+    }
+
+    #[inline]
+    fn visit_none<E: de::Error>(self) -> Result<Option<Vec<T>>, E> {
+        Ok(None)
+    }
+
+    #[inline]
+    fn visit_unit<E: de::Error>(self) -> Result<Option<Vec<T>>, E> {
+        Ok(None)
+    }
+
+    #[inline]
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<Vec<T>>, D::Error> {
+        List(PhantomData).deserialize(deserializer).map(Some)
+    }
+}
+
+/// Reads a struct into the slot it borrows.
+struct Slot<'a, T>(&'a mut Option<T>);
+
+impl<'de, T: InPlace<'de>> DeserializeSeed<'de> for Slot<'_, T> {
+    type Value = ();
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        T::deserialize_into(deserializer, self.0)
+    }
+}
+
+/// Reads `null` as `Some(None)` and a struct into `Some(Some(…))` of the slot it borrows, as
+/// `Option<T>`'s own `Deserialize` would read the value.
+struct OptionSlot<'a, T>(&'a mut Option<Option<T>>);
+
+impl<'de, T: InPlace<'de>> DeserializeSeed<'de> for OptionSlot<'_, T> {
+    type Value = ();
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de, T: InPlace<'de>> Visitor<'de> for OptionSlot<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("option")
+    }
+
+    #[inline]
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        *self.0 = Some(None);
+        Ok(())
+    }
+
+    #[inline]
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.visit_none()
+    }
+
+    #[inline]
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        T::deserialize_into(deserializer, self.0.insert(None))
+    }
 }
 
 /// Skips the value of a key the struct does not have.

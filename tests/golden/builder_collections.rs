@@ -86,18 +86,28 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Policy {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Policy {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Policy>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct PolicyVisitor;
+                        struct PolicyVisitor<'a>(&'a mut Option<Policy>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum PolicyField {
                             name,
                         }
 
-                        impl serde_struct::Fields for PolicyVisitor {
+                        impl serde_struct::Fields for PolicyVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name"];
 
                             type Field = PolicyField;
@@ -111,18 +121,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor {
-                            type Value = Policy;
+                        impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Policy")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Policy, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -135,17 +142,19 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(Policy {
-                                    name: serde_struct::required(name, "name")?,
+                                let name = serde_struct::required(name, "name")?;
+                                *self.0 = Some(Policy {
+                                    name,
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Policy",
-                            <PolicyVisitor as serde_struct::Fields>::NAMES,
-                            PolicyVisitor,
+                            <PolicyVisitor<'_> as serde_struct::Fields>::NAMES,
+                            PolicyVisitor(place),
                         )
                     }
                 }
@@ -267,11 +276,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Volume {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Volume {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Volume>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct VolumeVisitor;
+                        struct VolumeVisitor<'a>(&'a mut Option<Volume>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum VolumeField {
@@ -287,7 +306,7 @@ pub mod com {
                             matrix,
                         }
 
-                        impl serde_struct::Fields for VolumeVisitor {
+                        impl serde_struct::Fields for VolumeVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "mountOptions",
                                 "attributes",
@@ -321,18 +340,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor {
-                            type Value = Volume;
+                        impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Volume")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Volume, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut mount_options = None;
                                 let mut attributes = None;
                                 let mut labels = None;
@@ -369,7 +385,11 @@ pub mod com {
                                             serde_struct::value(&mut map, &mut pod_ip, "podIP")
                                         }
                                         Some(VolumeField::policies) => {
-                                            serde_struct::value(&mut map, &mut policies, "policies")
+                                            serde_struct::optional_struct_list_value(
+                                                &mut map,
+                                                &mut policies,
+                                                "policies",
+                                            )
                                         }
                                         Some(VolumeField::limits) => {
                                             serde_struct::value(&mut map, &mut limits, "limits")
@@ -381,9 +401,11 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(Volume {
-                                    mount_options: serde_struct::required(mount_options, "mountOptions")?,
-                                    attributes: serde_struct::required(attributes, "attributes")?,
+                                let mount_options = serde_struct::required(mount_options, "mountOptions")?;
+                                let attributes = serde_struct::required(attributes, "attributes")?;
+                                *self.0 = Some(Volume {
+                                    mount_options,
+                                    attributes,
                                     labels: serde_struct::optional(labels),
                                     data: serde_struct::optional(data),
                                     command: serde_struct::optional(command),
@@ -393,14 +415,15 @@ pub mod com {
                                     limits: serde_struct::optional(limits),
                                     matrix: serde_struct::optional(matrix),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Volume",
-                            <VolumeVisitor as serde_struct::Fields>::NAMES,
-                            VolumeVisitor,
+                            <VolumeVisitor<'_> as serde_struct::Fields>::NAMES,
+                            VolumeVisitor(place),
                         )
                     }
                 }

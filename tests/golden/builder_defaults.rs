@@ -75,11 +75,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Limits {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Limits {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Limits>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct LimitsVisitor;
+                        struct LimitsVisitor<'a>(&'a mut Option<Limits>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum LimitsField {
@@ -87,7 +97,7 @@ pub mod io {
                             burst,
                         }
 
-                        impl serde_struct::Fields for LimitsVisitor {
+                        impl serde_struct::Fields for LimitsVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["cpu", "burst"];
 
                             type Field = LimitsField;
@@ -102,18 +112,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for LimitsVisitor {
-                            type Value = Limits;
+                        impl<'de> ::serde::de::Visitor<'de> for LimitsVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Limits")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Limits, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut cpu = None;
                                 let mut burst = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -130,18 +137,20 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Limits {
-                                    cpu: serde_struct::required(cpu, "cpu")?,
+                                let cpu = serde_struct::required(cpu, "cpu")?;
+                                *self.0 = Some(Limits {
+                                    cpu,
                                     burst: serde_struct::optional(burst),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Limits",
-                            <LimitsVisitor as serde_struct::Fields>::NAMES,
-                            LimitsVisitor,
+                            <LimitsVisitor<'_> as serde_struct::Fields>::NAMES,
+                            LimitsVisitor(place),
                         )
                     }
                 }
@@ -271,11 +280,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Settings {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Settings {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Settings>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct SettingsVisitor;
+                        struct SettingsVisitor<'a>(&'a mut Option<Settings>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum SettingsField {
@@ -298,7 +317,7 @@ pub mod io {
                             incomplete,
                         }
 
-                        impl serde_struct::Fields for SettingsVisitor {
+                        impl serde_struct::Fields for SettingsVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "mode",
                                 "name",
@@ -346,18 +365,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for SettingsVisitor {
-                            type Value = Settings;
+                        impl<'de> ::serde::de::Visitor<'de> for SettingsVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Settings")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Settings, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut mode = None;
                                 let mut name = None;
                                 let mut retries = None;
@@ -413,7 +429,7 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut ports, "ports")
                                         }
                                         Some(SettingsField::limits) => {
-                                            serde_struct::value(&mut map, &mut limits, "limits")
+                                            serde_struct::optional_struct_value(&mut map, &mut limits, "limits")
                                         }
                                         Some(SettingsField::policy) => {
                                             serde_struct::value(&mut map, &mut policy, "policy")
@@ -428,14 +444,19 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut empty, "empty")
                                         }
                                         Some(SettingsField::incomplete) => {
-                                            serde_struct::value(&mut map, &mut incomplete, "incomplete")
+                                            serde_struct::optional_struct_value(
+                                                &mut map,
+                                                &mut incomplete,
+                                                "incomplete",
+                                            )
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
                                     }?;
                                 }
 
-                                Ok(Settings {
-                                    mode: serde_struct::required(mode, "mode")?,
+                                let mode = serde_struct::required(mode, "mode")?;
+                                *self.0 = Some(Settings {
+                                    mode,
                                     name: serde_struct::optional(name),
                                     retries: serde_struct::optional(retries),
                                     budget: serde_struct::optional(budget),
@@ -453,14 +474,15 @@ pub mod io {
                                     empty: serde_struct::optional(empty),
                                     incomplete: serde_struct::optional(incomplete),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Settings",
-                            <SettingsVisitor as serde_struct::Fields>::NAMES,
-                            SettingsVisitor,
+                            <SettingsVisitor<'_> as serde_struct::Fields>::NAMES,
+                            SettingsVisitor(place),
                         )
                     }
                 }

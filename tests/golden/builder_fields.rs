@@ -87,18 +87,28 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Empty {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Empty {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Empty>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct EmptyVisitor;
+                        struct EmptyVisitor<'a>(&'a mut Option<Empty>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum EmptyField {
                             note,
                         }
 
-                        impl serde_struct::Fields for EmptyVisitor {
+                        impl serde_struct::Fields for EmptyVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["note"];
 
                             type Field = EmptyField;
@@ -112,18 +122,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for EmptyVisitor {
-                            type Value = Empty;
+                        impl<'de> ::serde::de::Visitor<'de> for EmptyVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Empty")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Empty, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut note = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -136,17 +143,18 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(Empty {
+                                *self.0 = Some(Empty {
                                     note: serde_struct::optional(note),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Empty",
-                            <EmptyVisitor as serde_struct::Fields>::NAMES,
-                            EmptyVisitor,
+                            <EmptyVisitor<'_> as serde_struct::Fields>::NAMES,
+                            EmptyVisitor(place),
                         )
                     }
                 }
@@ -259,11 +267,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Port {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Port {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Port>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct PortVisitor;
+                        struct PortVisitor<'a>(&'a mut Option<Port>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum PortField {
@@ -281,7 +299,7 @@ pub mod com {
                             build,
                         }
 
-                        impl serde_struct::Fields for PortVisitor {
+                        impl serde_struct::Fields for PortVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "port",
                                 "protocol",
@@ -319,18 +337,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for PortVisitor {
-                            type Value = Port;
+                        impl<'de> ::serde::de::Visitor<'de> for PortVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Port")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Port, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut port = None;
                                 let mut protocol = None;
                                 let mut mode = None;
@@ -381,10 +396,13 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(Port {
-                                    port: serde_struct::required(port, "port")?,
-                                    protocol: serde_struct::required(protocol, "protocol")?,
-                                    mode: serde_struct::required(mode, "mode")?,
+                                let port = serde_struct::required(port, "port")?;
+                                let protocol = serde_struct::required(protocol, "protocol")?;
+                                let mode = serde_struct::required(mode, "mode")?;
+                                *self.0 = Some(Port {
+                                    port,
+                                    protocol,
+                                    mode,
                                     name: serde_struct::optional(name),
                                     host_ip: serde_struct::optional(host_ip),
                                     weight: serde_struct::optional(weight),
@@ -395,14 +413,15 @@ pub mod com {
                                     is_default: serde_struct::optional(is_default),
                                     build: serde_struct::optional(build),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Port",
-                            <PortVisitor as serde_struct::Fields>::NAMES,
-                            PortVisitor,
+                            <PortVisitor<'_> as serde_struct::Fields>::NAMES,
+                            PortVisitor(place),
                         )
                     }
                 }

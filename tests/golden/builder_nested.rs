@@ -84,11 +84,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for ImportPolicy {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImportPolicy {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<ImportPolicy>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct ImportPolicyVisitor;
+                        struct ImportPolicyVisitor<'a>(&'a mut Option<ImportPolicy>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum ImportPolicyField {
@@ -96,7 +106,7 @@ pub mod com {
                             insecure,
                         }
 
-                        impl serde_struct::Fields for ImportPolicyVisitor {
+                        impl serde_struct::Fields for ImportPolicyVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["scheduled", "insecure"];
 
                             type Field = ImportPolicyField;
@@ -111,18 +121,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for ImportPolicyVisitor {
-                            type Value = ImportPolicy;
+                        impl<'de> ::serde::de::Visitor<'de> for ImportPolicyVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ImportPolicy")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<ImportPolicy, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut scheduled = None;
                                 let mut insecure = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -141,18 +148,19 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(ImportPolicy {
+                                *self.0 = Some(ImportPolicy {
                                     scheduled: serde_struct::optional(scheduled),
                                     insecure: serde_struct::optional(insecure),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "ImportPolicy",
-                            <ImportPolicyVisitor as serde_struct::Fields>::NAMES,
-                            ImportPolicyVisitor,
+                            <ImportPolicyVisitor<'_> as serde_struct::Fields>::NAMES,
+                            ImportPolicyVisitor(place),
                         )
                     }
                 }
@@ -231,11 +239,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Reference {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Reference {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Reference>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct ReferenceVisitor;
+                        struct ReferenceVisitor<'a>(&'a mut Option<Reference>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum ReferenceField {
@@ -243,7 +261,7 @@ pub mod com {
                             name,
                         }
 
-                        impl serde_struct::Fields for ReferenceVisitor {
+                        impl serde_struct::Fields for ReferenceVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["kind", "name"];
 
                             type Field = ReferenceField;
@@ -258,18 +276,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for ReferenceVisitor {
-                            type Value = Reference;
+                        impl<'de> ::serde::de::Visitor<'de> for ReferenceVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Reference")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Reference, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut kind = None;
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -288,18 +303,21 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(Reference {
-                                    kind: serde_struct::required(kind, "kind")?,
-                                    name: serde_struct::required(name, "name")?,
+                                let kind = serde_struct::required(kind, "kind")?;
+                                let name = serde_struct::required(name, "name")?;
+                                *self.0 = Some(Reference {
+                                    kind,
+                                    name,
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Reference",
-                            <ReferenceVisitor as serde_struct::Fields>::NAMES,
-                            ReferenceVisitor,
+                            <ReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
+                            ReferenceVisitor(place),
                         )
                     }
                 }
@@ -387,18 +405,28 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for ReferencePolicy {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ReferencePolicy {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<ReferencePolicy>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct ReferencePolicyVisitor;
+                        struct ReferencePolicyVisitor<'a>(&'a mut Option<ReferencePolicy>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum ReferencePolicyField {
                             type_,
                         }
 
-                        impl serde_struct::Fields for ReferencePolicyVisitor {
+                        impl serde_struct::Fields for ReferencePolicyVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["type"];
 
                             type Field = ReferencePolicyField;
@@ -412,18 +440,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for ReferencePolicyVisitor {
-                            type Value = ReferencePolicy;
+                        impl<'de> ::serde::de::Visitor<'de> for ReferencePolicyVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ReferencePolicy")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<ReferencePolicy, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut type_ = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -438,17 +463,19 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(ReferencePolicy {
-                                    type_: serde_struct::required(type_, "type")?,
+                                let type_ = serde_struct::required(type_, "type")?;
+                                *self.0 = Some(ReferencePolicy {
+                                    type_,
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "ReferencePolicy",
-                            <ReferencePolicyVisitor as serde_struct::Fields>::NAMES,
-                            ReferencePolicyVisitor,
+                            <ReferencePolicyVisitor<'_> as serde_struct::Fields>::NAMES,
+                            ReferencePolicyVisitor(place),
                         )
                     }
                 }
@@ -543,11 +570,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Tag {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Tag {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Tag>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct TagVisitor;
+                        struct TagVisitor<'a>(&'a mut Option<Tag>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum TagField {
@@ -558,7 +595,7 @@ pub mod com {
                             retry,
                         }
 
-                        impl serde_struct::Fields for TagVisitor {
+                        impl serde_struct::Fields for TagVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "name",
                                 "policy",
@@ -582,18 +619,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for TagVisitor {
-                            type Value = Tag;
+                        impl<'de> ::serde::de::Visitor<'de> for TagVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Tag")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Tag, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut policy = None;
                                 let mut import_policy = None;
@@ -607,32 +641,43 @@ pub mod com {
                                     match field {
                                         Some(TagField::name) => serde_struct::value(&mut map, &mut name, "name"),
                                         Some(TagField::policy) => {
-                                            serde_struct::value(&mut map, &mut policy, "policy")
+                                            serde_struct::struct_value(&mut map, &mut policy, "policy")
                                         }
                                         Some(TagField::import_policy) => {
-                                            serde_struct::value(&mut map, &mut import_policy, "importPolicy")
+                                            serde_struct::optional_struct_value(
+                                                &mut map,
+                                                &mut import_policy,
+                                                "importPolicy",
+                                            )
                                         }
-                                        Some(TagField::from) => serde_struct::value(&mut map, &mut from, "from"),
-                                        Some(TagField::retry) => serde_struct::value(&mut map, &mut retry, "retry"),
+                                        Some(TagField::from) => {
+                                            serde_struct::optional_struct_value(&mut map, &mut from, "from")
+                                        }
+                                        Some(TagField::retry) => {
+                                            serde_struct::optional_struct_value(&mut map, &mut retry, "retry")
+                                        }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(Tag {
-                                    name: serde_struct::required(name, "name")?,
-                                    policy: serde_struct::required(policy, "policy")?,
+                                let name = serde_struct::required(name, "name")?;
+                                let policy = serde_struct::required(policy, "policy")?;
+                                *self.0 = Some(Tag {
+                                    name,
+                                    policy,
                                     import_policy: serde_struct::optional(import_policy),
                                     from: serde_struct::optional(from),
                                     retry: serde_struct::optional(retry),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Tag",
-                            <TagVisitor as serde_struct::Fields>::NAMES,
-                            TagVisitor,
+                            <TagVisitor<'_> as serde_struct::Fields>::NAMES,
+                            TagVisitor(place),
                         )
                     }
                 }
@@ -752,18 +797,28 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for TagRetry {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagRetry {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<TagRetry>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct TagRetryVisitor;
+                        struct TagRetryVisitor<'a>(&'a mut Option<TagRetry>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum TagRetryField {
                             limit,
                         }
 
-                        impl serde_struct::Fields for TagRetryVisitor {
+                        impl serde_struct::Fields for TagRetryVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["limit"];
 
                             type Field = TagRetryField;
@@ -777,18 +832,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for TagRetryVisitor {
-                            type Value = TagRetry;
+                        impl<'de> ::serde::de::Visitor<'de> for TagRetryVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct TagRetry")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<TagRetry, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut limit = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -803,17 +855,18 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(TagRetry {
+                                *self.0 = Some(TagRetry {
                                     limit: serde_struct::optional(limit),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "TagRetry",
-                            <TagRetryVisitor as serde_struct::Fields>::NAMES,
-                            TagRetryVisitor,
+                            <TagRetryVisitor<'_> as serde_struct::Fields>::NAMES,
+                            TagRetryVisitor(place),
                         )
                     }
                 }

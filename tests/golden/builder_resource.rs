@@ -124,11 +124,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Gadget {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Gadget {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Gadget>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetVisitor;
+                        struct GadgetVisitor<'a>(&'a mut Option<Gadget>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum GadgetField {
@@ -138,7 +148,7 @@ pub mod com {
                             spec,
                         }
 
-                        impl serde_struct::Fields for GadgetVisitor {
+                        impl serde_struct::Fields for GadgetVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
 
                             type Field = GadgetField;
@@ -155,18 +165,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor {
-                            type Value = Gadget;
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gadget")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Gadget, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut api_version = None;
                                 let mut kind = None;
                                 let mut metadata = None;
@@ -182,27 +189,31 @@ pub mod com {
                                         }
                                         Some(GadgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                                         Some(GadgetField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                                         }
-                                        Some(GadgetField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
+                                        Some(GadgetField::spec) => {
+                                            serde_struct::struct_value(&mut map, &mut spec, "spec")
+                                        }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(Gadget {
+                                let spec = serde_struct::required(spec, "spec")?;
+                                *self.0 = Some(Gadget {
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
-                                    spec: serde_struct::required(spec, "spec")?,
+                                    spec,
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Gadget",
-                            <GadgetVisitor as serde_struct::Fields>::NAMES,
-                            GadgetVisitor,
+                            <GadgetVisitor<'_> as serde_struct::Fields>::NAMES,
+                            GadgetVisitor(place),
                         )
                     }
                 }
@@ -367,11 +378,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for GadgetSpec {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GadgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<GadgetSpec>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetSpecVisitor;
+                        struct GadgetSpecVisitor<'a>(&'a mut Option<GadgetSpec>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum GadgetSpecField {
@@ -379,7 +400,7 @@ pub mod com {
                             color,
                         }
 
-                        impl serde_struct::Fields for GadgetSpecVisitor {
+                        impl serde_struct::Fields for GadgetSpecVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["size", "color"];
 
                             type Field = GadgetSpecField;
@@ -394,18 +415,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor {
-                            type Value = GadgetSpec;
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetSpec")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<GadgetSpec, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut size = None;
                                 let mut color = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -424,18 +442,20 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(GadgetSpec {
-                                    size: serde_struct::required(size, "size")?,
+                                let size = serde_struct::required(size, "size")?;
+                                *self.0 = Some(GadgetSpec {
+                                    size,
                                     color: serde_struct::optional(color),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "GadgetSpec",
-                            <GadgetSpecVisitor as serde_struct::Fields>::NAMES,
-                            GadgetSpecVisitor,
+                            <GadgetSpecVisitor<'_> as serde_struct::Fields>::NAMES,
+                            GadgetSpecVisitor(place),
                         )
                     }
                 }
@@ -540,11 +560,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for GadgetList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GadgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<GadgetList>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetListVisitor;
+                        struct GadgetListVisitor<'a>(&'a mut Option<GadgetList>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum GadgetListField {
@@ -554,7 +584,7 @@ pub mod com {
                             metadata,
                         }
 
-                        impl serde_struct::Fields for GadgetListVisitor {
+                        impl serde_struct::Fields for GadgetListVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
 
                             type Field = GadgetListField;
@@ -571,18 +601,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor {
-                            type Value = GadgetList;
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetList")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<GadgetList, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut api_version = None;
                                 let mut items = None;
                                 let mut kind = None;
@@ -597,32 +624,34 @@ pub mod com {
                                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
                                         Some(GadgetListField::items) => {
-                                            serde_struct::value(&mut map, &mut items, "items")
+                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
                                         }
                                         Some(GadgetListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
                                         Some(GadgetListField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(GadgetList {
+                                let items = serde_struct::required(items, "items")?;
+                                *self.0 = Some(GadgetList {
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items: serde_struct::required(items, "items")?,
+                                    items,
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "GadgetList",
-                            <GadgetListVisitor as serde_struct::Fields>::NAMES,
-                            GadgetListVisitor,
+                            <GadgetListVisitor<'_> as serde_struct::Fields>::NAMES,
+                            GadgetListVisitor(place),
                         )
                     }
                 }
@@ -764,11 +793,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Gizmo {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Gizmo {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Gizmo>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct GizmoVisitor;
+                        struct GizmoVisitor<'a>(&'a mut Option<Gizmo>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum GizmoField {
@@ -778,7 +817,7 @@ pub mod com {
                             name,
                         }
 
-                        impl serde_struct::Fields for GizmoVisitor {
+                        impl serde_struct::Fields for GizmoVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "name"];
 
                             type Field = GizmoField;
@@ -795,18 +834,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for GizmoVisitor {
-                            type Value = Gizmo;
+                        impl<'de> ::serde::de::Visitor<'de> for GizmoVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gizmo")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Gizmo, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut api_version = None;
                                 let mut kind = None;
                                 let mut metadata = None;
@@ -822,27 +858,30 @@ pub mod com {
                                         }
                                         Some(GizmoField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                                         Some(GizmoField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::struct_value(&mut map, &mut metadata, "metadata")
                                         }
                                         Some(GizmoField::name) => serde_struct::value(&mut map, &mut name, "name"),
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(Gizmo {
+                                let metadata = serde_struct::required(metadata, "metadata")?;
+                                let name = serde_struct::required(name, "name")?;
+                                *self.0 = Some(Gizmo {
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    metadata: serde_struct::required(metadata, "metadata")?,
-                                    name: serde_struct::required(name, "name")?,
+                                    metadata,
+                                    name,
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Gizmo",
-                            <GizmoVisitor as serde_struct::Fields>::NAMES,
-                            GizmoVisitor,
+                            <GizmoVisitor<'_> as serde_struct::Fields>::NAMES,
+                            GizmoVisitor(place),
                         )
                     }
                 }

@@ -85,11 +85,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Secretish {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Secretish {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Secretish>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct SecretishVisitor;
+                        struct SecretishVisitor<'a>(&'a mut Option<Secretish>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum SecretishField {
@@ -99,7 +109,7 @@ pub mod io {
                             string_data,
                         }
 
-                        impl serde_struct::Fields for SecretishVisitor {
+                        impl serde_struct::Fields for SecretishVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["checksum", "data", "chunks", "stringData"];
 
                             type Field = SecretishField;
@@ -116,18 +126,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for SecretishVisitor {
-                            type Value = Secretish;
+                        impl<'de> ::serde::de::Visitor<'de> for SecretishVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Secretish")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Secretish, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut checksum = None;
                                 let mut data = None;
                                 let mut chunks = None;
@@ -154,20 +161,22 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Secretish {
-                                    checksum: serde_struct::required(checksum, "checksum")?,
+                                let checksum = serde_struct::required(checksum, "checksum")?;
+                                *self.0 = Some(Secretish {
+                                    checksum,
                                     data: serde_struct::optional(data),
                                     chunks: serde_struct::optional(chunks),
                                     string_data: serde_struct::optional(string_data),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Secretish",
-                            <SecretishVisitor as serde_struct::Fields>::NAMES,
-                            SecretishVisitor,
+                            <SecretishVisitor<'_> as serde_struct::Fields>::NAMES,
+                            SecretishVisitor(place),
                         )
                     }
                 }

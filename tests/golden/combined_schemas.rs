@@ -84,11 +84,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Base {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Base {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Base>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct BaseVisitor;
+                        struct BaseVisitor<'a>(&'a mut Option<Base>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum BaseField {
@@ -96,7 +106,7 @@ pub mod io {
                             size,
                         }
 
-                        impl serde_struct::Fields for BaseVisitor {
+                        impl serde_struct::Fields for BaseVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name", "size"];
 
                             type Field = BaseField;
@@ -111,18 +121,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for BaseVisitor {
-                            type Value = Base;
+                        impl<'de> ::serde::de::Visitor<'de> for BaseVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Base")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Base, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut size = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -137,18 +144,20 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Base {
-                                    name: serde_struct::required(name, "name")?,
+                                let name = serde_struct::required(name, "name")?;
+                                *self.0 = Some(Base {
+                                    name,
                                     size: serde_struct::optional(size),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Base",
-                            <BaseVisitor as serde_struct::Fields>::NAMES,
-                            BaseVisitor,
+                            <BaseVisitor<'_> as serde_struct::Fields>::NAMES,
+                            BaseVisitor(place),
                         )
                     }
                 }
@@ -273,11 +282,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Holder {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Holder {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Holder>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderVisitor;
+                        struct HolderVisitor<'a>(&'a mut Option<Holder>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum HolderField {
@@ -293,7 +312,7 @@ pub mod io {
                             ambiguous,
                         }
 
-                        impl serde_struct::Fields for HolderVisitor {
+                        impl serde_struct::Fields for HolderVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "extended",
                                 "either",
@@ -327,18 +346,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for HolderVisitor {
-                            type Value = Holder;
+                        impl<'de> ::serde::de::Visitor<'de> for HolderVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Holder")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Holder, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut extended = None;
                                 let mut either = None;
                                 let mut exclusive = None;
@@ -356,13 +372,17 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(HolderField::extended) => {
-                                            serde_struct::value(&mut map, &mut extended, "extended")
+                                            serde_struct::optional_struct_value(&mut map, &mut extended, "extended")
                                         }
                                         Some(HolderField::either) => {
-                                            serde_struct::value(&mut map, &mut either, "either")
+                                            serde_struct::optional_struct_value(&mut map, &mut either, "either")
                                         }
                                         Some(HolderField::exclusive) => {
-                                            serde_struct::value(&mut map, &mut exclusive, "exclusive")
+                                            serde_struct::optional_struct_value(
+                                                &mut map,
+                                                &mut exclusive,
+                                                "exclusive",
+                                            )
                                         }
                                         Some(HolderField::mixed) => {
                                             serde_struct::value(&mut map, &mut mixed, "mixed")
@@ -374,7 +394,7 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut constrained, "constrained")
                                         }
                                         Some(HolderField::refined) => {
-                                            serde_struct::value(&mut map, &mut refined, "refined")
+                                            serde_struct::optional_struct_value(&mut map, &mut refined, "refined")
                                         }
                                         Some(HolderField::scalar_or_list) => {
                                             serde_struct::value(&mut map, &mut scalar_or_list, "scalarOrList")
@@ -389,7 +409,7 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Holder {
+                                *self.0 = Some(Holder {
                                     extended: serde_struct::optional(extended),
                                     either: serde_struct::optional(either),
                                     exclusive: serde_struct::optional(exclusive),
@@ -401,14 +421,15 @@ pub mod io {
                                     weight_or_flag: serde_struct::optional(weight_or_flag),
                                     ambiguous: serde_struct::optional(ambiguous),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Holder",
-                            <HolderVisitor as serde_struct::Fields>::NAMES,
-                            HolderVisitor,
+                            <HolderVisitor<'_> as serde_struct::Fields>::NAMES,
+                            HolderVisitor(place),
                         )
                     }
                 }
@@ -558,11 +579,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for HolderExtended {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HolderExtended {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<HolderExtended>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderExtendedVisitor;
+                        struct HolderExtendedVisitor<'a>(&'a mut Option<HolderExtended>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum HolderExtendedField {
@@ -571,7 +602,7 @@ pub mod io {
                             more,
                         }
 
-                        impl serde_struct::Fields for HolderExtendedVisitor {
+                        impl serde_struct::Fields for HolderExtendedVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name", "size", "more"];
 
                             type Field = HolderExtendedField;
@@ -587,18 +618,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for HolderExtendedVisitor {
-                            type Value = HolderExtended;
+                        impl<'de> ::serde::de::Visitor<'de> for HolderExtendedVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderExtended")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<HolderExtended, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut size = None;
                                 let mut more = None;
@@ -621,19 +649,21 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(HolderExtended {
-                                    name: serde_struct::required(name, "name")?,
+                                let name = serde_struct::required(name, "name")?;
+                                *self.0 = Some(HolderExtended {
+                                    name,
                                     size: serde_struct::optional(size),
                                     more: serde_struct::optional(more),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "HolderExtended",
-                            <HolderExtendedVisitor as serde_struct::Fields>::NAMES,
-                            HolderExtendedVisitor,
+                            <HolderExtendedVisitor<'_> as serde_struct::Fields>::NAMES,
+                            HolderExtendedVisitor(place),
                         )
                     }
                 }
@@ -728,11 +758,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for HolderEither {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HolderEither {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<HolderEither>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderEitherVisitor;
+                        struct HolderEitherVisitor<'a>(&'a mut Option<HolderEither>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum HolderEitherField {
@@ -741,7 +781,7 @@ pub mod io {
                             url,
                         }
 
-                        impl serde_struct::Fields for HolderEitherVisitor {
+                        impl serde_struct::Fields for HolderEitherVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name", "size", "url"];
 
                             type Field = HolderEitherField;
@@ -757,18 +797,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for HolderEitherVisitor {
-                            type Value = HolderEither;
+                        impl<'de> ::serde::de::Visitor<'de> for HolderEitherVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderEither")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<HolderEither, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut size = None;
                                 let mut url = None;
@@ -791,19 +828,20 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(HolderEither {
+                                *self.0 = Some(HolderEither {
                                     name: serde_struct::optional(name),
                                     size: serde_struct::optional(size),
                                     url: serde_struct::optional(url),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "HolderEither",
-                            <HolderEitherVisitor as serde_struct::Fields>::NAMES,
-                            HolderEitherVisitor,
+                            <HolderEitherVisitor<'_> as serde_struct::Fields>::NAMES,
+                            HolderEitherVisitor(place),
                         )
                     }
                 }
@@ -886,11 +924,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for HolderExclusive {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HolderExclusive {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<HolderExclusive>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderExclusiveVisitor;
+                        struct HolderExclusiveVisitor<'a>(&'a mut Option<HolderExclusive>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum HolderExclusiveField {
@@ -898,7 +946,7 @@ pub mod io {
                             b,
                         }
 
-                        impl serde_struct::Fields for HolderExclusiveVisitor {
+                        impl serde_struct::Fields for HolderExclusiveVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["a", "b"];
 
                             type Field = HolderExclusiveField;
@@ -913,18 +961,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for HolderExclusiveVisitor {
-                            type Value = HolderExclusive;
+                        impl<'de> ::serde::de::Visitor<'de> for HolderExclusiveVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderExclusive")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<HolderExclusive, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut a = None;
                                 let mut b = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -939,18 +984,19 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(HolderExclusive {
+                                *self.0 = Some(HolderExclusive {
                                     a: serde_struct::optional(a),
                                     b: serde_struct::optional(b),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "HolderExclusive",
-                            <HolderExclusiveVisitor as serde_struct::Fields>::NAMES,
-                            HolderExclusiveVisitor,
+                            <HolderExclusiveVisitor<'_> as serde_struct::Fields>::NAMES,
+                            HolderExclusiveVisitor(place),
                         )
                     }
                 }
@@ -1075,18 +1121,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for HolderMixedObject {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HolderMixedObject {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<HolderMixedObject>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderMixedObjectVisitor;
+                        struct HolderMixedObjectVisitor<'a>(&'a mut Option<HolderMixedObject>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum HolderMixedObjectField {
                             x,
                         }
 
-                        impl serde_struct::Fields for HolderMixedObjectVisitor {
+                        impl serde_struct::Fields for HolderMixedObjectVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["x"];
 
                             type Field = HolderMixedObjectField;
@@ -1100,18 +1156,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for HolderMixedObjectVisitor {
-                            type Value = HolderMixedObject;
+                        impl<'de> ::serde::de::Visitor<'de> for HolderMixedObjectVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderMixedObject")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<HolderMixedObject, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut x = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -1126,17 +1179,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(HolderMixedObject {
+                                *self.0 = Some(HolderMixedObject {
                                     x: serde_struct::optional(x),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "HolderMixedObject",
-                            <HolderMixedObjectVisitor as serde_struct::Fields>::NAMES,
-                            HolderMixedObjectVisitor,
+                            <HolderMixedObjectVisitor<'_> as serde_struct::Fields>::NAMES,
+                            HolderMixedObjectVisitor(place),
                         )
                     }
                 }
@@ -1200,18 +1254,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for HolderRefined {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HolderRefined {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<HolderRefined>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderRefinedVisitor;
+                        struct HolderRefinedVisitor<'a>(&'a mut Option<HolderRefined>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum HolderRefinedField {
                             url,
                         }
 
-                        impl serde_struct::Fields for HolderRefinedVisitor {
+                        impl serde_struct::Fields for HolderRefinedVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["url"];
 
                             type Field = HolderRefinedField;
@@ -1225,18 +1289,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for HolderRefinedVisitor {
-                            type Value = HolderRefined;
+                        impl<'de> ::serde::de::Visitor<'de> for HolderRefinedVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct HolderRefined")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<HolderRefined, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut url = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -1251,17 +1312,19 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(HolderRefined {
-                                    url: serde_struct::required(url, "url")?,
+                                let url = serde_struct::required(url, "url")?;
+                                *self.0 = Some(HolderRefined {
+                                    url,
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "HolderRefined",
-                            <HolderRefinedVisitor as serde_struct::Fields>::NAMES,
-                            HolderRefinedVisitor,
+                            <HolderRefinedVisitor<'_> as serde_struct::Fields>::NAMES,
+                            HolderRefinedVisitor(place),
                         )
                     }
                 }
@@ -1461,11 +1524,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Merged {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Merged {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Merged>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct MergedVisitor;
+                        struct MergedVisitor<'a>(&'a mut Option<Merged>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum MergedField {
@@ -1474,7 +1547,7 @@ pub mod io {
                             extra,
                         }
 
-                        impl serde_struct::Fields for MergedVisitor {
+                        impl serde_struct::Fields for MergedVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name", "size", "extra"];
 
                             type Field = MergedField;
@@ -1490,18 +1563,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for MergedVisitor {
-                            type Value = Merged;
+                        impl<'de> ::serde::de::Visitor<'de> for MergedVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Merged")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Merged, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut size = None;
                                 let mut extra = None;
@@ -1520,19 +1590,22 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Merged {
-                                    name: serde_struct::required(name, "name")?,
+                                let name = serde_struct::required(name, "name")?;
+                                let extra = serde_struct::required(extra, "extra")?;
+                                *self.0 = Some(Merged {
+                                    name,
                                     size: serde_struct::optional(size),
-                                    extra: serde_struct::required(extra, "extra")?,
+                                    extra,
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Merged",
-                            <MergedVisitor as serde_struct::Fields>::NAMES,
-                            MergedVisitor,
+                            <MergedVisitor<'_> as serde_struct::Fields>::NAMES,
+                            MergedVisitor(place),
                         )
                     }
                 }
@@ -1621,18 +1694,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Other {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Other {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Other>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct OtherVisitor;
+                        struct OtherVisitor<'a>(&'a mut Option<Other>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum OtherField {
                             url,
                         }
 
-                        impl serde_struct::Fields for OtherVisitor {
+                        impl serde_struct::Fields for OtherVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["url"];
 
                             type Field = OtherField;
@@ -1646,18 +1729,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for OtherVisitor {
-                            type Value = Other;
+                        impl<'de> ::serde::de::Visitor<'de> for OtherVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Other")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Other, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut url = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -1670,17 +1750,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Other {
+                                *self.0 = Some(Other {
                                     url: serde_struct::optional(url),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Other",
-                            <OtherVisitor as serde_struct::Fields>::NAMES,
-                            OtherVisitor,
+                            <OtherVisitor<'_> as serde_struct::Fields>::NAMES,
+                            OtherVisitor(place),
                         )
                     }
                 }

@@ -126,11 +126,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Workflow {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Workflow {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Workflow>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WorkflowVisitor;
+                        struct WorkflowVisitor<'a>(&'a mut Option<Workflow>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WorkflowField {
@@ -141,7 +151,7 @@ pub mod io {
                             kind,
                         }
 
-                        impl serde_struct::Fields for WorkflowVisitor {
+                        impl serde_struct::Fields for WorkflowVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "spec",
                                 "status",
@@ -165,18 +175,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WorkflowVisitor {
-                            type Value = Workflow;
+                        impl<'de> ::serde::de::Visitor<'de> for WorkflowVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Workflow")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Workflow, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut spec = None;
                                 let mut status = None;
                                 let mut metadata = None;
@@ -189,13 +196,13 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(WorkflowField::spec) => {
-                                            serde_struct::value(&mut map, &mut spec, "spec")
+                                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
                                         }
                                         Some(WorkflowField::status) => {
                                             serde_struct::value(&mut map, &mut status, "status")
                                         }
                                         Some(WorkflowField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                                         }
                                         Some(WorkflowField::api_version) => {
                                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
@@ -207,21 +214,22 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Workflow {
+                                *self.0 = Some(Workflow {
                                     spec: serde_struct::optional(spec),
                                     status: serde_struct::optional(status),
                                     metadata: serde_struct::optional(metadata),
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Workflow",
-                            <WorkflowVisitor as serde_struct::Fields>::NAMES,
-                            WorkflowVisitor,
+                            <WorkflowVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WorkflowVisitor(place),
                         )
                     }
                 }
@@ -904,18 +912,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for WorkflowSpec {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WorkflowSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<WorkflowSpec>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WorkflowSpecVisitor;
+                        struct WorkflowSpecVisitor<'a>(&'a mut Option<WorkflowSpec>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WorkflowSpecField {
                             entrypoint,
                         }
 
-                        impl serde_struct::Fields for WorkflowSpecVisitor {
+                        impl serde_struct::Fields for WorkflowSpecVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["entrypoint"];
 
                             type Field = WorkflowSpecField;
@@ -929,18 +947,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WorkflowSpecVisitor {
-                            type Value = WorkflowSpec;
+                        impl<'de> ::serde::de::Visitor<'de> for WorkflowSpecVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WorkflowSpec")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<WorkflowSpec, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut entrypoint = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -955,17 +970,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(WorkflowSpec {
+                                *self.0 = Some(WorkflowSpec {
                                     entrypoint: serde_struct::optional(entrypoint),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "WorkflowSpec",
-                            <WorkflowSpecVisitor as serde_struct::Fields>::NAMES,
-                            WorkflowSpecVisitor,
+                            <WorkflowSpecVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WorkflowSpecVisitor(place),
                         )
                     }
                 }
@@ -1059,11 +1075,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for WorkflowList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WorkflowList {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<WorkflowList>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WorkflowListVisitor;
+                        struct WorkflowListVisitor<'a>(&'a mut Option<WorkflowList>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WorkflowListField {
@@ -1073,7 +1099,7 @@ pub mod io {
                             metadata,
                         }
 
-                        impl serde_struct::Fields for WorkflowListVisitor {
+                        impl serde_struct::Fields for WorkflowListVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
 
                             type Field = WorkflowListField;
@@ -1090,18 +1116,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WorkflowListVisitor {
-                            type Value = WorkflowList;
+                        impl<'de> ::serde::de::Visitor<'de> for WorkflowListVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WorkflowList")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<WorkflowList, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut api_version = None;
                                 let mut items = None;
                                 let mut kind = None;
@@ -1116,32 +1139,34 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
                                         Some(WorkflowListField::items) => {
-                                            serde_struct::value(&mut map, &mut items, "items")
+                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
                                         }
                                         Some(WorkflowListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
                                         Some(WorkflowListField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(WorkflowList {
+                                let items = serde_struct::required(items, "items")?;
+                                *self.0 = Some(WorkflowList {
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items: serde_struct::required(items, "items")?,
+                                    items,
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "WorkflowList",
-                            <WorkflowListVisitor as serde_struct::Fields>::NAMES,
-                            WorkflowListVisitor,
+                            <WorkflowListVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WorkflowListVisitor(place),
                         )
                     }
                 }
@@ -1298,11 +1323,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Workflow {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Workflow {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Workflow>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WorkflowVisitor;
+                        struct WorkflowVisitor<'a>(&'a mut Option<Workflow>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WorkflowField {
@@ -1311,7 +1346,7 @@ pub mod io {
                             kind,
                         }
 
-                        impl serde_struct::Fields for WorkflowVisitor {
+                        impl serde_struct::Fields for WorkflowVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["metadata", "apiVersion", "kind"];
 
                             type Field = WorkflowField;
@@ -1327,18 +1362,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WorkflowVisitor {
-                            type Value = Workflow;
+                        impl<'de> ::serde::de::Visitor<'de> for WorkflowVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Workflow")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Workflow, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut metadata = None;
                                 let mut api_version = None;
                                 let mut kind = None;
@@ -1349,7 +1381,7 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(WorkflowField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                                         }
                                         Some(WorkflowField::api_version) => {
                                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
@@ -1361,19 +1393,20 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Workflow {
+                                *self.0 = Some(Workflow {
                                     metadata: serde_struct::optional(metadata),
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Workflow",
-                            <WorkflowVisitor as serde_struct::Fields>::NAMES,
-                            WorkflowVisitor,
+                            <WorkflowVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WorkflowVisitor(place),
                         )
                     }
                 }
@@ -2069,11 +2102,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for WorkflowList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WorkflowList {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<WorkflowList>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WorkflowListVisitor;
+                        struct WorkflowListVisitor<'a>(&'a mut Option<WorkflowList>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WorkflowListField {
@@ -2083,7 +2126,7 @@ pub mod io {
                             metadata,
                         }
 
-                        impl serde_struct::Fields for WorkflowListVisitor {
+                        impl serde_struct::Fields for WorkflowListVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
 
                             type Field = WorkflowListField;
@@ -2100,18 +2143,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WorkflowListVisitor {
-                            type Value = WorkflowList;
+                        impl<'de> ::serde::de::Visitor<'de> for WorkflowListVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WorkflowList")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<WorkflowList, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut api_version = None;
                                 let mut items = None;
                                 let mut kind = None;
@@ -2126,32 +2166,34 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
                                         Some(WorkflowListField::items) => {
-                                            serde_struct::value(&mut map, &mut items, "items")
+                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
                                         }
                                         Some(WorkflowListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
                                         Some(WorkflowListField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(WorkflowList {
+                                let items = serde_struct::required(items, "items")?;
+                                *self.0 = Some(WorkflowList {
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items: serde_struct::required(items, "items")?,
+                                    items,
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "WorkflowList",
-                            <WorkflowListVisitor as serde_struct::Fields>::NAMES,
-                            WorkflowListVisitor,
+                            <WorkflowListVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WorkflowListVisitor(place),
                         )
                     }
                 }

@@ -93,11 +93,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Condition {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Condition {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Condition>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct ConditionVisitor;
+                        struct ConditionVisitor<'a>(&'a mut Option<Condition>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum ConditionField {
@@ -106,7 +116,7 @@ pub mod io {
                             created,
                         }
 
-                        impl serde_struct::Fields for ConditionVisitor {
+                        impl serde_struct::Fields for ConditionVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["lastTransitionTime", "observed", "created"];
 
                             type Field = ConditionField;
@@ -122,18 +132,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for ConditionVisitor {
-                            type Value = Condition;
+                        impl<'de> ::serde::de::Visitor<'de> for ConditionVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Condition")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Condition, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut last_transition_time = None;
                                 let mut observed = None;
                                 let mut created = None;
@@ -160,19 +167,21 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Condition {
-                                    last_transition_time: serde_struct::required(last_transition_time, "lastTransitionTime")?,
+                                let last_transition_time = serde_struct::required(last_transition_time, "lastTransitionTime")?;
+                                *self.0 = Some(Condition {
+                                    last_transition_time,
                                     observed: serde_struct::optional(observed),
                                     created: serde_struct::optional(created),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Condition",
-                            <ConditionVisitor as serde_struct::Fields>::NAMES,
-                            ConditionVisitor,
+                            <ConditionVisitor<'_> as serde_struct::Fields>::NAMES,
+                            ConditionVisitor(place),
                         )
                     }
                 }

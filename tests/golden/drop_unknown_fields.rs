@@ -71,18 +71,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Plain {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Plain {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Plain>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct PlainVisitor;
+                        struct PlainVisitor<'a>(&'a mut Option<Plain>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum PlainField {
                             name,
                         }
 
-                        impl serde_struct::Fields for PlainVisitor {
+                        impl serde_struct::Fields for PlainVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name"];
 
                             type Field = PlainField;
@@ -96,18 +106,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for PlainVisitor {
-                            type Value = Plain;
+                        impl<'de> ::serde::de::Visitor<'de> for PlainVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Plain")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Plain, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 while let Some(field) = map.next_key_seed(serde_struct::Key::<Self>::new())? {
                                     match field {
@@ -116,16 +123,17 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Plain {
+                                *self.0 = Some(Plain {
                                     name: serde_struct::optional(name),
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Plain",
-                            <PlainVisitor as serde_struct::Fields>::NAMES,
-                            PlainVisitor,
+                            <PlainVisitor<'_> as serde_struct::Fields>::NAMES,
+                            PlainVisitor(place),
                         )
                     }
                 }
@@ -194,18 +202,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Values {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Values {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Values>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct ValuesVisitor;
+                        struct ValuesVisitor<'a>(&'a mut Option<Values>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum ValuesField {
                             name,
                         }
 
-                        impl serde_struct::Fields for ValuesVisitor {
+                        impl serde_struct::Fields for ValuesVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name"];
 
                             type Field = ValuesField;
@@ -219,18 +237,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for ValuesVisitor {
-                            type Value = Values;
+                        impl<'de> ::serde::de::Visitor<'de> for ValuesVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Values")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Values, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -243,17 +258,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Values {
+                                *self.0 = Some(Values {
                                     name: serde_struct::optional(name),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Values",
-                            <ValuesVisitor as serde_struct::Fields>::NAMES,
-                            ValuesVisitor,
+                            <ValuesVisitor<'_> as serde_struct::Fields>::NAMES,
+                            ValuesVisitor(place),
                         )
                     }
                 }

@@ -161,11 +161,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Policy {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Policy {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Policy>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct PolicyVisitor;
+                        struct PolicyVisitor<'a>(&'a mut Option<Policy>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum PolicyField {
@@ -176,7 +186,7 @@ pub mod io {
                             count,
                         }
 
-                        impl serde_struct::Fields for PolicyVisitor {
+                        impl serde_struct::Fields for PolicyVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "restartPolicy",
                                 "odd",
@@ -200,18 +210,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor {
-                            type Value = Policy;
+                        impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Policy")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Policy, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut restart_policy = None;
                                 let mut odd = None;
                                 let mut modes = None;
@@ -240,21 +247,23 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Policy {
-                                    restart_policy: serde_struct::required(restart_policy, "restartPolicy")?,
+                                let restart_policy = serde_struct::required(restart_policy, "restartPolicy")?;
+                                *self.0 = Some(Policy {
+                                    restart_policy,
                                     odd,
                                     modes: serde_struct::optional(modes),
                                     level: serde_struct::optional(level),
                                     count: serde_struct::optional(count),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Policy",
-                            <PolicyVisitor as serde_struct::Fields>::NAMES,
-                            PolicyVisitor,
+                            <PolicyVisitor<'_> as serde_struct::Fields>::NAMES,
+                            PolicyVisitor(place),
                         )
                     }
                 }

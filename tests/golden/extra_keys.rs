@@ -79,18 +79,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Annotated {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Annotated {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Annotated>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct AnnotatedVisitor;
+                        struct AnnotatedVisitor<'a>(&'a mut Option<Annotated>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum AnnotatedField {
                             name,
                         }
 
-                        impl serde_struct::Fields for AnnotatedVisitor {
+                        impl serde_struct::Fields for AnnotatedVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name"];
 
                             type Field = AnnotatedField;
@@ -104,18 +114,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for AnnotatedVisitor {
-                            type Value = Annotated;
+                        impl<'de> ::serde::de::Visitor<'de> for AnnotatedVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Annotated")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Annotated, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -130,17 +137,19 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Annotated {
-                                    name: serde_struct::required(name, "name")?,
+                                let name = serde_struct::required(name, "name")?;
+                                *self.0 = Some(Annotated {
+                                    name,
                                     additional_properties,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Annotated",
-                            <AnnotatedVisitor as serde_struct::Fields>::NAMES,
-                            AnnotatedVisitor,
+                            <AnnotatedVisitor<'_> as serde_struct::Fields>::NAMES,
+                            AnnotatedVisitor(place),
                         )
                     }
                 }
@@ -225,11 +234,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Clash {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Clash {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Clash>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct ClashVisitor;
+                        struct ClashVisitor<'a>(&'a mut Option<Clash>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum ClashField {
@@ -237,7 +256,7 @@ pub mod io {
                             unknown_fields,
                         }
 
-                        impl serde_struct::Fields for ClashVisitor {
+                        impl serde_struct::Fields for ClashVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["additional_properties", "unknownFields"];
 
                             type Field = ClashField;
@@ -252,18 +271,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for ClashVisitor {
-                            type Value = Clash;
+                        impl<'de> ::serde::de::Visitor<'de> for ClashVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Clash")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Clash, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut additional_properties = None;
                                 let mut unknown_fields = None;
                                 let mut additional_properties_2 = ::kubeforge_runtime::ExtraFields::new();
@@ -292,18 +308,19 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Clash {
+                                *self.0 = Some(Clash {
                                     additional_properties: serde_struct::optional(additional_properties),
                                     unknown_fields: serde_struct::optional(unknown_fields),
                                     additional_properties_2,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Clash",
-                            <ClashVisitor as serde_struct::Fields>::NAMES,
-                            ClashVisitor,
+                            <ClashVisitor<'_> as serde_struct::Fields>::NAMES,
+                            ClashVisitor(place),
                         )
                     }
                 }
@@ -378,18 +395,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Open {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Open {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Open>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct OpenVisitor;
+                        struct OpenVisitor<'a>(&'a mut Option<Open>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum OpenField {
                             name,
                         }
 
-                        impl serde_struct::Fields for OpenVisitor {
+                        impl serde_struct::Fields for OpenVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name"];
 
                             type Field = OpenField;
@@ -403,18 +430,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for OpenVisitor {
-                            type Value = Open;
+                        impl<'de> ::serde::de::Visitor<'de> for OpenVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Open")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Open, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -427,17 +451,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Open {
+                                *self.0 = Some(Open {
                                     name: serde_struct::optional(name),
                                     additional_properties,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Open",
-                            <OpenVisitor as serde_struct::Fields>::NAMES,
-                            OpenVisitor,
+                            <OpenVisitor<'_> as serde_struct::Fields>::NAMES,
+                            OpenVisitor(place),
                         )
                     }
                 }
@@ -506,18 +531,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Patterned {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Patterned {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Patterned>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct PatternedVisitor;
+                        struct PatternedVisitor<'a>(&'a mut Option<Patterned>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum PatternedField {
                             name,
                         }
 
-                        impl serde_struct::Fields for PatternedVisitor {
+                        impl serde_struct::Fields for PatternedVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name"];
 
                             type Field = PatternedField;
@@ -531,18 +566,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for PatternedVisitor {
-                            type Value = Patterned;
+                        impl<'de> ::serde::de::Visitor<'de> for PatternedVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Patterned")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Patterned, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -563,17 +595,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Patterned {
+                                *self.0 = Some(Patterned {
                                     name: serde_struct::optional(name),
                                     additional_properties,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Patterned",
-                            <PatternedVisitor as serde_struct::Fields>::NAMES,
-                            PatternedVisitor,
+                            <PatternedVisitor<'_> as serde_struct::Fields>::NAMES,
+                            PatternedVisitor(place),
                         )
                     }
                 }
@@ -642,18 +675,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for PatternedLoose {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PatternedLoose {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<PatternedLoose>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct PatternedLooseVisitor;
+                        struct PatternedLooseVisitor<'a>(&'a mut Option<PatternedLoose>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum PatternedLooseField {
                             name,
                         }
 
-                        impl serde_struct::Fields for PatternedLooseVisitor {
+                        impl serde_struct::Fields for PatternedLooseVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name"];
 
                             type Field = PatternedLooseField;
@@ -667,18 +710,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for PatternedLooseVisitor {
-                            type Value = PatternedLoose;
+                        impl<'de> ::serde::de::Visitor<'de> for PatternedLooseVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct PatternedLoose")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<PatternedLoose, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -693,17 +733,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(PatternedLoose {
+                                *self.0 = Some(PatternedLoose {
                                     name: serde_struct::optional(name),
                                     additional_properties,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "PatternedLoose",
-                            <PatternedLooseVisitor as serde_struct::Fields>::NAMES,
-                            PatternedLooseVisitor,
+                            <PatternedLooseVisitor<'_> as serde_struct::Fields>::NAMES,
+                            PatternedLooseVisitor(place),
                         )
                     }
                 }
@@ -777,11 +818,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Release {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Release {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Release>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct ReleaseVisitor;
+                        struct ReleaseVisitor<'a>(&'a mut Option<Release>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum ReleaseField {
@@ -789,7 +840,7 @@ pub mod io {
                             values,
                         }
 
-                        impl serde_struct::Fields for ReleaseVisitor {
+                        impl serde_struct::Fields for ReleaseVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["chart", "values"];
 
                             type Field = ReleaseField;
@@ -804,18 +855,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for ReleaseVisitor {
-                            type Value = Release;
+                        impl<'de> ::serde::de::Visitor<'de> for ReleaseVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Release")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Release, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut chart = None;
                                 let mut values = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -828,24 +876,25 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut chart, "chart")
                                         }
                                         Some(ReleaseField::values) => {
-                                            serde_struct::value(&mut map, &mut values, "values")
+                                            serde_struct::optional_struct_value(&mut map, &mut values, "values")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(Release {
+                                *self.0 = Some(Release {
                                     chart: serde_struct::optional(chart),
                                     values: serde_struct::optional(values),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Release",
-                            <ReleaseVisitor as serde_struct::Fields>::NAMES,
-                            ReleaseVisitor,
+                            <ReleaseVisitor<'_> as serde_struct::Fields>::NAMES,
+                            ReleaseVisitor(place),
                         )
                     }
                 }
@@ -918,18 +967,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for ReleaseValues {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ReleaseValues {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<ReleaseValues>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct ReleaseValuesVisitor;
+                        struct ReleaseValuesVisitor<'a>(&'a mut Option<ReleaseValues>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum ReleaseValuesField {
                             replica_count,
                         }
 
-                        impl serde_struct::Fields for ReleaseValuesVisitor {
+                        impl serde_struct::Fields for ReleaseValuesVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["replicaCount"];
 
                             type Field = ReleaseValuesField;
@@ -943,18 +1002,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for ReleaseValuesVisitor {
-                            type Value = ReleaseValues;
+                        impl<'de> ::serde::de::Visitor<'de> for ReleaseValuesVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ReleaseValues")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<ReleaseValues, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut replica_count = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -973,17 +1029,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(ReleaseValues {
+                                *self.0 = Some(ReleaseValues {
                                     replica_count: serde_struct::optional(replica_count),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "ReleaseValues",
-                            <ReleaseValuesVisitor as serde_struct::Fields>::NAMES,
-                            ReleaseValuesVisitor,
+                            <ReleaseValuesVisitor<'_> as serde_struct::Fields>::NAMES,
+                            ReleaseValuesVisitor(place),
                         )
                     }
                 }

@@ -97,11 +97,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Port {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Port {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Port>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct PortVisitor;
+                        struct PortVisitor<'a>(&'a mut Option<Port>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum PortField {
@@ -111,7 +121,7 @@ pub mod io {
                             either,
                         }
 
-                        impl serde_struct::Fields for PortVisitor {
+                        impl serde_struct::Fields for PortVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "target",
                                 "maxSurge",
@@ -133,18 +143,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for PortVisitor {
-                            type Value = Port;
+                        impl<'de> ::serde::de::Visitor<'de> for PortVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Port")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Port, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut target = None;
                                 let mut max_surge = None;
                                 let mut max_unavailable = None;
@@ -171,20 +178,22 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Port {
-                                    target: serde_struct::required(target, "target")?,
+                                let target = serde_struct::required(target, "target")?;
+                                *self.0 = Some(Port {
+                                    target,
                                     max_surge: serde_struct::optional(max_surge),
                                     max_unavailable: serde_struct::optional(max_unavailable),
                                     either: serde_struct::optional(either),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Port",
-                            <PortVisitor as serde_struct::Fields>::NAMES,
-                            PortVisitor,
+                            <PortVisitor<'_> as serde_struct::Fields>::NAMES,
+                            PortVisitor(place),
                         )
                     }
                 }

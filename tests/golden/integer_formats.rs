@@ -90,11 +90,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Counters {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Counters {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Counters>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct CountersVisitor;
+                        struct CountersVisitor<'a>(&'a mut Option<Counters>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum CountersField {
@@ -106,7 +116,7 @@ pub mod io {
                             sizes,
                         }
 
-                        impl serde_struct::Fields for CountersVisitor {
+                        impl serde_struct::Fields for CountersVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "bytes",
                                 "small",
@@ -132,18 +142,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for CountersVisitor {
-                            type Value = Counters;
+                        impl<'de> ::serde::de::Visitor<'de> for CountersVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Counters")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Counters, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut bytes = None;
                                 let mut small = None;
                                 let mut count = None;
@@ -178,22 +185,24 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Counters {
-                                    bytes: serde_struct::required(bytes, "bytes")?,
+                                let bytes = serde_struct::required(bytes, "bytes")?;
+                                *self.0 = Some(Counters {
+                                    bytes,
                                     small: serde_struct::optional(small),
                                     count: serde_struct::optional(count),
                                     total: serde_struct::optional(total),
                                     plain: serde_struct::optional(plain),
                                     sizes: serde_struct::optional(sizes),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Counters",
-                            <CountersVisitor as serde_struct::Fields>::NAMES,
-                            CountersVisitor,
+                            <CountersVisitor<'_> as serde_struct::Fields>::NAMES,
+                            CountersVisitor(place),
                         )
                     }
                 }

@@ -76,18 +76,28 @@ pub mod io {
                     }
 
                     impl<'de> ::serde::Deserialize<'de> for Option_ {
-                        #[allow(clippy::too_many_lines)]
+                        #[inline]
                         fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                            ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                        }
+                    }
+
+                    impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Option_ {
+                        #[allow(clippy::too_many_lines)]
+                        fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                            deserializer: D,
+                            place: &mut Option<Option_>,
+                        ) -> Result<(), D::Error> {
                             use ::kubeforge_runtime::serde_struct;
 
-                            struct OptionVisitor;
+                            struct OptionVisitor<'a>(&'a mut Option<Option_>);
 
                             #[allow(non_camel_case_types, clippy::enum_variant_names)]
                             enum OptionField {
                                 value,
                             }
 
-                            impl serde_struct::Fields for OptionVisitor {
+                            impl serde_struct::Fields for OptionVisitor<'_> {
                                 const NAMES: &'static [&'static str] = &["value"];
 
                                 type Field = OptionField;
@@ -101,18 +111,15 @@ pub mod io {
                                 }
                             }
 
-                            impl<'de> ::serde::de::Visitor<'de> for OptionVisitor {
-                                type Value = Option_;
+                            impl<'de> ::serde::de::Visitor<'de> for OptionVisitor<'_> {
+                                type Value = ();
 
                                 #[inline]
                                 fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                     f.write_str("struct Option_")
                                 }
 
-                                fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                    self,
-                                    mut map: A,
-                                ) -> Result<Option_, A::Error> {
+                                fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                     let mut value = None;
                                     let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                     let mut key = String::new();
@@ -127,17 +134,18 @@ pub mod io {
                                         }?;
                                     }
 
-                                    Ok(Option_ {
+                                    *self.0 = Some(Option_ {
                                         value: serde_struct::optional(value),
                                         unknown_fields,
-                                    })
+                                    });
+                                    Ok(())
                                 }
                             }
 
                             deserializer.deserialize_struct(
                                 "Option_",
-                                <OptionVisitor as serde_struct::Fields>::NAMES,
-                                OptionVisitor,
+                                <OptionVisitor<'_> as serde_struct::Fields>::NAMES,
+                                OptionVisitor(place),
                             )
                         }
                     }
@@ -262,11 +270,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Keywords {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Keywords {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Keywords>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct KeywordsVisitor;
+                        struct KeywordsVisitor<'a>(&'a mut Option<Keywords>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum KeywordsField {
@@ -286,7 +304,7 @@ pub mod io {
                             x_kubernetes_list_type,
                         }
 
-                        impl serde_struct::Fields for KeywordsVisitor {
+                        impl serde_struct::Fields for KeywordsVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "$ref",
                                 "$schema",
@@ -328,18 +346,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for KeywordsVisitor {
-                            type Value = Keywords;
+                        impl<'de> ::serde::de::Visitor<'de> for KeywordsVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Keywords")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Keywords, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut ref_ = None;
                                 let mut schema = None;
                                 let mut _1st_place = None;
@@ -414,7 +429,8 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Keywords {
+                                let type_ = serde_struct::required(type_, "type")?;
+                                *self.0 = Some(Keywords {
                                     ref_: serde_struct::optional(ref_),
                                     schema: serde_struct::optional(schema),
                                     _1st_place: serde_struct::optional(_1st_place),
@@ -427,17 +443,18 @@ pub mod io {
                                     foo_bar: serde_struct::optional(foo_bar),
                                     ref_2: serde_struct::optional(ref_2),
                                     self_: serde_struct::optional(self_),
-                                    type_: serde_struct::required(type_, "type")?,
+                                    type_,
                                     x_kubernetes_list_type: serde_struct::optional(x_kubernetes_list_type),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Keywords",
-                            <KeywordsVisitor as serde_struct::Fields>::NAMES,
-                            KeywordsVisitor,
+                            <KeywordsVisitor<'_> as serde_struct::Fields>::NAMES,
+                            KeywordsVisitor(place),
                         )
                     }
                 }
@@ -614,18 +631,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Type {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Type {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Type>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct TypeVisitor;
+                        struct TypeVisitor<'a>(&'a mut Option<Type>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum TypeField {
                             self_,
                         }
 
-                        impl serde_struct::Fields for TypeVisitor {
+                        impl serde_struct::Fields for TypeVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["Self"];
 
                             type Field = TypeField;
@@ -639,18 +666,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for TypeVisitor {
-                            type Value = Type;
+                        impl<'de> ::serde::de::Visitor<'de> for TypeVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Type")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Type, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut self_ = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -663,17 +687,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Type {
+                                *self.0 = Some(Type {
                                     self_: serde_struct::optional(self_),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Type",
-                            <TypeVisitor as serde_struct::Fields>::NAMES,
-                            TypeVisitor,
+                            <TypeVisitor<'_> as serde_struct::Fields>::NAMES,
+                            TypeVisitor(place),
                         )
                     }
                 }

@@ -115,11 +115,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Maps {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Maps {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Maps>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct MapsVisitor;
+                        struct MapsVisitor<'a>(&'a mut Option<Maps>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum MapsField {
@@ -133,7 +143,7 @@ pub mod io {
                             untyped,
                         }
 
-                        impl serde_struct::Fields for MapsVisitor {
+                        impl serde_struct::Fields for MapsVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "labels",
                                 "limits",
@@ -163,18 +173,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for MapsVisitor {
-                            type Value = Maps;
+                        impl<'de> ::serde::de::Visitor<'de> for MapsVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Maps")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Maps, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut labels = None;
                                 let mut limits = None;
                                 let mut groups = None;
@@ -215,8 +222,9 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Maps {
-                                    labels: serde_struct::required(labels, "labels")?,
+                                let labels = serde_struct::required(labels, "labels")?;
+                                *self.0 = Some(Maps {
+                                    labels,
                                     limits: serde_struct::optional(limits),
                                     groups: serde_struct::optional(groups),
                                     nested: serde_struct::optional(nested),
@@ -225,14 +233,15 @@ pub mod io {
                                     preserved: serde_struct::optional(preserved),
                                     untyped: serde_struct::optional(untyped),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Maps",
-                            <MapsVisitor as serde_struct::Fields>::NAMES,
-                            MapsVisitor,
+                            <MapsVisitor<'_> as serde_struct::Fields>::NAMES,
+                            MapsVisitor(place),
                         )
                     }
                 }

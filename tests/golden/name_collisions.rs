@@ -89,11 +89,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Widget {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Widget {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Widget>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetVisitor;
+                        struct WidgetVisitor<'a>(&'a mut Option<Widget>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WidgetField {
@@ -103,7 +113,7 @@ pub mod io {
                             name_2,
                         }
 
-                        impl serde_struct::Fields for WidgetVisitor {
+                        impl serde_struct::Fields for WidgetVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["spec", "Name", "name", "NAME"];
 
                             type Field = WidgetField;
@@ -120,18 +130,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
-                            type Value = Widget;
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Widget, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut spec = None;
                                 let mut name_3 = None;
                                 let mut name = None;
@@ -142,7 +149,9 @@ pub mod io {
                                     serde_struct::NamedKey::<Self>::new(&mut key),
                                 )? {
                                     match field {
-                                        Some(WidgetField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
+                                        Some(WidgetField::spec) => {
+                                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                                        }
                                         Some(WidgetField::name_3) => {
                                             serde_struct::value(&mut map, &mut name_3, "Name")
                                         }
@@ -154,20 +163,21 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Widget {
+                                *self.0 = Some(Widget {
                                     spec: serde_struct::optional(spec),
                                     name_3: serde_struct::optional(name_3),
                                     name: serde_struct::optional(name),
                                     name_2: serde_struct::optional(name_2),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Widget",
-                            <WidgetVisitor as serde_struct::Fields>::NAMES,
-                            WidgetVisitor,
+                            <WidgetVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WidgetVisitor(place),
                         )
                     }
                 }
@@ -254,18 +264,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for WidgetSpec2 {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WidgetSpec2 {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<WidgetSpec2>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetSpec2Visitor;
+                        struct WidgetSpec2Visitor<'a>(&'a mut Option<WidgetSpec2>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WidgetSpec2Field {
                             size,
                         }
 
-                        impl serde_struct::Fields for WidgetSpec2Visitor {
+                        impl serde_struct::Fields for WidgetSpec2Visitor<'_> {
                             const NAMES: &'static [&'static str] = &["size"];
 
                             type Field = WidgetSpec2Field;
@@ -279,18 +299,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetSpec2Visitor {
-                            type Value = WidgetSpec2;
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetSpec2Visitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WidgetSpec2")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<WidgetSpec2, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut size = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -305,17 +322,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(WidgetSpec2 {
+                                *self.0 = Some(WidgetSpec2 {
                                     size: serde_struct::optional(size),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "WidgetSpec2",
-                            <WidgetSpec2Visitor as serde_struct::Fields>::NAMES,
-                            WidgetSpec2Visitor,
+                            <WidgetSpec2Visitor<'_> as serde_struct::Fields>::NAMES,
+                            WidgetSpec2Visitor(place),
                         )
                     }
                 }
@@ -386,18 +404,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Widget2 {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Widget2 {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Widget2>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct Widget2Visitor;
+                        struct Widget2Visitor<'a>(&'a mut Option<Widget2>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum Widget2Field {
                             other,
                         }
 
-                        impl serde_struct::Fields for Widget2Visitor {
+                        impl serde_struct::Fields for Widget2Visitor<'_> {
                             const NAMES: &'static [&'static str] = &["other"];
 
                             type Field = Widget2Field;
@@ -411,18 +439,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for Widget2Visitor {
-                            type Value = Widget2;
+                        impl<'de> ::serde::de::Visitor<'de> for Widget2Visitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget2")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Widget2, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut other = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -431,23 +456,24 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(Widget2Field::other) => {
-                                            serde_struct::value(&mut map, &mut other, "other")
+                                            serde_struct::optional_struct_value(&mut map, &mut other, "other")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(Widget2 {
+                                *self.0 = Some(Widget2 {
                                     other: serde_struct::optional(other),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Widget2",
-                            <Widget2Visitor as serde_struct::Fields>::NAMES,
-                            Widget2Visitor,
+                            <Widget2Visitor<'_> as serde_struct::Fields>::NAMES,
+                            Widget2Visitor(place),
                         )
                     }
                 }
@@ -519,18 +545,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for WidgetSpec {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WidgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<WidgetSpec>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetSpecVisitor;
+                        struct WidgetSpecVisitor<'a>(&'a mut Option<WidgetSpec>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WidgetSpecField {
                             replicas,
                         }
 
-                        impl serde_struct::Fields for WidgetSpecVisitor {
+                        impl serde_struct::Fields for WidgetSpecVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["replicas"];
 
                             type Field = WidgetSpecField;
@@ -544,18 +580,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetSpecVisitor {
-                            type Value = WidgetSpec;
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetSpecVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WidgetSpec")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<WidgetSpec, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut replicas = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -570,17 +603,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(WidgetSpec {
+                                *self.0 = Some(WidgetSpec {
                                     replicas: serde_struct::optional(replicas),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "WidgetSpec",
-                            <WidgetSpecVisitor as serde_struct::Fields>::NAMES,
-                            WidgetSpecVisitor,
+                            <WidgetSpecVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WidgetSpecVisitor(place),
                         )
                     }
                 }
@@ -652,18 +686,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Widget {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Widget {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Widget>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetVisitor;
+                        struct WidgetVisitor<'a>(&'a mut Option<Widget>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WidgetField {
                             v1,
                         }
 
-                        impl serde_struct::Fields for WidgetVisitor {
+                        impl serde_struct::Fields for WidgetVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["v1"];
 
                             type Field = WidgetField;
@@ -677,18 +721,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
-                            type Value = Widget;
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Widget, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut v1 = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -696,22 +737,25 @@ pub mod io {
                                     serde_struct::NamedKey::<Self>::new(&mut key),
                                 )? {
                                     match field {
-                                        Some(WidgetField::v1) => serde_struct::value(&mut map, &mut v1, "v1"),
+                                        Some(WidgetField::v1) => {
+                                            serde_struct::optional_struct_value(&mut map, &mut v1, "v1")
+                                        }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(Widget {
+                                *self.0 = Some(Widget {
                                     v1: serde_struct::optional(v1),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Widget",
-                            <WidgetVisitor as serde_struct::Fields>::NAMES,
-                            WidgetVisitor,
+                            <WidgetVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WidgetVisitor(place),
                         )
                     }
                 }

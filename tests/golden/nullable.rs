@@ -78,11 +78,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Child {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Child {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Child>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct ChildVisitor;
+                        struct ChildVisitor<'a>(&'a mut Option<Child>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum ChildField {
@@ -90,7 +100,7 @@ pub mod io {
                             next,
                         }
 
-                        impl serde_struct::Fields for ChildVisitor {
+                        impl serde_struct::Fields for ChildVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["a", "next"];
 
                             type Field = ChildField;
@@ -105,18 +115,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for ChildVisitor {
-                            type Value = Child;
+                        impl<'de> ::serde::de::Visitor<'de> for ChildVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Child")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Child, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut a = None;
                                 let mut next = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -131,18 +138,19 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Child {
+                                *self.0 = Some(Child {
                                     a: serde_struct::optional(a),
                                     next,
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Child",
-                            <ChildVisitor as serde_struct::Fields>::NAMES,
-                            ChildVisitor,
+                            <ChildVisitor<'_> as serde_struct::Fields>::NAMES,
+                            ChildVisitor(place),
                         )
                     }
                 }
@@ -250,11 +258,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Nullables {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Nullables {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Nullables>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct NullablesVisitor;
+                        struct NullablesVisitor<'a>(&'a mut Option<Nullables>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum NullablesField {
@@ -270,7 +288,7 @@ pub mod io {
                             plain,
                         }
 
-                        impl serde_struct::Fields for NullablesVisitor {
+                        impl serde_struct::Fields for NullablesVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "name",
                                 "child",
@@ -304,18 +322,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for NullablesVisitor {
-                            type Value = Nullables;
+                        impl<'de> ::serde::de::Visitor<'de> for NullablesVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Nullables")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Nullables, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut child = None;
                                 let mut note = None;
@@ -366,9 +381,11 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Nullables {
-                                    name: serde_struct::required(name, "name")?,
-                                    child: serde_struct::required(child, "child")?,
+                                let name = serde_struct::required(name, "name")?;
+                                let child = serde_struct::required(child, "child")?;
+                                *self.0 = Some(Nullables {
+                                    name,
+                                    child,
                                     note,
                                     count,
                                     parent,
@@ -378,14 +395,15 @@ pub mod io {
                                     scores: serde_struct::optional(scores),
                                     plain: serde_struct::optional(plain),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Nullables",
-                            <NullablesVisitor as serde_struct::Fields>::NAMES,
-                            NullablesVisitor,
+                            <NullablesVisitor<'_> as serde_struct::Fields>::NAMES,
+                            NullablesVisitor(place),
                         )
                     }
                 }

@@ -83,11 +83,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Weights {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Weights {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Weights>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WeightsVisitor;
+                        struct WeightsVisitor<'a>(&'a mut Option<Weights>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WeightsField {
@@ -97,7 +107,7 @@ pub mod io {
                             limits,
                         }
 
-                        impl serde_struct::Fields for WeightsVisitor {
+                        impl serde_struct::Fields for WeightsVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["factor", "ratio", "samples", "limits"];
 
                             type Field = WeightsField;
@@ -114,18 +124,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WeightsVisitor {
-                            type Value = Weights;
+                        impl<'de> ::serde::de::Visitor<'de> for WeightsVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Weights")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Weights, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut factor = None;
                                 let mut ratio = None;
                                 let mut samples = None;
@@ -152,20 +159,22 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Weights {
-                                    factor: serde_struct::required(factor, "factor")?,
+                                let factor = serde_struct::required(factor, "factor")?;
+                                *self.0 = Some(Weights {
+                                    factor,
                                     ratio: serde_struct::optional(ratio),
                                     samples: serde_struct::optional(samples),
                                     limits: serde_struct::optional(limits),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Weights",
-                            <WeightsVisitor as serde_struct::Fields>::NAMES,
-                            WeightsVisitor,
+                            <WeightsVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WeightsVisitor(place),
                         )
                     }
                 }

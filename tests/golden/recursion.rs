@@ -78,18 +78,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Even {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Even {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Even>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct EvenVisitor;
+                        struct EvenVisitor<'a>(&'a mut Option<Even>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum EvenField {
                             odd,
                         }
 
-                        impl serde_struct::Fields for EvenVisitor {
+                        impl serde_struct::Fields for EvenVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["odd"];
 
                             type Field = EvenField;
@@ -103,18 +113,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for EvenVisitor {
-                            type Value = Even;
+                        impl<'de> ::serde::de::Visitor<'de> for EvenVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Even")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Even, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut odd = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -127,17 +134,19 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Even {
-                                    odd: serde_struct::required(odd, "odd")?,
+                                let odd = serde_struct::required(odd, "odd")?;
+                                *self.0 = Some(Even {
+                                    odd,
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Even",
-                            <EvenVisitor as serde_struct::Fields>::NAMES,
-                            EvenVisitor,
+                            <EvenVisitor<'_> as serde_struct::Fields>::NAMES,
+                            EvenVisitor(place),
                         )
                     }
                 }
@@ -215,18 +224,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Leaf {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Leaf {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Leaf>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct LeafVisitor;
+                        struct LeafVisitor<'a>(&'a mut Option<Leaf>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum LeafField {
                             name,
                         }
 
-                        impl serde_struct::Fields for LeafVisitor {
+                        impl serde_struct::Fields for LeafVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name"];
 
                             type Field = LeafField;
@@ -240,18 +259,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for LeafVisitor {
-                            type Value = Leaf;
+                        impl<'de> ::serde::de::Visitor<'de> for LeafVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Leaf")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Leaf, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -264,17 +280,18 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Leaf {
+                                *self.0 = Some(Leaf {
                                     name: serde_struct::optional(name),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Leaf",
-                            <LeafVisitor as serde_struct::Fields>::NAMES,
-                            LeafVisitor,
+                            <LeafVisitor<'_> as serde_struct::Fields>::NAMES,
+                            LeafVisitor(place),
                         )
                     }
                 }
@@ -359,11 +376,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Node {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Node {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Node>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct NodeVisitor;
+                        struct NodeVisitor<'a>(&'a mut Option<Node>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum NodeField {
@@ -373,7 +400,7 @@ pub mod io {
                             value,
                         }
 
-                        impl serde_struct::Fields for NodeVisitor {
+                        impl serde_struct::Fields for NodeVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["children", "next", "byName", "value"];
 
                             type Field = NodeField;
@@ -390,18 +417,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for NodeVisitor {
-                            type Value = Node;
+                        impl<'de> ::serde::de::Visitor<'de> for NodeVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Node")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Node, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut children = None;
                                 let mut next = None;
                                 let mut by_name = None;
@@ -413,7 +437,11 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(NodeField::children) => {
-                                            serde_struct::value(&mut map, &mut children, "children")
+                                            serde_struct::optional_struct_list_value(
+                                                &mut map,
+                                                &mut children,
+                                                "children",
+                                            )
                                         }
                                         Some(NodeField::next) => serde_struct::value(&mut map, &mut next, "next"),
                                         Some(NodeField::by_name) => {
@@ -426,20 +454,21 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Node {
+                                *self.0 = Some(Node {
                                     children: serde_struct::optional(children),
                                     next: serde_struct::optional(next),
                                     by_name: serde_struct::optional(by_name),
                                     value: serde_struct::optional(value),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Node",
-                            <NodeVisitor as serde_struct::Fields>::NAMES,
-                            NodeVisitor,
+                            <NodeVisitor<'_> as serde_struct::Fields>::NAMES,
+                            NodeVisitor(place),
                         )
                     }
                 }
@@ -569,11 +598,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Odd {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Odd {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Odd>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct OddVisitor;
+                        struct OddVisitor<'a>(&'a mut Option<Odd>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum OddField {
@@ -581,7 +620,7 @@ pub mod io {
                             leaf,
                         }
 
-                        impl serde_struct::Fields for OddVisitor {
+                        impl serde_struct::Fields for OddVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["even", "leaf"];
 
                             type Field = OddField;
@@ -596,18 +635,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for OddVisitor {
-                            type Value = Odd;
+                        impl<'de> ::serde::de::Visitor<'de> for OddVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Odd")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Odd, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut even = None;
                                 let mut leaf = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -617,23 +653,26 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(OddField::even) => serde_struct::value(&mut map, &mut even, "even"),
-                                        Some(OddField::leaf) => serde_struct::value(&mut map, &mut leaf, "leaf"),
+                                        Some(OddField::leaf) => {
+                                            serde_struct::optional_struct_value(&mut map, &mut leaf, "leaf")
+                                        }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(Odd {
+                                *self.0 = Some(Odd {
                                     even: serde_struct::optional(even),
                                     leaf: serde_struct::optional(leaf),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Odd",
-                            <OddVisitor as serde_struct::Fields>::NAMES,
-                            OddVisitor,
+                            <OddVisitor<'_> as serde_struct::Fields>::NAMES,
+                            OddVisitor(place),
                         )
                     }
                 }
@@ -727,11 +766,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Props {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Props {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Props>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct PropsVisitor;
+                        struct PropsVisitor<'a>(&'a mut Option<Props>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum PropsField {
@@ -740,7 +789,7 @@ pub mod io {
                             properties,
                         }
 
-                        impl serde_struct::Fields for PropsVisitor {
+                        impl serde_struct::Fields for PropsVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["not", "items", "properties"];
 
                             type Field = PropsField;
@@ -756,18 +805,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for PropsVisitor {
-                            type Value = Props;
+                        impl<'de> ::serde::de::Visitor<'de> for PropsVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Props")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Props, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut not = None;
                                 let mut items = None;
                                 let mut properties = None;
@@ -788,19 +834,20 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Props {
+                                *self.0 = Some(Props {
                                     not: serde_struct::optional(not),
                                     items: serde_struct::optional(items),
                                     properties: serde_struct::optional(properties),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Props",
-                            <PropsVisitor as serde_struct::Fields>::NAMES,
-                            PropsVisitor,
+                            <PropsVisitor<'_> as serde_struct::Fields>::NAMES,
+                            PropsVisitor(place),
                         )
                     }
                 }

@@ -111,11 +111,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Widget {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Widget {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Widget>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetVisitor;
+                        struct WidgetVisitor<'a>(&'a mut Option<Widget>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WidgetField {
@@ -124,7 +134,7 @@ pub mod com {
                             size,
                         }
 
-                        impl serde_struct::Fields for WidgetVisitor {
+                        impl serde_struct::Fields for WidgetVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["apiVersion", "kind", "size"];
 
                             type Field = WidgetField;
@@ -140,18 +150,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor {
-                            type Value = Widget;
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Widget")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Widget, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut api_version = None;
                                 let mut kind = None;
                                 let mut size = None;
@@ -170,19 +177,20 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(Widget {
+                                *self.0 = Some(Widget {
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     size: serde_struct::optional(size),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Widget",
-                            <WidgetVisitor as serde_struct::Fields>::NAMES,
-                            WidgetVisitor,
+                            <WidgetVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WidgetVisitor(place),
                         )
                     }
                 }
@@ -583,11 +591,21 @@ pub mod com {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for WidgetList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WidgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<WidgetList>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetListVisitor;
+                        struct WidgetListVisitor<'a>(&'a mut Option<WidgetList>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum WidgetListField {
@@ -596,7 +614,7 @@ pub mod com {
                             kind,
                         }
 
-                        impl serde_struct::Fields for WidgetListVisitor {
+                        impl serde_struct::Fields for WidgetListVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind"];
 
                             type Field = WidgetListField;
@@ -612,18 +630,15 @@ pub mod com {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetListVisitor {
-                            type Value = WidgetList;
+                        impl<'de> ::serde::de::Visitor<'de> for WidgetListVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct WidgetList")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<WidgetList, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut api_version = None;
                                 let mut items = None;
                                 let mut kind = None;
@@ -637,7 +652,7 @@ pub mod com {
                                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
                                         Some(WidgetListField::items) => {
-                                            serde_struct::value(&mut map, &mut items, "items")
+                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
                                         }
                                         Some(WidgetListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
@@ -646,19 +661,21 @@ pub mod com {
                                     }?;
                                 }
 
-                                Ok(WidgetList {
+                                let items = serde_struct::required(items, "items")?;
+                                *self.0 = Some(WidgetList {
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items: serde_struct::required(items, "items")?,
+                                    items,
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "WidgetList",
-                            <WidgetListVisitor as serde_struct::Fields>::NAMES,
-                            WidgetListVisitor,
+                            <WidgetListVisitor<'_> as serde_struct::Fields>::NAMES,
+                            WidgetListVisitor(place),
                         )
                     }
                 }

@@ -132,11 +132,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Relay {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Relay {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Relay>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct RelayVisitor;
+                        struct RelayVisitor<'a>(&'a mut Option<Relay>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum RelayField {
@@ -147,7 +157,7 @@ pub mod io {
                             kind,
                         }
 
-                        impl serde_struct::Fields for RelayVisitor {
+                        impl serde_struct::Fields for RelayVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "spec",
                                 "status",
@@ -171,18 +181,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for RelayVisitor {
-                            type Value = Relay;
+                        impl<'de> ::serde::de::Visitor<'de> for RelayVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Relay")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Relay, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut spec = None;
                                 let mut status = None;
                                 let mut metadata = None;
@@ -194,12 +201,14 @@ pub mod io {
                                     serde_struct::NamedKey::<Self>::new(&mut key),
                                 )? {
                                     match field {
-                                        Some(RelayField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
+                                        Some(RelayField::spec) => {
+                                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                                        }
                                         Some(RelayField::status) => {
-                                            serde_struct::value(&mut map, &mut status, "status")
+                                            serde_struct::optional_struct_value(&mut map, &mut status, "status")
                                         }
                                         Some(RelayField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                                         }
                                         Some(RelayField::api_version) => {
                                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
@@ -209,21 +218,22 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Relay {
+                                *self.0 = Some(Relay {
                                     spec: serde_struct::optional(spec),
                                     status: serde_struct::optional(status),
                                     metadata: serde_struct::optional(metadata),
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Relay",
-                            <RelayVisitor as serde_struct::Fields>::NAMES,
-                            RelayVisitor,
+                            <RelayVisitor<'_> as serde_struct::Fields>::NAMES,
+                            RelayVisitor(place),
                         )
                     }
                 }
@@ -930,11 +940,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for RelaySpec {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelaySpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<RelaySpec>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct RelaySpecVisitor;
+                        struct RelaySpecVisitor<'a>(&'a mut Option<RelaySpec>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum RelaySpecField {
@@ -945,7 +965,7 @@ pub mod io {
                             stages,
                         }
 
-                        impl serde_struct::Fields for RelaySpecVisitor {
+                        impl serde_struct::Fields for RelaySpecVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "primary",
                                 "backup",
@@ -969,18 +989,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecVisitor {
-                            type Value = RelaySpec;
+                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpec")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<RelaySpec, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut primary = None;
                                 let mut backup = None;
                                 let mut env = None;
@@ -993,37 +1010,44 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(RelaySpecField::primary) => {
-                                            serde_struct::value(&mut map, &mut primary, "primary")
+                                            serde_struct::optional_struct_value(&mut map, &mut primary, "primary")
                                         }
                                         Some(RelaySpecField::backup) => {
-                                            serde_struct::value(&mut map, &mut backup, "backup")
+                                            serde_struct::optional_struct_value(&mut map, &mut backup, "backup")
                                         }
-                                        Some(RelaySpecField::env) => serde_struct::value(&mut map, &mut env, "env"),
+                                        Some(RelaySpecField::env) => {
+                                            serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
+                                        }
                                         Some(RelaySpecField::selector) => {
-                                            serde_struct::value(&mut map, &mut selector, "selector")
+                                            serde_struct::optional_struct_value(&mut map, &mut selector, "selector")
                                         }
                                         Some(RelaySpecField::stages) => {
-                                            serde_struct::value(&mut map, &mut stages, "stages")
+                                            serde_struct::optional_struct_list_value(
+                                                &mut map,
+                                                &mut stages,
+                                                "stages",
+                                            )
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(RelaySpec {
+                                *self.0 = Some(RelaySpec {
                                     primary: serde_struct::optional(primary),
                                     backup: serde_struct::optional(backup),
                                     env: serde_struct::optional(env),
                                     selector: serde_struct::optional(selector),
                                     stages: serde_struct::optional(stages),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "RelaySpec",
-                            <RelaySpecVisitor as serde_struct::Fields>::NAMES,
-                            RelaySpecVisitor,
+                            <RelaySpecVisitor<'_> as serde_struct::Fields>::NAMES,
+                            RelaySpecVisitor(place),
                         )
                     }
                 }
@@ -1173,11 +1197,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for RelaySpecBackup {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelaySpecBackup {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<RelaySpecBackup>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct RelaySpecBackupVisitor;
+                        struct RelaySpecBackupVisitor<'a>(&'a mut Option<RelaySpecBackup>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum RelaySpecBackupField {
@@ -1186,7 +1220,7 @@ pub mod io {
                             protocol,
                         }
 
-                        impl serde_struct::Fields for RelaySpecBackupVisitor {
+                        impl serde_struct::Fields for RelaySpecBackupVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["host", "port", "protocol"];
 
                             type Field = RelaySpecBackupField;
@@ -1202,18 +1236,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecBackupVisitor {
-                            type Value = RelaySpecBackup;
+                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecBackupVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecBackup")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<RelaySpecBackup, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut host = None;
                                 let mut port = None;
                                 let mut protocol = None;
@@ -1236,19 +1267,21 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(RelaySpecBackup {
-                                    host: serde_struct::required(host, "host")?,
+                                let host = serde_struct::required(host, "host")?;
+                                *self.0 = Some(RelaySpecBackup {
+                                    host,
                                     port: serde_struct::optional(port),
                                     protocol: serde_struct::optional(protocol),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "RelaySpecBackup",
-                            <RelaySpecBackupVisitor as serde_struct::Fields>::NAMES,
-                            RelaySpecBackupVisitor,
+                            <RelaySpecBackupVisitor<'_> as serde_struct::Fields>::NAMES,
+                            RelaySpecBackupVisitor(place),
                         )
                     }
                 }
@@ -1420,11 +1453,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for RelaySpecEnv {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelaySpecEnv {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<RelaySpecEnv>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct RelaySpecEnvVisitor;
+                        struct RelaySpecEnvVisitor<'a>(&'a mut Option<RelaySpecEnv>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum RelaySpecEnvField {
@@ -1432,7 +1475,7 @@ pub mod io {
                             value_from,
                         }
 
-                        impl serde_struct::Fields for RelaySpecEnvVisitor {
+                        impl serde_struct::Fields for RelaySpecEnvVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name", "valueFrom"];
 
                             type Field = RelaySpecEnvField;
@@ -1447,18 +1490,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecEnvVisitor {
-                            type Value = RelaySpecEnv;
+                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecEnvVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecEnv")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<RelaySpecEnv, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut value_from = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -1471,24 +1511,30 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
                                         Some(RelaySpecEnvField::value_from) => {
-                                            serde_struct::value(&mut map, &mut value_from, "valueFrom")
+                                            serde_struct::optional_struct_value(
+                                                &mut map,
+                                                &mut value_from,
+                                                "valueFrom",
+                                            )
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(RelaySpecEnv {
-                                    name: serde_struct::required(name, "name")?,
+                                let name = serde_struct::required(name, "name")?;
+                                *self.0 = Some(RelaySpecEnv {
+                                    name,
                                     value_from: serde_struct::optional(value_from),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "RelaySpecEnv",
-                            <RelaySpecEnvVisitor as serde_struct::Fields>::NAMES,
-                            RelaySpecEnvVisitor,
+                            <RelaySpecEnvVisitor<'_> as serde_struct::Fields>::NAMES,
+                            RelaySpecEnvVisitor(place),
                         )
                     }
                 }
@@ -1588,11 +1634,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for RelaySpecEnvValueFrom {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelaySpecEnvValueFrom {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<RelaySpecEnvValueFrom>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct RelaySpecEnvValueFromVisitor;
+                        struct RelaySpecEnvValueFromVisitor<'a>(&'a mut Option<RelaySpecEnvValueFrom>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum RelaySpecEnvValueFromField {
@@ -1600,7 +1656,7 @@ pub mod io {
                             secret_key_ref,
                         }
 
-                        impl serde_struct::Fields for RelaySpecEnvValueFromVisitor {
+                        impl serde_struct::Fields for RelaySpecEnvValueFromVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["configMapKeyRef", "secretKeyRef"];
 
                             type Field = RelaySpecEnvValueFromField;
@@ -1615,18 +1671,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecEnvValueFromVisitor {
-                            type Value = RelaySpecEnvValueFrom;
+                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecEnvValueFromVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecEnvValueFrom")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<RelaySpecEnvValueFrom, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut config_map_key_ref = None;
                                 let mut secret_key_ref = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -1636,31 +1689,36 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(RelaySpecEnvValueFromField::config_map_key_ref) => {
-                                            serde_struct::value(
+                                            serde_struct::optional_struct_value(
                                                 &mut map,
                                                 &mut config_map_key_ref,
                                                 "configMapKeyRef",
                                             )
                                         }
                                         Some(RelaySpecEnvValueFromField::secret_key_ref) => {
-                                            serde_struct::value(&mut map, &mut secret_key_ref, "secretKeyRef")
+                                            serde_struct::optional_struct_value(
+                                                &mut map,
+                                                &mut secret_key_ref,
+                                                "secretKeyRef",
+                                            )
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(RelaySpecEnvValueFrom {
+                                *self.0 = Some(RelaySpecEnvValueFrom {
                                     config_map_key_ref: serde_struct::optional(config_map_key_ref),
                                     secret_key_ref: serde_struct::optional(secret_key_ref),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "RelaySpecEnvValueFrom",
-                            <RelaySpecEnvValueFromVisitor as serde_struct::Fields>::NAMES,
-                            RelaySpecEnvValueFromVisitor,
+                            <RelaySpecEnvValueFromVisitor<'_> as serde_struct::Fields>::NAMES,
+                            RelaySpecEnvValueFromVisitor(place),
                         )
                     }
                 }
@@ -1754,11 +1812,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ConfigMapKeySelector {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<ConfigMapKeySelector>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct ConfigMapKeySelectorVisitor;
+                        struct ConfigMapKeySelectorVisitor<'a>(&'a mut Option<ConfigMapKeySelector>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum ConfigMapKeySelectorField {
@@ -1767,7 +1835,7 @@ pub mod io {
                             optional,
                         }
 
-                        impl serde_struct::Fields for ConfigMapKeySelectorVisitor {
+                        impl serde_struct::Fields for ConfigMapKeySelectorVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["key", "name", "optional"];
 
                             type Field = ConfigMapKeySelectorField;
@@ -1783,18 +1851,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor {
-                            type Value = ConfigMapKeySelector;
+                        impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct ConfigMapKeySelector")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<ConfigMapKeySelector, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut key = None;
                                 let mut name = None;
                                 let mut optional = None;
@@ -1817,19 +1882,21 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(ConfigMapKeySelector {
-                                    key: serde_struct::required(key, "key")?,
+                                let key = serde_struct::required(key, "key")?;
+                                *self.0 = Some(ConfigMapKeySelector {
+                                    key,
                                     name: serde_struct::optional(name),
                                     optional: serde_struct::optional(optional),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "ConfigMapKeySelector",
-                            <ConfigMapKeySelectorVisitor as serde_struct::Fields>::NAMES,
-                            ConfigMapKeySelectorVisitor,
+                            <ConfigMapKeySelectorVisitor<'_> as serde_struct::Fields>::NAMES,
+                            ConfigMapKeySelectorVisitor(place),
                         )
                     }
                 }
@@ -1932,11 +1999,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecretKeySelector {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<SecretKeySelector>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct SecretKeySelectorVisitor;
+                        struct SecretKeySelectorVisitor<'a>(&'a mut Option<SecretKeySelector>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum SecretKeySelectorField {
@@ -1945,7 +2022,7 @@ pub mod io {
                             optional,
                         }
 
-                        impl serde_struct::Fields for SecretKeySelectorVisitor {
+                        impl serde_struct::Fields for SecretKeySelectorVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["key", "name", "optional"];
 
                             type Field = SecretKeySelectorField;
@@ -1961,18 +2038,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for SecretKeySelectorVisitor {
-                            type Value = SecretKeySelector;
+                        impl<'de> ::serde::de::Visitor<'de> for SecretKeySelectorVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct SecretKeySelector")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<SecretKeySelector, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut key = None;
                                 let mut name = None;
                                 let mut optional = None;
@@ -1995,19 +2069,21 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(SecretKeySelector {
-                                    key: serde_struct::required(key, "key")?,
+                                let key = serde_struct::required(key, "key")?;
+                                *self.0 = Some(SecretKeySelector {
+                                    key,
                                     name: serde_struct::optional(name),
                                     optional: serde_struct::optional(optional),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "SecretKeySelector",
-                            <SecretKeySelectorVisitor as serde_struct::Fields>::NAMES,
-                            SecretKeySelectorVisitor,
+                            <SecretKeySelectorVisitor<'_> as serde_struct::Fields>::NAMES,
+                            SecretKeySelectorVisitor(place),
                         )
                     }
                 }
@@ -2101,11 +2177,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for RelaySpecStages {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelaySpecStages {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<RelaySpecStages>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct RelaySpecStagesVisitor;
+                        struct RelaySpecStagesVisitor<'a>(&'a mut Option<RelaySpecStages>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum RelaySpecStagesField {
@@ -2114,7 +2200,7 @@ pub mod io {
                             env,
                         }
 
-                        impl serde_struct::Fields for RelaySpecStagesVisitor {
+                        impl serde_struct::Fields for RelaySpecStagesVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name", "target", "env"];
 
                             type Field = RelaySpecStagesField;
@@ -2130,18 +2216,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecStagesVisitor {
-                            type Value = RelaySpecStages;
+                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecStagesVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelaySpecStages")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<RelaySpecStages, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut target = None;
                                 let mut env = None;
@@ -2155,28 +2238,29 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut name, "name")
                                         }
                                         Some(RelaySpecStagesField::target) => {
-                                            serde_struct::value(&mut map, &mut target, "target")
+                                            serde_struct::optional_struct_value(&mut map, &mut target, "target")
                                         }
                                         Some(RelaySpecStagesField::env) => {
-                                            serde_struct::value(&mut map, &mut env, "env")
+                                            serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(RelaySpecStages {
+                                *self.0 = Some(RelaySpecStages {
                                     name: serde_struct::optional(name),
                                     target: serde_struct::optional(target),
                                     env: serde_struct::optional(env),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "RelaySpecStages",
-                            <RelaySpecStagesVisitor as serde_struct::Fields>::NAMES,
-                            RelaySpecStagesVisitor,
+                            <RelaySpecStagesVisitor<'_> as serde_struct::Fields>::NAMES,
+                            RelaySpecStagesVisitor(place),
                         )
                     }
                 }
@@ -2272,18 +2356,28 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for RelayStatus {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelayStatus {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<RelayStatus>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct RelayStatusVisitor;
+                        struct RelayStatusVisitor<'a>(&'a mut Option<RelayStatus>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum RelayStatusField {
                             active,
                         }
 
-                        impl serde_struct::Fields for RelayStatusVisitor {
+                        impl serde_struct::Fields for RelayStatusVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["active"];
 
                             type Field = RelayStatusField;
@@ -2297,18 +2391,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for RelayStatusVisitor {
-                            type Value = RelayStatus;
+                        impl<'de> ::serde::de::Visitor<'de> for RelayStatusVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelayStatus")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<RelayStatus, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut active = None;
                                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                                 let mut key = String::new();
@@ -2317,23 +2408,24 @@ pub mod io {
                                 )? {
                                     match field {
                                         Some(RelayStatusField::active) => {
-                                            serde_struct::value(&mut map, &mut active, "active")
+                                            serde_struct::optional_struct_value(&mut map, &mut active, "active")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(RelayStatus {
+                                *self.0 = Some(RelayStatus {
                                     active: serde_struct::optional(active),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "RelayStatus",
-                            <RelayStatusVisitor as serde_struct::Fields>::NAMES,
-                            RelayStatusVisitor,
+                            <RelayStatusVisitor<'_> as serde_struct::Fields>::NAMES,
+                            RelayStatusVisitor(place),
                         )
                     }
                 }
@@ -2435,11 +2527,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for RelayList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelayList {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<RelayList>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct RelayListVisitor;
+                        struct RelayListVisitor<'a>(&'a mut Option<RelayList>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum RelayListField {
@@ -2449,7 +2551,7 @@ pub mod io {
                             metadata,
                         }
 
-                        impl serde_struct::Fields for RelayListVisitor {
+                        impl serde_struct::Fields for RelayListVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
 
                             type Field = RelayListField;
@@ -2466,18 +2568,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for RelayListVisitor {
-                            type Value = RelayList;
+                        impl<'de> ::serde::de::Visitor<'de> for RelayListVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct RelayList")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<RelayList, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut api_version = None;
                                 let mut items = None;
                                 let mut kind = None;
@@ -2492,32 +2591,34 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
                                         Some(RelayListField::items) => {
-                                            serde_struct::value(&mut map, &mut items, "items")
+                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
                                         }
                                         Some(RelayListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
                                         Some(RelayListField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(RelayList {
+                                let items = serde_struct::required(items, "items")?;
+                                *self.0 = Some(RelayList {
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items: serde_struct::required(items, "items")?,
+                                    items,
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "RelayList",
-                            <RelayListVisitor as serde_struct::Fields>::NAMES,
-                            RelayListVisitor,
+                            <RelayListVisitor<'_> as serde_struct::Fields>::NAMES,
+                            RelayListVisitor(place),
                         )
                     }
                 }

@@ -115,11 +115,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Times {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Times {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Times>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct TimesVisitor;
+                        struct TimesVisitor<'a>(&'a mut Option<Times>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum TimesField {
@@ -132,7 +142,7 @@ pub mod io {
                             nullable_name,
                         }
 
-                        impl serde_struct::Fields for TimesVisitor {
+                        impl serde_struct::Fields for TimesVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "created",
                                 "renewed",
@@ -160,18 +170,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for TimesVisitor {
-                            type Value = Times;
+                        impl<'de> ::serde::de::Visitor<'de> for TimesVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Times")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Times, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut created = None;
                                 let mut renewed = None;
                                 let mut anonymous = None;
@@ -208,8 +215,9 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Times {
-                                    created: serde_struct::required(created, "created")?,
+                                let created = serde_struct::required(created, "created")?;
+                                *self.0 = Some(Times {
+                                    created,
                                     renewed: serde_struct::optional(renewed),
                                     anonymous: serde_struct::optional(anonymous),
                                     ratio: serde_struct::optional(ratio),
@@ -217,14 +225,15 @@ pub mod io {
                                     raw: serde_struct::optional(raw),
                                     nullable_name,
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Times",
-                            <TimesVisitor as serde_struct::Fields>::NAMES,
-                            TimesVisitor,
+                            <TimesVisitor<'_> as serde_struct::Fields>::NAMES,
+                            TimesVisitor(place),
                         )
                     }
                 }

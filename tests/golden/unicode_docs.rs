@@ -107,11 +107,21 @@ pub mod com {
                     }
 
                     impl<'de> ::serde::Deserialize<'de> for Lease {
-                        #[allow(clippy::too_many_lines)]
+                        #[inline]
                         fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                            ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                        }
+                    }
+
+                    impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Lease {
+                        #[allow(clippy::too_many_lines)]
+                        fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                            deserializer: D,
+                            place: &mut Option<Lease>,
+                        ) -> Result<(), D::Error> {
                             use ::kubeforge_runtime::serde_struct;
 
-                            struct LeaseVisitor;
+                            struct LeaseVisitor<'a>(&'a mut Option<Lease>);
 
                             #[allow(non_camel_case_types, clippy::enum_variant_names)]
                             enum LeaseField {
@@ -123,7 +133,7 @@ pub mod com {
                                 heading,
                             }
 
-                            impl serde_struct::Fields for LeaseVisitor {
+                            impl serde_struct::Fields for LeaseVisitor<'_> {
                                 const NAMES: &'static [&'static str] = &[
                                     "holderIdentity",
                                     "script",
@@ -149,18 +159,15 @@ pub mod com {
                                 }
                             }
 
-                            impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor {
-                                type Value = Lease;
+                            impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor<'_> {
+                                type Value = ();
 
                                 #[inline]
                                 fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                     f.write_str("struct Lease")
                                 }
 
-                                fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                    self,
-                                    mut map: A,
-                                ) -> Result<Lease, A::Error> {
+                                fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                     let mut holder_identity = None;
                                     let mut script = None;
                                     let mut fence = None;
@@ -195,7 +202,7 @@ pub mod com {
                                         }?;
                                     }
 
-                                    Ok(Lease {
+                                    *self.0 = Some(Lease {
                                         holder_identity: serde_struct::optional(holder_identity),
                                         script: serde_struct::optional(script),
                                         fence: serde_struct::optional(fence),
@@ -203,14 +210,15 @@ pub mod com {
                                         comment: serde_struct::optional(comment),
                                         heading: serde_struct::optional(heading),
                                         unknown_fields,
-                                    })
+                                    });
+                                    Ok(())
                                 }
                             }
 
                             deserializer.deserialize_struct(
                                 "Lease",
-                                <LeaseVisitor as serde_struct::Fields>::NAMES,
-                                LeaseVisitor,
+                                <LeaseVisitor<'_> as serde_struct::Fields>::NAMES,
+                                LeaseVisitor(place),
                             )
                         }
                     }

@@ -121,11 +121,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for Gadget {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Gadget {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<Gadget>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetVisitor;
+                        struct GadgetVisitor<'a>(&'a mut Option<Gadget>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum GadgetField {
@@ -135,7 +145,7 @@ pub mod io {
                             kind,
                         }
 
-                        impl serde_struct::Fields for GadgetVisitor {
+                        impl serde_struct::Fields for GadgetVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["spec", "metadata", "apiVersion", "kind"];
 
                             type Field = GadgetField;
@@ -152,18 +162,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor {
-                            type Value = Gadget;
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct Gadget")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<Gadget, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut spec = None;
                                 let mut metadata = None;
                                 let mut api_version = None;
@@ -174,9 +181,11 @@ pub mod io {
                                     serde_struct::NamedKey::<Self>::new(&mut key),
                                 )? {
                                     match field {
-                                        Some(GadgetField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
+                                        Some(GadgetField::spec) => {
+                                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                                        }
                                         Some(GadgetField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                                         }
                                         Some(GadgetField::api_version) => {
                                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
@@ -186,20 +195,21 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(Gadget {
+                                *self.0 = Some(Gadget {
                                     spec: serde_struct::optional(spec),
                                     metadata: serde_struct::optional(metadata),
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "Gadget",
-                            <GadgetVisitor as serde_struct::Fields>::NAMES,
-                            GadgetVisitor,
+                            <GadgetVisitor<'_> as serde_struct::Fields>::NAMES,
+                            GadgetVisitor(place),
                         )
                     }
                 }
@@ -901,11 +911,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for GadgetSpec {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GadgetSpec {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<GadgetSpec>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetSpecVisitor;
+                        struct GadgetSpecVisitor<'a>(&'a mut Option<GadgetSpec>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum GadgetSpecField {
@@ -920,7 +940,7 @@ pub mod io {
                             ports,
                         }
 
-                        impl serde_struct::Fields for GadgetSpecVisitor {
+                        impl serde_struct::Fields for GadgetSpecVisitor<'_> {
                             const NAMES: &'static [&'static str] = &[
                                 "replicas",
                                 "maxSurge",
@@ -952,18 +972,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor {
-                            type Value = GadgetSpec;
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetSpec")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<GadgetSpec, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut replicas = None;
                                 let mut max_surge = None;
                                 let mut ratio = None;
@@ -1004,14 +1021,15 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut tags, "tags")
                                         }
                                         Some(GadgetSpecField::ports) => {
-                                            serde_struct::value(&mut map, &mut ports, "ports")
+                                            serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(GadgetSpec {
-                                    replicas: serde_struct::required(replicas, "replicas")?,
+                                let replicas = serde_struct::required(replicas, "replicas")?;
+                                *self.0 = Some(GadgetSpec {
+                                    replicas,
                                     max_surge: serde_struct::optional(max_surge),
                                     ratio: serde_struct::optional(ratio),
                                     mode: serde_struct::optional(mode),
@@ -1021,14 +1039,15 @@ pub mod io {
                                     tags: serde_struct::optional(tags),
                                     ports: serde_struct::optional(ports),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "GadgetSpec",
-                            <GadgetSpecVisitor as serde_struct::Fields>::NAMES,
-                            GadgetSpecVisitor,
+                            <GadgetSpecVisitor<'_> as serde_struct::Fields>::NAMES,
+                            GadgetSpecVisitor(place),
                         )
                     }
                 }
@@ -1185,11 +1204,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for GadgetSpecPorts {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GadgetSpecPorts {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<GadgetSpecPorts>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetSpecPortsVisitor;
+                        struct GadgetSpecPortsVisitor<'a>(&'a mut Option<GadgetSpecPorts>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum GadgetSpecPortsField {
@@ -1198,7 +1227,7 @@ pub mod io {
                             port,
                         }
 
-                        impl serde_struct::Fields for GadgetSpecPortsVisitor {
+                        impl serde_struct::Fields for GadgetSpecPortsVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["name", "protocol", "port"];
 
                             type Field = GadgetSpecPortsField;
@@ -1214,18 +1243,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecPortsVisitor {
-                            type Value = GadgetSpecPorts;
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecPortsVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetSpecPorts")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<GadgetSpecPorts, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut name = None;
                                 let mut protocol = None;
                                 let mut port = None;
@@ -1248,19 +1274,22 @@ pub mod io {
                                     }?;
                                 }
 
-                                Ok(GadgetSpecPorts {
-                                    name: serde_struct::required(name, "name")?,
-                                    protocol: serde_struct::required(protocol, "protocol")?,
+                                let name = serde_struct::required(name, "name")?;
+                                let protocol = serde_struct::required(protocol, "protocol")?;
+                                *self.0 = Some(GadgetSpecPorts {
+                                    name,
+                                    protocol,
                                     port: serde_struct::optional(port),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "GadgetSpecPorts",
-                            <GadgetSpecPortsVisitor as serde_struct::Fields>::NAMES,
-                            GadgetSpecPortsVisitor,
+                            <GadgetSpecPortsVisitor<'_> as serde_struct::Fields>::NAMES,
+                            GadgetSpecPortsVisitor(place),
                         )
                     }
                 }
@@ -1378,11 +1407,21 @@ pub mod io {
                 }
 
                 impl<'de> ::serde::Deserialize<'de> for GadgetList {
-                    #[allow(clippy::too_many_lines)]
+                    #[inline]
                     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+                    }
+                }
+
+                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GadgetList {
+                    #[allow(clippy::too_many_lines)]
+                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                        place: &mut Option<GadgetList>,
+                    ) -> Result<(), D::Error> {
                         use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetListVisitor;
+                        struct GadgetListVisitor<'a>(&'a mut Option<GadgetList>);
 
                         #[allow(non_camel_case_types, clippy::enum_variant_names)]
                         enum GadgetListField {
@@ -1392,7 +1431,7 @@ pub mod io {
                             metadata,
                         }
 
-                        impl serde_struct::Fields for GadgetListVisitor {
+                        impl serde_struct::Fields for GadgetListVisitor<'_> {
                             const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
 
                             type Field = GadgetListField;
@@ -1409,18 +1448,15 @@ pub mod io {
                             }
                         }
 
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor {
-                            type Value = GadgetList;
+                        impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor<'_> {
+                            type Value = ();
 
                             #[inline]
                             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                                 f.write_str("struct GadgetList")
                             }
 
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                self,
-                                mut map: A,
-                            ) -> Result<GadgetList, A::Error> {
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                                 let mut api_version = None;
                                 let mut items = None;
                                 let mut kind = None;
@@ -1435,32 +1471,34 @@ pub mod io {
                                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                                         }
                                         Some(GadgetListField::items) => {
-                                            serde_struct::value(&mut map, &mut items, "items")
+                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
                                         }
                                         Some(GadgetListField::kind) => {
                                             serde_struct::value(&mut map, &mut kind, "kind")
                                         }
                                         Some(GadgetListField::metadata) => {
-                                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                                         }
                                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                                     }?;
                                 }
 
-                                Ok(GadgetList {
+                                let items = serde_struct::required(items, "items")?;
+                                *self.0 = Some(GadgetList {
                                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items: serde_struct::required(items, "items")?,
+                                    items,
                                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                                     metadata: serde_struct::optional(metadata),
                                     unknown_fields,
-                                })
+                                });
+                                Ok(())
                             }
                         }
 
                         deserializer.deserialize_struct(
                             "GadgetList",
-                            <GadgetListVisitor as serde_struct::Fields>::NAMES,
-                            GadgetListVisitor,
+                            <GadgetListVisitor<'_> as serde_struct::Fields>::NAMES,
+                            GadgetListVisitor(place),
                         )
                     }
                 }

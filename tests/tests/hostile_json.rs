@@ -180,6 +180,94 @@ fn duplicate_keys_are_errors() {
     );
 }
 
+/// A struct field of a struct, and each struct of a list, is read in place into its
+/// parent's slot (`serde_struct::InPlace`): it reads as a value returned by `Deserialize`
+/// would, with the derive's errors. `null` is an absent optional struct or list, yet counts
+/// as seen: a second key is a duplicate.
+#[test]
+fn structs_read_in_place_keep_the_derives_behaviour() {
+    let pod: Pod = serde_json::from_str(
+        r#"{"metadata": {"ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": "n", "uid": "u"}]},
+            "spec": {"containers": [{"name": "a"}, {"name": "b", "ports": [{"containerPort": 80}]}],
+                     "volumes": null, "affinity": null}}"#,
+    )
+    .unwrap();
+    let spec = pod.spec.as_ref().unwrap();
+    let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(
+        spec.containers[1].ports.as_ref().unwrap()[0].container_port,
+        80
+    );
+    assert!(spec.volumes.is_none() && spec.affinity.is_none() && pod.status.is_none());
+    let owners = pod
+        .metadata
+        .as_ref()
+        .unwrap()
+        .owner_references
+        .as_ref()
+        .unwrap();
+    assert_eq!(owners[0].name, "n");
+    let pod: Pod = serde_json::from_str(r#"{"spec": null}"#).unwrap();
+    assert!(pod.spec.is_none());
+
+    for (what, text, error) in [
+        (
+            "a struct twice",
+            r#"{"spec": {"containers": []}, "spec": {"containers": []}}"#,
+            "duplicate field `spec`",
+        ),
+        (
+            "a struct after null",
+            r#"{"spec": null, "spec": {"containers": []}}"#,
+            "duplicate field `spec`",
+        ),
+        (
+            "a list twice",
+            r#"{"spec": {"containers": [], "containers": []}}"#,
+            "duplicate field `containers`",
+        ),
+        (
+            "a list after null",
+            r#"{"spec": {"containers": [], "volumes": null, "volumes": []}}"#,
+            "duplicate field `volumes`",
+        ),
+        (
+            "a required list missing",
+            r#"{"spec": {}}"#,
+            "missing field `containers`",
+        ),
+        (
+            "a required list null",
+            r#"{"spec": {"containers": null}}"#,
+            "invalid type: null, expected a sequence",
+        ),
+        (
+            "a list that is an object",
+            r#"{"spec": {"containers": {}}}"#,
+            "invalid type: map, expected a sequence",
+        ),
+        (
+            "an item that is no struct",
+            r#"{"spec": {"containers": [1]}}"#,
+            "invalid type: integer `1`, expected struct Container",
+        ),
+        (
+            "a struct that is a number",
+            r#"{"spec": 1}"#,
+            "invalid type: integer `1`, expected struct PodSpec",
+        ),
+        (
+            "a bad field inside an item",
+            r#"{"spec": {"containers": [{"name": 1}]}}"#,
+            "invalid type: integer `1`, expected a string",
+        ),
+    ] {
+        let e = rejects::<Pod>(what, text);
+        assert!(e.starts_with(error), "{what}: {e}");
+    }
+}
+
 /// Code that handles data from the network (every generated file, and the runtime's
 /// non-test code) never unwraps, expects or panics.
 #[test]

@@ -7,7 +7,10 @@
 //! needs: one map visitor that matches each key to a field in a plain `match`, and one
 //! serializer; the generic steps (duplicate and missing fields, skipping) are shared
 //! functions in `kubeforge_runtime::serde_struct`. Behaviour is the derive's with our
-//! attributes (see that module).
+//! attributes (see that module). The visitor builds the struct into a slot it borrows
+//! (`serde_struct::InPlace`), so a struct field or a list of structs is read in place into
+//! its parent (BENCHMARKS.md, section c: the moves of every level were most of the
+//! data-cache write misses).
 //!
 //! A struct the user gives a `#[serde(…)]` attribute (`Config::type_attribute`,
 //! `Config::field_attribute`) keeps the derive, so the attribute takes effect.
@@ -18,7 +21,7 @@ use super::Context;
 use super::text::{Code, push_str_literal, str_literal};
 use crate::ground::naming::{self, Namespace};
 use crate::model::builders::resolve;
-use crate::model::{Field, FieldRole, Shape, TypeDef};
+use crate::model::{Field, FieldRole, Shape, TypeDef, TypeKind};
 
 /// How a field is read and written.
 enum Presence {
@@ -45,6 +48,43 @@ fn presence(context: &Context<'_>, field: &Field) -> Presence {
             Shape::Nullable(_) => Presence::OptionalNullable,
             _ => Presence::Optional,
         },
+    }
+}
+
+/// How a field's value is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    /// Through its type's `Deserialize`, returned by value.
+    Value,
+    /// A struct whose impls kubeforge writes, in place into the parent's slot
+    /// (`serde_struct::InPlace`).
+    Struct,
+    /// A list of such structs, each read in place into the list's next slot.
+    StructList,
+}
+
+/// How `field`'s value is read: in place when it is a struct whose impls kubeforge writes
+/// (here, or in the companion crate `kubeforge-meta`, generated alike) or a list of them,
+/// through aliases, required or optional; a boxed field (a recursive type) by value.
+fn read_of(context: &Context<'_>, field: &Field) -> Read {
+    if field.role != FieldRole::Plain || field.boxed {
+        return Read::Value;
+    }
+    match resolve(&context.api.types, &field.shape) {
+        shape if in_place(context, shape) => Read::Struct,
+        Shape::Vec(item) if in_place(context, item) => Read::StructList,
+        _ => Read::Value,
+    }
+}
+
+/// Whether `shape` is a struct whose impls kubeforge writes (so implements `InPlace`).
+fn in_place(context: &Context<'_>, shape: &Shape) -> bool {
+    match resolve(&context.api.types, shape) {
+        Shape::Ref(id) => {
+            matches!(context.api.defined_kind(*id), TypeKind::Struct(_))
+                && (context.api.is_companion(*id) || !context.attributes.has_serde(*id))
+        }
+        _ => false,
     }
 }
 
@@ -189,10 +229,12 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
     // number: adding or removing a field changes only its own lines.
     let field_enum = naming::field_enum_name(&ty.name);
 
+    // `deserialize` reads into a slot of its own and moves the value out; a struct field of
+    // another generated struct is read straight into the parent's slot (`InPlace`).
     code.open(&format!(
         "impl<'de> ::serde::Deserialize<'de> for {name} {{"
     ));
-    code.line("#[allow(clippy::too_many_lines)]");
+    code.line("#[inline]");
     code.list(
         &format!("fn deserialize<{d}: ::serde::Deserializer<'de>>("),
         &[&format!("deserializer: {d}")],
@@ -200,9 +242,29 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         &format!(" -> Result<Self, {d}::Error> {{"),
     );
     code.deeper();
+    code.line(&format!(
+        "{runtime}::serde_struct::deserialize(deserializer)"
+    ));
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open(&format!(
+        "impl<'de> {runtime}::serde_struct::InPlace<'de> for {name} {{"
+    ));
+    code.line("#[allow(clippy::too_many_lines)]");
+    code.list(
+        &format!("fn deserialize_into<{d}: ::serde::Deserializer<'de>>("),
+        &[
+            &format!("deserializer: {d}"),
+            &format!("place: &mut Option<{name}>"),
+        ],
+        ")",
+        &format!(" -> Result<(), {d}::Error> {{"),
+    );
+    code.deeper();
     code.line(&format!("use {runtime}::serde_struct;"));
     code.blank();
-    code.line(&format!("struct {visitor};"));
+    code.line(&format!("struct {visitor}<'a>(&'a mut Option<{name}>);"));
     code.blank();
     if !fields.is_empty() {
         code.line("#[allow(non_camel_case_types, clippy::enum_variant_names)]");
@@ -216,7 +278,7 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         code.close("}");
         code.blank();
     }
-    code.open(&format!("impl serde_struct::Fields for {visitor} {{"));
+    code.open(&format!("impl serde_struct::Fields for {visitor}<'_> {{"));
     let names: Vec<&str> = json_names.iter().map(String::as_str).collect();
     code.list(
         "const NAMES: &'static [&'static str] = &[",
@@ -251,9 +313,9 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
     code.blank();
 
     code.open(&format!(
-        "impl<'de> ::serde::de::Visitor<'de> for {visitor} {{"
+        "impl<'de> ::serde::de::Visitor<'de> for {visitor}<'_> {{"
     ));
-    code.line(&format!("type Value = {name};"));
+    code.line("type Value = ();");
     code.blank();
     // `field` and `expecting` are the impl's only non-generic functions: inline, they are
     // compiled where a visitor is instantiated, not for every struct of the crate (in the
@@ -277,7 +339,7 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         &format!("fn visit_map<{a}: ::serde::de::MapAccess<'de>>("),
         &["self", &format!("mut {map}: {a}")],
         ")",
-        &format!(" -> Result<{name}, {a}::Error> {{"),
+        &format!(" -> Result<(), {a}::Error> {{"),
     );
     code.deeper();
     for field in &fields {
@@ -330,10 +392,16 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         code.open(&format!("match {index} {{"));
         let map_arg = format!("&mut {map}");
         for (field, json) in fields.iter().zip(&json_names) {
-            let read = if field.shape.reads_whole_floats(&context.api.types) {
-                "serde_struct::integral_value("
-            } else {
-                "serde_struct::value("
+            let required = matches!(presence(context, field), Presence::Required);
+            let read = match (read_of(context, field), required) {
+                (Read::Struct, true) => "serde_struct::struct_value(",
+                (Read::Struct, false) => "serde_struct::optional_struct_value(",
+                (Read::StructList, true) => "serde_struct::struct_list_value(",
+                (Read::StructList, false) => "serde_struct::optional_struct_list_value(",
+                (Read::Value, _) if field.shape.reads_whole_floats(&context.api.types) => {
+                    "serde_struct::integral_value("
+                }
+                (Read::Value, _) => "serde_struct::value(",
             };
             code.arm(
                 &format!("Some({field_enum}::{})", field.rust_name),
@@ -350,22 +418,31 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         code.close("}");
     }
     code.blank();
+    // The required fields first, so that the struct is built with nothing left that can
+    // fail, straight into the slot.
+    for field in &fields {
+        if matches!(presence(context, field), Presence::Required) {
+            let member = &field.rust_name;
+            let json = str_literal(&field.json_name);
+            code.line(&format!(
+                "let {member} = serde_struct::required({member}, {json})?;"
+            ));
+        }
+    }
     if fields.is_empty() && extra.is_none() {
-        code.line(&format!("Ok({name} {{}})"));
+        code.line(&format!("*self.0 = Some({name} {{}});"));
     } else {
-        code.open(&format!("Ok({name} {{"));
+        code.open(&format!("*self.0 = Some({name} {{"));
         for field in fields.iter().copied().chain(extra) {
             let member = &field.rust_name;
             code.line_with(|out| {
                 let _ = match presence(context, field) {
-                    Presence::Required => {
-                        let json = str_literal(&field.json_name);
-                        write!(out, "{member}: serde_struct::required({member}, {json})?,")
+                    Presence::Required | Presence::OptionalNullable | Presence::Extra => {
+                        write!(out, "{member},")
                     }
                     Presence::Optional => {
                         write!(out, "{member}: serde_struct::optional({member}),")
                     }
-                    Presence::OptionalNullable | Presence::Extra => write!(out, "{member},"),
                     Presence::Marker(marker) => write!(
                         out,
                         "{member}: {member}.unwrap_or_else({runtime}::{marker}::absent),"
@@ -373,16 +450,18 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
                 };
             });
         }
-        code.close("})");
+        code.close("});");
     }
+    code.line("Ok(())");
     code.close("}");
     code.close("}");
     code.blank();
     let type_name = str_literal(name);
-    let names = format!("<{visitor} as serde_struct::Fields>::NAMES");
+    let names = format!("<{visitor}<'_> as serde_struct::Fields>::NAMES");
+    let visitor_value = format!("{visitor}(place)");
     code.list(
         "deserializer.deserialize_struct(",
-        &[&type_name, &names, &visitor],
+        &[&type_name, &names, &visitor_value],
         ")",
         "",
     );

@@ -100,15 +100,14 @@ const LEVER_CRD_SERVED: &str = "the CRD's schemas are read through the generator
     model (`Catalog::of_crd`) whole, for every version; reading only the served versions, \
     and the catalog's indexes extended rather than rebuilt, are the next steps";
 const LEVER_SERDE: &str = "by callgrind's cache and branch simulation inside the counted \
-    call (branch `jsonspeed2`, 2026-11-29), serializing already runs 0.87–0.98× k8s-openapi's \
-    instructions with as many or fewer data misses and mispredictions (1.15–1.23× its \
-    instruction-cache misses on the Pod and Deployment, about 2% of the time), and a third of \
-    both crates' instructions is the constant keys through serde_json's escaper, which the \
-    generic `Serializer` cannot bypass; deserializing runs 1.01–1.02× its instructions and \
-    1.12× (Pod) to 1.37× (Node) its data-cache write misses, 60% of them in the `memcpy`s \
-    that move each struct from its `visit_map` into its parent's slot, a copy per level of \
-    structs larger by their `unknown_fields` words: reading a large nested struct in place \
-    (a seed that writes into the parent's slot) is the next lever";
+    call (branches `jsonspeed2` and `nodeseed`, 2026-11-29), serializing already runs \
+    0.87–0.98× k8s-openapi's instructions with as many or fewer data misses and \
+    mispredictions, and a third of both crates' instructions is the constant keys through \
+    serde_json's escaper, which the generic `Serializer` cannot bypass; deserializing, with \
+    every struct field and list item read in place into its parent's slot (`InPlace`), runs \
+    0.97–0.99× its instructions, 0.56–0.71× its data-cache write misses and 0.75–0.78× its \
+    instruction-cache misses, but 1.08–1.18× its mispredicted indirect jumps: the `match` of \
+    each `visit_map` on the field is the next lever";
 
 const LEVER_PB_OVER_JSON: &str = "where the time beyond instructions goes is the \
     allocator's heap, not the decoder (branch `pbspeed2`, 2026-11-29, 2,000 Nodes a decode): \

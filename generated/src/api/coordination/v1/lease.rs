@@ -71,11 +71,21 @@ impl ::serde::Serialize for Lease {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Lease {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Lease {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Lease>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct LeaseVisitor;
+        struct LeaseVisitor<'a>(&'a mut Option<Lease>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum LeaseField {
@@ -85,7 +95,7 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
             spec,
         }
 
-        impl serde_struct::Fields for LeaseVisitor {
+        impl serde_struct::Fields for LeaseVisitor<'_> {
             const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
 
             type Field = LeaseField;
@@ -102,18 +112,15 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor {
-            type Value = Lease;
+        impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Lease")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Lease, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut kind = None;
                 let mut metadata = None;
@@ -129,27 +136,30 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
                         }
                         Some(LeaseField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                         Some(LeaseField::metadata) => {
-                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                         }
-                        Some(LeaseField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
+                        Some(LeaseField::spec) => {
+                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                        }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(Lease {
+                *self.0 = Some(Lease {
                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Lease",
-            <LeaseVisitor as serde_struct::Fields>::NAMES,
-            LeaseVisitor,
+            <LeaseVisitor<'_> as serde_struct::Fields>::NAMES,
+            LeaseVisitor(place),
         )
     }
 }

@@ -50,11 +50,21 @@ impl ::serde::Serialize for LeaseList {
 }
 
 impl<'de> ::serde::Deserialize<'de> for LeaseList {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LeaseList {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<LeaseList>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct LeaseListVisitor;
+        struct LeaseListVisitor<'a>(&'a mut Option<LeaseList>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum LeaseListField {
@@ -64,7 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseList {
             metadata,
         }
 
-        impl serde_struct::Fields for LeaseListVisitor {
+        impl serde_struct::Fields for LeaseListVisitor<'_> {
             const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
 
             type Field = LeaseListField;
@@ -81,18 +91,15 @@ impl<'de> ::serde::Deserialize<'de> for LeaseList {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for LeaseListVisitor {
-            type Value = LeaseList;
+        impl<'de> ::serde::de::Visitor<'de> for LeaseListVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LeaseList")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<LeaseList, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut items = None;
                 let mut kind = None;
@@ -107,32 +114,34 @@ impl<'de> ::serde::Deserialize<'de> for LeaseList {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
                         Some(LeaseListField::items) => {
-                            serde_struct::value(&mut map, &mut items, "items")
+                            serde_struct::struct_list_value(&mut map, &mut items, "items")
                         }
                         Some(LeaseListField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
                         Some(LeaseListField::metadata) => {
-                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(LeaseList {
+                let items = serde_struct::required(items, "items")?;
+                *self.0 = Some(LeaseList {
                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    items: serde_struct::required(items, "items")?,
+                    items,
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "LeaseList",
-            <LeaseListVisitor as serde_struct::Fields>::NAMES,
-            LeaseListVisitor,
+            <LeaseListVisitor<'_> as serde_struct::Fields>::NAMES,
+            LeaseListVisitor(place),
         )
     }
 }

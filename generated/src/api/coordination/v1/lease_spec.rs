@@ -70,11 +70,21 @@ impl ::serde::Serialize for LeaseSpec {
 }
 
 impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LeaseSpec {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<LeaseSpec>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct LeaseSpecVisitor;
+        struct LeaseSpecVisitor<'a>(&'a mut Option<LeaseSpec>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum LeaseSpecField {
@@ -87,7 +97,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
             strategy,
         }
 
-        impl serde_struct::Fields for LeaseSpecVisitor {
+        impl serde_struct::Fields for LeaseSpecVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "acquireTime",
                 "holderIdentity",
@@ -115,18 +125,15 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for LeaseSpecVisitor {
-            type Value = LeaseSpec;
+        impl<'de> ::serde::de::Visitor<'de> for LeaseSpecVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LeaseSpec")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<LeaseSpec, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut acquire_time = None;
                 let mut holder_identity = None;
                 let mut lease_duration_seconds = None;
@@ -173,7 +180,7 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                     }?;
                 }
 
-                Ok(LeaseSpec {
+                *self.0 = Some(LeaseSpec {
                     acquire_time: serde_struct::optional(acquire_time),
                     holder_identity: serde_struct::optional(holder_identity),
                     lease_duration_seconds: serde_struct::optional(lease_duration_seconds),
@@ -182,14 +189,15 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
                     renew_time: serde_struct::optional(renew_time),
                     strategy: serde_struct::optional(strategy),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "LeaseSpec",
-            <LeaseSpecVisitor as serde_struct::Fields>::NAMES,
-            LeaseSpecVisitor,
+            <LeaseSpecVisitor<'_> as serde_struct::Fields>::NAMES,
+            LeaseSpecVisitor(place),
         )
     }
 }

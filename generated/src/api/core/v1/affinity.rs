@@ -42,11 +42,21 @@ impl ::serde::Serialize for Affinity {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Affinity {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Affinity {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Affinity>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct AffinityVisitor;
+        struct AffinityVisitor<'a>(&'a mut Option<Affinity>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum AffinityField {
@@ -55,7 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
             pod_anti_affinity,
         }
 
-        impl serde_struct::Fields for AffinityVisitor {
+        impl serde_struct::Fields for AffinityVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "nodeAffinity",
                 "podAffinity",
@@ -75,18 +85,15 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for AffinityVisitor {
-            type Value = Affinity;
+        impl<'de> ::serde::de::Visitor<'de> for AffinityVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Affinity")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Affinity, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut node_affinity = None;
                 let mut pod_affinity = None;
                 let mut pod_anti_affinity = None;
@@ -97,31 +104,44 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
                 )? {
                     match field {
                         Some(AffinityField::node_affinity) => {
-                            serde_struct::value(&mut map, &mut node_affinity, "nodeAffinity")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut node_affinity,
+                                "nodeAffinity",
+                            )
                         }
                         Some(AffinityField::pod_affinity) => {
-                            serde_struct::value(&mut map, &mut pod_affinity, "podAffinity")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut pod_affinity,
+                                "podAffinity",
+                            )
                         }
                         Some(AffinityField::pod_anti_affinity) => {
-                            serde_struct::value(&mut map, &mut pod_anti_affinity, "podAntiAffinity")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut pod_anti_affinity,
+                                "podAntiAffinity",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(Affinity {
+                *self.0 = Some(Affinity {
                     node_affinity: serde_struct::optional(node_affinity),
                     pod_affinity: serde_struct::optional(pod_affinity),
                     pod_anti_affinity: serde_struct::optional(pod_anti_affinity),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Affinity",
-            <AffinityVisitor as serde_struct::Fields>::NAMES,
-            AffinityVisitor,
+            <AffinityVisitor<'_> as serde_struct::Fields>::NAMES,
+            AffinityVisitor(place),
         )
     }
 }

@@ -37,11 +37,21 @@ impl ::serde::Serialize for AppArmorProfile {
 }
 
 impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for AppArmorProfile {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<AppArmorProfile>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct AppArmorProfileVisitor;
+        struct AppArmorProfileVisitor<'a>(&'a mut Option<AppArmorProfile>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum AppArmorProfileField {
@@ -49,7 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
             type_,
         }
 
-        impl serde_struct::Fields for AppArmorProfileVisitor {
+        impl serde_struct::Fields for AppArmorProfileVisitor<'_> {
             const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
 
             type Field = AppArmorProfileField;
@@ -64,18 +74,15 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for AppArmorProfileVisitor {
-            type Value = AppArmorProfile;
+        impl<'de> ::serde::de::Visitor<'de> for AppArmorProfileVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AppArmorProfile")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<AppArmorProfile, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut localhost_profile = None;
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -98,18 +105,20 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
                     }?;
                 }
 
-                Ok(AppArmorProfile {
+                let type_ = serde_struct::required(type_, "type")?;
+                *self.0 = Some(AppArmorProfile {
                     localhost_profile: serde_struct::optional(localhost_profile),
-                    type_: serde_struct::required(type_, "type")?,
+                    type_,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "AppArmorProfile",
-            <AppArmorProfileVisitor as serde_struct::Fields>::NAMES,
-            AppArmorProfileVisitor,
+            <AppArmorProfileVisitor<'_> as serde_struct::Fields>::NAMES,
+            AppArmorProfileVisitor(place),
         )
     }
 }

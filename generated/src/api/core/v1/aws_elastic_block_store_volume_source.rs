@@ -41,11 +41,21 @@ impl ::serde::Serialize for AWSElasticBlockStoreVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for AWSElasticBlockStoreVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<AWSElasticBlockStoreVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct AWSElasticBlockStoreVolumeSourceVisitor;
+        struct AWSElasticBlockStoreVolumeSourceVisitor<'a>(&'a mut Option<AWSElasticBlockStoreVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum AWSElasticBlockStoreVolumeSourceField {
@@ -55,7 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
             volume_id,
         }
 
-        impl serde_struct::Fields for AWSElasticBlockStoreVolumeSourceVisitor {
+        impl serde_struct::Fields for AWSElasticBlockStoreVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["fsType", "partition", "readOnly", "volumeID"];
 
             type Field = AWSElasticBlockStoreVolumeSourceField;
@@ -72,18 +82,15 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for AWSElasticBlockStoreVolumeSourceVisitor {
-            type Value = AWSElasticBlockStoreVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for AWSElasticBlockStoreVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AWSElasticBlockStoreVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<AWSElasticBlockStoreVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut fs_type = None;
                 let mut partition = None;
                 let mut read_only = None;
@@ -110,20 +117,22 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
                     }?;
                 }
 
-                Ok(AWSElasticBlockStoreVolumeSource {
+                let volume_id = serde_struct::required(volume_id, "volumeID")?;
+                *self.0 = Some(AWSElasticBlockStoreVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
                     partition: serde_struct::optional(partition),
                     read_only: serde_struct::optional(read_only),
-                    volume_id: serde_struct::required(volume_id, "volumeID")?,
+                    volume_id,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "AWSElasticBlockStoreVolumeSource",
-            <AWSElasticBlockStoreVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            AWSElasticBlockStoreVolumeSourceVisitor,
+            <AWSElasticBlockStoreVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            AWSElasticBlockStoreVolumeSourceVisitor(place),
         )
     }
 }

@@ -48,11 +48,21 @@ impl ::serde::Serialize for AzureDiskVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for AzureDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<AzureDiskVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct AzureDiskVolumeSourceVisitor;
+        struct AzureDiskVolumeSourceVisitor<'a>(&'a mut Option<AzureDiskVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum AzureDiskVolumeSourceField {
@@ -64,7 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
             read_only,
         }
 
-        impl serde_struct::Fields for AzureDiskVolumeSourceVisitor {
+        impl serde_struct::Fields for AzureDiskVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "cachingMode",
                 "diskName",
@@ -90,18 +100,15 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for AzureDiskVolumeSourceVisitor {
-            type Value = AzureDiskVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for AzureDiskVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AzureDiskVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<AzureDiskVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut caching_mode = None;
                 let mut disk_name = None;
                 let mut disk_uri = None;
@@ -136,22 +143,25 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
                     }?;
                 }
 
-                Ok(AzureDiskVolumeSource {
+                let disk_name = serde_struct::required(disk_name, "diskName")?;
+                let disk_uri = serde_struct::required(disk_uri, "diskURI")?;
+                *self.0 = Some(AzureDiskVolumeSource {
                     caching_mode: serde_struct::optional(caching_mode),
-                    disk_name: serde_struct::required(disk_name, "diskName")?,
-                    disk_uri: serde_struct::required(disk_uri, "diskURI")?,
+                    disk_name,
+                    disk_uri,
                     fs_type: serde_struct::optional(fs_type),
                     kind: serde_struct::optional(kind),
                     read_only: serde_struct::optional(read_only),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "AzureDiskVolumeSource",
-            <AzureDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            AzureDiskVolumeSourceVisitor,
+            <AzureDiskVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            AzureDiskVolumeSourceVisitor(place),
         )
     }
 }

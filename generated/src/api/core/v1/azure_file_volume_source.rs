@@ -34,11 +34,21 @@ impl ::serde::Serialize for AzureFileVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for AzureFileVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<AzureFileVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct AzureFileVolumeSourceVisitor;
+        struct AzureFileVolumeSourceVisitor<'a>(&'a mut Option<AzureFileVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum AzureFileVolumeSourceField {
@@ -47,7 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
             share_name,
         }
 
-        impl serde_struct::Fields for AzureFileVolumeSourceVisitor {
+        impl serde_struct::Fields for AzureFileVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["readOnly", "secretName", "shareName"];
 
             type Field = AzureFileVolumeSourceField;
@@ -63,18 +73,15 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for AzureFileVolumeSourceVisitor {
-            type Value = AzureFileVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for AzureFileVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct AzureFileVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<AzureFileVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut read_only = None;
                 let mut secret_name = None;
                 let mut share_name = None;
@@ -97,19 +104,22 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
                     }?;
                 }
 
-                Ok(AzureFileVolumeSource {
+                let secret_name = serde_struct::required(secret_name, "secretName")?;
+                let share_name = serde_struct::required(share_name, "shareName")?;
+                *self.0 = Some(AzureFileVolumeSource {
                     read_only: serde_struct::optional(read_only),
-                    secret_name: serde_struct::required(secret_name, "secretName")?,
-                    share_name: serde_struct::required(share_name, "shareName")?,
+                    secret_name,
+                    share_name,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "AzureFileVolumeSource",
-            <AzureFileVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            AzureFileVolumeSourceVisitor,
+            <AzureFileVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            AzureFileVolumeSourceVisitor(place),
         )
     }
 }

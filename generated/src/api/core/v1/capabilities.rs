@@ -34,11 +34,21 @@ impl ::serde::Serialize for Capabilities {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Capabilities {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Capabilities {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Capabilities>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct CapabilitiesVisitor;
+        struct CapabilitiesVisitor<'a>(&'a mut Option<Capabilities>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum CapabilitiesField {
@@ -46,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
             drop,
         }
 
-        impl serde_struct::Fields for CapabilitiesVisitor {
+        impl serde_struct::Fields for CapabilitiesVisitor<'_> {
             const NAMES: &'static [&'static str] = &["add", "drop"];
 
             type Field = CapabilitiesField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for CapabilitiesVisitor {
-            type Value = Capabilities;
+        impl<'de> ::serde::de::Visitor<'de> for CapabilitiesVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Capabilities")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Capabilities, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut add = None;
                 let mut drop = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -91,18 +98,19 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
                     }?;
                 }
 
-                Ok(Capabilities {
+                *self.0 = Some(Capabilities {
                     add: serde_struct::optional(add),
                     drop: serde_struct::optional(drop),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Capabilities",
-            <CapabilitiesVisitor as serde_struct::Fields>::NAMES,
-            CapabilitiesVisitor,
+            <CapabilitiesVisitor<'_> as serde_struct::Fields>::NAMES,
+            CapabilitiesVisitor(place),
         )
     }
 }

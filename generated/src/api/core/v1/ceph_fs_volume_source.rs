@@ -49,11 +49,21 @@ impl ::serde::Serialize for CephFSVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for CephFSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<CephFSVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct CephFSVolumeSourceVisitor;
+        struct CephFSVolumeSourceVisitor<'a>(&'a mut Option<CephFSVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum CephFSVolumeSourceField {
@@ -65,7 +75,7 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
             user,
         }
 
-        impl serde_struct::Fields for CephFSVolumeSourceVisitor {
+        impl serde_struct::Fields for CephFSVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "monitors",
                 "path",
@@ -91,18 +101,15 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for CephFSVolumeSourceVisitor {
-            type Value = CephFSVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for CephFSVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct CephFSVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<CephFSVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut monitors = None;
                 let mut path = None;
                 let mut read_only = None;
@@ -128,7 +135,11 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
                             serde_struct::value(&mut map, &mut secret_file, "secretFile")
                         }
                         Some(CephFSVolumeSourceField::secret_ref) => {
-                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut secret_ref,
+                                "secretRef",
+                            )
                         }
                         Some(CephFSVolumeSourceField::user) => {
                             serde_struct::value(&mut map, &mut user, "user")
@@ -137,22 +148,24 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
                     }?;
                 }
 
-                Ok(CephFSVolumeSource {
-                    monitors: serde_struct::required(monitors, "monitors")?,
+                let monitors = serde_struct::required(monitors, "monitors")?;
+                *self.0 = Some(CephFSVolumeSource {
+                    monitors,
                     path: serde_struct::optional(path),
                     read_only: serde_struct::optional(read_only),
                     secret_file: serde_struct::optional(secret_file),
                     secret_ref: serde_struct::optional(secret_ref),
                     user: serde_struct::optional(user),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "CephFSVolumeSource",
-            <CephFSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            CephFSVolumeSourceVisitor,
+            <CephFSVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            CephFSVolumeSourceVisitor(place),
         )
     }
 }

@@ -41,11 +41,21 @@ impl ::serde::Serialize for CinderVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for CinderVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<CinderVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct CinderVolumeSourceVisitor;
+        struct CinderVolumeSourceVisitor<'a>(&'a mut Option<CinderVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum CinderVolumeSourceField {
@@ -55,7 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
             volume_id,
         }
 
-        impl serde_struct::Fields for CinderVolumeSourceVisitor {
+        impl serde_struct::Fields for CinderVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["fsType", "readOnly", "secretRef", "volumeID"];
 
             type Field = CinderVolumeSourceField;
@@ -72,18 +82,15 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for CinderVolumeSourceVisitor {
-            type Value = CinderVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for CinderVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct CinderVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<CinderVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut fs_type = None;
                 let mut read_only = None;
                 let mut secret_ref = None;
@@ -101,7 +108,11 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
                         Some(CinderVolumeSourceField::secret_ref) => {
-                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut secret_ref,
+                                "secretRef",
+                            )
                         }
                         Some(CinderVolumeSourceField::volume_id) => {
                             serde_struct::value(&mut map, &mut volume_id, "volumeID")
@@ -110,20 +121,22 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
                     }?;
                 }
 
-                Ok(CinderVolumeSource {
+                let volume_id = serde_struct::required(volume_id, "volumeID")?;
+                *self.0 = Some(CinderVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
                     read_only: serde_struct::optional(read_only),
                     secret_ref: serde_struct::optional(secret_ref),
-                    volume_id: serde_struct::required(volume_id, "volumeID")?,
+                    volume_id,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "CinderVolumeSource",
-            <CinderVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            CinderVolumeSourceVisitor,
+            <CinderVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            CinderVolumeSourceVisitor(place),
         )
     }
 }

@@ -47,11 +47,21 @@ impl ::serde::Serialize for ClusterTrustBundleProjection {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ClusterTrustBundleProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ClusterTrustBundleProjection>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ClusterTrustBundleProjectionVisitor;
+        struct ClusterTrustBundleProjectionVisitor<'a>(&'a mut Option<ClusterTrustBundleProjection>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ClusterTrustBundleProjectionField {
@@ -62,7 +72,7 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
             signer_name,
         }
 
-        impl serde_struct::Fields for ClusterTrustBundleProjectionVisitor {
+        impl serde_struct::Fields for ClusterTrustBundleProjectionVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "labelSelector",
                 "name",
@@ -86,18 +96,15 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ClusterTrustBundleProjectionVisitor {
-            type Value = ClusterTrustBundleProjection;
+        impl<'de> ::serde::de::Visitor<'de> for ClusterTrustBundleProjectionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ClusterTrustBundleProjection")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ClusterTrustBundleProjection, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut label_selector = None;
                 let mut name = None;
                 let mut optional = None;
@@ -110,7 +117,11 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
                 )? {
                     match field {
                         Some(ClusterTrustBundleProjectionField::label_selector) => {
-                            serde_struct::value(&mut map, &mut label_selector, "labelSelector")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut label_selector,
+                                "labelSelector",
+                            )
                         }
                         Some(ClusterTrustBundleProjectionField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
@@ -128,21 +139,23 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
                     }?;
                 }
 
-                Ok(ClusterTrustBundleProjection {
+                let path = serde_struct::required(path, "path")?;
+                *self.0 = Some(ClusterTrustBundleProjection {
                     label_selector: serde_struct::optional(label_selector),
                     name: serde_struct::optional(name),
                     optional: serde_struct::optional(optional),
-                    path: serde_struct::required(path, "path")?,
+                    path,
                     signer_name: serde_struct::optional(signer_name),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ClusterTrustBundleProjection",
-            <ClusterTrustBundleProjectionVisitor as serde_struct::Fields>::NAMES,
-            ClusterTrustBundleProjectionVisitor,
+            <ClusterTrustBundleProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
+            ClusterTrustBundleProjectionVisitor(place),
         )
     }
 }

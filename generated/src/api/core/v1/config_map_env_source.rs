@@ -34,11 +34,21 @@ impl ::serde::Serialize for ConfigMapEnvSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ConfigMapEnvSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ConfigMapEnvSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ConfigMapEnvSourceVisitor;
+        struct ConfigMapEnvSourceVisitor<'a>(&'a mut Option<ConfigMapEnvSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ConfigMapEnvSourceField {
@@ -46,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
             optional,
         }
 
-        impl serde_struct::Fields for ConfigMapEnvSourceVisitor {
+        impl serde_struct::Fields for ConfigMapEnvSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name", "optional"];
 
             type Field = ConfigMapEnvSourceField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ConfigMapEnvSourceVisitor {
-            type Value = ConfigMapEnvSource;
+        impl<'de> ::serde::de::Visitor<'de> for ConfigMapEnvSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapEnvSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ConfigMapEnvSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -91,18 +98,19 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
                     }?;
                 }
 
-                Ok(ConfigMapEnvSource {
+                *self.0 = Some(ConfigMapEnvSource {
                     name: serde_struct::optional(name),
                     optional: serde_struct::optional(optional),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ConfigMapEnvSource",
-            <ConfigMapEnvSourceVisitor as serde_struct::Fields>::NAMES,
-            ConfigMapEnvSourceVisitor,
+            <ConfigMapEnvSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            ConfigMapEnvSourceVisitor(place),
         )
     }
 }

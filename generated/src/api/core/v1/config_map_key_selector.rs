@@ -37,11 +37,21 @@ impl ::serde::Serialize for ConfigMapKeySelector {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ConfigMapKeySelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ConfigMapKeySelector>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ConfigMapKeySelectorVisitor;
+        struct ConfigMapKeySelectorVisitor<'a>(&'a mut Option<ConfigMapKeySelector>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ConfigMapKeySelectorField {
@@ -50,7 +60,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
             optional,
         }
 
-        impl serde_struct::Fields for ConfigMapKeySelectorVisitor {
+        impl serde_struct::Fields for ConfigMapKeySelectorVisitor<'_> {
             const NAMES: &'static [&'static str] = &["key", "name", "optional"];
 
             type Field = ConfigMapKeySelectorField;
@@ -66,18 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor {
-            type Value = ConfigMapKeySelector;
+        impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapKeySelector")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ConfigMapKeySelector, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut key = None;
                 let mut name = None;
                 let mut optional = None;
@@ -100,19 +107,21 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
                     }?;
                 }
 
-                Ok(ConfigMapKeySelector {
-                    key: serde_struct::required(key, "key")?,
+                let key = serde_struct::required(key, "key")?;
+                *self.0 = Some(ConfigMapKeySelector {
+                    key,
                     name: serde_struct::optional(name),
                     optional: serde_struct::optional(optional),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ConfigMapKeySelector",
-            <ConfigMapKeySelectorVisitor as serde_struct::Fields>::NAMES,
-            ConfigMapKeySelectorVisitor,
+            <ConfigMapKeySelectorVisitor<'_> as serde_struct::Fields>::NAMES,
+            ConfigMapKeySelectorVisitor(place),
         )
     }
 }

@@ -38,11 +38,21 @@ impl ::serde::Serialize for ConfigMapProjection {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ConfigMapProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ConfigMapProjection>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ConfigMapProjectionVisitor;
+        struct ConfigMapProjectionVisitor<'a>(&'a mut Option<ConfigMapProjection>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ConfigMapProjectionField {
@@ -51,7 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
             optional,
         }
 
-        impl serde_struct::Fields for ConfigMapProjectionVisitor {
+        impl serde_struct::Fields for ConfigMapProjectionVisitor<'_> {
             const NAMES: &'static [&'static str] = &["items", "name", "optional"];
 
             type Field = ConfigMapProjectionField;
@@ -67,18 +77,15 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ConfigMapProjectionVisitor {
-            type Value = ConfigMapProjection;
+        impl<'de> ::serde::de::Visitor<'de> for ConfigMapProjectionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapProjection")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ConfigMapProjection, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut items = None;
                 let mut name = None;
                 let mut optional = None;
@@ -89,7 +96,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
                 )? {
                     match field {
                         Some(ConfigMapProjectionField::items) => {
-                            serde_struct::value(&mut map, &mut items, "items")
+                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
                         }
                         Some(ConfigMapProjectionField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
@@ -101,19 +108,20 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
                     }?;
                 }
 
-                Ok(ConfigMapProjection {
+                *self.0 = Some(ConfigMapProjection {
                     items: serde_struct::optional(items),
                     name: serde_struct::optional(name),
                     optional: serde_struct::optional(optional),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ConfigMapProjection",
-            <ConfigMapProjectionVisitor as serde_struct::Fields>::NAMES,
-            ConfigMapProjectionVisitor,
+            <ConfigMapProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
+            ConfigMapProjectionVisitor(place),
         )
     }
 }

@@ -42,11 +42,21 @@ impl ::serde::Serialize for ConfigMapVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ConfigMapVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ConfigMapVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ConfigMapVolumeSourceVisitor;
+        struct ConfigMapVolumeSourceVisitor<'a>(&'a mut Option<ConfigMapVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ConfigMapVolumeSourceField {
@@ -56,7 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
             optional,
         }
 
-        impl serde_struct::Fields for ConfigMapVolumeSourceVisitor {
+        impl serde_struct::Fields for ConfigMapVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["defaultMode", "items", "name", "optional"];
 
             type Field = ConfigMapVolumeSourceField;
@@ -73,18 +83,15 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ConfigMapVolumeSourceVisitor {
-            type Value = ConfigMapVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for ConfigMapVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ConfigMapVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ConfigMapVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut default_mode = None;
                 let mut items = None;
                 let mut name = None;
@@ -99,7 +106,7 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
                             serde_struct::value(&mut map, &mut default_mode, "defaultMode")
                         }
                         Some(ConfigMapVolumeSourceField::items) => {
-                            serde_struct::value(&mut map, &mut items, "items")
+                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
                         }
                         Some(ConfigMapVolumeSourceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
@@ -111,20 +118,21 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
                     }?;
                 }
 
-                Ok(ConfigMapVolumeSource {
+                *self.0 = Some(ConfigMapVolumeSource {
                     default_mode: serde_struct::optional(default_mode),
                     items: serde_struct::optional(items),
                     name: serde_struct::optional(name),
                     optional: serde_struct::optional(optional),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ConfigMapVolumeSource",
-            <ConfigMapVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            ConfigMapVolumeSourceVisitor,
+            <ConfigMapVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            ConfigMapVolumeSourceVisitor(place),
         )
     }
 }

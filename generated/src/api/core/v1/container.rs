@@ -145,11 +145,21 @@ impl ::serde::Serialize for Container {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Container {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Container {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Container>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerVisitor;
+        struct ContainerVisitor<'a>(&'a mut Option<Container>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerField {
@@ -180,7 +190,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
             working_dir,
         }
 
-        impl serde_struct::Fields for ContainerVisitor {
+        impl serde_struct::Fields for ContainerVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "args",
                 "command",
@@ -244,18 +254,15 @@ impl<'de> ::serde::Deserialize<'de> for Container {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerVisitor {
-            type Value = Container;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Container")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Container, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut args = None;
                 let mut command = None;
                 let mut env = None;
@@ -293,9 +300,15 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                         Some(ContainerField::command) => {
                             serde_struct::value(&mut map, &mut command, "command")
                         }
-                        Some(ContainerField::env) => serde_struct::value(&mut map, &mut env, "env"),
+                        Some(ContainerField::env) => {
+                            serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
+                        }
                         Some(ContainerField::env_from) => {
-                            serde_struct::value(&mut map, &mut env_from, "envFrom")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut env_from,
+                                "envFrom",
+                            )
                         }
                         Some(ContainerField::image) => {
                             serde_struct::value(&mut map, &mut image, "image")
@@ -304,41 +317,69 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                             serde_struct::value(&mut map, &mut image_pull_policy, "imagePullPolicy")
                         }
                         Some(ContainerField::lifecycle) => {
-                            serde_struct::value(&mut map, &mut lifecycle, "lifecycle")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut lifecycle,
+                                "lifecycle",
+                            )
                         }
                         Some(ContainerField::liveness_probe) => {
-                            serde_struct::value(&mut map, &mut liveness_probe, "livenessProbe")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut liveness_probe,
+                                "livenessProbe",
+                            )
                         }
                         Some(ContainerField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
                         Some(ContainerField::ports) => {
-                            serde_struct::value(&mut map, &mut ports, "ports")
+                            serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
                         }
                         Some(ContainerField::readiness_probe) => {
-                            serde_struct::value(&mut map, &mut readiness_probe, "readinessProbe")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut readiness_probe,
+                                "readinessProbe",
+                            )
                         }
                         Some(ContainerField::resize_policy) => {
-                            serde_struct::value(&mut map, &mut resize_policy, "resizePolicy")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut resize_policy,
+                                "resizePolicy",
+                            )
                         }
                         Some(ContainerField::resources) => {
-                            serde_struct::value(&mut map, &mut resources, "resources")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut resources,
+                                "resources",
+                            )
                         }
                         Some(ContainerField::restart_policy) => {
                             serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
                         }
                         Some(ContainerField::restart_policy_rules) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut restart_policy_rules,
                                 "restartPolicyRules",
                             )
                         }
                         Some(ContainerField::security_context) => {
-                            serde_struct::value(&mut map, &mut security_context, "securityContext")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut security_context,
+                                "securityContext",
+                            )
                         }
                         Some(ContainerField::startup_probe) => {
-                            serde_struct::value(&mut map, &mut startup_probe, "startupProbe")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut startup_probe,
+                                "startupProbe",
+                            )
                         }
                         Some(ContainerField::stdin) => {
                             serde_struct::value(&mut map, &mut stdin, "stdin")
@@ -362,10 +403,18 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                         }
                         Some(ContainerField::tty) => serde_struct::value(&mut map, &mut tty, "tty"),
                         Some(ContainerField::volume_devices) => {
-                            serde_struct::value(&mut map, &mut volume_devices, "volumeDevices")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut volume_devices,
+                                "volumeDevices",
+                            )
                         }
                         Some(ContainerField::volume_mounts) => {
-                            serde_struct::value(&mut map, &mut volume_mounts, "volumeMounts")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut volume_mounts,
+                                "volumeMounts",
+                            )
                         }
                         Some(ContainerField::working_dir) => {
                             serde_struct::value(&mut map, &mut working_dir, "workingDir")
@@ -374,7 +423,8 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                     }?;
                 }
 
-                Ok(Container {
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(Container {
                     args: serde_struct::optional(args),
                     command: serde_struct::optional(command),
                     env: serde_struct::optional(env),
@@ -383,7 +433,7 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                     image_pull_policy: serde_struct::optional(image_pull_policy),
                     lifecycle: serde_struct::optional(lifecycle),
                     liveness_probe: serde_struct::optional(liveness_probe),
-                    name: serde_struct::required(name, "name")?,
+                    name,
                     ports: serde_struct::optional(ports),
                     readiness_probe: serde_struct::optional(readiness_probe),
                     resize_policy: serde_struct::optional(resize_policy),
@@ -401,14 +451,15 @@ impl<'de> ::serde::Deserialize<'de> for Container {
                     volume_mounts: serde_struct::optional(volume_mounts),
                     working_dir: serde_struct::optional(working_dir),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Container",
-            <ContainerVisitor as serde_struct::Fields>::NAMES,
-            ContainerVisitor,
+            <ContainerVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerVisitor(place),
         )
     }
 }

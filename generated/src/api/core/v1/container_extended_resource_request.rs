@@ -34,11 +34,21 @@ impl ::serde::Serialize for ContainerExtendedResourceRequest {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerExtendedResourceRequest {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerExtendedResourceRequest>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerExtendedResourceRequestVisitor;
+        struct ContainerExtendedResourceRequestVisitor<'a>(&'a mut Option<ContainerExtendedResourceRequest>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerExtendedResourceRequestField {
@@ -47,7 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
             resource_name,
         }
 
-        impl serde_struct::Fields for ContainerExtendedResourceRequestVisitor {
+        impl serde_struct::Fields for ContainerExtendedResourceRequestVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "containerName",
                 "requestName",
@@ -67,18 +77,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerExtendedResourceRequestVisitor {
-            type Value = ContainerExtendedResourceRequest;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerExtendedResourceRequestVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerExtendedResourceRequest")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerExtendedResourceRequest, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut container_name = None;
                 let mut request_name = None;
                 let mut resource_name = None;
@@ -101,19 +108,23 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
                     }?;
                 }
 
-                Ok(ContainerExtendedResourceRequest {
-                    container_name: serde_struct::required(container_name, "containerName")?,
-                    request_name: serde_struct::required(request_name, "requestName")?,
-                    resource_name: serde_struct::required(resource_name, "resourceName")?,
+                let container_name = serde_struct::required(container_name, "containerName")?;
+                let request_name = serde_struct::required(request_name, "requestName")?;
+                let resource_name = serde_struct::required(resource_name, "resourceName")?;
+                *self.0 = Some(ContainerExtendedResourceRequest {
+                    container_name,
+                    request_name,
+                    resource_name,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerExtendedResourceRequest",
-            <ContainerExtendedResourceRequestVisitor as serde_struct::Fields>::NAMES,
-            ContainerExtendedResourceRequestVisitor,
+            <ContainerExtendedResourceRequestVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerExtendedResourceRequestVisitor(place),
         )
     }
 }

@@ -45,11 +45,21 @@ impl ::serde::Serialize for ContainerPort {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerPort {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerPort {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerPort>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerPortVisitor;
+        struct ContainerPortVisitor<'a>(&'a mut Option<ContainerPort>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerPortField {
@@ -60,7 +70,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
             protocol,
         }
 
-        impl serde_struct::Fields for ContainerPortVisitor {
+        impl serde_struct::Fields for ContainerPortVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "containerPort",
                 "hostIP",
@@ -84,18 +94,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerPortVisitor {
-            type Value = ContainerPort;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerPortVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerPort")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerPort, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut container_port = None;
                 let mut host_ip = None;
                 let mut host_port = None;
@@ -126,21 +133,23 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
                     }?;
                 }
 
-                Ok(ContainerPort {
-                    container_port: serde_struct::required(container_port, "containerPort")?,
+                let container_port = serde_struct::required(container_port, "containerPort")?;
+                *self.0 = Some(ContainerPort {
+                    container_port,
                     host_ip: serde_struct::optional(host_ip),
                     host_port: serde_struct::optional(host_port),
                     name: serde_struct::optional(name),
                     protocol: serde_struct::optional(protocol),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerPort",
-            <ContainerPortVisitor as serde_struct::Fields>::NAMES,
-            ContainerPortVisitor,
+            <ContainerPortVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerPortVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for ContainerResizePolicy {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerResizePolicy {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerResizePolicy>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerResizePolicyVisitor;
+        struct ContainerResizePolicyVisitor<'a>(&'a mut Option<ContainerResizePolicy>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerResizePolicyField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
             restart_policy,
         }
 
-        impl serde_struct::Fields for ContainerResizePolicyVisitor {
+        impl serde_struct::Fields for ContainerResizePolicyVisitor<'_> {
             const NAMES: &'static [&'static str] = &["resourceName", "restartPolicy"];
 
             type Field = ContainerResizePolicyField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerResizePolicyVisitor {
-            type Value = ContainerResizePolicy;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerResizePolicyVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerResizePolicy")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerResizePolicy, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut resource_name = None;
                 let mut restart_policy = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,21 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
                     }?;
                 }
 
-                Ok(ContainerResizePolicy {
-                    resource_name: serde_struct::required(resource_name, "resourceName")?,
-                    restart_policy: serde_struct::required(restart_policy, "restartPolicy")?,
+                let resource_name = serde_struct::required(resource_name, "resourceName")?;
+                let restart_policy = serde_struct::required(restart_policy, "restartPolicy")?;
+                *self.0 = Some(ContainerResizePolicy {
+                    resource_name,
+                    restart_policy,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerResizePolicy",
-            <ContainerResizePolicyVisitor as serde_struct::Fields>::NAMES,
-            ContainerResizePolicyVisitor,
+            <ContainerResizePolicyVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerResizePolicyVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for ContainerRestartRule {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerRestartRule {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerRestartRule>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerRestartRuleVisitor;
+        struct ContainerRestartRuleVisitor<'a>(&'a mut Option<ContainerRestartRule>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerRestartRuleField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
             exit_codes,
         }
 
-        impl serde_struct::Fields for ContainerRestartRuleVisitor {
+        impl serde_struct::Fields for ContainerRestartRuleVisitor<'_> {
             const NAMES: &'static [&'static str] = &["action", "exitCodes"];
 
             type Field = ContainerRestartRuleField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleVisitor {
-            type Value = ContainerRestartRule;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerRestartRule")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerRestartRule, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut action = None;
                 let mut exit_codes = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -82,24 +89,30 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
                             serde_struct::value(&mut map, &mut action, "action")
                         }
                         Some(ContainerRestartRuleField::exit_codes) => {
-                            serde_struct::value(&mut map, &mut exit_codes, "exitCodes")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut exit_codes,
+                                "exitCodes",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ContainerRestartRule {
-                    action: serde_struct::required(action, "action")?,
+                let action = serde_struct::required(action, "action")?;
+                *self.0 = Some(ContainerRestartRule {
+                    action,
                     exit_codes: serde_struct::optional(exit_codes),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerRestartRule",
-            <ContainerRestartRuleVisitor as serde_struct::Fields>::NAMES,
-            ContainerRestartRuleVisitor,
+            <ContainerRestartRuleVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerRestartRuleVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for ContainerRestartRuleOnExitCodes {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerRestartRuleOnExitCodes {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerRestartRuleOnExitCodes>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerRestartRuleOnExitCodesVisitor;
+        struct ContainerRestartRuleOnExitCodesVisitor<'a>(&'a mut Option<ContainerRestartRuleOnExitCodes>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerRestartRuleOnExitCodesField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
             values,
         }
 
-        impl serde_struct::Fields for ContainerRestartRuleOnExitCodesVisitor {
+        impl serde_struct::Fields for ContainerRestartRuleOnExitCodesVisitor<'_> {
             const NAMES: &'static [&'static str] = &["operator", "values"];
 
             type Field = ContainerRestartRuleOnExitCodesField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleOnExitCodesVisitor {
-            type Value = ContainerRestartRuleOnExitCodes;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleOnExitCodesVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerRestartRuleOnExitCodes")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerRestartRuleOnExitCodes, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut operator = None;
                 let mut values = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
                     }?;
                 }
 
-                Ok(ContainerRestartRuleOnExitCodes {
-                    operator: serde_struct::required(operator, "operator")?,
+                let operator = serde_struct::required(operator, "operator")?;
+                *self.0 = Some(ContainerRestartRuleOnExitCodes {
+                    operator,
                     values: serde_struct::optional(values),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerRestartRuleOnExitCodes",
-            <ContainerRestartRuleOnExitCodesVisitor as serde_struct::Fields>::NAMES,
-            ContainerRestartRuleOnExitCodesVisitor,
+            <ContainerRestartRuleOnExitCodesVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerRestartRuleOnExitCodesVisitor(place),
         )
     }
 }

@@ -38,11 +38,21 @@ impl ::serde::Serialize for ContainerState {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerState {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerState {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerState>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerStateVisitor;
+        struct ContainerStateVisitor<'a>(&'a mut Option<ContainerState>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerStateField {
@@ -51,7 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
             waiting,
         }
 
-        impl serde_struct::Fields for ContainerStateVisitor {
+        impl serde_struct::Fields for ContainerStateVisitor<'_> {
             const NAMES: &'static [&'static str] = &["running", "terminated", "waiting"];
 
             type Field = ContainerStateField;
@@ -67,18 +77,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerStateVisitor {
-            type Value = ContainerState;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerStateVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerState")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerState, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut running = None;
                 let mut terminated = None;
                 let mut waiting = None;
@@ -89,31 +96,36 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
                 )? {
                     match field {
                         Some(ContainerStateField::running) => {
-                            serde_struct::value(&mut map, &mut running, "running")
+                            serde_struct::optional_struct_value(&mut map, &mut running, "running")
                         }
                         Some(ContainerStateField::terminated) => {
-                            serde_struct::value(&mut map, &mut terminated, "terminated")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut terminated,
+                                "terminated",
+                            )
                         }
                         Some(ContainerStateField::waiting) => {
-                            serde_struct::value(&mut map, &mut waiting, "waiting")
+                            serde_struct::optional_struct_value(&mut map, &mut waiting, "waiting")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ContainerState {
+                *self.0 = Some(ContainerState {
                     running: serde_struct::optional(running),
                     terminated: serde_struct::optional(terminated),
                     waiting: serde_struct::optional(waiting),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerState",
-            <ContainerStateVisitor as serde_struct::Fields>::NAMES,
-            ContainerStateVisitor,
+            <ContainerStateVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerStateVisitor(place),
         )
     }
 }

@@ -28,18 +28,28 @@ impl ::serde::Serialize for ContainerStateRunning {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerStateRunning {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerStateRunning>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerStateRunningVisitor;
+        struct ContainerStateRunningVisitor<'a>(&'a mut Option<ContainerStateRunning>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerStateRunningField {
             started_at,
         }
 
-        impl serde_struct::Fields for ContainerStateRunningVisitor {
+        impl serde_struct::Fields for ContainerStateRunningVisitor<'_> {
             const NAMES: &'static [&'static str] = &["startedAt"];
 
             type Field = ContainerStateRunningField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerStateRunningVisitor {
-            type Value = ContainerStateRunning;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerStateRunningVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStateRunning")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerStateRunning, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut started_at = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -79,17 +86,18 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
                     }?;
                 }
 
-                Ok(ContainerStateRunning {
+                *self.0 = Some(ContainerStateRunning {
                     started_at: serde_struct::optional(started_at),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerStateRunning",
-            <ContainerStateRunningVisitor as serde_struct::Fields>::NAMES,
-            ContainerStateRunningVisitor,
+            <ContainerStateRunningVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerStateRunningVisitor(place),
         )
     }
 }

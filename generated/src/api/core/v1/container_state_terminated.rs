@@ -53,11 +53,21 @@ impl ::serde::Serialize for ContainerStateTerminated {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerStateTerminated {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerStateTerminated>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerStateTerminatedVisitor;
+        struct ContainerStateTerminatedVisitor<'a>(&'a mut Option<ContainerStateTerminated>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerStateTerminatedField {
@@ -70,7 +80,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
             started_at,
         }
 
-        impl serde_struct::Fields for ContainerStateTerminatedVisitor {
+        impl serde_struct::Fields for ContainerStateTerminatedVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "containerID",
                 "exitCode",
@@ -98,18 +108,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerStateTerminatedVisitor {
-            type Value = ContainerStateTerminated;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerStateTerminatedVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStateTerminated")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerStateTerminated, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut container_id = None;
                 let mut exit_code = None;
                 let mut finished_at = None;
@@ -148,23 +155,25 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
                     }?;
                 }
 
-                Ok(ContainerStateTerminated {
+                let exit_code = serde_struct::required(exit_code, "exitCode")?;
+                *self.0 = Some(ContainerStateTerminated {
                     container_id: serde_struct::optional(container_id),
-                    exit_code: serde_struct::required(exit_code, "exitCode")?,
+                    exit_code,
                     finished_at: serde_struct::optional(finished_at),
                     message: serde_struct::optional(message),
                     reason: serde_struct::optional(reason),
                     signal: serde_struct::optional(signal),
                     started_at: serde_struct::optional(started_at),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerStateTerminated",
-            <ContainerStateTerminatedVisitor as serde_struct::Fields>::NAMES,
-            ContainerStateTerminatedVisitor,
+            <ContainerStateTerminatedVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerStateTerminatedVisitor(place),
         )
     }
 }

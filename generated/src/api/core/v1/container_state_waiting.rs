@@ -34,11 +34,21 @@ impl ::serde::Serialize for ContainerStateWaiting {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerStateWaiting {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerStateWaiting>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerStateWaitingVisitor;
+        struct ContainerStateWaitingVisitor<'a>(&'a mut Option<ContainerStateWaiting>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerStateWaitingField {
@@ -46,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
             reason,
         }
 
-        impl serde_struct::Fields for ContainerStateWaitingVisitor {
+        impl serde_struct::Fields for ContainerStateWaitingVisitor<'_> {
             const NAMES: &'static [&'static str] = &["message", "reason"];
 
             type Field = ContainerStateWaitingField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerStateWaitingVisitor {
-            type Value = ContainerStateWaiting;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerStateWaitingVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStateWaiting")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerStateWaiting, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut message = None;
                 let mut reason = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -91,18 +98,19 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
                     }?;
                 }
 
-                Ok(ContainerStateWaiting {
+                *self.0 = Some(ContainerStateWaiting {
                     message: serde_struct::optional(message),
                     reason: serde_struct::optional(reason),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerStateWaiting",
-            <ContainerStateWaitingVisitor as serde_struct::Fields>::NAMES,
-            ContainerStateWaitingVisitor,
+            <ContainerStateWaitingVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerStateWaitingVisitor(place),
         )
     }
 }

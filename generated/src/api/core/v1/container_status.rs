@@ -94,11 +94,21 @@ impl ::serde::Serialize for ContainerStatus {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerStatus>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerStatusVisitor;
+        struct ContainerStatusVisitor<'a>(&'a mut Option<ContainerStatus>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerStatusField {
@@ -119,7 +129,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
             volume_mounts,
         }
 
-        impl serde_struct::Fields for ContainerStatusVisitor {
+        impl serde_struct::Fields for ContainerStatusVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "allocatedResources",
                 "allocatedResourcesStatus",
@@ -163,18 +173,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerStatusVisitor {
-            type Value = ContainerStatus;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerStatusVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerStatus")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerStatus, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut allocated_resources = None;
                 let mut allocated_resources_status = None;
                 let mut container_id = None;
@@ -204,7 +211,7 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                             )
                         }
                         Some(ContainerStatusField::allocated_resources_status) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut allocated_resources_status,
                                 "allocatedResourcesStatus",
@@ -220,7 +227,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                             serde_struct::value(&mut map, &mut image_id, "imageID")
                         }
                         Some(ContainerStatusField::last_state) => {
-                            serde_struct::value(&mut map, &mut last_state, "lastState")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut last_state,
+                                "lastState",
+                            )
                         }
                         Some(ContainerStatusField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
@@ -229,7 +240,11 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                             serde_struct::value(&mut map, &mut ready, "ready")
                         }
                         Some(ContainerStatusField::resources) => {
-                            serde_struct::value(&mut map, &mut resources, "resources")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut resources,
+                                "resources",
+                            )
                         }
                         Some(ContainerStatusField::restart_count) => {
                             serde_struct::value(&mut map, &mut restart_count, "restartCount")
@@ -238,46 +253,56 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
                             serde_struct::value(&mut map, &mut started, "started")
                         }
                         Some(ContainerStatusField::state) => {
-                            serde_struct::value(&mut map, &mut state, "state")
+                            serde_struct::optional_struct_value(&mut map, &mut state, "state")
                         }
                         Some(ContainerStatusField::stop_signal) => {
                             serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
                         }
                         Some(ContainerStatusField::user) => {
-                            serde_struct::value(&mut map, &mut user, "user")
+                            serde_struct::optional_struct_value(&mut map, &mut user, "user")
                         }
                         Some(ContainerStatusField::volume_mounts) => {
-                            serde_struct::value(&mut map, &mut volume_mounts, "volumeMounts")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut volume_mounts,
+                                "volumeMounts",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ContainerStatus {
+                let image = serde_struct::required(image, "image")?;
+                let image_id = serde_struct::required(image_id, "imageID")?;
+                let name = serde_struct::required(name, "name")?;
+                let ready = serde_struct::required(ready, "ready")?;
+                let restart_count = serde_struct::required(restart_count, "restartCount")?;
+                *self.0 = Some(ContainerStatus {
                     allocated_resources: serde_struct::optional(allocated_resources),
                     allocated_resources_status: serde_struct::optional(allocated_resources_status),
                     container_id: serde_struct::optional(container_id),
-                    image: serde_struct::required(image, "image")?,
-                    image_id: serde_struct::required(image_id, "imageID")?,
+                    image,
+                    image_id,
                     last_state: serde_struct::optional(last_state),
-                    name: serde_struct::required(name, "name")?,
-                    ready: serde_struct::required(ready, "ready")?,
+                    name,
+                    ready,
                     resources: serde_struct::optional(resources),
-                    restart_count: serde_struct::required(restart_count, "restartCount")?,
+                    restart_count,
                     started: serde_struct::optional(started),
                     state: serde_struct::optional(state),
                     stop_signal: serde_struct::optional(stop_signal),
                     user: serde_struct::optional(user),
                     volume_mounts: serde_struct::optional(volume_mounts),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerStatus",
-            <ContainerStatusVisitor as serde_struct::Fields>::NAMES,
-            ContainerStatusVisitor,
+            <ContainerStatusVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerStatusVisitor(place),
         )
     }
 }

@@ -28,18 +28,28 @@ impl ::serde::Serialize for ContainerUser {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ContainerUser {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerUser {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ContainerUser>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerUserVisitor;
+        struct ContainerUserVisitor<'a>(&'a mut Option<ContainerUser>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ContainerUserField {
             linux,
         }
 
-        impl serde_struct::Fields for ContainerUserVisitor {
+        impl serde_struct::Fields for ContainerUserVisitor<'_> {
             const NAMES: &'static [&'static str] = &["linux"];
 
             type Field = ContainerUserField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ContainerUserVisitor {
-            type Value = ContainerUser;
+        impl<'de> ::serde::de::Visitor<'de> for ContainerUserVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ContainerUser")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ContainerUser, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut linux = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -73,23 +80,24 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
                 )? {
                     match field {
                         Some(ContainerUserField::linux) => {
-                            serde_struct::value(&mut map, &mut linux, "linux")
+                            serde_struct::optional_struct_value(&mut map, &mut linux, "linux")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ContainerUser {
+                *self.0 = Some(ContainerUser {
                     linux: serde_struct::optional(linux),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ContainerUser",
-            <ContainerUserVisitor as serde_struct::Fields>::NAMES,
-            ContainerUserVisitor,
+            <ContainerUserVisitor<'_> as serde_struct::Fields>::NAMES,
+            ContainerUserVisitor(place),
         )
     }
 }

@@ -53,11 +53,21 @@ impl ::serde::Serialize for CSIVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for CSIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<CSIVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct CSIVolumeSourceVisitor;
+        struct CSIVolumeSourceVisitor<'a>(&'a mut Option<CSIVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum CSIVolumeSourceField {
@@ -68,7 +78,7 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
             volume_attributes,
         }
 
-        impl serde_struct::Fields for CSIVolumeSourceVisitor {
+        impl serde_struct::Fields for CSIVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "driver",
                 "fsType",
@@ -92,18 +102,15 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for CSIVolumeSourceVisitor {
-            type Value = CSIVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for CSIVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct CSIVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<CSIVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut driver = None;
                 let mut fs_type = None;
                 let mut node_publish_secret_ref = None;
@@ -122,7 +129,7 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                             serde_struct::value(&mut map, &mut fs_type, "fsType")
                         }
                         Some(CSIVolumeSourceField::node_publish_secret_ref) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut node_publish_secret_ref,
                                 "nodePublishSecretRef",
@@ -142,21 +149,23 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
                     }?;
                 }
 
-                Ok(CSIVolumeSource {
-                    driver: serde_struct::required(driver, "driver")?,
+                let driver = serde_struct::required(driver, "driver")?;
+                *self.0 = Some(CSIVolumeSource {
+                    driver,
                     fs_type: serde_struct::optional(fs_type),
                     node_publish_secret_ref: serde_struct::optional(node_publish_secret_ref),
                     read_only: serde_struct::optional(read_only),
                     volume_attributes: serde_struct::optional(volume_attributes),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "CSIVolumeSource",
-            <CSIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            CSIVolumeSourceVisitor,
+            <CSIVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            CSIVolumeSourceVisitor(place),
         )
     }
 }

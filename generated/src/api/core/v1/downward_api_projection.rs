@@ -28,18 +28,28 @@ impl ::serde::Serialize for DownwardAPIProjection {
 }
 
 impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for DownwardAPIProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<DownwardAPIProjection>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct DownwardAPIProjectionVisitor;
+        struct DownwardAPIProjectionVisitor<'a>(&'a mut Option<DownwardAPIProjection>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum DownwardAPIProjectionField {
             items,
         }
 
-        impl serde_struct::Fields for DownwardAPIProjectionVisitor {
+        impl serde_struct::Fields for DownwardAPIProjectionVisitor<'_> {
             const NAMES: &'static [&'static str] = &["items"];
 
             type Field = DownwardAPIProjectionField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIProjectionVisitor {
-            type Value = DownwardAPIProjection;
+        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIProjectionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DownwardAPIProjection")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<DownwardAPIProjection, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut items = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -73,23 +80,24 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
                 )? {
                     match field {
                         Some(DownwardAPIProjectionField::items) => {
-                            serde_struct::value(&mut map, &mut items, "items")
+                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(DownwardAPIProjection {
+                *self.0 = Some(DownwardAPIProjection {
                     items: serde_struct::optional(items),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "DownwardAPIProjection",
-            <DownwardAPIProjectionVisitor as serde_struct::Fields>::NAMES,
-            DownwardAPIProjectionVisitor,
+            <DownwardAPIProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
+            DownwardAPIProjectionVisitor(place),
         )
     }
 }

@@ -45,11 +45,21 @@ impl ::serde::Serialize for DownwardAPIVolumeFile {
 }
 
 impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for DownwardAPIVolumeFile {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<DownwardAPIVolumeFile>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct DownwardAPIVolumeFileVisitor;
+        struct DownwardAPIVolumeFileVisitor<'a>(&'a mut Option<DownwardAPIVolumeFile>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum DownwardAPIVolumeFileField {
@@ -59,7 +69,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
             resource_field_ref,
         }
 
-        impl serde_struct::Fields for DownwardAPIVolumeFileVisitor {
+        impl serde_struct::Fields for DownwardAPIVolumeFileVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "fieldRef",
                 "mode",
@@ -81,18 +91,15 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeFileVisitor {
-            type Value = DownwardAPIVolumeFile;
+        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeFileVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DownwardAPIVolumeFile")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<DownwardAPIVolumeFile, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut field_ref = None;
                 let mut mode = None;
                 let mut path = None;
@@ -104,7 +111,11 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                 )? {
                     match field {
                         Some(DownwardAPIVolumeFileField::field_ref) => {
-                            serde_struct::value(&mut map, &mut field_ref, "fieldRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut field_ref,
+                                "fieldRef",
+                            )
                         }
                         Some(DownwardAPIVolumeFileField::mode) => {
                             serde_struct::value(&mut map, &mut mode, "mode")
@@ -113,7 +124,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                             serde_struct::value(&mut map, &mut path, "path")
                         }
                         Some(DownwardAPIVolumeFileField::resource_field_ref) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut resource_field_ref,
                                 "resourceFieldRef",
@@ -123,20 +134,22 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
                     }?;
                 }
 
-                Ok(DownwardAPIVolumeFile {
+                let path = serde_struct::required(path, "path")?;
+                *self.0 = Some(DownwardAPIVolumeFile {
                     field_ref: serde_struct::optional(field_ref),
                     mode: serde_struct::optional(mode),
-                    path: serde_struct::required(path, "path")?,
+                    path,
                     resource_field_ref: serde_struct::optional(resource_field_ref),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "DownwardAPIVolumeFile",
-            <DownwardAPIVolumeFileVisitor as serde_struct::Fields>::NAMES,
-            DownwardAPIVolumeFileVisitor,
+            <DownwardAPIVolumeFileVisitor<'_> as serde_struct::Fields>::NAMES,
+            DownwardAPIVolumeFileVisitor(place),
         )
     }
 }

@@ -34,11 +34,21 @@ impl ::serde::Serialize for DownwardAPIVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for DownwardAPIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<DownwardAPIVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct DownwardAPIVolumeSourceVisitor;
+        struct DownwardAPIVolumeSourceVisitor<'a>(&'a mut Option<DownwardAPIVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum DownwardAPIVolumeSourceField {
@@ -46,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
             items,
         }
 
-        impl serde_struct::Fields for DownwardAPIVolumeSourceVisitor {
+        impl serde_struct::Fields for DownwardAPIVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["defaultMode", "items"];
 
             type Field = DownwardAPIVolumeSourceField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeSourceVisitor {
-            type Value = DownwardAPIVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DownwardAPIVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<DownwardAPIVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut default_mode = None;
                 let mut items = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -85,24 +92,25 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
                             serde_struct::value(&mut map, &mut default_mode, "defaultMode")
                         }
                         Some(DownwardAPIVolumeSourceField::items) => {
-                            serde_struct::value(&mut map, &mut items, "items")
+                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(DownwardAPIVolumeSource {
+                *self.0 = Some(DownwardAPIVolumeSource {
                     default_mode: serde_struct::optional(default_mode),
                     items: serde_struct::optional(items),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "DownwardAPIVolumeSource",
-            <DownwardAPIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            DownwardAPIVolumeSourceVisitor,
+            <DownwardAPIVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            DownwardAPIVolumeSourceVisitor(place),
         )
     }
 }

@@ -34,11 +34,21 @@ impl ::serde::Serialize for EmptyDirVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EmptyDirVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<EmptyDirVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct EmptyDirVolumeSourceVisitor;
+        struct EmptyDirVolumeSourceVisitor<'a>(&'a mut Option<EmptyDirVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum EmptyDirVolumeSourceField {
@@ -46,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
             size_limit,
         }
 
-        impl serde_struct::Fields for EmptyDirVolumeSourceVisitor {
+        impl serde_struct::Fields for EmptyDirVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
 
             type Field = EmptyDirVolumeSourceField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for EmptyDirVolumeSourceVisitor {
-            type Value = EmptyDirVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for EmptyDirVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EmptyDirVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<EmptyDirVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut medium = None;
                 let mut size_limit = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -91,18 +98,19 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
                     }?;
                 }
 
-                Ok(EmptyDirVolumeSource {
+                *self.0 = Some(EmptyDirVolumeSource {
                     medium: serde_struct::optional(medium),
                     size_limit: serde_struct::optional(size_limit),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "EmptyDirVolumeSource",
-            <EmptyDirVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            EmptyDirVolumeSourceVisitor,
+            <EmptyDirVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            EmptyDirVolumeSourceVisitor(place),
         )
     }
 }

@@ -41,11 +41,21 @@ impl ::serde::Serialize for EndpointAddress {
 }
 
 impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EndpointAddress {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<EndpointAddress>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct EndpointAddressVisitor;
+        struct EndpointAddressVisitor<'a>(&'a mut Option<EndpointAddress>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum EndpointAddressField {
@@ -55,7 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
             target_ref,
         }
 
-        impl serde_struct::Fields for EndpointAddressVisitor {
+        impl serde_struct::Fields for EndpointAddressVisitor<'_> {
             const NAMES: &'static [&'static str] = &["hostname", "ip", "nodeName", "targetRef"];
 
             type Field = EndpointAddressField;
@@ -72,18 +82,15 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for EndpointAddressVisitor {
-            type Value = EndpointAddress;
+        impl<'de> ::serde::de::Visitor<'de> for EndpointAddressVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointAddress")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<EndpointAddress, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut hostname = None;
                 let mut ip = None;
                 let mut node_name = None;
@@ -104,26 +111,32 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
                             serde_struct::value(&mut map, &mut node_name, "nodeName")
                         }
                         Some(EndpointAddressField::target_ref) => {
-                            serde_struct::value(&mut map, &mut target_ref, "targetRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut target_ref,
+                                "targetRef",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(EndpointAddress {
+                let ip = serde_struct::required(ip, "ip")?;
+                *self.0 = Some(EndpointAddress {
                     hostname: serde_struct::optional(hostname),
-                    ip: serde_struct::required(ip, "ip")?,
+                    ip,
                     node_name: serde_struct::optional(node_name),
                     target_ref: serde_struct::optional(target_ref),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "EndpointAddress",
-            <EndpointAddressVisitor as serde_struct::Fields>::NAMES,
-            EndpointAddressVisitor,
+            <EndpointAddressVisitor<'_> as serde_struct::Fields>::NAMES,
+            EndpointAddressVisitor(place),
         )
     }
 }

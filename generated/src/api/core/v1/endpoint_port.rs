@@ -41,11 +41,21 @@ impl ::serde::Serialize for EndpointPort {
 }
 
 impl<'de> ::serde::Deserialize<'de> for EndpointPort {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EndpointPort {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<EndpointPort>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct EndpointPortVisitor;
+        struct EndpointPortVisitor<'a>(&'a mut Option<EndpointPort>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum EndpointPortField {
@@ -55,7 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
             protocol,
         }
 
-        impl serde_struct::Fields for EndpointPortVisitor {
+        impl serde_struct::Fields for EndpointPortVisitor<'_> {
             const NAMES: &'static [&'static str] = &["appProtocol", "name", "port", "protocol"];
 
             type Field = EndpointPortField;
@@ -72,18 +82,15 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for EndpointPortVisitor {
-            type Value = EndpointPort;
+        impl<'de> ::serde::de::Visitor<'de> for EndpointPortVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointPort")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<EndpointPort, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut app_protocol = None;
                 let mut name = None;
                 let mut port = None;
@@ -110,20 +117,22 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
                     }?;
                 }
 
-                Ok(EndpointPort {
+                let port = serde_struct::required(port, "port")?;
+                *self.0 = Some(EndpointPort {
                     app_protocol: serde_struct::optional(app_protocol),
                     name: serde_struct::optional(name),
-                    port: serde_struct::required(port, "port")?,
+                    port,
                     protocol: serde_struct::optional(protocol),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "EndpointPort",
-            <EndpointPortVisitor as serde_struct::Fields>::NAMES,
-            EndpointPortVisitor,
+            <EndpointPortVisitor<'_> as serde_struct::Fields>::NAMES,
+            EndpointPortVisitor(place),
         )
     }
 }

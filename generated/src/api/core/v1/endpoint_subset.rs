@@ -42,11 +42,21 @@ impl ::serde::Serialize for EndpointSubset {
 }
 
 impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EndpointSubset {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<EndpointSubset>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct EndpointSubsetVisitor;
+        struct EndpointSubsetVisitor<'a>(&'a mut Option<EndpointSubset>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum EndpointSubsetField {
@@ -55,7 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
             ports,
         }
 
-        impl serde_struct::Fields for EndpointSubsetVisitor {
+        impl serde_struct::Fields for EndpointSubsetVisitor<'_> {
             const NAMES: &'static [&'static str] = &["addresses", "notReadyAddresses", "ports"];
 
             type Field = EndpointSubsetField;
@@ -71,18 +81,15 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for EndpointSubsetVisitor {
-            type Value = EndpointSubset;
+        impl<'de> ::serde::de::Visitor<'de> for EndpointSubsetVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EndpointSubset")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<EndpointSubset, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut addresses = None;
                 let mut not_ready_addresses = None;
                 let mut ports = None;
@@ -93,35 +100,40 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
                 )? {
                     match field {
                         Some(EndpointSubsetField::addresses) => {
-                            serde_struct::value(&mut map, &mut addresses, "addresses")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut addresses,
+                                "addresses",
+                            )
                         }
                         Some(EndpointSubsetField::not_ready_addresses) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut not_ready_addresses,
                                 "notReadyAddresses",
                             )
                         }
                         Some(EndpointSubsetField::ports) => {
-                            serde_struct::value(&mut map, &mut ports, "ports")
+                            serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(EndpointSubset {
+                *self.0 = Some(EndpointSubset {
                     addresses: serde_struct::optional(addresses),
                     not_ready_addresses: serde_struct::optional(not_ready_addresses),
                     ports: serde_struct::optional(ports),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "EndpointSubset",
-            <EndpointSubsetVisitor as serde_struct::Fields>::NAMES,
-            EndpointSubsetVisitor,
+            <EndpointSubsetVisitor<'_> as serde_struct::Fields>::NAMES,
+            EndpointSubsetVisitor(place),
         )
     }
 }

@@ -71,11 +71,21 @@ impl ::serde::Serialize for Endpoints {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Endpoints {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Endpoints {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Endpoints>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct EndpointsVisitor;
+        struct EndpointsVisitor<'a>(&'a mut Option<Endpoints>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum EndpointsField {
@@ -85,7 +95,7 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
             subsets,
         }
 
-        impl serde_struct::Fields for EndpointsVisitor {
+        impl serde_struct::Fields for EndpointsVisitor<'_> {
             const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "subsets"];
 
             type Field = EndpointsField;
@@ -102,18 +112,15 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for EndpointsVisitor {
-            type Value = Endpoints;
+        impl<'de> ::serde::de::Visitor<'de> for EndpointsVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Endpoints")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Endpoints, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut kind = None;
                 let mut metadata = None;
@@ -131,29 +138,34 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
                         Some(EndpointsField::metadata) => {
-                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                         }
                         Some(EndpointsField::subsets) => {
-                            serde_struct::value(&mut map, &mut subsets, "subsets")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut subsets,
+                                "subsets",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(Endpoints {
+                *self.0 = Some(Endpoints {
                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     subsets: serde_struct::optional(subsets),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Endpoints",
-            <EndpointsVisitor as serde_struct::Fields>::NAMES,
-            EndpointsVisitor,
+            <EndpointsVisitor<'_> as serde_struct::Fields>::NAMES,
+            EndpointsVisitor(place),
         )
     }
 }

@@ -38,11 +38,21 @@ impl ::serde::Serialize for EnvFromSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EnvFromSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<EnvFromSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct EnvFromSourceVisitor;
+        struct EnvFromSourceVisitor<'a>(&'a mut Option<EnvFromSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum EnvFromSourceField {
@@ -51,7 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
             secret_ref,
         }
 
-        impl serde_struct::Fields for EnvFromSourceVisitor {
+        impl serde_struct::Fields for EnvFromSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["configMapRef", "prefix", "secretRef"];
 
             type Field = EnvFromSourceField;
@@ -67,18 +77,15 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for EnvFromSourceVisitor {
-            type Value = EnvFromSource;
+        impl<'de> ::serde::de::Visitor<'de> for EnvFromSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EnvFromSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<EnvFromSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut config_map_ref = None;
                 let mut prefix = None;
                 let mut secret_ref = None;
@@ -89,31 +96,40 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
                 )? {
                     match field {
                         Some(EnvFromSourceField::config_map_ref) => {
-                            serde_struct::value(&mut map, &mut config_map_ref, "configMapRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut config_map_ref,
+                                "configMapRef",
+                            )
                         }
                         Some(EnvFromSourceField::prefix) => {
                             serde_struct::value(&mut map, &mut prefix, "prefix")
                         }
                         Some(EnvFromSourceField::secret_ref) => {
-                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut secret_ref,
+                                "secretRef",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(EnvFromSource {
+                *self.0 = Some(EnvFromSource {
                     config_map_ref: serde_struct::optional(config_map_ref),
                     prefix: serde_struct::optional(prefix),
                     secret_ref: serde_struct::optional(secret_ref),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "EnvFromSource",
-            <EnvFromSourceVisitor as serde_struct::Fields>::NAMES,
-            EnvFromSourceVisitor,
+            <EnvFromSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            EnvFromSourceVisitor(place),
         )
     }
 }

@@ -37,11 +37,21 @@ impl ::serde::Serialize for EnvVar {
 }
 
 impl<'de> ::serde::Deserialize<'de> for EnvVar {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EnvVar {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<EnvVar>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct EnvVarVisitor;
+        struct EnvVarVisitor<'a>(&'a mut Option<EnvVar>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum EnvVarField {
@@ -50,7 +60,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
             value_from,
         }
 
-        impl serde_struct::Fields for EnvVarVisitor {
+        impl serde_struct::Fields for EnvVarVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
 
             type Field = EnvVarField;
@@ -66,18 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for EnvVarVisitor {
-            type Value = EnvVar;
+        impl<'de> ::serde::de::Visitor<'de> for EnvVarVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EnvVar")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<EnvVar, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut value = None;
                 let mut value_from = None;
@@ -92,25 +99,31 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
                             serde_struct::value(&mut map, &mut value, "value")
                         }
                         Some(EnvVarField::value_from) => {
-                            serde_struct::value(&mut map, &mut value_from, "valueFrom")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut value_from,
+                                "valueFrom",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(EnvVar {
-                    name: serde_struct::required(name, "name")?,
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(EnvVar {
+                    name,
                     value: serde_struct::optional(value),
                     value_from: serde_struct::optional(value_from),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "EnvVar",
-            <EnvVarVisitor as serde_struct::Fields>::NAMES,
-            EnvVarVisitor,
+            <EnvVarVisitor<'_> as serde_struct::Fields>::NAMES,
+            EnvVarVisitor(place),
         )
     }
 }

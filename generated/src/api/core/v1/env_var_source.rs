@@ -54,11 +54,21 @@ impl ::serde::Serialize for EnvVarSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EnvVarSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<EnvVarSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct EnvVarSourceVisitor;
+        struct EnvVarSourceVisitor<'a>(&'a mut Option<EnvVarSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum EnvVarSourceField {
@@ -69,7 +79,7 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
             secret_key_ref,
         }
 
-        impl serde_struct::Fields for EnvVarSourceVisitor {
+        impl serde_struct::Fields for EnvVarSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "configMapKeyRef",
                 "fieldRef",
@@ -93,18 +103,15 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for EnvVarSourceVisitor {
-            type Value = EnvVarSource;
+        impl<'de> ::serde::de::Visitor<'de> for EnvVarSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EnvVarSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<EnvVarSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut config_map_key_ref = None;
                 let mut field_ref = None;
                 let mut file_key_ref = None;
@@ -117,47 +124,60 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
                 )? {
                     match field {
                         Some(EnvVarSourceField::config_map_key_ref) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut config_map_key_ref,
                                 "configMapKeyRef",
                             )
                         }
                         Some(EnvVarSourceField::field_ref) => {
-                            serde_struct::value(&mut map, &mut field_ref, "fieldRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut field_ref,
+                                "fieldRef",
+                            )
                         }
                         Some(EnvVarSourceField::file_key_ref) => {
-                            serde_struct::value(&mut map, &mut file_key_ref, "fileKeyRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut file_key_ref,
+                                "fileKeyRef",
+                            )
                         }
                         Some(EnvVarSourceField::resource_field_ref) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut resource_field_ref,
                                 "resourceFieldRef",
                             )
                         }
                         Some(EnvVarSourceField::secret_key_ref) => {
-                            serde_struct::value(&mut map, &mut secret_key_ref, "secretKeyRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut secret_key_ref,
+                                "secretKeyRef",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(EnvVarSource {
+                *self.0 = Some(EnvVarSource {
                     config_map_key_ref: serde_struct::optional(config_map_key_ref),
                     field_ref: serde_struct::optional(field_ref),
                     file_key_ref: serde_struct::optional(file_key_ref),
                     resource_field_ref: serde_struct::optional(resource_field_ref),
                     secret_key_ref: serde_struct::optional(secret_key_ref),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "EnvVarSource",
-            <EnvVarSourceVisitor as serde_struct::Fields>::NAMES,
-            EnvVarSourceVisitor,
+            <EnvVarSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            EnvVarSourceVisitor(place),
         )
     }
 }

@@ -153,11 +153,21 @@ impl ::serde::Serialize for EphemeralContainer {
 }
 
 impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EphemeralContainer {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<EphemeralContainer>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct EphemeralContainerVisitor;
+        struct EphemeralContainerVisitor<'a>(&'a mut Option<EphemeralContainer>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum EphemeralContainerField {
@@ -189,7 +199,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
             working_dir,
         }
 
-        impl serde_struct::Fields for EphemeralContainerVisitor {
+        impl serde_struct::Fields for EphemeralContainerVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "args",
                 "command",
@@ -255,18 +265,15 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for EphemeralContainerVisitor {
-            type Value = EphemeralContainer;
+        impl<'de> ::serde::de::Visitor<'de> for EphemeralContainerVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EphemeralContainer")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<EphemeralContainer, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut args = None;
                 let mut command = None;
                 let mut env = None;
@@ -306,10 +313,14 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             serde_struct::value(&mut map, &mut command, "command")
                         }
                         Some(EphemeralContainerField::env) => {
-                            serde_struct::value(&mut map, &mut env, "env")
+                            serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
                         }
                         Some(EphemeralContainerField::env_from) => {
-                            serde_struct::value(&mut map, &mut env_from, "envFrom")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut env_from,
+                                "envFrom",
+                            )
                         }
                         Some(EphemeralContainerField::image) => {
                             serde_struct::value(&mut map, &mut image, "image")
@@ -318,41 +329,69 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             serde_struct::value(&mut map, &mut image_pull_policy, "imagePullPolicy")
                         }
                         Some(EphemeralContainerField::lifecycle) => {
-                            serde_struct::value(&mut map, &mut lifecycle, "lifecycle")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut lifecycle,
+                                "lifecycle",
+                            )
                         }
                         Some(EphemeralContainerField::liveness_probe) => {
-                            serde_struct::value(&mut map, &mut liveness_probe, "livenessProbe")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut liveness_probe,
+                                "livenessProbe",
+                            )
                         }
                         Some(EphemeralContainerField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
                         Some(EphemeralContainerField::ports) => {
-                            serde_struct::value(&mut map, &mut ports, "ports")
+                            serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
                         }
                         Some(EphemeralContainerField::readiness_probe) => {
-                            serde_struct::value(&mut map, &mut readiness_probe, "readinessProbe")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut readiness_probe,
+                                "readinessProbe",
+                            )
                         }
                         Some(EphemeralContainerField::resize_policy) => {
-                            serde_struct::value(&mut map, &mut resize_policy, "resizePolicy")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut resize_policy,
+                                "resizePolicy",
+                            )
                         }
                         Some(EphemeralContainerField::resources) => {
-                            serde_struct::value(&mut map, &mut resources, "resources")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut resources,
+                                "resources",
+                            )
                         }
                         Some(EphemeralContainerField::restart_policy) => {
                             serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
                         }
                         Some(EphemeralContainerField::restart_policy_rules) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut restart_policy_rules,
                                 "restartPolicyRules",
                             )
                         }
                         Some(EphemeralContainerField::security_context) => {
-                            serde_struct::value(&mut map, &mut security_context, "securityContext")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut security_context,
+                                "securityContext",
+                            )
                         }
                         Some(EphemeralContainerField::startup_probe) => {
-                            serde_struct::value(&mut map, &mut startup_probe, "startupProbe")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut startup_probe,
+                                "startupProbe",
+                            )
                         }
                         Some(EphemeralContainerField::stdin) => {
                             serde_struct::value(&mut map, &mut stdin, "stdin")
@@ -385,10 +424,18 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                             serde_struct::value(&mut map, &mut tty, "tty")
                         }
                         Some(EphemeralContainerField::volume_devices) => {
-                            serde_struct::value(&mut map, &mut volume_devices, "volumeDevices")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut volume_devices,
+                                "volumeDevices",
+                            )
                         }
                         Some(EphemeralContainerField::volume_mounts) => {
-                            serde_struct::value(&mut map, &mut volume_mounts, "volumeMounts")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut volume_mounts,
+                                "volumeMounts",
+                            )
                         }
                         Some(EphemeralContainerField::working_dir) => {
                             serde_struct::value(&mut map, &mut working_dir, "workingDir")
@@ -397,7 +444,8 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                     }?;
                 }
 
-                Ok(EphemeralContainer {
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(EphemeralContainer {
                     args: serde_struct::optional(args),
                     command: serde_struct::optional(command),
                     env: serde_struct::optional(env),
@@ -406,7 +454,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                     image_pull_policy: serde_struct::optional(image_pull_policy),
                     lifecycle: serde_struct::optional(lifecycle),
                     liveness_probe: serde_struct::optional(liveness_probe),
-                    name: serde_struct::required(name, "name")?,
+                    name,
                     ports: serde_struct::optional(ports),
                     readiness_probe: serde_struct::optional(readiness_probe),
                     resize_policy: serde_struct::optional(resize_policy),
@@ -425,14 +473,15 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
                     volume_mounts: serde_struct::optional(volume_mounts),
                     working_dir: serde_struct::optional(working_dir),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "EphemeralContainer",
-            <EphemeralContainerVisitor as serde_struct::Fields>::NAMES,
-            EphemeralContainerVisitor,
+            <EphemeralContainerVisitor<'_> as serde_struct::Fields>::NAMES,
+            EphemeralContainerVisitor(place),
         )
     }
 }

@@ -36,18 +36,28 @@ impl ::serde::Serialize for EphemeralVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EphemeralVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<EphemeralVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct EphemeralVolumeSourceVisitor;
+        struct EphemeralVolumeSourceVisitor<'a>(&'a mut Option<EphemeralVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum EphemeralVolumeSourceField {
             volume_claim_template,
         }
 
-        impl serde_struct::Fields for EphemeralVolumeSourceVisitor {
+        impl serde_struct::Fields for EphemeralVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
 
             type Field = EphemeralVolumeSourceField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for EphemeralVolumeSourceVisitor {
-            type Value = EphemeralVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for EphemeralVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct EphemeralVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<EphemeralVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut volume_claim_template = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -81,7 +88,7 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
                 )? {
                     match field {
                         Some(EphemeralVolumeSourceField::volume_claim_template) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut volume_claim_template,
                                 "volumeClaimTemplate",
@@ -91,17 +98,18 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
                     }?;
                 }
 
-                Ok(EphemeralVolumeSource {
+                *self.0 = Some(EphemeralVolumeSource {
                     volume_claim_template: serde_struct::optional(volume_claim_template),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "EphemeralVolumeSource",
-            <EphemeralVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            EphemeralVolumeSourceVisitor,
+            <EphemeralVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            EphemeralVolumeSourceVisitor(place),
         )
     }
 }

@@ -28,18 +28,28 @@ impl ::serde::Serialize for ExecAction {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ExecAction {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ExecAction {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ExecAction>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ExecActionVisitor;
+        struct ExecActionVisitor<'a>(&'a mut Option<ExecAction>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ExecActionField {
             command,
         }
 
-        impl serde_struct::Fields for ExecActionVisitor {
+        impl serde_struct::Fields for ExecActionVisitor<'_> {
             const NAMES: &'static [&'static str] = &["command"];
 
             type Field = ExecActionField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ExecActionVisitor {
-            type Value = ExecAction;
+        impl<'de> ::serde::de::Visitor<'de> for ExecActionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ExecAction")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ExecAction, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut command = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -79,17 +86,18 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
                     }?;
                 }
 
-                Ok(ExecAction {
+                *self.0 = Some(ExecAction {
                     command: serde_struct::optional(command),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ExecAction",
-            <ExecActionVisitor as serde_struct::Fields>::NAMES,
-            ExecActionVisitor,
+            <ExecActionVisitor<'_> as serde_struct::Fields>::NAMES,
+            ExecActionVisitor(place),
         )
     }
 }

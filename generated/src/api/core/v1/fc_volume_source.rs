@@ -46,11 +46,21 @@ impl ::serde::Serialize for FCVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for FCVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<FCVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct FCVolumeSourceVisitor;
+        struct FCVolumeSourceVisitor<'a>(&'a mut Option<FCVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum FCVolumeSourceField {
@@ -61,7 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
             wwids,
         }
 
-        impl serde_struct::Fields for FCVolumeSourceVisitor {
+        impl serde_struct::Fields for FCVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
                 "lun",
@@ -85,18 +95,15 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for FCVolumeSourceVisitor {
-            type Value = FCVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for FCVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FCVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<FCVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut fs_type = None;
                 let mut lun = None;
                 let mut read_only = None;
@@ -127,21 +134,22 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
                     }?;
                 }
 
-                Ok(FCVolumeSource {
+                *self.0 = Some(FCVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
                     lun: serde_struct::optional(lun),
                     read_only: serde_struct::optional(read_only),
                     target_wwns: serde_struct::optional(target_wwns),
                     wwids: serde_struct::optional(wwids),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "FCVolumeSource",
-            <FCVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            FCVolumeSourceVisitor,
+            <FCVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            FCVolumeSourceVisitor(place),
         )
     }
 }

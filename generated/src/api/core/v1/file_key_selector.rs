@@ -37,11 +37,21 @@ impl ::serde::Serialize for FileKeySelector {
 }
 
 impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for FileKeySelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<FileKeySelector>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct FileKeySelectorVisitor;
+        struct FileKeySelectorVisitor<'a>(&'a mut Option<FileKeySelector>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum FileKeySelectorField {
@@ -51,7 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
             volume_name,
         }
 
-        impl serde_struct::Fields for FileKeySelectorVisitor {
+        impl serde_struct::Fields for FileKeySelectorVisitor<'_> {
             const NAMES: &'static [&'static str] = &["key", "optional", "path", "volumeName"];
 
             type Field = FileKeySelectorField;
@@ -68,18 +78,15 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for FileKeySelectorVisitor {
-            type Value = FileKeySelector;
+        impl<'de> ::serde::de::Visitor<'de> for FileKeySelectorVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FileKeySelector")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<FileKeySelector, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut key = None;
                 let mut optional = None;
                 let mut path = None;
@@ -106,20 +113,24 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
                     }?;
                 }
 
-                Ok(FileKeySelector {
-                    key: serde_struct::required(key, "key")?,
+                let key = serde_struct::required(key, "key")?;
+                let path = serde_struct::required(path, "path")?;
+                let volume_name = serde_struct::required(volume_name, "volumeName")?;
+                *self.0 = Some(FileKeySelector {
+                    key,
                     optional: serde_struct::optional(optional),
-                    path: serde_struct::required(path, "path")?,
-                    volume_name: serde_struct::required(volume_name, "volumeName")?,
+                    path,
+                    volume_name,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "FileKeySelector",
-            <FileKeySelectorVisitor as serde_struct::Fields>::NAMES,
-            FileKeySelectorVisitor,
+            <FileKeySelectorVisitor<'_> as serde_struct::Fields>::NAMES,
+            FileKeySelectorVisitor(place),
         )
     }
 }

@@ -45,11 +45,21 @@ impl ::serde::Serialize for FlexVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for FlexVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<FlexVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct FlexVolumeSourceVisitor;
+        struct FlexVolumeSourceVisitor<'a>(&'a mut Option<FlexVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum FlexVolumeSourceField {
@@ -60,7 +70,7 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
             secret_ref,
         }
 
-        impl serde_struct::Fields for FlexVolumeSourceVisitor {
+        impl serde_struct::Fields for FlexVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "driver",
                 "fsType",
@@ -84,18 +94,15 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for FlexVolumeSourceVisitor {
-            type Value = FlexVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for FlexVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FlexVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<FlexVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut driver = None;
                 let mut fs_type = None;
                 let mut options = None;
@@ -120,27 +127,33 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
                         Some(FlexVolumeSourceField::secret_ref) => {
-                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut secret_ref,
+                                "secretRef",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(FlexVolumeSource {
-                    driver: serde_struct::required(driver, "driver")?,
+                let driver = serde_struct::required(driver, "driver")?;
+                *self.0 = Some(FlexVolumeSource {
+                    driver,
                     fs_type: serde_struct::optional(fs_type),
                     options: serde_struct::optional(options),
                     read_only: serde_struct::optional(read_only),
                     secret_ref: serde_struct::optional(secret_ref),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "FlexVolumeSource",
-            <FlexVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            FlexVolumeSourceVisitor,
+            <FlexVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            FlexVolumeSourceVisitor(place),
         )
     }
 }

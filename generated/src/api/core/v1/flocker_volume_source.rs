@@ -34,11 +34,21 @@ impl ::serde::Serialize for FlockerVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for FlockerVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<FlockerVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct FlockerVolumeSourceVisitor;
+        struct FlockerVolumeSourceVisitor<'a>(&'a mut Option<FlockerVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum FlockerVolumeSourceField {
@@ -46,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
             dataset_uuid,
         }
 
-        impl serde_struct::Fields for FlockerVolumeSourceVisitor {
+        impl serde_struct::Fields for FlockerVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
 
             type Field = FlockerVolumeSourceField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for FlockerVolumeSourceVisitor {
-            type Value = FlockerVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for FlockerVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct FlockerVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<FlockerVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut dataset_name = None;
                 let mut dataset_uuid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -91,18 +98,19 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
                     }?;
                 }
 
-                Ok(FlockerVolumeSource {
+                *self.0 = Some(FlockerVolumeSource {
                     dataset_name: serde_struct::optional(dataset_name),
                     dataset_uuid: serde_struct::optional(dataset_uuid),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "FlockerVolumeSource",
-            <FlockerVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            FlockerVolumeSourceVisitor,
+            <FlockerVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            FlockerVolumeSourceVisitor(place),
         )
     }
 }

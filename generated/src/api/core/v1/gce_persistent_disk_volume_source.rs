@@ -41,11 +41,21 @@ impl ::serde::Serialize for GCEPersistentDiskVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GCEPersistentDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<GCEPersistentDiskVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct GCEPersistentDiskVolumeSourceVisitor;
+        struct GCEPersistentDiskVolumeSourceVisitor<'a>(&'a mut Option<GCEPersistentDiskVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum GCEPersistentDiskVolumeSourceField {
@@ -55,7 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
             read_only,
         }
 
-        impl serde_struct::Fields for GCEPersistentDiskVolumeSourceVisitor {
+        impl serde_struct::Fields for GCEPersistentDiskVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["fsType", "partition", "pdName", "readOnly"];
 
             type Field = GCEPersistentDiskVolumeSourceField;
@@ -72,18 +82,15 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for GCEPersistentDiskVolumeSourceVisitor {
-            type Value = GCEPersistentDiskVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for GCEPersistentDiskVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GCEPersistentDiskVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<GCEPersistentDiskVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut fs_type = None;
                 let mut partition = None;
                 let mut pd_name = None;
@@ -110,20 +117,22 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
                     }?;
                 }
 
-                Ok(GCEPersistentDiskVolumeSource {
+                let pd_name = serde_struct::required(pd_name, "pdName")?;
+                *self.0 = Some(GCEPersistentDiskVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
                     partition: serde_struct::optional(partition),
-                    pd_name: serde_struct::required(pd_name, "pdName")?,
+                    pd_name,
                     read_only: serde_struct::optional(read_only),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "GCEPersistentDiskVolumeSource",
-            <GCEPersistentDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            GCEPersistentDiskVolumeSourceVisitor,
+            <GCEPersistentDiskVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            GCEPersistentDiskVolumeSourceVisitor(place),
         )
     }
 }

@@ -37,11 +37,21 @@ impl ::serde::Serialize for GitRepoVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GitRepoVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<GitRepoVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct GitRepoVolumeSourceVisitor;
+        struct GitRepoVolumeSourceVisitor<'a>(&'a mut Option<GitRepoVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum GitRepoVolumeSourceField {
@@ -50,7 +60,7 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
             revision,
         }
 
-        impl serde_struct::Fields for GitRepoVolumeSourceVisitor {
+        impl serde_struct::Fields for GitRepoVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["directory", "repository", "revision"];
 
             type Field = GitRepoVolumeSourceField;
@@ -66,18 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for GitRepoVolumeSourceVisitor {
-            type Value = GitRepoVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for GitRepoVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GitRepoVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<GitRepoVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut directory = None;
                 let mut repository = None;
                 let mut revision = None;
@@ -100,19 +107,21 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
                     }?;
                 }
 
-                Ok(GitRepoVolumeSource {
+                let repository = serde_struct::required(repository, "repository")?;
+                *self.0 = Some(GitRepoVolumeSource {
                     directory: serde_struct::optional(directory),
-                    repository: serde_struct::required(repository, "repository")?,
+                    repository,
                     revision: serde_struct::optional(revision),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "GitRepoVolumeSource",
-            <GitRepoVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            GitRepoVolumeSourceVisitor,
+            <GitRepoVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            GitRepoVolumeSourceVisitor(place),
         )
     }
 }

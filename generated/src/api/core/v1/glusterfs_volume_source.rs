@@ -34,11 +34,21 @@ impl ::serde::Serialize for GlusterfsVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GlusterfsVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<GlusterfsVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct GlusterfsVolumeSourceVisitor;
+        struct GlusterfsVolumeSourceVisitor<'a>(&'a mut Option<GlusterfsVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum GlusterfsVolumeSourceField {
@@ -47,7 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
             read_only,
         }
 
-        impl serde_struct::Fields for GlusterfsVolumeSourceVisitor {
+        impl serde_struct::Fields for GlusterfsVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["endpoints", "path", "readOnly"];
 
             type Field = GlusterfsVolumeSourceField;
@@ -63,18 +73,15 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for GlusterfsVolumeSourceVisitor {
-            type Value = GlusterfsVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for GlusterfsVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GlusterfsVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<GlusterfsVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut endpoints = None;
                 let mut path = None;
                 let mut read_only = None;
@@ -97,19 +104,22 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
                     }?;
                 }
 
-                Ok(GlusterfsVolumeSource {
-                    endpoints: serde_struct::required(endpoints, "endpoints")?,
-                    path: serde_struct::required(path, "path")?,
+                let endpoints = serde_struct::required(endpoints, "endpoints")?;
+                let path = serde_struct::required(path, "path")?;
+                *self.0 = Some(GlusterfsVolumeSource {
+                    endpoints,
+                    path,
                     read_only: serde_struct::optional(read_only),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "GlusterfsVolumeSource",
-            <GlusterfsVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            GlusterfsVolumeSourceVisitor,
+            <GlusterfsVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            GlusterfsVolumeSourceVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for GRPCAction {
 }
 
 impl<'de> ::serde::Deserialize<'de> for GRPCAction {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GRPCAction {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<GRPCAction>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct GRPCActionVisitor;
+        struct GRPCActionVisitor<'a>(&'a mut Option<GRPCAction>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum GRPCActionField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
             service,
         }
 
-        impl serde_struct::Fields for GRPCActionVisitor {
+        impl serde_struct::Fields for GRPCActionVisitor<'_> {
             const NAMES: &'static [&'static str] = &["port", "service"];
 
             type Field = GRPCActionField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for GRPCActionVisitor {
-            type Value = GRPCAction;
+        impl<'de> ::serde::de::Visitor<'de> for GRPCActionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct GRPCAction")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<GRPCAction, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut port = None;
                 let mut service = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
                     }?;
                 }
 
-                Ok(GRPCAction {
-                    port: serde_struct::required(port, "port")?,
+                let port = serde_struct::required(port, "port")?;
+                *self.0 = Some(GRPCAction {
+                    port,
                     service: serde_struct::optional(service),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "GRPCAction",
-            <GRPCActionVisitor as serde_struct::Fields>::NAMES,
-            GRPCActionVisitor,
+            <GRPCActionVisitor<'_> as serde_struct::Fields>::NAMES,
+            GRPCActionVisitor(place),
         )
     }
 }

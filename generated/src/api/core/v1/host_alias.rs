@@ -31,11 +31,21 @@ impl ::serde::Serialize for HostAlias {
 }
 
 impl<'de> ::serde::Deserialize<'de> for HostAlias {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HostAlias {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<HostAlias>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct HostAliasVisitor;
+        struct HostAliasVisitor<'a>(&'a mut Option<HostAlias>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum HostAliasField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
             ip,
         }
 
-        impl serde_struct::Fields for HostAliasVisitor {
+        impl serde_struct::Fields for HostAliasVisitor<'_> {
             const NAMES: &'static [&'static str] = &["hostnames", "ip"];
 
             type Field = HostAliasField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for HostAliasVisitor {
-            type Value = HostAlias;
+        impl<'de> ::serde::de::Visitor<'de> for HostAliasVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HostAlias")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<HostAlias, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut hostnames = None;
                 let mut ip = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -86,18 +93,20 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
                     }?;
                 }
 
-                Ok(HostAlias {
+                let ip = serde_struct::required(ip, "ip")?;
+                *self.0 = Some(HostAlias {
                     hostnames: serde_struct::optional(hostnames),
-                    ip: serde_struct::required(ip, "ip")?,
+                    ip,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "HostAlias",
-            <HostAliasVisitor as serde_struct::Fields>::NAMES,
-            HostAliasVisitor,
+            <HostAliasVisitor<'_> as serde_struct::Fields>::NAMES,
+            HostAliasVisitor(place),
         )
     }
 }

@@ -28,18 +28,28 @@ impl ::serde::Serialize for HostIP {
 }
 
 impl<'de> ::serde::Deserialize<'de> for HostIP {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HostIP {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<HostIP>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct HostIPVisitor;
+        struct HostIPVisitor<'a>(&'a mut Option<HostIP>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum HostIPField {
             ip,
         }
 
-        impl serde_struct::Fields for HostIPVisitor {
+        impl serde_struct::Fields for HostIPVisitor<'_> {
             const NAMES: &'static [&'static str] = &["ip"];
 
             type Field = HostIPField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for HostIPVisitor {
-            type Value = HostIP;
+        impl<'de> ::serde::de::Visitor<'de> for HostIPVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HostIP")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<HostIP, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut ip = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -77,17 +84,19 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
                     }?;
                 }
 
-                Ok(HostIP {
-                    ip: serde_struct::required(ip, "ip")?,
+                let ip = serde_struct::required(ip, "ip")?;
+                *self.0 = Some(HostIP {
+                    ip,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "HostIP",
-            <HostIPVisitor as serde_struct::Fields>::NAMES,
-            HostIPVisitor,
+            <HostIPVisitor<'_> as serde_struct::Fields>::NAMES,
+            HostIPVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for HostPathVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HostPathVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<HostPathVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct HostPathVolumeSourceVisitor;
+        struct HostPathVolumeSourceVisitor<'a>(&'a mut Option<HostPathVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum HostPathVolumeSourceField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
             type_,
         }
 
-        impl serde_struct::Fields for HostPathVolumeSourceVisitor {
+        impl serde_struct::Fields for HostPathVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["path", "type"];
 
             type Field = HostPathVolumeSourceField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for HostPathVolumeSourceVisitor {
-            type Value = HostPathVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for HostPathVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HostPathVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<HostPathVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut path = None;
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
                     }?;
                 }
 
-                Ok(HostPathVolumeSource {
-                    path: serde_struct::required(path, "path")?,
+                let path = serde_struct::required(path, "path")?;
+                *self.0 = Some(HostPathVolumeSource {
+                    path,
                     type_: serde_struct::optional(type_),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "HostPathVolumeSource",
-            <HostPathVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            HostPathVolumeSourceVisitor,
+            <HostPathVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            HostPathVolumeSourceVisitor(place),
         )
     }
 }

@@ -45,11 +45,21 @@ impl ::serde::Serialize for HTTPGetAction {
 }
 
 impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HTTPGetAction {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<HTTPGetAction>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct HTTPGetActionVisitor;
+        struct HTTPGetActionVisitor<'a>(&'a mut Option<HTTPGetAction>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum HTTPGetActionField {
@@ -60,7 +70,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
             scheme,
         }
 
-        impl serde_struct::Fields for HTTPGetActionVisitor {
+        impl serde_struct::Fields for HTTPGetActionVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "host",
                 "httpHeaders",
@@ -84,18 +94,15 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for HTTPGetActionVisitor {
-            type Value = HTTPGetAction;
+        impl<'de> ::serde::de::Visitor<'de> for HTTPGetActionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HTTPGetAction")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<HTTPGetAction, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut host = None;
                 let mut http_headers = None;
                 let mut path = None;
@@ -111,7 +118,11 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
                             serde_struct::value(&mut map, &mut host, "host")
                         }
                         Some(HTTPGetActionField::http_headers) => {
-                            serde_struct::value(&mut map, &mut http_headers, "httpHeaders")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut http_headers,
+                                "httpHeaders",
+                            )
                         }
                         Some(HTTPGetActionField::path) => {
                             serde_struct::value(&mut map, &mut path, "path")
@@ -126,21 +137,23 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
                     }?;
                 }
 
-                Ok(HTTPGetAction {
+                let port = serde_struct::required(port, "port")?;
+                *self.0 = Some(HTTPGetAction {
                     host: serde_struct::optional(host),
                     http_headers: serde_struct::optional(http_headers),
                     path: serde_struct::optional(path),
-                    port: serde_struct::required(port, "port")?,
+                    port,
                     scheme: serde_struct::optional(scheme),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "HTTPGetAction",
-            <HTTPGetActionVisitor as serde_struct::Fields>::NAMES,
-            HTTPGetActionVisitor,
+            <HTTPGetActionVisitor<'_> as serde_struct::Fields>::NAMES,
+            HTTPGetActionVisitor(place),
         )
     }
 }

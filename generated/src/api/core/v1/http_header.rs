@@ -31,11 +31,21 @@ impl ::serde::Serialize for HTTPHeader {
 }
 
 impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HTTPHeader {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<HTTPHeader>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct HTTPHeaderVisitor;
+        struct HTTPHeaderVisitor<'a>(&'a mut Option<HTTPHeader>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum HTTPHeaderField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
             value,
         }
 
-        impl serde_struct::Fields for HTTPHeaderVisitor {
+        impl serde_struct::Fields for HTTPHeaderVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name", "value"];
 
             type Field = HTTPHeaderField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for HTTPHeaderVisitor {
-            type Value = HTTPHeader;
+        impl<'de> ::serde::de::Visitor<'de> for HTTPHeaderVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct HTTPHeader")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<HTTPHeader, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut value = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,21 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
                     }?;
                 }
 
-                Ok(HTTPHeader {
-                    name: serde_struct::required(name, "name")?,
-                    value: serde_struct::required(value, "value")?,
+                let name = serde_struct::required(name, "name")?;
+                let value = serde_struct::required(value, "value")?;
+                *self.0 = Some(HTTPHeader {
+                    name,
+                    value,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "HTTPHeader",
-            <HTTPHeaderVisitor as serde_struct::Fields>::NAMES,
-            HTTPHeaderVisitor,
+            <HTTPHeaderVisitor<'_> as serde_struct::Fields>::NAMES,
+            HTTPHeaderVisitor(place),
         )
     }
 }

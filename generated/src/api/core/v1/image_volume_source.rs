@@ -34,11 +34,21 @@ impl ::serde::Serialize for ImageVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ImageVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ImageVolumeSourceVisitor;
+        struct ImageVolumeSourceVisitor<'a>(&'a mut Option<ImageVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ImageVolumeSourceField {
@@ -46,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
             reference,
         }
 
-        impl serde_struct::Fields for ImageVolumeSourceVisitor {
+        impl serde_struct::Fields for ImageVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["pullPolicy", "reference"];
 
             type Field = ImageVolumeSourceField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ImageVolumeSourceVisitor {
-            type Value = ImageVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for ImageVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ImageVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut pull_policy = None;
                 let mut reference = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -91,18 +98,19 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
                     }?;
                 }
 
-                Ok(ImageVolumeSource {
+                *self.0 = Some(ImageVolumeSource {
                     pull_policy: serde_struct::optional(pull_policy),
                     reference: serde_struct::optional(reference),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ImageVolumeSource",
-            <ImageVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            ImageVolumeSourceVisitor,
+            <ImageVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            ImageVolumeSourceVisitor(place),
         )
     }
 }

@@ -75,11 +75,21 @@ impl ::serde::Serialize for ISCSIVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ISCSIVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ISCSIVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ISCSIVolumeSourceVisitor;
+        struct ISCSIVolumeSourceVisitor<'a>(&'a mut Option<ISCSIVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ISCSIVolumeSourceField {
@@ -96,7 +106,7 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
             target_portal,
         }
 
-        impl serde_struct::Fields for ISCSIVolumeSourceVisitor {
+        impl serde_struct::Fields for ISCSIVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "chapAuthDiscovery",
                 "chapAuthSession",
@@ -132,18 +142,15 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ISCSIVolumeSourceVisitor {
-            type Value = ISCSIVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for ISCSIVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ISCSIVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ISCSIVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut chap_auth_discovery = None;
                 let mut chap_auth_session = None;
                 let mut fs_type = None;
@@ -193,7 +200,11 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
                         Some(ISCSIVolumeSourceField::secret_ref) => {
-                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut secret_ref,
+                                "secretRef",
+                            )
                         }
                         Some(ISCSIVolumeSourceField::target_portal) => {
                             serde_struct::value(&mut map, &mut target_portal, "targetPortal")
@@ -202,27 +213,31 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
                     }?;
                 }
 
-                Ok(ISCSIVolumeSource {
+                let iqn = serde_struct::required(iqn, "iqn")?;
+                let lun = serde_struct::required(lun, "lun")?;
+                let target_portal = serde_struct::required(target_portal, "targetPortal")?;
+                *self.0 = Some(ISCSIVolumeSource {
                     chap_auth_discovery: serde_struct::optional(chap_auth_discovery),
                     chap_auth_session: serde_struct::optional(chap_auth_session),
                     fs_type: serde_struct::optional(fs_type),
                     initiator_name: serde_struct::optional(initiator_name),
-                    iqn: serde_struct::required(iqn, "iqn")?,
+                    iqn,
                     iscsi_interface: serde_struct::optional(iscsi_interface),
-                    lun: serde_struct::required(lun, "lun")?,
+                    lun,
                     portals: serde_struct::optional(portals),
                     read_only: serde_struct::optional(read_only),
                     secret_ref: serde_struct::optional(secret_ref),
-                    target_portal: serde_struct::required(target_portal, "targetPortal")?,
+                    target_portal,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ISCSIVolumeSource",
-            <ISCSIVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            ISCSIVolumeSourceVisitor,
+            <ISCSIVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            ISCSIVolumeSourceVisitor(place),
         )
     }
 }

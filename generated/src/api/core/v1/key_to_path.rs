@@ -34,11 +34,21 @@ impl ::serde::Serialize for KeyToPath {
 }
 
 impl<'de> ::serde::Deserialize<'de> for KeyToPath {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for KeyToPath {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<KeyToPath>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct KeyToPathVisitor;
+        struct KeyToPathVisitor<'a>(&'a mut Option<KeyToPath>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum KeyToPathField {
@@ -47,7 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
             path,
         }
 
-        impl serde_struct::Fields for KeyToPathVisitor {
+        impl serde_struct::Fields for KeyToPathVisitor<'_> {
             const NAMES: &'static [&'static str] = &["key", "mode", "path"];
 
             type Field = KeyToPathField;
@@ -63,18 +73,15 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for KeyToPathVisitor {
-            type Value = KeyToPath;
+        impl<'de> ::serde::de::Visitor<'de> for KeyToPathVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct KeyToPath")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<KeyToPath, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut key = None;
                 let mut mode = None;
                 let mut path = None;
@@ -95,19 +102,22 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
                     }?;
                 }
 
-                Ok(KeyToPath {
-                    key: serde_struct::required(key, "key")?,
+                let key = serde_struct::required(key, "key")?;
+                let path = serde_struct::required(path, "path")?;
+                *self.0 = Some(KeyToPath {
+                    key,
                     mode: serde_struct::optional(mode),
-                    path: serde_struct::required(path, "path")?,
+                    path,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "KeyToPath",
-            <KeyToPathVisitor as serde_struct::Fields>::NAMES,
-            KeyToPathVisitor,
+            <KeyToPathVisitor<'_> as serde_struct::Fields>::NAMES,
+            KeyToPathVisitor(place),
         )
     }
 }

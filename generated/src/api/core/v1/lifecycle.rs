@@ -38,11 +38,21 @@ impl ::serde::Serialize for Lifecycle {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Lifecycle {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Lifecycle {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Lifecycle>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct LifecycleVisitor;
+        struct LifecycleVisitor<'a>(&'a mut Option<Lifecycle>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum LifecycleField {
@@ -51,7 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
             stop_signal,
         }
 
-        impl serde_struct::Fields for LifecycleVisitor {
+        impl serde_struct::Fields for LifecycleVisitor<'_> {
             const NAMES: &'static [&'static str] = &["postStart", "preStop", "stopSignal"];
 
             type Field = LifecycleField;
@@ -67,18 +77,15 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for LifecycleVisitor {
-            type Value = Lifecycle;
+        impl<'de> ::serde::de::Visitor<'de> for LifecycleVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Lifecycle")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Lifecycle, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut post_start = None;
                 let mut pre_stop = None;
                 let mut stop_signal = None;
@@ -89,10 +96,14 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
                 )? {
                     match field {
                         Some(LifecycleField::post_start) => {
-                            serde_struct::value(&mut map, &mut post_start, "postStart")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut post_start,
+                                "postStart",
+                            )
                         }
                         Some(LifecycleField::pre_stop) => {
-                            serde_struct::value(&mut map, &mut pre_stop, "preStop")
+                            serde_struct::optional_struct_value(&mut map, &mut pre_stop, "preStop")
                         }
                         Some(LifecycleField::stop_signal) => {
                             serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
@@ -101,19 +112,20 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
                     }?;
                 }
 
-                Ok(Lifecycle {
+                *self.0 = Some(Lifecycle {
                     post_start: serde_struct::optional(post_start),
                     pre_stop: serde_struct::optional(pre_stop),
                     stop_signal: serde_struct::optional(stop_signal),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Lifecycle",
-            <LifecycleVisitor as serde_struct::Fields>::NAMES,
-            LifecycleVisitor,
+            <LifecycleVisitor<'_> as serde_struct::Fields>::NAMES,
+            LifecycleVisitor(place),
         )
     }
 }

@@ -42,11 +42,21 @@ impl ::serde::Serialize for LifecycleHandler {
 }
 
 impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LifecycleHandler {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<LifecycleHandler>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct LifecycleHandlerVisitor;
+        struct LifecycleHandlerVisitor<'a>(&'a mut Option<LifecycleHandler>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum LifecycleHandlerField {
@@ -56,7 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
             tcp_socket,
         }
 
-        impl serde_struct::Fields for LifecycleHandlerVisitor {
+        impl serde_struct::Fields for LifecycleHandlerVisitor<'_> {
             const NAMES: &'static [&'static str] = &["exec", "httpGet", "sleep", "tcpSocket"];
 
             type Field = LifecycleHandlerField;
@@ -73,18 +83,15 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for LifecycleHandlerVisitor {
-            type Value = LifecycleHandler;
+        impl<'de> ::serde::de::Visitor<'de> for LifecycleHandlerVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LifecycleHandler")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<LifecycleHandler, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut exec = None;
                 let mut http_get = None;
                 let mut sleep = None;
@@ -96,35 +103,40 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
                 )? {
                     match field {
                         Some(LifecycleHandlerField::exec) => {
-                            serde_struct::value(&mut map, &mut exec, "exec")
+                            serde_struct::optional_struct_value(&mut map, &mut exec, "exec")
                         }
                         Some(LifecycleHandlerField::http_get) => {
-                            serde_struct::value(&mut map, &mut http_get, "httpGet")
+                            serde_struct::optional_struct_value(&mut map, &mut http_get, "httpGet")
                         }
                         Some(LifecycleHandlerField::sleep) => {
-                            serde_struct::value(&mut map, &mut sleep, "sleep")
+                            serde_struct::optional_struct_value(&mut map, &mut sleep, "sleep")
                         }
                         Some(LifecycleHandlerField::tcp_socket) => {
-                            serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut tcp_socket,
+                                "tcpSocket",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(LifecycleHandler {
+                *self.0 = Some(LifecycleHandler {
                     exec: serde_struct::optional(exec),
                     http_get: serde_struct::optional(http_get),
                     sleep: serde_struct::optional(sleep),
                     tcp_socket: serde_struct::optional(tcp_socket),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "LifecycleHandler",
-            <LifecycleHandlerVisitor as serde_struct::Fields>::NAMES,
-            LifecycleHandlerVisitor,
+            <LifecycleHandlerVisitor<'_> as serde_struct::Fields>::NAMES,
+            LifecycleHandlerVisitor(place),
         )
     }
 }

@@ -40,11 +40,21 @@ impl ::serde::Serialize for LinuxContainerUser {
 }
 
 impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LinuxContainerUser {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<LinuxContainerUser>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct LinuxContainerUserVisitor;
+        struct LinuxContainerUserVisitor<'a>(&'a mut Option<LinuxContainerUser>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum LinuxContainerUserField {
@@ -53,7 +63,7 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
             uid,
         }
 
-        impl serde_struct::Fields for LinuxContainerUserVisitor {
+        impl serde_struct::Fields for LinuxContainerUserVisitor<'_> {
             const NAMES: &'static [&'static str] = &["gid", "supplementalGroups", "uid"];
 
             type Field = LinuxContainerUserField;
@@ -69,18 +79,15 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for LinuxContainerUserVisitor {
-            type Value = LinuxContainerUser;
+        impl<'de> ::serde::de::Visitor<'de> for LinuxContainerUserVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LinuxContainerUser")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<LinuxContainerUser, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut gid = None;
                 let mut supplemental_groups = None;
                 let mut uid = None;
@@ -107,19 +114,22 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
                     }?;
                 }
 
-                Ok(LinuxContainerUser {
-                    gid: serde_struct::required(gid, "gid")?,
+                let gid = serde_struct::required(gid, "gid")?;
+                let uid = serde_struct::required(uid, "uid")?;
+                *self.0 = Some(LinuxContainerUser {
+                    gid,
                     supplemental_groups: serde_struct::optional(supplemental_groups),
-                    uid: serde_struct::required(uid, "uid")?,
+                    uid,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "LinuxContainerUser",
-            <LinuxContainerUserVisitor as serde_struct::Fields>::NAMES,
-            LinuxContainerUserVisitor,
+            <LinuxContainerUserVisitor<'_> as serde_struct::Fields>::NAMES,
+            LinuxContainerUserVisitor(place),
         )
     }
 }

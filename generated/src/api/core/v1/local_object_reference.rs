@@ -28,18 +28,28 @@ impl ::serde::Serialize for LocalObjectReference {
 }
 
 impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LocalObjectReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<LocalObjectReference>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct LocalObjectReferenceVisitor;
+        struct LocalObjectReferenceVisitor<'a>(&'a mut Option<LocalObjectReference>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum LocalObjectReferenceField {
             name,
         }
 
-        impl serde_struct::Fields for LocalObjectReferenceVisitor {
+        impl serde_struct::Fields for LocalObjectReferenceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name"];
 
             type Field = LocalObjectReferenceField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for LocalObjectReferenceVisitor {
-            type Value = LocalObjectReference;
+        impl<'de> ::serde::de::Visitor<'de> for LocalObjectReferenceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LocalObjectReference")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<LocalObjectReference, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -79,17 +86,18 @@ impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
                     }?;
                 }
 
-                Ok(LocalObjectReference {
+                *self.0 = Some(LocalObjectReference {
                     name: serde_struct::optional(name),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "LocalObjectReference",
-            <LocalObjectReferenceVisitor as serde_struct::Fields>::NAMES,
-            LocalObjectReferenceVisitor,
+            <LocalObjectReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
+            LocalObjectReferenceVisitor(place),
         )
     }
 }

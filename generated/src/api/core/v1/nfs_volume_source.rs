@@ -34,11 +34,21 @@ impl ::serde::Serialize for NFSVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NFSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<NFSVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct NFSVolumeSourceVisitor;
+        struct NFSVolumeSourceVisitor<'a>(&'a mut Option<NFSVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum NFSVolumeSourceField {
@@ -47,7 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
             server,
         }
 
-        impl serde_struct::Fields for NFSVolumeSourceVisitor {
+        impl serde_struct::Fields for NFSVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["path", "readOnly", "server"];
 
             type Field = NFSVolumeSourceField;
@@ -63,18 +73,15 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for NFSVolumeSourceVisitor {
-            type Value = NFSVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for NFSVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NFSVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<NFSVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut path = None;
                 let mut read_only = None;
                 let mut server = None;
@@ -97,19 +104,22 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
                     }?;
                 }
 
-                Ok(NFSVolumeSource {
-                    path: serde_struct::required(path, "path")?,
+                let path = serde_struct::required(path, "path")?;
+                let server = serde_struct::required(server, "server")?;
+                *self.0 = Some(NFSVolumeSource {
+                    path,
                     read_only: serde_struct::optional(read_only),
-                    server: serde_struct::required(server, "server")?,
+                    server,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "NFSVolumeSource",
-            <NFSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            NFSVolumeSourceVisitor,
+            <NFSVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            NFSVolumeSourceVisitor(place),
         )
     }
 }

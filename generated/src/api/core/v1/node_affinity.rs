@@ -46,11 +46,21 @@ impl ::serde::Serialize for NodeAffinity {
 }
 
 impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NodeAffinity {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<NodeAffinity>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct NodeAffinityVisitor;
+        struct NodeAffinityVisitor<'a>(&'a mut Option<NodeAffinity>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum NodeAffinityField {
@@ -58,7 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
             required_during_scheduling_ignored_during_execution,
         }
 
-        impl serde_struct::Fields for NodeAffinityVisitor {
+        impl serde_struct::Fields for NodeAffinityVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "preferredDuringSchedulingIgnoredDuringExecution",
                 "requiredDuringSchedulingIgnoredDuringExecution",
@@ -76,18 +86,15 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for NodeAffinityVisitor {
-            type Value = NodeAffinity;
+        impl<'de> ::serde::de::Visitor<'de> for NodeAffinityVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeAffinity")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<NodeAffinity, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut preferred_during_scheduling_ignored_during_execution = None;
                 let mut required_during_scheduling_ignored_during_execution = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -97,14 +104,14 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
                 )? {
                     match field {
                         Some(NodeAffinityField::preferred_during_scheduling_ignored_during_execution) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut preferred_during_scheduling_ignored_during_execution,
                                 "preferredDuringSchedulingIgnoredDuringExecution",
                             )
                         }
                         Some(NodeAffinityField::required_during_scheduling_ignored_during_execution) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut required_during_scheduling_ignored_during_execution,
                                 "requiredDuringSchedulingIgnoredDuringExecution",
@@ -114,18 +121,19 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
                     }?;
                 }
 
-                Ok(NodeAffinity {
+                *self.0 = Some(NodeAffinity {
                     preferred_during_scheduling_ignored_during_execution: serde_struct::optional(preferred_during_scheduling_ignored_during_execution),
                     required_during_scheduling_ignored_during_execution: serde_struct::optional(required_during_scheduling_ignored_during_execution),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "NodeAffinity",
-            <NodeAffinityVisitor as serde_struct::Fields>::NAMES,
-            NodeAffinityVisitor,
+            <NodeAffinityVisitor<'_> as serde_struct::Fields>::NAMES,
+            NodeAffinityVisitor(place),
         )
     }
 }

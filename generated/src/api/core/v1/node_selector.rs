@@ -28,18 +28,28 @@ impl ::serde::Serialize for NodeSelector {
 }
 
 impl<'de> ::serde::Deserialize<'de> for NodeSelector {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NodeSelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<NodeSelector>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct NodeSelectorVisitor;
+        struct NodeSelectorVisitor<'a>(&'a mut Option<NodeSelector>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum NodeSelectorField {
             node_selector_terms,
         }
 
-        impl serde_struct::Fields for NodeSelectorVisitor {
+        impl serde_struct::Fields for NodeSelectorVisitor<'_> {
             const NAMES: &'static [&'static str] = &["nodeSelectorTerms"];
 
             type Field = NodeSelectorField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorVisitor {
-            type Value = NodeSelector;
+        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeSelector")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<NodeSelector, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut node_selector_terms = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -73,7 +80,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
                 )? {
                     match field {
                         Some(NodeSelectorField::node_selector_terms) => {
-                            serde_struct::value(
+                            serde_struct::struct_list_value(
                                 &mut map,
                                 &mut node_selector_terms,
                                 "nodeSelectorTerms",
@@ -83,17 +90,19 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
                     }?;
                 }
 
-                Ok(NodeSelector {
-                    node_selector_terms: serde_struct::required(node_selector_terms, "nodeSelectorTerms")?,
+                let node_selector_terms = serde_struct::required(node_selector_terms, "nodeSelectorTerms")?;
+                *self.0 = Some(NodeSelector {
+                    node_selector_terms,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "NodeSelector",
-            <NodeSelectorVisitor as serde_struct::Fields>::NAMES,
-            NodeSelectorVisitor,
+            <NodeSelectorVisitor<'_> as serde_struct::Fields>::NAMES,
+            NodeSelectorVisitor(place),
         )
     }
 }

@@ -34,11 +34,21 @@ impl ::serde::Serialize for NodeSelectorRequirement {
 }
 
 impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NodeSelectorRequirement {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<NodeSelectorRequirement>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct NodeSelectorRequirementVisitor;
+        struct NodeSelectorRequirementVisitor<'a>(&'a mut Option<NodeSelectorRequirement>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum NodeSelectorRequirementField {
@@ -47,7 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
             values,
         }
 
-        impl serde_struct::Fields for NodeSelectorRequirementVisitor {
+        impl serde_struct::Fields for NodeSelectorRequirementVisitor<'_> {
             const NAMES: &'static [&'static str] = &["key", "operator", "values"];
 
             type Field = NodeSelectorRequirementField;
@@ -63,18 +73,15 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorRequirementVisitor {
-            type Value = NodeSelectorRequirement;
+        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorRequirementVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeSelectorRequirement")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<NodeSelectorRequirement, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut key = None;
                 let mut operator = None;
                 let mut values = None;
@@ -97,19 +104,22 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
                     }?;
                 }
 
-                Ok(NodeSelectorRequirement {
-                    key: serde_struct::required(key, "key")?,
-                    operator: serde_struct::required(operator, "operator")?,
+                let key = serde_struct::required(key, "key")?;
+                let operator = serde_struct::required(operator, "operator")?;
+                *self.0 = Some(NodeSelectorRequirement {
+                    key,
+                    operator,
                     values: serde_struct::optional(values),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "NodeSelectorRequirement",
-            <NodeSelectorRequirementVisitor as serde_struct::Fields>::NAMES,
-            NodeSelectorRequirementVisitor,
+            <NodeSelectorRequirementVisitor<'_> as serde_struct::Fields>::NAMES,
+            NodeSelectorRequirementVisitor(place),
         )
     }
 }

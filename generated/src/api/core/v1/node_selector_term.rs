@@ -38,11 +38,21 @@ impl ::serde::Serialize for NodeSelectorTerm {
 }
 
 impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NodeSelectorTerm {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<NodeSelectorTerm>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct NodeSelectorTermVisitor;
+        struct NodeSelectorTermVisitor<'a>(&'a mut Option<NodeSelectorTerm>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum NodeSelectorTermField {
@@ -50,7 +60,7 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
             match_fields,
         }
 
-        impl serde_struct::Fields for NodeSelectorTermVisitor {
+        impl serde_struct::Fields for NodeSelectorTermVisitor<'_> {
             const NAMES: &'static [&'static str] = &["matchExpressions", "matchFields"];
 
             type Field = NodeSelectorTermField;
@@ -65,18 +75,15 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorTermVisitor {
-            type Value = NodeSelectorTerm;
+        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorTermVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NodeSelectorTerm")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<NodeSelectorTerm, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut match_expressions = None;
                 let mut match_fields = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -86,31 +93,36 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
                 )? {
                     match field {
                         Some(NodeSelectorTermField::match_expressions) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut match_expressions,
                                 "matchExpressions",
                             )
                         }
                         Some(NodeSelectorTermField::match_fields) => {
-                            serde_struct::value(&mut map, &mut match_fields, "matchFields")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut match_fields,
+                                "matchFields",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(NodeSelectorTerm {
+                *self.0 = Some(NodeSelectorTerm {
                     match_expressions: serde_struct::optional(match_expressions),
                     match_fields: serde_struct::optional(match_fields),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "NodeSelectorTerm",
-            <NodeSelectorTermVisitor as serde_struct::Fields>::NAMES,
-            NodeSelectorTermVisitor,
+            <NodeSelectorTermVisitor<'_> as serde_struct::Fields>::NAMES,
+            NodeSelectorTermVisitor(place),
         )
     }
 }

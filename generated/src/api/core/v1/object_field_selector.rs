@@ -31,11 +31,21 @@ impl ::serde::Serialize for ObjectFieldSelector {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ObjectFieldSelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ObjectFieldSelector>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ObjectFieldSelectorVisitor;
+        struct ObjectFieldSelectorVisitor<'a>(&'a mut Option<ObjectFieldSelector>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ObjectFieldSelectorField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
             field_path,
         }
 
-        impl serde_struct::Fields for ObjectFieldSelectorVisitor {
+        impl serde_struct::Fields for ObjectFieldSelectorVisitor<'_> {
             const NAMES: &'static [&'static str] = &["apiVersion", "fieldPath"];
 
             type Field = ObjectFieldSelectorField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ObjectFieldSelectorVisitor {
-            type Value = ObjectFieldSelector;
+        impl<'de> ::serde::de::Visitor<'de> for ObjectFieldSelectorVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ObjectFieldSelector")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ObjectFieldSelector, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut field_path = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
                     }?;
                 }
 
-                Ok(ObjectFieldSelector {
+                let field_path = serde_struct::required(field_path, "fieldPath")?;
+                *self.0 = Some(ObjectFieldSelector {
                     api_version: serde_struct::optional(api_version),
-                    field_path: serde_struct::required(field_path, "fieldPath")?,
+                    field_path,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ObjectFieldSelector",
-            <ObjectFieldSelectorVisitor as serde_struct::Fields>::NAMES,
-            ObjectFieldSelectorVisitor,
+            <ObjectFieldSelectorVisitor<'_> as serde_struct::Fields>::NAMES,
+            ObjectFieldSelectorVisitor(place),
         )
     }
 }

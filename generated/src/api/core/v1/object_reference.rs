@@ -58,11 +58,21 @@ impl ::serde::Serialize for ObjectReference {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ObjectReference {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ObjectReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ObjectReference>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ObjectReferenceVisitor;
+        struct ObjectReferenceVisitor<'a>(&'a mut Option<ObjectReference>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ObjectReferenceField {
@@ -75,7 +85,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
             uid,
         }
 
-        impl serde_struct::Fields for ObjectReferenceVisitor {
+        impl serde_struct::Fields for ObjectReferenceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
                 "fieldPath",
@@ -103,18 +113,15 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ObjectReferenceVisitor {
-            type Value = ObjectReference;
+        impl<'de> ::serde::de::Visitor<'de> for ObjectReferenceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ObjectReference")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ObjectReference, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut field_path = None;
                 let mut kind = None;
@@ -153,7 +160,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
                     }?;
                 }
 
-                Ok(ObjectReference {
+                *self.0 = Some(ObjectReference {
                     api_version: serde_struct::optional(api_version),
                     field_path: serde_struct::optional(field_path),
                     kind: serde_struct::optional(kind),
@@ -162,14 +169,15 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
                     resource_version: serde_struct::optional(resource_version),
                     uid: serde_struct::optional(uid),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ObjectReference",
-            <ObjectReferenceVisitor as serde_struct::Fields>::NAMES,
-            ObjectReferenceVisitor,
+            <ObjectReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
+            ObjectReferenceVisitor(place),
         )
     }
 }

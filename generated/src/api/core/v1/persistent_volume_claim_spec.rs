@@ -72,11 +72,21 @@ impl ::serde::Serialize for PersistentVolumeClaimSpec {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PersistentVolumeClaimSpec {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PersistentVolumeClaimSpec>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PersistentVolumeClaimSpecVisitor;
+        struct PersistentVolumeClaimSpecVisitor<'a>(&'a mut Option<PersistentVolumeClaimSpec>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PersistentVolumeClaimSpecField {
@@ -91,7 +101,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
             volume_name,
         }
 
-        impl serde_struct::Fields for PersistentVolumeClaimSpecVisitor {
+        impl serde_struct::Fields for PersistentVolumeClaimSpecVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "accessModes",
                 "dataSource",
@@ -123,18 +133,15 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimSpecVisitor {
-            type Value = PersistentVolumeClaimSpec;
+        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimSpecVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PersistentVolumeClaimSpec")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PersistentVolumeClaimSpec, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut access_modes = None;
                 let mut data_source = None;
                 let mut data_source_ref = None;
@@ -154,16 +161,28 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                             serde_struct::value(&mut map, &mut access_modes, "accessModes")
                         }
                         Some(PersistentVolumeClaimSpecField::data_source) => {
-                            serde_struct::value(&mut map, &mut data_source, "dataSource")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut data_source,
+                                "dataSource",
+                            )
                         }
                         Some(PersistentVolumeClaimSpecField::data_source_ref) => {
-                            serde_struct::value(&mut map, &mut data_source_ref, "dataSourceRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut data_source_ref,
+                                "dataSourceRef",
+                            )
                         }
                         Some(PersistentVolumeClaimSpecField::resources) => {
-                            serde_struct::value(&mut map, &mut resources, "resources")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut resources,
+                                "resources",
+                            )
                         }
                         Some(PersistentVolumeClaimSpecField::selector) => {
-                            serde_struct::value(&mut map, &mut selector, "selector")
+                            serde_struct::optional_struct_value(&mut map, &mut selector, "selector")
                         }
                         Some(PersistentVolumeClaimSpecField::storage_class_name) => {
                             serde_struct::value(
@@ -189,7 +208,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                     }?;
                 }
 
-                Ok(PersistentVolumeClaimSpec {
+                *self.0 = Some(PersistentVolumeClaimSpec {
                     access_modes: serde_struct::optional(access_modes),
                     data_source: serde_struct::optional(data_source),
                     data_source_ref: serde_struct::optional(data_source_ref),
@@ -200,14 +219,15 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
                     volume_mode: serde_struct::optional(volume_mode),
                     volume_name: serde_struct::optional(volume_name),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PersistentVolumeClaimSpec",
-            <PersistentVolumeClaimSpecVisitor as serde_struct::Fields>::NAMES,
-            PersistentVolumeClaimSpecVisitor,
+            <PersistentVolumeClaimSpecVisitor<'_> as serde_struct::Fields>::NAMES,
+            PersistentVolumeClaimSpecVisitor(place),
         )
     }
 }

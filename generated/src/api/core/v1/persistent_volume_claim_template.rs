@@ -33,11 +33,21 @@ impl ::serde::Serialize for PersistentVolumeClaimTemplate {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PersistentVolumeClaimTemplate {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PersistentVolumeClaimTemplate>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PersistentVolumeClaimTemplateVisitor;
+        struct PersistentVolumeClaimTemplateVisitor<'a>(&'a mut Option<PersistentVolumeClaimTemplate>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PersistentVolumeClaimTemplateField {
@@ -45,7 +55,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
             spec,
         }
 
-        impl serde_struct::Fields for PersistentVolumeClaimTemplateVisitor {
+        impl serde_struct::Fields for PersistentVolumeClaimTemplateVisitor<'_> {
             const NAMES: &'static [&'static str] = &["metadata", "spec"];
 
             type Field = PersistentVolumeClaimTemplateField;
@@ -60,18 +70,15 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimTemplateVisitor {
-            type Value = PersistentVolumeClaimTemplate;
+        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimTemplateVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PersistentVolumeClaimTemplate")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PersistentVolumeClaimTemplate, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut metadata = None;
                 let mut spec = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -81,27 +88,29 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
                 )? {
                     match field {
                         Some(PersistentVolumeClaimTemplateField::metadata) => {
-                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                         }
                         Some(PersistentVolumeClaimTemplateField::spec) => {
-                            serde_struct::value(&mut map, &mut spec, "spec")
+                            serde_struct::struct_value(&mut map, &mut spec, "spec")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(PersistentVolumeClaimTemplate {
+                let spec = serde_struct::required(spec, "spec")?;
+                *self.0 = Some(PersistentVolumeClaimTemplate {
                     metadata: serde_struct::optional(metadata),
-                    spec: serde_struct::required(spec, "spec")?,
+                    spec,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PersistentVolumeClaimTemplate",
-            <PersistentVolumeClaimTemplateVisitor as serde_struct::Fields>::NAMES,
-            PersistentVolumeClaimTemplateVisitor,
+            <PersistentVolumeClaimTemplateVisitor<'_> as serde_struct::Fields>::NAMES,
+            PersistentVolumeClaimTemplateVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for PersistentVolumeClaimVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PersistentVolumeClaimVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PersistentVolumeClaimVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PersistentVolumeClaimVolumeSourceVisitor;
+        struct PersistentVolumeClaimVolumeSourceVisitor<'a>(&'a mut Option<PersistentVolumeClaimVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PersistentVolumeClaimVolumeSourceField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
             read_only,
         }
 
-        impl serde_struct::Fields for PersistentVolumeClaimVolumeSourceVisitor {
+        impl serde_struct::Fields for PersistentVolumeClaimVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["claimName", "readOnly"];
 
             type Field = PersistentVolumeClaimVolumeSourceField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimVolumeSourceVisitor {
-            type Value = PersistentVolumeClaimVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PersistentVolumeClaimVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PersistentVolumeClaimVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut claim_name = None;
                 let mut read_only = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
                     }?;
                 }
 
-                Ok(PersistentVolumeClaimVolumeSource {
-                    claim_name: serde_struct::required(claim_name, "claimName")?,
+                let claim_name = serde_struct::required(claim_name, "claimName")?;
+                *self.0 = Some(PersistentVolumeClaimVolumeSource {
+                    claim_name,
                     read_only: serde_struct::optional(read_only),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PersistentVolumeClaimVolumeSource",
-            <PersistentVolumeClaimVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            PersistentVolumeClaimVolumeSourceVisitor,
+            <PersistentVolumeClaimVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            PersistentVolumeClaimVolumeSourceVisitor(place),
         )
     }
 }

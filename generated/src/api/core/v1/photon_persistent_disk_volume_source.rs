@@ -31,11 +31,21 @@ impl ::serde::Serialize for PhotonPersistentDiskVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PhotonPersistentDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PhotonPersistentDiskVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PhotonPersistentDiskVolumeSourceVisitor;
+        struct PhotonPersistentDiskVolumeSourceVisitor<'a>(&'a mut Option<PhotonPersistentDiskVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PhotonPersistentDiskVolumeSourceField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
             pd_id,
         }
 
-        impl serde_struct::Fields for PhotonPersistentDiskVolumeSourceVisitor {
+        impl serde_struct::Fields for PhotonPersistentDiskVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["fsType", "pdID"];
 
             type Field = PhotonPersistentDiskVolumeSourceField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PhotonPersistentDiskVolumeSourceVisitor {
-            type Value = PhotonPersistentDiskVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for PhotonPersistentDiskVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PhotonPersistentDiskVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PhotonPersistentDiskVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut fs_type = None;
                 let mut pd_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
                     }?;
                 }
 
-                Ok(PhotonPersistentDiskVolumeSource {
+                let pd_id = serde_struct::required(pd_id, "pdID")?;
+                *self.0 = Some(PhotonPersistentDiskVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
-                    pd_id: serde_struct::required(pd_id, "pdID")?,
+                    pd_id,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PhotonPersistentDiskVolumeSource",
-            <PhotonPersistentDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            PhotonPersistentDiskVolumeSourceVisitor,
+            <PhotonPersistentDiskVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            PhotonPersistentDiskVolumeSourceVisitor(place),
         )
     }
 }

@@ -82,11 +82,21 @@ impl ::serde::Serialize for Pod {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Pod {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Pod {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Pod>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodVisitor;
+        struct PodVisitor<'a>(&'a mut Option<Pod>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodField {
@@ -97,7 +107,7 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
             status,
         }
 
-        impl serde_struct::Fields for PodVisitor {
+        impl serde_struct::Fields for PodVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
                 "kind",
@@ -121,18 +131,15 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodVisitor {
-            type Value = Pod;
+        impl<'de> ::serde::de::Visitor<'de> for PodVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Pod")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Pod, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut kind = None;
                 let mut metadata = None;
@@ -149,31 +156,34 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
                         }
                         Some(PodField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                         Some(PodField::metadata) => {
-                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                         }
-                        Some(PodField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
+                        Some(PodField::spec) => {
+                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                        }
                         Some(PodField::status) => {
-                            serde_struct::value(&mut map, &mut status, "status")
+                            serde_struct::optional_struct_value(&mut map, &mut status, "status")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(Pod {
+                *self.0 = Some(Pod {
                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
                     status: serde_struct::optional(status),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Pod",
-            <PodVisitor as serde_struct::Fields>::NAMES,
-            PodVisitor,
+            <PodVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodVisitor(place),
         )
     }
 }

@@ -61,11 +61,21 @@ impl ::serde::Serialize for PodAffinityTerm {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodAffinityTerm {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodAffinityTerm>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodAffinityTermVisitor;
+        struct PodAffinityTermVisitor<'a>(&'a mut Option<PodAffinityTerm>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodAffinityTermField {
@@ -77,7 +87,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
             topology_key,
         }
 
-        impl serde_struct::Fields for PodAffinityTermVisitor {
+        impl serde_struct::Fields for PodAffinityTermVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "labelSelector",
                 "matchLabelKeys",
@@ -103,18 +113,15 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodAffinityTermVisitor {
-            type Value = PodAffinityTerm;
+        impl<'de> ::serde::de::Visitor<'de> for PodAffinityTermVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodAffinityTerm")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodAffinityTerm, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut label_selector = None;
                 let mut match_label_keys = None;
                 let mut mismatch_label_keys = None;
@@ -128,7 +135,11 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                 )? {
                     match field {
                         Some(PodAffinityTermField::label_selector) => {
-                            serde_struct::value(&mut map, &mut label_selector, "labelSelector")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut label_selector,
+                                "labelSelector",
+                            )
                         }
                         Some(PodAffinityTermField::match_label_keys) => {
                             serde_struct::value(&mut map, &mut match_label_keys, "matchLabelKeys")
@@ -141,7 +152,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                             )
                         }
                         Some(PodAffinityTermField::namespace_selector) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut namespace_selector,
                                 "namespaceSelector",
@@ -157,22 +168,24 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
                     }?;
                 }
 
-                Ok(PodAffinityTerm {
+                let topology_key = serde_struct::required(topology_key, "topologyKey")?;
+                *self.0 = Some(PodAffinityTerm {
                     label_selector: serde_struct::optional(label_selector),
                     match_label_keys: serde_struct::optional(match_label_keys),
                     mismatch_label_keys: serde_struct::optional(mismatch_label_keys),
                     namespace_selector: serde_struct::optional(namespace_selector),
                     namespaces: serde_struct::optional(namespaces),
-                    topology_key: serde_struct::required(topology_key, "topologyKey")?,
+                    topology_key,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodAffinityTerm",
-            <PodAffinityTermVisitor as serde_struct::Fields>::NAMES,
-            PodAffinityTermVisitor,
+            <PodAffinityTermVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodAffinityTermVisitor(place),
         )
     }
 }

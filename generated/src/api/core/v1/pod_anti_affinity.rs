@@ -46,11 +46,21 @@ impl ::serde::Serialize for PodAntiAffinity {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodAntiAffinity {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodAntiAffinity>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodAntiAffinityVisitor;
+        struct PodAntiAffinityVisitor<'a>(&'a mut Option<PodAntiAffinity>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodAntiAffinityField {
@@ -58,7 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
             required_during_scheduling_ignored_during_execution,
         }
 
-        impl serde_struct::Fields for PodAntiAffinityVisitor {
+        impl serde_struct::Fields for PodAntiAffinityVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "preferredDuringSchedulingIgnoredDuringExecution",
                 "requiredDuringSchedulingIgnoredDuringExecution",
@@ -76,18 +86,15 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodAntiAffinityVisitor {
-            type Value = PodAntiAffinity;
+        impl<'de> ::serde::de::Visitor<'de> for PodAntiAffinityVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodAntiAffinity")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodAntiAffinity, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut preferred_during_scheduling_ignored_during_execution = None;
                 let mut required_during_scheduling_ignored_during_execution = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -97,14 +104,14 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
                 )? {
                     match field {
                         Some(PodAntiAffinityField::preferred_during_scheduling_ignored_during_execution) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut preferred_during_scheduling_ignored_during_execution,
                                 "preferredDuringSchedulingIgnoredDuringExecution",
                             )
                         }
                         Some(PodAntiAffinityField::required_during_scheduling_ignored_during_execution) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut required_during_scheduling_ignored_during_execution,
                                 "requiredDuringSchedulingIgnoredDuringExecution",
@@ -114,18 +121,19 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
                     }?;
                 }
 
-                Ok(PodAntiAffinity {
+                *self.0 = Some(PodAntiAffinity {
                     preferred_during_scheduling_ignored_during_execution: serde_struct::optional(preferred_during_scheduling_ignored_during_execution),
                     required_during_scheduling_ignored_during_execution: serde_struct::optional(required_during_scheduling_ignored_during_execution),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodAntiAffinity",
-            <PodAntiAffinityVisitor as serde_struct::Fields>::NAMES,
-            PodAntiAffinityVisitor,
+            <PodAntiAffinityVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodAntiAffinityVisitor(place),
         )
     }
 }

@@ -68,11 +68,21 @@ impl ::serde::Serialize for PodCertificateProjection {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodCertificateProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodCertificateProjection>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodCertificateProjectionVisitor;
+        struct PodCertificateProjectionVisitor<'a>(&'a mut Option<PodCertificateProjection>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodCertificateProjectionField {
@@ -85,7 +95,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
             user_annotations,
         }
 
-        impl serde_struct::Fields for PodCertificateProjectionVisitor {
+        impl serde_struct::Fields for PodCertificateProjectionVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "certificateChainPath",
                 "credentialBundlePath",
@@ -113,18 +123,15 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodCertificateProjectionVisitor {
-            type Value = PodCertificateProjection;
+        impl<'de> ::serde::de::Visitor<'de> for PodCertificateProjectionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodCertificateProjection")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodCertificateProjection, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut certificate_chain_path = None;
                 let mut credential_bundle_path = None;
                 let mut key_path = None;
@@ -175,23 +182,26 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
                     }?;
                 }
 
-                Ok(PodCertificateProjection {
+                let key_type = serde_struct::required(key_type, "keyType")?;
+                let signer_name = serde_struct::required(signer_name, "signerName")?;
+                *self.0 = Some(PodCertificateProjection {
                     certificate_chain_path: serde_struct::optional(certificate_chain_path),
                     credential_bundle_path: serde_struct::optional(credential_bundle_path),
                     key_path: serde_struct::optional(key_path),
-                    key_type: serde_struct::required(key_type, "keyType")?,
+                    key_type,
                     max_expiration_seconds: serde_struct::optional(max_expiration_seconds),
-                    signer_name: serde_struct::required(signer_name, "signerName")?,
+                    signer_name,
                     user_annotations: serde_struct::optional(user_annotations),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodCertificateProjection",
-            <PodCertificateProjectionVisitor as serde_struct::Fields>::NAMES,
-            PodCertificateProjectionVisitor,
+            <PodCertificateProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodCertificateProjectionVisitor(place),
         )
     }
 }

@@ -64,11 +64,21 @@ impl ::serde::Serialize for PodCondition {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodCondition {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodCondition {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodCondition>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodConditionVisitor;
+        struct PodConditionVisitor<'a>(&'a mut Option<PodCondition>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodConditionField {
@@ -81,7 +91,7 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
             type_,
         }
 
-        impl serde_struct::Fields for PodConditionVisitor {
+        impl serde_struct::Fields for PodConditionVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "lastProbeTime",
                 "lastTransitionTime",
@@ -109,18 +119,15 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodConditionVisitor {
-            type Value = PodCondition;
+        impl<'de> ::serde::de::Visitor<'de> for PodConditionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodCondition")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodCondition, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut last_probe_time = None;
                 let mut last_transition_time = None;
                 let mut message = None;
@@ -167,23 +174,26 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
                     }?;
                 }
 
-                Ok(PodCondition {
+                let status = serde_struct::required(status, "status")?;
+                let type_ = serde_struct::required(type_, "type")?;
+                *self.0 = Some(PodCondition {
                     last_probe_time: serde_struct::optional(last_probe_time),
                     last_transition_time: serde_struct::optional(last_transition_time),
                     message: serde_struct::optional(message),
                     observed_generation: serde_struct::optional(observed_generation),
                     reason: serde_struct::optional(reason),
-                    status: serde_struct::required(status, "status")?,
-                    type_: serde_struct::required(type_, "type")?,
+                    status,
+                    type_,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodCondition",
-            <PodConditionVisitor as serde_struct::Fields>::NAMES,
-            PodConditionVisitor,
+            <PodConditionVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodConditionVisitor(place),
         )
     }
 }

@@ -38,11 +38,21 @@ impl ::serde::Serialize for PodDNSConfig {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodDNSConfig {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodDNSConfig>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodDNSConfigVisitor;
+        struct PodDNSConfigVisitor<'a>(&'a mut Option<PodDNSConfig>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodDNSConfigField {
@@ -51,7 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
             searches,
         }
 
-        impl serde_struct::Fields for PodDNSConfigVisitor {
+        impl serde_struct::Fields for PodDNSConfigVisitor<'_> {
             const NAMES: &'static [&'static str] = &["nameservers", "options", "searches"];
 
             type Field = PodDNSConfigField;
@@ -67,18 +77,15 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigVisitor {
-            type Value = PodDNSConfig;
+        impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodDNSConfig")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodDNSConfig, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut nameservers = None;
                 let mut options = None;
                 let mut searches = None;
@@ -92,7 +99,11 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
                             serde_struct::value(&mut map, &mut nameservers, "nameservers")
                         }
                         Some(PodDNSConfigField::options) => {
-                            serde_struct::value(&mut map, &mut options, "options")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut options,
+                                "options",
+                            )
                         }
                         Some(PodDNSConfigField::searches) => {
                             serde_struct::value(&mut map, &mut searches, "searches")
@@ -101,19 +112,20 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
                     }?;
                 }
 
-                Ok(PodDNSConfig {
+                *self.0 = Some(PodDNSConfig {
                     nameservers: serde_struct::optional(nameservers),
                     options: serde_struct::optional(options),
                     searches: serde_struct::optional(searches),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodDNSConfig",
-            <PodDNSConfigVisitor as serde_struct::Fields>::NAMES,
-            PodDNSConfigVisitor,
+            <PodDNSConfigVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodDNSConfigVisitor(place),
         )
     }
 }

@@ -34,11 +34,21 @@ impl ::serde::Serialize for PodDNSConfigOption {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodDNSConfigOption {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodDNSConfigOption>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodDNSConfigOptionVisitor;
+        struct PodDNSConfigOptionVisitor<'a>(&'a mut Option<PodDNSConfigOption>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodDNSConfigOptionField {
@@ -46,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
             value,
         }
 
-        impl serde_struct::Fields for PodDNSConfigOptionVisitor {
+        impl serde_struct::Fields for PodDNSConfigOptionVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name", "value"];
 
             type Field = PodDNSConfigOptionField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigOptionVisitor {
-            type Value = PodDNSConfigOption;
+        impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigOptionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodDNSConfigOption")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodDNSConfigOption, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut value = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -91,18 +98,19 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
                     }?;
                 }
 
-                Ok(PodDNSConfigOption {
+                *self.0 = Some(PodDNSConfigOption {
                     name: serde_struct::optional(name),
                     value: serde_struct::optional(value),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodDNSConfigOption",
-            <PodDNSConfigOptionVisitor as serde_struct::Fields>::NAMES,
-            PodDNSConfigOptionVisitor,
+            <PodDNSConfigOptionVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodDNSConfigOptionVisitor(place),
         )
     }
 }

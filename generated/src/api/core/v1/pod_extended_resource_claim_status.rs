@@ -31,11 +31,21 @@ impl ::serde::Serialize for PodExtendedResourceClaimStatus {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodExtendedResourceClaimStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodExtendedResourceClaimStatus>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodExtendedResourceClaimStatusVisitor;
+        struct PodExtendedResourceClaimStatusVisitor<'a>(&'a mut Option<PodExtendedResourceClaimStatus>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodExtendedResourceClaimStatusField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
             resource_claim_name,
         }
 
-        impl serde_struct::Fields for PodExtendedResourceClaimStatusVisitor {
+        impl serde_struct::Fields for PodExtendedResourceClaimStatusVisitor<'_> {
             const NAMES: &'static [&'static str] = &["requestMappings", "resourceClaimName"];
 
             type Field = PodExtendedResourceClaimStatusField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodExtendedResourceClaimStatusVisitor {
-            type Value = PodExtendedResourceClaimStatus;
+        impl<'de> ::serde::de::Visitor<'de> for PodExtendedResourceClaimStatusVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodExtendedResourceClaimStatus")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodExtendedResourceClaimStatus, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut request_mappings = None;
                 let mut resource_claim_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -79,7 +86,11 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
                 )? {
                     match field {
                         Some(PodExtendedResourceClaimStatusField::request_mappings) => {
-                            serde_struct::value(&mut map, &mut request_mappings, "requestMappings")
+                            serde_struct::struct_list_value(
+                                &mut map,
+                                &mut request_mappings,
+                                "requestMappings",
+                            )
                         }
                         Some(PodExtendedResourceClaimStatusField::resource_claim_name) => {
                             serde_struct::value(
@@ -92,18 +103,21 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
                     }?;
                 }
 
-                Ok(PodExtendedResourceClaimStatus {
-                    request_mappings: serde_struct::required(request_mappings, "requestMappings")?,
-                    resource_claim_name: serde_struct::required(resource_claim_name, "resourceClaimName")?,
+                let request_mappings = serde_struct::required(request_mappings, "requestMappings")?;
+                let resource_claim_name = serde_struct::required(resource_claim_name, "resourceClaimName")?;
+                *self.0 = Some(PodExtendedResourceClaimStatus {
+                    request_mappings,
+                    resource_claim_name,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodExtendedResourceClaimStatus",
-            <PodExtendedResourceClaimStatusVisitor as serde_struct::Fields>::NAMES,
-            PodExtendedResourceClaimStatusVisitor,
+            <PodExtendedResourceClaimStatusVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodExtendedResourceClaimStatusVisitor(place),
         )
     }
 }

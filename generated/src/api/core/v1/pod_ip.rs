@@ -28,18 +28,28 @@ impl ::serde::Serialize for PodIP {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodIP {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodIP {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodIP>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodIPVisitor;
+        struct PodIPVisitor<'a>(&'a mut Option<PodIP>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodIPField {
             ip,
         }
 
-        impl serde_struct::Fields for PodIPVisitor {
+        impl serde_struct::Fields for PodIPVisitor<'_> {
             const NAMES: &'static [&'static str] = &["ip"];
 
             type Field = PodIPField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodIPVisitor {
-            type Value = PodIP;
+        impl<'de> ::serde::de::Visitor<'de> for PodIPVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodIP")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodIP, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut ip = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -77,17 +84,19 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
                     }?;
                 }
 
-                Ok(PodIP {
-                    ip: serde_struct::required(ip, "ip")?,
+                let ip = serde_struct::required(ip, "ip")?;
+                *self.0 = Some(PodIP {
+                    ip,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodIP",
-            <PodIPVisitor as serde_struct::Fields>::NAMES,
-            PodIPVisitor,
+            <PodIPVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodIPVisitor(place),
         )
     }
 }

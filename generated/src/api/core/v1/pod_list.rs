@@ -50,11 +50,21 @@ impl ::serde::Serialize for PodList {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodList {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodList {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodList>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodListVisitor;
+        struct PodListVisitor<'a>(&'a mut Option<PodList>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodListField {
@@ -64,7 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
             metadata,
         }
 
-        impl serde_struct::Fields for PodListVisitor {
+        impl serde_struct::Fields for PodListVisitor<'_> {
             const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
 
             type Field = PodListField;
@@ -81,18 +91,15 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodListVisitor {
-            type Value = PodList;
+        impl<'de> ::serde::de::Visitor<'de> for PodListVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodList")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodList, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut items = None;
                 let mut kind = None;
@@ -107,32 +114,34 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
                         Some(PodListField::items) => {
-                            serde_struct::value(&mut map, &mut items, "items")
+                            serde_struct::struct_list_value(&mut map, &mut items, "items")
                         }
                         Some(PodListField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
                         Some(PodListField::metadata) => {
-                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(PodList {
+                let items = serde_struct::required(items, "items")?;
+                *self.0 = Some(PodList {
                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    items: serde_struct::required(items, "items")?,
+                    items,
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodList",
-            <PodListVisitor as serde_struct::Fields>::NAMES,
-            PodListVisitor,
+            <PodListVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodListVisitor(place),
         )
     }
 }

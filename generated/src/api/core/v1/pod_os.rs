@@ -28,18 +28,28 @@ impl ::serde::Serialize for PodOS {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodOS {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodOS {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodOS>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodOSVisitor;
+        struct PodOSVisitor<'a>(&'a mut Option<PodOS>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodOSField {
             name,
         }
 
-        impl serde_struct::Fields for PodOSVisitor {
+        impl serde_struct::Fields for PodOSVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name"];
 
             type Field = PodOSField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for PodOS {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodOSVisitor {
-            type Value = PodOS;
+        impl<'de> ::serde::de::Visitor<'de> for PodOSVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodOS")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodOS, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -77,17 +84,19 @@ impl<'de> ::serde::Deserialize<'de> for PodOS {
                     }?;
                 }
 
-                Ok(PodOS {
-                    name: serde_struct::required(name, "name")?,
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(PodOS {
+                    name,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodOS",
-            <PodOSVisitor as serde_struct::Fields>::NAMES,
-            PodOSVisitor,
+            <PodOSVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodOSVisitor(place),
         )
     }
 }

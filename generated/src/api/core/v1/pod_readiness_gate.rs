@@ -28,18 +28,28 @@ impl ::serde::Serialize for PodReadinessGate {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodReadinessGate {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodReadinessGate>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodReadinessGateVisitor;
+        struct PodReadinessGateVisitor<'a>(&'a mut Option<PodReadinessGate>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodReadinessGateField {
             condition_type,
         }
 
-        impl serde_struct::Fields for PodReadinessGateVisitor {
+        impl serde_struct::Fields for PodReadinessGateVisitor<'_> {
             const NAMES: &'static [&'static str] = &["conditionType"];
 
             type Field = PodReadinessGateField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodReadinessGateVisitor {
-            type Value = PodReadinessGate;
+        impl<'de> ::serde::de::Visitor<'de> for PodReadinessGateVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodReadinessGate")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodReadinessGate, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut condition_type = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -79,17 +86,19 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
                     }?;
                 }
 
-                Ok(PodReadinessGate {
-                    condition_type: serde_struct::required(condition_type, "conditionType")?,
+                let condition_type = serde_struct::required(condition_type, "conditionType")?;
+                *self.0 = Some(PodReadinessGate {
+                    condition_type,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodReadinessGate",
-            <PodReadinessGateVisitor as serde_struct::Fields>::NAMES,
-            PodReadinessGateVisitor,
+            <PodReadinessGateVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodReadinessGateVisitor(place),
         )
     }
 }

@@ -45,11 +45,21 @@ impl ::serde::Serialize for PodResourceClaim {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodResourceClaim {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodResourceClaim>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodResourceClaimVisitor;
+        struct PodResourceClaimVisitor<'a>(&'a mut Option<PodResourceClaim>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodResourceClaimField {
@@ -58,7 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
             resource_claim_template_name,
         }
 
-        impl serde_struct::Fields for PodResourceClaimVisitor {
+        impl serde_struct::Fields for PodResourceClaimVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "name",
                 "resourceClaimName",
@@ -78,18 +88,15 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimVisitor {
-            type Value = PodResourceClaim;
+        impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodResourceClaim")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodResourceClaim, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut resource_claim_name = None;
                 let mut resource_claim_template_name = None;
@@ -120,19 +127,21 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
                     }?;
                 }
 
-                Ok(PodResourceClaim {
-                    name: serde_struct::required(name, "name")?,
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(PodResourceClaim {
+                    name,
                     resource_claim_name: serde_struct::optional(resource_claim_name),
                     resource_claim_template_name: serde_struct::optional(resource_claim_template_name),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodResourceClaim",
-            <PodResourceClaimVisitor as serde_struct::Fields>::NAMES,
-            PodResourceClaimVisitor,
+            <PodResourceClaimVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodResourceClaimVisitor(place),
         )
     }
 }

@@ -37,11 +37,21 @@ impl ::serde::Serialize for PodResourceClaimStatus {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodResourceClaimStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodResourceClaimStatus>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodResourceClaimStatusVisitor;
+        struct PodResourceClaimStatusVisitor<'a>(&'a mut Option<PodResourceClaimStatus>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodResourceClaimStatusField {
@@ -49,7 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
             resource_claim_name,
         }
 
-        impl serde_struct::Fields for PodResourceClaimStatusVisitor {
+        impl serde_struct::Fields for PodResourceClaimStatusVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name", "resourceClaimName"];
 
             type Field = PodResourceClaimStatusField;
@@ -64,18 +74,15 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimStatusVisitor {
-            type Value = PodResourceClaimStatus;
+        impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimStatusVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodResourceClaimStatus")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodResourceClaimStatus, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut resource_claim_name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -98,18 +105,20 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
                     }?;
                 }
 
-                Ok(PodResourceClaimStatus {
-                    name: serde_struct::required(name, "name")?,
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(PodResourceClaimStatus {
+                    name,
                     resource_claim_name: serde_struct::optional(resource_claim_name),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodResourceClaimStatus",
-            <PodResourceClaimStatusVisitor as serde_struct::Fields>::NAMES,
-            PodResourceClaimStatusVisitor,
+            <PodResourceClaimStatusVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodResourceClaimStatusVisitor(place),
         )
     }
 }

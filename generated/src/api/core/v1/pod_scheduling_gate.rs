@@ -28,18 +28,28 @@ impl ::serde::Serialize for PodSchedulingGate {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodSchedulingGate {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodSchedulingGate>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodSchedulingGateVisitor;
+        struct PodSchedulingGateVisitor<'a>(&'a mut Option<PodSchedulingGate>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodSchedulingGateField {
             name,
         }
 
-        impl serde_struct::Fields for PodSchedulingGateVisitor {
+        impl serde_struct::Fields for PodSchedulingGateVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name"];
 
             type Field = PodSchedulingGateField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodSchedulingGateVisitor {
-            type Value = PodSchedulingGate;
+        impl<'de> ::serde::de::Visitor<'de> for PodSchedulingGateVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodSchedulingGate")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodSchedulingGate, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -79,17 +86,19 @@ impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
                     }?;
                 }
 
-                Ok(PodSchedulingGate {
-                    name: serde_struct::required(name, "name")?,
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(PodSchedulingGate {
+                    name,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodSchedulingGate",
-            <PodSchedulingGateVisitor as serde_struct::Fields>::NAMES,
-            PodSchedulingGateVisitor,
+            <PodSchedulingGateVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodSchedulingGateVisitor(place),
         )
     }
 }

@@ -98,11 +98,21 @@ impl ::serde::Serialize for PodSecurityContext {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodSecurityContext {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodSecurityContext>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodSecurityContextVisitor;
+        struct PodSecurityContextVisitor<'a>(&'a mut Option<PodSecurityContext>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodSecurityContextField {
@@ -121,7 +131,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
             windows_options,
         }
 
-        impl serde_struct::Fields for PodSecurityContextVisitor {
+        impl serde_struct::Fields for PodSecurityContextVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "appArmorProfile",
                 "fsGroup",
@@ -161,18 +171,15 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodSecurityContextVisitor {
-            type Value = PodSecurityContext;
+        impl<'de> ::serde::de::Visitor<'de> for PodSecurityContextVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodSecurityContext")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodSecurityContext, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut app_armor_profile = None;
                 let mut fs_group = None;
                 let mut fs_group_change_policy = None;
@@ -193,7 +200,11 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                 )? {
                     match field {
                         Some(PodSecurityContextField::app_armor_profile) => {
-                            serde_struct::value(&mut map, &mut app_armor_profile, "appArmorProfile")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut app_armor_profile,
+                                "appArmorProfile",
+                            )
                         }
                         Some(PodSecurityContextField::fs_group) => {
                             serde_struct::value(&mut map, &mut fs_group, "fsGroup")
@@ -222,10 +233,18 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
                         Some(PodSecurityContextField::se_linux_options) => {
-                            serde_struct::value(&mut map, &mut se_linux_options, "seLinuxOptions")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut se_linux_options,
+                                "seLinuxOptions",
+                            )
                         }
                         Some(PodSecurityContextField::seccomp_profile) => {
-                            serde_struct::value(&mut map, &mut seccomp_profile, "seccompProfile")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut seccomp_profile,
+                                "seccompProfile",
+                            )
                         }
                         Some(PodSecurityContextField::supplemental_groups) => {
                             serde_struct::value(
@@ -242,16 +261,24 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                             )
                         }
                         Some(PodSecurityContextField::sysctls) => {
-                            serde_struct::value(&mut map, &mut sysctls, "sysctls")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut sysctls,
+                                "sysctls",
+                            )
                         }
                         Some(PodSecurityContextField::windows_options) => {
-                            serde_struct::value(&mut map, &mut windows_options, "windowsOptions")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut windows_options,
+                                "windowsOptions",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(PodSecurityContext {
+                *self.0 = Some(PodSecurityContext {
                     app_armor_profile: serde_struct::optional(app_armor_profile),
                     fs_group: serde_struct::optional(fs_group),
                     fs_group_change_policy: serde_struct::optional(fs_group_change_policy),
@@ -266,14 +293,15 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
                     sysctls: serde_struct::optional(sysctls),
                     windows_options: serde_struct::optional(windows_options),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodSecurityContext",
-            <PodSecurityContextVisitor as serde_struct::Fields>::NAMES,
-            PodSecurityContextVisitor,
+            <PodSecurityContextVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodSecurityContextVisitor(place),
         )
     }
 }

@@ -264,11 +264,21 @@ impl ::serde::Serialize for PodSpec {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodSpec {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodSpec>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodSpecVisitor;
+        struct PodSpecVisitor<'a>(&'a mut Option<PodSpec>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodSpecField {
@@ -316,7 +326,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
             workload_ref,
         }
 
-        impl serde_struct::Fields for PodSpecVisitor {
+        impl serde_struct::Fields for PodSpecVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "activeDeadlineSeconds",
                 "affinity",
@@ -414,18 +424,15 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodSpecVisitor {
-            type Value = PodSpec;
+        impl<'de> ::serde::de::Visitor<'de> for PodSpecVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodSpec")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodSpec, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut active_deadline_seconds = None;
                 let mut affinity = None;
                 let mut automount_service_account_token = None;
@@ -482,7 +489,7 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
                         Some(PodSpecField::affinity) => {
-                            serde_struct::value(&mut map, &mut affinity, "affinity")
+                            serde_struct::optional_struct_value(&mut map, &mut affinity, "affinity")
                         }
                         Some(PodSpecField::automount_service_account_token) => {
                             serde_struct::value(
@@ -492,10 +499,14 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
                         Some(PodSpecField::containers) => {
-                            serde_struct::value(&mut map, &mut containers, "containers")
+                            serde_struct::struct_list_value(&mut map, &mut containers, "containers")
                         }
                         Some(PodSpecField::dns_config) => {
-                            serde_struct::value(&mut map, &mut dns_config, "dnsConfig")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut dns_config,
+                                "dnsConfig",
+                            )
                         }
                         Some(PodSpecField::dns_policy) => {
                             serde_struct::value(&mut map, &mut dns_policy, "dnsPolicy")
@@ -508,14 +519,18 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
                         Some(PodSpecField::ephemeral_containers) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut ephemeral_containers,
                                 "ephemeralContainers",
                             )
                         }
                         Some(PodSpecField::host_aliases) => {
-                            serde_struct::value(&mut map, &mut host_aliases, "hostAliases")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut host_aliases,
+                                "hostAliases",
+                            )
                         }
                         Some(PodSpecField::host_ipc) => {
                             serde_struct::value(&mut map, &mut host_ipc, "hostIPC")
@@ -540,14 +555,18 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
                         Some(PodSpecField::image_pull_secrets) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut image_pull_secrets,
                                 "imagePullSecrets",
                             )
                         }
                         Some(PodSpecField::init_containers) => {
-                            serde_struct::value(&mut map, &mut init_containers, "initContainers")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut init_containers,
+                                "initContainers",
+                            )
                         }
                         Some(PodSpecField::node_name) => {
                             serde_struct::value(&mut map, &mut node_name, "nodeName")
@@ -555,7 +574,9 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                         Some(PodSpecField::node_selector) => {
                             serde_struct::value(&mut map, &mut node_selector, "nodeSelector")
                         }
-                        Some(PodSpecField::os) => serde_struct::value(&mut map, &mut os, "os"),
+                        Some(PodSpecField::os) => {
+                            serde_struct::optional_struct_value(&mut map, &mut os, "os")
+                        }
                         Some(PodSpecField::overhead) => {
                             serde_struct::value(&mut map, &mut overhead, "overhead")
                         }
@@ -577,13 +598,25 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
                         Some(PodSpecField::readiness_gates) => {
-                            serde_struct::value(&mut map, &mut readiness_gates, "readinessGates")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut readiness_gates,
+                                "readinessGates",
+                            )
                         }
                         Some(PodSpecField::resource_claims) => {
-                            serde_struct::value(&mut map, &mut resource_claims, "resourceClaims")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut resource_claims,
+                                "resourceClaims",
+                            )
                         }
                         Some(PodSpecField::resources) => {
-                            serde_struct::value(&mut map, &mut resources, "resources")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut resources,
+                                "resources",
+                            )
                         }
                         Some(PodSpecField::restart_policy) => {
                             serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
@@ -599,10 +632,18 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             serde_struct::value(&mut map, &mut scheduler_name, "schedulerName")
                         }
                         Some(PodSpecField::scheduling_gates) => {
-                            serde_struct::value(&mut map, &mut scheduling_gates, "schedulingGates")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut scheduling_gates,
+                                "schedulingGates",
+                            )
                         }
                         Some(PodSpecField::security_context) => {
-                            serde_struct::value(&mut map, &mut security_context, "securityContext")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut security_context,
+                                "securityContext",
+                            )
                         }
                         Some(PodSpecField::service_account) => {
                             serde_struct::value(&mut map, &mut service_account, "serviceAccount")
@@ -639,30 +680,43 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                             )
                         }
                         Some(PodSpecField::tolerations) => {
-                            serde_struct::value(&mut map, &mut tolerations, "tolerations")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut tolerations,
+                                "tolerations",
+                            )
                         }
                         Some(PodSpecField::topology_spread_constraints) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut topology_spread_constraints,
                                 "topologySpreadConstraints",
                             )
                         }
                         Some(PodSpecField::volumes) => {
-                            serde_struct::value(&mut map, &mut volumes, "volumes")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut volumes,
+                                "volumes",
+                            )
                         }
                         Some(PodSpecField::workload_ref) => {
-                            serde_struct::value(&mut map, &mut workload_ref, "workloadRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut workload_ref,
+                                "workloadRef",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(PodSpec {
+                let containers = serde_struct::required(containers, "containers")?;
+                *self.0 = Some(PodSpec {
                     active_deadline_seconds: serde_struct::optional(active_deadline_seconds),
                     affinity: serde_struct::optional(affinity),
                     automount_service_account_token: serde_struct::optional(automount_service_account_token),
-                    containers: serde_struct::required(containers, "containers")?,
+                    containers,
                     dns_config: serde_struct::optional(dns_config),
                     dns_policy: serde_struct::optional(dns_policy),
                     enable_service_links: serde_struct::optional(enable_service_links),
@@ -702,14 +756,15 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
                     volumes: serde_struct::optional(volumes),
                     workload_ref: serde_struct::optional(workload_ref),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodSpec",
-            <PodSpecVisitor as serde_struct::Fields>::NAMES,
-            PodSpecVisitor,
+            <PodSpecVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodSpecVisitor(place),
         )
     }
 }

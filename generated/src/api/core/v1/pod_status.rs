@@ -147,11 +147,21 @@ impl ::serde::Serialize for PodStatus {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PodStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PodStatus>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PodStatusVisitor;
+        struct PodStatusVisitor<'a>(&'a mut Option<PodStatus>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PodStatusField {
@@ -177,7 +187,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
             start_time,
         }
 
-        impl serde_struct::Fields for PodStatusVisitor {
+        impl serde_struct::Fields for PodStatusVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "allocatedResources",
                 "conditions",
@@ -231,18 +241,15 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PodStatusVisitor {
-            type Value = PodStatus;
+        impl<'de> ::serde::de::Visitor<'de> for PodStatusVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PodStatus")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PodStatus, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut allocated_resources = None;
                 let mut conditions = None;
                 let mut container_statuses = None;
@@ -277,24 +284,28 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             )
                         }
                         Some(PodStatusField::conditions) => {
-                            serde_struct::value(&mut map, &mut conditions, "conditions")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut conditions,
+                                "conditions",
+                            )
                         }
                         Some(PodStatusField::container_statuses) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut container_statuses,
                                 "containerStatuses",
                             )
                         }
                         Some(PodStatusField::ephemeral_container_statuses) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut ephemeral_container_statuses,
                                 "ephemeralContainerStatuses",
                             )
                         }
                         Some(PodStatusField::extended_resource_claim_status) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut extended_resource_claim_status,
                                 "extendedResourceClaimStatus",
@@ -304,10 +315,14 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             serde_struct::value(&mut map, &mut host_ip, "hostIP")
                         }
                         Some(PodStatusField::host_ips) => {
-                            serde_struct::value(&mut map, &mut host_ips, "hostIPs")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut host_ips,
+                                "hostIPs",
+                            )
                         }
                         Some(PodStatusField::init_container_statuses) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut init_container_statuses,
                                 "initContainerStatuses",
@@ -337,7 +352,11 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             serde_struct::value(&mut map, &mut pod_ip, "podIP")
                         }
                         Some(PodStatusField::pod_ips) => {
-                            serde_struct::value(&mut map, &mut pod_ips, "podIPs")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut pod_ips,
+                                "podIPs",
+                            )
                         }
                         Some(PodStatusField::qos_class) => {
                             serde_struct::value(&mut map, &mut qos_class, "qosClass")
@@ -349,14 +368,18 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                             serde_struct::value(&mut map, &mut resize, "resize")
                         }
                         Some(PodStatusField::resource_claim_statuses) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut resource_claim_statuses,
                                 "resourceClaimStatuses",
                             )
                         }
                         Some(PodStatusField::resources) => {
-                            serde_struct::value(&mut map, &mut resources, "resources")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut resources,
+                                "resources",
+                            )
                         }
                         Some(PodStatusField::start_time) => {
                             serde_struct::value(&mut map, &mut start_time, "startTime")
@@ -365,7 +388,7 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                     }?;
                 }
 
-                Ok(PodStatus {
+                *self.0 = Some(PodStatus {
                     allocated_resources: serde_struct::optional(allocated_resources),
                     conditions: serde_struct::optional(conditions),
                     container_statuses: serde_struct::optional(container_statuses),
@@ -387,14 +410,15 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
                     resources: serde_struct::optional(resources),
                     start_time: serde_struct::optional(start_time),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PodStatus",
-            <PodStatusVisitor as serde_struct::Fields>::NAMES,
-            PodStatusVisitor,
+            <PodStatusVisitor<'_> as serde_struct::Fields>::NAMES,
+            PodStatusVisitor(place),
         )
     }
 }

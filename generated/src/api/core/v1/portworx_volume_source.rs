@@ -37,11 +37,21 @@ impl ::serde::Serialize for PortworxVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PortworxVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PortworxVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PortworxVolumeSourceVisitor;
+        struct PortworxVolumeSourceVisitor<'a>(&'a mut Option<PortworxVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PortworxVolumeSourceField {
@@ -50,7 +60,7 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
             volume_id,
         }
 
-        impl serde_struct::Fields for PortworxVolumeSourceVisitor {
+        impl serde_struct::Fields for PortworxVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
 
             type Field = PortworxVolumeSourceField;
@@ -66,18 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PortworxVolumeSourceVisitor {
-            type Value = PortworxVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for PortworxVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PortworxVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PortworxVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut fs_type = None;
                 let mut read_only = None;
                 let mut volume_id = None;
@@ -100,19 +107,21 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
                     }?;
                 }
 
-                Ok(PortworxVolumeSource {
+                let volume_id = serde_struct::required(volume_id, "volumeID")?;
+                *self.0 = Some(PortworxVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
                     read_only: serde_struct::optional(read_only),
-                    volume_id: serde_struct::required(volume_id, "volumeID")?,
+                    volume_id,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PortworxVolumeSource",
-            <PortworxVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            PortworxVolumeSourceVisitor,
+            <PortworxVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            PortworxVolumeSourceVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for PreferredSchedulingTerm {
 }
 
 impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PreferredSchedulingTerm {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<PreferredSchedulingTerm>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PreferredSchedulingTermVisitor;
+        struct PreferredSchedulingTermVisitor<'a>(&'a mut Option<PreferredSchedulingTerm>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PreferredSchedulingTermField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
             weight,
         }
 
-        impl serde_struct::Fields for PreferredSchedulingTermVisitor {
+        impl serde_struct::Fields for PreferredSchedulingTermVisitor<'_> {
             const NAMES: &'static [&'static str] = &["preference", "weight"];
 
             type Field = PreferredSchedulingTermField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PreferredSchedulingTermVisitor {
-            type Value = PreferredSchedulingTerm;
+        impl<'de> ::serde::de::Visitor<'de> for PreferredSchedulingTermVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct PreferredSchedulingTerm")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<PreferredSchedulingTerm, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut preference = None;
                 let mut weight = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -79,7 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
                 )? {
                     match field {
                         Some(PreferredSchedulingTermField::preference) => {
-                            serde_struct::value(&mut map, &mut preference, "preference")
+                            serde_struct::struct_value(&mut map, &mut preference, "preference")
                         }
                         Some(PreferredSchedulingTermField::weight) => {
                             serde_struct::value(&mut map, &mut weight, "weight")
@@ -88,18 +95,21 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
                     }?;
                 }
 
-                Ok(PreferredSchedulingTerm {
-                    preference: serde_struct::required(preference, "preference")?,
-                    weight: serde_struct::required(weight, "weight")?,
+                let preference = serde_struct::required(preference, "preference")?;
+                let weight = serde_struct::required(weight, "weight")?;
+                *self.0 = Some(PreferredSchedulingTerm {
+                    preference,
+                    weight,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "PreferredSchedulingTerm",
-            <PreferredSchedulingTermVisitor as serde_struct::Fields>::NAMES,
-            PreferredSchedulingTermVisitor,
+            <PreferredSchedulingTermVisitor<'_> as serde_struct::Fields>::NAMES,
+            PreferredSchedulingTermVisitor(place),
         )
     }
 }

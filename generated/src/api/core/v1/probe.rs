@@ -82,11 +82,21 @@ impl ::serde::Serialize for Probe {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Probe {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Probe {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Probe>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ProbeVisitor;
+        struct ProbeVisitor<'a>(&'a mut Option<Probe>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ProbeField {
@@ -102,7 +112,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
             timeout_seconds,
         }
 
-        impl serde_struct::Fields for ProbeVisitor {
+        impl serde_struct::Fields for ProbeVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "exec",
                 "failureThreshold",
@@ -136,18 +146,15 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ProbeVisitor {
-            type Value = Probe;
+        impl<'de> ::serde::de::Visitor<'de> for ProbeVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Probe")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Probe, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut exec = None;
                 let mut failure_threshold = None;
                 let mut grpc = None;
@@ -164,7 +171,9 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                     serde_struct::NamedKey::<Self>::new(&mut key),
                 )? {
                     match field {
-                        Some(ProbeField::exec) => serde_struct::value(&mut map, &mut exec, "exec"),
+                        Some(ProbeField::exec) => {
+                            serde_struct::optional_struct_value(&mut map, &mut exec, "exec")
+                        }
                         Some(ProbeField::failure_threshold) => {
                             serde_struct::value(
                                 &mut map,
@@ -172,9 +181,11 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                                 "failureThreshold",
                             )
                         }
-                        Some(ProbeField::grpc) => serde_struct::value(&mut map, &mut grpc, "grpc"),
+                        Some(ProbeField::grpc) => {
+                            serde_struct::optional_struct_value(&mut map, &mut grpc, "grpc")
+                        }
                         Some(ProbeField::http_get) => {
-                            serde_struct::value(&mut map, &mut http_get, "httpGet")
+                            serde_struct::optional_struct_value(&mut map, &mut http_get, "httpGet")
                         }
                         Some(ProbeField::initial_delay_seconds) => {
                             serde_struct::value(
@@ -194,7 +205,11 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                             )
                         }
                         Some(ProbeField::tcp_socket) => {
-                            serde_struct::value(&mut map, &mut tcp_socket, "tcpSocket")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut tcp_socket,
+                                "tcpSocket",
+                            )
                         }
                         Some(ProbeField::termination_grace_period_seconds) => {
                             serde_struct::value(
@@ -210,7 +225,7 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                     }?;
                 }
 
-                Ok(Probe {
+                *self.0 = Some(Probe {
                     exec: serde_struct::optional(exec),
                     failure_threshold: serde_struct::optional(failure_threshold),
                     grpc: serde_struct::optional(grpc),
@@ -222,14 +237,15 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
                     termination_grace_period_seconds: serde_struct::optional(termination_grace_period_seconds),
                     timeout_seconds: serde_struct::optional(timeout_seconds),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Probe",
-            <ProbeVisitor as serde_struct::Fields>::NAMES,
-            ProbeVisitor,
+            <ProbeVisitor<'_> as serde_struct::Fields>::NAMES,
+            ProbeVisitor(place),
         )
     }
 }

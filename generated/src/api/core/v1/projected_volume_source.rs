@@ -34,11 +34,21 @@ impl ::serde::Serialize for ProjectedVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ProjectedVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ProjectedVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ProjectedVolumeSourceVisitor;
+        struct ProjectedVolumeSourceVisitor<'a>(&'a mut Option<ProjectedVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ProjectedVolumeSourceField {
@@ -46,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
             sources,
         }
 
-        impl serde_struct::Fields for ProjectedVolumeSourceVisitor {
+        impl serde_struct::Fields for ProjectedVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["defaultMode", "sources"];
 
             type Field = ProjectedVolumeSourceField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ProjectedVolumeSourceVisitor {
-            type Value = ProjectedVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for ProjectedVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ProjectedVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ProjectedVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut default_mode = None;
                 let mut sources = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -85,24 +92,29 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
                             serde_struct::value(&mut map, &mut default_mode, "defaultMode")
                         }
                         Some(ProjectedVolumeSourceField::sources) => {
-                            serde_struct::value(&mut map, &mut sources, "sources")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut sources,
+                                "sources",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ProjectedVolumeSource {
+                *self.0 = Some(ProjectedVolumeSource {
                     default_mode: serde_struct::optional(default_mode),
                     sources: serde_struct::optional(sources),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ProjectedVolumeSource",
-            <ProjectedVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            ProjectedVolumeSourceVisitor,
+            <ProjectedVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            ProjectedVolumeSourceVisitor(place),
         )
     }
 }

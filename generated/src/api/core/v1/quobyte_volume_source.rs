@@ -48,11 +48,21 @@ impl ::serde::Serialize for QuobyteVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for QuobyteVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<QuobyteVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct QuobyteVolumeSourceVisitor;
+        struct QuobyteVolumeSourceVisitor<'a>(&'a mut Option<QuobyteVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum QuobyteVolumeSourceField {
@@ -64,7 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
             volume,
         }
 
-        impl serde_struct::Fields for QuobyteVolumeSourceVisitor {
+        impl serde_struct::Fields for QuobyteVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "group",
                 "readOnly",
@@ -90,18 +100,15 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for QuobyteVolumeSourceVisitor {
-            type Value = QuobyteVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for QuobyteVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct QuobyteVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<QuobyteVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut group = None;
                 let mut read_only = None;
                 let mut registry = None;
@@ -136,22 +143,25 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
                     }?;
                 }
 
-                Ok(QuobyteVolumeSource {
+                let registry = serde_struct::required(registry, "registry")?;
+                let volume = serde_struct::required(volume, "volume")?;
+                *self.0 = Some(QuobyteVolumeSource {
                     group: serde_struct::optional(group),
                     read_only: serde_struct::optional(read_only),
-                    registry: serde_struct::required(registry, "registry")?,
+                    registry,
                     tenant: serde_struct::optional(tenant),
                     user: serde_struct::optional(user),
-                    volume: serde_struct::required(volume, "volume")?,
+                    volume,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "QuobyteVolumeSource",
-            <QuobyteVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            QuobyteVolumeSourceVisitor,
+            <QuobyteVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            QuobyteVolumeSourceVisitor(place),
         )
     }
 }

@@ -56,11 +56,21 @@ impl ::serde::Serialize for RBDVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RBDVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<RBDVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct RBDVolumeSourceVisitor;
+        struct RBDVolumeSourceVisitor<'a>(&'a mut Option<RBDVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum RBDVolumeSourceField {
@@ -74,7 +84,7 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
             user,
         }
 
-        impl serde_struct::Fields for RBDVolumeSourceVisitor {
+        impl serde_struct::Fields for RBDVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
                 "image",
@@ -104,18 +114,15 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for RBDVolumeSourceVisitor {
-            type Value = RBDVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for RBDVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct RBDVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<RBDVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut fs_type = None;
                 let mut image = None;
                 let mut keyring = None;
@@ -149,7 +156,11 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
                         Some(RBDVolumeSourceField::secret_ref) => {
-                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut secret_ref,
+                                "secretRef",
+                            )
                         }
                         Some(RBDVolumeSourceField::user) => {
                             serde_struct::value(&mut map, &mut user, "user")
@@ -158,24 +169,27 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
                     }?;
                 }
 
-                Ok(RBDVolumeSource {
+                let image = serde_struct::required(image, "image")?;
+                let monitors = serde_struct::required(monitors, "monitors")?;
+                *self.0 = Some(RBDVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
-                    image: serde_struct::required(image, "image")?,
+                    image,
                     keyring: serde_struct::optional(keyring),
-                    monitors: serde_struct::required(monitors, "monitors")?,
+                    monitors,
                     pool: serde_struct::optional(pool),
                     read_only: serde_struct::optional(read_only),
                     secret_ref: serde_struct::optional(secret_ref),
                     user: serde_struct::optional(user),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "RBDVolumeSource",
-            <RBDVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            RBDVolumeSourceVisitor,
+            <RBDVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            RBDVolumeSourceVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for ResourceClaim {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ResourceClaim {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ResourceClaim>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ResourceClaimVisitor;
+        struct ResourceClaimVisitor<'a>(&'a mut Option<ResourceClaim>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ResourceClaimField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
             request,
         }
 
-        impl serde_struct::Fields for ResourceClaimVisitor {
+        impl serde_struct::Fields for ResourceClaimVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name", "request"];
 
             type Field = ResourceClaimField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ResourceClaimVisitor {
-            type Value = ResourceClaim;
+        impl<'de> ::serde::de::Visitor<'de> for ResourceClaimVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceClaim")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ResourceClaim, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut request = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
                     }?;
                 }
 
-                Ok(ResourceClaim {
-                    name: serde_struct::required(name, "name")?,
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(ResourceClaim {
+                    name,
                     request: serde_struct::optional(request),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ResourceClaim",
-            <ResourceClaimVisitor as serde_struct::Fields>::NAMES,
-            ResourceClaimVisitor,
+            <ResourceClaimVisitor<'_> as serde_struct::Fields>::NAMES,
+            ResourceClaimVisitor(place),
         )
     }
 }

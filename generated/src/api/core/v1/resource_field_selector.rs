@@ -37,11 +37,21 @@ impl ::serde::Serialize for ResourceFieldSelector {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ResourceFieldSelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ResourceFieldSelector>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ResourceFieldSelectorVisitor;
+        struct ResourceFieldSelectorVisitor<'a>(&'a mut Option<ResourceFieldSelector>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ResourceFieldSelectorField {
@@ -50,7 +60,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
             resource,
         }
 
-        impl serde_struct::Fields for ResourceFieldSelectorVisitor {
+        impl serde_struct::Fields for ResourceFieldSelectorVisitor<'_> {
             const NAMES: &'static [&'static str] = &["containerName", "divisor", "resource"];
 
             type Field = ResourceFieldSelectorField;
@@ -66,18 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ResourceFieldSelectorVisitor {
-            type Value = ResourceFieldSelector;
+        impl<'de> ::serde::de::Visitor<'de> for ResourceFieldSelectorVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceFieldSelector")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ResourceFieldSelector, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut container_name = None;
                 let mut divisor = None;
                 let mut resource = None;
@@ -100,19 +107,21 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
                     }?;
                 }
 
-                Ok(ResourceFieldSelector {
+                let resource = serde_struct::required(resource, "resource")?;
+                *self.0 = Some(ResourceFieldSelector {
                     container_name: serde_struct::optional(container_name),
                     divisor: serde_struct::optional(divisor),
-                    resource: serde_struct::required(resource, "resource")?,
+                    resource,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ResourceFieldSelector",
-            <ResourceFieldSelectorVisitor as serde_struct::Fields>::NAMES,
-            ResourceFieldSelectorVisitor,
+            <ResourceFieldSelectorVisitor<'_> as serde_struct::Fields>::NAMES,
+            ResourceFieldSelectorVisitor(place),
         )
     }
 }

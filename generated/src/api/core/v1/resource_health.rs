@@ -31,11 +31,21 @@ impl ::serde::Serialize for ResourceHealth {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ResourceHealth {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ResourceHealth>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ResourceHealthVisitor;
+        struct ResourceHealthVisitor<'a>(&'a mut Option<ResourceHealth>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ResourceHealthField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
             resource_id,
         }
 
-        impl serde_struct::Fields for ResourceHealthVisitor {
+        impl serde_struct::Fields for ResourceHealthVisitor<'_> {
             const NAMES: &'static [&'static str] = &["health", "resourceID"];
 
             type Field = ResourceHealthField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ResourceHealthVisitor {
-            type Value = ResourceHealth;
+        impl<'de> ::serde::de::Visitor<'de> for ResourceHealthVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceHealth")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ResourceHealth, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut health = None;
                 let mut resource_id = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
                     }?;
                 }
 
-                Ok(ResourceHealth {
+                let resource_id = serde_struct::required(resource_id, "resourceID")?;
+                *self.0 = Some(ResourceHealth {
                     health: serde_struct::optional(health),
-                    resource_id: serde_struct::required(resource_id, "resourceID")?,
+                    resource_id,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ResourceHealth",
-            <ResourceHealthVisitor as serde_struct::Fields>::NAMES,
-            ResourceHealthVisitor,
+            <ResourceHealthVisitor<'_> as serde_struct::Fields>::NAMES,
+            ResourceHealthVisitor(place),
         )
     }
 }

@@ -48,11 +48,21 @@ impl ::serde::Serialize for ResourceRequirements {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ResourceRequirements {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ResourceRequirements>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ResourceRequirementsVisitor;
+        struct ResourceRequirementsVisitor<'a>(&'a mut Option<ResourceRequirements>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ResourceRequirementsField {
@@ -61,7 +71,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
             requests,
         }
 
-        impl serde_struct::Fields for ResourceRequirementsVisitor {
+        impl serde_struct::Fields for ResourceRequirementsVisitor<'_> {
             const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
 
             type Field = ResourceRequirementsField;
@@ -77,18 +87,15 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ResourceRequirementsVisitor {
-            type Value = ResourceRequirements;
+        impl<'de> ::serde::de::Visitor<'de> for ResourceRequirementsVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceRequirements")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ResourceRequirements, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut claims = None;
                 let mut limits = None;
                 let mut requests = None;
@@ -99,7 +106,11 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
                 )? {
                     match field {
                         Some(ResourceRequirementsField::claims) => {
-                            serde_struct::value(&mut map, &mut claims, "claims")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut claims,
+                                "claims",
+                            )
                         }
                         Some(ResourceRequirementsField::limits) => {
                             serde_struct::value(&mut map, &mut limits, "limits")
@@ -111,19 +122,20 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
                     }?;
                 }
 
-                Ok(ResourceRequirements {
+                *self.0 = Some(ResourceRequirements {
                     claims: serde_struct::optional(claims),
                     limits: serde_struct::optional(limits),
                     requests: serde_struct::optional(requests),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ResourceRequirements",
-            <ResourceRequirementsVisitor as serde_struct::Fields>::NAMES,
-            ResourceRequirementsVisitor,
+            <ResourceRequirementsVisitor<'_> as serde_struct::Fields>::NAMES,
+            ResourceRequirementsVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for ResourceStatus {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ResourceStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ResourceStatus>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ResourceStatusVisitor;
+        struct ResourceStatusVisitor<'a>(&'a mut Option<ResourceStatus>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ResourceStatusField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
             resources,
         }
 
-        impl serde_struct::Fields for ResourceStatusVisitor {
+        impl serde_struct::Fields for ResourceStatusVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name", "resources"];
 
             type Field = ResourceStatusField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ResourceStatusVisitor {
-            type Value = ResourceStatus;
+        impl<'de> ::serde::de::Visitor<'de> for ResourceStatusVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ResourceStatus")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ResourceStatus, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut resources = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -82,24 +89,30 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
                             serde_struct::value(&mut map, &mut name, "name")
                         }
                         Some(ResourceStatusField::resources) => {
-                            serde_struct::value(&mut map, &mut resources, "resources")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut resources,
+                                "resources",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ResourceStatus {
-                    name: serde_struct::required(name, "name")?,
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(ResourceStatus {
+                    name,
                     resources: serde_struct::optional(resources),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ResourceStatus",
-            <ResourceStatusVisitor as serde_struct::Fields>::NAMES,
-            ResourceStatusVisitor,
+            <ResourceStatusVisitor<'_> as serde_struct::Fields>::NAMES,
+            ResourceStatusVisitor(place),
         )
     }
 }

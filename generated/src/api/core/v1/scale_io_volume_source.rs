@@ -67,11 +67,21 @@ impl ::serde::Serialize for ScaleIOVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ScaleIOVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ScaleIOVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ScaleIOVolumeSourceVisitor;
+        struct ScaleIOVolumeSourceVisitor<'a>(&'a mut Option<ScaleIOVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ScaleIOVolumeSourceField {
@@ -87,7 +97,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
             volume_name,
         }
 
-        impl serde_struct::Fields for ScaleIOVolumeSourceVisitor {
+        impl serde_struct::Fields for ScaleIOVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
                 "gateway",
@@ -121,18 +131,15 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ScaleIOVolumeSourceVisitor {
-            type Value = ScaleIOVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for ScaleIOVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ScaleIOVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ScaleIOVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut fs_type = None;
                 let mut gateway = None;
                 let mut protection_domain = None;
@@ -166,7 +173,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
                         Some(ScaleIOVolumeSourceField::secret_ref) => {
-                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                            serde_struct::struct_value(&mut map, &mut secret_ref, "secretRef")
                         }
                         Some(ScaleIOVolumeSourceField::ssl_enabled) => {
                             serde_struct::value(&mut map, &mut ssl_enabled, "sslEnabled")
@@ -187,26 +194,30 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
                     }?;
                 }
 
-                Ok(ScaleIOVolumeSource {
+                let gateway = serde_struct::required(gateway, "gateway")?;
+                let secret_ref = serde_struct::required(secret_ref, "secretRef")?;
+                let system = serde_struct::required(system, "system")?;
+                *self.0 = Some(ScaleIOVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
-                    gateway: serde_struct::required(gateway, "gateway")?,
+                    gateway,
                     protection_domain: serde_struct::optional(protection_domain),
                     read_only: serde_struct::optional(read_only),
-                    secret_ref: serde_struct::required(secret_ref, "secretRef")?,
+                    secret_ref,
                     ssl_enabled: serde_struct::optional(ssl_enabled),
                     storage_mode: serde_struct::optional(storage_mode),
                     storage_pool: serde_struct::optional(storage_pool),
-                    system: serde_struct::required(system, "system")?,
+                    system,
                     volume_name: serde_struct::optional(volume_name),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ScaleIOVolumeSource",
-            <ScaleIOVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            ScaleIOVolumeSourceVisitor,
+            <ScaleIOVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            ScaleIOVolumeSourceVisitor(place),
         )
     }
 }

@@ -42,11 +42,21 @@ impl ::serde::Serialize for SELinuxOptions {
 }
 
 impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SELinuxOptions {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<SELinuxOptions>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct SELinuxOptionsVisitor;
+        struct SELinuxOptionsVisitor<'a>(&'a mut Option<SELinuxOptions>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum SELinuxOptionsField {
@@ -56,7 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
             user,
         }
 
-        impl serde_struct::Fields for SELinuxOptionsVisitor {
+        impl serde_struct::Fields for SELinuxOptionsVisitor<'_> {
             const NAMES: &'static [&'static str] = &["level", "role", "type", "user"];
 
             type Field = SELinuxOptionsField;
@@ -73,18 +83,15 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for SELinuxOptionsVisitor {
-            type Value = SELinuxOptions;
+        impl<'de> ::serde::de::Visitor<'de> for SELinuxOptionsVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SELinuxOptions")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<SELinuxOptions, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut level = None;
                 let mut role = None;
                 let mut type_ = None;
@@ -111,20 +118,21 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
                     }?;
                 }
 
-                Ok(SELinuxOptions {
+                *self.0 = Some(SELinuxOptions {
                     level: serde_struct::optional(level),
                     role: serde_struct::optional(role),
                     type_: serde_struct::optional(type_),
                     user: serde_struct::optional(user),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "SELinuxOptions",
-            <SELinuxOptionsVisitor as serde_struct::Fields>::NAMES,
-            SELinuxOptionsVisitor,
+            <SELinuxOptionsVisitor<'_> as serde_struct::Fields>::NAMES,
+            SELinuxOptionsVisitor(place),
         )
     }
 }

@@ -37,11 +37,21 @@ impl ::serde::Serialize for SeccompProfile {
 }
 
 impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SeccompProfile {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<SeccompProfile>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct SeccompProfileVisitor;
+        struct SeccompProfileVisitor<'a>(&'a mut Option<SeccompProfile>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum SeccompProfileField {
@@ -49,7 +59,7 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
             type_,
         }
 
-        impl serde_struct::Fields for SeccompProfileVisitor {
+        impl serde_struct::Fields for SeccompProfileVisitor<'_> {
             const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
 
             type Field = SeccompProfileField;
@@ -64,18 +74,15 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for SeccompProfileVisitor {
-            type Value = SeccompProfile;
+        impl<'de> ::serde::de::Visitor<'de> for SeccompProfileVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SeccompProfile")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<SeccompProfile, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut localhost_profile = None;
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -98,18 +105,20 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
                     }?;
                 }
 
-                Ok(SeccompProfile {
+                let type_ = serde_struct::required(type_, "type")?;
+                *self.0 = Some(SeccompProfile {
                     localhost_profile: serde_struct::optional(localhost_profile),
-                    type_: serde_struct::required(type_, "type")?,
+                    type_,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "SeccompProfile",
-            <SeccompProfileVisitor as serde_struct::Fields>::NAMES,
-            SeccompProfileVisitor,
+            <SeccompProfileVisitor<'_> as serde_struct::Fields>::NAMES,
+            SeccompProfileVisitor(place),
         )
     }
 }

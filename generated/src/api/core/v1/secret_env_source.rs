@@ -34,11 +34,21 @@ impl ::serde::Serialize for SecretEnvSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for SecretEnvSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecretEnvSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<SecretEnvSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct SecretEnvSourceVisitor;
+        struct SecretEnvSourceVisitor<'a>(&'a mut Option<SecretEnvSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum SecretEnvSourceField {
@@ -46,7 +56,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretEnvSource {
             optional,
         }
 
-        impl serde_struct::Fields for SecretEnvSourceVisitor {
+        impl serde_struct::Fields for SecretEnvSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name", "optional"];
 
             type Field = SecretEnvSourceField;
@@ -61,18 +71,15 @@ impl<'de> ::serde::Deserialize<'de> for SecretEnvSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for SecretEnvSourceVisitor {
-            type Value = SecretEnvSource;
+        impl<'de> ::serde::de::Visitor<'de> for SecretEnvSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecretEnvSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<SecretEnvSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut optional = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -91,18 +98,19 @@ impl<'de> ::serde::Deserialize<'de> for SecretEnvSource {
                     }?;
                 }
 
-                Ok(SecretEnvSource {
+                *self.0 = Some(SecretEnvSource {
                     name: serde_struct::optional(name),
                     optional: serde_struct::optional(optional),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "SecretEnvSource",
-            <SecretEnvSourceVisitor as serde_struct::Fields>::NAMES,
-            SecretEnvSourceVisitor,
+            <SecretEnvSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            SecretEnvSourceVisitor(place),
         )
     }
 }

@@ -37,11 +37,21 @@ impl ::serde::Serialize for SecretKeySelector {
 }
 
 impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecretKeySelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<SecretKeySelector>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct SecretKeySelectorVisitor;
+        struct SecretKeySelectorVisitor<'a>(&'a mut Option<SecretKeySelector>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum SecretKeySelectorField {
@@ -50,7 +60,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
             optional,
         }
 
-        impl serde_struct::Fields for SecretKeySelectorVisitor {
+        impl serde_struct::Fields for SecretKeySelectorVisitor<'_> {
             const NAMES: &'static [&'static str] = &["key", "name", "optional"];
 
             type Field = SecretKeySelectorField;
@@ -66,18 +76,15 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for SecretKeySelectorVisitor {
-            type Value = SecretKeySelector;
+        impl<'de> ::serde::de::Visitor<'de> for SecretKeySelectorVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecretKeySelector")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<SecretKeySelector, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut key = None;
                 let mut name = None;
                 let mut optional = None;
@@ -100,19 +107,21 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
                     }?;
                 }
 
-                Ok(SecretKeySelector {
-                    key: serde_struct::required(key, "key")?,
+                let key = serde_struct::required(key, "key")?;
+                *self.0 = Some(SecretKeySelector {
+                    key,
                     name: serde_struct::optional(name),
                     optional: serde_struct::optional(optional),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "SecretKeySelector",
-            <SecretKeySelectorVisitor as serde_struct::Fields>::NAMES,
-            SecretKeySelectorVisitor,
+            <SecretKeySelectorVisitor<'_> as serde_struct::Fields>::NAMES,
+            SecretKeySelectorVisitor(place),
         )
     }
 }

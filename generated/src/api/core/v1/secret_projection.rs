@@ -38,11 +38,21 @@ impl ::serde::Serialize for SecretProjection {
 }
 
 impl<'de> ::serde::Deserialize<'de> for SecretProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecretProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<SecretProjection>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct SecretProjectionVisitor;
+        struct SecretProjectionVisitor<'a>(&'a mut Option<SecretProjection>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum SecretProjectionField {
@@ -51,7 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretProjection {
             optional,
         }
 
-        impl serde_struct::Fields for SecretProjectionVisitor {
+        impl serde_struct::Fields for SecretProjectionVisitor<'_> {
             const NAMES: &'static [&'static str] = &["items", "name", "optional"];
 
             type Field = SecretProjectionField;
@@ -67,18 +77,15 @@ impl<'de> ::serde::Deserialize<'de> for SecretProjection {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for SecretProjectionVisitor {
-            type Value = SecretProjection;
+        impl<'de> ::serde::de::Visitor<'de> for SecretProjectionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecretProjection")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<SecretProjection, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut items = None;
                 let mut name = None;
                 let mut optional = None;
@@ -89,7 +96,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretProjection {
                 )? {
                     match field {
                         Some(SecretProjectionField::items) => {
-                            serde_struct::value(&mut map, &mut items, "items")
+                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
                         }
                         Some(SecretProjectionField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
@@ -101,19 +108,20 @@ impl<'de> ::serde::Deserialize<'de> for SecretProjection {
                     }?;
                 }
 
-                Ok(SecretProjection {
+                *self.0 = Some(SecretProjection {
                     items: serde_struct::optional(items),
                     name: serde_struct::optional(name),
                     optional: serde_struct::optional(optional),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "SecretProjection",
-            <SecretProjectionVisitor as serde_struct::Fields>::NAMES,
-            SecretProjectionVisitor,
+            <SecretProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
+            SecretProjectionVisitor(place),
         )
     }
 }

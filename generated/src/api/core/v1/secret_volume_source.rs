@@ -42,11 +42,21 @@ impl ::serde::Serialize for SecretVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecretVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<SecretVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct SecretVolumeSourceVisitor;
+        struct SecretVolumeSourceVisitor<'a>(&'a mut Option<SecretVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum SecretVolumeSourceField {
@@ -56,7 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
             secret_name,
         }
 
-        impl serde_struct::Fields for SecretVolumeSourceVisitor {
+        impl serde_struct::Fields for SecretVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "defaultMode",
                 "items",
@@ -78,18 +88,15 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for SecretVolumeSourceVisitor {
-            type Value = SecretVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for SecretVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecretVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<SecretVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut default_mode = None;
                 let mut items = None;
                 let mut optional = None;
@@ -104,7 +111,7 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
                             serde_struct::value(&mut map, &mut default_mode, "defaultMode")
                         }
                         Some(SecretVolumeSourceField::items) => {
-                            serde_struct::value(&mut map, &mut items, "items")
+                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
                         }
                         Some(SecretVolumeSourceField::optional) => {
                             serde_struct::value(&mut map, &mut optional, "optional")
@@ -116,20 +123,21 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
                     }?;
                 }
 
-                Ok(SecretVolumeSource {
+                *self.0 = Some(SecretVolumeSource {
                     default_mode: serde_struct::optional(default_mode),
                     items: serde_struct::optional(items),
                     optional: serde_struct::optional(optional),
                     secret_name: serde_struct::optional(secret_name),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "SecretVolumeSource",
-            <SecretVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            SecretVolumeSourceVisitor,
+            <SecretVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            SecretVolumeSourceVisitor(place),
         )
     }
 }

@@ -86,11 +86,21 @@ impl ::serde::Serialize for SecurityContext {
 }
 
 impl<'de> ::serde::Deserialize<'de> for SecurityContext {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecurityContext {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<SecurityContext>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct SecurityContextVisitor;
+        struct SecurityContextVisitor<'a>(&'a mut Option<SecurityContext>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum SecurityContextField {
@@ -108,7 +118,7 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
             windows_options,
         }
 
-        impl serde_struct::Fields for SecurityContextVisitor {
+        impl serde_struct::Fields for SecurityContextVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "allowPrivilegeEscalation",
                 "appArmorProfile",
@@ -146,18 +156,15 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for SecurityContextVisitor {
-            type Value = SecurityContext;
+        impl<'de> ::serde::de::Visitor<'de> for SecurityContextVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SecurityContext")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<SecurityContext, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut allow_privilege_escalation = None;
                 let mut app_armor_profile = None;
                 let mut capabilities = None;
@@ -184,10 +191,18 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             )
                         }
                         Some(SecurityContextField::app_armor_profile) => {
-                            serde_struct::value(&mut map, &mut app_armor_profile, "appArmorProfile")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut app_armor_profile,
+                                "appArmorProfile",
+                            )
                         }
                         Some(SecurityContextField::capabilities) => {
-                            serde_struct::value(&mut map, &mut capabilities, "capabilities")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut capabilities,
+                                "capabilities",
+                            )
                         }
                         Some(SecurityContextField::privileged) => {
                             serde_struct::value(&mut map, &mut privileged, "privileged")
@@ -212,19 +227,31 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                             serde_struct::value(&mut map, &mut run_as_user, "runAsUser")
                         }
                         Some(SecurityContextField::se_linux_options) => {
-                            serde_struct::value(&mut map, &mut se_linux_options, "seLinuxOptions")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut se_linux_options,
+                                "seLinuxOptions",
+                            )
                         }
                         Some(SecurityContextField::seccomp_profile) => {
-                            serde_struct::value(&mut map, &mut seccomp_profile, "seccompProfile")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut seccomp_profile,
+                                "seccompProfile",
+                            )
                         }
                         Some(SecurityContextField::windows_options) => {
-                            serde_struct::value(&mut map, &mut windows_options, "windowsOptions")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut windows_options,
+                                "windowsOptions",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(SecurityContext {
+                *self.0 = Some(SecurityContext {
                     allow_privilege_escalation: serde_struct::optional(allow_privilege_escalation),
                     app_armor_profile: serde_struct::optional(app_armor_profile),
                     capabilities: serde_struct::optional(capabilities),
@@ -238,14 +265,15 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
                     seccomp_profile: serde_struct::optional(seccomp_profile),
                     windows_options: serde_struct::optional(windows_options),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "SecurityContext",
-            <SecurityContextVisitor as serde_struct::Fields>::NAMES,
-            SecurityContextVisitor,
+            <SecurityContextVisitor<'_> as serde_struct::Fields>::NAMES,
+            SecurityContextVisitor(place),
         )
     }
 }

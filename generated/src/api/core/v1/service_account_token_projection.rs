@@ -41,11 +41,21 @@ impl ::serde::Serialize for ServiceAccountTokenProjection {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ServiceAccountTokenProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ServiceAccountTokenProjection>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ServiceAccountTokenProjectionVisitor;
+        struct ServiceAccountTokenProjectionVisitor<'a>(&'a mut Option<ServiceAccountTokenProjection>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ServiceAccountTokenProjectionField {
@@ -54,7 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
             path,
         }
 
-        impl serde_struct::Fields for ServiceAccountTokenProjectionVisitor {
+        impl serde_struct::Fields for ServiceAccountTokenProjectionVisitor<'_> {
             const NAMES: &'static [&'static str] = &["audience", "expirationSeconds", "path"];
 
             type Field = ServiceAccountTokenProjectionField;
@@ -70,18 +80,15 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ServiceAccountTokenProjectionVisitor {
-            type Value = ServiceAccountTokenProjection;
+        impl<'de> ::serde::de::Visitor<'de> for ServiceAccountTokenProjectionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ServiceAccountTokenProjection")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ServiceAccountTokenProjection, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut audience = None;
                 let mut expiration_seconds = None;
                 let mut path = None;
@@ -108,19 +115,21 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
                     }?;
                 }
 
-                Ok(ServiceAccountTokenProjection {
+                let path = serde_struct::required(path, "path")?;
+                *self.0 = Some(ServiceAccountTokenProjection {
                     audience: serde_struct::optional(audience),
                     expiration_seconds: serde_struct::optional(expiration_seconds),
-                    path: serde_struct::required(path, "path")?,
+                    path,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ServiceAccountTokenProjection",
-            <ServiceAccountTokenProjectionVisitor as serde_struct::Fields>::NAMES,
-            ServiceAccountTokenProjectionVisitor,
+            <ServiceAccountTokenProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
+            ServiceAccountTokenProjectionVisitor(place),
         )
     }
 }

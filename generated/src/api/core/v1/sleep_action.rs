@@ -28,18 +28,28 @@ impl ::serde::Serialize for SleepAction {
 }
 
 impl<'de> ::serde::Deserialize<'de> for SleepAction {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SleepAction {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<SleepAction>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct SleepActionVisitor;
+        struct SleepActionVisitor<'a>(&'a mut Option<SleepAction>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum SleepActionField {
             seconds,
         }
 
-        impl serde_struct::Fields for SleepActionVisitor {
+        impl serde_struct::Fields for SleepActionVisitor<'_> {
             const NAMES: &'static [&'static str] = &["seconds"];
 
             type Field = SleepActionField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for SleepActionVisitor {
-            type Value = SleepAction;
+        impl<'de> ::serde::de::Visitor<'de> for SleepActionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct SleepAction")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<SleepAction, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut seconds = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -79,17 +86,19 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
                     }?;
                 }
 
-                Ok(SleepAction {
-                    seconds: serde_struct::required(seconds, "seconds")?,
+                let seconds = serde_struct::required(seconds, "seconds")?;
+                *self.0 = Some(SleepAction {
+                    seconds,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "SleepAction",
-            <SleepActionVisitor as serde_struct::Fields>::NAMES,
-            SleepActionVisitor,
+            <SleepActionVisitor<'_> as serde_struct::Fields>::NAMES,
+            SleepActionVisitor(place),
         )
     }
 }

@@ -50,11 +50,21 @@ impl ::serde::Serialize for StorageOSVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for StorageOSVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<StorageOSVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct StorageOSVolumeSourceVisitor;
+        struct StorageOSVolumeSourceVisitor<'a>(&'a mut Option<StorageOSVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum StorageOSVolumeSourceField {
@@ -65,7 +75,7 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
             volume_namespace,
         }
 
-        impl serde_struct::Fields for StorageOSVolumeSourceVisitor {
+        impl serde_struct::Fields for StorageOSVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
                 "readOnly",
@@ -89,18 +99,15 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for StorageOSVolumeSourceVisitor {
-            type Value = StorageOSVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for StorageOSVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct StorageOSVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<StorageOSVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut fs_type = None;
                 let mut read_only = None;
                 let mut secret_ref = None;
@@ -119,7 +126,11 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                             serde_struct::value(&mut map, &mut read_only, "readOnly")
                         }
                         Some(StorageOSVolumeSourceField::secret_ref) => {
-                            serde_struct::value(&mut map, &mut secret_ref, "secretRef")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut secret_ref,
+                                "secretRef",
+                            )
                         }
                         Some(StorageOSVolumeSourceField::volume_name) => {
                             serde_struct::value(&mut map, &mut volume_name, "volumeName")
@@ -131,21 +142,22 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
                     }?;
                 }
 
-                Ok(StorageOSVolumeSource {
+                *self.0 = Some(StorageOSVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
                     read_only: serde_struct::optional(read_only),
                     secret_ref: serde_struct::optional(secret_ref),
                     volume_name: serde_struct::optional(volume_name),
                     volume_namespace: serde_struct::optional(volume_namespace),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "StorageOSVolumeSource",
-            <StorageOSVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            StorageOSVolumeSourceVisitor,
+            <StorageOSVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            StorageOSVolumeSourceVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for Sysctl {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Sysctl {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Sysctl {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Sysctl>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct SysctlVisitor;
+        struct SysctlVisitor<'a>(&'a mut Option<Sysctl>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum SysctlField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
             value,
         }
 
-        impl serde_struct::Fields for SysctlVisitor {
+        impl serde_struct::Fields for SysctlVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name", "value"];
 
             type Field = SysctlField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for SysctlVisitor {
-            type Value = Sysctl;
+        impl<'de> ::serde::de::Visitor<'de> for SysctlVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Sysctl")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Sysctl, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut value = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -86,18 +93,21 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
                     }?;
                 }
 
-                Ok(Sysctl {
-                    name: serde_struct::required(name, "name")?,
-                    value: serde_struct::required(value, "value")?,
+                let name = serde_struct::required(name, "name")?;
+                let value = serde_struct::required(value, "value")?;
+                *self.0 = Some(Sysctl {
+                    name,
+                    value,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Sysctl",
-            <SysctlVisitor as serde_struct::Fields>::NAMES,
-            SysctlVisitor,
+            <SysctlVisitor<'_> as serde_struct::Fields>::NAMES,
+            SysctlVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for TCPSocketAction {
 }
 
 impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TCPSocketAction {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<TCPSocketAction>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct TCPSocketActionVisitor;
+        struct TCPSocketActionVisitor<'a>(&'a mut Option<TCPSocketAction>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum TCPSocketActionField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
             port,
         }
 
-        impl serde_struct::Fields for TCPSocketActionVisitor {
+        impl serde_struct::Fields for TCPSocketActionVisitor<'_> {
             const NAMES: &'static [&'static str] = &["host", "port"];
 
             type Field = TCPSocketActionField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for TCPSocketActionVisitor {
-            type Value = TCPSocketAction;
+        impl<'de> ::serde::de::Visitor<'de> for TCPSocketActionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TCPSocketAction")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<TCPSocketAction, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut host = None;
                 let mut port = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
                     }?;
                 }
 
-                Ok(TCPSocketAction {
+                let port = serde_struct::required(port, "port")?;
+                *self.0 = Some(TCPSocketAction {
                     host: serde_struct::optional(host),
-                    port: serde_struct::required(port, "port")?,
+                    port,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "TCPSocketAction",
-            <TCPSocketActionVisitor as serde_struct::Fields>::NAMES,
-            TCPSocketActionVisitor,
+            <TCPSocketActionVisitor<'_> as serde_struct::Fields>::NAMES,
+            TCPSocketActionVisitor(place),
         )
     }
 }

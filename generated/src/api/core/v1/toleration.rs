@@ -50,11 +50,21 @@ impl ::serde::Serialize for Toleration {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Toleration {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Toleration {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Toleration>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct TolerationVisitor;
+        struct TolerationVisitor<'a>(&'a mut Option<Toleration>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum TolerationField {
@@ -65,7 +75,7 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
             value,
         }
 
-        impl serde_struct::Fields for TolerationVisitor {
+        impl serde_struct::Fields for TolerationVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "effect",
                 "key",
@@ -89,18 +99,15 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for TolerationVisitor {
-            type Value = Toleration;
+        impl<'de> ::serde::de::Visitor<'de> for TolerationVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Toleration")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Toleration, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut effect = None;
                 let mut key = None;
                 let mut operator = None;
@@ -135,21 +142,22 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
                     }?;
                 }
 
-                Ok(Toleration {
+                *self.0 = Some(Toleration {
                     effect: serde_struct::optional(effect),
                     key: serde_struct::optional(key),
                     operator: serde_struct::optional(operator),
                     toleration_seconds: serde_struct::optional(toleration_seconds),
                     value: serde_struct::optional(value),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Toleration",
-            <TolerationVisitor as serde_struct::Fields>::NAMES,
-            TolerationVisitor,
+            <TolerationVisitor<'_> as serde_struct::Fields>::NAMES,
+            TolerationVisitor(place),
         )
     }
 }

@@ -65,11 +65,21 @@ impl ::serde::Serialize for TopologySpreadConstraint {
 }
 
 impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TopologySpreadConstraint {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<TopologySpreadConstraint>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct TopologySpreadConstraintVisitor;
+        struct TopologySpreadConstraintVisitor<'a>(&'a mut Option<TopologySpreadConstraint>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum TopologySpreadConstraintField {
@@ -83,7 +93,7 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
             when_unsatisfiable,
         }
 
-        impl serde_struct::Fields for TopologySpreadConstraintVisitor {
+        impl serde_struct::Fields for TopologySpreadConstraintVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "labelSelector",
                 "matchLabelKeys",
@@ -113,18 +123,15 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for TopologySpreadConstraintVisitor {
-            type Value = TopologySpreadConstraint;
+        impl<'de> ::serde::de::Visitor<'de> for TopologySpreadConstraintVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TopologySpreadConstraint")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<TopologySpreadConstraint, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut label_selector = None;
                 let mut match_label_keys = None;
                 let mut max_skew = None;
@@ -140,7 +147,11 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                 )? {
                     match field {
                         Some(TopologySpreadConstraintField::label_selector) => {
-                            serde_struct::value(&mut map, &mut label_selector, "labelSelector")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut label_selector,
+                                "labelSelector",
+                            )
                         }
                         Some(TopologySpreadConstraintField::match_label_keys) => {
                             serde_struct::value(&mut map, &mut match_label_keys, "matchLabelKeys")
@@ -179,24 +190,28 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
                     }?;
                 }
 
-                Ok(TopologySpreadConstraint {
+                let max_skew = serde_struct::required(max_skew, "maxSkew")?;
+                let topology_key = serde_struct::required(topology_key, "topologyKey")?;
+                let when_unsatisfiable = serde_struct::required(when_unsatisfiable, "whenUnsatisfiable")?;
+                *self.0 = Some(TopologySpreadConstraint {
                     label_selector: serde_struct::optional(label_selector),
                     match_label_keys: serde_struct::optional(match_label_keys),
-                    max_skew: serde_struct::required(max_skew, "maxSkew")?,
+                    max_skew,
                     min_domains: serde_struct::optional(min_domains),
                     node_affinity_policy: serde_struct::optional(node_affinity_policy),
                     node_taints_policy: serde_struct::optional(node_taints_policy),
-                    topology_key: serde_struct::required(topology_key, "topologyKey")?,
-                    when_unsatisfiable: serde_struct::required(when_unsatisfiable, "whenUnsatisfiable")?,
+                    topology_key,
+                    when_unsatisfiable,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "TopologySpreadConstraint",
-            <TopologySpreadConstraintVisitor as serde_struct::Fields>::NAMES,
-            TopologySpreadConstraintVisitor,
+            <TopologySpreadConstraintVisitor<'_> as serde_struct::Fields>::NAMES,
+            TopologySpreadConstraintVisitor(place),
         )
     }
 }

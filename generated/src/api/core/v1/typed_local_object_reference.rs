@@ -34,11 +34,21 @@ impl ::serde::Serialize for TypedLocalObjectReference {
 }
 
 impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TypedLocalObjectReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<TypedLocalObjectReference>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct TypedLocalObjectReferenceVisitor;
+        struct TypedLocalObjectReferenceVisitor<'a>(&'a mut Option<TypedLocalObjectReference>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum TypedLocalObjectReferenceField {
@@ -47,7 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
             name,
         }
 
-        impl serde_struct::Fields for TypedLocalObjectReferenceVisitor {
+        impl serde_struct::Fields for TypedLocalObjectReferenceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
 
             type Field = TypedLocalObjectReferenceField;
@@ -63,18 +73,15 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for TypedLocalObjectReferenceVisitor {
-            type Value = TypedLocalObjectReference;
+        impl<'de> ::serde::de::Visitor<'de> for TypedLocalObjectReferenceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TypedLocalObjectReference")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<TypedLocalObjectReference, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_group = None;
                 let mut kind = None;
                 let mut name = None;
@@ -97,19 +104,22 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
                     }?;
                 }
 
-                Ok(TypedLocalObjectReference {
+                let kind = serde_struct::required(kind, "kind")?;
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(TypedLocalObjectReference {
                     api_group: serde_struct::optional(api_group),
-                    kind: serde_struct::required(kind, "kind")?,
-                    name: serde_struct::required(name, "name")?,
+                    kind,
+                    name,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "TypedLocalObjectReference",
-            <TypedLocalObjectReferenceVisitor as serde_struct::Fields>::NAMES,
-            TypedLocalObjectReferenceVisitor,
+            <TypedLocalObjectReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
+            TypedLocalObjectReferenceVisitor(place),
         )
     }
 }

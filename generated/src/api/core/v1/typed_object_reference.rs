@@ -40,11 +40,21 @@ impl ::serde::Serialize for TypedObjectReference {
 }
 
 impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TypedObjectReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<TypedObjectReference>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct TypedObjectReferenceVisitor;
+        struct TypedObjectReferenceVisitor<'a>(&'a mut Option<TypedObjectReference>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum TypedObjectReferenceField {
@@ -54,7 +64,7 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
             namespace,
         }
 
-        impl serde_struct::Fields for TypedObjectReferenceVisitor {
+        impl serde_struct::Fields for TypedObjectReferenceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name", "namespace"];
 
             type Field = TypedObjectReferenceField;
@@ -71,18 +81,15 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for TypedObjectReferenceVisitor {
-            type Value = TypedObjectReference;
+        impl<'de> ::serde::de::Visitor<'de> for TypedObjectReferenceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TypedObjectReference")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<TypedObjectReference, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_group = None;
                 let mut kind = None;
                 let mut name = None;
@@ -109,20 +116,23 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
                     }?;
                 }
 
-                Ok(TypedObjectReference {
+                let kind = serde_struct::required(kind, "kind")?;
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(TypedObjectReference {
                     api_group: serde_struct::optional(api_group),
-                    kind: serde_struct::required(kind, "kind")?,
-                    name: serde_struct::required(name, "name")?,
+                    kind,
+                    name,
                     namespace: serde_struct::optional(namespace),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "TypedObjectReference",
-            <TypedObjectReferenceVisitor as serde_struct::Fields>::NAMES,
-            TypedObjectReferenceVisitor,
+            <TypedObjectReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
+            TypedObjectReferenceVisitor(place),
         )
     }
 }

@@ -171,11 +171,21 @@ impl ::serde::Serialize for Volume {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Volume {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Volume {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Volume>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeVisitor;
+        struct VolumeVisitor<'a>(&'a mut Option<Volume>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum VolumeField {
@@ -212,7 +222,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
             vsphere_volume,
         }
 
-        impl serde_struct::Fields for VolumeVisitor {
+        impl serde_struct::Fields for VolumeVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "awsElasticBlockStore",
                 "azureDisk",
@@ -288,18 +298,15 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor {
-            type Value = Volume;
+        impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Volume")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Volume, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut aws_elastic_block_store = None;
                 let mut azure_disk = None;
                 let mut azure_file = None;
@@ -338,109 +345,170 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                 )? {
                     match field {
                         Some(VolumeField::aws_elastic_block_store) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut aws_elastic_block_store,
                                 "awsElasticBlockStore",
                             )
                         }
                         Some(VolumeField::azure_disk) => {
-                            serde_struct::value(&mut map, &mut azure_disk, "azureDisk")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut azure_disk,
+                                "azureDisk",
+                            )
                         }
                         Some(VolumeField::azure_file) => {
-                            serde_struct::value(&mut map, &mut azure_file, "azureFile")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut azure_file,
+                                "azureFile",
+                            )
                         }
                         Some(VolumeField::cephfs) => {
-                            serde_struct::value(&mut map, &mut cephfs, "cephfs")
+                            serde_struct::optional_struct_value(&mut map, &mut cephfs, "cephfs")
                         }
                         Some(VolumeField::cinder) => {
-                            serde_struct::value(&mut map, &mut cinder, "cinder")
+                            serde_struct::optional_struct_value(&mut map, &mut cinder, "cinder")
                         }
                         Some(VolumeField::config_map) => {
-                            serde_struct::value(&mut map, &mut config_map, "configMap")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut config_map,
+                                "configMap",
+                            )
                         }
-                        Some(VolumeField::csi) => serde_struct::value(&mut map, &mut csi, "csi"),
+                        Some(VolumeField::csi) => {
+                            serde_struct::optional_struct_value(&mut map, &mut csi, "csi")
+                        }
                         Some(VolumeField::downward_api) => {
-                            serde_struct::value(&mut map, &mut downward_api, "downwardAPI")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut downward_api,
+                                "downwardAPI",
+                            )
                         }
                         Some(VolumeField::empty_dir) => {
-                            serde_struct::value(&mut map, &mut empty_dir, "emptyDir")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut empty_dir,
+                                "emptyDir",
+                            )
                         }
                         Some(VolumeField::ephemeral) => {
-                            serde_struct::value(&mut map, &mut ephemeral, "ephemeral")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut ephemeral,
+                                "ephemeral",
+                            )
                         }
-                        Some(VolumeField::fc) => serde_struct::value(&mut map, &mut fc, "fc"),
+                        Some(VolumeField::fc) => {
+                            serde_struct::optional_struct_value(&mut map, &mut fc, "fc")
+                        }
                         Some(VolumeField::flex_volume) => {
-                            serde_struct::value(&mut map, &mut flex_volume, "flexVolume")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut flex_volume,
+                                "flexVolume",
+                            )
                         }
                         Some(VolumeField::flocker) => {
-                            serde_struct::value(&mut map, &mut flocker, "flocker")
+                            serde_struct::optional_struct_value(&mut map, &mut flocker, "flocker")
                         }
                         Some(VolumeField::gce_persistent_disk) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut gce_persistent_disk,
                                 "gcePersistentDisk",
                             )
                         }
                         Some(VolumeField::git_repo) => {
-                            serde_struct::value(&mut map, &mut git_repo, "gitRepo")
+                            serde_struct::optional_struct_value(&mut map, &mut git_repo, "gitRepo")
                         }
                         Some(VolumeField::glusterfs) => {
-                            serde_struct::value(&mut map, &mut glusterfs, "glusterfs")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut glusterfs,
+                                "glusterfs",
+                            )
                         }
                         Some(VolumeField::host_path) => {
-                            serde_struct::value(&mut map, &mut host_path, "hostPath")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut host_path,
+                                "hostPath",
+                            )
                         }
                         Some(VolumeField::image) => {
-                            serde_struct::value(&mut map, &mut image, "image")
+                            serde_struct::optional_struct_value(&mut map, &mut image, "image")
                         }
                         Some(VolumeField::iscsi) => {
-                            serde_struct::value(&mut map, &mut iscsi, "iscsi")
+                            serde_struct::optional_struct_value(&mut map, &mut iscsi, "iscsi")
                         }
                         Some(VolumeField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                        Some(VolumeField::nfs) => serde_struct::value(&mut map, &mut nfs, "nfs"),
+                        Some(VolumeField::nfs) => {
+                            serde_struct::optional_struct_value(&mut map, &mut nfs, "nfs")
+                        }
                         Some(VolumeField::persistent_volume_claim) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut persistent_volume_claim,
                                 "persistentVolumeClaim",
                             )
                         }
                         Some(VolumeField::photon_persistent_disk) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut photon_persistent_disk,
                                 "photonPersistentDisk",
                             )
                         }
                         Some(VolumeField::portworx_volume) => {
-                            serde_struct::value(&mut map, &mut portworx_volume, "portworxVolume")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut portworx_volume,
+                                "portworxVolume",
+                            )
                         }
                         Some(VolumeField::projected) => {
-                            serde_struct::value(&mut map, &mut projected, "projected")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut projected,
+                                "projected",
+                            )
                         }
                         Some(VolumeField::quobyte) => {
-                            serde_struct::value(&mut map, &mut quobyte, "quobyte")
+                            serde_struct::optional_struct_value(&mut map, &mut quobyte, "quobyte")
                         }
-                        Some(VolumeField::rbd) => serde_struct::value(&mut map, &mut rbd, "rbd"),
+                        Some(VolumeField::rbd) => {
+                            serde_struct::optional_struct_value(&mut map, &mut rbd, "rbd")
+                        }
                         Some(VolumeField::scale_io) => {
-                            serde_struct::value(&mut map, &mut scale_io, "scaleIO")
+                            serde_struct::optional_struct_value(&mut map, &mut scale_io, "scaleIO")
                         }
                         Some(VolumeField::secret) => {
-                            serde_struct::value(&mut map, &mut secret, "secret")
+                            serde_struct::optional_struct_value(&mut map, &mut secret, "secret")
                         }
                         Some(VolumeField::storageos) => {
-                            serde_struct::value(&mut map, &mut storageos, "storageos")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut storageos,
+                                "storageos",
+                            )
                         }
                         Some(VolumeField::vsphere_volume) => {
-                            serde_struct::value(&mut map, &mut vsphere_volume, "vsphereVolume")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut vsphere_volume,
+                                "vsphereVolume",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(Volume {
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(Volume {
                     aws_elastic_block_store: serde_struct::optional(aws_elastic_block_store),
                     azure_disk: serde_struct::optional(azure_disk),
                     azure_file: serde_struct::optional(azure_file),
@@ -460,7 +528,7 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                     host_path: serde_struct::optional(host_path),
                     image: serde_struct::optional(image),
                     iscsi: serde_struct::optional(iscsi),
-                    name: serde_struct::required(name, "name")?,
+                    name,
                     nfs: serde_struct::optional(nfs),
                     persistent_volume_claim: serde_struct::optional(persistent_volume_claim),
                     photon_persistent_disk: serde_struct::optional(photon_persistent_disk),
@@ -473,14 +541,15 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
                     storageos: serde_struct::optional(storageos),
                     vsphere_volume: serde_struct::optional(vsphere_volume),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Volume",
-            <VolumeVisitor as serde_struct::Fields>::NAMES,
-            VolumeVisitor,
+            <VolumeVisitor<'_> as serde_struct::Fields>::NAMES,
+            VolumeVisitor(place),
         )
     }
 }

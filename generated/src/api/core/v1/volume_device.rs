@@ -31,11 +31,21 @@ impl ::serde::Serialize for VolumeDevice {
 }
 
 impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VolumeDevice {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<VolumeDevice>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeDeviceVisitor;
+        struct VolumeDeviceVisitor<'a>(&'a mut Option<VolumeDevice>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum VolumeDeviceField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
             name,
         }
 
-        impl serde_struct::Fields for VolumeDeviceVisitor {
+        impl serde_struct::Fields for VolumeDeviceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["devicePath", "name"];
 
             type Field = VolumeDeviceField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for VolumeDeviceVisitor {
-            type Value = VolumeDevice;
+        impl<'de> ::serde::de::Visitor<'de> for VolumeDeviceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeDevice")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<VolumeDevice, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut device_path = None;
                 let mut name = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,21 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
                     }?;
                 }
 
-                Ok(VolumeDevice {
-                    device_path: serde_struct::required(device_path, "devicePath")?,
-                    name: serde_struct::required(name, "name")?,
+                let device_path = serde_struct::required(device_path, "devicePath")?;
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(VolumeDevice {
+                    device_path,
+                    name,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "VolumeDevice",
-            <VolumeDeviceVisitor as serde_struct::Fields>::NAMES,
-            VolumeDeviceVisitor,
+            <VolumeDeviceVisitor<'_> as serde_struct::Fields>::NAMES,
+            VolumeDeviceVisitor(place),
         )
     }
 }

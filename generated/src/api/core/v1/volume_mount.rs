@@ -60,11 +60,21 @@ impl ::serde::Serialize for VolumeMount {
 }
 
 impl<'de> ::serde::Deserialize<'de> for VolumeMount {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VolumeMount {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<VolumeMount>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeMountVisitor;
+        struct VolumeMountVisitor<'a>(&'a mut Option<VolumeMount>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum VolumeMountField {
@@ -77,7 +87,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
             sub_path_expr,
         }
 
-        impl serde_struct::Fields for VolumeMountVisitor {
+        impl serde_struct::Fields for VolumeMountVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "mountPath",
                 "mountPropagation",
@@ -105,18 +115,15 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for VolumeMountVisitor {
-            type Value = VolumeMount;
+        impl<'de> ::serde::de::Visitor<'de> for VolumeMountVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeMount")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<VolumeMount, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut mount_path = None;
                 let mut mount_propagation = None;
                 let mut name = None;
@@ -163,23 +170,26 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
                     }?;
                 }
 
-                Ok(VolumeMount {
-                    mount_path: serde_struct::required(mount_path, "mountPath")?,
+                let mount_path = serde_struct::required(mount_path, "mountPath")?;
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(VolumeMount {
+                    mount_path,
                     mount_propagation: serde_struct::optional(mount_propagation),
-                    name: serde_struct::required(name, "name")?,
+                    name,
                     read_only: serde_struct::optional(read_only),
                     recursive_read_only: serde_struct::optional(recursive_read_only),
                     sub_path: serde_struct::optional(sub_path),
                     sub_path_expr: serde_struct::optional(sub_path_expr),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "VolumeMount",
-            <VolumeMountVisitor as serde_struct::Fields>::NAMES,
-            VolumeMountVisitor,
+            <VolumeMountVisitor<'_> as serde_struct::Fields>::NAMES,
+            VolumeMountVisitor(place),
         )
     }
 }

@@ -44,11 +44,21 @@ impl ::serde::Serialize for VolumeMountStatus {
 }
 
 impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VolumeMountStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<VolumeMountStatus>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeMountStatusVisitor;
+        struct VolumeMountStatusVisitor<'a>(&'a mut Option<VolumeMountStatus>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum VolumeMountStatusField {
@@ -58,7 +68,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
             recursive_read_only,
         }
 
-        impl serde_struct::Fields for VolumeMountStatusVisitor {
+        impl serde_struct::Fields for VolumeMountStatusVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "mountPath",
                 "name",
@@ -80,18 +90,15 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for VolumeMountStatusVisitor {
-            type Value = VolumeMountStatus;
+        impl<'de> ::serde::de::Visitor<'de> for VolumeMountStatusVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeMountStatus")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<VolumeMountStatus, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut mount_path = None;
                 let mut name = None;
                 let mut read_only = None;
@@ -122,20 +129,23 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
                     }?;
                 }
 
-                Ok(VolumeMountStatus {
-                    mount_path: serde_struct::required(mount_path, "mountPath")?,
-                    name: serde_struct::required(name, "name")?,
+                let mount_path = serde_struct::required(mount_path, "mountPath")?;
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(VolumeMountStatus {
+                    mount_path,
+                    name,
                     read_only: serde_struct::optional(read_only),
                     recursive_read_only: serde_struct::optional(recursive_read_only),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "VolumeMountStatus",
-            <VolumeMountStatusVisitor as serde_struct::Fields>::NAMES,
-            VolumeMountStatusVisitor,
+            <VolumeMountStatusVisitor<'_> as serde_struct::Fields>::NAMES,
+            VolumeMountStatusVisitor(place),
         )
     }
 }

@@ -60,11 +60,21 @@ impl ::serde::Serialize for VolumeProjection {
 }
 
 impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VolumeProjection {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<VolumeProjection>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeProjectionVisitor;
+        struct VolumeProjectionVisitor<'a>(&'a mut Option<VolumeProjection>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum VolumeProjectionField {
@@ -76,7 +86,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
             service_account_token,
         }
 
-        impl serde_struct::Fields for VolumeProjectionVisitor {
+        impl serde_struct::Fields for VolumeProjectionVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "clusterTrustBundle",
                 "configMap",
@@ -102,18 +112,15 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for VolumeProjectionVisitor {
-            type Value = VolumeProjection;
+        impl<'de> ::serde::de::Visitor<'de> for VolumeProjectionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeProjection")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<VolumeProjection, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut cluster_trust_bundle = None;
                 let mut config_map = None;
                 let mut downward_api = None;
@@ -127,26 +134,38 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                 )? {
                     match field {
                         Some(VolumeProjectionField::cluster_trust_bundle) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut cluster_trust_bundle,
                                 "clusterTrustBundle",
                             )
                         }
                         Some(VolumeProjectionField::config_map) => {
-                            serde_struct::value(&mut map, &mut config_map, "configMap")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut config_map,
+                                "configMap",
+                            )
                         }
                         Some(VolumeProjectionField::downward_api) => {
-                            serde_struct::value(&mut map, &mut downward_api, "downwardAPI")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut downward_api,
+                                "downwardAPI",
+                            )
                         }
                         Some(VolumeProjectionField::pod_certificate) => {
-                            serde_struct::value(&mut map, &mut pod_certificate, "podCertificate")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut pod_certificate,
+                                "podCertificate",
+                            )
                         }
                         Some(VolumeProjectionField::secret) => {
-                            serde_struct::value(&mut map, &mut secret, "secret")
+                            serde_struct::optional_struct_value(&mut map, &mut secret, "secret")
                         }
                         Some(VolumeProjectionField::service_account_token) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_value(
                                 &mut map,
                                 &mut service_account_token,
                                 "serviceAccountToken",
@@ -156,7 +175,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                     }?;
                 }
 
-                Ok(VolumeProjection {
+                *self.0 = Some(VolumeProjection {
                     cluster_trust_bundle: serde_struct::optional(cluster_trust_bundle),
                     config_map: serde_struct::optional(config_map),
                     downward_api: serde_struct::optional(downward_api),
@@ -164,14 +183,15 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
                     secret: serde_struct::optional(secret),
                     service_account_token: serde_struct::optional(service_account_token),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "VolumeProjection",
-            <VolumeProjectionVisitor as serde_struct::Fields>::NAMES,
-            VolumeProjectionVisitor,
+            <VolumeProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
+            VolumeProjectionVisitor(place),
         )
     }
 }

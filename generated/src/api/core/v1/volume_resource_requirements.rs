@@ -44,11 +44,21 @@ impl ::serde::Serialize for VolumeResourceRequirements {
 }
 
 impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VolumeResourceRequirements {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<VolumeResourceRequirements>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeResourceRequirementsVisitor;
+        struct VolumeResourceRequirementsVisitor<'a>(&'a mut Option<VolumeResourceRequirements>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum VolumeResourceRequirementsField {
@@ -56,7 +66,7 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
             requests,
         }
 
-        impl serde_struct::Fields for VolumeResourceRequirementsVisitor {
+        impl serde_struct::Fields for VolumeResourceRequirementsVisitor<'_> {
             const NAMES: &'static [&'static str] = &["limits", "requests"];
 
             type Field = VolumeResourceRequirementsField;
@@ -71,18 +81,15 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for VolumeResourceRequirementsVisitor {
-            type Value = VolumeResourceRequirements;
+        impl<'de> ::serde::de::Visitor<'de> for VolumeResourceRequirementsVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VolumeResourceRequirements")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<VolumeResourceRequirements, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut limits = None;
                 let mut requests = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -101,18 +108,19 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
                     }?;
                 }
 
-                Ok(VolumeResourceRequirements {
+                *self.0 = Some(VolumeResourceRequirements {
                     limits: serde_struct::optional(limits),
                     requests: serde_struct::optional(requests),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "VolumeResourceRequirements",
-            <VolumeResourceRequirementsVisitor as serde_struct::Fields>::NAMES,
-            VolumeResourceRequirementsVisitor,
+            <VolumeResourceRequirementsVisitor<'_> as serde_struct::Fields>::NAMES,
+            VolumeResourceRequirementsVisitor(place),
         )
     }
 }

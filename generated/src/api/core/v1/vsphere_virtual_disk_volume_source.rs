@@ -49,11 +49,21 @@ impl ::serde::Serialize for VsphereVirtualDiskVolumeSource {
 }
 
 impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VsphereVirtualDiskVolumeSource {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<VsphereVirtualDiskVolumeSource>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct VsphereVirtualDiskVolumeSourceVisitor;
+        struct VsphereVirtualDiskVolumeSourceVisitor<'a>(&'a mut Option<VsphereVirtualDiskVolumeSource>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum VsphereVirtualDiskVolumeSourceField {
@@ -63,7 +73,7 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
             volume_path,
         }
 
-        impl serde_struct::Fields for VsphereVirtualDiskVolumeSourceVisitor {
+        impl serde_struct::Fields for VsphereVirtualDiskVolumeSourceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "fsType",
                 "storagePolicyID",
@@ -85,18 +95,15 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for VsphereVirtualDiskVolumeSourceVisitor {
-            type Value = VsphereVirtualDiskVolumeSource;
+        impl<'de> ::serde::de::Visitor<'de> for VsphereVirtualDiskVolumeSourceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct VsphereVirtualDiskVolumeSource")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<VsphereVirtualDiskVolumeSource, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut fs_type = None;
                 let mut storage_policy_id = None;
                 let mut storage_policy_name = None;
@@ -127,20 +134,22 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
                     }?;
                 }
 
-                Ok(VsphereVirtualDiskVolumeSource {
+                let volume_path = serde_struct::required(volume_path, "volumePath")?;
+                *self.0 = Some(VsphereVirtualDiskVolumeSource {
                     fs_type: serde_struct::optional(fs_type),
                     storage_policy_id: serde_struct::optional(storage_policy_id),
                     storage_policy_name: serde_struct::optional(storage_policy_name),
-                    volume_path: serde_struct::required(volume_path, "volumePath")?,
+                    volume_path,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "VsphereVirtualDiskVolumeSource",
-            <VsphereVirtualDiskVolumeSourceVisitor as serde_struct::Fields>::NAMES,
-            VsphereVirtualDiskVolumeSourceVisitor,
+            <VsphereVirtualDiskVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
+            VsphereVirtualDiskVolumeSourceVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for WeightedPodAffinityTerm {
 }
 
 impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WeightedPodAffinityTerm {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<WeightedPodAffinityTerm>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct WeightedPodAffinityTermVisitor;
+        struct WeightedPodAffinityTermVisitor<'a>(&'a mut Option<WeightedPodAffinityTerm>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum WeightedPodAffinityTermField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
             weight,
         }
 
-        impl serde_struct::Fields for WeightedPodAffinityTermVisitor {
+        impl serde_struct::Fields for WeightedPodAffinityTermVisitor<'_> {
             const NAMES: &'static [&'static str] = &["podAffinityTerm", "weight"];
 
             type Field = WeightedPodAffinityTermField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for WeightedPodAffinityTermVisitor {
-            type Value = WeightedPodAffinityTerm;
+        impl<'de> ::serde::de::Visitor<'de> for WeightedPodAffinityTermVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct WeightedPodAffinityTerm")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<WeightedPodAffinityTerm, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut pod_affinity_term = None;
                 let mut weight = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -79,7 +86,11 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
                 )? {
                     match field {
                         Some(WeightedPodAffinityTermField::pod_affinity_term) => {
-                            serde_struct::value(&mut map, &mut pod_affinity_term, "podAffinityTerm")
+                            serde_struct::struct_value(
+                                &mut map,
+                                &mut pod_affinity_term,
+                                "podAffinityTerm",
+                            )
                         }
                         Some(WeightedPodAffinityTermField::weight) => {
                             serde_struct::value(&mut map, &mut weight, "weight")
@@ -88,18 +99,21 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
                     }?;
                 }
 
-                Ok(WeightedPodAffinityTerm {
-                    pod_affinity_term: serde_struct::required(pod_affinity_term, "podAffinityTerm")?,
-                    weight: serde_struct::required(weight, "weight")?,
+                let pod_affinity_term = serde_struct::required(pod_affinity_term, "podAffinityTerm")?;
+                let weight = serde_struct::required(weight, "weight")?;
+                *self.0 = Some(WeightedPodAffinityTerm {
+                    pod_affinity_term,
+                    weight,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "WeightedPodAffinityTerm",
-            <WeightedPodAffinityTermVisitor as serde_struct::Fields>::NAMES,
-            WeightedPodAffinityTermVisitor,
+            <WeightedPodAffinityTermVisitor<'_> as serde_struct::Fields>::NAMES,
+            WeightedPodAffinityTermVisitor(place),
         )
     }
 }

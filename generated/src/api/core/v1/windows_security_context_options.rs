@@ -50,11 +50,21 @@ impl ::serde::Serialize for WindowsSecurityContextOptions {
 }
 
 impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WindowsSecurityContextOptions {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<WindowsSecurityContextOptions>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct WindowsSecurityContextOptionsVisitor;
+        struct WindowsSecurityContextOptionsVisitor<'a>(&'a mut Option<WindowsSecurityContextOptions>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum WindowsSecurityContextOptionsField {
@@ -64,7 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
             run_as_user_name,
         }
 
-        impl serde_struct::Fields for WindowsSecurityContextOptionsVisitor {
+        impl serde_struct::Fields for WindowsSecurityContextOptionsVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "gmsaCredentialSpec",
                 "gmsaCredentialSpecName",
@@ -86,18 +96,15 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for WindowsSecurityContextOptionsVisitor {
-            type Value = WindowsSecurityContextOptions;
+        impl<'de> ::serde::de::Visitor<'de> for WindowsSecurityContextOptionsVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct WindowsSecurityContextOptions")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<WindowsSecurityContextOptions, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut gmsa_credential_spec = None;
                 let mut gmsa_credential_spec_name = None;
                 let mut host_process = None;
@@ -132,20 +139,21 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
                     }?;
                 }
 
-                Ok(WindowsSecurityContextOptions {
+                *self.0 = Some(WindowsSecurityContextOptions {
                     gmsa_credential_spec: serde_struct::optional(gmsa_credential_spec),
                     gmsa_credential_spec_name: serde_struct::optional(gmsa_credential_spec_name),
                     host_process: serde_struct::optional(host_process),
                     run_as_user_name: serde_struct::optional(run_as_user_name),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "WindowsSecurityContextOptions",
-            <WindowsSecurityContextOptionsVisitor as serde_struct::Fields>::NAMES,
-            WindowsSecurityContextOptionsVisitor,
+            <WindowsSecurityContextOptionsVisitor<'_> as serde_struct::Fields>::NAMES,
+            WindowsSecurityContextOptionsVisitor(place),
         )
     }
 }

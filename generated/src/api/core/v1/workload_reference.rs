@@ -40,11 +40,21 @@ impl ::serde::Serialize for WorkloadReference {
 }
 
 impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WorkloadReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<WorkloadReference>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct WorkloadReferenceVisitor;
+        struct WorkloadReferenceVisitor<'a>(&'a mut Option<WorkloadReference>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum WorkloadReferenceField {
@@ -53,7 +63,7 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
             pod_group_replica_key,
         }
 
-        impl serde_struct::Fields for WorkloadReferenceVisitor {
+        impl serde_struct::Fields for WorkloadReferenceVisitor<'_> {
             const NAMES: &'static [&'static str] = &["name", "podGroup", "podGroupReplicaKey"];
 
             type Field = WorkloadReferenceField;
@@ -69,18 +79,15 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for WorkloadReferenceVisitor {
-            type Value = WorkloadReference;
+        impl<'de> ::serde::de::Visitor<'de> for WorkloadReferenceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct WorkloadReference")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<WorkloadReference, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut name = None;
                 let mut pod_group = None;
                 let mut pod_group_replica_key = None;
@@ -107,19 +114,22 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
                     }?;
                 }
 
-                Ok(WorkloadReference {
-                    name: serde_struct::required(name, "name")?,
-                    pod_group: serde_struct::required(pod_group, "podGroup")?,
+                let name = serde_struct::required(name, "name")?;
+                let pod_group = serde_struct::required(pod_group, "podGroup")?;
+                *self.0 = Some(WorkloadReference {
+                    name,
+                    pod_group,
                     pod_group_replica_key: serde_struct::optional(pod_group_replica_key),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "WorkloadReference",
-            <WorkloadReferenceVisitor as serde_struct::Fields>::NAMES,
-            WorkloadReferenceVisitor,
+            <WorkloadReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
+            WorkloadReferenceVisitor(place),
         )
     }
 }

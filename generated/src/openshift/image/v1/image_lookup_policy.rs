@@ -28,18 +28,28 @@ impl ::serde::Serialize for ImageLookupPolicy {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageLookupPolicy {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ImageLookupPolicy>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ImageLookupPolicyVisitor;
+        struct ImageLookupPolicyVisitor<'a>(&'a mut Option<ImageLookupPolicy>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ImageLookupPolicyField {
             local,
         }
 
-        impl serde_struct::Fields for ImageLookupPolicyVisitor {
+        impl serde_struct::Fields for ImageLookupPolicyVisitor<'_> {
             const NAMES: &'static [&'static str] = &["local"];
 
             type Field = ImageLookupPolicyField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ImageLookupPolicyVisitor {
-            type Value = ImageLookupPolicy;
+        impl<'de> ::serde::de::Visitor<'de> for ImageLookupPolicyVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageLookupPolicy")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ImageLookupPolicy, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut local = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -79,17 +86,19 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
                     }?;
                 }
 
-                Ok(ImageLookupPolicy {
-                    local: serde_struct::required(local, "local")?,
+                let local = serde_struct::required(local, "local")?;
+                *self.0 = Some(ImageLookupPolicy {
+                    local,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ImageLookupPolicy",
-            <ImageLookupPolicyVisitor as serde_struct::Fields>::NAMES,
-            ImageLookupPolicyVisitor,
+            <ImageLookupPolicyVisitor<'_> as serde_struct::Fields>::NAMES,
+            ImageLookupPolicyVisitor(place),
         )
     }
 }

@@ -78,11 +78,21 @@ impl ::serde::Serialize for ImageStream {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ImageStream {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageStream {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ImageStream>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ImageStreamVisitor;
+        struct ImageStreamVisitor<'a>(&'a mut Option<ImageStream>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ImageStreamField {
@@ -93,7 +103,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
             status,
         }
 
-        impl serde_struct::Fields for ImageStreamVisitor {
+        impl serde_struct::Fields for ImageStreamVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
                 "kind",
@@ -117,18 +127,15 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ImageStreamVisitor {
-            type Value = ImageStream;
+        impl<'de> ::serde::de::Visitor<'de> for ImageStreamVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStream")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ImageStream, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut kind = None;
                 let mut metadata = None;
@@ -147,33 +154,34 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
                         Some(ImageStreamField::metadata) => {
-                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                         }
                         Some(ImageStreamField::spec) => {
-                            serde_struct::value(&mut map, &mut spec, "spec")
+                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
                         }
                         Some(ImageStreamField::status) => {
-                            serde_struct::value(&mut map, &mut status, "status")
+                            serde_struct::optional_struct_value(&mut map, &mut status, "status")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ImageStream {
+                *self.0 = Some(ImageStream {
                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
                     status: serde_struct::optional(status),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ImageStream",
-            <ImageStreamVisitor as serde_struct::Fields>::NAMES,
-            ImageStreamVisitor,
+            <ImageStreamVisitor<'_> as serde_struct::Fields>::NAMES,
+            ImageStreamVisitor(place),
         )
     }
 }

@@ -50,11 +50,21 @@ impl ::serde::Serialize for ImageStreamList {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageStreamList {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ImageStreamList>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ImageStreamListVisitor;
+        struct ImageStreamListVisitor<'a>(&'a mut Option<ImageStreamList>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ImageStreamListField {
@@ -64,7 +74,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
             metadata,
         }
 
-        impl serde_struct::Fields for ImageStreamListVisitor {
+        impl serde_struct::Fields for ImageStreamListVisitor<'_> {
             const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
 
             type Field = ImageStreamListField;
@@ -81,18 +91,15 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ImageStreamListVisitor {
-            type Value = ImageStreamList;
+        impl<'de> ::serde::de::Visitor<'de> for ImageStreamListVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStreamList")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ImageStreamList, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut items = None;
                 let mut kind = None;
@@ -107,32 +114,34 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
                             serde_struct::value(&mut map, &mut api_version, "apiVersion")
                         }
                         Some(ImageStreamListField::items) => {
-                            serde_struct::value(&mut map, &mut items, "items")
+                            serde_struct::struct_list_value(&mut map, &mut items, "items")
                         }
                         Some(ImageStreamListField::kind) => {
                             serde_struct::value(&mut map, &mut kind, "kind")
                         }
                         Some(ImageStreamListField::metadata) => {
-                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ImageStreamList {
+                let items = serde_struct::required(items, "items")?;
+                *self.0 = Some(ImageStreamList {
                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    items: serde_struct::required(items, "items")?,
+                    items,
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ImageStreamList",
-            <ImageStreamListVisitor as serde_struct::Fields>::NAMES,
-            ImageStreamListVisitor,
+            <ImageStreamListVisitor<'_> as serde_struct::Fields>::NAMES,
+            ImageStreamListVisitor(place),
         )
     }
 }

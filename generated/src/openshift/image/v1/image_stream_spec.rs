@@ -42,11 +42,21 @@ impl ::serde::Serialize for ImageStreamSpec {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageStreamSpec {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ImageStreamSpec>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ImageStreamSpecVisitor;
+        struct ImageStreamSpecVisitor<'a>(&'a mut Option<ImageStreamSpec>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ImageStreamSpecField {
@@ -55,7 +65,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
             tags,
         }
 
-        impl serde_struct::Fields for ImageStreamSpecVisitor {
+        impl serde_struct::Fields for ImageStreamSpecVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "dockerImageRepository",
                 "lookupPolicy",
@@ -75,18 +85,15 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ImageStreamSpecVisitor {
-            type Value = ImageStreamSpec;
+        impl<'de> ::serde::de::Visitor<'de> for ImageStreamSpecVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStreamSpec")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ImageStreamSpec, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut docker_image_repository = None;
                 let mut lookup_policy = None;
                 let mut tags = None;
@@ -104,28 +111,33 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
                             )
                         }
                         Some(ImageStreamSpecField::lookup_policy) => {
-                            serde_struct::value(&mut map, &mut lookup_policy, "lookupPolicy")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut lookup_policy,
+                                "lookupPolicy",
+                            )
                         }
                         Some(ImageStreamSpecField::tags) => {
-                            serde_struct::value(&mut map, &mut tags, "tags")
+                            serde_struct::optional_struct_list_value(&mut map, &mut tags, "tags")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ImageStreamSpec {
+                *self.0 = Some(ImageStreamSpec {
                     docker_image_repository: serde_struct::optional(docker_image_repository),
                     lookup_policy: serde_struct::optional(lookup_policy),
                     tags: serde_struct::optional(tags),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ImageStreamSpec",
-            <ImageStreamSpecVisitor as serde_struct::Fields>::NAMES,
-            ImageStreamSpecVisitor,
+            <ImageStreamSpecVisitor<'_> as serde_struct::Fields>::NAMES,
+            ImageStreamSpecVisitor(place),
         )
     }
 }

@@ -46,11 +46,21 @@ impl ::serde::Serialize for ImageStreamStatus {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageStreamStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ImageStreamStatus>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ImageStreamStatusVisitor;
+        struct ImageStreamStatusVisitor<'a>(&'a mut Option<ImageStreamStatus>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ImageStreamStatusField {
@@ -59,7 +69,7 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
             tags,
         }
 
-        impl serde_struct::Fields for ImageStreamStatusVisitor {
+        impl serde_struct::Fields for ImageStreamStatusVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "dockerImageRepository",
                 "publicDockerImageRepository",
@@ -79,18 +89,15 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ImageStreamStatusVisitor {
-            type Value = ImageStreamStatus;
+        impl<'de> ::serde::de::Visitor<'de> for ImageStreamStatusVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ImageStreamStatus")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ImageStreamStatus, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut docker_image_repository = None;
                 let mut public_docker_image_repository = None;
                 let mut tags = None;
@@ -115,25 +122,26 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
                             )
                         }
                         Some(ImageStreamStatusField::tags) => {
-                            serde_struct::value(&mut map, &mut tags, "tags")
+                            serde_struct::optional_struct_list_value(&mut map, &mut tags, "tags")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ImageStreamStatus {
+                *self.0 = Some(ImageStreamStatus {
                     docker_image_repository: serde_struct::optional(docker_image_repository),
                     public_docker_image_repository: serde_struct::optional(public_docker_image_repository),
                     tags: serde_struct::optional(tags),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ImageStreamStatus",
-            <ImageStreamStatusVisitor as serde_struct::Fields>::NAMES,
-            ImageStreamStatusVisitor,
+            <ImageStreamStatusVisitor<'_> as serde_struct::Fields>::NAMES,
+            ImageStreamStatusVisitor(place),
         )
     }
 }

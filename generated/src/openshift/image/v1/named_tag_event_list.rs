@@ -34,11 +34,21 @@ impl ::serde::Serialize for NamedTagEventList {
 }
 
 impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NamedTagEventList {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<NamedTagEventList>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct NamedTagEventListVisitor;
+        struct NamedTagEventListVisitor<'a>(&'a mut Option<NamedTagEventList>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum NamedTagEventListField {
@@ -47,7 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
             tag,
         }
 
-        impl serde_struct::Fields for NamedTagEventListVisitor {
+        impl serde_struct::Fields for NamedTagEventListVisitor<'_> {
             const NAMES: &'static [&'static str] = &["conditions", "items", "tag"];
 
             type Field = NamedTagEventListField;
@@ -63,18 +73,15 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for NamedTagEventListVisitor {
-            type Value = NamedTagEventList;
+        impl<'de> ::serde::de::Visitor<'de> for NamedTagEventListVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct NamedTagEventList")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<NamedTagEventList, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut conditions = None;
                 let mut items = None;
                 let mut tag = None;
@@ -85,10 +92,14 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
                 )? {
                     match field {
                         Some(NamedTagEventListField::conditions) => {
-                            serde_struct::value(&mut map, &mut conditions, "conditions")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut conditions,
+                                "conditions",
+                            )
                         }
                         Some(NamedTagEventListField::items) => {
-                            serde_struct::value(&mut map, &mut items, "items")
+                            serde_struct::struct_list_value(&mut map, &mut items, "items")
                         }
                         Some(NamedTagEventListField::tag) => {
                             serde_struct::value(&mut map, &mut tag, "tag")
@@ -97,19 +108,22 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
                     }?;
                 }
 
-                Ok(NamedTagEventList {
+                let items = serde_struct::required(items, "items")?;
+                let tag = serde_struct::required(tag, "tag")?;
+                *self.0 = Some(NamedTagEventList {
                     conditions: serde_struct::optional(conditions),
-                    items: serde_struct::required(items, "items")?,
-                    tag: serde_struct::required(tag, "tag")?,
+                    items,
+                    tag,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "NamedTagEventList",
-            <NamedTagEventListVisitor as serde_struct::Fields>::NAMES,
-            NamedTagEventListVisitor,
+            <NamedTagEventListVisitor<'_> as serde_struct::Fields>::NAMES,
+            NamedTagEventListVisitor(place),
         )
     }
 }

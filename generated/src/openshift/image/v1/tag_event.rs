@@ -37,11 +37,21 @@ impl ::serde::Serialize for TagEvent {
 }
 
 impl<'de> ::serde::Deserialize<'de> for TagEvent {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagEvent {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<TagEvent>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct TagEventVisitor;
+        struct TagEventVisitor<'a>(&'a mut Option<TagEvent>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum TagEventField {
@@ -51,7 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
             image,
         }
 
-        impl serde_struct::Fields for TagEventVisitor {
+        impl serde_struct::Fields for TagEventVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "created",
                 "dockerImageReference",
@@ -73,18 +83,15 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for TagEventVisitor {
-            type Value = TagEvent;
+        impl<'de> ::serde::de::Visitor<'de> for TagEventVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagEvent")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<TagEvent, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut created = None;
                 let mut docker_image_reference = None;
                 let mut generation = None;
@@ -115,20 +122,25 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
                     }?;
                 }
 
-                Ok(TagEvent {
-                    created: serde_struct::required(created, "created")?,
-                    docker_image_reference: serde_struct::required(docker_image_reference, "dockerImageReference")?,
-                    generation: serde_struct::required(generation, "generation")?,
-                    image: serde_struct::required(image, "image")?,
+                let created = serde_struct::required(created, "created")?;
+                let docker_image_reference = serde_struct::required(docker_image_reference, "dockerImageReference")?;
+                let generation = serde_struct::required(generation, "generation")?;
+                let image = serde_struct::required(image, "image")?;
+                *self.0 = Some(TagEvent {
+                    created,
+                    docker_image_reference,
+                    generation,
+                    image,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "TagEvent",
-            <TagEventVisitor as serde_struct::Fields>::NAMES,
-            TagEventVisitor,
+            <TagEventVisitor<'_> as serde_struct::Fields>::NAMES,
+            TagEventVisitor(place),
         )
     }
 }

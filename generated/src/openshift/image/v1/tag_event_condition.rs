@@ -53,11 +53,21 @@ impl ::serde::Serialize for TagEventCondition {
 }
 
 impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagEventCondition {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<TagEventCondition>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct TagEventConditionVisitor;
+        struct TagEventConditionVisitor<'a>(&'a mut Option<TagEventCondition>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum TagEventConditionField {
@@ -69,7 +79,7 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
             type_,
         }
 
-        impl serde_struct::Fields for TagEventConditionVisitor {
+        impl serde_struct::Fields for TagEventConditionVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "generation",
                 "lastTransitionTime",
@@ -95,18 +105,15 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for TagEventConditionVisitor {
-            type Value = TagEventCondition;
+        impl<'de> ::serde::de::Visitor<'de> for TagEventConditionVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagEventCondition")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<TagEventCondition, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut generation = None;
                 let mut last_transition_time = None;
                 let mut message = None;
@@ -145,22 +152,26 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
                     }?;
                 }
 
-                Ok(TagEventCondition {
-                    generation: serde_struct::required(generation, "generation")?,
+                let generation = serde_struct::required(generation, "generation")?;
+                let status = serde_struct::required(status, "status")?;
+                let type_ = serde_struct::required(type_, "type")?;
+                *self.0 = Some(TagEventCondition {
+                    generation,
                     last_transition_time: serde_struct::optional(last_transition_time),
                     message: serde_struct::optional(message),
                     reason: serde_struct::optional(reason),
-                    status: serde_struct::required(status, "status")?,
-                    type_: serde_struct::required(type_, "type")?,
+                    status,
+                    type_,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "TagEventCondition",
-            <TagEventConditionVisitor as serde_struct::Fields>::NAMES,
-            TagEventConditionVisitor,
+            <TagEventConditionVisitor<'_> as serde_struct::Fields>::NAMES,
+            TagEventConditionVisitor(place),
         )
     }
 }

@@ -38,11 +38,21 @@ impl ::serde::Serialize for TagImportPolicy {
 }
 
 impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagImportPolicy {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<TagImportPolicy>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct TagImportPolicyVisitor;
+        struct TagImportPolicyVisitor<'a>(&'a mut Option<TagImportPolicy>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum TagImportPolicyField {
@@ -51,7 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
             scheduled,
         }
 
-        impl serde_struct::Fields for TagImportPolicyVisitor {
+        impl serde_struct::Fields for TagImportPolicyVisitor<'_> {
             const NAMES: &'static [&'static str] = &["importMode", "insecure", "scheduled"];
 
             type Field = TagImportPolicyField;
@@ -67,18 +77,15 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for TagImportPolicyVisitor {
-            type Value = TagImportPolicy;
+        impl<'de> ::serde::de::Visitor<'de> for TagImportPolicyVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagImportPolicy")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<TagImportPolicy, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut import_mode = None;
                 let mut insecure = None;
                 let mut scheduled = None;
@@ -101,19 +108,20 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
                     }?;
                 }
 
-                Ok(TagImportPolicy {
+                *self.0 = Some(TagImportPolicy {
                     import_mode: serde_struct::optional(import_mode),
                     insecure: serde_struct::optional(insecure),
                     scheduled: serde_struct::optional(scheduled),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "TagImportPolicy",
-            <TagImportPolicyVisitor as serde_struct::Fields>::NAMES,
-            TagImportPolicyVisitor,
+            <TagImportPolicyVisitor<'_> as serde_struct::Fields>::NAMES,
+            TagImportPolicyVisitor(place),
         )
     }
 }

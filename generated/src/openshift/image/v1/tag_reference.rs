@@ -57,11 +57,21 @@ impl ::serde::Serialize for TagReference {
 }
 
 impl<'de> ::serde::Deserialize<'de> for TagReference {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<TagReference>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct TagReferenceVisitor;
+        struct TagReferenceVisitor<'a>(&'a mut Option<TagReference>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum TagReferenceField {
@@ -74,7 +84,7 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
             reference_policy,
         }
 
-        impl serde_struct::Fields for TagReferenceVisitor {
+        impl serde_struct::Fields for TagReferenceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "annotations",
                 "from",
@@ -102,18 +112,15 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for TagReferenceVisitor {
-            type Value = TagReference;
+        impl<'de> ::serde::de::Visitor<'de> for TagReferenceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagReference")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<TagReference, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut annotations = None;
                 let mut from = None;
                 let mut generation = None;
@@ -131,13 +138,17 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                             serde_struct::value(&mut map, &mut annotations, "annotations")
                         }
                         Some(TagReferenceField::from) => {
-                            serde_struct::value(&mut map, &mut from, "from")
+                            serde_struct::optional_struct_value(&mut map, &mut from, "from")
                         }
                         Some(TagReferenceField::generation) => {
                             serde_struct::value(&mut map, &mut generation, "generation")
                         }
                         Some(TagReferenceField::import_policy) => {
-                            serde_struct::value(&mut map, &mut import_policy, "importPolicy")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut import_policy,
+                                "importPolicy",
+                            )
                         }
                         Some(TagReferenceField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
@@ -146,29 +157,35 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
                             serde_struct::value(&mut map, &mut reference, "reference")
                         }
                         Some(TagReferenceField::reference_policy) => {
-                            serde_struct::value(&mut map, &mut reference_policy, "referencePolicy")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut reference_policy,
+                                "referencePolicy",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(TagReference {
+                let name = serde_struct::required(name, "name")?;
+                *self.0 = Some(TagReference {
                     annotations: serde_struct::optional(annotations),
                     from: serde_struct::optional(from),
                     generation: serde_struct::optional(generation),
                     import_policy: serde_struct::optional(import_policy),
-                    name: serde_struct::required(name, "name")?,
+                    name,
                     reference: serde_struct::optional(reference),
                     reference_policy: serde_struct::optional(reference_policy),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "TagReference",
-            <TagReferenceVisitor as serde_struct::Fields>::NAMES,
-            TagReferenceVisitor,
+            <TagReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
+            TagReferenceVisitor(place),
         )
     }
 }

@@ -28,18 +28,28 @@ impl ::serde::Serialize for TagReferencePolicy {
 }
 
 impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagReferencePolicy {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<TagReferencePolicy>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct TagReferencePolicyVisitor;
+        struct TagReferencePolicyVisitor<'a>(&'a mut Option<TagReferencePolicy>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum TagReferencePolicyField {
             type_,
         }
 
-        impl serde_struct::Fields for TagReferencePolicyVisitor {
+        impl serde_struct::Fields for TagReferencePolicyVisitor<'_> {
             const NAMES: &'static [&'static str] = &["type"];
 
             type Field = TagReferencePolicyField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for TagReferencePolicyVisitor {
-            type Value = TagReferencePolicy;
+        impl<'de> ::serde::de::Visitor<'de> for TagReferencePolicyVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct TagReferencePolicy")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<TagReferencePolicy, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut type_ = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -79,17 +86,19 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
                     }?;
                 }
 
-                Ok(TagReferencePolicy {
-                    type_: serde_struct::required(type_, "type")?,
+                let type_ = serde_struct::required(type_, "type")?;
+                *self.0 = Some(TagReferencePolicy {
+                    type_,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "TagReferencePolicy",
-            <TagReferencePolicyVisitor as serde_struct::Fields>::NAMES,
-            TagReferencePolicyVisitor,
+            <TagReferencePolicyVisitor<'_> as serde_struct::Fields>::NAMES,
+            TagReferencePolicyVisitor(place),
         )
     }
 }

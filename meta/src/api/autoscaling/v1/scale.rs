@@ -55,11 +55,21 @@ impl ::serde::Serialize for Scale {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Scale {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Scale {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Scale>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ScaleVisitor;
+        struct ScaleVisitor<'a>(&'a mut Option<Scale>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ScaleField {
@@ -70,7 +80,7 @@ impl<'de> ::serde::Deserialize<'de> for Scale {
             status,
         }
 
-        impl serde_struct::Fields for ScaleVisitor {
+        impl serde_struct::Fields for ScaleVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
                 "kind",
@@ -94,18 +104,15 @@ impl<'de> ::serde::Deserialize<'de> for Scale {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ScaleVisitor {
-            type Value = Scale;
+        impl<'de> ::serde::de::Visitor<'de> for ScaleVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Scale")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Scale, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut kind = None;
                 let mut metadata = None;
@@ -122,31 +129,34 @@ impl<'de> ::serde::Deserialize<'de> for Scale {
                         }
                         Some(ScaleField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                         Some(ScaleField::metadata) => {
-                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                         }
-                        Some(ScaleField::spec) => serde_struct::value(&mut map, &mut spec, "spec"),
+                        Some(ScaleField::spec) => {
+                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                        }
                         Some(ScaleField::status) => {
-                            serde_struct::value(&mut map, &mut status, "status")
+                            serde_struct::optional_struct_value(&mut map, &mut status, "status")
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(Scale {
+                *self.0 = Some(Scale {
                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
                     metadata: serde_struct::optional(metadata),
                     spec: serde_struct::optional(spec),
                     status: serde_struct::optional(status),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Scale",
-            <ScaleVisitor as serde_struct::Fields>::NAMES,
-            ScaleVisitor,
+            <ScaleVisitor<'_> as serde_struct::Fields>::NAMES,
+            ScaleVisitor(place),
         )
     }
 }

@@ -28,18 +28,28 @@ impl ::serde::Serialize for ScaleSpec {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ScaleSpec {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ScaleSpec {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ScaleSpec>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ScaleSpecVisitor;
+        struct ScaleSpecVisitor<'a>(&'a mut Option<ScaleSpec>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ScaleSpecField {
             replicas,
         }
 
-        impl serde_struct::Fields for ScaleSpecVisitor {
+        impl serde_struct::Fields for ScaleSpecVisitor<'_> {
             const NAMES: &'static [&'static str] = &["replicas"];
 
             type Field = ScaleSpecField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for ScaleSpec {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ScaleSpecVisitor {
-            type Value = ScaleSpec;
+        impl<'de> ::serde::de::Visitor<'de> for ScaleSpecVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ScaleSpec")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ScaleSpec, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut replicas = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -79,17 +86,18 @@ impl<'de> ::serde::Deserialize<'de> for ScaleSpec {
                     }?;
                 }
 
-                Ok(ScaleSpec {
+                *self.0 = Some(ScaleSpec {
                     replicas: serde_struct::optional(replicas),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ScaleSpec",
-            <ScaleSpecVisitor as serde_struct::Fields>::NAMES,
-            ScaleSpecVisitor,
+            <ScaleSpecVisitor<'_> as serde_struct::Fields>::NAMES,
+            ScaleSpecVisitor(place),
         )
     }
 }

@@ -31,11 +31,21 @@ impl ::serde::Serialize for ScaleStatus {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ScaleStatus {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ScaleStatus>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ScaleStatusVisitor;
+        struct ScaleStatusVisitor<'a>(&'a mut Option<ScaleStatus>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ScaleStatusField {
@@ -43,7 +53,7 @@ impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
             selector,
         }
 
-        impl serde_struct::Fields for ScaleStatusVisitor {
+        impl serde_struct::Fields for ScaleStatusVisitor<'_> {
             const NAMES: &'static [&'static str] = &["replicas", "selector"];
 
             type Field = ScaleStatusField;
@@ -58,18 +68,15 @@ impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ScaleStatusVisitor {
-            type Value = ScaleStatus;
+        impl<'de> ::serde::de::Visitor<'de> for ScaleStatusVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ScaleStatus")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ScaleStatus, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut replicas = None;
                 let mut selector = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,18 +95,20 @@ impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
                     }?;
                 }
 
-                Ok(ScaleStatus {
-                    replicas: serde_struct::required(replicas, "replicas")?,
+                let replicas = serde_struct::required(replicas, "replicas")?;
+                *self.0 = Some(ScaleStatus {
+                    replicas,
                     selector: serde_struct::optional(selector),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ScaleStatus",
-            <ScaleStatusVisitor as serde_struct::Fields>::NAMES,
-            ScaleStatusVisitor,
+            <ScaleStatusVisitor<'_> as serde_struct::Fields>::NAMES,
+            ScaleStatusVisitor(place),
         )
     }
 }

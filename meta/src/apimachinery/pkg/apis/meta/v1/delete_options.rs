@@ -74,11 +74,21 @@ impl ::serde::Serialize for DeleteOptions {
 }
 
 impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for DeleteOptions {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<DeleteOptions>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct DeleteOptionsVisitor;
+        struct DeleteOptionsVisitor<'a>(&'a mut Option<DeleteOptions>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum DeleteOptionsField {
@@ -92,7 +102,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
             propagation_policy,
         }
 
-        impl serde_struct::Fields for DeleteOptionsVisitor {
+        impl serde_struct::Fields for DeleteOptionsVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
                 "dryRun",
@@ -122,18 +132,15 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for DeleteOptionsVisitor {
-            type Value = DeleteOptions;
+        impl<'de> ::serde::de::Visitor<'de> for DeleteOptionsVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct DeleteOptions")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<DeleteOptions, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut dry_run = None;
                 let mut grace_period_seconds = None;
@@ -179,7 +186,11 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                             )
                         }
                         Some(DeleteOptionsField::preconditions) => {
-                            serde_struct::value(&mut map, &mut preconditions, "preconditions")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut preconditions,
+                                "preconditions",
+                            )
                         }
                         Some(DeleteOptionsField::propagation_policy) => {
                             serde_struct::value(
@@ -192,7 +203,7 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                     }?;
                 }
 
-                Ok(DeleteOptions {
+                *self.0 = Some(DeleteOptions {
                     api_version: serde_struct::optional(api_version),
                     dry_run: serde_struct::optional(dry_run),
                     grace_period_seconds: serde_struct::optional(grace_period_seconds),
@@ -202,14 +213,15 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
                     preconditions: serde_struct::optional(preconditions),
                     propagation_policy: serde_struct::optional(propagation_policy),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "DeleteOptions",
-            <DeleteOptionsVisitor as serde_struct::Fields>::NAMES,
-            DeleteOptionsVisitor,
+            <DeleteOptionsVisitor<'_> as serde_struct::Fields>::NAMES,
+            DeleteOptionsVisitor(place),
         )
     }
 }

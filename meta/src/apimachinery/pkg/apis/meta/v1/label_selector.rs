@@ -40,11 +40,21 @@ impl ::serde::Serialize for LabelSelector {
 }
 
 impl<'de> ::serde::Deserialize<'de> for LabelSelector {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LabelSelector {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<LabelSelector>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct LabelSelectorVisitor;
+        struct LabelSelectorVisitor<'a>(&'a mut Option<LabelSelector>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum LabelSelectorField {
@@ -52,7 +62,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
             match_labels,
         }
 
-        impl serde_struct::Fields for LabelSelectorVisitor {
+        impl serde_struct::Fields for LabelSelectorVisitor<'_> {
             const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
 
             type Field = LabelSelectorField;
@@ -67,18 +77,15 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for LabelSelectorVisitor {
-            type Value = LabelSelector;
+        impl<'de> ::serde::de::Visitor<'de> for LabelSelectorVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LabelSelector")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<LabelSelector, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut match_expressions = None;
                 let mut match_labels = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -88,7 +95,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
                 )? {
                     match field {
                         Some(LabelSelectorField::match_expressions) => {
-                            serde_struct::value(
+                            serde_struct::optional_struct_list_value(
                                 &mut map,
                                 &mut match_expressions,
                                 "matchExpressions",
@@ -101,18 +108,19 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
                     }?;
                 }
 
-                Ok(LabelSelector {
+                *self.0 = Some(LabelSelector {
                     match_expressions: serde_struct::optional(match_expressions),
                     match_labels: serde_struct::optional(match_labels),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "LabelSelector",
-            <LabelSelectorVisitor as serde_struct::Fields>::NAMES,
-            LabelSelectorVisitor,
+            <LabelSelectorVisitor<'_> as serde_struct::Fields>::NAMES,
+            LabelSelectorVisitor(place),
         )
     }
 }

@@ -34,11 +34,21 @@ impl ::serde::Serialize for LabelSelectorRequirement {
 }
 
 impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LabelSelectorRequirement {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<LabelSelectorRequirement>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct LabelSelectorRequirementVisitor;
+        struct LabelSelectorRequirementVisitor<'a>(&'a mut Option<LabelSelectorRequirement>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum LabelSelectorRequirementField {
@@ -47,7 +57,7 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
             values,
         }
 
-        impl serde_struct::Fields for LabelSelectorRequirementVisitor {
+        impl serde_struct::Fields for LabelSelectorRequirementVisitor<'_> {
             const NAMES: &'static [&'static str] = &["key", "operator", "values"];
 
             type Field = LabelSelectorRequirementField;
@@ -63,18 +73,15 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for LabelSelectorRequirementVisitor {
-            type Value = LabelSelectorRequirement;
+        impl<'de> ::serde::de::Visitor<'de> for LabelSelectorRequirementVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct LabelSelectorRequirement")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<LabelSelectorRequirement, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut key = None;
                 let mut operator = None;
                 let mut values = None;
@@ -97,19 +104,22 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
                     }?;
                 }
 
-                Ok(LabelSelectorRequirement {
-                    key: serde_struct::required(key, "key")?,
-                    operator: serde_struct::required(operator, "operator")?,
+                let key = serde_struct::required(key, "key")?;
+                let operator = serde_struct::required(operator, "operator")?;
+                *self.0 = Some(LabelSelectorRequirement {
+                    key,
+                    operator,
                     values: serde_struct::optional(values),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "LabelSelectorRequirement",
-            <LabelSelectorRequirementVisitor as serde_struct::Fields>::NAMES,
-            LabelSelectorRequirementVisitor,
+            <LabelSelectorRequirementVisitor<'_> as serde_struct::Fields>::NAMES,
+            LabelSelectorRequirementVisitor(place),
         )
     }
 }

@@ -54,11 +54,21 @@ impl ::serde::Serialize for ListMeta {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ListMeta {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ListMeta {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ListMeta>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ListMetaVisitor;
+        struct ListMetaVisitor<'a>(&'a mut Option<ListMeta>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ListMetaField {
@@ -69,7 +79,7 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
             shard_info,
         }
 
-        impl serde_struct::Fields for ListMetaVisitor {
+        impl serde_struct::Fields for ListMetaVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "continue",
                 "remainingItemCount",
@@ -93,18 +103,15 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor {
-            type Value = ListMeta;
+        impl<'de> ::serde::de::Visitor<'de> for ListMetaVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ListMeta")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ListMeta, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut continue_ = None;
                 let mut remaining_item_count = None;
                 let mut resource_version = None;
@@ -133,27 +140,32 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
                             serde_struct::value(&mut map, &mut self_link, "selfLink")
                         }
                         Some(ListMetaField::shard_info) => {
-                            serde_struct::value(&mut map, &mut shard_info, "shardInfo")
+                            serde_struct::optional_struct_value(
+                                &mut map,
+                                &mut shard_info,
+                                "shardInfo",
+                            )
                         }
                         None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
                     }?;
                 }
 
-                Ok(ListMeta {
+                *self.0 = Some(ListMeta {
                     continue_: serde_struct::optional(continue_),
                     remaining_item_count: serde_struct::optional(remaining_item_count),
                     resource_version: serde_struct::optional(resource_version),
                     self_link: serde_struct::optional(self_link),
                     shard_info: serde_struct::optional(shard_info),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ListMeta",
-            <ListMetaVisitor as serde_struct::Fields>::NAMES,
-            ListMetaVisitor,
+            <ListMetaVisitor<'_> as serde_struct::Fields>::NAMES,
+            ListMetaVisitor(place),
         )
     }
 }

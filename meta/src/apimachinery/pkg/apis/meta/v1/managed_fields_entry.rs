@@ -54,11 +54,21 @@ impl ::serde::Serialize for ManagedFieldsEntry {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ManagedFieldsEntry {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ManagedFieldsEntry>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ManagedFieldsEntryVisitor;
+        struct ManagedFieldsEntryVisitor<'a>(&'a mut Option<ManagedFieldsEntry>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ManagedFieldsEntryField {
@@ -71,7 +81,7 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
             time,
         }
 
-        impl serde_struct::Fields for ManagedFieldsEntryVisitor {
+        impl serde_struct::Fields for ManagedFieldsEntryVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
                 "fieldsType",
@@ -99,18 +109,15 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ManagedFieldsEntryVisitor {
-            type Value = ManagedFieldsEntry;
+        impl<'de> ::serde::de::Visitor<'de> for ManagedFieldsEntryVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ManagedFieldsEntry")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ManagedFieldsEntry, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut fields_type = None;
                 let mut fields_v1 = None;
@@ -149,7 +156,7 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                     }?;
                 }
 
-                Ok(ManagedFieldsEntry {
+                *self.0 = Some(ManagedFieldsEntry {
                     api_version: serde_struct::optional(api_version),
                     fields_type: serde_struct::optional(fields_type),
                     fields_v1: serde_struct::optional(fields_v1),
@@ -158,14 +165,15 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
                     subresource: serde_struct::optional(subresource),
                     time: serde_struct::optional(time),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ManagedFieldsEntry",
-            <ManagedFieldsEntryVisitor as serde_struct::Fields>::NAMES,
-            ManagedFieldsEntryVisitor,
+            <ManagedFieldsEntryVisitor<'_> as serde_struct::Fields>::NAMES,
+            ManagedFieldsEntryVisitor(place),
         )
     }
 }

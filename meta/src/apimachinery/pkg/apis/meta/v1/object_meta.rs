@@ -110,11 +110,21 @@ impl ::serde::Serialize for ObjectMeta {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ObjectMeta {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ObjectMeta>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ObjectMetaVisitor;
+        struct ObjectMetaVisitor<'a>(&'a mut Option<ObjectMeta>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ObjectMetaField {
@@ -135,7 +145,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
             uid,
         }
 
-        impl serde_struct::Fields for ObjectMetaVisitor {
+        impl serde_struct::Fields for ObjectMetaVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "annotations",
                 "creationTimestamp",
@@ -179,18 +189,15 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor {
-            type Value = ObjectMeta;
+        impl<'de> ::serde::de::Visitor<'de> for ObjectMetaVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ObjectMeta")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ObjectMeta, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut annotations = None;
                 let mut creation_timestamp = None;
                 let mut deletion_grace_period_seconds = None;
@@ -249,7 +256,11 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             serde_struct::value(&mut map, &mut labels, "labels")
                         }
                         Some(ObjectMetaField::managed_fields) => {
-                            serde_struct::value(&mut map, &mut managed_fields, "managedFields")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut managed_fields,
+                                "managedFields",
+                            )
                         }
                         Some(ObjectMetaField::name) => {
                             serde_struct::value(&mut map, &mut name, "name")
@@ -258,7 +269,11 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                             serde_struct::value(&mut map, &mut namespace, "namespace")
                         }
                         Some(ObjectMetaField::owner_references) => {
-                            serde_struct::value(&mut map, &mut owner_references, "ownerReferences")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut owner_references,
+                                "ownerReferences",
+                            )
                         }
                         Some(ObjectMetaField::resource_version) => {
                             serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
@@ -273,7 +288,7 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                     }?;
                 }
 
-                Ok(ObjectMeta {
+                *self.0 = Some(ObjectMeta {
                     annotations: serde_struct::optional(annotations),
                     creation_timestamp: serde_struct::optional(creation_timestamp),
                     deletion_grace_period_seconds: serde_struct::optional(deletion_grace_period_seconds),
@@ -290,14 +305,15 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
                     self_link: serde_struct::optional(self_link),
                     uid: serde_struct::optional(uid),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ObjectMeta",
-            <ObjectMetaVisitor as serde_struct::Fields>::NAMES,
-            ObjectMetaVisitor,
+            <ObjectMetaVisitor<'_> as serde_struct::Fields>::NAMES,
+            ObjectMetaVisitor(place),
         )
     }
 }

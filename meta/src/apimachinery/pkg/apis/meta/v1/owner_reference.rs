@@ -50,11 +50,21 @@ impl ::serde::Serialize for OwnerReference {
 }
 
 impl<'de> ::serde::Deserialize<'de> for OwnerReference {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for OwnerReference {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<OwnerReference>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct OwnerReferenceVisitor;
+        struct OwnerReferenceVisitor<'a>(&'a mut Option<OwnerReference>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum OwnerReferenceField {
@@ -66,7 +76,7 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
             uid,
         }
 
-        impl serde_struct::Fields for OwnerReferenceVisitor {
+        impl serde_struct::Fields for OwnerReferenceVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
                 "blockOwnerDeletion",
@@ -92,18 +102,15 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for OwnerReferenceVisitor {
-            type Value = OwnerReference;
+        impl<'de> ::serde::de::Visitor<'de> for OwnerReferenceVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct OwnerReference")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<OwnerReference, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut block_owner_deletion = None;
                 let mut controller = None;
@@ -142,22 +149,27 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
                     }?;
                 }
 
-                Ok(OwnerReference {
-                    api_version: serde_struct::required(api_version, "apiVersion")?,
+                let api_version = serde_struct::required(api_version, "apiVersion")?;
+                let kind = serde_struct::required(kind, "kind")?;
+                let name = serde_struct::required(name, "name")?;
+                let uid = serde_struct::required(uid, "uid")?;
+                *self.0 = Some(OwnerReference {
+                    api_version,
                     block_owner_deletion: serde_struct::optional(block_owner_deletion),
                     controller: serde_struct::optional(controller),
-                    kind: serde_struct::required(kind, "kind")?,
-                    name: serde_struct::required(name, "name")?,
-                    uid: serde_struct::required(uid, "uid")?,
+                    kind,
+                    name,
+                    uid,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "OwnerReference",
-            <OwnerReferenceVisitor as serde_struct::Fields>::NAMES,
-            OwnerReferenceVisitor,
+            <OwnerReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
+            OwnerReferenceVisitor(place),
         )
     }
 }

@@ -38,11 +38,21 @@ impl ::serde::Serialize for Preconditions {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Preconditions {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Preconditions {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Preconditions>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct PreconditionsVisitor;
+        struct PreconditionsVisitor<'a>(&'a mut Option<Preconditions>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum PreconditionsField {
@@ -50,7 +60,7 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
             uid,
         }
 
-        impl serde_struct::Fields for PreconditionsVisitor {
+        impl serde_struct::Fields for PreconditionsVisitor<'_> {
             const NAMES: &'static [&'static str] = &["resourceVersion", "uid"];
 
             type Field = PreconditionsField;
@@ -65,18 +75,15 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for PreconditionsVisitor {
-            type Value = Preconditions;
+        impl<'de> ::serde::de::Visitor<'de> for PreconditionsVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Preconditions")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Preconditions, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut resource_version = None;
                 let mut uid = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
@@ -95,18 +102,19 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
                     }?;
                 }
 
-                Ok(Preconditions {
+                *self.0 = Some(Preconditions {
                     resource_version: serde_struct::optional(resource_version),
                     uid: serde_struct::optional(uid),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Preconditions",
-            <PreconditionsVisitor as serde_struct::Fields>::NAMES,
-            PreconditionsVisitor,
+            <PreconditionsVisitor<'_> as serde_struct::Fields>::NAMES,
+            PreconditionsVisitor(place),
         )
     }
 }

@@ -28,18 +28,28 @@ impl ::serde::Serialize for ShardInfo {
 }
 
 impl<'de> ::serde::Deserialize<'de> for ShardInfo {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ShardInfo {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<ShardInfo>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct ShardInfoVisitor;
+        struct ShardInfoVisitor<'a>(&'a mut Option<ShardInfo>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum ShardInfoField {
             selector,
         }
 
-        impl serde_struct::Fields for ShardInfoVisitor {
+        impl serde_struct::Fields for ShardInfoVisitor<'_> {
             const NAMES: &'static [&'static str] = &["selector"];
 
             type Field = ShardInfoField;
@@ -53,18 +63,15 @@ impl<'de> ::serde::Deserialize<'de> for ShardInfo {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for ShardInfoVisitor {
-            type Value = ShardInfo;
+        impl<'de> ::serde::de::Visitor<'de> for ShardInfoVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct ShardInfo")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<ShardInfo, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut selector = None;
                 let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
                 let mut key = String::new();
@@ -79,17 +86,19 @@ impl<'de> ::serde::Deserialize<'de> for ShardInfo {
                     }?;
                 }
 
-                Ok(ShardInfo {
-                    selector: serde_struct::required(selector, "selector")?,
+                let selector = serde_struct::required(selector, "selector")?;
+                *self.0 = Some(ShardInfo {
+                    selector,
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "ShardInfo",
-            <ShardInfoVisitor as serde_struct::Fields>::NAMES,
-            ShardInfoVisitor,
+            <ShardInfoVisitor<'_> as serde_struct::Fields>::NAMES,
+            ShardInfoVisitor(place),
         )
     }
 }

@@ -67,11 +67,21 @@ impl ::serde::Serialize for Status {
 }
 
 impl<'de> ::serde::Deserialize<'de> for Status {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Status {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<Status>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct StatusVisitor;
+        struct StatusVisitor<'a>(&'a mut Option<Status>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum StatusField {
@@ -85,7 +95,7 @@ impl<'de> ::serde::Deserialize<'de> for Status {
             status,
         }
 
-        impl serde_struct::Fields for StatusVisitor {
+        impl serde_struct::Fields for StatusVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "apiVersion",
                 "code",
@@ -115,18 +125,15 @@ impl<'de> ::serde::Deserialize<'de> for Status {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for StatusVisitor {
-            type Value = Status;
+        impl<'de> ::serde::de::Visitor<'de> for StatusVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct Status")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Status, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut api_version = None;
                 let mut code = None;
                 let mut details = None;
@@ -146,14 +153,14 @@ impl<'de> ::serde::Deserialize<'de> for Status {
                         }
                         Some(StatusField::code) => serde_struct::value(&mut map, &mut code, "code"),
                         Some(StatusField::details) => {
-                            serde_struct::value(&mut map, &mut details, "details")
+                            serde_struct::optional_struct_value(&mut map, &mut details, "details")
                         }
                         Some(StatusField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
                         Some(StatusField::message) => {
                             serde_struct::value(&mut map, &mut message, "message")
                         }
                         Some(StatusField::metadata) => {
-                            serde_struct::value(&mut map, &mut metadata, "metadata")
+                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
                         }
                         Some(StatusField::reason) => {
                             serde_struct::value(&mut map, &mut reason, "reason")
@@ -165,7 +172,7 @@ impl<'de> ::serde::Deserialize<'de> for Status {
                     }?;
                 }
 
-                Ok(Status {
+                *self.0 = Some(Status {
                     api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
                     code: serde_struct::optional(code),
                     details: serde_struct::optional(details),
@@ -175,14 +182,15 @@ impl<'de> ::serde::Deserialize<'de> for Status {
                     reason: serde_struct::optional(reason),
                     status: serde_struct::optional(status),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "Status",
-            <StatusVisitor as serde_struct::Fields>::NAMES,
-            StatusVisitor,
+            <StatusVisitor<'_> as serde_struct::Fields>::NAMES,
+            StatusVisitor(place),
         )
     }
 }

@@ -38,11 +38,21 @@ impl ::serde::Serialize for StatusCause {
 }
 
 impl<'de> ::serde::Deserialize<'de> for StatusCause {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for StatusCause {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<StatusCause>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct StatusCauseVisitor;
+        struct StatusCauseVisitor<'a>(&'a mut Option<StatusCause>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum StatusCauseField {
@@ -51,7 +61,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
             reason,
         }
 
-        impl serde_struct::Fields for StatusCauseVisitor {
+        impl serde_struct::Fields for StatusCauseVisitor<'_> {
             const NAMES: &'static [&'static str] = &["field", "message", "reason"];
 
             type Field = StatusCauseField;
@@ -67,18 +77,15 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for StatusCauseVisitor {
-            type Value = StatusCause;
+        impl<'de> ::serde::de::Visitor<'de> for StatusCauseVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct StatusCause")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<StatusCause, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut field = None;
                 let mut message = None;
                 let mut reason = None;
@@ -101,19 +108,20 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
                     }?;
                 }
 
-                Ok(StatusCause {
+                *self.0 = Some(StatusCause {
                     field: serde_struct::optional(field),
                     message: serde_struct::optional(message),
                     reason: serde_struct::optional(reason),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "StatusCause",
-            <StatusCauseVisitor as serde_struct::Fields>::NAMES,
-            StatusCauseVisitor,
+            <StatusCauseVisitor<'_> as serde_struct::Fields>::NAMES,
+            StatusCauseVisitor(place),
         )
     }
 }

@@ -54,11 +54,21 @@ impl ::serde::Serialize for StatusDetails {
 }
 
 impl<'de> ::serde::Deserialize<'de> for StatusDetails {
-    #[allow(clippy::too_many_lines)]
+    #[inline]
     fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ::kubeforge_runtime::serde_struct::deserialize(deserializer)
+    }
+}
+
+impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for StatusDetails {
+    #[allow(clippy::too_many_lines)]
+    fn deserialize_into<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Option<StatusDetails>,
+    ) -> Result<(), D::Error> {
         use ::kubeforge_runtime::serde_struct;
 
-        struct StatusDetailsVisitor;
+        struct StatusDetailsVisitor<'a>(&'a mut Option<StatusDetails>);
 
         #[allow(non_camel_case_types, clippy::enum_variant_names)]
         enum StatusDetailsField {
@@ -70,7 +80,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
             uid,
         }
 
-        impl serde_struct::Fields for StatusDetailsVisitor {
+        impl serde_struct::Fields for StatusDetailsVisitor<'_> {
             const NAMES: &'static [&'static str] = &[
                 "causes",
                 "group",
@@ -96,18 +106,15 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
             }
         }
 
-        impl<'de> ::serde::de::Visitor<'de> for StatusDetailsVisitor {
-            type Value = StatusDetails;
+        impl<'de> ::serde::de::Visitor<'de> for StatusDetailsVisitor<'_> {
+            type Value = ();
 
             #[inline]
             fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str("struct StatusDetails")
             }
 
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<StatusDetails, A::Error> {
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
                 let mut causes = None;
                 let mut group = None;
                 let mut kind = None;
@@ -121,7 +128,11 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                 )? {
                     match field {
                         Some(StatusDetailsField::causes) => {
-                            serde_struct::value(&mut map, &mut causes, "causes")
+                            serde_struct::optional_struct_list_value(
+                                &mut map,
+                                &mut causes,
+                                "causes",
+                            )
                         }
                         Some(StatusDetailsField::group) => {
                             serde_struct::value(&mut map, &mut group, "group")
@@ -146,7 +157,7 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                     }?;
                 }
 
-                Ok(StatusDetails {
+                *self.0 = Some(StatusDetails {
                     causes: serde_struct::optional(causes),
                     group: serde_struct::optional(group),
                     kind: serde_struct::optional(kind),
@@ -154,14 +165,15 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
                     retry_after_seconds: serde_struct::optional(retry_after_seconds),
                     uid: serde_struct::optional(uid),
                     unknown_fields,
-                })
+                });
+                Ok(())
             }
         }
 
         deserializer.deserialize_struct(
             "StatusDetails",
-            <StatusDetailsVisitor as serde_struct::Fields>::NAMES,
-            StatusDetailsVisitor,
+            <StatusDetailsVisitor<'_> as serde_struct::Fields>::NAMES,
+            StatusDetailsVisitor(place),
         )
     }
 }
