@@ -1059,10 +1059,16 @@ fn check(
             let mut all: Vec<&Target<'_>> = targets.iter().collect();
             all.push(&golden);
             let (proven, not) = tested_by::proven(&scratch, &cargo_target, &names, &all, log)?;
+            // Targets, as the baseline runs them (one for each filter), not binaries: the line
+            // said "11 of 71" for 11 binaries, 22 targets.
+            let targets_proven = all
+                .iter()
+                .filter(|t| proven.contains(&(t.package.to_owned(), t.target.to_owned())))
+                .count();
             eprintln!(
-                "mutants: baseline: {} of {} test targets (the goldens' included) passed in the test step {} records, the same binaries in the same environment, nothing written since: not run again",
-                proven.len(),
+                "mutants: baseline: {targets_proven} of {} test targets ({} test binaries; the goldens' included) passed in the test step {} records, the same binaries in the same environment, nothing written since: not run again",
                 all.len(),
+                proven.len(),
                 log.display()
             );
             for line in &not {
