@@ -30,7 +30,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 mod tested_by;
-pub use tested_by::{log_field, test_environment};
+pub use tested_by::{as_from_a_shell, log_field, test_environment};
 
 /// One planted bug: in `file`, `find` (which must occur exactly once) becomes `replace`.
 #[derive(Debug)]
@@ -861,13 +861,13 @@ impl<'a> Target<'a> {
 
     /// The arguments of `cargo test` that build and run this target. With `workspace`, the
     /// target is selected by its name alone among every package of the workspace
-    /// (`--workspace --test <target>`, for a name no other package uses), so that cargo unifies
-    /// features as `cargo test --workspace` does and builds every crate in the one variant
-    /// that run builds; otherwise with `-p <package>`, which unifies the features of that
-    /// package's dependencies alone, a variant of its own.
+    /// (`--workspace --test <target>`, or `--workspace --lib` for unit tests, which selects
+    /// every package's), so that cargo unifies features as `cargo test --workspace` does and
+    /// builds every crate in the one variant that run builds; otherwise with `-p <package>`,
+    /// which unifies the features of that package's dependencies alone, a variant of its own.
     fn cargo_args(&self, workspace: bool) -> Vec<&'a str> {
         let mut args = vec!["test"];
-        if workspace && self.target != "lib" {
+        if workspace {
             args.push("--workspace");
         } else {
             args.extend(["-p", self.package]);
@@ -1059,10 +1059,16 @@ fn check(
             let mut all: Vec<&Target<'_>> = targets.iter().collect();
             all.push(&golden);
             let (proven, not) = tested_by::proven(&scratch, &cargo_target, &names, &all, log)?;
+            // Targets, as the baseline runs them (one for each filter), not binaries: the line
+            // said "11 of 71" for 11 binaries, 22 targets.
+            let targets_proven = all
+                .iter()
+                .filter(|t| proven.contains(&(t.package.to_owned(), t.target.to_owned())))
+                .count();
             eprintln!(
-                "mutants: baseline: {} of {} test targets (the goldens' included) passed in the test step {} records, the same binaries in the same environment, nothing written since: not run again",
-                proven.len(),
+                "mutants: baseline: {targets_proven} of {} test targets ({} test binaries; the goldens' included) passed in the test step {} records, the same binaries in the same environment, nothing written since: not run again",
                 all.len(),
+                proven.len(),
                 log.display()
             );
             for line in &not {
@@ -1331,10 +1337,12 @@ fn plant(scratch: &Path, mutant: &Mutant) -> Result<(), String> {
 }
 
 /// Cargo in the copy, building in its own target directory, incrementally (each mutant
-/// changes one file). Blessing variables never leak into the test runs.
+/// changes one file), in the environment of a cargo started from a shell (without the
+/// variables `cargo xtask` set for xtask: [`as_from_a_shell`]), as `.ci/run`'s
+/// test step's cargo. Blessing variables never leak into the test runs.
 fn cargo(scratch: &Path, cargo_target: &Path) -> Command {
     let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    command
+    as_from_a_shell(&mut command)
         .current_dir(scratch)
         .env("CARGO_TARGET_DIR", cargo_target)
         .env("CARGO_INCREMENTAL", "1")
@@ -1398,15 +1406,24 @@ fn bless(
 /// crate built for two packages' tests is built twice, and again for every mutant that
 /// changes it).
 ///
-/// A name two packages share runs with `--workspace` too when the other packages are
-/// dependencies of the target's own (the generator's `protobuf` beside the tests' `protobuf`):
-/// cargo then builds both test binaries, the other one from crates the target needs anyway,
-/// and the runner runs the target's binary alone ([`run_binary`]).
+/// A name two packages share runs with `--workspace` too when each other package is a
+/// dependency of the target's own (the generator's `protobuf` beside the tests' `protobuf`),
+/// or is not built on it (the target's package is at most a dev-dependency of it: the
+/// example's `rbac` and `simulation` beside the server's): cargo then builds every package's
+/// test of that name, the others from crates the target needs anyway or that a mutant of
+/// the target's package leaves alone (the example's test binaries only, its library not),
+/// and the runner runs the target's binary alone ([`run_binary`]). So do a package's unit
+/// tests (`lib`, which every package has) under the same rule: the server's, whose
+/// `--workspace --lib` build after a server mutant rebuilds only the server's and the
+/// example's unit tests; not the runtime's, which every other package is built on.
 struct TestNames {
-    /// Test name → the packages that have a test of that name.
+    /// Test name → the packages that have a test of that name (`lib`: those with a library).
     tests: BTreeMap<String, Vec<String>>,
     /// Package → the workspace packages it depends on (normal and dev-dependencies).
     dependencies: BTreeMap<String, BTreeSet<String>>,
+    /// Package → the workspace packages its library is built on (its normal and build
+    /// dependencies, and theirs, transitively).
+    built_on: BTreeMap<String, BTreeSet<String>>,
     /// Package → its directory.
     dirs: BTreeMap<String, PathBuf>,
 }
@@ -1438,6 +1455,7 @@ impl TestNames {
             .map_err(|e| format!("cargo metadata's output does not read: {e}"))?;
         let mut names: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut dependencies: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut direct_built_on: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         let mut dirs = BTreeMap::new();
         for package in metadata["packages"].as_array().into_iter().flatten() {
             let Some(package_name) = package["name"].as_str() else {
@@ -1459,11 +1477,27 @@ impl TestNames {
                 .entry(package_name.to_owned())
                 .or_default()
                 .extend(local);
+            let built_on = package["dependencies"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|d| d["path"].is_string() && d["kind"] != "dev")
+                .filter_map(|d| d["name"].as_str().map(str::to_owned));
+            direct_built_on
+                .entry(package_name.to_owned())
+                .or_default()
+                .extend(built_on);
             for target in package["targets"].as_array().into_iter().flatten() {
-                let is_test = target["kind"]
-                    .as_array()
-                    .is_some_and(|kinds| kinds.iter().any(|k| k == "test"));
-                if let (true, Some(name)) = (is_test, target["name"].as_str()) {
+                let kinds = target["kind"].as_array();
+                let has = |kind: &str| kinds.is_some_and(|kinds| kinds.iter().any(|k| k == kind));
+                let name = if has("lib") || has("rlib") || has("proc-macro") {
+                    Some("lib")
+                } else if has("test") {
+                    target["name"].as_str()
+                } else {
+                    None
+                };
+                if let Some(name) = name {
                     names
                         .entry(name.to_owned())
                         .or_default()
@@ -1474,30 +1508,35 @@ impl TestNames {
         Ok(TestNames {
             tests: names,
             dependencies,
+            built_on: closure(&direct_built_on),
             dirs,
         })
     }
 
     /// How `target` is selected: among the whole workspace by its name alone, if no other
     /// package has a test of that name ([`Selection::Workspace`]) or every other package that
-    /// has one is a dependency of the target's ([`Selection::WorkspaceBinary`]); by its
-    /// package otherwise, and for unit tests.
+    /// has one (for unit tests, every other package with a library) is a dependency of the
+    /// target's or is not built on it ([`Selection::WorkspaceBinary`]); by its package
+    /// otherwise.
     fn selection(&self, target: &Target<'_>) -> Selection {
         let Some(packages) = self.tests.get(target.target) else {
             return Selection::Package;
         };
-        if target.target == "lib" || !packages.iter().any(|p| p == target.package) {
+        if !packages.iter().any(|p| p == target.package) {
             return Selection::Package;
         }
-        if packages.len() == 1 {
+        if packages.len() == 1 && target.target != "lib" {
             return Selection::Workspace;
         }
         let dependencies = self.dependencies.get(target.package);
-        let others_are_dependencies = packages
-            .iter()
-            .filter(|p| *p != target.package)
-            .all(|p| dependencies.is_some_and(|d| d.contains(p)));
-        if others_are_dependencies {
+        let others_are_cheap = packages.iter().filter(|p| *p != target.package).all(|p| {
+            dependencies.is_some_and(|d| d.contains(p))
+                || !self
+                    .built_on
+                    .get(p)
+                    .is_some_and(|b| b.contains(target.package))
+        });
+        if others_are_cheap {
             Selection::WorkspaceBinary
         } else {
             Selection::Package
@@ -1510,8 +1549,25 @@ impl TestNames {
     }
 }
 
-/// Builds `target` as `cargo test --workspace --test <target> --no-run` (which builds the
-/// other packages' tests of the same name too) and runs its package's binary alone, as
+/// Each package's dependencies and theirs, transitively.
+fn closure(direct: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, BTreeSet<String>> {
+    direct
+        .keys()
+        .map(|package| {
+            let mut seen = BTreeSet::new();
+            let mut next: Vec<&String> = direct[package].iter().collect();
+            while let Some(dependency) = next.pop() {
+                if seen.insert(dependency.clone()) {
+                    next.extend(direct.get(dependency).into_iter().flatten());
+                }
+            }
+            (package.clone(), seen)
+        })
+        .collect()
+}
+
+/// Builds `target` as `cargo test --workspace --test <target> --no-run` (or `--lib`: either
+/// builds the other packages' targets of the same name too) and runs its package's binary alone, as
 /// cargo would: in the package's directory, with `CARGO` and `CARGO_MANIFEST_DIR` set, and
 /// the filter. The build's failure is the outcome (`Err`).
 fn run_binary(
@@ -1547,12 +1603,14 @@ fn run_binary(
     let executable = String::from_utf8_lossy(&build.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == target.target)
+        .filter(|m| m["reason"] == "compiler-artifact" && m["profile"]["test"] == true)
+        .filter(|m| artifact_target(m) == target.target)
         .filter(|m| m["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
         .ok_or_else(|| format!("cargo {} built no binary for {target}", args.join(" ")))?;
     let mut run = Command::new(&executable);
-    run.current_dir(dir)
+    as_from_a_shell(&mut run)
+        .current_dir(dir)
         .env(
             "CARGO",
             std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
@@ -1569,6 +1627,24 @@ fn run_binary(
     run.output()
         .map(Ok)
         .map_err(|e| format!("cannot run {}: {e}", executable.display()))
+}
+
+/// The target a `compiler-artifact` message of cargo is for, as a [`Target`] names it: `lib`
+/// for a library (its unit tests), the target's name otherwise.
+pub(crate) fn artifact_target(message: &serde_json::Value) -> String {
+    let is_lib = message["target"]["kind"].as_array().is_some_and(|kinds| {
+        kinds
+            .iter()
+            .any(|k| k == "lib" || k == "rlib" || k == "proc-macro")
+    });
+    if is_lib {
+        "lib".to_owned()
+    } else {
+        message["target"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
 }
 
 /// Runs one test target and says what happened.
@@ -1710,9 +1786,10 @@ mod tests {
     }
 
     /// A test whose name one package alone has is selected among the workspace; one whose
-    /// name another package's test has too, among the workspace when that package is a
-    /// dependency (`protobuf`: the generator's and the tests'), by its package otherwise
-    /// (`routes`: the runtime's and the tests'); a package's unit tests by their package.
+    /// name another package's test has too (and unit tests, which every package has), among
+    /// the workspace when each other package is a dependency (`protobuf`: the generator's and
+    /// the tests') or is not built on the target's package (the example's `rbac` beside the
+    /// server's), by its package otherwise (`routes`: the runtime's and the tests').
     #[test]
     fn workspace_selection_by_name_and_dependencies() {
         let root = root();
@@ -1728,13 +1805,23 @@ mod tests {
             assert_eq!(names.selection(&protobuf), Selection::WorkspaceBinary);
         }
         assert_eq!(names.selection(&golden), Selection::Workspace);
-        // The tests' `routes` and the example's `simulation` are not dependencies.
+        // The example's `rbac` and `simulation` and every other package's unit tests are
+        // not built on the server (the example has it as a dev-dependency only): a server
+        // mutant rebuilds only the example's test binaries beside the server's.
         for shared in [
-            "kubeforge-runtime:routes",
+            "kubeforge-server:rbac",
             "kubeforge-server:simulation",
-            "kubeforge-runtime:lib",
-            "kubeforge-server:lib",
+            "kubeforge-server:lib:strategic_directives",
         ] {
+            assert_eq!(
+                names.selection(&Target::parse(shared).unwrap()),
+                Selection::WorkspaceBinary,
+                "{shared}"
+            );
+        }
+        // The tests' `routes`, and the generator's unit tests and every other package's, are
+        // built on the runtime: a runtime mutant would rebuild them all.
+        for shared in ["kubeforge-runtime:routes", "kubeforge-runtime:lib"] {
             assert!(
                 !names.workspace(&Target::parse(shared).unwrap()),
                 "{shared}"
@@ -1780,11 +1867,8 @@ mod tests {
             lib.cargo_args(false),
             ["test", "-p", "kubeforge-runtime", "--lib"]
         );
-        // A package's unit tests are selected by their package even so.
-        assert_eq!(
-            lib.cargo_args(true),
-            ["test", "-p", "kubeforge-runtime", "--lib"]
-        );
+        // Among the workspace, unit tests are every package's.
+        assert_eq!(lib.cargo_args(true), ["test", "--workspace", "--lib"]);
         for bad in ["", "x", "x:", ":y", "x:y:", "x:y:z:w"] {
             assert!(Target::parse(bad).is_err(), "{bad:?}");
         }

@@ -111,7 +111,8 @@ pub fn run(root: &Path, most: usize, command: &[OsString]) -> ExitCode {
         host.to_uppercase().replace(['-', '.'], "_")
     );
     let mut cmd = Command::new(program);
-    cmd.args(args)
+    xtask::mutants::as_from_a_shell(&mut cmd)
+        .args(args)
         .current_dir(root)
         .env(LOG, &log)
         .env("RUSTC_WRAPPER", bin.join(WRAPPER_NAME))
