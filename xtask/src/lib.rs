@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod cargo;
 pub mod mutants;
 
 /// The directory of input documents, relative to the workspace root.

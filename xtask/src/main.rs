@@ -258,8 +258,7 @@ fn known_shapes(root: &Path, check: bool) -> Result<bool, String> {
 
 /// Builds the generated crate, so that `regen` alone shows whether the output compiles.
 fn build_generated(root: &Path) -> ExitCode {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = std::process::Command::new(cargo)
+    let status = xtask::cargo::command()
         .args([
             "build",
             "--package",
@@ -365,8 +364,7 @@ fn regen_one(root: &Path, config: &kubeforge::Config, out: &str, check: bool) ->
 /// `cargo xtask kube-tests`: the server's test that runs them (it prints each result and
 /// the count, and compares them with the committed expectations).
 fn kube_tests(root: &Path) -> ExitCode {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = std::process::Command::new(cargo)
+    let status = xtask::cargo::command()
         .args([
             "test",
             "--package",

@@ -30,7 +30,8 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 mod tested_by;
-pub use tested_by::{as_from_a_shell, log_field, test_environment};
+use crate::cargo::as_from_a_shell;
+pub use tested_by::{log_field, test_environment};
 
 /// One planted bug: in `file`, `find` (which must occur exactly once) becomes `replace`.
 #[derive(Debug)]
@@ -1341,8 +1342,8 @@ fn plant(scratch: &Path, mutant: &Mutant) -> Result<(), String> {
 /// variables `cargo xtask` set for xtask: [`as_from_a_shell`]), as `.ci/run`'s
 /// test step's cargo. Blessing variables never leak into the test runs.
 fn cargo(scratch: &Path, cargo_target: &Path) -> Command {
-    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    as_from_a_shell(&mut command)
+    let mut command = crate::cargo::command();
+    command
         .current_dir(scratch)
         .env("CARGO_TARGET_DIR", cargo_target)
         .env("CARGO_INCREMENTAL", "1")
@@ -1611,10 +1612,7 @@ fn run_binary(
     let mut run = Command::new(&executable);
     as_from_a_shell(&mut run)
         .current_dir(dir)
-        .env(
-            "CARGO",
-            std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()),
-        )
+        .env("CARGO", crate::cargo::program())
         .env("CARGO_MANIFEST_DIR", dir)
         .env("CARGO_MANIFEST_PATH", &manifest)
         .env("CARGO_PKG_NAME", target.package)

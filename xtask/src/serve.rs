@@ -23,8 +23,7 @@ pub fn run(root: &Path, args: Vec<OsString>) -> ExitCode {
         full.push(root.join("schemas").into_os_string());
     }
     full.extend(args);
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = std::process::Command::new(cargo);
+    let mut command = xtask::cargo::command();
     command.args(&full).current_dir(root);
     // On Unix this process becomes `cargo run`, which becomes the server (cargo execs what it
     // runs): one process, so Ctrl-C or a SIGTERM sent to `cargo xtask serve` reaches the

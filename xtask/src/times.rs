@@ -111,7 +111,7 @@ pub fn run(root: &Path, most: usize, command: &[OsString]) -> ExitCode {
         host.to_uppercase().replace(['-', '.'], "_")
     );
     let mut cmd = Command::new(program);
-    xtask::mutants::as_from_a_shell(&mut cmd)
+    xtask::cargo::as_from_a_shell(&mut cmd)
         .args(args)
         .current_dir(root)
         .env(LOG, &log)

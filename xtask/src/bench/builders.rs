@@ -10,10 +10,10 @@
 //! wall-clock time mostly measures the neighbours.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use super::measure::{cargo_program, children_cpu, order};
+use super::measure::{children_cpu, order};
 use super::stats::{Stat, show_change};
 
 /// The largest accepted slowdown from builders, in percent.
@@ -189,7 +189,7 @@ serde_json = {{ version = "1", features = ["preserve_order"] }}
 
 /// `cargo build` or `cargo clean -p` of the variant, in the bench's own target directory.
 fn cargo(variant: &Variant, target_dir: &Path, action: &str) -> Result<(), String> {
-    let mut command = Command::new(cargo_program());
+    let mut command = xtask::cargo::command();
     command
         .arg(action)
         .arg("--quiet")

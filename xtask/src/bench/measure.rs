@@ -225,7 +225,7 @@ pub(crate) fn order<T: Copy>(run: usize, a: T, b: T) -> [T; 2] {
 }
 
 pub(crate) fn cargo_program() -> std::ffi::OsString {
-    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+    xtask::cargo::program()
 }
 
 /// The cargo that runs this xtask, as a path (the harness runs it).
@@ -318,7 +318,7 @@ pub(crate) fn as_built_for_timing(command: &mut Command) -> &mut Command {
 }
 
 pub(crate) fn cargo(dir: &Path, args: &[&str]) -> Result<(), String> {
-    let status = as_built_for_timing(&mut Command::new(cargo_program()))
+    let status = as_built_for_timing(&mut xtask::cargo::command())
         .args(args)
         .arg("--quiet")
         .current_dir(dir)

@@ -882,20 +882,18 @@ fn prepare_rerun(paths: &Paths) -> Result<RerunProject, String> {
     eprintln!("bench: building the build-script project ({})", file.label);
     cargo_in(&dir, &paths.build_target, &["build"])?;
     let manifest = dir.join("Cargo.toml");
-    let output = super::measure::as_built_for_timing(&mut std::process::Command::new(
-        super::measure::cargo_program(),
-    ))
-    .args([
-        "build",
-        "--quiet",
-        "--message-format=json",
-        "--manifest-path",
-    ])
-    .arg(&manifest)
-    .arg("--target-dir")
-    .arg(&paths.build_target)
-    .output()
-    .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let output = super::measure::as_built_for_timing(&mut xtask::cargo::command())
+        .args([
+            "build",
+            "--quiet",
+            "--message-format=json",
+            "--manifest-path",
+        ])
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&paths.build_target)
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !output.status.success() {
         return Err(format!("`cargo build` of {} failed", dir.display()));
     }
