@@ -327,7 +327,8 @@ pub(crate) fn runtime_query_doc(kind: &str) -> String {
 }
 
 /// Whether the runtime's `crd_query` module holds `query` as this crate would write it
-/// (with the runtime's own doc): the same name, fields, docs, derives and builder.
+/// (with the runtime's own doc): the same name, fields, docs, derives and builder, token
+/// for token.
 fn in_runtime_query(context: &Context<'_>, query: &QueryStruct<'_>, kind: &str) -> bool {
     if !context.docs || !context.builders {
         return false;
@@ -337,5 +338,13 @@ fn in_runtime_query(context: &Context<'_>, query: &QueryStruct<'_>, kind: &str) 
     let text = code
         .finish()
         .replace(&format!("{}::", context.runtime), "crate::");
-    kubeforge_runtime::crd_query::SOURCE.contains(&text)
+    // Compared without whitespace and trailing commas: the same tokens may be laid out
+    // differently (some crates' calls are broken over lines, with a trailing comma, where
+    // the runtime's are on one).
+    let tokens = |text: &str| -> String {
+        text.split_whitespace()
+            .collect::<String>()
+            .replace(",)", ")")
+    };
+    tokens(kubeforge_runtime::crd_query::SOURCE).contains(&tokens(&text))
 }
