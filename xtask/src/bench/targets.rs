@@ -81,8 +81,8 @@ const LEVER_DEV_BUILD_MEMORY: &str = "rustc's peak is at the end of the crate's 
 const LEVER_CRD_BUILD: &str = "a CRD crate compiles what kopium's does not have (builders, \
     serde impls, validation, routes). The seven query structs every CRD crate had are the \
     runtime's now (`kubeforge_runtime::crd_query`, re-exported; 2026-11-29, cert-manager's \
-    Certificate 0.65-0.71 s -> 0.58-0.64 s of CPU at load 10 to 12, every corpus and extra \
-    CRD 3 to 14% less). What is left, on the Certificate before that change (three builds \
+    Certificate 0.65-0.71 s -> 0.58-0.64 s of CPU at load 10 to 12; the other small crates 5 \
+    to 13% less, the large ones within the noise). What is left, on the Certificate before that change (three builds \
     each, CPU, load 10 to 12): the default crate 0.67 to 0.71 s, without routes 0.55 to \
     0.57, without builders 0.56 to 0.58, the types alone (`--no-routes --no-builders \
     --no-validation`) 0.46 to 0.50 s (0.38 to 0.40 s at a lower load, an empty crate with \
