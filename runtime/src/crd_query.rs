@@ -2,7 +2,8 @@
 //! kubeforge generates would write them: compiled once here, and re-exported by the
 //! crates (their `routes` module) instead of compiled in each (docs/src/design/decisions.md,
 //! "A CRD crate's query structs"). The generator re-exports them only when its own text
-//! of every struct is the text below (`SOURCE`); `codegen`'s tests keep the two the same.
+//! of every struct is the text below (`SOURCE`) token for token (rustfmt lays this file out,
+//! prettyplease's rules the generator's); `codegen`'s cli tests keep the two the same.
 //!
 //! Written from the generator's output; do not edit by hand.
 

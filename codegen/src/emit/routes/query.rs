@@ -338,9 +338,9 @@ fn in_runtime_query(context: &Context<'_>, query: &QueryStruct<'_>, kind: &str) 
     let text = code
         .finish()
         .replace(&format!("{}::", context.runtime), "crate::");
-    // Compared without whitespace and trailing commas: the same tokens may be laid out
-    // differently (some crates' calls are broken over lines, with a trailing comma, where
-    // the runtime's are on one).
+    // Compared without whitespace and trailing commas: the runtime's copy is laid out by
+    // rustfmt (the workspace's `cargo fmt`), the generator's text as prettyplease lays it
+    // out, and the two break a long call at different places, with or without a comma.
     let tokens = |text: &str| -> String {
         text.split_whitespace()
             .collect::<String>()
