@@ -632,3 +632,54 @@ fn diff_prints_what_changed_between_two_inputs() {
     assert!(!ok);
     assert!(stderr.contains("missing.json"), "{stderr}");
 }
+
+/// A CRD crate's query structs are the runtime's (`kubeforge_runtime::crd_query`, compiled
+/// once) re-exported, for every corpus CRD: the generator re-exports them only when its own
+/// text of each struct is the runtime's, so a change to how query structs are written must
+/// rewrite `runtime/src/crd_query.rs` too, or every CRD crate quietly compiles its own copy
+/// again. The default Kubernetes crate, whose parameters carry the document's own
+/// descriptions, keeps its own.
+#[test]
+fn crd_crates_re_export_the_runtimes_query_structs() {
+    let inputs = [
+        "crds/cert-manager-Certificate.yaml",
+        "crds/crossplane-CompositeResourceDefinition.yaml",
+        "crds/gateway-api-HTTPRoute.yaml",
+        "crds/knative-Service.yaml",
+        "crds/prometheus-operator-ServiceMonitor.yaml",
+    ];
+    let Some(corpus) = kubeforge_tests::corpus("cli CRD query structs", &inputs) else {
+        return;
+    };
+    let work = tempfile::tempdir().expect("temp dir");
+    for input in inputs {
+        let out = work.path().join(input.replace(['/', '.'], "_"));
+        let output = Command::new(env!("CARGO_BIN_EXE_kubeforge"))
+            .arg(corpus.join(input))
+            .args(["--crate-name", "crd", "--out"])
+            .arg(&out)
+            .output()
+            .expect("kubeforge runs");
+        assert!(
+            output.status.success(),
+            "{input}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let query = std::fs::read_to_string(out.join("src/routes/query.rs")).expect("query.rs");
+        assert!(
+            query.contains("pub use ::kubeforge_runtime::crd_query::{"),
+            "{input}: the query structs are compiled in the crate, not re-exported from the \
+             runtime; regenerate runtime/src/crd_query.rs from a CRD crate's query.rs:\n{query}"
+        );
+        for name in ["ListOrWatchQuery", "WatchQuery", "PatchQueryBuilder"] {
+            assert!(
+                query.contains(name),
+                "{input}: {name} not re-exported:\n{query}"
+            );
+            assert!(
+                kubeforge_runtime::crd_query::SOURCE.contains(&format!("pub struct {name}")),
+                "the runtime has no {name}"
+            );
+        }
+    }
+}

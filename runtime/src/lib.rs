@@ -86,6 +86,7 @@
 #![deny(missing_docs)]
 
 mod byte_string;
+pub mod crd_query;
 mod date_time;
 pub mod duration;
 mod extra_fields;

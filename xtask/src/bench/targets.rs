@@ -74,19 +74,24 @@ const LEVER_DEV_BUILD_MEMORY: &str = "rustc's peak is at the end of the crate's 
     The bodies no API needs are gone: `impl Eq for T {}` instead of 748 derived \
     `assert_receiver_is_total_eq` bodies, and `Validate::schema` and the matcher kept as MIR \
     in the metadata instead of compiled here (`#[inline]`) took the peak from 1,019-1,030 to \
-    973-976 MiB; taking every `#[inline]` away instead raised it to 1,733 MiB. What is left \
-    is the public API's bodies: fewer of them, or parts behind cargo features the default \
-    leaves out";
+    973-976 MiB; taking every `#[inline]` away instead raised it to 1,733 MiB. Neither the \
+    `Route` enum's derives written by hand (974 against 977 MiB) nor leaving validation out \
+    altogether (965) is a lever (2026-11-29, one build each). What is left is the public \
+    API's bodies: fewer of them, or parts behind cargo features the default leaves out";
 const LEVER_CRD_BUILD: &str = "a CRD crate compiles what kopium's does not have (builders, \
-    serde impls, validation, routes); on cert-manager's Certificate (2026-11-29, three \
-    builds each, CPU) the default crate takes 0.57 to 0.67 s, without routes 0.46 to 0.56, \
-    without builders 0.48 to 0.53, the types alone (`--no-routes --no-builders \
-    --no-validation`) 0.38 to 0.40 s, and an empty crate with the same dependencies 0.06 to \
-    0.09 s: the target, half of kopium's 0.72 s, is below what the types and their serde \
-    impls alone cost, so it needs cheaper types (fewer, smaller serde impls), not only fewer \
-    parts. Under `-Z time-passes` the Certificate's crate is type checking (0.30 of its 1.03 s \
-    coherence) and borrow checking (1.39 s) of 3.4 s at load 13; the bodies no API needs, \
-    taken out for the big crate, moved it within the noise (0.68-0.78 s -> 0.66-0.69 s)";
+    serde impls, validation, routes). The seven query structs every CRD crate had are the \
+    runtime's now (`kubeforge_runtime::crd_query`, re-exported; 2026-11-29, cert-manager's \
+    Certificate 0.65-0.71 s -> 0.58-0.64 s of CPU at load 10 to 12; the other small crates 5 \
+    to 13% less, the large ones within the noise). What is left, on the Certificate before that change (three builds \
+    each, CPU, load 10 to 12): the default crate 0.67 to 0.71 s, without routes 0.55 to \
+    0.57, without builders 0.56 to 0.58, the types alone (`--no-routes --no-builders \
+    --no-validation`) 0.46 to 0.50 s (0.38 to 0.40 s at a lower load, an empty crate with \
+    the same dependencies 0.06 to 0.09 s): the target, half of kopium's 0.72 s, is below what \
+    the types and their serde impls alone cost, so it needs cheaper types (fewer, smaller \
+    serde impls), not only fewer parts. The crate compiles almost no machine code of its own \
+    (`nm`: its string enums' `as_str`, `From<&str>` and `Display`, whose `#[inline]` measured \
+    within the noise); under `-Z time-passes` the Certificate's crate is type checking (0.30 \
+    of its 1.03 s coherence) and borrow checking (1.39 s) of 3.4 s at load 13";
 const LEVER_SERDE_INSTRUCTIONS: &str = "deserializing: the instructions above serde_json's \
     own reading are building the values; one table-driven visitor for every struct (issue 32) \
     is the design that could spend fewer. Serializing: 55% of both crates' instructions are \

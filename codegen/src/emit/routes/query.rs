@@ -242,6 +242,9 @@ pub(super) fn shared_query_structs(context: &Context<'_>) -> Option<File> {
     };
     let mut code = Code::new();
     let mut exports = Vec::new();
+    // Whether every struct is one the runtime already compiled (a CRD crate's, whose
+    // parameters are the conventions'): then the file re-exports them.
+    let mut in_runtime = true;
     for shared in &api.query_structs {
         if !exports.is_empty() {
             code.blank();
@@ -278,15 +281,70 @@ pub(super) fn shared_query_structs(context: &Context<'_>) -> Option<File> {
             eq: shared.eq,
         };
         query_struct_with_notes(&mut code, context, &query, &doc, &notes);
+        in_runtime &= notes.is_empty() && in_runtime_query(context, &query, shared.kind);
         exports.push(shared.name.clone());
         if context.builders {
             exports.push(shared.builder.clone());
         }
     }
+    let text = if in_runtime {
+        // The same structs, compiled once in the runtime instead of in every CRD crate
+        // (docs/src/design/decisions.md, "A CRD crate's query structs").
+        // Filled as prettyplease fills a use list: as many names per line as fit.
+        let mut text = format!("pub use {}::crd_query::{{\n", context.runtime);
+        let mut line = String::new();
+        for name in &exports {
+            if !line.is_empty() && 4 + line.len() + 1 + name.len() + 1 > 100 {
+                text.push_str(&format!("    {}\n", line.trim_end()));
+                line.clear();
+            }
+            line.push_str(name);
+            line.push_str(", ");
+        }
+        text.push_str(&format!(
+            "    {},\n}};\n",
+            line.trim_end().trim_end_matches(',')
+        ));
+        text
+    } else {
+        code.finish()
+    };
     Some(File {
-        parts: Parts(vec![code.finish()]),
+        parts: Parts(vec![text]),
         exports,
         source,
         export_cfgs: std::collections::BTreeMap::new(),
     })
+}
+
+/// The doc of a query struct in the runtime's `crd_query` module.
+pub(crate) fn runtime_query_doc(kind: &str) -> String {
+    format!(
+        "The optional query parameters of a custom resource's {kind} operations; only those set are sent. \
+         The name says what the operations do, never which parameters they take, so a release that adds a parameter \
+         adds a field here and renames nothing."
+    )
+}
+
+/// Whether the runtime's `crd_query` module holds `query` as this crate would write it
+/// (with the runtime's own doc): the same name, fields, docs, derives and builder, token
+/// for token.
+fn in_runtime_query(context: &Context<'_>, query: &QueryStruct<'_>, kind: &str) -> bool {
+    if !context.docs || !context.builders {
+        return false;
+    }
+    let mut code = Code::new();
+    query_struct_with_notes(&mut code, context, query, &runtime_query_doc(kind), &[]);
+    let text = code
+        .finish()
+        .replace(&format!("{}::", context.runtime), "crate::");
+    // Compared without whitespace and trailing commas: the runtime's copy is laid out by
+    // rustfmt (the workspace's `cargo fmt`), the generator's text as prettyplease lays it
+    // out, and the two break a long call at different places, with or without a comma.
+    let tokens = |text: &str| -> String {
+        text.split_whitespace()
+            .collect::<String>()
+            .replace(",)", ")")
+    };
+    tokens(kubeforge_runtime::crd_query::SOURCE).contains(&tokens(&text))
 }
