@@ -150,6 +150,8 @@ pub fn build(scratch: &Path) -> Result<Vec<Binary>, String> {
         // Built once per target directory: incremental state (which CI's test step would
         // otherwise ask for, `.ci/run`) only costs time and disk (`crate::scale::INCREMENTAL`).
         .env("CARGO_INCREMENTAL", crate::scale::INCREMENTAL)
+        .env("CARGO_PROFILE_DEV_DEBUG", crate::scale::DEBUG)
+        .env("CARGO_PROFILE_TEST_DEBUG", crate::scale::DEBUG)
         .current_dir(scratch);
     for package in PACKAGES {
         command.args(["--package", package]);

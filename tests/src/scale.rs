@@ -56,7 +56,7 @@ pub const RUSTFLAGS: &str = "-D warnings";
 
 /// `cargo` (the one running the tests) in `dir`, building into the shared target directory
 /// ([`dir_target`]) with the shared flags ([`RUSTFLAGS`]) and without incremental state
-/// ([`INCREMENTAL`]); the caller adds the arguments.
+/// ([`INCREMENTAL`]) or debug info ([`DEBUG`]); the caller adds the arguments.
 pub fn command(dir: &Path) -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
@@ -64,7 +64,9 @@ pub fn command(dir: &Path) -> Command {
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", dir_target())
         .env("RUSTFLAGS", RUSTFLAGS)
-        .env("CARGO_INCREMENTAL", INCREMENTAL);
+        .env("CARGO_INCREMENTAL", INCREMENTAL)
+        .env("CARGO_PROFILE_DEV_DEBUG", DEBUG)
+        .env("CARGO_PROFILE_TEST_DEBUG", DEBUG);
     command
 }
 
@@ -75,6 +77,13 @@ pub fn command(dir: &Path) -> Command {
 /// generated crate is written once per run, so incremental state would only cost time and
 /// disk.
 pub const INCREMENTAL: &str = "0";
+
+/// The debug info of every crate built in [`dir_target`] (`CARGO_PROFILE_DEV_DEBUG` and
+/// `CARGO_PROFILE_TEST_DEBUG`): none, as CI builds them (`.ci/run`), whatever the shell has.
+/// A generated crate is built to be checked, never debugged, and with the default full debug
+/// info the crates the tests build took most of the 267 s by which a contributor's `cargo
+/// test --workspace` trailed CI's on a fresh clone (docs/src/contributing/tests.md).
+pub const DEBUG: &str = "0";
 
 /// Runs `cargo <args>` in `dir` with warnings denied, and panics with its output on failure.
 pub fn cargo(dir: &Path, args: &[&str]) -> String {
