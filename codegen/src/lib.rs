@@ -66,6 +66,27 @@ pub fn builtin_meta_document() -> &'static [u8] {
     load::builtin_document()
 }
 
+/// The CRD whose query structs the runtime's `crd_query` module holds: every CRD's operations
+/// take the conventions' parameters, so any CRD's would do.
+const CRD_QUERY_INPUT: &str = r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+ "metadata": {"name": "widgets.example.com"},
+ "spec": {"group": "example.com", "scope": "Namespaced",
+  "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
+  "versions": [{"name": "v1", "served": true, "storage": true,
+   "schema": {"openAPIV3Schema": {"type": "object"}}}]}}
+"#;
+
+/// The text of the runtime's `crd_query` module (`runtime/src/crd_query.rs`): the query
+/// structs of a CRD's operations as every CRD crate would write them (the defaults: docs and
+/// builders), which such a crate re-exports instead of compiling its own. `cargo xtask regen`
+/// writes the file with it, and `regen --check` compares.
+#[doc(hidden)]
+pub fn crd_query_module() -> Result<String, Error> {
+    let config = Config::new().input_bytes("crd_query.json", CRD_QUERY_INPUT);
+    let api = config.api()?;
+    emit::crd_query_module(&api, &config.options)
+}
+
 /// The table of Kubernetes' struct shapes that dedup names embedded Kubernetes types by
 /// (`codegen/src/model/known_shapes.tsv`: schema name, tab, the shape as JSON), built from the
 /// Kubernetes OpenAPI document at `swagger` as it defines them (no dedup, the meta types its

@@ -633,6 +633,20 @@ fn diff_prints_what_changed_between_two_inputs() {
     assert!(stderr.contains("missing.json"), "{stderr}");
 }
 
+/// `runtime/src/crd_query.rs` is exactly what the generator writes for it (`cargo xtask regen`
+/// writes it with `kubeforge::crd_query_module`): hand edits, or a change to how query structs
+/// are written without a regen, fail here.
+#[test]
+fn the_runtimes_query_structs_are_the_generators() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/src/crd_query.rs");
+    let committed = std::fs::read_to_string(&path).expect("runtime/src/crd_query.rs");
+    let text = kubeforge::crd_query_module().expect("the query structs generate");
+    assert!(
+        committed == text,
+        "runtime/src/crd_query.rs is stale: run `cargo xtask regen` and commit the result"
+    );
+}
+
 /// A CRD crate's query structs are the runtime's (`kubeforge_runtime::crd_query`, compiled
 /// once) re-exported, for every corpus CRD: the generator re-exports them only when its own
 /// text of each struct is the runtime's, so a change to how query structs are written must

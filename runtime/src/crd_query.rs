@@ -2,10 +2,11 @@
 //! kubeforge generates would write them: compiled once here, and re-exported by the
 //! crates (their `routes` module) instead of compiled in each (docs/src/design/decisions.md,
 //! "A CRD crate's query structs"). The generator re-exports them only when its own text
-//! of every struct is the text below (`SOURCE`) token for token (rustfmt lays this file out,
-//! prettyplease's rules the generator's); `codegen`'s cli tests keep the two the same.
+//! of every struct is the text below (`SOURCE`) token for token.
 //!
-//! Written from the generator's output; do not edit by hand.
+//! Written by `cargo xtask regen` from the generator (`kubeforge::crd_query_module`), laid
+//! out as the generator lays out a crate (so `runtime/src/lib.rs` keeps rustfmt off it);
+//! `regen --check` and `codegen`'s cli tests fail when it is stale. Do not edit by hand.
 
 /// This module's text, which the generator compares its own with.
 #[doc(hidden)]
@@ -129,18 +130,28 @@ impl crate::request::QueryParams for DeleteCollectionQuery {
         target.push_optional_query("continue", self.continue_.as_deref());
         target.push_optional_query("dryRun", self.dry_run.as_deref());
         target.push_optional_query("fieldSelector", self.field_selector.as_deref());
-        target.push_optional_query("gracePeriodSeconds", self.grace_period_seconds.as_ref());
+        target
+            .push_optional_query(
+                "gracePeriodSeconds",
+                self.grace_period_seconds.as_ref(),
+            );
         target.push_optional_query("labelSelector", self.label_selector.as_deref());
         target.push_optional_query("limit", self.limit.as_ref());
         target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
         target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("propagationPolicy", self.propagation_policy.as_deref());
+        target
+            .push_optional_query(
+                "propagationPolicy",
+                self.propagation_policy.as_deref(),
+            );
         target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target.push_optional_query(
-            "resourceVersionMatch",
-            self.resource_version_match.as_deref(),
-        );
-        target.push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
         target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
     }
 }
@@ -276,10 +287,18 @@ impl crate::request::QueryParams for DeleteQuery {
     #[inline]
     fn append_to(&self, target: &mut crate::request::PathAndQuery) {
         target.push_optional_query("dryRun", self.dry_run.as_deref());
-        target.push_optional_query("gracePeriodSeconds", self.grace_period_seconds.as_ref());
+        target
+            .push_optional_query(
+                "gracePeriodSeconds",
+                self.grace_period_seconds.as_ref(),
+            );
         target.push_optional_query("orphanDependents", self.orphan_dependents.as_ref());
         target.push_optional_query("pretty", self.pretty.as_deref());
-        target.push_optional_query("propagationPolicy", self.propagation_policy.as_deref());
+        target
+            .push_optional_query(
+                "propagationPolicy",
+                self.propagation_policy.as_deref(),
+            );
     }
 }
 
@@ -431,18 +450,24 @@ pub struct ListOrWatchQuery {
 impl crate::request::QueryParams for ListOrWatchQuery {
     #[inline]
     fn append_to(&self, target: &mut crate::request::PathAndQuery) {
-        target.push_optional_query("allowWatchBookmarks", self.allow_watch_bookmarks.as_ref());
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
         target.push_optional_query("continue", self.continue_.as_deref());
         target.push_optional_query("fieldSelector", self.field_selector.as_deref());
         target.push_optional_query("labelSelector", self.label_selector.as_deref());
         target.push_optional_query("limit", self.limit.as_ref());
         target.push_optional_query("pretty", self.pretty.as_deref());
         target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target.push_optional_query(
-            "resourceVersionMatch",
-            self.resource_version_match.as_deref(),
-        );
-        target.push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
         target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
         target.push_optional_query("watch", self.watch.as_ref());
     }
@@ -662,16 +687,22 @@ pub struct WatchQuery {
 impl crate::request::QueryParams for WatchQuery {
     #[inline]
     fn append_to(&self, target: &mut crate::request::PathAndQuery) {
-        target.push_optional_query("allowWatchBookmarks", self.allow_watch_bookmarks.as_ref());
+        target
+            .push_optional_query(
+                "allowWatchBookmarks",
+                self.allow_watch_bookmarks.as_ref(),
+            );
         target.push_optional_query("fieldSelector", self.field_selector.as_deref());
         target.push_optional_query("labelSelector", self.label_selector.as_deref());
         target.push_optional_query("pretty", self.pretty.as_deref());
         target.push_optional_query("resourceVersion", self.resource_version.as_deref());
-        target.push_optional_query(
-            "resourceVersionMatch",
-            self.resource_version_match.as_deref(),
-        );
-        target.push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
+        target
+            .push_optional_query(
+                "resourceVersionMatch",
+                self.resource_version_match.as_deref(),
+            );
+        target
+            .push_optional_query("sendInitialEvents", self.send_initial_events.as_ref());
         target.push_optional_query("timeoutSeconds", self.timeout_seconds.as_ref());
     }
 }

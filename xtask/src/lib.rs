@@ -133,6 +133,10 @@ fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     }
 }
 
+/// The runtime's query structs of every CRD crate, which `regen` writes from the generator
+/// (`kubeforge::crd_query_module`), relative to the workspace root.
+pub const CRD_QUERY: &str = "runtime/src/crd_query.rs";
+
 /// The committed table of known Kubernetes shapes, relative to the workspace root.
 pub const KNOWN_SHAPES: &str = "codegen/src/model/known_shapes.tsv";
 

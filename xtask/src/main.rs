@@ -140,7 +140,8 @@ enum Command {
         )]
         command: Vec<std::ffi::OsString>,
     },
-    /// Regenerate generated/src from schemas/*.json, then build the generated crate.
+    /// Regenerate generated/src from schemas/*.json (and meta/src, runtime/src/crd_query.rs),
+    /// then build the generated crate.
     Regen {
         /// Write nothing; exit non-zero with a unified diff when generated/ is stale.
         #[arg(long)]
@@ -256,6 +257,29 @@ fn known_shapes(root: &Path, check: bool) -> Result<bool, String> {
     Ok(false)
 }
 
+/// Writes the runtime's CRD query structs (`runtime/src/crd_query.rs`) from the generator;
+/// with `check`, only compares. Whether the committed file is current. The generator that
+/// runs here was built with the committed file, which only decides whether a CRD crate
+/// re-exports the structs: `generated/` and `meta/` do not depend on it.
+fn crd_query(root: &Path, check: bool) -> Result<bool, String> {
+    let path = root.join(xtask::CRD_QUERY);
+    let text = kubeforge::crd_query_module().map_err(|e| e.to_string())?;
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    if committed == text {
+        return Ok(true);
+    }
+    if check {
+        eprintln!(
+            "{} is stale. Run `cargo xtask regen` and commit the result.",
+            xtask::CRD_QUERY
+        );
+        return Ok(false);
+    }
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!("{} rewritten", xtask::CRD_QUERY);
+    Ok(true)
+}
+
 /// Builds the generated crate, so that `regen` alone shows whether the output compiles.
 fn build_generated(root: &Path) -> ExitCode {
     let status = xtask::cargo::command()
@@ -287,6 +311,14 @@ fn workspace_root() -> PathBuf {
 
 fn regen(root: &Path, check: bool) -> ExitCode {
     match known_shapes(root, check) {
+        Ok(true) => {}
+        Ok(false) => return ExitCode::FAILURE,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    }
+    match crd_query(root, check) {
         Ok(true) => {}
         Ok(false) => return ExitCode::FAILURE,
         Err(message) => {

@@ -343,6 +343,14 @@ fn emit_type(context: &Context<'_>, id: TypeId) -> Emitted {
     }
 }
 
+/// The runtime's `crd_query` module (`runtime/src/crd_query.rs`): the query structs of
+/// `api`, a CRD's, as every CRD crate would write them, with the runtime's docs and paths.
+pub fn crd_query_module(api: &ApiSet, options: &Options) -> Result<String, Error> {
+    let attributes = attributes::Attributes::resolve(api, options)?;
+    let context = Context::new(api, options, &attributes, None)?;
+    Ok(routes::runtime_query_module(&context))
+}
+
 /// Emits every type of `api` into a module tree, gated by `features` when the output is
 /// (`Options::features`; the model computes them, `model::features::compute`).
 pub fn emit(api: &ApiSet, options: &Options, features: Option<&Features>) -> Result<Module, Error> {

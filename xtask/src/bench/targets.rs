@@ -78,20 +78,20 @@ const LEVER_DEV_BUILD_MEMORY: &str = "rustc's peak is at the end of the crate's 
     `Route` enum's derives written by hand (974 against 977 MiB) nor leaving validation out \
     altogether (965) is a lever (2026-11-29, one build each). What is left is the public \
     API's bodies: fewer of them, or parts behind cargo features the default leaves out";
-const LEVER_CRD_BUILD: &str = "a CRD crate compiles what kopium's does not have (builders, \
-    serde impls, validation, routes). The seven query structs every CRD crate had are the \
+const LEVER_CRD_BUILD: &str = "a CRD crate's build is its types' serde impls, not what it \
+    imports nor its optional parts. The seven query structs every CRD crate had are the \
     runtime's now (`kubeforge_runtime::crd_query`, re-exported; 2026-11-29, cert-manager's \
-    Certificate 0.65-0.71 s -> 0.58-0.64 s of CPU at load 10 to 12; the other small crates 5 \
-    to 13% less, the large ones within the noise). What is left, on the Certificate before that change (three builds \
-    each, CPU, load 10 to 12): the default crate 0.67 to 0.71 s, without routes 0.55 to \
-    0.57, without builders 0.56 to 0.58, the types alone (`--no-routes --no-builders \
-    --no-validation`) 0.46 to 0.50 s (0.38 to 0.40 s at a lower load, an empty crate with \
-    the same dependencies 0.06 to 0.09 s): the target, half of kopium's 0.72 s, is below what \
-    the types and their serde impls alone cost, so it needs cheaper types (fewer, smaller \
-    serde impls), not only fewer parts. The crate compiles almost no machine code of its own \
-    (`nm`: its string enums' `as_str`, `From<&str>` and `Display`, whose `#[inline]` measured \
-    within the noise); under `-Z time-passes` the Certificate's crate is type checking (0.30 \
-    of its 1.03 s coherence) and borrow checking (1.39 s) of 3.4 s at load 13";
+    Certificate 0.65-0.71 s -> 0.58-0.64 s of CPU at load 10 to 12). Measured on rustc alone \
+    (callgrind's instructions, branch `crdcost`, 2026-11-30; BENCHMARKS.md g, \"Partial \
+    analysis\"): the Certificate's default crate 1.569 G instructions, an empty crate with the \
+    same dependencies 0.020 G; the types alone 77% of it; `Deserialize` with its `InPlace` \
+    impl 30% (37% of knative's Service), about 20 M instructions a struct; all serde impls \
+    47% (58%); the derives 18% (14%); builders 9% (13%), routes 6% (4%), validation 2%, doc \
+    comments 1%. The crate without any serde impl would still be above the Certificate's \
+    target, so the lever is the number of reading bodies: one visitor in the runtime driven \
+    by a per-struct table instead of each struct's field enum, `Fields` impl, visitor and \
+    `visit_map` (issue 32's table-driven visitor), judged by section c's instructions too. \
+    Turned down: the visitor's slots with explicit types (-1%)";
 const LEVER_SERDE_INSTRUCTIONS: &str = "deserializing: the instructions above serde_json's \
     own reading are building the values; one table-driven visitor for every struct (issue 32) \
     is the design that could spend fewer. Serializing: 55% of both crates' instructions are \

@@ -174,4 +174,5 @@ pub(super) fn escaped(text: &str) -> String {
 }
 
 pub(crate) use endpoints::endpoint_docs;
+pub(crate) use query::runtime_query_module;
 pub(crate) use table::routes_module;

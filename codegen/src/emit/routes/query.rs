@@ -317,6 +317,50 @@ pub(super) fn shared_query_structs(context: &Context<'_>) -> Option<File> {
     })
 }
 
+/// The beginning of the runtime's `crd_query` module (`runtime/src/crd_query.rs`), before
+/// the structs.
+const RUNTIME_QUERY_HEADER: &str = "\
+//! The optional query parameters of a custom resource's operations, as every CRD crate
+//! kubeforge generates would write them: compiled once here, and re-exported by the
+//! crates (their `routes` module) instead of compiled in each (docs/src/design/decisions.md,
+//! \"A CRD crate's query structs\"). The generator re-exports them only when its own text
+//! of every struct is the text below (`SOURCE`) token for token.
+//!
+//! Written by `cargo xtask regen` from the generator (`kubeforge::crd_query_module`), laid
+//! out as the generator lays out a crate (so `runtime/src/lib.rs` keeps rustfmt off it);
+//! `regen --check` and `codegen`'s cli tests fail when it is stale. Do not edit by hand.
+
+/// This module's text, which the generator compares its own with.
+#[doc(hidden)]
+pub const SOURCE: &str = include_str!(\"crd_query.rs\");
+";
+
+/// The runtime's `crd_query` module, whole: every query struct of `context`'s API (a
+/// CRD's, whose operations take the conventions' parameters) as [`in_runtime_query`]
+/// compares it, with the runtime's docs and the runtime's own paths (`crate::`).
+pub(crate) fn runtime_query_module(context: &Context<'_>) -> String {
+    let mut text = String::from(RUNTIME_QUERY_HEADER);
+    for shared in &context.api.query_structs {
+        let query = QueryStruct {
+            name: &shared.name,
+            builder: Some(&shared.builder),
+            params: &shared.params,
+            eq: shared.eq,
+        };
+        text.push('\n');
+        text.push_str(&runtime_query_text(context, &query, shared.kind));
+    }
+    text
+}
+
+/// One query struct as the runtime's `crd_query` module holds it.
+fn runtime_query_text(context: &Context<'_>, query: &QueryStruct<'_>, kind: &str) -> String {
+    let mut code = Code::new();
+    query_struct_with_notes(&mut code, context, query, &runtime_query_doc(kind), &[]);
+    code.finish()
+        .replace(&format!("{}::", context.runtime), "crate::")
+}
+
 /// The doc of a query struct in the runtime's `crd_query` module.
 pub(crate) fn runtime_query_doc(kind: &str) -> String {
     format!(
@@ -333,14 +377,10 @@ fn in_runtime_query(context: &Context<'_>, query: &QueryStruct<'_>, kind: &str) 
     if !context.docs || !context.builders {
         return false;
     }
-    let mut code = Code::new();
-    query_struct_with_notes(&mut code, context, query, &runtime_query_doc(kind), &[]);
-    let text = code
-        .finish()
-        .replace(&format!("{}::", context.runtime), "crate::");
-    // Compared without whitespace and trailing commas: the runtime's copy is laid out by
-    // rustfmt (the workspace's `cargo fmt`), the generator's text as prettyplease lays it
-    // out, and the two break a long call at different places, with or without a comma.
+    let text = runtime_query_text(context, query, kind);
+    // Compared without whitespace and trailing commas: the runtime's copy (written by
+    // `runtime_query_module`) is laid out with `crate::` where a crate has the runtime's path,
+    // which can break a long line elsewhere, with or without a comma.
     let tokens = |text: &str| -> String {
         text.split_whitespace()
             .collect::<String>()
