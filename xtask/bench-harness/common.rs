@@ -45,20 +45,20 @@ fn heap_held() -> usize {
 
 /// What [`timed`] measured.
 pub struct Timed {
-    /// Mean time of one decode.
-    pub de: Duration,
-    /// Mean time of one encode.
-    pub ser: Duration,
+    /// Each timed decode, in order.
+    pub de: Vec<Duration>,
+    /// Each timed encode, in order.
+    pub ser: Vec<Duration>,
     /// The last encode's output.
     pub out: Vec<u8>,
     /// Heap bytes the first decoded value held.
     pub held: usize,
 }
 
-/// Decodes `input` and encodes it back, `iterations` times each (mean times; dropping a
-/// value is not timed), after one decode that measures the heap bytes the decoded value
-/// holds, [`protocol::WARM_UP`] decodes and one encode that touches the output buffer's pages, none
-/// of them timed.
+/// Decodes `input` and encodes it back, `iterations` times each (each timed alone; dropping
+/// a value is not timed), after one decode that measures the heap bytes the decoded value
+/// holds, [`protocol::WARM_UP`] decodes and one encode that touches the output buffer's pages,
+/// none of them timed.
 pub fn timed<T>(
     input: &[u8],
     iterations: usize,
@@ -74,11 +74,11 @@ pub fn timed<T>(
         let value = decode(black_box(input));
         drop(kept.replace(black_box(value)));
     }
-    let mut de = Duration::ZERO;
+    let mut de = Vec::with_capacity(iterations);
     for _ in 0..iterations {
         let start = Instant::now();
         let value = decode(black_box(input));
-        de += start.elapsed();
+        de.push(start.elapsed());
         drop(kept.replace(black_box(value)));
     }
     let value = kept.expect("at least one iteration");
@@ -87,21 +87,39 @@ pub fn timed<T>(
     // buffer's pages are untouched until written, and the first encode into them would time
     // the kernel's page faults (some 15,000 for the 62 MB of 2000 Pods) with the encoding.
     encode(&value, &mut out);
-    let mut ser = Duration::ZERO;
+    let mut ser = Vec::with_capacity(iterations);
     for _ in 0..iterations {
         out.clear();
         let start = Instant::now();
         encode(black_box(&value), &mut out);
-        ser += start.elapsed();
+        ser.push(start.elapsed());
         black_box(&out);
     }
-    let n = u32::try_from(iterations).expect("iterations");
-    Timed {
-        de: de / n,
-        ser: ser / n,
-        out,
-        held,
+    Timed { de, ser, out, held }
+}
+
+/// The one figure of a process's timed iterations, from which its throughput is reported:
+/// their median (the mean of the middle two of an even count). Chosen because it repeats
+/// (BENCHMARKS.md, section c, branch `sernoise`): over 10 processes of 30 iterations each, on
+/// 2000 Nodes, the serialize ratio of three processes each varied over 0.070 with the median
+/// of the iterations, 0.067 with the mean of the first five (the figure before), and 0.113 with
+/// the fastest, which picks each process's luckiest iteration and so its whole spread; for
+/// deserializing, 0.028, 0.064 and 0.020. A mean takes in every iteration a neighbour slowed.
+pub fn figure(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort_unstable();
+    let n = sorted.len();
+    assert!(n > 0, "at least one iteration");
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2
     }
+}
+
+/// Each time in seconds, in order (the report's record of every iteration).
+pub fn seconds(times: &[Duration]) -> Vec<f64> {
+    times.iter().map(Duration::as_secs_f64).collect()
 }
 
 /// `harness protobuf …`: [`timed`] as objects per second and heap per object; `same`
@@ -119,8 +137,8 @@ pub fn codec<T>(
         objects: objects as u64,
         in_bytes: input.len() as u64,
         out_bytes: t.out.len() as u64,
-        decode_per_s: objects as f64 / t.de.as_secs_f64(),
-        encode_per_s: objects as f64 / t.ser.as_secs_f64(),
+        decode_per_s: objects as f64 / figure(&t.de).as_secs_f64(),
+        encode_per_s: objects as f64 / figure(&t.ser).as_secs_f64(),
         heap_per_object: t.held as f64 / objects as f64,
         round_trip: same(input, &t.out),
     }

@@ -961,17 +961,22 @@ mod tests {
             out_bytes: 1000,
             de_mbps,
             ser_mbps,
+            de_s: vec![1e-6],
+            ser_s: vec![1e-6],
             round_trip: true,
         };
         let report = Report {
             serde: Some(Serde {
                 fixtures: vec![SerdeFixture {
                     name: "Pod",
+                    iterations: 1,
+                    processes: 1,
                     ours: vec![serde(90.0, 300.0)],
                     peer: vec![serde(100.0, 250.0)],
                     floor: vec![protocol::SerdeFloor {
                         in_bytes: 1000,
                         de_mbps: 1000.0,
+                        de_s: vec![1e-6],
                     }],
                 }],
                 iterations: 1,
