@@ -5,7 +5,7 @@
 //! the calls callgrind counts.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::protocol;
 
@@ -36,6 +36,26 @@ pub fn serializing(what: &str) -> bool {
     }
 }
 
+/// The CPU time this thread has run (`CLOCK_THREAD_CPUTIME_ID`, user and system). Each timed
+/// iteration is measured on it rather than on the wall clock: on a machine shared with other
+/// work, the wall clock also counts the time the thread waited for a core, which on 2000
+/// Nodes with a load average of 4 on 2 cores made iterations of one process differ by 20%.
+pub fn cpu_now() -> Duration {
+    // SAFETY: clock_gettime only writes the struct it is given.
+    let time = unsafe {
+        let mut time: libc::timespec = std::mem::zeroed();
+        assert_eq!(
+            libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time),
+            0
+        );
+        time
+    };
+    Duration::new(
+        u64::try_from(time.tv_sec).expect("tv_sec"),
+        u32::try_from(time.tv_nsec).expect("tv_nsec"),
+    )
+}
+
 /// Bytes the allocator holds (glibc's arenas and its mmapped chunks).
 fn heap_held() -> usize {
     // SAFETY: mallinfo2 only reads the allocator's counters.
@@ -55,7 +75,8 @@ pub struct Timed {
     pub held: usize,
 }
 
-/// Decodes `input` and encodes it back, `iterations` times each (each timed alone; dropping
+/// Decodes `input` and encodes it back, `iterations` times each (each timed alone, in the
+/// thread's CPU time: [`cpu_now`]; dropping
 /// a value is not timed), after one decode that measures the heap bytes the decoded value
 /// holds, [`protocol::WARM_UP`] decodes and one encode that touches the output buffer's pages,
 /// none of them timed.
@@ -76,9 +97,9 @@ pub fn timed<T>(
     }
     let mut de = Vec::with_capacity(iterations);
     for _ in 0..iterations {
-        let start = Instant::now();
+        let start = cpu_now();
         let value = decode(black_box(input));
-        de.push(start.elapsed());
+        de.push(cpu_now() - start);
         drop(kept.replace(black_box(value)));
     }
     let value = kept.expect("at least one iteration");
@@ -90,9 +111,9 @@ pub fn timed<T>(
     let mut ser = Vec::with_capacity(iterations);
     for _ in 0..iterations {
         out.clear();
-        let start = Instant::now();
+        let start = cpu_now();
         encode(black_box(&value), &mut out);
-        ser.push(start.elapsed());
+        ser.push(cpu_now() - start);
         black_box(&out);
     }
     Timed { de, ser, out, held }
@@ -100,11 +121,11 @@ pub fn timed<T>(
 
 /// The one figure of a process's timed iterations, from which its throughput is reported:
 /// their median (the mean of the middle two of an even count). Chosen because it repeats
-/// (BENCHMARKS.md, section c, branch `sernoise`): over 10 processes of 30 iterations each, on
-/// 2000 Nodes, the serialize ratio of three processes each varied over 0.070 with the median
-/// of the iterations, 0.067 with the mean of the first five (the figure before), and 0.113 with
-/// the fastest, which picks each process's luckiest iteration and so its whole spread; for
-/// deserializing, 0.028, 0.064 and 0.020. A mean takes in every iteration a neighbour slowed.
+/// (BENCHMARKS.md, section c, branch `sernoise`): on 2000 Nodes, the 90% range of the
+/// serialize and deserialize ratios of three process pairs was 0.070 and 0.028 wide with it
+/// (wall clock, quiet machine; 0.031 and 0.025 in CPU time at a load of 4 on 2 cores),
+/// against 0.067 and 0.064 (0.036, 0.045) for the mean of five, the figure before, and 0.113
+/// and 0.020 (0.028, 0.026) for the fastest, which picks each process's luckiest iteration.
 pub fn figure(times: &[Duration]) -> Duration {
     let mut sorted = times.to_vec();
     sorted.sort_unstable();

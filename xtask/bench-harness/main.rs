@@ -227,13 +227,13 @@ fn mb(bytes: usize, t: Duration) -> f64 {
     bytes as f64 / 1e6 / t.as_secs_f64()
 }
 
-/// Each of `iterations` calls of `f`, timed alone.
+/// Each of `iterations` calls of `f`, timed alone in the thread's CPU time.
 fn time<R>(iterations: usize, mut f: impl FnMut() -> R) -> Vec<Duration> {
     (0..iterations)
         .map(|_| {
-            let start = Instant::now();
+            let start = common::cpu_now();
             black_box(f());
-            start.elapsed()
+            common::cpu_now() - start
         })
         .collect()
 }

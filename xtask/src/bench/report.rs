@@ -374,7 +374,8 @@ fn render_serde(w: &mut String, serde: &Serde) -> Out {
          {COPIES} copies of a fixture from `kubernetes/testdata/`, minified, in one JSON array, \
          deserialized as `Vec<T>` with `serde_json::from_slice` and serialized with \
          `serde_json::to_writer` into a reserved buffer. Each process times {shape}, one at \
-         a time, after one decode that measures the heap, {} more decodes and one encode, none \
+         a time in the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`: on a shared machine the \
+         wall clock also counts the waits for a core), after one decode that measures the heap, {} more decodes and one encode, none \
          timed, so that the timed ones run on a warm heap and buffer as a long-running \
          client's do; dropping is not timed. A process's figure is the median of its timed \
          iterations (it repeats best: a mean takes in every iteration a neighbour slowed, and \
