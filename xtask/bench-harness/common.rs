@@ -138,11 +138,6 @@ pub fn figure(times: &[Duration]) -> Duration {
     }
 }
 
-/// Each time in seconds, in order (the report's record of every iteration).
-pub fn seconds(times: &[Duration]) -> Vec<f64> {
-    times.iter().map(Duration::as_secs_f64).collect()
-}
-
 /// `harness protobuf …`: [`timed`] as objects per second and heap per object; `same`
 /// judges the output against the input.
 pub fn codec<T>(

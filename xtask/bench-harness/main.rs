@@ -26,7 +26,7 @@ mod protocol;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use common::{codec, counted, figure, kind, number, report, seconds, serializing, timed};
+use common::{codec, counted, figure, kind, number, report, serializing, timed};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -225,6 +225,11 @@ where
 /// Megabytes per second.
 fn mb(bytes: usize, t: Duration) -> f64 {
     bytes as f64 / 1e6 / t.as_secs_f64()
+}
+
+/// Each time in seconds, in order (the report's record of every iteration).
+fn seconds(times: &[Duration]) -> Vec<f64> {
+    times.iter().map(Duration::as_secs_f64).collect()
 }
 
 /// Each of `iterations` calls of `f`, timed alone in the thread's CPU time.
