@@ -464,7 +464,8 @@ fn render_protobuf(w: &mut String, serde: &Serde) -> Out {
          types decode the envelope's message (the runtime's borrowing `decode_envelope` \
          unwraps it: k8s-pb has none) and encode with `encode_to_vec` then `encode_envelope`, \
          as ours does. The JSON contenders decode and encode the JSON array of the table \
-         above. The median of {} per run, after the same untimed decodes and encode; heap is what \
+         above. A process's figure is the median of its {}, timed in its thread's CPU time as \
+         above, after the same untimed decodes and encode; heap is what \
          glibc's `mallinfo2` holds after one decode against before it, divided by the objects. \"Round trip\": the encoded message is \
          the input's, byte for byte (protobuf), or the same JSON value.\n",
         plural(serde.iterations, "iteration")
