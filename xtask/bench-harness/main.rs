@@ -26,7 +26,7 @@ mod protocol;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use common::{codec, counted, kind, number, report, serializing, timed};
+use common::{codec, counted, figure, kind, number, report, serializing, timed};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -159,15 +159,18 @@ fn serde_bench(who: &str, fixture: &str, copies: usize, iterations: usize) {
         });
         return report(&protocol::SerdeFloor {
             in_bytes: input.len() as u64,
-            de_mbps: mb(input.len(), de),
+            de_mbps: mb(input.len(), figure(&de)),
+            de_s: seconds(&de),
         });
     }
     let t = with_json_type!(who, kind(fixture), typed(&input, iterations));
     report(&protocol::Serde {
         in_bytes: input.len() as u64,
         out_bytes: t.out.len() as u64,
-        de_mbps: mb(input.len(), t.de),
-        ser_mbps: mb(t.out.len(), t.ser),
+        de_mbps: mb(input.len(), figure(&t.de)),
+        ser_mbps: mb(t.out.len(), figure(&t.ser)),
+        de_s: seconds(&t.de),
+        ser_s: seconds(&t.ser),
         round_trip: same_json(&input, &t.out),
     });
 }
@@ -224,14 +227,20 @@ fn mb(bytes: usize, t: Duration) -> f64 {
     bytes as f64 / 1e6 / t.as_secs_f64()
 }
 
-fn time<R>(iterations: usize, mut f: impl FnMut() -> R) -> Duration {
-    let mut total = Duration::ZERO;
-    for _ in 0..iterations {
-        let start = Instant::now();
-        black_box(f());
-        total += start.elapsed();
-    }
-    total / iterations as u32
+/// Each time in seconds, in order (the report's record of every iteration).
+fn seconds(times: &[Duration]) -> Vec<f64> {
+    times.iter().map(Duration::as_secs_f64).collect()
+}
+
+/// Each of `iterations` calls of `f`, timed alone in the thread's CPU time.
+fn time<R>(iterations: usize, mut f: impl FnMut() -> R) -> Vec<Duration> {
+    (0..iterations)
+        .map(|_| {
+            let start = common::cpu_now();
+            black_box(f());
+            common::cpu_now() - start
+        })
+        .collect()
 }
 
 /// One concrete request: its method and path.

@@ -29,29 +29,36 @@ pub struct Usage {
 }
 
 /// `harness serde <ours|ours-drop|peer> …`: a typed contender on one fixture.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Serde {
     /// Bytes of the JSON array deserialized.
     pub in_bytes: u64,
     /// Bytes the contender serialized it back to.
     pub out_bytes: u64,
-    /// Deserializing throughput, MB/s of input.
+    /// Deserializing throughput, MB/s of input, of the process's figure (the median timed
+    /// decode: `common::figure`).
     pub de_mbps: f64,
-    /// Serializing throughput, MB/s of output.
+    /// Serializing throughput, MB/s of output, of the median timed encode.
     pub ser_mbps: f64,
+    /// Seconds of each timed decode, in order.
+    pub de_s: Vec<f64>,
+    /// Seconds of each timed encode, in order.
+    pub ser_s: Vec<f64>,
     /// Whether the output equals the input as `serde_json::Value`s.
     pub round_trip: bool,
 }
 
 /// `harness serde floor …`: `serde_json::from_slice::<IgnoredAny>` over the same bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SerdeFloor {
     /// Bytes of the JSON array.
     pub in_bytes: u64,
-    /// Throughput, MB/s of input.
+    /// Throughput, MB/s of input, of the median timed parse.
     pub de_mbps: f64,
+    /// Seconds of each timed parse, in order.
+    pub de_s: Vec<f64>,
 }
 
 /// `harness instructions …`: what the counted call read or wrote.

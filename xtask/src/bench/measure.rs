@@ -449,10 +449,11 @@ mod tests {
         assert_eq!(usage.maxrss_mib(), 2.0);
         let serde: Serde = parse_report(
             "serde ours",
-            r#"{"in_bytes":10,"out_bytes":10,"de_mbps":100.5,"ser_mbps":300.0,"round_trip":true}"#,
+            r#"{"in_bytes":10,"out_bytes":10,"de_mbps":100.5,"ser_mbps":300.0,"de_s":[1e-7,2e-7],"ser_s":[3e-8,4e-8],"round_trip":true}"#,
         )
         .unwrap();
         assert!(serde.round_trip);
+        assert_eq!(serde.ser_s, [3e-8, 4e-8]);
         let routes: Routes = parse_report(
             "routes ours common",
             r#"{"templates":562,"shapes":20,"requests":5,"matches_per_s":1e7,"ns_per_match":100.0}"#,
@@ -495,7 +496,7 @@ mod tests {
     fn an_unknown_field_is_an_error_naming_it() {
         let error = parse_report::<SerdeFloor>(
             "serde floor",
-            r#"{"in_bytes":3,"de_mbps":1.0,"ser_mbps":2.0}"#,
+            r#"{"in_bytes":3,"de_mbps":1.0,"de_s":[1.0],"ser_mbps":2.0}"#,
         )
         .unwrap_err();
         assert!(error.contains("unknown field `ser_mbps`"), "{error}");

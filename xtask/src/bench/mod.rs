@@ -110,7 +110,8 @@ impl Section {
             Section::Builds => 160.0,
             // Two clean dev builds of the full crate.
             Section::ProtobufBuild => 45.0,
-            Section::Serde => 45.0,
+            // The Node's three pairs of processes a run (`Effort::serde_shape`) add some 10 s.
+            Section::Serde => 55.0,
             Section::Routes => 10.0,
             Section::Features => 50.0,
             Section::UnknownFields => 55.0,

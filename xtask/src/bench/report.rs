@@ -355,20 +355,37 @@ fn render_merged(w: &mut String, b: &Builds) -> Out {
 }
 
 fn render_serde(w: &mut String, serde: &Serde) -> Out {
+    let shape = serde
+        .fixtures
+        .iter()
+        .map(|f| {
+            format!(
+                "{} ({}, {} per run)",
+                plural(f.iterations, "iteration"),
+                f.name,
+                plural(f.processes, "process")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
     let _ = writeln!(
         w,
         "## c. Serde\n\n\
          {COPIES} copies of a fixture from `kubernetes/testdata/`, minified, in one JSON array, \
          deserialized as `Vec<T>` with `serde_json::from_slice` and serialized with \
-         `serde_json::to_writer` into a reserved buffer (mean of {} per run, \
-         after one decode that measures the heap, {} more decodes and one encode, none timed, \
-         so that the timed ones run on a warm heap and buffer as a long-running client's do; \
-         dropping is not timed). The fixtures are a Pod, a Deployment and a Node (whose large \
-         `status` holds images, conditions, addresses and capacity). Throughput is in MB/s of \
-         the input for deserializing and of the output for serializing. The floor is \
+         `serde_json::to_writer` into a reserved buffer. Each process times {shape}, one at \
+         a time in the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`: on a shared machine the \
+         wall clock also counts the waits for a core), after one decode that measures the heap, {} more decodes and one encode, none \
+         timed, so that the timed ones run on a warm heap and buffer as a long-running \
+         client's do; dropping is not timed. A process's figure is the median of its timed \
+         iterations (it repeats best: a mean takes in every iteration a neighbour slowed, and \
+         the fastest picks each process's luckiest iteration); the table gives the median over \
+         the processes, kubeforge's and k8s-openapi's alternated, with their range. The \
+         fixtures are a Pod, a Deployment and a Node (whose large `status` holds images, \
+         conditions, addresses and capacity). Throughput is in MB/s of the input for \
+         deserializing and of the output for serializing. The floor is \
          `serde_json::from_slice::<IgnoredAny>` over the same bytes. \"Round trip\" says \
          whether the serialized output equals the input as JSON.\n",
-        plural(serde.iterations, "iteration"),
         super::protocol::WARM_UP
     );
     let _ = writeln!(
@@ -447,7 +464,8 @@ fn render_protobuf(w: &mut String, serde: &Serde) -> Out {
          types decode the envelope's message (the runtime's borrowing `decode_envelope` \
          unwraps it: k8s-pb has none) and encode with `encode_to_vec` then `encode_envelope`, \
          as ours does. The JSON contenders decode and encode the JSON array of the table \
-         above. Mean of {} per run, after the same untimed decodes and encode; heap is what \
+         above. A process's figure is the median of its {}, timed in its thread's CPU time as \
+         above, after the same untimed decodes and encode; heap is what \
          glibc's `mallinfo2` holds after one decode against before it, divided by the objects. \"Round trip\": the encoded message is \
          the input's, byte for byte (protobuf), or the same JSON value.\n",
         plural(serde.iterations, "iteration")
@@ -763,8 +781,8 @@ fn render_unknown_fields(w: &mut String, u: &UnknownFields) -> Out {
          The crate generated from `swagger.json` with the defaults (every struct keeps the keys \
          it does not know in `unknown_fields` and writes them back) against the same with \
          `--drop-unknown-fields` (`Config::unknown_fields(false)`), in the same run: a clean \
-         dev build of each (as in b), and serde throughput on the fixtures of c (as in c, mean \
-         of {} per run; the fixtures hold no unknown fields, so this is the cost of \
+         dev build of each (as in b), and serde throughput on the fixtures of c (as in c, the \
+         median of {} per run; the fixtures hold no unknown fields, so this is the cost of \
          being able to keep them).\n",
         plural(u.iterations, "iteration")
     );
