@@ -74,11 +74,12 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 //!
-//! What kubeforge generates goes one step further than this example: the visitor holds a
-//! `&mut Option<Port>` and builds the struct into it ([`InPlace`]), so that a struct field of
-//! another struct, or an item of a list of structs, is read straight into its parent's slot
-//! ([`struct_value`], [`optional_struct_value`], [`struct_list_value`]) instead of being
-//! returned and moved at every level; `Deserialize` is [`deserialize`] over it.
+//! What kubeforge generates goes one step further than this example: the struct itself
+//! implements [`Fields`] and [`InPlace`], whose `visit_map` builds it into a
+//! `&mut Option<Port>`, so that a struct field of another struct, or an item of a list of
+//! structs, is read straight into its parent's slot ([`struct_value`],
+//! [`optional_struct_value`], [`struct_list_value`]) instead of being returned and moved at
+//! every level; the visitor is the runtime's, and `Deserialize` is [`deserialize`] over it.
 //!
 //! Their behaviour is the derive's with `skip_serializing_if = "Option::is_none"` on optional
 //! fields: unknown fields are skipped, a duplicate field or a missing required one is an
@@ -230,15 +231,52 @@ where
 /// times (out of its `visit_map`, out of the deserializer's `deserialize_struct`, into the
 /// parent's slot) as a value returned by [`Deserialize::deserialize`] is.
 pub trait InPlace<'de>: Sized {
+    /// The struct's name, as `deserialize_struct` takes it; errors say "expected struct
+    /// NAME".
+    const NAME: &'static str;
+
+    /// The JSON names of the struct's fields, as `deserialize_struct` takes them (its
+    /// [`Fields::NAMES`]).
+    const NAMES: &'static [&'static str];
+
+    /// Reads the struct's fields from `map` into `place`, which is `Some` when this returns
+    /// `Ok`: the generated part, the body of a visitor's `visit_map`.
+    ///
+    /// # Errors
+    ///
+    /// The map's, and those of the struct's fields.
+    fn visit_map<A: MapAccess<'de>>(map: A, place: &mut Option<Self>) -> Result<(), A::Error>;
+
     /// Reads the struct into `place`, which is `Some` when this returns `Ok`.
     ///
     /// # Errors
     ///
     /// The deserializer's, and those of the struct's fields.
+    #[inline]
     fn deserialize_into<D: Deserializer<'de>>(
         deserializer: D,
         place: &mut Option<Self>,
-    ) -> Result<(), D::Error>;
+    ) -> Result<(), D::Error> {
+        deserializer.deserialize_struct(Self::NAME, Self::NAMES, StructVisitor(place))
+    }
+}
+
+/// The visitor of every struct that reads in place: its `visit_map` is the struct's
+/// [`InPlace::visit_map`]. One generic body here instead of a visitor type, `expecting` and
+/// `visit_map` in the generated code of each struct.
+struct StructVisitor<'a, T>(&'a mut Option<T>);
+
+impl<'de, T: InPlace<'de>> Visitor<'de> for StructVisitor<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "struct {}", T::NAME)
+    }
+
+    #[inline]
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        T::visit_map(map, self.0)
+    }
 }
 
 /// [`Deserialize::deserialize`] of a struct that reads in place ([`InPlace`]).

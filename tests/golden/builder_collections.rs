@@ -92,72 +92,60 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Policy {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Policy>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct PolicyVisitor<'a>(&'a mut Option<Policy>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum PolicyField {
-                            name,
-                        }
-
-                        impl serde_struct::Fields for PolicyVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name"];
-
-                            type Field = PolicyField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<PolicyField> {
-                                match name {
-                                    "name" => Some(PolicyField::name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Policy")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(PolicyField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let name = serde_struct::required(name, "name")?;
-                                *self.0 = Some(Policy {
-                                    name,
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Policy",
-                            <PolicyVisitor<'_> as serde_struct::Fields>::NAMES,
-                            PolicyVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PolicyField {
+                        name,
                     }
-                }
+
+                    enum PolicyFields {}
+
+                    impl serde_struct::Fields for PolicyFields {
+                        const NAMES: &'static [&'static str] = &["name"];
+
+                        type Field = PolicyField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<PolicyField> {
+                            match name {
+                                "name" => Some(PolicyField::name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Policy {
+                        const NAME: &'static str = "Policy";
+                        const NAMES: &'static [&'static str] = <PolicyFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Policy>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<PolicyFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(PolicyField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let name = serde_struct::required(name, "name")?;
+                            *place = Some(Policy {
+                                name,
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Policy {
                     /// The [`PolicyBuilder`] of a new `Policy`.
@@ -282,151 +270,139 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Volume {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Volume>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct VolumeVisitor<'a>(&'a mut Option<Volume>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum VolumeField {
-                            mount_options,
-                            attributes,
-                            labels,
-                            data,
-                            command,
-                            pod_ips,
-                            pod_ip,
-                            policies,
-                            limits,
-                            matrix,
-                        }
-
-                        impl serde_struct::Fields for VolumeVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "mountOptions",
-                                "attributes",
-                                "labels",
-                                "data",
-                                "command",
-                                "podIPs",
-                                "podIP",
-                                "policies",
-                                "limits",
-                                "matrix",
-                            ];
-
-                            type Field = VolumeField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<VolumeField> {
-                                match name {
-                                    "mountOptions" => Some(VolumeField::mount_options),
-                                    "attributes" => Some(VolumeField::attributes),
-                                    "labels" => Some(VolumeField::labels),
-                                    "data" => Some(VolumeField::data),
-                                    "command" => Some(VolumeField::command),
-                                    "podIPs" => Some(VolumeField::pod_ips),
-                                    "podIP" => Some(VolumeField::pod_ip),
-                                    "policies" => Some(VolumeField::policies),
-                                    "limits" => Some(VolumeField::limits),
-                                    "matrix" => Some(VolumeField::matrix),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for VolumeVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Volume")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut mount_options = None;
-                                let mut attributes = None;
-                                let mut labels = None;
-                                let mut data = None;
-                                let mut command = None;
-                                let mut pod_ips = None;
-                                let mut pod_ip = None;
-                                let mut policies = None;
-                                let mut limits = None;
-                                let mut matrix = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(VolumeField::mount_options) => {
-                                            serde_struct::value(&mut map, &mut mount_options, "mountOptions")
-                                        }
-                                        Some(VolumeField::attributes) => {
-                                            serde_struct::value(&mut map, &mut attributes, "attributes")
-                                        }
-                                        Some(VolumeField::labels) => {
-                                            serde_struct::value(&mut map, &mut labels, "labels")
-                                        }
-                                        Some(VolumeField::data) => serde_struct::value(&mut map, &mut data, "data"),
-                                        Some(VolumeField::command) => {
-                                            serde_struct::value(&mut map, &mut command, "command")
-                                        }
-                                        Some(VolumeField::pod_ips) => {
-                                            serde_struct::value(&mut map, &mut pod_ips, "podIPs")
-                                        }
-                                        Some(VolumeField::pod_ip) => {
-                                            serde_struct::value(&mut map, &mut pod_ip, "podIP")
-                                        }
-                                        Some(VolumeField::policies) => {
-                                            serde_struct::optional_struct_list_value(
-                                                &mut map,
-                                                &mut policies,
-                                                "policies",
-                                            )
-                                        }
-                                        Some(VolumeField::limits) => {
-                                            serde_struct::value(&mut map, &mut limits, "limits")
-                                        }
-                                        Some(VolumeField::matrix) => {
-                                            serde_struct::value(&mut map, &mut matrix, "matrix")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let mount_options = serde_struct::required(mount_options, "mountOptions")?;
-                                let attributes = serde_struct::required(attributes, "attributes")?;
-                                *self.0 = Some(Volume {
-                                    mount_options,
-                                    attributes,
-                                    labels: serde_struct::optional(labels),
-                                    data: serde_struct::optional(data),
-                                    command: serde_struct::optional(command),
-                                    pod_ips: serde_struct::optional(pod_ips),
-                                    pod_ip: serde_struct::optional(pod_ip),
-                                    policies: serde_struct::optional(policies),
-                                    limits: serde_struct::optional(limits),
-                                    matrix: serde_struct::optional(matrix),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Volume",
-                            <VolumeVisitor<'_> as serde_struct::Fields>::NAMES,
-                            VolumeVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum VolumeField {
+                        mount_options,
+                        attributes,
+                        labels,
+                        data,
+                        command,
+                        pod_ips,
+                        pod_ip,
+                        policies,
+                        limits,
+                        matrix,
                     }
-                }
+
+                    enum VolumeFields {}
+
+                    impl serde_struct::Fields for VolumeFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "mountOptions",
+                            "attributes",
+                            "labels",
+                            "data",
+                            "command",
+                            "podIPs",
+                            "podIP",
+                            "policies",
+                            "limits",
+                            "matrix",
+                        ];
+
+                        type Field = VolumeField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<VolumeField> {
+                            match name {
+                                "mountOptions" => Some(VolumeField::mount_options),
+                                "attributes" => Some(VolumeField::attributes),
+                                "labels" => Some(VolumeField::labels),
+                                "data" => Some(VolumeField::data),
+                                "command" => Some(VolumeField::command),
+                                "podIPs" => Some(VolumeField::pod_ips),
+                                "podIP" => Some(VolumeField::pod_ip),
+                                "policies" => Some(VolumeField::policies),
+                                "limits" => Some(VolumeField::limits),
+                                "matrix" => Some(VolumeField::matrix),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Volume {
+                        const NAME: &'static str = "Volume";
+                        const NAMES: &'static [&'static str] = <VolumeFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Volume>,
+                        ) -> Result<(), A::Error> {
+                            let mut mount_options = None;
+                            let mut attributes = None;
+                            let mut labels = None;
+                            let mut data = None;
+                            let mut command = None;
+                            let mut pod_ips = None;
+                            let mut pod_ip = None;
+                            let mut policies = None;
+                            let mut limits = None;
+                            let mut matrix = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<VolumeFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(VolumeField::mount_options) => {
+                                        serde_struct::value(&mut map, &mut mount_options, "mountOptions")
+                                    }
+                                    Some(VolumeField::attributes) => {
+                                        serde_struct::value(&mut map, &mut attributes, "attributes")
+                                    }
+                                    Some(VolumeField::labels) => {
+                                        serde_struct::value(&mut map, &mut labels, "labels")
+                                    }
+                                    Some(VolumeField::data) => serde_struct::value(&mut map, &mut data, "data"),
+                                    Some(VolumeField::command) => {
+                                        serde_struct::value(&mut map, &mut command, "command")
+                                    }
+                                    Some(VolumeField::pod_ips) => {
+                                        serde_struct::value(&mut map, &mut pod_ips, "podIPs")
+                                    }
+                                    Some(VolumeField::pod_ip) => {
+                                        serde_struct::value(&mut map, &mut pod_ip, "podIP")
+                                    }
+                                    Some(VolumeField::policies) => {
+                                        serde_struct::optional_struct_list_value(
+                                            &mut map,
+                                            &mut policies,
+                                            "policies",
+                                        )
+                                    }
+                                    Some(VolumeField::limits) => {
+                                        serde_struct::value(&mut map, &mut limits, "limits")
+                                    }
+                                    Some(VolumeField::matrix) => {
+                                        serde_struct::value(&mut map, &mut matrix, "matrix")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let mount_options = serde_struct::required(mount_options, "mountOptions")?;
+                            let attributes = serde_struct::required(attributes, "attributes")?;
+                            *place = Some(Volume {
+                                mount_options,
+                                attributes,
+                                labels: serde_struct::optional(labels),
+                                data: serde_struct::optional(data),
+                                command: serde_struct::optional(command),
+                                pod_ips: serde_struct::optional(pod_ips),
+                                pod_ip: serde_struct::optional(pod_ip),
+                                policies: serde_struct::optional(policies),
+                                limits: serde_struct::optional(limits),
+                                matrix: serde_struct::optional(matrix),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Volume {
                     /// The [`VolumeBuilder`] of a new `Volume`.

@@ -93,71 +93,59 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Empty {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Empty>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct EmptyVisitor<'a>(&'a mut Option<Empty>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum EmptyField {
-                            note,
-                        }
-
-                        impl serde_struct::Fields for EmptyVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["note"];
-
-                            type Field = EmptyField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<EmptyField> {
-                                match name {
-                                    "note" => Some(EmptyField::note),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for EmptyVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Empty")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut note = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(EmptyField::note) => serde_struct::value(&mut map, &mut note, "note"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Empty {
-                                    note: serde_struct::optional(note),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Empty",
-                            <EmptyVisitor<'_> as serde_struct::Fields>::NAMES,
-                            EmptyVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum EmptyField {
+                        note,
                     }
-                }
+
+                    enum EmptyFields {}
+
+                    impl serde_struct::Fields for EmptyFields {
+                        const NAMES: &'static [&'static str] = &["note"];
+
+                        type Field = EmptyField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<EmptyField> {
+                            match name {
+                                "note" => Some(EmptyField::note),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Empty {
+                        const NAME: &'static str = "Empty";
+                        const NAMES: &'static [&'static str] = <EmptyFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Empty>,
+                        ) -> Result<(), A::Error> {
+                            let mut note = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<EmptyFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(EmptyField::note) => serde_struct::value(&mut map, &mut note, "note"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Empty {
+                                note: serde_struct::optional(note),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Empty {
                     /// The [`EmptyBuilder`] of a new `Empty`.
@@ -273,158 +261,142 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Port {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Port>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct PortVisitor<'a>(&'a mut Option<Port>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum PortField {
-                            port,
-                            protocol,
-                            mode,
-                            name,
-                            host_ip,
-                            weight,
-                            timeout_seconds,
-                            enabled,
-                            app_protocol,
-                            size,
-                            is_default,
-                            build,
-                        }
-
-                        impl serde_struct::Fields for PortVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "port",
-                                "protocol",
-                                "mode",
-                                "name",
-                                "hostIP",
-                                "weight",
-                                "timeoutSeconds",
-                                "enabled",
-                                "appProtocol",
-                                "size",
-                                "isDefault",
-                                "build",
-                            ];
-
-                            type Field = PortField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<PortField> {
-                                match name {
-                                    "port" => Some(PortField::port),
-                                    "protocol" => Some(PortField::protocol),
-                                    "mode" => Some(PortField::mode),
-                                    "name" => Some(PortField::name),
-                                    "hostIP" => Some(PortField::host_ip),
-                                    "weight" => Some(PortField::weight),
-                                    "timeoutSeconds" => Some(PortField::timeout_seconds),
-                                    "enabled" => Some(PortField::enabled),
-                                    "appProtocol" => Some(PortField::app_protocol),
-                                    "size" => Some(PortField::size),
-                                    "isDefault" => Some(PortField::is_default),
-                                    "build" => Some(PortField::build),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for PortVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Port")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut port = None;
-                                let mut protocol = None;
-                                let mut mode = None;
-                                let mut name = None;
-                                let mut host_ip = None;
-                                let mut weight = None;
-                                let mut timeout_seconds = None;
-                                let mut enabled = None;
-                                let mut app_protocol = None;
-                                let mut size = None;
-                                let mut is_default = None;
-                                let mut build = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(PortField::port) => serde_struct::value(&mut map, &mut port, "port"),
-                                        Some(PortField::protocol) => {
-                                            serde_struct::value(&mut map, &mut protocol, "protocol")
-                                        }
-                                        Some(PortField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
-                                        Some(PortField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        Some(PortField::host_ip) => {
-                                            serde_struct::value(&mut map, &mut host_ip, "hostIP")
-                                        }
-                                        Some(PortField::weight) => {
-                                            serde_struct::value(&mut map, &mut weight, "weight")
-                                        }
-                                        Some(PortField::timeout_seconds) => {
-                                            serde_struct::value(&mut map, &mut timeout_seconds, "timeoutSeconds")
-                                        }
-                                        Some(PortField::enabled) => {
-                                            serde_struct::value(&mut map, &mut enabled, "enabled")
-                                        }
-                                        Some(PortField::app_protocol) => {
-                                            serde_struct::value(&mut map, &mut app_protocol, "appProtocol")
-                                        }
-                                        Some(PortField::size) => serde_struct::value(&mut map, &mut size, "size"),
-                                        Some(PortField::is_default) => {
-                                            serde_struct::value(&mut map, &mut is_default, "isDefault")
-                                        }
-                                        Some(PortField::build) => {
-                                            serde_struct::value(&mut map, &mut build, "build")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let port = serde_struct::required(port, "port")?;
-                                let protocol = serde_struct::required(protocol, "protocol")?;
-                                let mode = serde_struct::required(mode, "mode")?;
-                                *self.0 = Some(Port {
-                                    port,
-                                    protocol,
-                                    mode,
-                                    name: serde_struct::optional(name),
-                                    host_ip: serde_struct::optional(host_ip),
-                                    weight: serde_struct::optional(weight),
-                                    timeout_seconds: serde_struct::optional(timeout_seconds),
-                                    enabled: serde_struct::optional(enabled),
-                                    app_protocol: serde_struct::optional(app_protocol),
-                                    size: serde_struct::optional(size),
-                                    is_default: serde_struct::optional(is_default),
-                                    build: serde_struct::optional(build),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Port",
-                            <PortVisitor<'_> as serde_struct::Fields>::NAMES,
-                            PortVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PortField {
+                        port,
+                        protocol,
+                        mode,
+                        name,
+                        host_ip,
+                        weight,
+                        timeout_seconds,
+                        enabled,
+                        app_protocol,
+                        size,
+                        is_default,
+                        build,
                     }
-                }
+
+                    enum PortFields {}
+
+                    impl serde_struct::Fields for PortFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "port",
+                            "protocol",
+                            "mode",
+                            "name",
+                            "hostIP",
+                            "weight",
+                            "timeoutSeconds",
+                            "enabled",
+                            "appProtocol",
+                            "size",
+                            "isDefault",
+                            "build",
+                        ];
+
+                        type Field = PortField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<PortField> {
+                            match name {
+                                "port" => Some(PortField::port),
+                                "protocol" => Some(PortField::protocol),
+                                "mode" => Some(PortField::mode),
+                                "name" => Some(PortField::name),
+                                "hostIP" => Some(PortField::host_ip),
+                                "weight" => Some(PortField::weight),
+                                "timeoutSeconds" => Some(PortField::timeout_seconds),
+                                "enabled" => Some(PortField::enabled),
+                                "appProtocol" => Some(PortField::app_protocol),
+                                "size" => Some(PortField::size),
+                                "isDefault" => Some(PortField::is_default),
+                                "build" => Some(PortField::build),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Port {
+                        const NAME: &'static str = "Port";
+                        const NAMES: &'static [&'static str] = <PortFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Port>,
+                        ) -> Result<(), A::Error> {
+                            let mut port = None;
+                            let mut protocol = None;
+                            let mut mode = None;
+                            let mut name = None;
+                            let mut host_ip = None;
+                            let mut weight = None;
+                            let mut timeout_seconds = None;
+                            let mut enabled = None;
+                            let mut app_protocol = None;
+                            let mut size = None;
+                            let mut is_default = None;
+                            let mut build = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<PortFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(PortField::port) => serde_struct::value(&mut map, &mut port, "port"),
+                                    Some(PortField::protocol) => {
+                                        serde_struct::value(&mut map, &mut protocol, "protocol")
+                                    }
+                                    Some(PortField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
+                                    Some(PortField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    Some(PortField::host_ip) => {
+                                        serde_struct::value(&mut map, &mut host_ip, "hostIP")
+                                    }
+                                    Some(PortField::weight) => serde_struct::value(&mut map, &mut weight, "weight"),
+                                    Some(PortField::timeout_seconds) => {
+                                        serde_struct::value(&mut map, &mut timeout_seconds, "timeoutSeconds")
+                                    }
+                                    Some(PortField::enabled) => {
+                                        serde_struct::value(&mut map, &mut enabled, "enabled")
+                                    }
+                                    Some(PortField::app_protocol) => {
+                                        serde_struct::value(&mut map, &mut app_protocol, "appProtocol")
+                                    }
+                                    Some(PortField::size) => serde_struct::value(&mut map, &mut size, "size"),
+                                    Some(PortField::is_default) => {
+                                        serde_struct::value(&mut map, &mut is_default, "isDefault")
+                                    }
+                                    Some(PortField::build) => serde_struct::value(&mut map, &mut build, "build"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let port = serde_struct::required(port, "port")?;
+                            let protocol = serde_struct::required(protocol, "protocol")?;
+                            let mode = serde_struct::required(mode, "mode")?;
+                            *place = Some(Port {
+                                port,
+                                protocol,
+                                mode,
+                                name: serde_struct::optional(name),
+                                host_ip: serde_struct::optional(host_ip),
+                                weight: serde_struct::optional(weight),
+                                timeout_seconds: serde_struct::optional(timeout_seconds),
+                                enabled: serde_struct::optional(enabled),
+                                app_protocol: serde_struct::optional(app_protocol),
+                                size: serde_struct::optional(size),
+                                is_default: serde_struct::optional(is_default),
+                                build: serde_struct::optional(build),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Port {
                     /// The [`PortBuilder`] of a new `Port`.

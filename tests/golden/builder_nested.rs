@@ -90,80 +90,68 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImportPolicy {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<ImportPolicy>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct ImportPolicyVisitor<'a>(&'a mut Option<ImportPolicy>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum ImportPolicyField {
-                            scheduled,
-                            insecure,
-                        }
-
-                        impl serde_struct::Fields for ImportPolicyVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["scheduled", "insecure"];
-
-                            type Field = ImportPolicyField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<ImportPolicyField> {
-                                match name {
-                                    "scheduled" => Some(ImportPolicyField::scheduled),
-                                    "insecure" => Some(ImportPolicyField::insecure),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for ImportPolicyVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct ImportPolicy")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut scheduled = None;
-                                let mut insecure = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(ImportPolicyField::scheduled) => {
-                                            serde_struct::value(&mut map, &mut scheduled, "scheduled")
-                                        }
-                                        Some(ImportPolicyField::insecure) => {
-                                            serde_struct::value(&mut map, &mut insecure, "insecure")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(ImportPolicy {
-                                    scheduled: serde_struct::optional(scheduled),
-                                    insecure: serde_struct::optional(insecure),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "ImportPolicy",
-                            <ImportPolicyVisitor<'_> as serde_struct::Fields>::NAMES,
-                            ImportPolicyVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ImportPolicyField {
+                        scheduled,
+                        insecure,
                     }
-                }
+
+                    enum ImportPolicyFields {}
+
+                    impl serde_struct::Fields for ImportPolicyFields {
+                        const NAMES: &'static [&'static str] = &["scheduled", "insecure"];
+
+                        type Field = ImportPolicyField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<ImportPolicyField> {
+                            match name {
+                                "scheduled" => Some(ImportPolicyField::scheduled),
+                                "insecure" => Some(ImportPolicyField::insecure),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for ImportPolicy {
+                        const NAME: &'static str = "ImportPolicy";
+                        const NAMES: &'static [&'static str] = <ImportPolicyFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<ImportPolicy>,
+                        ) -> Result<(), A::Error> {
+                            let mut scheduled = None;
+                            let mut insecure = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ImportPolicyFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(ImportPolicyField::scheduled) => {
+                                        serde_struct::value(&mut map, &mut scheduled, "scheduled")
+                                    }
+                                    Some(ImportPolicyField::insecure) => {
+                                        serde_struct::value(&mut map, &mut insecure, "insecure")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(ImportPolicy {
+                                scheduled: serde_struct::optional(scheduled),
+                                insecure: serde_struct::optional(insecure),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ImportPolicy {
                     /// The [`ImportPolicyBuilder`] of a new `ImportPolicy`.
@@ -245,82 +233,66 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Reference {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Reference>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct ReferenceVisitor<'a>(&'a mut Option<Reference>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum ReferenceField {
-                            kind,
-                            name,
-                        }
-
-                        impl serde_struct::Fields for ReferenceVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["kind", "name"];
-
-                            type Field = ReferenceField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<ReferenceField> {
-                                match name {
-                                    "kind" => Some(ReferenceField::kind),
-                                    "name" => Some(ReferenceField::name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for ReferenceVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Reference")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut kind = None;
-                                let mut name = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(ReferenceField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-                                        Some(ReferenceField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let kind = serde_struct::required(kind, "kind")?;
-                                let name = serde_struct::required(name, "name")?;
-                                *self.0 = Some(Reference {
-                                    kind,
-                                    name,
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Reference",
-                            <ReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
-                            ReferenceVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ReferenceField {
+                        kind,
+                        name,
                     }
-                }
+
+                    enum ReferenceFields {}
+
+                    impl serde_struct::Fields for ReferenceFields {
+                        const NAMES: &'static [&'static str] = &["kind", "name"];
+
+                        type Field = ReferenceField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<ReferenceField> {
+                            match name {
+                                "kind" => Some(ReferenceField::kind),
+                                "name" => Some(ReferenceField::name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Reference {
+                        const NAME: &'static str = "Reference";
+                        const NAMES: &'static [&'static str] = <ReferenceFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Reference>,
+                        ) -> Result<(), A::Error> {
+                            let mut kind = None;
+                            let mut name = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ReferenceFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(ReferenceField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    Some(ReferenceField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let kind = serde_struct::required(kind, "kind")?;
+                            let name = serde_struct::required(name, "name")?;
+                            *place = Some(Reference {
+                                kind,
+                                name,
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Reference {
                     /// The [`ReferenceBuilder`] of a new `Reference`.
@@ -411,74 +383,62 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ReferencePolicy {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<ReferencePolicy>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct ReferencePolicyVisitor<'a>(&'a mut Option<ReferencePolicy>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum ReferencePolicyField {
-                            type_,
-                        }
-
-                        impl serde_struct::Fields for ReferencePolicyVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["type"];
-
-                            type Field = ReferencePolicyField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<ReferencePolicyField> {
-                                match name {
-                                    "type" => Some(ReferencePolicyField::type_),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for ReferencePolicyVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct ReferencePolicy")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut type_ = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(ReferencePolicyField::type_) => {
-                                            serde_struct::value(&mut map, &mut type_, "type")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let type_ = serde_struct::required(type_, "type")?;
-                                *self.0 = Some(ReferencePolicy {
-                                    type_,
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "ReferencePolicy",
-                            <ReferencePolicyVisitor<'_> as serde_struct::Fields>::NAMES,
-                            ReferencePolicyVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ReferencePolicyField {
+                        type_,
                     }
-                }
+
+                    enum ReferencePolicyFields {}
+
+                    impl serde_struct::Fields for ReferencePolicyFields {
+                        const NAMES: &'static [&'static str] = &["type"];
+
+                        type Field = ReferencePolicyField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<ReferencePolicyField> {
+                            match name {
+                                "type" => Some(ReferencePolicyField::type_),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for ReferencePolicy {
+                        const NAME: &'static str = "ReferencePolicy";
+                        const NAMES: &'static [&'static str] = <ReferencePolicyFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<ReferencePolicy>,
+                        ) -> Result<(), A::Error> {
+                            let mut type_ = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ReferencePolicyFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(ReferencePolicyField::type_) => {
+                                        serde_struct::value(&mut map, &mut type_, "type")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let type_ = serde_struct::required(type_, "type")?;
+                            *place = Some(ReferencePolicy {
+                                type_,
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ReferencePolicy {
                     /// The [`ReferencePolicyBuilder`] of a new `ReferencePolicy`.
@@ -576,111 +536,93 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Tag {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Tag>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct TagVisitor<'a>(&'a mut Option<Tag>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum TagField {
-                            name,
-                            policy,
-                            import_policy,
-                            from,
-                            retry,
-                        }
-
-                        impl serde_struct::Fields for TagVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "name",
-                                "policy",
-                                "importPolicy",
-                                "from",
-                                "retry",
-                            ];
-
-                            type Field = TagField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<TagField> {
-                                match name {
-                                    "name" => Some(TagField::name),
-                                    "policy" => Some(TagField::policy),
-                                    "importPolicy" => Some(TagField::import_policy),
-                                    "from" => Some(TagField::from),
-                                    "retry" => Some(TagField::retry),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for TagVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Tag")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut policy = None;
-                                let mut import_policy = None;
-                                let mut from = None;
-                                let mut retry = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(TagField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        Some(TagField::policy) => {
-                                            serde_struct::struct_value(&mut map, &mut policy, "policy")
-                                        }
-                                        Some(TagField::import_policy) => {
-                                            serde_struct::optional_struct_value(
-                                                &mut map,
-                                                &mut import_policy,
-                                                "importPolicy",
-                                            )
-                                        }
-                                        Some(TagField::from) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut from, "from")
-                                        }
-                                        Some(TagField::retry) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut retry, "retry")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let name = serde_struct::required(name, "name")?;
-                                let policy = serde_struct::required(policy, "policy")?;
-                                *self.0 = Some(Tag {
-                                    name,
-                                    policy,
-                                    import_policy: serde_struct::optional(import_policy),
-                                    from: serde_struct::optional(from),
-                                    retry: serde_struct::optional(retry),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Tag",
-                            <TagVisitor<'_> as serde_struct::Fields>::NAMES,
-                            TagVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum TagField {
+                        name,
+                        policy,
+                        import_policy,
+                        from,
+                        retry,
                     }
-                }
+
+                    enum TagFields {}
+
+                    impl serde_struct::Fields for TagFields {
+                        const NAMES: &'static [&'static str] = &["name", "policy", "importPolicy", "from", "retry"];
+
+                        type Field = TagField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<TagField> {
+                            match name {
+                                "name" => Some(TagField::name),
+                                "policy" => Some(TagField::policy),
+                                "importPolicy" => Some(TagField::import_policy),
+                                "from" => Some(TagField::from),
+                                "retry" => Some(TagField::retry),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Tag {
+                        const NAME: &'static str = "Tag";
+                        const NAMES: &'static [&'static str] = <TagFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Tag>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut policy = None;
+                            let mut import_policy = None;
+                            let mut from = None;
+                            let mut retry = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<TagFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(TagField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    Some(TagField::policy) => {
+                                        serde_struct::struct_value(&mut map, &mut policy, "policy")
+                                    }
+                                    Some(TagField::import_policy) => {
+                                        serde_struct::optional_struct_value(
+                                            &mut map,
+                                            &mut import_policy,
+                                            "importPolicy",
+                                        )
+                                    }
+                                    Some(TagField::from) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut from, "from")
+                                    }
+                                    Some(TagField::retry) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut retry, "retry")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let name = serde_struct::required(name, "name")?;
+                            let policy = serde_struct::required(policy, "policy")?;
+                            *place = Some(Tag {
+                                name,
+                                policy,
+                                import_policy: serde_struct::optional(import_policy),
+                                from: serde_struct::optional(from),
+                                retry: serde_struct::optional(retry),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Tag {
                     /// The [`TagBuilder`] of a new `Tag`.
@@ -803,73 +745,61 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagRetry {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<TagRetry>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct TagRetryVisitor<'a>(&'a mut Option<TagRetry>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum TagRetryField {
-                            limit,
-                        }
-
-                        impl serde_struct::Fields for TagRetryVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["limit"];
-
-                            type Field = TagRetryField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<TagRetryField> {
-                                match name {
-                                    "limit" => Some(TagRetryField::limit),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for TagRetryVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct TagRetry")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut limit = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(TagRetryField::limit) => {
-                                            serde_struct::value(&mut map, &mut limit, "limit")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(TagRetry {
-                                    limit: serde_struct::optional(limit),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "TagRetry",
-                            <TagRetryVisitor<'_> as serde_struct::Fields>::NAMES,
-                            TagRetryVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum TagRetryField {
+                        limit,
                     }
-                }
+
+                    enum TagRetryFields {}
+
+                    impl serde_struct::Fields for TagRetryFields {
+                        const NAMES: &'static [&'static str] = &["limit"];
+
+                        type Field = TagRetryField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<TagRetryField> {
+                            match name {
+                                "limit" => Some(TagRetryField::limit),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for TagRetry {
+                        const NAME: &'static str = "TagRetry";
+                        const NAMES: &'static [&'static str] = <TagRetryFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<TagRetry>,
+                        ) -> Result<(), A::Error> {
+                            let mut limit = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<TagRetryFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(TagRetryField::limit) => {
+                                        serde_struct::value(&mut map, &mut limit, "limit")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(TagRetry {
+                                limit: serde_struct::optional(limit),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl TagRetry {
                     /// The [`TagRetryBuilder`] of a new `TagRetry`.

@@ -130,93 +130,81 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Gadget {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Gadget>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetVisitor<'a>(&'a mut Option<Gadget>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum GadgetField {
-                            api_version,
-                            kind,
-                            metadata,
-                            spec,
-                        }
-
-                        impl serde_struct::Fields for GadgetVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
-
-                            type Field = GadgetField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<GadgetField> {
-                                match name {
-                                    "apiVersion" => Some(GadgetField::api_version),
-                                    "kind" => Some(GadgetField::kind),
-                                    "metadata" => Some(GadgetField::metadata),
-                                    "spec" => Some(GadgetField::spec),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Gadget")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut api_version = None;
-                                let mut kind = None;
-                                let mut metadata = None;
-                                let mut spec = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(GadgetField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(GadgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        Some(GadgetField::metadata) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        Some(GadgetField::spec) => {
-                                            serde_struct::struct_value(&mut map, &mut spec, "spec")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let spec = serde_struct::required(spec, "spec")?;
-                                *self.0 = Some(Gadget {
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    metadata: serde_struct::optional(metadata),
-                                    spec,
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Gadget",
-                            <GadgetVisitor<'_> as serde_struct::Fields>::NAMES,
-                            GadgetVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetField {
+                        api_version,
+                        kind,
+                        metadata,
+                        spec,
                     }
-                }
+
+                    enum GadgetFields {}
+
+                    impl serde_struct::Fields for GadgetFields {
+                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
+
+                        type Field = GadgetField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<GadgetField> {
+                            match name {
+                                "apiVersion" => Some(GadgetField::api_version),
+                                "kind" => Some(GadgetField::kind),
+                                "metadata" => Some(GadgetField::metadata),
+                                "spec" => Some(GadgetField::spec),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Gadget {
+                        const NAME: &'static str = "Gadget";
+                        const NAMES: &'static [&'static str] = <GadgetFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Gadget>,
+                        ) -> Result<(), A::Error> {
+                            let mut api_version = None;
+                            let mut kind = None;
+                            let mut metadata = None;
+                            let mut spec = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<GadgetFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(GadgetField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(GadgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    Some(GadgetField::metadata) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    Some(GadgetField::spec) => {
+                                        serde_struct::struct_value(&mut map, &mut spec, "spec")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let spec = serde_struct::required(spec, "spec")?;
+                            *place = Some(Gadget {
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                metadata: serde_struct::optional(metadata),
+                                spec,
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for Gadget {
                     const API_VERSION: &'static str = "example.com/v1";
@@ -384,81 +372,67 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GadgetSpec {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<GadgetSpec>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetSpecVisitor<'a>(&'a mut Option<GadgetSpec>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum GadgetSpecField {
-                            size,
-                            color,
-                        }
-
-                        impl serde_struct::Fields for GadgetSpecVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["size", "color"];
-
-                            type Field = GadgetSpecField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<GadgetSpecField> {
-                                match name {
-                                    "size" => Some(GadgetSpecField::size),
-                                    "color" => Some(GadgetSpecField::color),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct GadgetSpec")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut size = None;
-                                let mut color = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(GadgetSpecField::size) => {
-                                            serde_struct::value(&mut map, &mut size, "size")
-                                        }
-                                        Some(GadgetSpecField::color) => {
-                                            serde_struct::value(&mut map, &mut color, "color")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let size = serde_struct::required(size, "size")?;
-                                *self.0 = Some(GadgetSpec {
-                                    size,
-                                    color: serde_struct::optional(color),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "GadgetSpec",
-                            <GadgetSpecVisitor<'_> as serde_struct::Fields>::NAMES,
-                            GadgetSpecVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetSpecField {
+                        size,
+                        color,
                     }
-                }
+
+                    enum GadgetSpecFields {}
+
+                    impl serde_struct::Fields for GadgetSpecFields {
+                        const NAMES: &'static [&'static str] = &["size", "color"];
+
+                        type Field = GadgetSpecField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<GadgetSpecField> {
+                            match name {
+                                "size" => Some(GadgetSpecField::size),
+                                "color" => Some(GadgetSpecField::color),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for GadgetSpec {
+                        const NAME: &'static str = "GadgetSpec";
+                        const NAMES: &'static [&'static str] = <GadgetSpecFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<GadgetSpec>,
+                        ) -> Result<(), A::Error> {
+                            let mut size = None;
+                            let mut color = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<GadgetSpecFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(GadgetSpecField::size) => serde_struct::value(&mut map, &mut size, "size"),
+                                    Some(GadgetSpecField::color) => {
+                                        serde_struct::value(&mut map, &mut color, "color")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let size = serde_struct::required(size, "size")?;
+                            *place = Some(GadgetSpec {
+                                size,
+                                color: serde_struct::optional(color),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl GadgetSpec {
                     /// The [`GadgetSpecBuilder`] of a new `GadgetSpec`.
@@ -566,95 +540,81 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GadgetList {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<GadgetList>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetListVisitor<'a>(&'a mut Option<GadgetList>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum GadgetListField {
-                            api_version,
-                            items,
-                            kind,
-                            metadata,
-                        }
-
-                        impl serde_struct::Fields for GadgetListVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-                            type Field = GadgetListField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<GadgetListField> {
-                                match name {
-                                    "apiVersion" => Some(GadgetListField::api_version),
-                                    "items" => Some(GadgetListField::items),
-                                    "kind" => Some(GadgetListField::kind),
-                                    "metadata" => Some(GadgetListField::metadata),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct GadgetList")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut api_version = None;
-                                let mut items = None;
-                                let mut kind = None;
-                                let mut metadata = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(GadgetListField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(GadgetListField::items) => {
-                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                        }
-                                        Some(GadgetListField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-                                        Some(GadgetListField::metadata) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let items = serde_struct::required(items, "items")?;
-                                *self.0 = Some(GadgetList {
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    metadata: serde_struct::optional(metadata),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "GadgetList",
-                            <GadgetListVisitor<'_> as serde_struct::Fields>::NAMES,
-                            GadgetListVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetListField {
+                        api_version,
+                        items,
+                        kind,
+                        metadata,
                     }
-                }
+
+                    enum GadgetListFields {}
+
+                    impl serde_struct::Fields for GadgetListFields {
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
+                        type Field = GadgetListField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<GadgetListField> {
+                            match name {
+                                "apiVersion" => Some(GadgetListField::api_version),
+                                "items" => Some(GadgetListField::items),
+                                "kind" => Some(GadgetListField::kind),
+                                "metadata" => Some(GadgetListField::metadata),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for GadgetList {
+                        const NAME: &'static str = "GadgetList";
+                        const NAMES: &'static [&'static str] = <GadgetListFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<GadgetList>,
+                        ) -> Result<(), A::Error> {
+                            let mut api_version = None;
+                            let mut items = None;
+                            let mut kind = None;
+                            let mut metadata = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<GadgetListFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(GadgetListField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(GadgetListField::items) => {
+                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                                    }
+                                    Some(GadgetListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    Some(GadgetListField::metadata) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let items = serde_struct::required(items, "items")?;
+                            *place = Some(GadgetList {
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                items,
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                metadata: serde_struct::optional(metadata),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for GadgetList {
                     const API_VERSION: &'static str = "example.com/v1";
@@ -799,92 +759,80 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Gizmo {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Gizmo>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct GizmoVisitor<'a>(&'a mut Option<Gizmo>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum GizmoField {
-                            api_version,
-                            kind,
-                            metadata,
-                            name,
-                        }
-
-                        impl serde_struct::Fields for GizmoVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "name"];
-
-                            type Field = GizmoField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<GizmoField> {
-                                match name {
-                                    "apiVersion" => Some(GizmoField::api_version),
-                                    "kind" => Some(GizmoField::kind),
-                                    "metadata" => Some(GizmoField::metadata),
-                                    "name" => Some(GizmoField::name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for GizmoVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Gizmo")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut api_version = None;
-                                let mut kind = None;
-                                let mut metadata = None;
-                                let mut name = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(GizmoField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(GizmoField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        Some(GizmoField::metadata) => {
-                                            serde_struct::struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        Some(GizmoField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let metadata = serde_struct::required(metadata, "metadata")?;
-                                let name = serde_struct::required(name, "name")?;
-                                *self.0 = Some(Gizmo {
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    metadata,
-                                    name,
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Gizmo",
-                            <GizmoVisitor<'_> as serde_struct::Fields>::NAMES,
-                            GizmoVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GizmoField {
+                        api_version,
+                        kind,
+                        metadata,
+                        name,
                     }
-                }
+
+                    enum GizmoFields {}
+
+                    impl serde_struct::Fields for GizmoFields {
+                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "name"];
+
+                        type Field = GizmoField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<GizmoField> {
+                            match name {
+                                "apiVersion" => Some(GizmoField::api_version),
+                                "kind" => Some(GizmoField::kind),
+                                "metadata" => Some(GizmoField::metadata),
+                                "name" => Some(GizmoField::name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Gizmo {
+                        const NAME: &'static str = "Gizmo";
+                        const NAMES: &'static [&'static str] = <GizmoFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Gizmo>,
+                        ) -> Result<(), A::Error> {
+                            let mut api_version = None;
+                            let mut kind = None;
+                            let mut metadata = None;
+                            let mut name = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<GizmoFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(GizmoField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(GizmoField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    Some(GizmoField::metadata) => {
+                                        serde_struct::struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    Some(GizmoField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let metadata = serde_struct::required(metadata, "metadata")?;
+                            let name = serde_struct::required(name, "name")?;
+                            *place = Some(Gizmo {
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                metadata,
+                                name,
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for Gizmo {
                     const API_VERSION: &'static str = "example.com/v1";

@@ -91,95 +91,81 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Secretish {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Secretish>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct SecretishVisitor<'a>(&'a mut Option<Secretish>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum SecretishField {
-                            checksum,
-                            data,
-                            chunks,
-                            string_data,
-                        }
-
-                        impl serde_struct::Fields for SecretishVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["checksum", "data", "chunks", "stringData"];
-
-                            type Field = SecretishField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<SecretishField> {
-                                match name {
-                                    "checksum" => Some(SecretishField::checksum),
-                                    "data" => Some(SecretishField::data),
-                                    "chunks" => Some(SecretishField::chunks),
-                                    "stringData" => Some(SecretishField::string_data),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for SecretishVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Secretish")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut checksum = None;
-                                let mut data = None;
-                                let mut chunks = None;
-                                let mut string_data = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(SecretishField::checksum) => {
-                                            serde_struct::value(&mut map, &mut checksum, "checksum")
-                                        }
-                                        Some(SecretishField::data) => {
-                                            serde_struct::value(&mut map, &mut data, "data")
-                                        }
-                                        Some(SecretishField::chunks) => {
-                                            serde_struct::value(&mut map, &mut chunks, "chunks")
-                                        }
-                                        Some(SecretishField::string_data) => {
-                                            serde_struct::value(&mut map, &mut string_data, "stringData")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let checksum = serde_struct::required(checksum, "checksum")?;
-                                *self.0 = Some(Secretish {
-                                    checksum,
-                                    data: serde_struct::optional(data),
-                                    chunks: serde_struct::optional(chunks),
-                                    string_data: serde_struct::optional(string_data),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Secretish",
-                            <SecretishVisitor<'_> as serde_struct::Fields>::NAMES,
-                            SecretishVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum SecretishField {
+                        checksum,
+                        data,
+                        chunks,
+                        string_data,
                     }
-                }
+
+                    enum SecretishFields {}
+
+                    impl serde_struct::Fields for SecretishFields {
+                        const NAMES: &'static [&'static str] = &["checksum", "data", "chunks", "stringData"];
+
+                        type Field = SecretishField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<SecretishField> {
+                            match name {
+                                "checksum" => Some(SecretishField::checksum),
+                                "data" => Some(SecretishField::data),
+                                "chunks" => Some(SecretishField::chunks),
+                                "stringData" => Some(SecretishField::string_data),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Secretish {
+                        const NAME: &'static str = "Secretish";
+                        const NAMES: &'static [&'static str] = <SecretishFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Secretish>,
+                        ) -> Result<(), A::Error> {
+                            let mut checksum = None;
+                            let mut data = None;
+                            let mut chunks = None;
+                            let mut string_data = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<SecretishFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(SecretishField::checksum) => {
+                                        serde_struct::value(&mut map, &mut checksum, "checksum")
+                                    }
+                                    Some(SecretishField::data) => serde_struct::value(&mut map, &mut data, "data"),
+                                    Some(SecretishField::chunks) => {
+                                        serde_struct::value(&mut map, &mut chunks, "chunks")
+                                    }
+                                    Some(SecretishField::string_data) => {
+                                        serde_struct::value(&mut map, &mut string_data, "stringData")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let checksum = serde_struct::required(checksum, "checksum")?;
+                            *place = Some(Secretish {
+                                checksum,
+                                data: serde_struct::optional(data),
+                                chunks: serde_struct::optional(chunks),
+                                string_data: serde_struct::optional(string_data),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Secretish {
                     /// The [`SecretishBuilder`] of a new `Secretish`.

@@ -90,77 +90,65 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Base {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Base>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct BaseVisitor<'a>(&'a mut Option<Base>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum BaseField {
-                            name,
-                            size,
-                        }
-
-                        impl serde_struct::Fields for BaseVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name", "size"];
-
-                            type Field = BaseField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<BaseField> {
-                                match name {
-                                    "name" => Some(BaseField::name),
-                                    "size" => Some(BaseField::size),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for BaseVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Base")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut size = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(BaseField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        Some(BaseField::size) => serde_struct::value(&mut map, &mut size, "size"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let name = serde_struct::required(name, "name")?;
-                                *self.0 = Some(Base {
-                                    name,
-                                    size: serde_struct::optional(size),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Base",
-                            <BaseVisitor<'_> as serde_struct::Fields>::NAMES,
-                            BaseVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum BaseField {
+                        name,
+                        size,
                     }
-                }
+
+                    enum BaseFields {}
+
+                    impl serde_struct::Fields for BaseFields {
+                        const NAMES: &'static [&'static str] = &["name", "size"];
+
+                        type Field = BaseField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<BaseField> {
+                            match name {
+                                "name" => Some(BaseField::name),
+                                "size" => Some(BaseField::size),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Base {
+                        const NAME: &'static str = "Base";
+                        const NAMES: &'static [&'static str] = <BaseFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Base>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut size = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<BaseFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(BaseField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    Some(BaseField::size) => serde_struct::value(&mut map, &mut size, "size"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let name = serde_struct::required(name, "name")?;
+                            *place = Some(Base {
+                                name,
+                                size: serde_struct::optional(size),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Base {
                     /// The [`BaseBuilder`] of a new `Base`.
@@ -288,151 +276,133 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Holder {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Holder>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderVisitor<'a>(&'a mut Option<Holder>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum HolderField {
-                            extended,
-                            either,
-                            exclusive,
-                            mixed,
-                            conflict,
-                            constrained,
-                            refined,
-                            scalar_or_list,
-                            weight_or_flag,
-                            ambiguous,
-                        }
-
-                        impl serde_struct::Fields for HolderVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "extended",
-                                "either",
-                                "exclusive",
-                                "mixed",
-                                "conflict",
-                                "constrained",
-                                "refined",
-                                "scalarOrList",
-                                "weightOrFlag",
-                                "ambiguous",
-                            ];
-
-                            type Field = HolderField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<HolderField> {
-                                match name {
-                                    "extended" => Some(HolderField::extended),
-                                    "either" => Some(HolderField::either),
-                                    "exclusive" => Some(HolderField::exclusive),
-                                    "mixed" => Some(HolderField::mixed),
-                                    "conflict" => Some(HolderField::conflict),
-                                    "constrained" => Some(HolderField::constrained),
-                                    "refined" => Some(HolderField::refined),
-                                    "scalarOrList" => Some(HolderField::scalar_or_list),
-                                    "weightOrFlag" => Some(HolderField::weight_or_flag),
-                                    "ambiguous" => Some(HolderField::ambiguous),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for HolderVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Holder")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut extended = None;
-                                let mut either = None;
-                                let mut exclusive = None;
-                                let mut mixed = None;
-                                let mut conflict = None;
-                                let mut constrained = None;
-                                let mut refined = None;
-                                let mut scalar_or_list = None;
-                                let mut weight_or_flag = None;
-                                let mut ambiguous = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(HolderField::extended) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut extended, "extended")
-                                        }
-                                        Some(HolderField::either) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut either, "either")
-                                        }
-                                        Some(HolderField::exclusive) => {
-                                            serde_struct::optional_struct_value(
-                                                &mut map,
-                                                &mut exclusive,
-                                                "exclusive",
-                                            )
-                                        }
-                                        Some(HolderField::mixed) => {
-                                            serde_struct::value(&mut map, &mut mixed, "mixed")
-                                        }
-                                        Some(HolderField::conflict) => {
-                                            serde_struct::value(&mut map, &mut conflict, "conflict")
-                                        }
-                                        Some(HolderField::constrained) => {
-                                            serde_struct::value(&mut map, &mut constrained, "constrained")
-                                        }
-                                        Some(HolderField::refined) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut refined, "refined")
-                                        }
-                                        Some(HolderField::scalar_or_list) => {
-                                            serde_struct::value(&mut map, &mut scalar_or_list, "scalarOrList")
-                                        }
-                                        Some(HolderField::weight_or_flag) => {
-                                            serde_struct::value(&mut map, &mut weight_or_flag, "weightOrFlag")
-                                        }
-                                        Some(HolderField::ambiguous) => {
-                                            serde_struct::value(&mut map, &mut ambiguous, "ambiguous")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Holder {
-                                    extended: serde_struct::optional(extended),
-                                    either: serde_struct::optional(either),
-                                    exclusive: serde_struct::optional(exclusive),
-                                    mixed: serde_struct::optional(mixed),
-                                    conflict: serde_struct::optional(conflict),
-                                    constrained: serde_struct::optional(constrained),
-                                    refined: serde_struct::optional(refined),
-                                    scalar_or_list: serde_struct::optional(scalar_or_list),
-                                    weight_or_flag: serde_struct::optional(weight_or_flag),
-                                    ambiguous: serde_struct::optional(ambiguous),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Holder",
-                            <HolderVisitor<'_> as serde_struct::Fields>::NAMES,
-                            HolderVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderField {
+                        extended,
+                        either,
+                        exclusive,
+                        mixed,
+                        conflict,
+                        constrained,
+                        refined,
+                        scalar_or_list,
+                        weight_or_flag,
+                        ambiguous,
                     }
-                }
+
+                    enum HolderFields {}
+
+                    impl serde_struct::Fields for HolderFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "extended",
+                            "either",
+                            "exclusive",
+                            "mixed",
+                            "conflict",
+                            "constrained",
+                            "refined",
+                            "scalarOrList",
+                            "weightOrFlag",
+                            "ambiguous",
+                        ];
+
+                        type Field = HolderField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<HolderField> {
+                            match name {
+                                "extended" => Some(HolderField::extended),
+                                "either" => Some(HolderField::either),
+                                "exclusive" => Some(HolderField::exclusive),
+                                "mixed" => Some(HolderField::mixed),
+                                "conflict" => Some(HolderField::conflict),
+                                "constrained" => Some(HolderField::constrained),
+                                "refined" => Some(HolderField::refined),
+                                "scalarOrList" => Some(HolderField::scalar_or_list),
+                                "weightOrFlag" => Some(HolderField::weight_or_flag),
+                                "ambiguous" => Some(HolderField::ambiguous),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Holder {
+                        const NAME: &'static str = "Holder";
+                        const NAMES: &'static [&'static str] = <HolderFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Holder>,
+                        ) -> Result<(), A::Error> {
+                            let mut extended = None;
+                            let mut either = None;
+                            let mut exclusive = None;
+                            let mut mixed = None;
+                            let mut conflict = None;
+                            let mut constrained = None;
+                            let mut refined = None;
+                            let mut scalar_or_list = None;
+                            let mut weight_or_flag = None;
+                            let mut ambiguous = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<HolderFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(HolderField::extended) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut extended, "extended")
+                                    }
+                                    Some(HolderField::either) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut either, "either")
+                                    }
+                                    Some(HolderField::exclusive) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut exclusive, "exclusive")
+                                    }
+                                    Some(HolderField::mixed) => serde_struct::value(&mut map, &mut mixed, "mixed"),
+                                    Some(HolderField::conflict) => {
+                                        serde_struct::value(&mut map, &mut conflict, "conflict")
+                                    }
+                                    Some(HolderField::constrained) => {
+                                        serde_struct::value(&mut map, &mut constrained, "constrained")
+                                    }
+                                    Some(HolderField::refined) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut refined, "refined")
+                                    }
+                                    Some(HolderField::scalar_or_list) => {
+                                        serde_struct::value(&mut map, &mut scalar_or_list, "scalarOrList")
+                                    }
+                                    Some(HolderField::weight_or_flag) => {
+                                        serde_struct::value(&mut map, &mut weight_or_flag, "weightOrFlag")
+                                    }
+                                    Some(HolderField::ambiguous) => {
+                                        serde_struct::value(&mut map, &mut ambiguous, "ambiguous")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Holder {
+                                extended: serde_struct::optional(extended),
+                                either: serde_struct::optional(either),
+                                exclusive: serde_struct::optional(exclusive),
+                                mixed: serde_struct::optional(mixed),
+                                conflict: serde_struct::optional(conflict),
+                                constrained: serde_struct::optional(constrained),
+                                refined: serde_struct::optional(refined),
+                                scalar_or_list: serde_struct::optional(scalar_or_list),
+                                weight_or_flag: serde_struct::optional(weight_or_flag),
+                                ambiguous: serde_struct::optional(ambiguous),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Holder {
                     /// The [`HolderBuilder`] of a new `Holder`.
@@ -585,88 +555,76 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HolderExtended {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<HolderExtended>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderExtendedVisitor<'a>(&'a mut Option<HolderExtended>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum HolderExtendedField {
-                            name,
-                            size,
-                            more,
-                        }
-
-                        impl serde_struct::Fields for HolderExtendedVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name", "size", "more"];
-
-                            type Field = HolderExtendedField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<HolderExtendedField> {
-                                match name {
-                                    "name" => Some(HolderExtendedField::name),
-                                    "size" => Some(HolderExtendedField::size),
-                                    "more" => Some(HolderExtendedField::more),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for HolderExtendedVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct HolderExtended")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut size = None;
-                                let mut more = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(HolderExtendedField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        Some(HolderExtendedField::size) => {
-                                            serde_struct::value(&mut map, &mut size, "size")
-                                        }
-                                        Some(HolderExtendedField::more) => {
-                                            serde_struct::value(&mut map, &mut more, "more")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let name = serde_struct::required(name, "name")?;
-                                *self.0 = Some(HolderExtended {
-                                    name,
-                                    size: serde_struct::optional(size),
-                                    more: serde_struct::optional(more),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "HolderExtended",
-                            <HolderExtendedVisitor<'_> as serde_struct::Fields>::NAMES,
-                            HolderExtendedVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderExtendedField {
+                        name,
+                        size,
+                        more,
                     }
-                }
+
+                    enum HolderExtendedFields {}
+
+                    impl serde_struct::Fields for HolderExtendedFields {
+                        const NAMES: &'static [&'static str] = &["name", "size", "more"];
+
+                        type Field = HolderExtendedField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<HolderExtendedField> {
+                            match name {
+                                "name" => Some(HolderExtendedField::name),
+                                "size" => Some(HolderExtendedField::size),
+                                "more" => Some(HolderExtendedField::more),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for HolderExtended {
+                        const NAME: &'static str = "HolderExtended";
+                        const NAMES: &'static [&'static str] = <HolderExtendedFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<HolderExtended>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut size = None;
+                            let mut more = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<HolderExtendedFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(HolderExtendedField::name) => {
+                                        serde_struct::value(&mut map, &mut name, "name")
+                                    }
+                                    Some(HolderExtendedField::size) => {
+                                        serde_struct::value(&mut map, &mut size, "size")
+                                    }
+                                    Some(HolderExtendedField::more) => {
+                                        serde_struct::value(&mut map, &mut more, "more")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let name = serde_struct::required(name, "name")?;
+                            *place = Some(HolderExtended {
+                                name,
+                                size: serde_struct::optional(size),
+                                more: serde_struct::optional(more),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl HolderExtended {
                     /// The [`HolderExtendedBuilder`] of a new `HolderExtended`.
@@ -764,87 +722,73 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HolderEither {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<HolderEither>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderEitherVisitor<'a>(&'a mut Option<HolderEither>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum HolderEitherField {
-                            name,
-                            size,
-                            url,
-                        }
-
-                        impl serde_struct::Fields for HolderEitherVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name", "size", "url"];
-
-                            type Field = HolderEitherField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<HolderEitherField> {
-                                match name {
-                                    "name" => Some(HolderEitherField::name),
-                                    "size" => Some(HolderEitherField::size),
-                                    "url" => Some(HolderEitherField::url),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for HolderEitherVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct HolderEither")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut size = None;
-                                let mut url = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(HolderEitherField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        Some(HolderEitherField::size) => {
-                                            serde_struct::value(&mut map, &mut size, "size")
-                                        }
-                                        Some(HolderEitherField::url) => {
-                                            serde_struct::value(&mut map, &mut url, "url")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(HolderEither {
-                                    name: serde_struct::optional(name),
-                                    size: serde_struct::optional(size),
-                                    url: serde_struct::optional(url),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "HolderEither",
-                            <HolderEitherVisitor<'_> as serde_struct::Fields>::NAMES,
-                            HolderEitherVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderEitherField {
+                        name,
+                        size,
+                        url,
                     }
-                }
+
+                    enum HolderEitherFields {}
+
+                    impl serde_struct::Fields for HolderEitherFields {
+                        const NAMES: &'static [&'static str] = &["name", "size", "url"];
+
+                        type Field = HolderEitherField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<HolderEitherField> {
+                            match name {
+                                "name" => Some(HolderEitherField::name),
+                                "size" => Some(HolderEitherField::size),
+                                "url" => Some(HolderEitherField::url),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for HolderEither {
+                        const NAME: &'static str = "HolderEither";
+                        const NAMES: &'static [&'static str] = <HolderEitherFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<HolderEither>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut size = None;
+                            let mut url = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<HolderEitherFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(HolderEitherField::name) => {
+                                        serde_struct::value(&mut map, &mut name, "name")
+                                    }
+                                    Some(HolderEitherField::size) => {
+                                        serde_struct::value(&mut map, &mut size, "size")
+                                    }
+                                    Some(HolderEitherField::url) => serde_struct::value(&mut map, &mut url, "url"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(HolderEither {
+                                name: serde_struct::optional(name),
+                                size: serde_struct::optional(size),
+                                url: serde_struct::optional(url),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl HolderEither {
                     /// The [`HolderEitherBuilder`] of a new `HolderEither`.
@@ -930,76 +874,64 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HolderExclusive {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<HolderExclusive>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderExclusiveVisitor<'a>(&'a mut Option<HolderExclusive>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum HolderExclusiveField {
-                            a,
-                            b,
-                        }
-
-                        impl serde_struct::Fields for HolderExclusiveVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["a", "b"];
-
-                            type Field = HolderExclusiveField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<HolderExclusiveField> {
-                                match name {
-                                    "a" => Some(HolderExclusiveField::a),
-                                    "b" => Some(HolderExclusiveField::b),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for HolderExclusiveVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct HolderExclusive")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut a = None;
-                                let mut b = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(HolderExclusiveField::a) => serde_struct::value(&mut map, &mut a, "a"),
-                                        Some(HolderExclusiveField::b) => serde_struct::value(&mut map, &mut b, "b"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(HolderExclusive {
-                                    a: serde_struct::optional(a),
-                                    b: serde_struct::optional(b),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "HolderExclusive",
-                            <HolderExclusiveVisitor<'_> as serde_struct::Fields>::NAMES,
-                            HolderExclusiveVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderExclusiveField {
+                        a,
+                        b,
                     }
-                }
+
+                    enum HolderExclusiveFields {}
+
+                    impl serde_struct::Fields for HolderExclusiveFields {
+                        const NAMES: &'static [&'static str] = &["a", "b"];
+
+                        type Field = HolderExclusiveField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<HolderExclusiveField> {
+                            match name {
+                                "a" => Some(HolderExclusiveField::a),
+                                "b" => Some(HolderExclusiveField::b),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for HolderExclusive {
+                        const NAME: &'static str = "HolderExclusive";
+                        const NAMES: &'static [&'static str] = <HolderExclusiveFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<HolderExclusive>,
+                        ) -> Result<(), A::Error> {
+                            let mut a = None;
+                            let mut b = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<HolderExclusiveFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(HolderExclusiveField::a) => serde_struct::value(&mut map, &mut a, "a"),
+                                    Some(HolderExclusiveField::b) => serde_struct::value(&mut map, &mut b, "b"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(HolderExclusive {
+                                a: serde_struct::optional(a),
+                                b: serde_struct::optional(b),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl HolderExclusive {
                     /// The [`HolderExclusiveBuilder`] of a new `HolderExclusive`.
@@ -1127,73 +1059,59 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HolderMixedObject {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<HolderMixedObject>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderMixedObjectVisitor<'a>(&'a mut Option<HolderMixedObject>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum HolderMixedObjectField {
-                            x,
-                        }
-
-                        impl serde_struct::Fields for HolderMixedObjectVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["x"];
-
-                            type Field = HolderMixedObjectField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<HolderMixedObjectField> {
-                                match name {
-                                    "x" => Some(HolderMixedObjectField::x),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for HolderMixedObjectVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct HolderMixedObject")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut x = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(HolderMixedObjectField::x) => {
-                                            serde_struct::value(&mut map, &mut x, "x")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(HolderMixedObject {
-                                    x: serde_struct::optional(x),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "HolderMixedObject",
-                            <HolderMixedObjectVisitor<'_> as serde_struct::Fields>::NAMES,
-                            HolderMixedObjectVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderMixedObjectField {
+                        x,
                     }
-                }
+
+                    enum HolderMixedObjectFields {}
+
+                    impl serde_struct::Fields for HolderMixedObjectFields {
+                        const NAMES: &'static [&'static str] = &["x"];
+
+                        type Field = HolderMixedObjectField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<HolderMixedObjectField> {
+                            match name {
+                                "x" => Some(HolderMixedObjectField::x),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for HolderMixedObject {
+                        const NAME: &'static str = "HolderMixedObject";
+                        const NAMES: &'static [&'static str] = <HolderMixedObjectFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<HolderMixedObject>,
+                        ) -> Result<(), A::Error> {
+                            let mut x = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<HolderMixedObjectFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(HolderMixedObjectField::x) => serde_struct::value(&mut map, &mut x, "x"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(HolderMixedObject {
+                                x: serde_struct::optional(x),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl HolderMixedObject {
                     /// The [`HolderMixedObjectBuilder`] of a new `HolderMixedObject`.
@@ -1260,74 +1178,60 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HolderRefined {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<HolderRefined>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct HolderRefinedVisitor<'a>(&'a mut Option<HolderRefined>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum HolderRefinedField {
-                            url,
-                        }
-
-                        impl serde_struct::Fields for HolderRefinedVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["url"];
-
-                            type Field = HolderRefinedField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<HolderRefinedField> {
-                                match name {
-                                    "url" => Some(HolderRefinedField::url),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for HolderRefinedVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct HolderRefined")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut url = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(HolderRefinedField::url) => {
-                                            serde_struct::value(&mut map, &mut url, "url")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let url = serde_struct::required(url, "url")?;
-                                *self.0 = Some(HolderRefined {
-                                    url,
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "HolderRefined",
-                            <HolderRefinedVisitor<'_> as serde_struct::Fields>::NAMES,
-                            HolderRefinedVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum HolderRefinedField {
+                        url,
                     }
-                }
+
+                    enum HolderRefinedFields {}
+
+                    impl serde_struct::Fields for HolderRefinedFields {
+                        const NAMES: &'static [&'static str] = &["url"];
+
+                        type Field = HolderRefinedField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<HolderRefinedField> {
+                            match name {
+                                "url" => Some(HolderRefinedField::url),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for HolderRefined {
+                        const NAME: &'static str = "HolderRefined";
+                        const NAMES: &'static [&'static str] = <HolderRefinedFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<HolderRefined>,
+                        ) -> Result<(), A::Error> {
+                            let mut url = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<HolderRefinedFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(HolderRefinedField::url) => serde_struct::value(&mut map, &mut url, "url"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let url = serde_struct::required(url, "url")?;
+                            *place = Some(HolderRefined {
+                                url,
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl HolderRefined {
                     /// The [`HolderRefinedBuilder`] of a new `HolderRefined`.
@@ -1530,85 +1434,71 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Merged {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Merged>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct MergedVisitor<'a>(&'a mut Option<Merged>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum MergedField {
-                            name,
-                            size,
-                            extra,
-                        }
-
-                        impl serde_struct::Fields for MergedVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name", "size", "extra"];
-
-                            type Field = MergedField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<MergedField> {
-                                match name {
-                                    "name" => Some(MergedField::name),
-                                    "size" => Some(MergedField::size),
-                                    "extra" => Some(MergedField::extra),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for MergedVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Merged")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut size = None;
-                                let mut extra = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(MergedField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        Some(MergedField::size) => serde_struct::value(&mut map, &mut size, "size"),
-                                        Some(MergedField::extra) => {
-                                            serde_struct::value(&mut map, &mut extra, "extra")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let name = serde_struct::required(name, "name")?;
-                                let extra = serde_struct::required(extra, "extra")?;
-                                *self.0 = Some(Merged {
-                                    name,
-                                    size: serde_struct::optional(size),
-                                    extra,
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Merged",
-                            <MergedVisitor<'_> as serde_struct::Fields>::NAMES,
-                            MergedVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum MergedField {
+                        name,
+                        size,
+                        extra,
                     }
-                }
+
+                    enum MergedFields {}
+
+                    impl serde_struct::Fields for MergedFields {
+                        const NAMES: &'static [&'static str] = &["name", "size", "extra"];
+
+                        type Field = MergedField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<MergedField> {
+                            match name {
+                                "name" => Some(MergedField::name),
+                                "size" => Some(MergedField::size),
+                                "extra" => Some(MergedField::extra),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Merged {
+                        const NAME: &'static str = "Merged";
+                        const NAMES: &'static [&'static str] = <MergedFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Merged>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut size = None;
+                            let mut extra = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<MergedFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(MergedField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    Some(MergedField::size) => serde_struct::value(&mut map, &mut size, "size"),
+                                    Some(MergedField::extra) => serde_struct::value(&mut map, &mut extra, "extra"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let name = serde_struct::required(name, "name")?;
+                            let extra = serde_struct::required(extra, "extra")?;
+                            *place = Some(Merged {
+                                name,
+                                size: serde_struct::optional(size),
+                                extra,
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Merged {
                     /// The [`MergedBuilder`] of a new `Merged`.
@@ -1700,71 +1590,59 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Other {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Other>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct OtherVisitor<'a>(&'a mut Option<Other>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum OtherField {
-                            url,
-                        }
-
-                        impl serde_struct::Fields for OtherVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["url"];
-
-                            type Field = OtherField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<OtherField> {
-                                match name {
-                                    "url" => Some(OtherField::url),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for OtherVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Other")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut url = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(OtherField::url) => serde_struct::value(&mut map, &mut url, "url"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Other {
-                                    url: serde_struct::optional(url),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Other",
-                            <OtherVisitor<'_> as serde_struct::Fields>::NAMES,
-                            OtherVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum OtherField {
+                        url,
                     }
-                }
+
+                    enum OtherFields {}
+
+                    impl serde_struct::Fields for OtherFields {
+                        const NAMES: &'static [&'static str] = &["url"];
+
+                        type Field = OtherField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<OtherField> {
+                            match name {
+                                "url" => Some(OtherField::url),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Other {
+                        const NAME: &'static str = "Other";
+                        const NAMES: &'static [&'static str] = <OtherFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Other>,
+                        ) -> Result<(), A::Error> {
+                            let mut url = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<OtherFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(OtherField::url) => serde_struct::value(&mut map, &mut url, "url"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Other {
+                                url: serde_struct::optional(url),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Other {
                     /// The [`OtherBuilder`] of a new `Other`.

@@ -132,107 +132,93 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Workflow {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Workflow>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WorkflowVisitor<'a>(&'a mut Option<Workflow>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WorkflowField {
-                            spec,
-                            status,
-                            metadata,
-                            api_version,
-                            kind,
-                        }
-
-                        impl serde_struct::Fields for WorkflowVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "spec",
-                                "status",
-                                "metadata",
-                                "apiVersion",
-                                "kind",
-                            ];
-
-                            type Field = WorkflowField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WorkflowField> {
-                                match name {
-                                    "spec" => Some(WorkflowField::spec),
-                                    "status" => Some(WorkflowField::status),
-                                    "metadata" => Some(WorkflowField::metadata),
-                                    "apiVersion" => Some(WorkflowField::api_version),
-                                    "kind" => Some(WorkflowField::kind),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WorkflowVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Workflow")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut spec = None;
-                                let mut status = None;
-                                let mut metadata = None;
-                                let mut api_version = None;
-                                let mut kind = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WorkflowField::spec) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                                        }
-                                        Some(WorkflowField::status) => {
-                                            serde_struct::value(&mut map, &mut status, "status")
-                                        }
-                                        Some(WorkflowField::metadata) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        Some(WorkflowField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(WorkflowField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Workflow {
-                                    spec: serde_struct::optional(spec),
-                                    status: serde_struct::optional(status),
-                                    metadata: serde_struct::optional(metadata),
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Workflow",
-                            <WorkflowVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WorkflowVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WorkflowField {
+                        spec,
+                        status,
+                        metadata,
+                        api_version,
+                        kind,
                     }
-                }
+
+                    enum WorkflowFields {}
+
+                    impl serde_struct::Fields for WorkflowFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "spec",
+                            "status",
+                            "metadata",
+                            "apiVersion",
+                            "kind",
+                        ];
+
+                        type Field = WorkflowField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WorkflowField> {
+                            match name {
+                                "spec" => Some(WorkflowField::spec),
+                                "status" => Some(WorkflowField::status),
+                                "metadata" => Some(WorkflowField::metadata),
+                                "apiVersion" => Some(WorkflowField::api_version),
+                                "kind" => Some(WorkflowField::kind),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Workflow {
+                        const NAME: &'static str = "Workflow";
+                        const NAMES: &'static [&'static str] = <WorkflowFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Workflow>,
+                        ) -> Result<(), A::Error> {
+                            let mut spec = None;
+                            let mut status = None;
+                            let mut metadata = None;
+                            let mut api_version = None;
+                            let mut kind = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WorkflowFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WorkflowField::spec) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                                    }
+                                    Some(WorkflowField::status) => {
+                                        serde_struct::value(&mut map, &mut status, "status")
+                                    }
+                                    Some(WorkflowField::metadata) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    Some(WorkflowField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(WorkflowField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Workflow {
+                                spec: serde_struct::optional(spec),
+                                status: serde_struct::optional(status),
+                                metadata: serde_struct::optional(metadata),
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for Workflow {
                     const API_VERSION: &'static str = "example.io/v1";
@@ -918,73 +904,61 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WorkflowSpec {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<WorkflowSpec>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WorkflowSpecVisitor<'a>(&'a mut Option<WorkflowSpec>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WorkflowSpecField {
-                            entrypoint,
-                        }
-
-                        impl serde_struct::Fields for WorkflowSpecVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["entrypoint"];
-
-                            type Field = WorkflowSpecField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WorkflowSpecField> {
-                                match name {
-                                    "entrypoint" => Some(WorkflowSpecField::entrypoint),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WorkflowSpecVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct WorkflowSpec")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut entrypoint = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WorkflowSpecField::entrypoint) => {
-                                            serde_struct::value(&mut map, &mut entrypoint, "entrypoint")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(WorkflowSpec {
-                                    entrypoint: serde_struct::optional(entrypoint),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "WorkflowSpec",
-                            <WorkflowSpecVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WorkflowSpecVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WorkflowSpecField {
+                        entrypoint,
                     }
-                }
+
+                    enum WorkflowSpecFields {}
+
+                    impl serde_struct::Fields for WorkflowSpecFields {
+                        const NAMES: &'static [&'static str] = &["entrypoint"];
+
+                        type Field = WorkflowSpecField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WorkflowSpecField> {
+                            match name {
+                                "entrypoint" => Some(WorkflowSpecField::entrypoint),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for WorkflowSpec {
+                        const NAME: &'static str = "WorkflowSpec";
+                        const NAMES: &'static [&'static str] = <WorkflowSpecFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<WorkflowSpec>,
+                        ) -> Result<(), A::Error> {
+                            let mut entrypoint = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WorkflowSpecFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WorkflowSpecField::entrypoint) => {
+                                        serde_struct::value(&mut map, &mut entrypoint, "entrypoint")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(WorkflowSpec {
+                                entrypoint: serde_struct::optional(entrypoint),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl WorkflowSpec {
                     /// The [`WorkflowSpecBuilder`] of a new `WorkflowSpec`.
@@ -1081,95 +1055,83 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WorkflowList {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<WorkflowList>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WorkflowListVisitor<'a>(&'a mut Option<WorkflowList>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WorkflowListField {
-                            api_version,
-                            items,
-                            kind,
-                            metadata,
-                        }
-
-                        impl serde_struct::Fields for WorkflowListVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-                            type Field = WorkflowListField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WorkflowListField> {
-                                match name {
-                                    "apiVersion" => Some(WorkflowListField::api_version),
-                                    "items" => Some(WorkflowListField::items),
-                                    "kind" => Some(WorkflowListField::kind),
-                                    "metadata" => Some(WorkflowListField::metadata),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WorkflowListVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct WorkflowList")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut api_version = None;
-                                let mut items = None;
-                                let mut kind = None;
-                                let mut metadata = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WorkflowListField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(WorkflowListField::items) => {
-                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                        }
-                                        Some(WorkflowListField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-                                        Some(WorkflowListField::metadata) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let items = serde_struct::required(items, "items")?;
-                                *self.0 = Some(WorkflowList {
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    metadata: serde_struct::optional(metadata),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "WorkflowList",
-                            <WorkflowListVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WorkflowListVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WorkflowListField {
+                        api_version,
+                        items,
+                        kind,
+                        metadata,
                     }
-                }
+
+                    enum WorkflowListFields {}
+
+                    impl serde_struct::Fields for WorkflowListFields {
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
+                        type Field = WorkflowListField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WorkflowListField> {
+                            match name {
+                                "apiVersion" => Some(WorkflowListField::api_version),
+                                "items" => Some(WorkflowListField::items),
+                                "kind" => Some(WorkflowListField::kind),
+                                "metadata" => Some(WorkflowListField::metadata),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for WorkflowList {
+                        const NAME: &'static str = "WorkflowList";
+                        const NAMES: &'static [&'static str] = <WorkflowListFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<WorkflowList>,
+                        ) -> Result<(), A::Error> {
+                            let mut api_version = None;
+                            let mut items = None;
+                            let mut kind = None;
+                            let mut metadata = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WorkflowListFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WorkflowListField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(WorkflowListField::items) => {
+                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                                    }
+                                    Some(WorkflowListField::kind) => {
+                                        serde_struct::value(&mut map, &mut kind, "kind")
+                                    }
+                                    Some(WorkflowListField::metadata) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let items = serde_struct::required(items, "items")?;
+                            *place = Some(WorkflowList {
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                items,
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                metadata: serde_struct::optional(metadata),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for WorkflowList {
                     const API_VERSION: &'static str = "example.io/v1";
@@ -1329,87 +1291,73 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Workflow {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Workflow>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WorkflowVisitor<'a>(&'a mut Option<Workflow>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WorkflowField {
-                            metadata,
-                            api_version,
-                            kind,
-                        }
-
-                        impl serde_struct::Fields for WorkflowVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["metadata", "apiVersion", "kind"];
-
-                            type Field = WorkflowField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WorkflowField> {
-                                match name {
-                                    "metadata" => Some(WorkflowField::metadata),
-                                    "apiVersion" => Some(WorkflowField::api_version),
-                                    "kind" => Some(WorkflowField::kind),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WorkflowVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Workflow")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut metadata = None;
-                                let mut api_version = None;
-                                let mut kind = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WorkflowField::metadata) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        Some(WorkflowField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(WorkflowField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Workflow {
-                                    metadata: serde_struct::optional(metadata),
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Workflow",
-                            <WorkflowVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WorkflowVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WorkflowField {
+                        metadata,
+                        api_version,
+                        kind,
                     }
-                }
+
+                    enum WorkflowFields {}
+
+                    impl serde_struct::Fields for WorkflowFields {
+                        const NAMES: &'static [&'static str] = &["metadata", "apiVersion", "kind"];
+
+                        type Field = WorkflowField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WorkflowField> {
+                            match name {
+                                "metadata" => Some(WorkflowField::metadata),
+                                "apiVersion" => Some(WorkflowField::api_version),
+                                "kind" => Some(WorkflowField::kind),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Workflow {
+                        const NAME: &'static str = "Workflow";
+                        const NAMES: &'static [&'static str] = <WorkflowFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Workflow>,
+                        ) -> Result<(), A::Error> {
+                            let mut metadata = None;
+                            let mut api_version = None;
+                            let mut kind = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WorkflowFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WorkflowField::metadata) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    Some(WorkflowField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(WorkflowField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Workflow {
+                                metadata: serde_struct::optional(metadata),
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for Workflow {
                     const API_VERSION: &'static str = "example.io/v1alpha1";
@@ -2108,95 +2056,83 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WorkflowList {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<WorkflowList>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WorkflowListVisitor<'a>(&'a mut Option<WorkflowList>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WorkflowListField {
-                            api_version,
-                            items,
-                            kind,
-                            metadata,
-                        }
-
-                        impl serde_struct::Fields for WorkflowListVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-                            type Field = WorkflowListField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WorkflowListField> {
-                                match name {
-                                    "apiVersion" => Some(WorkflowListField::api_version),
-                                    "items" => Some(WorkflowListField::items),
-                                    "kind" => Some(WorkflowListField::kind),
-                                    "metadata" => Some(WorkflowListField::metadata),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WorkflowListVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct WorkflowList")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut api_version = None;
-                                let mut items = None;
-                                let mut kind = None;
-                                let mut metadata = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WorkflowListField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(WorkflowListField::items) => {
-                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                        }
-                                        Some(WorkflowListField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-                                        Some(WorkflowListField::metadata) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let items = serde_struct::required(items, "items")?;
-                                *self.0 = Some(WorkflowList {
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    metadata: serde_struct::optional(metadata),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "WorkflowList",
-                            <WorkflowListVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WorkflowListVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WorkflowListField {
+                        api_version,
+                        items,
+                        kind,
+                        metadata,
                     }
-                }
+
+                    enum WorkflowListFields {}
+
+                    impl serde_struct::Fields for WorkflowListFields {
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
+                        type Field = WorkflowListField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WorkflowListField> {
+                            match name {
+                                "apiVersion" => Some(WorkflowListField::api_version),
+                                "items" => Some(WorkflowListField::items),
+                                "kind" => Some(WorkflowListField::kind),
+                                "metadata" => Some(WorkflowListField::metadata),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for WorkflowList {
+                        const NAME: &'static str = "WorkflowList";
+                        const NAMES: &'static [&'static str] = <WorkflowListFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<WorkflowList>,
+                        ) -> Result<(), A::Error> {
+                            let mut api_version = None;
+                            let mut items = None;
+                            let mut kind = None;
+                            let mut metadata = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WorkflowListFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WorkflowListField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(WorkflowListField::items) => {
+                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                                    }
+                                    Some(WorkflowListField::kind) => {
+                                        serde_struct::value(&mut map, &mut kind, "kind")
+                                    }
+                                    Some(WorkflowListField::metadata) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let items = serde_struct::required(items, "items")?;
+                            *place = Some(WorkflowList {
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                items,
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                metadata: serde_struct::optional(metadata),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for WorkflowList {
                     const API_VERSION: &'static str = "example.io/v1alpha1";

@@ -99,92 +99,80 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Condition {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Condition>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct ConditionVisitor<'a>(&'a mut Option<Condition>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum ConditionField {
-                            last_transition_time,
-                            observed,
-                            created,
-                        }
-
-                        impl serde_struct::Fields for ConditionVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["lastTransitionTime", "observed", "created"];
-
-                            type Field = ConditionField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<ConditionField> {
-                                match name {
-                                    "lastTransitionTime" => Some(ConditionField::last_transition_time),
-                                    "observed" => Some(ConditionField::observed),
-                                    "created" => Some(ConditionField::created),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for ConditionVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Condition")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut last_transition_time = None;
-                                let mut observed = None;
-                                let mut created = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(ConditionField::last_transition_time) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut last_transition_time,
-                                                "lastTransitionTime",
-                                            )
-                                        }
-                                        Some(ConditionField::observed) => {
-                                            serde_struct::value(&mut map, &mut observed, "observed")
-                                        }
-                                        Some(ConditionField::created) => {
-                                            serde_struct::value(&mut map, &mut created, "created")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let last_transition_time = serde_struct::required(last_transition_time, "lastTransitionTime")?;
-                                *self.0 = Some(Condition {
-                                    last_transition_time,
-                                    observed: serde_struct::optional(observed),
-                                    created: serde_struct::optional(created),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Condition",
-                            <ConditionVisitor<'_> as serde_struct::Fields>::NAMES,
-                            ConditionVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ConditionField {
+                        last_transition_time,
+                        observed,
+                        created,
                     }
-                }
+
+                    enum ConditionFields {}
+
+                    impl serde_struct::Fields for ConditionFields {
+                        const NAMES: &'static [&'static str] = &["lastTransitionTime", "observed", "created"];
+
+                        type Field = ConditionField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<ConditionField> {
+                            match name {
+                                "lastTransitionTime" => Some(ConditionField::last_transition_time),
+                                "observed" => Some(ConditionField::observed),
+                                "created" => Some(ConditionField::created),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Condition {
+                        const NAME: &'static str = "Condition";
+                        const NAMES: &'static [&'static str] = <ConditionFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Condition>,
+                        ) -> Result<(), A::Error> {
+                            let mut last_transition_time = None;
+                            let mut observed = None;
+                            let mut created = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ConditionFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(ConditionField::last_transition_time) => {
+                                        serde_struct::value(
+                                            &mut map,
+                                            &mut last_transition_time,
+                                            "lastTransitionTime",
+                                        )
+                                    }
+                                    Some(ConditionField::observed) => {
+                                        serde_struct::value(&mut map, &mut observed, "observed")
+                                    }
+                                    Some(ConditionField::created) => {
+                                        serde_struct::value(&mut map, &mut created, "created")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let last_transition_time = serde_struct::required(last_transition_time, "lastTransitionTime")?;
+                            *place = Some(Condition {
+                                last_transition_time,
+                                observed: serde_struct::optional(observed),
+                                created: serde_struct::optional(created),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Condition {
                     /// The [`ConditionBuilder`] of a new `Condition`.

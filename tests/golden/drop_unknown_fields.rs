@@ -77,66 +77,54 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Plain {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Plain>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct PlainVisitor<'a>(&'a mut Option<Plain>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum PlainField {
-                            name,
-                        }
-
-                        impl serde_struct::Fields for PlainVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name"];
-
-                            type Field = PlainField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<PlainField> {
-                                match name {
-                                    "name" => Some(PlainField::name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for PlainVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Plain")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                while let Some(field) = map.next_key_seed(serde_struct::Key::<Self>::new())? {
-                                    match field {
-                                        Some(PlainField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        None => serde_struct::skip(&mut map),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Plain {
-                                    name: serde_struct::optional(name),
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Plain",
-                            <PlainVisitor<'_> as serde_struct::Fields>::NAMES,
-                            PlainVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PlainField {
+                        name,
                     }
-                }
+
+                    enum PlainFields {}
+
+                    impl serde_struct::Fields for PlainFields {
+                        const NAMES: &'static [&'static str] = &["name"];
+
+                        type Field = PlainField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<PlainField> {
+                            match name {
+                                "name" => Some(PlainField::name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Plain {
+                        const NAME: &'static str = "Plain";
+                        const NAMES: &'static [&'static str] = <PlainFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Plain>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            while let Some(field) = map.next_key_seed(serde_struct::Key::<PlainFields>::new())? {
+                                match field {
+                                    Some(PlainField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => serde_struct::skip(&mut map),
+                                }?;
+                            }
+
+                            *place = Some(Plain {
+                                name: serde_struct::optional(name),
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Plain {
                     /// The [`PlainBuilder`] of a new `Plain`.
@@ -208,71 +196,59 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Values {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Values>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct ValuesVisitor<'a>(&'a mut Option<Values>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum ValuesField {
-                            name,
-                        }
-
-                        impl serde_struct::Fields for ValuesVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name"];
-
-                            type Field = ValuesField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<ValuesField> {
-                                match name {
-                                    "name" => Some(ValuesField::name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for ValuesVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Values")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(ValuesField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Values {
-                                    name: serde_struct::optional(name),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Values",
-                            <ValuesVisitor<'_> as serde_struct::Fields>::NAMES,
-                            ValuesVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ValuesField {
+                        name,
                     }
-                }
+
+                    enum ValuesFields {}
+
+                    impl serde_struct::Fields for ValuesFields {
+                        const NAMES: &'static [&'static str] = &["name"];
+
+                        type Field = ValuesField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<ValuesField> {
+                            match name {
+                                "name" => Some(ValuesField::name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Values {
+                        const NAME: &'static str = "Values";
+                        const NAMES: &'static [&'static str] = <ValuesFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Values>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ValuesFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(ValuesField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Values {
+                                name: serde_struct::optional(name),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Values {
                     /// The [`ValuesBuilder`] of a new `Values`.

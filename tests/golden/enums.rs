@@ -167,106 +167,84 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Policy {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Policy>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct PolicyVisitor<'a>(&'a mut Option<Policy>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum PolicyField {
-                            restart_policy,
-                            odd,
-                            modes,
-                            level,
-                            count,
-                        }
-
-                        impl serde_struct::Fields for PolicyVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "restartPolicy",
-                                "odd",
-                                "modes",
-                                "level",
-                                "count",
-                            ];
-
-                            type Field = PolicyField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<PolicyField> {
-                                match name {
-                                    "restartPolicy" => Some(PolicyField::restart_policy),
-                                    "odd" => Some(PolicyField::odd),
-                                    "modes" => Some(PolicyField::modes),
-                                    "level" => Some(PolicyField::level),
-                                    "count" => Some(PolicyField::count),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for PolicyVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Policy")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut restart_policy = None;
-                                let mut odd = None;
-                                let mut modes = None;
-                                let mut level = None;
-                                let mut count = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(PolicyField::restart_policy) => {
-                                            serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
-                                        }
-                                        Some(PolicyField::odd) => serde_struct::value(&mut map, &mut odd, "odd"),
-                                        Some(PolicyField::modes) => {
-                                            serde_struct::value(&mut map, &mut modes, "modes")
-                                        }
-                                        Some(PolicyField::level) => {
-                                            serde_struct::value(&mut map, &mut level, "level")
-                                        }
-                                        Some(PolicyField::count) => {
-                                            serde_struct::integral_value(&mut map, &mut count, "count")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let restart_policy = serde_struct::required(restart_policy, "restartPolicy")?;
-                                *self.0 = Some(Policy {
-                                    restart_policy,
-                                    odd,
-                                    modes: serde_struct::optional(modes),
-                                    level: serde_struct::optional(level),
-                                    count: serde_struct::optional(count),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Policy",
-                            <PolicyVisitor<'_> as serde_struct::Fields>::NAMES,
-                            PolicyVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PolicyField {
+                        restart_policy,
+                        odd,
+                        modes,
+                        level,
+                        count,
                     }
-                }
+
+                    enum PolicyFields {}
+
+                    impl serde_struct::Fields for PolicyFields {
+                        const NAMES: &'static [&'static str] = &["restartPolicy", "odd", "modes", "level", "count"];
+
+                        type Field = PolicyField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<PolicyField> {
+                            match name {
+                                "restartPolicy" => Some(PolicyField::restart_policy),
+                                "odd" => Some(PolicyField::odd),
+                                "modes" => Some(PolicyField::modes),
+                                "level" => Some(PolicyField::level),
+                                "count" => Some(PolicyField::count),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Policy {
+                        const NAME: &'static str = "Policy";
+                        const NAMES: &'static [&'static str] = <PolicyFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Policy>,
+                        ) -> Result<(), A::Error> {
+                            let mut restart_policy = None;
+                            let mut odd = None;
+                            let mut modes = None;
+                            let mut level = None;
+                            let mut count = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<PolicyFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(PolicyField::restart_policy) => {
+                                        serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
+                                    }
+                                    Some(PolicyField::odd) => serde_struct::value(&mut map, &mut odd, "odd"),
+                                    Some(PolicyField::modes) => serde_struct::value(&mut map, &mut modes, "modes"),
+                                    Some(PolicyField::level) => serde_struct::value(&mut map, &mut level, "level"),
+                                    Some(PolicyField::count) => {
+                                        serde_struct::integral_value(&mut map, &mut count, "count")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let restart_policy = serde_struct::required(restart_policy, "restartPolicy")?;
+                            *place = Some(Policy {
+                                restart_policy,
+                                odd,
+                                modes: serde_struct::optional(modes),
+                                level: serde_struct::optional(level),
+                                count: serde_struct::optional(count),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Policy {
                     /// The [`PolicyBuilder`] of a new `Policy`.

@@ -85,74 +85,60 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Annotated {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Annotated>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct AnnotatedVisitor<'a>(&'a mut Option<Annotated>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum AnnotatedField {
-                            name,
-                        }
-
-                        impl serde_struct::Fields for AnnotatedVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name"];
-
-                            type Field = AnnotatedField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<AnnotatedField> {
-                                match name {
-                                    "name" => Some(AnnotatedField::name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for AnnotatedVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Annotated")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(AnnotatedField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
-                                    }?;
-                                }
-
-                                let name = serde_struct::required(name, "name")?;
-                                *self.0 = Some(Annotated {
-                                    name,
-                                    additional_properties,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Annotated",
-                            <AnnotatedVisitor<'_> as serde_struct::Fields>::NAMES,
-                            AnnotatedVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum AnnotatedField {
+                        name,
                     }
-                }
+
+                    enum AnnotatedFields {}
+
+                    impl serde_struct::Fields for AnnotatedFields {
+                        const NAMES: &'static [&'static str] = &["name"];
+
+                        type Field = AnnotatedField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<AnnotatedField> {
+                            match name {
+                                "name" => Some(AnnotatedField::name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Annotated {
+                        const NAME: &'static str = "Annotated";
+                        const NAMES: &'static [&'static str] = <AnnotatedFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Annotated>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<AnnotatedFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(AnnotatedField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
+                                }?;
+                            }
+
+                            let name = serde_struct::required(name, "name")?;
+                            *place = Some(Annotated {
+                                name,
+                                additional_properties,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Annotated {
                     /// The [`AnnotatedBuilder`] of a new `Annotated`.
@@ -240,90 +226,78 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Clash {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Clash>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct ClashVisitor<'a>(&'a mut Option<Clash>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum ClashField {
-                            additional_properties,
-                            unknown_fields,
-                        }
-
-                        impl serde_struct::Fields for ClashVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["additional_properties", "unknownFields"];
-
-                            type Field = ClashField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<ClashField> {
-                                match name {
-                                    "additional_properties" => Some(ClashField::additional_properties),
-                                    "unknownFields" => Some(ClashField::unknown_fields),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for ClashVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Clash")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut additional_properties = None;
-                                let mut unknown_fields = None;
-                                let mut additional_properties_2 = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(ClashField::additional_properties) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut additional_properties,
-                                                "additional_properties",
-                                            )
-                                        }
-                                        Some(ClashField::unknown_fields) => {
-                                            serde_struct::value(&mut map, &mut unknown_fields, "unknownFields")
-                                        }
-                                        None => {
-                                            serde_struct::integral_extra(
-                                                &mut map,
-                                                &mut additional_properties_2,
-                                                &mut key,
-                                            )
-                                        }
-                                    }?;
-                                }
-
-                                *self.0 = Some(Clash {
-                                    additional_properties: serde_struct::optional(additional_properties),
-                                    unknown_fields: serde_struct::optional(unknown_fields),
-                                    additional_properties_2,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Clash",
-                            <ClashVisitor<'_> as serde_struct::Fields>::NAMES,
-                            ClashVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ClashField {
+                        additional_properties,
+                        unknown_fields,
                     }
-                }
+
+                    enum ClashFields {}
+
+                    impl serde_struct::Fields for ClashFields {
+                        const NAMES: &'static [&'static str] = &["additional_properties", "unknownFields"];
+
+                        type Field = ClashField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<ClashField> {
+                            match name {
+                                "additional_properties" => Some(ClashField::additional_properties),
+                                "unknownFields" => Some(ClashField::unknown_fields),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Clash {
+                        const NAME: &'static str = "Clash";
+                        const NAMES: &'static [&'static str] = <ClashFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Clash>,
+                        ) -> Result<(), A::Error> {
+                            let mut additional_properties = None;
+                            let mut unknown_fields = None;
+                            let mut additional_properties_2 = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ClashFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(ClashField::additional_properties) => {
+                                        serde_struct::value(
+                                            &mut map,
+                                            &mut additional_properties,
+                                            "additional_properties",
+                                        )
+                                    }
+                                    Some(ClashField::unknown_fields) => {
+                                        serde_struct::value(&mut map, &mut unknown_fields, "unknownFields")
+                                    }
+                                    None => {
+                                        serde_struct::integral_extra(
+                                            &mut map,
+                                            &mut additional_properties_2,
+                                            &mut key,
+                                        )
+                                    }
+                                }?;
+                            }
+
+                            *place = Some(Clash {
+                                additional_properties: serde_struct::optional(additional_properties),
+                                unknown_fields: serde_struct::optional(unknown_fields),
+                                additional_properties_2,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Clash {
                     /// The [`ClashBuilder`] of a new `Clash`.
@@ -401,71 +375,59 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Open {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Open>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct OpenVisitor<'a>(&'a mut Option<Open>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum OpenField {
-                            name,
-                        }
-
-                        impl serde_struct::Fields for OpenVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name"];
-
-                            type Field = OpenField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<OpenField> {
-                                match name {
-                                    "name" => Some(OpenField::name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for OpenVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Open")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(OpenField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Open {
-                                    name: serde_struct::optional(name),
-                                    additional_properties,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Open",
-                            <OpenVisitor<'_> as serde_struct::Fields>::NAMES,
-                            OpenVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum OpenField {
+                        name,
                     }
-                }
+
+                    enum OpenFields {}
+
+                    impl serde_struct::Fields for OpenFields {
+                        const NAMES: &'static [&'static str] = &["name"];
+
+                        type Field = OpenField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<OpenField> {
+                            match name {
+                                "name" => Some(OpenField::name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Open {
+                        const NAME: &'static str = "Open";
+                        const NAMES: &'static [&'static str] = <OpenFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Open>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<OpenFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(OpenField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Open {
+                                name: serde_struct::optional(name),
+                                additional_properties,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Open {
                     /// The [`OpenBuilder`] of a new `Open`.
@@ -537,79 +499,61 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Patterned {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Patterned>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct PatternedVisitor<'a>(&'a mut Option<Patterned>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum PatternedField {
-                            name,
-                        }
-
-                        impl serde_struct::Fields for PatternedVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name"];
-
-                            type Field = PatternedField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<PatternedField> {
-                                match name {
-                                    "name" => Some(PatternedField::name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for PatternedVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Patterned")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(PatternedField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        None => {
-                                            serde_struct::integral_extra(
-                                                &mut map,
-                                                &mut additional_properties,
-                                                &mut key,
-                                            )
-                                        }
-                                    }?;
-                                }
-
-                                *self.0 = Some(Patterned {
-                                    name: serde_struct::optional(name),
-                                    additional_properties,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Patterned",
-                            <PatternedVisitor<'_> as serde_struct::Fields>::NAMES,
-                            PatternedVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PatternedField {
+                        name,
                     }
-                }
+
+                    enum PatternedFields {}
+
+                    impl serde_struct::Fields for PatternedFields {
+                        const NAMES: &'static [&'static str] = &["name"];
+
+                        type Field = PatternedField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<PatternedField> {
+                            match name {
+                                "name" => Some(PatternedField::name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Patterned {
+                        const NAME: &'static str = "Patterned";
+                        const NAMES: &'static [&'static str] = <PatternedFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Patterned>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<PatternedFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(PatternedField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => {
+                                        serde_struct::integral_extra(&mut map, &mut additional_properties, &mut key)
+                                    }
+                                }?;
+                            }
+
+                            *place = Some(Patterned {
+                                name: serde_struct::optional(name),
+                                additional_properties,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Patterned {
                     /// The [`PatternedBuilder`] of a new `Patterned`.
@@ -681,73 +625,61 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PatternedLoose {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<PatternedLoose>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct PatternedLooseVisitor<'a>(&'a mut Option<PatternedLoose>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum PatternedLooseField {
-                            name,
-                        }
-
-                        impl serde_struct::Fields for PatternedLooseVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name"];
-
-                            type Field = PatternedLooseField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<PatternedLooseField> {
-                                match name {
-                                    "name" => Some(PatternedLooseField::name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for PatternedLooseVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct PatternedLoose")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(PatternedLooseField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(PatternedLoose {
-                                    name: serde_struct::optional(name),
-                                    additional_properties,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "PatternedLoose",
-                            <PatternedLooseVisitor<'_> as serde_struct::Fields>::NAMES,
-                            PatternedLooseVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PatternedLooseField {
+                        name,
                     }
-                }
+
+                    enum PatternedLooseFields {}
+
+                    impl serde_struct::Fields for PatternedLooseFields {
+                        const NAMES: &'static [&'static str] = &["name"];
+
+                        type Field = PatternedLooseField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<PatternedLooseField> {
+                            match name {
+                                "name" => Some(PatternedLooseField::name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for PatternedLoose {
+                        const NAME: &'static str = "PatternedLoose";
+                        const NAMES: &'static [&'static str] = <PatternedLooseFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<PatternedLoose>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<PatternedLooseFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(PatternedLooseField::name) => {
+                                        serde_struct::value(&mut map, &mut name, "name")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(PatternedLoose {
+                                name: serde_struct::optional(name),
+                                additional_properties,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl PatternedLoose {
                     /// The [`PatternedLooseBuilder`] of a new `PatternedLoose`.
@@ -824,80 +756,66 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Release {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Release>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct ReleaseVisitor<'a>(&'a mut Option<Release>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum ReleaseField {
-                            chart,
-                            values,
-                        }
-
-                        impl serde_struct::Fields for ReleaseVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["chart", "values"];
-
-                            type Field = ReleaseField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<ReleaseField> {
-                                match name {
-                                    "chart" => Some(ReleaseField::chart),
-                                    "values" => Some(ReleaseField::values),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for ReleaseVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Release")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut chart = None;
-                                let mut values = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(ReleaseField::chart) => {
-                                            serde_struct::value(&mut map, &mut chart, "chart")
-                                        }
-                                        Some(ReleaseField::values) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut values, "values")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Release {
-                                    chart: serde_struct::optional(chart),
-                                    values: serde_struct::optional(values),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Release",
-                            <ReleaseVisitor<'_> as serde_struct::Fields>::NAMES,
-                            ReleaseVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ReleaseField {
+                        chart,
+                        values,
                     }
-                }
+
+                    enum ReleaseFields {}
+
+                    impl serde_struct::Fields for ReleaseFields {
+                        const NAMES: &'static [&'static str] = &["chart", "values"];
+
+                        type Field = ReleaseField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<ReleaseField> {
+                            match name {
+                                "chart" => Some(ReleaseField::chart),
+                                "values" => Some(ReleaseField::values),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Release {
+                        const NAME: &'static str = "Release";
+                        const NAMES: &'static [&'static str] = <ReleaseFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Release>,
+                        ) -> Result<(), A::Error> {
+                            let mut chart = None;
+                            let mut values = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ReleaseFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(ReleaseField::chart) => serde_struct::value(&mut map, &mut chart, "chart"),
+                                    Some(ReleaseField::values) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut values, "values")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Release {
+                                chart: serde_struct::optional(chart),
+                                values: serde_struct::optional(values),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Release {
                     /// The [`ReleaseBuilder`] of a new `Release`.
@@ -973,77 +891,61 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ReleaseValues {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<ReleaseValues>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct ReleaseValuesVisitor<'a>(&'a mut Option<ReleaseValues>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum ReleaseValuesField {
-                            replica_count,
-                        }
-
-                        impl serde_struct::Fields for ReleaseValuesVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["replicaCount"];
-
-                            type Field = ReleaseValuesField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<ReleaseValuesField> {
-                                match name {
-                                    "replicaCount" => Some(ReleaseValuesField::replica_count),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for ReleaseValuesVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct ReleaseValues")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut replica_count = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(ReleaseValuesField::replica_count) => {
-                                            serde_struct::integral_value(
-                                                &mut map,
-                                                &mut replica_count,
-                                                "replicaCount",
-                                            )
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(ReleaseValues {
-                                    replica_count: serde_struct::optional(replica_count),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "ReleaseValues",
-                            <ReleaseValuesVisitor<'_> as serde_struct::Fields>::NAMES,
-                            ReleaseValuesVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ReleaseValuesField {
+                        replica_count,
                     }
-                }
+
+                    enum ReleaseValuesFields {}
+
+                    impl serde_struct::Fields for ReleaseValuesFields {
+                        const NAMES: &'static [&'static str] = &["replicaCount"];
+
+                        type Field = ReleaseValuesField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<ReleaseValuesField> {
+                            match name {
+                                "replicaCount" => Some(ReleaseValuesField::replica_count),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for ReleaseValues {
+                        const NAME: &'static str = "ReleaseValues";
+                        const NAMES: &'static [&'static str] = <ReleaseValuesFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<ReleaseValues>,
+                        ) -> Result<(), A::Error> {
+                            let mut replica_count = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ReleaseValuesFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(ReleaseValuesField::replica_count) => {
+                                        serde_struct::integral_value(&mut map, &mut replica_count, "replicaCount")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(ReleaseValues {
+                                replica_count: serde_struct::optional(replica_count),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ReleaseValues {
                     /// The [`ReleaseValuesBuilder`] of a new `ReleaseValues`.

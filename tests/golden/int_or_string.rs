@@ -103,100 +103,79 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Port {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Port>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct PortVisitor<'a>(&'a mut Option<Port>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum PortField {
-                            target,
-                            max_surge,
-                            max_unavailable,
-                            either,
-                        }
-
-                        impl serde_struct::Fields for PortVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "target",
-                                "maxSurge",
-                                "maxUnavailable",
-                                "either",
-                            ];
-
-                            type Field = PortField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<PortField> {
-                                match name {
-                                    "target" => Some(PortField::target),
-                                    "maxSurge" => Some(PortField::max_surge),
-                                    "maxUnavailable" => Some(PortField::max_unavailable),
-                                    "either" => Some(PortField::either),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for PortVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Port")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut target = None;
-                                let mut max_surge = None;
-                                let mut max_unavailable = None;
-                                let mut either = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(PortField::target) => {
-                                            serde_struct::value(&mut map, &mut target, "target")
-                                        }
-                                        Some(PortField::max_surge) => {
-                                            serde_struct::value(&mut map, &mut max_surge, "maxSurge")
-                                        }
-                                        Some(PortField::max_unavailable) => {
-                                            serde_struct::value(&mut map, &mut max_unavailable, "maxUnavailable")
-                                        }
-                                        Some(PortField::either) => {
-                                            serde_struct::value(&mut map, &mut either, "either")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let target = serde_struct::required(target, "target")?;
-                                *self.0 = Some(Port {
-                                    target,
-                                    max_surge: serde_struct::optional(max_surge),
-                                    max_unavailable: serde_struct::optional(max_unavailable),
-                                    either: serde_struct::optional(either),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Port",
-                            <PortVisitor<'_> as serde_struct::Fields>::NAMES,
-                            PortVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PortField {
+                        target,
+                        max_surge,
+                        max_unavailable,
+                        either,
                     }
-                }
+
+                    enum PortFields {}
+
+                    impl serde_struct::Fields for PortFields {
+                        const NAMES: &'static [&'static str] = &["target", "maxSurge", "maxUnavailable", "either"];
+
+                        type Field = PortField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<PortField> {
+                            match name {
+                                "target" => Some(PortField::target),
+                                "maxSurge" => Some(PortField::max_surge),
+                                "maxUnavailable" => Some(PortField::max_unavailable),
+                                "either" => Some(PortField::either),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Port {
+                        const NAME: &'static str = "Port";
+                        const NAMES: &'static [&'static str] = <PortFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Port>,
+                        ) -> Result<(), A::Error> {
+                            let mut target = None;
+                            let mut max_surge = None;
+                            let mut max_unavailable = None;
+                            let mut either = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<PortFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(PortField::target) => serde_struct::value(&mut map, &mut target, "target"),
+                                    Some(PortField::max_surge) => {
+                                        serde_struct::value(&mut map, &mut max_surge, "maxSurge")
+                                    }
+                                    Some(PortField::max_unavailable) => {
+                                        serde_struct::value(&mut map, &mut max_unavailable, "maxUnavailable")
+                                    }
+                                    Some(PortField::either) => serde_struct::value(&mut map, &mut either, "either"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let target = serde_struct::required(target, "target")?;
+                            *place = Some(Port {
+                                target,
+                                max_surge: serde_struct::optional(max_surge),
+                                max_unavailable: serde_struct::optional(max_unavailable),
+                                either: serde_struct::optional(either),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Port {
                     /// The [`PortBuilder`] of a new `Port`.

@@ -96,116 +96,104 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Counters {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Counters>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct CountersVisitor<'a>(&'a mut Option<Counters>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum CountersField {
-                            bytes,
-                            small,
-                            count,
-                            total,
-                            plain,
-                            sizes,
-                        }
-
-                        impl serde_struct::Fields for CountersVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "bytes",
-                                "small",
-                                "count",
-                                "total",
-                                "plain",
-                                "sizes",
-                            ];
-
-                            type Field = CountersField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<CountersField> {
-                                match name {
-                                    "bytes" => Some(CountersField::bytes),
-                                    "small" => Some(CountersField::small),
-                                    "count" => Some(CountersField::count),
-                                    "total" => Some(CountersField::total),
-                                    "plain" => Some(CountersField::plain),
-                                    "sizes" => Some(CountersField::sizes),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for CountersVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Counters")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut bytes = None;
-                                let mut small = None;
-                                let mut count = None;
-                                let mut total = None;
-                                let mut plain = None;
-                                let mut sizes = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(CountersField::bytes) => {
-                                            serde_struct::value(&mut map, &mut bytes, "bytes")
-                                        }
-                                        Some(CountersField::small) => {
-                                            serde_struct::value(&mut map, &mut small, "small")
-                                        }
-                                        Some(CountersField::count) => {
-                                            serde_struct::value(&mut map, &mut count, "count")
-                                        }
-                                        Some(CountersField::total) => {
-                                            serde_struct::value(&mut map, &mut total, "total")
-                                        }
-                                        Some(CountersField::plain) => {
-                                            serde_struct::integral_value(&mut map, &mut plain, "plain")
-                                        }
-                                        Some(CountersField::sizes) => {
-                                            serde_struct::value(&mut map, &mut sizes, "sizes")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let bytes = serde_struct::required(bytes, "bytes")?;
-                                *self.0 = Some(Counters {
-                                    bytes,
-                                    small: serde_struct::optional(small),
-                                    count: serde_struct::optional(count),
-                                    total: serde_struct::optional(total),
-                                    plain: serde_struct::optional(plain),
-                                    sizes: serde_struct::optional(sizes),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Counters",
-                            <CountersVisitor<'_> as serde_struct::Fields>::NAMES,
-                            CountersVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum CountersField {
+                        bytes,
+                        small,
+                        count,
+                        total,
+                        plain,
+                        sizes,
                     }
-                }
+
+                    enum CountersFields {}
+
+                    impl serde_struct::Fields for CountersFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "bytes",
+                            "small",
+                            "count",
+                            "total",
+                            "plain",
+                            "sizes",
+                        ];
+
+                        type Field = CountersField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<CountersField> {
+                            match name {
+                                "bytes" => Some(CountersField::bytes),
+                                "small" => Some(CountersField::small),
+                                "count" => Some(CountersField::count),
+                                "total" => Some(CountersField::total),
+                                "plain" => Some(CountersField::plain),
+                                "sizes" => Some(CountersField::sizes),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Counters {
+                        const NAME: &'static str = "Counters";
+                        const NAMES: &'static [&'static str] = <CountersFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Counters>,
+                        ) -> Result<(), A::Error> {
+                            let mut bytes = None;
+                            let mut small = None;
+                            let mut count = None;
+                            let mut total = None;
+                            let mut plain = None;
+                            let mut sizes = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<CountersFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(CountersField::bytes) => {
+                                        serde_struct::value(&mut map, &mut bytes, "bytes")
+                                    }
+                                    Some(CountersField::small) => {
+                                        serde_struct::value(&mut map, &mut small, "small")
+                                    }
+                                    Some(CountersField::count) => {
+                                        serde_struct::value(&mut map, &mut count, "count")
+                                    }
+                                    Some(CountersField::total) => {
+                                        serde_struct::value(&mut map, &mut total, "total")
+                                    }
+                                    Some(CountersField::plain) => {
+                                        serde_struct::integral_value(&mut map, &mut plain, "plain")
+                                    }
+                                    Some(CountersField::sizes) => {
+                                        serde_struct::value(&mut map, &mut sizes, "sizes")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let bytes = serde_struct::required(bytes, "bytes")?;
+                            *place = Some(Counters {
+                                bytes,
+                                small: serde_struct::optional(small),
+                                count: serde_struct::optional(count),
+                                total: serde_struct::optional(total),
+                                plain: serde_struct::optional(plain),
+                                sizes: serde_struct::optional(sizes),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Counters {
                     /// The [`CountersBuilder`] of a new `Counters`.

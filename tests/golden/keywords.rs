@@ -82,73 +82,59 @@ pub mod io {
                         }
                     }
 
-                    impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Option_ {
-                        #[allow(clippy::too_many_lines)]
-                        fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                            deserializer: D,
-                            place: &mut Option<Option_>,
-                        ) -> Result<(), D::Error> {
-                            use ::kubeforge_runtime::serde_struct;
+                    const _: () = {
+                        use ::kubeforge_runtime::serde_struct;
 
-                            struct OptionVisitor<'a>(&'a mut Option<Option_>);
-
-                            #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                            enum OptionField {
-                                value,
-                            }
-
-                            impl serde_struct::Fields for OptionVisitor<'_> {
-                                const NAMES: &'static [&'static str] = &["value"];
-
-                                type Field = OptionField;
-
-                                #[inline]
-                                fn field(name: &str) -> Option<OptionField> {
-                                    match name {
-                                        "value" => Some(OptionField::value),
-                                        _ => None,
-                                    }
-                                }
-                            }
-
-                            impl<'de> ::serde::de::Visitor<'de> for OptionVisitor<'_> {
-                                type Value = ();
-
-                                #[inline]
-                                fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                    f.write_str("struct Option_")
-                                }
-
-                                fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                    let mut value = None;
-                                    let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                    let mut key = String::new();
-                                    while let Some(field) = map.next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )? {
-                                        match field {
-                                            Some(OptionField::value) => {
-                                                serde_struct::value(&mut map, &mut value, "value")
-                                            }
-                                            None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                        }?;
-                                    }
-
-                                    *self.0 = Some(Option_ {
-                                        value: serde_struct::optional(value),
-                                        unknown_fields,
-                                    });
-                                    Ok(())
-                                }
-                            }
-
-                            deserializer.deserialize_struct(
-                                "Option_",
-                                <OptionVisitor<'_> as serde_struct::Fields>::NAMES,
-                                OptionVisitor(place),
-                            )
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum OptionField {
+                            value,
                         }
-                    }
+
+                        enum OptionFields {}
+
+                        impl serde_struct::Fields for OptionFields {
+                            const NAMES: &'static [&'static str] = &["value"];
+
+                            type Field = OptionField;
+
+                            #[inline]
+                            fn field(name: &str) -> Option<OptionField> {
+                                match name {
+                                    "value" => Some(OptionField::value),
+                                    _ => None,
+                                }
+                            }
+                        }
+
+                        impl<'de> serde_struct::InPlace<'de> for Option_ {
+                            const NAME: &'static str = "Option_";
+                            const NAMES: &'static [&'static str] = <OptionFields as serde_struct::Fields>::NAMES;
+
+                            #[allow(clippy::too_many_lines)]
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                mut map: A,
+                                place: &mut Option<Option_>,
+                            ) -> Result<(), A::Error> {
+                                let mut value = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<OptionFields>::new(&mut key),
+                                )? {
+                                    match field {
+                                        Some(OptionField::value) => serde_struct::value(&mut map, &mut value, "value"),
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                    }?;
+                                }
+
+                                *place = Some(Option_ {
+                                    value: serde_struct::optional(value),
+                                    unknown_fields,
+                                });
+                                Ok(())
+                            }
+                        }
+                    };
 
                     impl Option_ {
                         /// The [`OptionBuilder`] of a new `Option_`.
@@ -276,188 +262,168 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Keywords {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Keywords>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct KeywordsVisitor<'a>(&'a mut Option<Keywords>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum KeywordsField {
-                            ref_,
-                            schema,
-                            _1st_place,
-                            async_,
-                            continue_,
-                            crate_,
-                            dash_separated_name,
-                            external_ips,
-                            foo_bar_2,
-                            foo_bar,
-                            ref_2,
-                            self_,
-                            type_,
-                            x_kubernetes_list_type,
-                        }
-
-                        impl serde_struct::Fields for KeywordsVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "$ref",
-                                "$schema",
-                                "1stPlace",
-                                "async",
-                                "continue",
-                                "crate",
-                                "dash-separated-name",
-                                "externalIPs",
-                                "fooBar",
-                                "foo_bar",
-                                "ref",
-                                "self",
-                                "type",
-                                "x-kubernetes-list-type",
-                            ];
-
-                            type Field = KeywordsField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<KeywordsField> {
-                                match name {
-                                    "$ref" => Some(KeywordsField::ref_),
-                                    "$schema" => Some(KeywordsField::schema),
-                                    "1stPlace" => Some(KeywordsField::_1st_place),
-                                    "async" => Some(KeywordsField::async_),
-                                    "continue" => Some(KeywordsField::continue_),
-                                    "crate" => Some(KeywordsField::crate_),
-                                    "dash-separated-name" => Some(KeywordsField::dash_separated_name),
-                                    "externalIPs" => Some(KeywordsField::external_ips),
-                                    "fooBar" => Some(KeywordsField::foo_bar_2),
-                                    "foo_bar" => Some(KeywordsField::foo_bar),
-                                    "ref" => Some(KeywordsField::ref_2),
-                                    "self" => Some(KeywordsField::self_),
-                                    "type" => Some(KeywordsField::type_),
-                                    "x-kubernetes-list-type" => Some(KeywordsField::x_kubernetes_list_type),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for KeywordsVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Keywords")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut ref_ = None;
-                                let mut schema = None;
-                                let mut _1st_place = None;
-                                let mut async_ = None;
-                                let mut continue_ = None;
-                                let mut crate_ = None;
-                                let mut dash_separated_name = None;
-                                let mut external_ips = None;
-                                let mut foo_bar_2 = None;
-                                let mut foo_bar = None;
-                                let mut ref_2 = None;
-                                let mut self_ = None;
-                                let mut type_ = None;
-                                let mut x_kubernetes_list_type = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(KeywordsField::ref_) => {
-                                            serde_struct::value(&mut map, &mut ref_, "$ref")
-                                        }
-                                        Some(KeywordsField::schema) => {
-                                            serde_struct::value(&mut map, &mut schema, "$schema")
-                                        }
-                                        Some(KeywordsField::_1st_place) => {
-                                            serde_struct::value(&mut map, &mut _1st_place, "1stPlace")
-                                        }
-                                        Some(KeywordsField::async_) => {
-                                            serde_struct::value(&mut map, &mut async_, "async")
-                                        }
-                                        Some(KeywordsField::continue_) => {
-                                            serde_struct::value(&mut map, &mut continue_, "continue")
-                                        }
-                                        Some(KeywordsField::crate_) => {
-                                            serde_struct::value(&mut map, &mut crate_, "crate")
-                                        }
-                                        Some(KeywordsField::dash_separated_name) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut dash_separated_name,
-                                                "dash-separated-name",
-                                            )
-                                        }
-                                        Some(KeywordsField::external_ips) => {
-                                            serde_struct::value(&mut map, &mut external_ips, "externalIPs")
-                                        }
-                                        Some(KeywordsField::foo_bar_2) => {
-                                            serde_struct::value(&mut map, &mut foo_bar_2, "fooBar")
-                                        }
-                                        Some(KeywordsField::foo_bar) => {
-                                            serde_struct::value(&mut map, &mut foo_bar, "foo_bar")
-                                        }
-                                        Some(KeywordsField::ref_2) => {
-                                            serde_struct::value(&mut map, &mut ref_2, "ref")
-                                        }
-                                        Some(KeywordsField::self_) => {
-                                            serde_struct::value(&mut map, &mut self_, "self")
-                                        }
-                                        Some(KeywordsField::type_) => {
-                                            serde_struct::value(&mut map, &mut type_, "type")
-                                        }
-                                        Some(KeywordsField::x_kubernetes_list_type) => {
-                                            serde_struct::value(
-                                                &mut map,
-                                                &mut x_kubernetes_list_type,
-                                                "x-kubernetes-list-type",
-                                            )
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let type_ = serde_struct::required(type_, "type")?;
-                                *self.0 = Some(Keywords {
-                                    ref_: serde_struct::optional(ref_),
-                                    schema: serde_struct::optional(schema),
-                                    _1st_place: serde_struct::optional(_1st_place),
-                                    async_: serde_struct::optional(async_),
-                                    continue_: serde_struct::optional(continue_),
-                                    crate_: serde_struct::optional(crate_),
-                                    dash_separated_name: serde_struct::optional(dash_separated_name),
-                                    external_ips: serde_struct::optional(external_ips),
-                                    foo_bar_2: serde_struct::optional(foo_bar_2),
-                                    foo_bar: serde_struct::optional(foo_bar),
-                                    ref_2: serde_struct::optional(ref_2),
-                                    self_: serde_struct::optional(self_),
-                                    type_,
-                                    x_kubernetes_list_type: serde_struct::optional(x_kubernetes_list_type),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Keywords",
-                            <KeywordsVisitor<'_> as serde_struct::Fields>::NAMES,
-                            KeywordsVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum KeywordsField {
+                        ref_,
+                        schema,
+                        _1st_place,
+                        async_,
+                        continue_,
+                        crate_,
+                        dash_separated_name,
+                        external_ips,
+                        foo_bar_2,
+                        foo_bar,
+                        ref_2,
+                        self_,
+                        type_,
+                        x_kubernetes_list_type,
                     }
-                }
+
+                    enum KeywordsFields {}
+
+                    impl serde_struct::Fields for KeywordsFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "$ref",
+                            "$schema",
+                            "1stPlace",
+                            "async",
+                            "continue",
+                            "crate",
+                            "dash-separated-name",
+                            "externalIPs",
+                            "fooBar",
+                            "foo_bar",
+                            "ref",
+                            "self",
+                            "type",
+                            "x-kubernetes-list-type",
+                        ];
+
+                        type Field = KeywordsField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<KeywordsField> {
+                            match name {
+                                "$ref" => Some(KeywordsField::ref_),
+                                "$schema" => Some(KeywordsField::schema),
+                                "1stPlace" => Some(KeywordsField::_1st_place),
+                                "async" => Some(KeywordsField::async_),
+                                "continue" => Some(KeywordsField::continue_),
+                                "crate" => Some(KeywordsField::crate_),
+                                "dash-separated-name" => Some(KeywordsField::dash_separated_name),
+                                "externalIPs" => Some(KeywordsField::external_ips),
+                                "fooBar" => Some(KeywordsField::foo_bar_2),
+                                "foo_bar" => Some(KeywordsField::foo_bar),
+                                "ref" => Some(KeywordsField::ref_2),
+                                "self" => Some(KeywordsField::self_),
+                                "type" => Some(KeywordsField::type_),
+                                "x-kubernetes-list-type" => Some(KeywordsField::x_kubernetes_list_type),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Keywords {
+                        const NAME: &'static str = "Keywords";
+                        const NAMES: &'static [&'static str] = <KeywordsFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Keywords>,
+                        ) -> Result<(), A::Error> {
+                            let mut ref_ = None;
+                            let mut schema = None;
+                            let mut _1st_place = None;
+                            let mut async_ = None;
+                            let mut continue_ = None;
+                            let mut crate_ = None;
+                            let mut dash_separated_name = None;
+                            let mut external_ips = None;
+                            let mut foo_bar_2 = None;
+                            let mut foo_bar = None;
+                            let mut ref_2 = None;
+                            let mut self_ = None;
+                            let mut type_ = None;
+                            let mut x_kubernetes_list_type = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<KeywordsFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(KeywordsField::ref_) => serde_struct::value(&mut map, &mut ref_, "$ref"),
+                                    Some(KeywordsField::schema) => {
+                                        serde_struct::value(&mut map, &mut schema, "$schema")
+                                    }
+                                    Some(KeywordsField::_1st_place) => {
+                                        serde_struct::value(&mut map, &mut _1st_place, "1stPlace")
+                                    }
+                                    Some(KeywordsField::async_) => {
+                                        serde_struct::value(&mut map, &mut async_, "async")
+                                    }
+                                    Some(KeywordsField::continue_) => {
+                                        serde_struct::value(&mut map, &mut continue_, "continue")
+                                    }
+                                    Some(KeywordsField::crate_) => {
+                                        serde_struct::value(&mut map, &mut crate_, "crate")
+                                    }
+                                    Some(KeywordsField::dash_separated_name) => {
+                                        serde_struct::value(
+                                            &mut map,
+                                            &mut dash_separated_name,
+                                            "dash-separated-name",
+                                        )
+                                    }
+                                    Some(KeywordsField::external_ips) => {
+                                        serde_struct::value(&mut map, &mut external_ips, "externalIPs")
+                                    }
+                                    Some(KeywordsField::foo_bar_2) => {
+                                        serde_struct::value(&mut map, &mut foo_bar_2, "fooBar")
+                                    }
+                                    Some(KeywordsField::foo_bar) => {
+                                        serde_struct::value(&mut map, &mut foo_bar, "foo_bar")
+                                    }
+                                    Some(KeywordsField::ref_2) => serde_struct::value(&mut map, &mut ref_2, "ref"),
+                                    Some(KeywordsField::self_) => serde_struct::value(&mut map, &mut self_, "self"),
+                                    Some(KeywordsField::type_) => serde_struct::value(&mut map, &mut type_, "type"),
+                                    Some(KeywordsField::x_kubernetes_list_type) => {
+                                        serde_struct::value(
+                                            &mut map,
+                                            &mut x_kubernetes_list_type,
+                                            "x-kubernetes-list-type",
+                                        )
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let type_ = serde_struct::required(type_, "type")?;
+                            *place = Some(Keywords {
+                                ref_: serde_struct::optional(ref_),
+                                schema: serde_struct::optional(schema),
+                                _1st_place: serde_struct::optional(_1st_place),
+                                async_: serde_struct::optional(async_),
+                                continue_: serde_struct::optional(continue_),
+                                crate_: serde_struct::optional(crate_),
+                                dash_separated_name: serde_struct::optional(dash_separated_name),
+                                external_ips: serde_struct::optional(external_ips),
+                                foo_bar_2: serde_struct::optional(foo_bar_2),
+                                foo_bar: serde_struct::optional(foo_bar),
+                                ref_2: serde_struct::optional(ref_2),
+                                self_: serde_struct::optional(self_),
+                                type_,
+                                x_kubernetes_list_type: serde_struct::optional(x_kubernetes_list_type),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Keywords {
                     /// The [`KeywordsBuilder`] of a new `Keywords`.
@@ -637,71 +603,59 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Type {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Type>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct TypeVisitor<'a>(&'a mut Option<Type>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum TypeField {
-                            self_,
-                        }
-
-                        impl serde_struct::Fields for TypeVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["Self"];
-
-                            type Field = TypeField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<TypeField> {
-                                match name {
-                                    "Self" => Some(TypeField::self_),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for TypeVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Type")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut self_ = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(TypeField::self_) => serde_struct::value(&mut map, &mut self_, "Self"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Type {
-                                    self_: serde_struct::optional(self_),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Type",
-                            <TypeVisitor<'_> as serde_struct::Fields>::NAMES,
-                            TypeVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum TypeField {
+                        self_,
                     }
-                }
+
+                    enum TypeFields {}
+
+                    impl serde_struct::Fields for TypeFields {
+                        const NAMES: &'static [&'static str] = &["Self"];
+
+                        type Field = TypeField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<TypeField> {
+                            match name {
+                                "Self" => Some(TypeField::self_),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Type {
+                        const NAME: &'static str = "Type";
+                        const NAMES: &'static [&'static str] = <TypeFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Type>,
+                        ) -> Result<(), A::Error> {
+                            let mut self_ = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<TypeFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(TypeField::self_) => serde_struct::value(&mut map, &mut self_, "Self"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Type {
+                                self_: serde_struct::optional(self_),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Type {
                     /// The [`TypeBuilder`] of a new `Type`.

@@ -121,130 +121,110 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Maps {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Maps>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct MapsVisitor<'a>(&'a mut Option<Maps>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum MapsField {
-                            labels,
-                            limits,
-                            groups,
-                            nested,
-                            anything,
-                            free,
-                            preserved,
-                            untyped,
-                        }
-
-                        impl serde_struct::Fields for MapsVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "labels",
-                                "limits",
-                                "groups",
-                                "nested",
-                                "anything",
-                                "free",
-                                "preserved",
-                                "untyped",
-                            ];
-
-                            type Field = MapsField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<MapsField> {
-                                match name {
-                                    "labels" => Some(MapsField::labels),
-                                    "limits" => Some(MapsField::limits),
-                                    "groups" => Some(MapsField::groups),
-                                    "nested" => Some(MapsField::nested),
-                                    "anything" => Some(MapsField::anything),
-                                    "free" => Some(MapsField::free),
-                                    "preserved" => Some(MapsField::preserved),
-                                    "untyped" => Some(MapsField::untyped),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for MapsVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Maps")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut labels = None;
-                                let mut limits = None;
-                                let mut groups = None;
-                                let mut nested = None;
-                                let mut anything = None;
-                                let mut free = None;
-                                let mut preserved = None;
-                                let mut untyped = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(MapsField::labels) => {
-                                            serde_struct::value(&mut map, &mut labels, "labels")
-                                        }
-                                        Some(MapsField::limits) => {
-                                            serde_struct::value(&mut map, &mut limits, "limits")
-                                        }
-                                        Some(MapsField::groups) => {
-                                            serde_struct::value(&mut map, &mut groups, "groups")
-                                        }
-                                        Some(MapsField::nested) => {
-                                            serde_struct::value(&mut map, &mut nested, "nested")
-                                        }
-                                        Some(MapsField::anything) => {
-                                            serde_struct::value(&mut map, &mut anything, "anything")
-                                        }
-                                        Some(MapsField::free) => serde_struct::value(&mut map, &mut free, "free"),
-                                        Some(MapsField::preserved) => {
-                                            serde_struct::value(&mut map, &mut preserved, "preserved")
-                                        }
-                                        Some(MapsField::untyped) => {
-                                            serde_struct::value(&mut map, &mut untyped, "untyped")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let labels = serde_struct::required(labels, "labels")?;
-                                *self.0 = Some(Maps {
-                                    labels,
-                                    limits: serde_struct::optional(limits),
-                                    groups: serde_struct::optional(groups),
-                                    nested: serde_struct::optional(nested),
-                                    anything: serde_struct::optional(anything),
-                                    free: serde_struct::optional(free),
-                                    preserved: serde_struct::optional(preserved),
-                                    untyped: serde_struct::optional(untyped),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Maps",
-                            <MapsVisitor<'_> as serde_struct::Fields>::NAMES,
-                            MapsVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum MapsField {
+                        labels,
+                        limits,
+                        groups,
+                        nested,
+                        anything,
+                        free,
+                        preserved,
+                        untyped,
                     }
-                }
+
+                    enum MapsFields {}
+
+                    impl serde_struct::Fields for MapsFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "labels",
+                            "limits",
+                            "groups",
+                            "nested",
+                            "anything",
+                            "free",
+                            "preserved",
+                            "untyped",
+                        ];
+
+                        type Field = MapsField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<MapsField> {
+                            match name {
+                                "labels" => Some(MapsField::labels),
+                                "limits" => Some(MapsField::limits),
+                                "groups" => Some(MapsField::groups),
+                                "nested" => Some(MapsField::nested),
+                                "anything" => Some(MapsField::anything),
+                                "free" => Some(MapsField::free),
+                                "preserved" => Some(MapsField::preserved),
+                                "untyped" => Some(MapsField::untyped),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Maps {
+                        const NAME: &'static str = "Maps";
+                        const NAMES: &'static [&'static str] = <MapsFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Maps>,
+                        ) -> Result<(), A::Error> {
+                            let mut labels = None;
+                            let mut limits = None;
+                            let mut groups = None;
+                            let mut nested = None;
+                            let mut anything = None;
+                            let mut free = None;
+                            let mut preserved = None;
+                            let mut untyped = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<MapsFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(MapsField::labels) => serde_struct::value(&mut map, &mut labels, "labels"),
+                                    Some(MapsField::limits) => serde_struct::value(&mut map, &mut limits, "limits"),
+                                    Some(MapsField::groups) => serde_struct::value(&mut map, &mut groups, "groups"),
+                                    Some(MapsField::nested) => serde_struct::value(&mut map, &mut nested, "nested"),
+                                    Some(MapsField::anything) => {
+                                        serde_struct::value(&mut map, &mut anything, "anything")
+                                    }
+                                    Some(MapsField::free) => serde_struct::value(&mut map, &mut free, "free"),
+                                    Some(MapsField::preserved) => {
+                                        serde_struct::value(&mut map, &mut preserved, "preserved")
+                                    }
+                                    Some(MapsField::untyped) => {
+                                        serde_struct::value(&mut map, &mut untyped, "untyped")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let labels = serde_struct::required(labels, "labels")?;
+                            *place = Some(Maps {
+                                labels,
+                                limits: serde_struct::optional(limits),
+                                groups: serde_struct::optional(groups),
+                                nested: serde_struct::optional(nested),
+                                anything: serde_struct::optional(anything),
+                                free: serde_struct::optional(free),
+                                preserved: serde_struct::optional(preserved),
+                                untyped: serde_struct::optional(untyped),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Maps {
                     /// The [`MapsBuilder`] of a new `Maps`.

@@ -95,92 +95,76 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Widget {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Widget>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetVisitor<'a>(&'a mut Option<Widget>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WidgetField {
-                            spec,
-                            name_3,
-                            name,
-                            name_2,
-                        }
-
-                        impl serde_struct::Fields for WidgetVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["spec", "Name", "name", "NAME"];
-
-                            type Field = WidgetField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WidgetField> {
-                                match name {
-                                    "spec" => Some(WidgetField::spec),
-                                    "Name" => Some(WidgetField::name_3),
-                                    "name" => Some(WidgetField::name),
-                                    "NAME" => Some(WidgetField::name_2),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Widget")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut spec = None;
-                                let mut name_3 = None;
-                                let mut name = None;
-                                let mut name_2 = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WidgetField::spec) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                                        }
-                                        Some(WidgetField::name_3) => {
-                                            serde_struct::value(&mut map, &mut name_3, "Name")
-                                        }
-                                        Some(WidgetField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        Some(WidgetField::name_2) => {
-                                            serde_struct::value(&mut map, &mut name_2, "NAME")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Widget {
-                                    spec: serde_struct::optional(spec),
-                                    name_3: serde_struct::optional(name_3),
-                                    name: serde_struct::optional(name),
-                                    name_2: serde_struct::optional(name_2),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Widget",
-                            <WidgetVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WidgetVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetField {
+                        spec,
+                        name_3,
+                        name,
+                        name_2,
                     }
-                }
+
+                    enum WidgetFields {}
+
+                    impl serde_struct::Fields for WidgetFields {
+                        const NAMES: &'static [&'static str] = &["spec", "Name", "name", "NAME"];
+
+                        type Field = WidgetField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WidgetField> {
+                            match name {
+                                "spec" => Some(WidgetField::spec),
+                                "Name" => Some(WidgetField::name_3),
+                                "name" => Some(WidgetField::name),
+                                "NAME" => Some(WidgetField::name_2),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Widget {
+                        const NAME: &'static str = "Widget";
+                        const NAMES: &'static [&'static str] = <WidgetFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Widget>,
+                        ) -> Result<(), A::Error> {
+                            let mut spec = None;
+                            let mut name_3 = None;
+                            let mut name = None;
+                            let mut name_2 = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WidgetFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WidgetField::spec) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                                    }
+                                    Some(WidgetField::name_3) => serde_struct::value(&mut map, &mut name_3, "Name"),
+                                    Some(WidgetField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    Some(WidgetField::name_2) => serde_struct::value(&mut map, &mut name_2, "NAME"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Widget {
+                                spec: serde_struct::optional(spec),
+                                name_3: serde_struct::optional(name_3),
+                                name: serde_struct::optional(name),
+                                name_2: serde_struct::optional(name_2),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Widget {
                     /// The [`WidgetBuilder`] of a new `Widget`.
@@ -270,73 +254,61 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WidgetSpec2 {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<WidgetSpec2>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetSpec2Visitor<'a>(&'a mut Option<WidgetSpec2>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WidgetSpec2Field {
-                            size,
-                        }
-
-                        impl serde_struct::Fields for WidgetSpec2Visitor<'_> {
-                            const NAMES: &'static [&'static str] = &["size"];
-
-                            type Field = WidgetSpec2Field;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WidgetSpec2Field> {
-                                match name {
-                                    "size" => Some(WidgetSpec2Field::size),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetSpec2Visitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct WidgetSpec2")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut size = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WidgetSpec2Field::size) => {
-                                            serde_struct::integral_value(&mut map, &mut size, "size")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(WidgetSpec2 {
-                                    size: serde_struct::optional(size),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "WidgetSpec2",
-                            <WidgetSpec2Visitor<'_> as serde_struct::Fields>::NAMES,
-                            WidgetSpec2Visitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetSpec2Field {
+                        size,
                     }
-                }
+
+                    enum WidgetSpec2Fields {}
+
+                    impl serde_struct::Fields for WidgetSpec2Fields {
+                        const NAMES: &'static [&'static str] = &["size"];
+
+                        type Field = WidgetSpec2Field;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WidgetSpec2Field> {
+                            match name {
+                                "size" => Some(WidgetSpec2Field::size),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for WidgetSpec2 {
+                        const NAME: &'static str = "WidgetSpec2";
+                        const NAMES: &'static [&'static str] = <WidgetSpec2Fields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<WidgetSpec2>,
+                        ) -> Result<(), A::Error> {
+                            let mut size = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WidgetSpec2Fields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WidgetSpec2Field::size) => {
+                                        serde_struct::integral_value(&mut map, &mut size, "size")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(WidgetSpec2 {
+                                size: serde_struct::optional(size),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl WidgetSpec2 {
                     /// The [`WidgetSpec2Builder`] of a new `WidgetSpec2`.
@@ -410,73 +382,61 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Widget2 {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Widget2>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct Widget2Visitor<'a>(&'a mut Option<Widget2>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum Widget2Field {
-                            other,
-                        }
-
-                        impl serde_struct::Fields for Widget2Visitor<'_> {
-                            const NAMES: &'static [&'static str] = &["other"];
-
-                            type Field = Widget2Field;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<Widget2Field> {
-                                match name {
-                                    "other" => Some(Widget2Field::other),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for Widget2Visitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Widget2")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut other = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(Widget2Field::other) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut other, "other")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Widget2 {
-                                    other: serde_struct::optional(other),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Widget2",
-                            <Widget2Visitor<'_> as serde_struct::Fields>::NAMES,
-                            Widget2Visitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum Widget2Field {
+                        other,
                     }
-                }
+
+                    enum Widget2Fields {}
+
+                    impl serde_struct::Fields for Widget2Fields {
+                        const NAMES: &'static [&'static str] = &["other"];
+
+                        type Field = Widget2Field;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<Widget2Field> {
+                            match name {
+                                "other" => Some(Widget2Field::other),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Widget2 {
+                        const NAME: &'static str = "Widget2";
+                        const NAMES: &'static [&'static str] = <Widget2Fields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Widget2>,
+                        ) -> Result<(), A::Error> {
+                            let mut other = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<Widget2Fields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(Widget2Field::other) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut other, "other")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Widget2 {
+                                other: serde_struct::optional(other),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Widget2 {
                     /// The [`Widget2Builder`] of a new `Widget2`.
@@ -551,73 +511,61 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WidgetSpec {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<WidgetSpec>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetSpecVisitor<'a>(&'a mut Option<WidgetSpec>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WidgetSpecField {
-                            replicas,
-                        }
-
-                        impl serde_struct::Fields for WidgetSpecVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["replicas"];
-
-                            type Field = WidgetSpecField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WidgetSpecField> {
-                                match name {
-                                    "replicas" => Some(WidgetSpecField::replicas),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetSpecVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct WidgetSpec")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut replicas = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WidgetSpecField::replicas) => {
-                                            serde_struct::value(&mut map, &mut replicas, "replicas")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(WidgetSpec {
-                                    replicas: serde_struct::optional(replicas),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "WidgetSpec",
-                            <WidgetSpecVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WidgetSpecVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetSpecField {
+                        replicas,
                     }
-                }
+
+                    enum WidgetSpecFields {}
+
+                    impl serde_struct::Fields for WidgetSpecFields {
+                        const NAMES: &'static [&'static str] = &["replicas"];
+
+                        type Field = WidgetSpecField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WidgetSpecField> {
+                            match name {
+                                "replicas" => Some(WidgetSpecField::replicas),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for WidgetSpec {
+                        const NAME: &'static str = "WidgetSpec";
+                        const NAMES: &'static [&'static str] = <WidgetSpecFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<WidgetSpec>,
+                        ) -> Result<(), A::Error> {
+                            let mut replicas = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WidgetSpecFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WidgetSpecField::replicas) => {
+                                        serde_struct::value(&mut map, &mut replicas, "replicas")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(WidgetSpec {
+                                replicas: serde_struct::optional(replicas),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl WidgetSpec {
                     /// The [`WidgetSpecBuilder`] of a new `WidgetSpec`.
@@ -692,73 +640,61 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Widget {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Widget>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetVisitor<'a>(&'a mut Option<Widget>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WidgetField {
-                            v1,
-                        }
-
-                        impl serde_struct::Fields for WidgetVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["v1"];
-
-                            type Field = WidgetField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WidgetField> {
-                                match name {
-                                    "v1" => Some(WidgetField::v1),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Widget")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut v1 = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WidgetField::v1) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut v1, "v1")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Widget {
-                                    v1: serde_struct::optional(v1),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Widget",
-                            <WidgetVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WidgetVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetField {
+                        v1,
                     }
-                }
+
+                    enum WidgetFields {}
+
+                    impl serde_struct::Fields for WidgetFields {
+                        const NAMES: &'static [&'static str] = &["v1"];
+
+                        type Field = WidgetField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WidgetField> {
+                            match name {
+                                "v1" => Some(WidgetField::v1),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Widget {
+                        const NAME: &'static str = "Widget";
+                        const NAMES: &'static [&'static str] = <WidgetFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Widget>,
+                        ) -> Result<(), A::Error> {
+                            let mut v1 = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WidgetFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WidgetField::v1) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut v1, "v1")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Widget {
+                                v1: serde_struct::optional(v1),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Widget {
                     /// The [`WidgetBuilder`] of a new `Widget`.

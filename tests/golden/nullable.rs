@@ -84,76 +84,64 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Child {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Child>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct ChildVisitor<'a>(&'a mut Option<Child>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum ChildField {
-                            a,
-                            next,
-                        }
-
-                        impl serde_struct::Fields for ChildVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["a", "next"];
-
-                            type Field = ChildField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<ChildField> {
-                                match name {
-                                    "a" => Some(ChildField::a),
-                                    "next" => Some(ChildField::next),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for ChildVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Child")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut a = None;
-                                let mut next = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(ChildField::a) => serde_struct::value(&mut map, &mut a, "a"),
-                                        Some(ChildField::next) => serde_struct::value(&mut map, &mut next, "next"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Child {
-                                    a: serde_struct::optional(a),
-                                    next,
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Child",
-                            <ChildVisitor<'_> as serde_struct::Fields>::NAMES,
-                            ChildVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ChildField {
+                        a,
+                        next,
                     }
-                }
+
+                    enum ChildFields {}
+
+                    impl serde_struct::Fields for ChildFields {
+                        const NAMES: &'static [&'static str] = &["a", "next"];
+
+                        type Field = ChildField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<ChildField> {
+                            match name {
+                                "a" => Some(ChildField::a),
+                                "next" => Some(ChildField::next),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Child {
+                        const NAME: &'static str = "Child";
+                        const NAMES: &'static [&'static str] = <ChildFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Child>,
+                        ) -> Result<(), A::Error> {
+                            let mut a = None;
+                            let mut next = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ChildFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(ChildField::a) => serde_struct::value(&mut map, &mut a, "a"),
+                                    Some(ChildField::next) => serde_struct::value(&mut map, &mut next, "next"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Child {
+                                a: serde_struct::optional(a),
+                                next,
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Child {
                     /// The [`ChildBuilder`] of a new `Child`.
@@ -264,149 +252,129 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Nullables {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Nullables>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct NullablesVisitor<'a>(&'a mut Option<Nullables>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum NullablesField {
-                            name,
-                            child,
-                            note,
-                            count,
-                            parent,
-                            mode,
-                            tags,
-                            labels,
-                            scores,
-                            plain,
-                        }
-
-                        impl serde_struct::Fields for NullablesVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "name",
-                                "child",
-                                "note",
-                                "count",
-                                "parent",
-                                "mode",
-                                "tags",
-                                "labels",
-                                "scores",
-                                "plain",
-                            ];
-
-                            type Field = NullablesField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<NullablesField> {
-                                match name {
-                                    "name" => Some(NullablesField::name),
-                                    "child" => Some(NullablesField::child),
-                                    "note" => Some(NullablesField::note),
-                                    "count" => Some(NullablesField::count),
-                                    "parent" => Some(NullablesField::parent),
-                                    "mode" => Some(NullablesField::mode),
-                                    "tags" => Some(NullablesField::tags),
-                                    "labels" => Some(NullablesField::labels),
-                                    "scores" => Some(NullablesField::scores),
-                                    "plain" => Some(NullablesField::plain),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for NullablesVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Nullables")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut child = None;
-                                let mut note = None;
-                                let mut count = None;
-                                let mut parent = None;
-                                let mut mode = None;
-                                let mut tags = None;
-                                let mut labels = None;
-                                let mut scores = None;
-                                let mut plain = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(NullablesField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        Some(NullablesField::child) => {
-                                            serde_struct::value(&mut map, &mut child, "child")
-                                        }
-                                        Some(NullablesField::note) => {
-                                            serde_struct::value(&mut map, &mut note, "note")
-                                        }
-                                        Some(NullablesField::count) => {
-                                            serde_struct::value(&mut map, &mut count, "count")
-                                        }
-                                        Some(NullablesField::parent) => {
-                                            serde_struct::value(&mut map, &mut parent, "parent")
-                                        }
-                                        Some(NullablesField::mode) => {
-                                            serde_struct::value(&mut map, &mut mode, "mode")
-                                        }
-                                        Some(NullablesField::tags) => {
-                                            serde_struct::value(&mut map, &mut tags, "tags")
-                                        }
-                                        Some(NullablesField::labels) => {
-                                            serde_struct::value(&mut map, &mut labels, "labels")
-                                        }
-                                        Some(NullablesField::scores) => {
-                                            serde_struct::integral_value(&mut map, &mut scores, "scores")
-                                        }
-                                        Some(NullablesField::plain) => {
-                                            serde_struct::value(&mut map, &mut plain, "plain")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let name = serde_struct::required(name, "name")?;
-                                let child = serde_struct::required(child, "child")?;
-                                *self.0 = Some(Nullables {
-                                    name,
-                                    child,
-                                    note,
-                                    count,
-                                    parent,
-                                    mode,
-                                    tags,
-                                    labels: serde_struct::optional(labels),
-                                    scores: serde_struct::optional(scores),
-                                    plain: serde_struct::optional(plain),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Nullables",
-                            <NullablesVisitor<'_> as serde_struct::Fields>::NAMES,
-                            NullablesVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum NullablesField {
+                        name,
+                        child,
+                        note,
+                        count,
+                        parent,
+                        mode,
+                        tags,
+                        labels,
+                        scores,
+                        plain,
                     }
-                }
+
+                    enum NullablesFields {}
+
+                    impl serde_struct::Fields for NullablesFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "name",
+                            "child",
+                            "note",
+                            "count",
+                            "parent",
+                            "mode",
+                            "tags",
+                            "labels",
+                            "scores",
+                            "plain",
+                        ];
+
+                        type Field = NullablesField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<NullablesField> {
+                            match name {
+                                "name" => Some(NullablesField::name),
+                                "child" => Some(NullablesField::child),
+                                "note" => Some(NullablesField::note),
+                                "count" => Some(NullablesField::count),
+                                "parent" => Some(NullablesField::parent),
+                                "mode" => Some(NullablesField::mode),
+                                "tags" => Some(NullablesField::tags),
+                                "labels" => Some(NullablesField::labels),
+                                "scores" => Some(NullablesField::scores),
+                                "plain" => Some(NullablesField::plain),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Nullables {
+                        const NAME: &'static str = "Nullables";
+                        const NAMES: &'static [&'static str] = <NullablesFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Nullables>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut child = None;
+                            let mut note = None;
+                            let mut count = None;
+                            let mut parent = None;
+                            let mut mode = None;
+                            let mut tags = None;
+                            let mut labels = None;
+                            let mut scores = None;
+                            let mut plain = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<NullablesFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(NullablesField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    Some(NullablesField::child) => {
+                                        serde_struct::value(&mut map, &mut child, "child")
+                                    }
+                                    Some(NullablesField::note) => serde_struct::value(&mut map, &mut note, "note"),
+                                    Some(NullablesField::count) => {
+                                        serde_struct::value(&mut map, &mut count, "count")
+                                    }
+                                    Some(NullablesField::parent) => {
+                                        serde_struct::value(&mut map, &mut parent, "parent")
+                                    }
+                                    Some(NullablesField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
+                                    Some(NullablesField::tags) => serde_struct::value(&mut map, &mut tags, "tags"),
+                                    Some(NullablesField::labels) => {
+                                        serde_struct::value(&mut map, &mut labels, "labels")
+                                    }
+                                    Some(NullablesField::scores) => {
+                                        serde_struct::integral_value(&mut map, &mut scores, "scores")
+                                    }
+                                    Some(NullablesField::plain) => {
+                                        serde_struct::value(&mut map, &mut plain, "plain")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let name = serde_struct::required(name, "name")?;
+                            let child = serde_struct::required(child, "child")?;
+                            *place = Some(Nullables {
+                                name,
+                                child,
+                                note,
+                                count,
+                                parent,
+                                mode,
+                                tags,
+                                labels: serde_struct::optional(labels),
+                                scores: serde_struct::optional(scores),
+                                plain: serde_struct::optional(plain),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Nullables {
                     /// The [`NullablesBuilder`] of a new `Nullables`.

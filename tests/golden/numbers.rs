@@ -89,95 +89,81 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Weights {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Weights>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WeightsVisitor<'a>(&'a mut Option<Weights>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WeightsField {
-                            factor,
-                            ratio,
-                            samples,
-                            limits,
-                        }
-
-                        impl serde_struct::Fields for WeightsVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["factor", "ratio", "samples", "limits"];
-
-                            type Field = WeightsField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WeightsField> {
-                                match name {
-                                    "factor" => Some(WeightsField::factor),
-                                    "ratio" => Some(WeightsField::ratio),
-                                    "samples" => Some(WeightsField::samples),
-                                    "limits" => Some(WeightsField::limits),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WeightsVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Weights")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut factor = None;
-                                let mut ratio = None;
-                                let mut samples = None;
-                                let mut limits = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WeightsField::factor) => {
-                                            serde_struct::value(&mut map, &mut factor, "factor")
-                                        }
-                                        Some(WeightsField::ratio) => {
-                                            serde_struct::value(&mut map, &mut ratio, "ratio")
-                                        }
-                                        Some(WeightsField::samples) => {
-                                            serde_struct::value(&mut map, &mut samples, "samples")
-                                        }
-                                        Some(WeightsField::limits) => {
-                                            serde_struct::value(&mut map, &mut limits, "limits")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let factor = serde_struct::required(factor, "factor")?;
-                                *self.0 = Some(Weights {
-                                    factor,
-                                    ratio: serde_struct::optional(ratio),
-                                    samples: serde_struct::optional(samples),
-                                    limits: serde_struct::optional(limits),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Weights",
-                            <WeightsVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WeightsVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WeightsField {
+                        factor,
+                        ratio,
+                        samples,
+                        limits,
                     }
-                }
+
+                    enum WeightsFields {}
+
+                    impl serde_struct::Fields for WeightsFields {
+                        const NAMES: &'static [&'static str] = &["factor", "ratio", "samples", "limits"];
+
+                        type Field = WeightsField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WeightsField> {
+                            match name {
+                                "factor" => Some(WeightsField::factor),
+                                "ratio" => Some(WeightsField::ratio),
+                                "samples" => Some(WeightsField::samples),
+                                "limits" => Some(WeightsField::limits),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Weights {
+                        const NAME: &'static str = "Weights";
+                        const NAMES: &'static [&'static str] = <WeightsFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Weights>,
+                        ) -> Result<(), A::Error> {
+                            let mut factor = None;
+                            let mut ratio = None;
+                            let mut samples = None;
+                            let mut limits = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WeightsFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WeightsField::factor) => {
+                                        serde_struct::value(&mut map, &mut factor, "factor")
+                                    }
+                                    Some(WeightsField::ratio) => serde_struct::value(&mut map, &mut ratio, "ratio"),
+                                    Some(WeightsField::samples) => {
+                                        serde_struct::value(&mut map, &mut samples, "samples")
+                                    }
+                                    Some(WeightsField::limits) => {
+                                        serde_struct::value(&mut map, &mut limits, "limits")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let factor = serde_struct::required(factor, "factor")?;
+                            *place = Some(Weights {
+                                factor,
+                                ratio: serde_struct::optional(ratio),
+                                samples: serde_struct::optional(samples),
+                                limits: serde_struct::optional(limits),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Weights {
                     /// The [`WeightsBuilder`] of a new `Weights`.

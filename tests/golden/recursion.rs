@@ -84,72 +84,60 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Even {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Even>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct EvenVisitor<'a>(&'a mut Option<Even>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum EvenField {
-                            odd,
-                        }
-
-                        impl serde_struct::Fields for EvenVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["odd"];
-
-                            type Field = EvenField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<EvenField> {
-                                match name {
-                                    "odd" => Some(EvenField::odd),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for EvenVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Even")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut odd = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(EvenField::odd) => serde_struct::value(&mut map, &mut odd, "odd"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let odd = serde_struct::required(odd, "odd")?;
-                                *self.0 = Some(Even {
-                                    odd,
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Even",
-                            <EvenVisitor<'_> as serde_struct::Fields>::NAMES,
-                            EvenVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum EvenField {
+                        odd,
                     }
-                }
+
+                    enum EvenFields {}
+
+                    impl serde_struct::Fields for EvenFields {
+                        const NAMES: &'static [&'static str] = &["odd"];
+
+                        type Field = EvenField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<EvenField> {
+                            match name {
+                                "odd" => Some(EvenField::odd),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Even {
+                        const NAME: &'static str = "Even";
+                        const NAMES: &'static [&'static str] = <EvenFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Even>,
+                        ) -> Result<(), A::Error> {
+                            let mut odd = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<EvenFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(EvenField::odd) => serde_struct::value(&mut map, &mut odd, "odd"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let odd = serde_struct::required(odd, "odd")?;
+                            *place = Some(Even {
+                                odd,
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Even {
                     /// The [`EvenBuilder`] of a new `Even`.
@@ -230,71 +218,59 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Leaf {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Leaf>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct LeafVisitor<'a>(&'a mut Option<Leaf>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum LeafField {
-                            name,
-                        }
-
-                        impl serde_struct::Fields for LeafVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name"];
-
-                            type Field = LeafField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<LeafField> {
-                                match name {
-                                    "name" => Some(LeafField::name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for LeafVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Leaf")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(LeafField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Leaf {
-                                    name: serde_struct::optional(name),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Leaf",
-                            <LeafVisitor<'_> as serde_struct::Fields>::NAMES,
-                            LeafVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum LeafField {
+                        name,
                     }
-                }
+
+                    enum LeafFields {}
+
+                    impl serde_struct::Fields for LeafFields {
+                        const NAMES: &'static [&'static str] = &["name"];
+
+                        type Field = LeafField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<LeafField> {
+                            match name {
+                                "name" => Some(LeafField::name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Leaf {
+                        const NAME: &'static str = "Leaf";
+                        const NAMES: &'static [&'static str] = <LeafFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Leaf>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<LeafFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(LeafField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Leaf {
+                                name: serde_struct::optional(name),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Leaf {
                     /// The [`LeafBuilder`] of a new `Leaf`.
@@ -382,96 +358,82 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Node {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Node>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct NodeVisitor<'a>(&'a mut Option<Node>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum NodeField {
-                            children,
-                            next,
-                            by_name,
-                            value,
-                        }
-
-                        impl serde_struct::Fields for NodeVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["children", "next", "byName", "value"];
-
-                            type Field = NodeField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<NodeField> {
-                                match name {
-                                    "children" => Some(NodeField::children),
-                                    "next" => Some(NodeField::next),
-                                    "byName" => Some(NodeField::by_name),
-                                    "value" => Some(NodeField::value),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for NodeVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Node")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut children = None;
-                                let mut next = None;
-                                let mut by_name = None;
-                                let mut value = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(NodeField::children) => {
-                                            serde_struct::optional_struct_list_value(
-                                                &mut map,
-                                                &mut children,
-                                                "children",
-                                            )
-                                        }
-                                        Some(NodeField::next) => serde_struct::value(&mut map, &mut next, "next"),
-                                        Some(NodeField::by_name) => {
-                                            serde_struct::value(&mut map, &mut by_name, "byName")
-                                        }
-                                        Some(NodeField::value) => {
-                                            serde_struct::value(&mut map, &mut value, "value")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Node {
-                                    children: serde_struct::optional(children),
-                                    next: serde_struct::optional(next),
-                                    by_name: serde_struct::optional(by_name),
-                                    value: serde_struct::optional(value),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Node",
-                            <NodeVisitor<'_> as serde_struct::Fields>::NAMES,
-                            NodeVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum NodeField {
+                        children,
+                        next,
+                        by_name,
+                        value,
                     }
-                }
+
+                    enum NodeFields {}
+
+                    impl serde_struct::Fields for NodeFields {
+                        const NAMES: &'static [&'static str] = &["children", "next", "byName", "value"];
+
+                        type Field = NodeField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<NodeField> {
+                            match name {
+                                "children" => Some(NodeField::children),
+                                "next" => Some(NodeField::next),
+                                "byName" => Some(NodeField::by_name),
+                                "value" => Some(NodeField::value),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Node {
+                        const NAME: &'static str = "Node";
+                        const NAMES: &'static [&'static str] = <NodeFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Node>,
+                        ) -> Result<(), A::Error> {
+                            let mut children = None;
+                            let mut next = None;
+                            let mut by_name = None;
+                            let mut value = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<NodeFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(NodeField::children) => {
+                                        serde_struct::optional_struct_list_value(
+                                            &mut map,
+                                            &mut children,
+                                            "children",
+                                        )
+                                    }
+                                    Some(NodeField::next) => serde_struct::value(&mut map, &mut next, "next"),
+                                    Some(NodeField::by_name) => {
+                                        serde_struct::value(&mut map, &mut by_name, "byName")
+                                    }
+                                    Some(NodeField::value) => serde_struct::value(&mut map, &mut value, "value"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Node {
+                                children: serde_struct::optional(children),
+                                next: serde_struct::optional(next),
+                                by_name: serde_struct::optional(by_name),
+                                value: serde_struct::optional(value),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Node {
                     /// The [`NodeBuilder`] of a new `Node`.
@@ -604,78 +566,66 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Odd {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Odd>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct OddVisitor<'a>(&'a mut Option<Odd>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum OddField {
-                            even,
-                            leaf,
-                        }
-
-                        impl serde_struct::Fields for OddVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["even", "leaf"];
-
-                            type Field = OddField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<OddField> {
-                                match name {
-                                    "even" => Some(OddField::even),
-                                    "leaf" => Some(OddField::leaf),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for OddVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Odd")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut even = None;
-                                let mut leaf = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(OddField::even) => serde_struct::value(&mut map, &mut even, "even"),
-                                        Some(OddField::leaf) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut leaf, "leaf")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Odd {
-                                    even: serde_struct::optional(even),
-                                    leaf: serde_struct::optional(leaf),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Odd",
-                            <OddVisitor<'_> as serde_struct::Fields>::NAMES,
-                            OddVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum OddField {
+                        even,
+                        leaf,
                     }
-                }
+
+                    enum OddFields {}
+
+                    impl serde_struct::Fields for OddFields {
+                        const NAMES: &'static [&'static str] = &["even", "leaf"];
+
+                        type Field = OddField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<OddField> {
+                            match name {
+                                "even" => Some(OddField::even),
+                                "leaf" => Some(OddField::leaf),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Odd {
+                        const NAME: &'static str = "Odd";
+                        const NAMES: &'static [&'static str] = <OddFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Odd>,
+                        ) -> Result<(), A::Error> {
+                            let mut even = None;
+                            let mut leaf = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<OddFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(OddField::even) => serde_struct::value(&mut map, &mut even, "even"),
+                                    Some(OddField::leaf) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut leaf, "leaf")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Odd {
+                                even: serde_struct::optional(even),
+                                leaf: serde_struct::optional(leaf),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Odd {
                     /// The [`OddBuilder`] of a new `Odd`.
@@ -772,85 +722,71 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Props {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Props>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct PropsVisitor<'a>(&'a mut Option<Props>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum PropsField {
-                            not,
-                            items,
-                            properties,
-                        }
-
-                        impl serde_struct::Fields for PropsVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["not", "items", "properties"];
-
-                            type Field = PropsField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<PropsField> {
-                                match name {
-                                    "not" => Some(PropsField::not),
-                                    "items" => Some(PropsField::items),
-                                    "properties" => Some(PropsField::properties),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for PropsVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Props")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut not = None;
-                                let mut items = None;
-                                let mut properties = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(PropsField::not) => serde_struct::value(&mut map, &mut not, "not"),
-                                        Some(PropsField::items) => {
-                                            serde_struct::value(&mut map, &mut items, "items")
-                                        }
-                                        Some(PropsField::properties) => {
-                                            serde_struct::value(&mut map, &mut properties, "properties")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Props {
-                                    not: serde_struct::optional(not),
-                                    items: serde_struct::optional(items),
-                                    properties: serde_struct::optional(properties),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Props",
-                            <PropsVisitor<'_> as serde_struct::Fields>::NAMES,
-                            PropsVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PropsField {
+                        not,
+                        items,
+                        properties,
                     }
-                }
+
+                    enum PropsFields {}
+
+                    impl serde_struct::Fields for PropsFields {
+                        const NAMES: &'static [&'static str] = &["not", "items", "properties"];
+
+                        type Field = PropsField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<PropsField> {
+                            match name {
+                                "not" => Some(PropsField::not),
+                                "items" => Some(PropsField::items),
+                                "properties" => Some(PropsField::properties),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Props {
+                        const NAME: &'static str = "Props";
+                        const NAMES: &'static [&'static str] = <PropsFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Props>,
+                        ) -> Result<(), A::Error> {
+                            let mut not = None;
+                            let mut items = None;
+                            let mut properties = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<PropsFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(PropsField::not) => serde_struct::value(&mut map, &mut not, "not"),
+                                    Some(PropsField::items) => serde_struct::value(&mut map, &mut items, "items"),
+                                    Some(PropsField::properties) => {
+                                        serde_struct::value(&mut map, &mut properties, "properties")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Props {
+                                not: serde_struct::optional(not),
+                                items: serde_struct::optional(items),
+                                properties: serde_struct::optional(properties),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Props {
                     /// The [`PropsBuilder`] of a new `Props`.

@@ -117,83 +117,71 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Widget {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Widget>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetVisitor<'a>(&'a mut Option<Widget>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WidgetField {
-                            api_version,
-                            kind,
-                            size,
-                        }
-
-                        impl serde_struct::Fields for WidgetVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "size"];
-
-                            type Field = WidgetField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WidgetField> {
-                                match name {
-                                    "apiVersion" => Some(WidgetField::api_version),
-                                    "kind" => Some(WidgetField::kind),
-                                    "size" => Some(WidgetField::size),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Widget")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut api_version = None;
-                                let mut kind = None;
-                                let mut size = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WidgetField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(WidgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        Some(WidgetField::size) => serde_struct::value(&mut map, &mut size, "size"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Widget {
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    size: serde_struct::optional(size),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Widget",
-                            <WidgetVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WidgetVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetField {
+                        api_version,
+                        kind,
+                        size,
                     }
-                }
+
+                    enum WidgetFields {}
+
+                    impl serde_struct::Fields for WidgetFields {
+                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "size"];
+
+                        type Field = WidgetField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WidgetField> {
+                            match name {
+                                "apiVersion" => Some(WidgetField::api_version),
+                                "kind" => Some(WidgetField::kind),
+                                "size" => Some(WidgetField::size),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Widget {
+                        const NAME: &'static str = "Widget";
+                        const NAMES: &'static [&'static str] = <WidgetFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Widget>,
+                        ) -> Result<(), A::Error> {
+                            let mut api_version = None;
+                            let mut kind = None;
+                            let mut size = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WidgetFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WidgetField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(WidgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    Some(WidgetField::size) => serde_struct::value(&mut map, &mut size, "size"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Widget {
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                size: serde_struct::optional(size),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for Widget {
                     const API_VERSION: &'static str = "example.com/v1";
@@ -597,88 +585,74 @@ pub mod com {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WidgetList {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<WidgetList>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct WidgetListVisitor<'a>(&'a mut Option<WidgetList>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum WidgetListField {
-                            api_version,
-                            items,
-                            kind,
-                        }
-
-                        impl serde_struct::Fields for WidgetListVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind"];
-
-                            type Field = WidgetListField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<WidgetListField> {
-                                match name {
-                                    "apiVersion" => Some(WidgetListField::api_version),
-                                    "items" => Some(WidgetListField::items),
-                                    "kind" => Some(WidgetListField::kind),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for WidgetListVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct WidgetList")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut api_version = None;
-                                let mut items = None;
-                                let mut kind = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(WidgetListField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(WidgetListField::items) => {
-                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                        }
-                                        Some(WidgetListField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let items = serde_struct::required(items, "items")?;
-                                *self.0 = Some(WidgetList {
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "WidgetList",
-                            <WidgetListVisitor<'_> as serde_struct::Fields>::NAMES,
-                            WidgetListVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum WidgetListField {
+                        api_version,
+                        items,
+                        kind,
                     }
-                }
+
+                    enum WidgetListFields {}
+
+                    impl serde_struct::Fields for WidgetListFields {
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind"];
+
+                        type Field = WidgetListField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<WidgetListField> {
+                            match name {
+                                "apiVersion" => Some(WidgetListField::api_version),
+                                "items" => Some(WidgetListField::items),
+                                "kind" => Some(WidgetListField::kind),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for WidgetList {
+                        const NAME: &'static str = "WidgetList";
+                        const NAMES: &'static [&'static str] = <WidgetListFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<WidgetList>,
+                        ) -> Result<(), A::Error> {
+                            let mut api_version = None;
+                            let mut items = None;
+                            let mut kind = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<WidgetListFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(WidgetListField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(WidgetListField::items) => {
+                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                                    }
+                                    Some(WidgetListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let items = serde_struct::required(items, "items")?;
+                            *place = Some(WidgetList {
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                items,
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for WidgetList {
                     const API_VERSION: &'static str = "example.com/v1";

@@ -138,105 +138,93 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Relay {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Relay>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct RelayVisitor<'a>(&'a mut Option<Relay>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum RelayField {
-                            spec,
-                            status,
-                            metadata,
-                            api_version,
-                            kind,
-                        }
-
-                        impl serde_struct::Fields for RelayVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "spec",
-                                "status",
-                                "metadata",
-                                "apiVersion",
-                                "kind",
-                            ];
-
-                            type Field = RelayField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<RelayField> {
-                                match name {
-                                    "spec" => Some(RelayField::spec),
-                                    "status" => Some(RelayField::status),
-                                    "metadata" => Some(RelayField::metadata),
-                                    "apiVersion" => Some(RelayField::api_version),
-                                    "kind" => Some(RelayField::kind),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for RelayVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Relay")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut spec = None;
-                                let mut status = None;
-                                let mut metadata = None;
-                                let mut api_version = None;
-                                let mut kind = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(RelayField::spec) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                                        }
-                                        Some(RelayField::status) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut status, "status")
-                                        }
-                                        Some(RelayField::metadata) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        Some(RelayField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(RelayField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Relay {
-                                    spec: serde_struct::optional(spec),
-                                    status: serde_struct::optional(status),
-                                    metadata: serde_struct::optional(metadata),
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Relay",
-                            <RelayVisitor<'_> as serde_struct::Fields>::NAMES,
-                            RelayVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelayField {
+                        spec,
+                        status,
+                        metadata,
+                        api_version,
+                        kind,
                     }
-                }
+
+                    enum RelayFields {}
+
+                    impl serde_struct::Fields for RelayFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "spec",
+                            "status",
+                            "metadata",
+                            "apiVersion",
+                            "kind",
+                        ];
+
+                        type Field = RelayField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<RelayField> {
+                            match name {
+                                "spec" => Some(RelayField::spec),
+                                "status" => Some(RelayField::status),
+                                "metadata" => Some(RelayField::metadata),
+                                "apiVersion" => Some(RelayField::api_version),
+                                "kind" => Some(RelayField::kind),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Relay {
+                        const NAME: &'static str = "Relay";
+                        const NAMES: &'static [&'static str] = <RelayFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Relay>,
+                        ) -> Result<(), A::Error> {
+                            let mut spec = None;
+                            let mut status = None;
+                            let mut metadata = None;
+                            let mut api_version = None;
+                            let mut kind = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<RelayFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(RelayField::spec) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                                    }
+                                    Some(RelayField::status) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut status, "status")
+                                    }
+                                    Some(RelayField::metadata) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    Some(RelayField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(RelayField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Relay {
+                                spec: serde_struct::optional(spec),
+                                status: serde_struct::optional(status),
+                                metadata: serde_struct::optional(metadata),
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for Relay {
                     const API_VERSION: &'static str = "example.io/v1";
@@ -946,111 +934,89 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelaySpec {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<RelaySpec>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct RelaySpecVisitor<'a>(&'a mut Option<RelaySpec>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum RelaySpecField {
-                            primary,
-                            backup,
-                            env,
-                            selector,
-                            stages,
-                        }
-
-                        impl serde_struct::Fields for RelaySpecVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "primary",
-                                "backup",
-                                "env",
-                                "selector",
-                                "stages",
-                            ];
-
-                            type Field = RelaySpecField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<RelaySpecField> {
-                                match name {
-                                    "primary" => Some(RelaySpecField::primary),
-                                    "backup" => Some(RelaySpecField::backup),
-                                    "env" => Some(RelaySpecField::env),
-                                    "selector" => Some(RelaySpecField::selector),
-                                    "stages" => Some(RelaySpecField::stages),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct RelaySpec")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut primary = None;
-                                let mut backup = None;
-                                let mut env = None;
-                                let mut selector = None;
-                                let mut stages = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(RelaySpecField::primary) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut primary, "primary")
-                                        }
-                                        Some(RelaySpecField::backup) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut backup, "backup")
-                                        }
-                                        Some(RelaySpecField::env) => {
-                                            serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
-                                        }
-                                        Some(RelaySpecField::selector) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut selector, "selector")
-                                        }
-                                        Some(RelaySpecField::stages) => {
-                                            serde_struct::optional_struct_list_value(
-                                                &mut map,
-                                                &mut stages,
-                                                "stages",
-                                            )
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(RelaySpec {
-                                    primary: serde_struct::optional(primary),
-                                    backup: serde_struct::optional(backup),
-                                    env: serde_struct::optional(env),
-                                    selector: serde_struct::optional(selector),
-                                    stages: serde_struct::optional(stages),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "RelaySpec",
-                            <RelaySpecVisitor<'_> as serde_struct::Fields>::NAMES,
-                            RelaySpecVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelaySpecField {
+                        primary,
+                        backup,
+                        env,
+                        selector,
+                        stages,
                     }
-                }
+
+                    enum RelaySpecFields {}
+
+                    impl serde_struct::Fields for RelaySpecFields {
+                        const NAMES: &'static [&'static str] = &["primary", "backup", "env", "selector", "stages"];
+
+                        type Field = RelaySpecField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<RelaySpecField> {
+                            match name {
+                                "primary" => Some(RelaySpecField::primary),
+                                "backup" => Some(RelaySpecField::backup),
+                                "env" => Some(RelaySpecField::env),
+                                "selector" => Some(RelaySpecField::selector),
+                                "stages" => Some(RelaySpecField::stages),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for RelaySpec {
+                        const NAME: &'static str = "RelaySpec";
+                        const NAMES: &'static [&'static str] = <RelaySpecFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<RelaySpec>,
+                        ) -> Result<(), A::Error> {
+                            let mut primary = None;
+                            let mut backup = None;
+                            let mut env = None;
+                            let mut selector = None;
+                            let mut stages = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<RelaySpecFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(RelaySpecField::primary) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut primary, "primary")
+                                    }
+                                    Some(RelaySpecField::backup) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut backup, "backup")
+                                    }
+                                    Some(RelaySpecField::env) => {
+                                        serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
+                                    }
+                                    Some(RelaySpecField::selector) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut selector, "selector")
+                                    }
+                                    Some(RelaySpecField::stages) => {
+                                        serde_struct::optional_struct_list_value(&mut map, &mut stages, "stages")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(RelaySpec {
+                                primary: serde_struct::optional(primary),
+                                backup: serde_struct::optional(backup),
+                                env: serde_struct::optional(env),
+                                selector: serde_struct::optional(selector),
+                                stages: serde_struct::optional(stages),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl RelaySpec {
                     /// The [`RelaySpecBuilder`] of a new `RelaySpec`.
@@ -1203,88 +1169,76 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelaySpecBackup {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<RelaySpecBackup>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct RelaySpecBackupVisitor<'a>(&'a mut Option<RelaySpecBackup>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum RelaySpecBackupField {
-                            host,
-                            port,
-                            protocol,
-                        }
-
-                        impl serde_struct::Fields for RelaySpecBackupVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["host", "port", "protocol"];
-
-                            type Field = RelaySpecBackupField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<RelaySpecBackupField> {
-                                match name {
-                                    "host" => Some(RelaySpecBackupField::host),
-                                    "port" => Some(RelaySpecBackupField::port),
-                                    "protocol" => Some(RelaySpecBackupField::protocol),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecBackupVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct RelaySpecBackup")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut host = None;
-                                let mut port = None;
-                                let mut protocol = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(RelaySpecBackupField::host) => {
-                                            serde_struct::value(&mut map, &mut host, "host")
-                                        }
-                                        Some(RelaySpecBackupField::port) => {
-                                            serde_struct::value(&mut map, &mut port, "port")
-                                        }
-                                        Some(RelaySpecBackupField::protocol) => {
-                                            serde_struct::value(&mut map, &mut protocol, "protocol")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let host = serde_struct::required(host, "host")?;
-                                *self.0 = Some(RelaySpecBackup {
-                                    host,
-                                    port: serde_struct::optional(port),
-                                    protocol: serde_struct::optional(protocol),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "RelaySpecBackup",
-                            <RelaySpecBackupVisitor<'_> as serde_struct::Fields>::NAMES,
-                            RelaySpecBackupVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelaySpecBackupField {
+                        host,
+                        port,
+                        protocol,
                     }
-                }
+
+                    enum RelaySpecBackupFields {}
+
+                    impl serde_struct::Fields for RelaySpecBackupFields {
+                        const NAMES: &'static [&'static str] = &["host", "port", "protocol"];
+
+                        type Field = RelaySpecBackupField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<RelaySpecBackupField> {
+                            match name {
+                                "host" => Some(RelaySpecBackupField::host),
+                                "port" => Some(RelaySpecBackupField::port),
+                                "protocol" => Some(RelaySpecBackupField::protocol),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for RelaySpecBackup {
+                        const NAME: &'static str = "RelaySpecBackup";
+                        const NAMES: &'static [&'static str] = <RelaySpecBackupFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<RelaySpecBackup>,
+                        ) -> Result<(), A::Error> {
+                            let mut host = None;
+                            let mut port = None;
+                            let mut protocol = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<RelaySpecBackupFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(RelaySpecBackupField::host) => {
+                                        serde_struct::value(&mut map, &mut host, "host")
+                                    }
+                                    Some(RelaySpecBackupField::port) => {
+                                        serde_struct::value(&mut map, &mut port, "port")
+                                    }
+                                    Some(RelaySpecBackupField::protocol) => {
+                                        serde_struct::value(&mut map, &mut protocol, "protocol")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let host = serde_struct::required(host, "host")?;
+                            *place = Some(RelaySpecBackup {
+                                host,
+                                port: serde_struct::optional(port),
+                                protocol: serde_struct::optional(protocol),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl RelaySpecBackup {
                     /// The [`RelaySpecBackupBuilder`] of a new `RelaySpecBackup`.
@@ -1459,85 +1413,69 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelaySpecEnv {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<RelaySpecEnv>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct RelaySpecEnvVisitor<'a>(&'a mut Option<RelaySpecEnv>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum RelaySpecEnvField {
-                            name,
-                            value_from,
-                        }
-
-                        impl serde_struct::Fields for RelaySpecEnvVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name", "valueFrom"];
-
-                            type Field = RelaySpecEnvField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<RelaySpecEnvField> {
-                                match name {
-                                    "name" => Some(RelaySpecEnvField::name),
-                                    "valueFrom" => Some(RelaySpecEnvField::value_from),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecEnvVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct RelaySpecEnv")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut value_from = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(RelaySpecEnvField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        Some(RelaySpecEnvField::value_from) => {
-                                            serde_struct::optional_struct_value(
-                                                &mut map,
-                                                &mut value_from,
-                                                "valueFrom",
-                                            )
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let name = serde_struct::required(name, "name")?;
-                                *self.0 = Some(RelaySpecEnv {
-                                    name,
-                                    value_from: serde_struct::optional(value_from),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "RelaySpecEnv",
-                            <RelaySpecEnvVisitor<'_> as serde_struct::Fields>::NAMES,
-                            RelaySpecEnvVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelaySpecEnvField {
+                        name,
+                        value_from,
                     }
-                }
+
+                    enum RelaySpecEnvFields {}
+
+                    impl serde_struct::Fields for RelaySpecEnvFields {
+                        const NAMES: &'static [&'static str] = &["name", "valueFrom"];
+
+                        type Field = RelaySpecEnvField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<RelaySpecEnvField> {
+                            match name {
+                                "name" => Some(RelaySpecEnvField::name),
+                                "valueFrom" => Some(RelaySpecEnvField::value_from),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for RelaySpecEnv {
+                        const NAME: &'static str = "RelaySpecEnv";
+                        const NAMES: &'static [&'static str] = <RelaySpecEnvFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<RelaySpecEnv>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut value_from = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<RelaySpecEnvFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(RelaySpecEnvField::name) => {
+                                        serde_struct::value(&mut map, &mut name, "name")
+                                    }
+                                    Some(RelaySpecEnvField::value_from) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut value_from, "valueFrom")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let name = serde_struct::required(name, "name")?;
+                            *place = Some(RelaySpecEnv {
+                                name,
+                                value_from: serde_struct::optional(value_from),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl RelaySpecEnv {
                     /// The [`RelaySpecEnvBuilder`] of a new `RelaySpecEnv`.
@@ -1640,88 +1578,76 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelaySpecEnvValueFrom {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<RelaySpecEnvValueFrom>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct RelaySpecEnvValueFromVisitor<'a>(&'a mut Option<RelaySpecEnvValueFrom>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum RelaySpecEnvValueFromField {
-                            config_map_key_ref,
-                            secret_key_ref,
-                        }
-
-                        impl serde_struct::Fields for RelaySpecEnvValueFromVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["configMapKeyRef", "secretKeyRef"];
-
-                            type Field = RelaySpecEnvValueFromField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<RelaySpecEnvValueFromField> {
-                                match name {
-                                    "configMapKeyRef" => Some(RelaySpecEnvValueFromField::config_map_key_ref),
-                                    "secretKeyRef" => Some(RelaySpecEnvValueFromField::secret_key_ref),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecEnvValueFromVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct RelaySpecEnvValueFrom")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut config_map_key_ref = None;
-                                let mut secret_key_ref = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(RelaySpecEnvValueFromField::config_map_key_ref) => {
-                                            serde_struct::optional_struct_value(
-                                                &mut map,
-                                                &mut config_map_key_ref,
-                                                "configMapKeyRef",
-                                            )
-                                        }
-                                        Some(RelaySpecEnvValueFromField::secret_key_ref) => {
-                                            serde_struct::optional_struct_value(
-                                                &mut map,
-                                                &mut secret_key_ref,
-                                                "secretKeyRef",
-                                            )
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(RelaySpecEnvValueFrom {
-                                    config_map_key_ref: serde_struct::optional(config_map_key_ref),
-                                    secret_key_ref: serde_struct::optional(secret_key_ref),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "RelaySpecEnvValueFrom",
-                            <RelaySpecEnvValueFromVisitor<'_> as serde_struct::Fields>::NAMES,
-                            RelaySpecEnvValueFromVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelaySpecEnvValueFromField {
+                        config_map_key_ref,
+                        secret_key_ref,
                     }
-                }
+
+                    enum RelaySpecEnvValueFromFields {}
+
+                    impl serde_struct::Fields for RelaySpecEnvValueFromFields {
+                        const NAMES: &'static [&'static str] = &["configMapKeyRef", "secretKeyRef"];
+
+                        type Field = RelaySpecEnvValueFromField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<RelaySpecEnvValueFromField> {
+                            match name {
+                                "configMapKeyRef" => Some(RelaySpecEnvValueFromField::config_map_key_ref),
+                                "secretKeyRef" => Some(RelaySpecEnvValueFromField::secret_key_ref),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for RelaySpecEnvValueFrom {
+                        const NAME: &'static str = "RelaySpecEnvValueFrom";
+                        const NAMES: &'static [&'static str] = <RelaySpecEnvValueFromFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<RelaySpecEnvValueFrom>,
+                        ) -> Result<(), A::Error> {
+                            let mut config_map_key_ref = None;
+                            let mut secret_key_ref = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<RelaySpecEnvValueFromFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(RelaySpecEnvValueFromField::config_map_key_ref) => {
+                                        serde_struct::optional_struct_value(
+                                            &mut map,
+                                            &mut config_map_key_ref,
+                                            "configMapKeyRef",
+                                        )
+                                    }
+                                    Some(RelaySpecEnvValueFromField::secret_key_ref) => {
+                                        serde_struct::optional_struct_value(
+                                            &mut map,
+                                            &mut secret_key_ref,
+                                            "secretKeyRef",
+                                        )
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(RelaySpecEnvValueFrom {
+                                config_map_key_ref: serde_struct::optional(config_map_key_ref),
+                                secret_key_ref: serde_struct::optional(secret_key_ref),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl RelaySpecEnvValueFrom {
                     /// The [`RelaySpecEnvValueFromBuilder`] of a new `RelaySpecEnvValueFrom`.
@@ -1818,88 +1744,76 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ConfigMapKeySelector {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<ConfigMapKeySelector>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct ConfigMapKeySelectorVisitor<'a>(&'a mut Option<ConfigMapKeySelector>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum ConfigMapKeySelectorField {
-                            key,
-                            name,
-                            optional,
-                        }
-
-                        impl serde_struct::Fields for ConfigMapKeySelectorVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-
-                            type Field = ConfigMapKeySelectorField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
-                                match name {
-                                    "key" => Some(ConfigMapKeySelectorField::key),
-                                    "name" => Some(ConfigMapKeySelectorField::name),
-                                    "optional" => Some(ConfigMapKeySelectorField::optional),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct ConfigMapKeySelector")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut key = None;
-                                let mut name = None;
-                                let mut optional = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key_2 = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key_2),
-                                )? {
-                                    match field {
-                                        Some(ConfigMapKeySelectorField::key) => {
-                                            serde_struct::value(&mut map, &mut key, "key")
-                                        }
-                                        Some(ConfigMapKeySelectorField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        Some(ConfigMapKeySelectorField::optional) => {
-                                            serde_struct::value(&mut map, &mut optional, "optional")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                                    }?;
-                                }
-
-                                let key = serde_struct::required(key, "key")?;
-                                *self.0 = Some(ConfigMapKeySelector {
-                                    key,
-                                    name: serde_struct::optional(name),
-                                    optional: serde_struct::optional(optional),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "ConfigMapKeySelector",
-                            <ConfigMapKeySelectorVisitor<'_> as serde_struct::Fields>::NAMES,
-                            ConfigMapKeySelectorVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ConfigMapKeySelectorField {
+                        key,
+                        name,
+                        optional,
                     }
-                }
+
+                    enum ConfigMapKeySelectorFields {}
+
+                    impl serde_struct::Fields for ConfigMapKeySelectorFields {
+                        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+
+                        type Field = ConfigMapKeySelectorField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
+                            match name {
+                                "key" => Some(ConfigMapKeySelectorField::key),
+                                "name" => Some(ConfigMapKeySelectorField::name),
+                                "optional" => Some(ConfigMapKeySelectorField::optional),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for ConfigMapKeySelector {
+                        const NAME: &'static str = "ConfigMapKeySelector";
+                        const NAMES: &'static [&'static str] = <ConfigMapKeySelectorFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<ConfigMapKeySelector>,
+                        ) -> Result<(), A::Error> {
+                            let mut key = None;
+                            let mut name = None;
+                            let mut optional = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key_2 = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ConfigMapKeySelectorFields>::new(&mut key_2),
+                            )? {
+                                match field {
+                                    Some(ConfigMapKeySelectorField::key) => {
+                                        serde_struct::value(&mut map, &mut key, "key")
+                                    }
+                                    Some(ConfigMapKeySelectorField::name) => {
+                                        serde_struct::value(&mut map, &mut name, "name")
+                                    }
+                                    Some(ConfigMapKeySelectorField::optional) => {
+                                        serde_struct::value(&mut map, &mut optional, "optional")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
+                                }?;
+                            }
+
+                            let key = serde_struct::required(key, "key")?;
+                            *place = Some(ConfigMapKeySelector {
+                                key,
+                                name: serde_struct::optional(name),
+                                optional: serde_struct::optional(optional),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ConfigMapKeySelector {
                     /// The [`ConfigMapKeySelectorBuilder`] of a new `ConfigMapKeySelector`.
@@ -2005,88 +1919,76 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecretKeySelector {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<SecretKeySelector>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct SecretKeySelectorVisitor<'a>(&'a mut Option<SecretKeySelector>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum SecretKeySelectorField {
-                            key,
-                            name,
-                            optional,
-                        }
-
-                        impl serde_struct::Fields for SecretKeySelectorVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-
-                            type Field = SecretKeySelectorField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<SecretKeySelectorField> {
-                                match name {
-                                    "key" => Some(SecretKeySelectorField::key),
-                                    "name" => Some(SecretKeySelectorField::name),
-                                    "optional" => Some(SecretKeySelectorField::optional),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for SecretKeySelectorVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct SecretKeySelector")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut key = None;
-                                let mut name = None;
-                                let mut optional = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key_2 = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key_2),
-                                )? {
-                                    match field {
-                                        Some(SecretKeySelectorField::key) => {
-                                            serde_struct::value(&mut map, &mut key, "key")
-                                        }
-                                        Some(SecretKeySelectorField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        Some(SecretKeySelectorField::optional) => {
-                                            serde_struct::value(&mut map, &mut optional, "optional")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                                    }?;
-                                }
-
-                                let key = serde_struct::required(key, "key")?;
-                                *self.0 = Some(SecretKeySelector {
-                                    key,
-                                    name: serde_struct::optional(name),
-                                    optional: serde_struct::optional(optional),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "SecretKeySelector",
-                            <SecretKeySelectorVisitor<'_> as serde_struct::Fields>::NAMES,
-                            SecretKeySelectorVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum SecretKeySelectorField {
+                        key,
+                        name,
+                        optional,
                     }
-                }
+
+                    enum SecretKeySelectorFields {}
+
+                    impl serde_struct::Fields for SecretKeySelectorFields {
+                        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+
+                        type Field = SecretKeySelectorField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<SecretKeySelectorField> {
+                            match name {
+                                "key" => Some(SecretKeySelectorField::key),
+                                "name" => Some(SecretKeySelectorField::name),
+                                "optional" => Some(SecretKeySelectorField::optional),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for SecretKeySelector {
+                        const NAME: &'static str = "SecretKeySelector";
+                        const NAMES: &'static [&'static str] = <SecretKeySelectorFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<SecretKeySelector>,
+                        ) -> Result<(), A::Error> {
+                            let mut key = None;
+                            let mut name = None;
+                            let mut optional = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key_2 = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<SecretKeySelectorFields>::new(&mut key_2),
+                            )? {
+                                match field {
+                                    Some(SecretKeySelectorField::key) => {
+                                        serde_struct::value(&mut map, &mut key, "key")
+                                    }
+                                    Some(SecretKeySelectorField::name) => {
+                                        serde_struct::value(&mut map, &mut name, "name")
+                                    }
+                                    Some(SecretKeySelectorField::optional) => {
+                                        serde_struct::value(&mut map, &mut optional, "optional")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
+                                }?;
+                            }
+
+                            let key = serde_struct::required(key, "key")?;
+                            *place = Some(SecretKeySelector {
+                                key,
+                                name: serde_struct::optional(name),
+                                optional: serde_struct::optional(optional),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl SecretKeySelector {
                     /// The [`SecretKeySelectorBuilder`] of a new `SecretKeySelector`.
@@ -2183,87 +2085,75 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelaySpecStages {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<RelaySpecStages>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct RelaySpecStagesVisitor<'a>(&'a mut Option<RelaySpecStages>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum RelaySpecStagesField {
-                            name,
-                            target,
-                            env,
-                        }
-
-                        impl serde_struct::Fields for RelaySpecStagesVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name", "target", "env"];
-
-                            type Field = RelaySpecStagesField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<RelaySpecStagesField> {
-                                match name {
-                                    "name" => Some(RelaySpecStagesField::name),
-                                    "target" => Some(RelaySpecStagesField::target),
-                                    "env" => Some(RelaySpecStagesField::env),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for RelaySpecStagesVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct RelaySpecStages")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut target = None;
-                                let mut env = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(RelaySpecStagesField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        Some(RelaySpecStagesField::target) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut target, "target")
-                                        }
-                                        Some(RelaySpecStagesField::env) => {
-                                            serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(RelaySpecStages {
-                                    name: serde_struct::optional(name),
-                                    target: serde_struct::optional(target),
-                                    env: serde_struct::optional(env),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "RelaySpecStages",
-                            <RelaySpecStagesVisitor<'_> as serde_struct::Fields>::NAMES,
-                            RelaySpecStagesVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelaySpecStagesField {
+                        name,
+                        target,
+                        env,
                     }
-                }
+
+                    enum RelaySpecStagesFields {}
+
+                    impl serde_struct::Fields for RelaySpecStagesFields {
+                        const NAMES: &'static [&'static str] = &["name", "target", "env"];
+
+                        type Field = RelaySpecStagesField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<RelaySpecStagesField> {
+                            match name {
+                                "name" => Some(RelaySpecStagesField::name),
+                                "target" => Some(RelaySpecStagesField::target),
+                                "env" => Some(RelaySpecStagesField::env),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for RelaySpecStages {
+                        const NAME: &'static str = "RelaySpecStages";
+                        const NAMES: &'static [&'static str] = <RelaySpecStagesFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<RelaySpecStages>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut target = None;
+                            let mut env = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<RelaySpecStagesFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(RelaySpecStagesField::name) => {
+                                        serde_struct::value(&mut map, &mut name, "name")
+                                    }
+                                    Some(RelaySpecStagesField::target) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut target, "target")
+                                    }
+                                    Some(RelaySpecStagesField::env) => {
+                                        serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(RelaySpecStages {
+                                name: serde_struct::optional(name),
+                                target: serde_struct::optional(target),
+                                env: serde_struct::optional(env),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl RelaySpecStages {
                     /// The [`RelaySpecStagesBuilder`] of a new `RelaySpecStages`.
@@ -2362,73 +2252,61 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelayStatus {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<RelayStatus>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct RelayStatusVisitor<'a>(&'a mut Option<RelayStatus>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum RelayStatusField {
-                            active,
-                        }
-
-                        impl serde_struct::Fields for RelayStatusVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["active"];
-
-                            type Field = RelayStatusField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<RelayStatusField> {
-                                match name {
-                                    "active" => Some(RelayStatusField::active),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for RelayStatusVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct RelayStatus")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut active = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(RelayStatusField::active) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut active, "active")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(RelayStatus {
-                                    active: serde_struct::optional(active),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "RelayStatus",
-                            <RelayStatusVisitor<'_> as serde_struct::Fields>::NAMES,
-                            RelayStatusVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelayStatusField {
+                        active,
                     }
-                }
+
+                    enum RelayStatusFields {}
+
+                    impl serde_struct::Fields for RelayStatusFields {
+                        const NAMES: &'static [&'static str] = &["active"];
+
+                        type Field = RelayStatusField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<RelayStatusField> {
+                            match name {
+                                "active" => Some(RelayStatusField::active),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for RelayStatus {
+                        const NAME: &'static str = "RelayStatus";
+                        const NAMES: &'static [&'static str] = <RelayStatusFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<RelayStatus>,
+                        ) -> Result<(), A::Error> {
+                            let mut active = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<RelayStatusFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(RelayStatusField::active) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut active, "active")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(RelayStatus {
+                                active: serde_struct::optional(active),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl RelayStatus {
                     /// The [`RelayStatusBuilder`] of a new `RelayStatus`.
@@ -2533,95 +2411,81 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RelayList {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<RelayList>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct RelayListVisitor<'a>(&'a mut Option<RelayList>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum RelayListField {
-                            api_version,
-                            items,
-                            kind,
-                            metadata,
-                        }
-
-                        impl serde_struct::Fields for RelayListVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-                            type Field = RelayListField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<RelayListField> {
-                                match name {
-                                    "apiVersion" => Some(RelayListField::api_version),
-                                    "items" => Some(RelayListField::items),
-                                    "kind" => Some(RelayListField::kind),
-                                    "metadata" => Some(RelayListField::metadata),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for RelayListVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct RelayList")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut api_version = None;
-                                let mut items = None;
-                                let mut kind = None;
-                                let mut metadata = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(RelayListField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(RelayListField::items) => {
-                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                        }
-                                        Some(RelayListField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-                                        Some(RelayListField::metadata) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let items = serde_struct::required(items, "items")?;
-                                *self.0 = Some(RelayList {
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    metadata: serde_struct::optional(metadata),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "RelayList",
-                            <RelayListVisitor<'_> as serde_struct::Fields>::NAMES,
-                            RelayListVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum RelayListField {
+                        api_version,
+                        items,
+                        kind,
+                        metadata,
                     }
-                }
+
+                    enum RelayListFields {}
+
+                    impl serde_struct::Fields for RelayListFields {
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
+                        type Field = RelayListField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<RelayListField> {
+                            match name {
+                                "apiVersion" => Some(RelayListField::api_version),
+                                "items" => Some(RelayListField::items),
+                                "kind" => Some(RelayListField::kind),
+                                "metadata" => Some(RelayListField::metadata),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for RelayList {
+                        const NAME: &'static str = "RelayList";
+                        const NAMES: &'static [&'static str] = <RelayListFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<RelayList>,
+                        ) -> Result<(), A::Error> {
+                            let mut api_version = None;
+                            let mut items = None;
+                            let mut kind = None;
+                            let mut metadata = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<RelayListFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(RelayListField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(RelayListField::items) => {
+                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                                    }
+                                    Some(RelayListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    Some(RelayListField::metadata) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let items = serde_struct::required(items, "items")?;
+                            *place = Some(RelayList {
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                items,
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                metadata: serde_struct::optional(metadata),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for RelayList {
                     const API_VERSION: &'static str = "example.io/v1";

@@ -121,122 +121,108 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Times {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Times>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct TimesVisitor<'a>(&'a mut Option<Times>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum TimesField {
-                            created,
-                            renewed,
-                            anonymous,
-                            ratio,
-                            capacity,
-                            raw,
-                            nullable_name,
-                        }
-
-                        impl serde_struct::Fields for TimesVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "created",
-                                "renewed",
-                                "anonymous",
-                                "ratio",
-                                "capacity",
-                                "raw",
-                                "nullableName",
-                            ];
-
-                            type Field = TimesField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<TimesField> {
-                                match name {
-                                    "created" => Some(TimesField::created),
-                                    "renewed" => Some(TimesField::renewed),
-                                    "anonymous" => Some(TimesField::anonymous),
-                                    "ratio" => Some(TimesField::ratio),
-                                    "capacity" => Some(TimesField::capacity),
-                                    "raw" => Some(TimesField::raw),
-                                    "nullableName" => Some(TimesField::nullable_name),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for TimesVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Times")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut created = None;
-                                let mut renewed = None;
-                                let mut anonymous = None;
-                                let mut ratio = None;
-                                let mut capacity = None;
-                                let mut raw = None;
-                                let mut nullable_name = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(TimesField::created) => {
-                                            serde_struct::value(&mut map, &mut created, "created")
-                                        }
-                                        Some(TimesField::renewed) => {
-                                            serde_struct::value(&mut map, &mut renewed, "renewed")
-                                        }
-                                        Some(TimesField::anonymous) => {
-                                            serde_struct::value(&mut map, &mut anonymous, "anonymous")
-                                        }
-                                        Some(TimesField::ratio) => {
-                                            serde_struct::value(&mut map, &mut ratio, "ratio")
-                                        }
-                                        Some(TimesField::capacity) => {
-                                            serde_struct::value(&mut map, &mut capacity, "capacity")
-                                        }
-                                        Some(TimesField::raw) => serde_struct::value(&mut map, &mut raw, "raw"),
-                                        Some(TimesField::nullable_name) => {
-                                            serde_struct::value(&mut map, &mut nullable_name, "nullableName")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let created = serde_struct::required(created, "created")?;
-                                *self.0 = Some(Times {
-                                    created,
-                                    renewed: serde_struct::optional(renewed),
-                                    anonymous: serde_struct::optional(anonymous),
-                                    ratio: serde_struct::optional(ratio),
-                                    capacity: serde_struct::optional(capacity),
-                                    raw: serde_struct::optional(raw),
-                                    nullable_name,
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Times",
-                            <TimesVisitor<'_> as serde_struct::Fields>::NAMES,
-                            TimesVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum TimesField {
+                        created,
+                        renewed,
+                        anonymous,
+                        ratio,
+                        capacity,
+                        raw,
+                        nullable_name,
                     }
-                }
+
+                    enum TimesFields {}
+
+                    impl serde_struct::Fields for TimesFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "created",
+                            "renewed",
+                            "anonymous",
+                            "ratio",
+                            "capacity",
+                            "raw",
+                            "nullableName",
+                        ];
+
+                        type Field = TimesField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<TimesField> {
+                            match name {
+                                "created" => Some(TimesField::created),
+                                "renewed" => Some(TimesField::renewed),
+                                "anonymous" => Some(TimesField::anonymous),
+                                "ratio" => Some(TimesField::ratio),
+                                "capacity" => Some(TimesField::capacity),
+                                "raw" => Some(TimesField::raw),
+                                "nullableName" => Some(TimesField::nullable_name),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Times {
+                        const NAME: &'static str = "Times";
+                        const NAMES: &'static [&'static str] = <TimesFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Times>,
+                        ) -> Result<(), A::Error> {
+                            let mut created = None;
+                            let mut renewed = None;
+                            let mut anonymous = None;
+                            let mut ratio = None;
+                            let mut capacity = None;
+                            let mut raw = None;
+                            let mut nullable_name = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<TimesFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(TimesField::created) => {
+                                        serde_struct::value(&mut map, &mut created, "created")
+                                    }
+                                    Some(TimesField::renewed) => {
+                                        serde_struct::value(&mut map, &mut renewed, "renewed")
+                                    }
+                                    Some(TimesField::anonymous) => {
+                                        serde_struct::value(&mut map, &mut anonymous, "anonymous")
+                                    }
+                                    Some(TimesField::ratio) => serde_struct::value(&mut map, &mut ratio, "ratio"),
+                                    Some(TimesField::capacity) => {
+                                        serde_struct::value(&mut map, &mut capacity, "capacity")
+                                    }
+                                    Some(TimesField::raw) => serde_struct::value(&mut map, &mut raw, "raw"),
+                                    Some(TimesField::nullable_name) => {
+                                        serde_struct::value(&mut map, &mut nullable_name, "nullableName")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let created = serde_struct::required(created, "created")?;
+                            *place = Some(Times {
+                                created,
+                                renewed: serde_struct::optional(renewed),
+                                anonymous: serde_struct::optional(anonymous),
+                                ratio: serde_struct::optional(ratio),
+                                capacity: serde_struct::optional(capacity),
+                                raw: serde_struct::optional(raw),
+                                nullable_name,
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl Times {
                     /// The [`TimesBuilder`] of a new `Times`.

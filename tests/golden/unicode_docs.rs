@@ -113,115 +113,99 @@ pub mod com {
                         }
                     }
 
-                    impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Lease {
-                        #[allow(clippy::too_many_lines)]
-                        fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                            deserializer: D,
-                            place: &mut Option<Lease>,
-                        ) -> Result<(), D::Error> {
-                            use ::kubeforge_runtime::serde_struct;
+                    const _: () = {
+                        use ::kubeforge_runtime::serde_struct;
 
-                            struct LeaseVisitor<'a>(&'a mut Option<Lease>);
-
-                            #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                            enum LeaseField {
-                                holder_identity,
-                                script,
-                                fence,
-                                links,
-                                comment,
-                                heading,
-                            }
-
-                            impl serde_struct::Fields for LeaseVisitor<'_> {
-                                const NAMES: &'static [&'static str] = &[
-                                    "holderIdentity",
-                                    "script",
-                                    "fence",
-                                    "links",
-                                    "comment",
-                                    "heading",
-                                ];
-
-                                type Field = LeaseField;
-
-                                #[inline]
-                                fn field(name: &str) -> Option<LeaseField> {
-                                    match name {
-                                        "holderIdentity" => Some(LeaseField::holder_identity),
-                                        "script" => Some(LeaseField::script),
-                                        "fence" => Some(LeaseField::fence),
-                                        "links" => Some(LeaseField::links),
-                                        "comment" => Some(LeaseField::comment),
-                                        "heading" => Some(LeaseField::heading),
-                                        _ => None,
-                                    }
-                                }
-                            }
-
-                            impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor<'_> {
-                                type Value = ();
-
-                                #[inline]
-                                fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                    f.write_str("struct Lease")
-                                }
-
-                                fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                    let mut holder_identity = None;
-                                    let mut script = None;
-                                    let mut fence = None;
-                                    let mut links = None;
-                                    let mut comment = None;
-                                    let mut heading = None;
-                                    let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                    let mut key = String::new();
-                                    while let Some(field) = map.next_key_seed(
-                                        serde_struct::NamedKey::<Self>::new(&mut key),
-                                    )? {
-                                        match field {
-                                            Some(LeaseField::holder_identity) => {
-                                                serde_struct::value(&mut map, &mut holder_identity, "holderIdentity")
-                                            }
-                                            Some(LeaseField::script) => {
-                                                serde_struct::value(&mut map, &mut script, "script")
-                                            }
-                                            Some(LeaseField::fence) => {
-                                                serde_struct::value(&mut map, &mut fence, "fence")
-                                            }
-                                            Some(LeaseField::links) => {
-                                                serde_struct::value(&mut map, &mut links, "links")
-                                            }
-                                            Some(LeaseField::comment) => {
-                                                serde_struct::value(&mut map, &mut comment, "comment")
-                                            }
-                                            Some(LeaseField::heading) => {
-                                                serde_struct::value(&mut map, &mut heading, "heading")
-                                            }
-                                            None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                        }?;
-                                    }
-
-                                    *self.0 = Some(Lease {
-                                        holder_identity: serde_struct::optional(holder_identity),
-                                        script: serde_struct::optional(script),
-                                        fence: serde_struct::optional(fence),
-                                        links: serde_struct::optional(links),
-                                        comment: serde_struct::optional(comment),
-                                        heading: serde_struct::optional(heading),
-                                        unknown_fields,
-                                    });
-                                    Ok(())
-                                }
-                            }
-
-                            deserializer.deserialize_struct(
-                                "Lease",
-                                <LeaseVisitor<'_> as serde_struct::Fields>::NAMES,
-                                LeaseVisitor(place),
-                            )
+                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                        enum LeaseField {
+                            holder_identity,
+                            script,
+                            fence,
+                            links,
+                            comment,
+                            heading,
                         }
-                    }
+
+                        enum LeaseFields {}
+
+                        impl serde_struct::Fields for LeaseFields {
+                            const NAMES: &'static [&'static str] = &[
+                                "holderIdentity",
+                                "script",
+                                "fence",
+                                "links",
+                                "comment",
+                                "heading",
+                            ];
+
+                            type Field = LeaseField;
+
+                            #[inline]
+                            fn field(name: &str) -> Option<LeaseField> {
+                                match name {
+                                    "holderIdentity" => Some(LeaseField::holder_identity),
+                                    "script" => Some(LeaseField::script),
+                                    "fence" => Some(LeaseField::fence),
+                                    "links" => Some(LeaseField::links),
+                                    "comment" => Some(LeaseField::comment),
+                                    "heading" => Some(LeaseField::heading),
+                                    _ => None,
+                                }
+                            }
+                        }
+
+                        impl<'de> serde_struct::InPlace<'de> for Lease {
+                            const NAME: &'static str = "Lease";
+                            const NAMES: &'static [&'static str] = <LeaseFields as serde_struct::Fields>::NAMES;
+
+                            #[allow(clippy::too_many_lines)]
+                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                                mut map: A,
+                                place: &mut Option<Lease>,
+                            ) -> Result<(), A::Error> {
+                                let mut holder_identity = None;
+                                let mut script = None;
+                                let mut fence = None;
+                                let mut links = None;
+                                let mut comment = None;
+                                let mut heading = None;
+                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                                let mut key = String::new();
+                                while let Some(field) = map.next_key_seed(
+                                    serde_struct::NamedKey::<LeaseFields>::new(&mut key),
+                                )? {
+                                    match field {
+                                        Some(LeaseField::holder_identity) => {
+                                            serde_struct::value(&mut map, &mut holder_identity, "holderIdentity")
+                                        }
+                                        Some(LeaseField::script) => {
+                                            serde_struct::value(&mut map, &mut script, "script")
+                                        }
+                                        Some(LeaseField::fence) => serde_struct::value(&mut map, &mut fence, "fence"),
+                                        Some(LeaseField::links) => serde_struct::value(&mut map, &mut links, "links"),
+                                        Some(LeaseField::comment) => {
+                                            serde_struct::value(&mut map, &mut comment, "comment")
+                                        }
+                                        Some(LeaseField::heading) => {
+                                            serde_struct::value(&mut map, &mut heading, "heading")
+                                        }
+                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                    }?;
+                                }
+
+                                *place = Some(Lease {
+                                    holder_identity: serde_struct::optional(holder_identity),
+                                    script: serde_struct::optional(script),
+                                    fence: serde_struct::optional(fence),
+                                    links: serde_struct::optional(links),
+                                    comment: serde_struct::optional(comment),
+                                    heading: serde_struct::optional(heading),
+                                    unknown_fields,
+                                });
+                                Ok(())
+                            }
+                        }
+                    };
 
                     impl Lease {
                         /// The [`LeaseBuilder`] of a new `Lease`.

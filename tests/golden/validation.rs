@@ -127,92 +127,80 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Gadget {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<Gadget>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetVisitor<'a>(&'a mut Option<Gadget>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum GadgetField {
-                            spec,
-                            metadata,
-                            api_version,
-                            kind,
-                        }
-
-                        impl serde_struct::Fields for GadgetVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["spec", "metadata", "apiVersion", "kind"];
-
-                            type Field = GadgetField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<GadgetField> {
-                                match name {
-                                    "spec" => Some(GadgetField::spec),
-                                    "metadata" => Some(GadgetField::metadata),
-                                    "apiVersion" => Some(GadgetField::api_version),
-                                    "kind" => Some(GadgetField::kind),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct Gadget")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut spec = None;
-                                let mut metadata = None;
-                                let mut api_version = None;
-                                let mut kind = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(GadgetField::spec) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                                        }
-                                        Some(GadgetField::metadata) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        Some(GadgetField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(GadgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                *self.0 = Some(Gadget {
-                                    spec: serde_struct::optional(spec),
-                                    metadata: serde_struct::optional(metadata),
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "Gadget",
-                            <GadgetVisitor<'_> as serde_struct::Fields>::NAMES,
-                            GadgetVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetField {
+                        spec,
+                        metadata,
+                        api_version,
+                        kind,
                     }
-                }
+
+                    enum GadgetFields {}
+
+                    impl serde_struct::Fields for GadgetFields {
+                        const NAMES: &'static [&'static str] = &["spec", "metadata", "apiVersion", "kind"];
+
+                        type Field = GadgetField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<GadgetField> {
+                            match name {
+                                "spec" => Some(GadgetField::spec),
+                                "metadata" => Some(GadgetField::metadata),
+                                "apiVersion" => Some(GadgetField::api_version),
+                                "kind" => Some(GadgetField::kind),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for Gadget {
+                        const NAME: &'static str = "Gadget";
+                        const NAMES: &'static [&'static str] = <GadgetFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Gadget>,
+                        ) -> Result<(), A::Error> {
+                            let mut spec = None;
+                            let mut metadata = None;
+                            let mut api_version = None;
+                            let mut kind = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<GadgetFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(GadgetField::spec) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                                    }
+                                    Some(GadgetField::metadata) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    Some(GadgetField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(GadgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            *place = Some(Gadget {
+                                spec: serde_struct::optional(spec),
+                                metadata: serde_struct::optional(metadata),
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for Gadget {
                     const API_VERSION: &'static str = "example.io/v1";
@@ -917,140 +905,120 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GadgetSpec {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<GadgetSpec>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetSpecVisitor<'a>(&'a mut Option<GadgetSpec>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum GadgetSpecField {
-                            replicas,
-                            max_surge,
-                            ratio,
-                            mode,
-                            name,
-                            uid,
-                            legacy,
-                            tags,
-                            ports,
-                        }
-
-                        impl serde_struct::Fields for GadgetSpecVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &[
-                                "replicas",
-                                "maxSurge",
-                                "ratio",
-                                "mode",
-                                "name",
-                                "uid",
-                                "legacy",
-                                "tags",
-                                "ports",
-                            ];
-
-                            type Field = GadgetSpecField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<GadgetSpecField> {
-                                match name {
-                                    "replicas" => Some(GadgetSpecField::replicas),
-                                    "maxSurge" => Some(GadgetSpecField::max_surge),
-                                    "ratio" => Some(GadgetSpecField::ratio),
-                                    "mode" => Some(GadgetSpecField::mode),
-                                    "name" => Some(GadgetSpecField::name),
-                                    "uid" => Some(GadgetSpecField::uid),
-                                    "legacy" => Some(GadgetSpecField::legacy),
-                                    "tags" => Some(GadgetSpecField::tags),
-                                    "ports" => Some(GadgetSpecField::ports),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct GadgetSpec")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut replicas = None;
-                                let mut max_surge = None;
-                                let mut ratio = None;
-                                let mut mode = None;
-                                let mut name = None;
-                                let mut uid = None;
-                                let mut legacy = None;
-                                let mut tags = None;
-                                let mut ports = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(GadgetSpecField::replicas) => {
-                                            serde_struct::integral_value(&mut map, &mut replicas, "replicas")
-                                        }
-                                        Some(GadgetSpecField::max_surge) => {
-                                            serde_struct::integral_value(&mut map, &mut max_surge, "maxSurge")
-                                        }
-                                        Some(GadgetSpecField::ratio) => {
-                                            serde_struct::value(&mut map, &mut ratio, "ratio")
-                                        }
-                                        Some(GadgetSpecField::mode) => {
-                                            serde_struct::value(&mut map, &mut mode, "mode")
-                                        }
-                                        Some(GadgetSpecField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        Some(GadgetSpecField::uid) => {
-                                            serde_struct::value(&mut map, &mut uid, "uid")
-                                        }
-                                        Some(GadgetSpecField::legacy) => {
-                                            serde_struct::value(&mut map, &mut legacy, "legacy")
-                                        }
-                                        Some(GadgetSpecField::tags) => {
-                                            serde_struct::value(&mut map, &mut tags, "tags")
-                                        }
-                                        Some(GadgetSpecField::ports) => {
-                                            serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let replicas = serde_struct::required(replicas, "replicas")?;
-                                *self.0 = Some(GadgetSpec {
-                                    replicas,
-                                    max_surge: serde_struct::optional(max_surge),
-                                    ratio: serde_struct::optional(ratio),
-                                    mode: serde_struct::optional(mode),
-                                    name: serde_struct::optional(name),
-                                    uid: serde_struct::optional(uid),
-                                    legacy: serde_struct::optional(legacy),
-                                    tags: serde_struct::optional(tags),
-                                    ports: serde_struct::optional(ports),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "GadgetSpec",
-                            <GadgetSpecVisitor<'_> as serde_struct::Fields>::NAMES,
-                            GadgetSpecVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetSpecField {
+                        replicas,
+                        max_surge,
+                        ratio,
+                        mode,
+                        name,
+                        uid,
+                        legacy,
+                        tags,
+                        ports,
                     }
-                }
+
+                    enum GadgetSpecFields {}
+
+                    impl serde_struct::Fields for GadgetSpecFields {
+                        const NAMES: &'static [&'static str] = &[
+                            "replicas",
+                            "maxSurge",
+                            "ratio",
+                            "mode",
+                            "name",
+                            "uid",
+                            "legacy",
+                            "tags",
+                            "ports",
+                        ];
+
+                        type Field = GadgetSpecField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<GadgetSpecField> {
+                            match name {
+                                "replicas" => Some(GadgetSpecField::replicas),
+                                "maxSurge" => Some(GadgetSpecField::max_surge),
+                                "ratio" => Some(GadgetSpecField::ratio),
+                                "mode" => Some(GadgetSpecField::mode),
+                                "name" => Some(GadgetSpecField::name),
+                                "uid" => Some(GadgetSpecField::uid),
+                                "legacy" => Some(GadgetSpecField::legacy),
+                                "tags" => Some(GadgetSpecField::tags),
+                                "ports" => Some(GadgetSpecField::ports),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for GadgetSpec {
+                        const NAME: &'static str = "GadgetSpec";
+                        const NAMES: &'static [&'static str] = <GadgetSpecFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<GadgetSpec>,
+                        ) -> Result<(), A::Error> {
+                            let mut replicas = None;
+                            let mut max_surge = None;
+                            let mut ratio = None;
+                            let mut mode = None;
+                            let mut name = None;
+                            let mut uid = None;
+                            let mut legacy = None;
+                            let mut tags = None;
+                            let mut ports = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<GadgetSpecFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(GadgetSpecField::replicas) => {
+                                        serde_struct::integral_value(&mut map, &mut replicas, "replicas")
+                                    }
+                                    Some(GadgetSpecField::max_surge) => {
+                                        serde_struct::integral_value(&mut map, &mut max_surge, "maxSurge")
+                                    }
+                                    Some(GadgetSpecField::ratio) => {
+                                        serde_struct::value(&mut map, &mut ratio, "ratio")
+                                    }
+                                    Some(GadgetSpecField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
+                                    Some(GadgetSpecField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    Some(GadgetSpecField::uid) => serde_struct::value(&mut map, &mut uid, "uid"),
+                                    Some(GadgetSpecField::legacy) => {
+                                        serde_struct::value(&mut map, &mut legacy, "legacy")
+                                    }
+                                    Some(GadgetSpecField::tags) => serde_struct::value(&mut map, &mut tags, "tags"),
+                                    Some(GadgetSpecField::ports) => {
+                                        serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let replicas = serde_struct::required(replicas, "replicas")?;
+                            *place = Some(GadgetSpec {
+                                replicas,
+                                max_surge: serde_struct::optional(max_surge),
+                                ratio: serde_struct::optional(ratio),
+                                mode: serde_struct::optional(mode),
+                                name: serde_struct::optional(name),
+                                uid: serde_struct::optional(uid),
+                                legacy: serde_struct::optional(legacy),
+                                tags: serde_struct::optional(tags),
+                                ports: serde_struct::optional(ports),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl GadgetSpec {
                     /// The [`GadgetSpecBuilder`] of a new `GadgetSpec`.
@@ -1210,89 +1178,77 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GadgetSpecPorts {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<GadgetSpecPorts>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetSpecPortsVisitor<'a>(&'a mut Option<GadgetSpecPorts>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum GadgetSpecPortsField {
-                            name,
-                            protocol,
-                            port,
-                        }
-
-                        impl serde_struct::Fields for GadgetSpecPortsVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["name", "protocol", "port"];
-
-                            type Field = GadgetSpecPortsField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<GadgetSpecPortsField> {
-                                match name {
-                                    "name" => Some(GadgetSpecPortsField::name),
-                                    "protocol" => Some(GadgetSpecPortsField::protocol),
-                                    "port" => Some(GadgetSpecPortsField::port),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetSpecPortsVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct GadgetSpecPorts")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut name = None;
-                                let mut protocol = None;
-                                let mut port = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(GadgetSpecPortsField::name) => {
-                                            serde_struct::value(&mut map, &mut name, "name")
-                                        }
-                                        Some(GadgetSpecPortsField::protocol) => {
-                                            serde_struct::value(&mut map, &mut protocol, "protocol")
-                                        }
-                                        Some(GadgetSpecPortsField::port) => {
-                                            serde_struct::integral_value(&mut map, &mut port, "port")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let name = serde_struct::required(name, "name")?;
-                                let protocol = serde_struct::required(protocol, "protocol")?;
-                                *self.0 = Some(GadgetSpecPorts {
-                                    name,
-                                    protocol,
-                                    port: serde_struct::optional(port),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "GadgetSpecPorts",
-                            <GadgetSpecPortsVisitor<'_> as serde_struct::Fields>::NAMES,
-                            GadgetSpecPortsVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetSpecPortsField {
+                        name,
+                        protocol,
+                        port,
                     }
-                }
+
+                    enum GadgetSpecPortsFields {}
+
+                    impl serde_struct::Fields for GadgetSpecPortsFields {
+                        const NAMES: &'static [&'static str] = &["name", "protocol", "port"];
+
+                        type Field = GadgetSpecPortsField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<GadgetSpecPortsField> {
+                            match name {
+                                "name" => Some(GadgetSpecPortsField::name),
+                                "protocol" => Some(GadgetSpecPortsField::protocol),
+                                "port" => Some(GadgetSpecPortsField::port),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for GadgetSpecPorts {
+                        const NAME: &'static str = "GadgetSpecPorts";
+                        const NAMES: &'static [&'static str] = <GadgetSpecPortsFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<GadgetSpecPorts>,
+                        ) -> Result<(), A::Error> {
+                            let mut name = None;
+                            let mut protocol = None;
+                            let mut port = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<GadgetSpecPortsFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(GadgetSpecPortsField::name) => {
+                                        serde_struct::value(&mut map, &mut name, "name")
+                                    }
+                                    Some(GadgetSpecPortsField::protocol) => {
+                                        serde_struct::value(&mut map, &mut protocol, "protocol")
+                                    }
+                                    Some(GadgetSpecPortsField::port) => {
+                                        serde_struct::integral_value(&mut map, &mut port, "port")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let name = serde_struct::required(name, "name")?;
+                            let protocol = serde_struct::required(protocol, "protocol")?;
+                            *place = Some(GadgetSpecPorts {
+                                name,
+                                protocol,
+                                port: serde_struct::optional(port),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl GadgetSpecPorts {
                     /// The [`GadgetSpecPortsBuilder`] of a new `GadgetSpecPorts`.
@@ -1413,95 +1369,81 @@ pub mod io {
                     }
                 }
 
-                impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GadgetList {
-                    #[allow(clippy::too_many_lines)]
-                    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                        place: &mut Option<GadgetList>,
-                    ) -> Result<(), D::Error> {
-                        use ::kubeforge_runtime::serde_struct;
+                const _: () = {
+                    use ::kubeforge_runtime::serde_struct;
 
-                        struct GadgetListVisitor<'a>(&'a mut Option<GadgetList>);
-
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum GadgetListField {
-                            api_version,
-                            items,
-                            kind,
-                            metadata,
-                        }
-
-                        impl serde_struct::Fields for GadgetListVisitor<'_> {
-                            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-                            type Field = GadgetListField;
-
-                            #[inline]
-                            fn field(name: &str) -> Option<GadgetListField> {
-                                match name {
-                                    "apiVersion" => Some(GadgetListField::api_version),
-                                    "items" => Some(GadgetListField::items),
-                                    "kind" => Some(GadgetListField::kind),
-                                    "metadata" => Some(GadgetListField::metadata),
-                                    _ => None,
-                                }
-                            }
-                        }
-
-                        impl<'de> ::serde::de::Visitor<'de> for GadgetListVisitor<'_> {
-                            type Value = ();
-
-                            #[inline]
-                            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                                f.write_str("struct GadgetList")
-                            }
-
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                                let mut api_version = None;
-                                let mut items = None;
-                                let mut kind = None;
-                                let mut metadata = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<Self>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(GadgetListField::api_version) => {
-                                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                        }
-                                        Some(GadgetListField::items) => {
-                                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                        }
-                                        Some(GadgetListField::kind) => {
-                                            serde_struct::value(&mut map, &mut kind, "kind")
-                                        }
-                                        Some(GadgetListField::metadata) => {
-                                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
-                                }
-
-                                let items = serde_struct::required(items, "items")?;
-                                *self.0 = Some(GadgetList {
-                                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                    items,
-                                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                    metadata: serde_struct::optional(metadata),
-                                    unknown_fields,
-                                });
-                                Ok(())
-                            }
-                        }
-
-                        deserializer.deserialize_struct(
-                            "GadgetList",
-                            <GadgetListVisitor<'_> as serde_struct::Fields>::NAMES,
-                            GadgetListVisitor(place),
-                        )
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum GadgetListField {
+                        api_version,
+                        items,
+                        kind,
+                        metadata,
                     }
-                }
+
+                    enum GadgetListFields {}
+
+                    impl serde_struct::Fields for GadgetListFields {
+                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
+                        type Field = GadgetListField;
+
+                        #[inline]
+                        fn field(name: &str) -> Option<GadgetListField> {
+                            match name {
+                                "apiVersion" => Some(GadgetListField::api_version),
+                                "items" => Some(GadgetListField::items),
+                                "kind" => Some(GadgetListField::kind),
+                                "metadata" => Some(GadgetListField::metadata),
+                                _ => None,
+                            }
+                        }
+                    }
+
+                    impl<'de> serde_struct::InPlace<'de> for GadgetList {
+                        const NAME: &'static str = "GadgetList";
+                        const NAMES: &'static [&'static str] = <GadgetListFields as serde_struct::Fields>::NAMES;
+
+                        #[allow(clippy::too_many_lines)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<GadgetList>,
+                        ) -> Result<(), A::Error> {
+                            let mut api_version = None;
+                            let mut items = None;
+                            let mut kind = None;
+                            let mut metadata = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<GadgetListFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(GadgetListField::api_version) => {
+                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                                    }
+                                    Some(GadgetListField::items) => {
+                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                                    }
+                                    Some(GadgetListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                                    Some(GadgetListField::metadata) => {
+                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                                    }
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
+                            }
+
+                            let items = serde_struct::required(items, "items")?;
+                            *place = Some(GadgetList {
+                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                                items,
+                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                                metadata: serde_struct::optional(metadata),
+                                unknown_fields,
+                            });
+                            Ok(())
+                        }
+                    }
+                };
 
                 impl ::kubeforge_runtime::TypeMeta for GadgetList {
                     const API_VERSION: &'static str = "example.io/v1";

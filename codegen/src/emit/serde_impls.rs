@@ -103,7 +103,7 @@ pub(crate) fn impls(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> St
 fn type_parameter(ty: &TypeDef, wanted: &str) -> String {
     let mut taken = Namespace::default();
     taken.reserve(&ty.name);
-    taken.reserve(&naming::visitor_type_name(&ty.name));
+    taken.reserve(&naming::fields_type_name(&ty.name));
     taken.claim(wanted)
 }
 
@@ -205,7 +205,6 @@ fn serialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: 
 fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields: &[Field]) {
     let runtime = &context.runtime;
     let name = &ty.name;
-    let visitor = naming::visitor_type_name(&ty.name);
     let d = type_parameter(ty, "D");
     let a = type_parameter(ty, "A");
     let extra = fields
@@ -225,9 +224,11 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
     let map = names.claim("map");
     let index = names.claim("field");
     let key = names.claim("key");
+    let place = names.claim("place");
     // Fields are named by an enum whose variants are the fields' Rust names, never by
     // number: adding or removing a field changes only its own lines.
     let field_enum = naming::field_enum_name(&ty.name);
+    let keys = naming::fields_type_name(&ty.name);
 
     // `deserialize` reads into a slot of its own and moves the value out; a struct field of
     // another generated struct is read straight into the parent's slot (`InPlace`).
@@ -248,23 +249,13 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
     code.close("}");
     code.close("}");
     code.blank();
-    code.open(&format!(
-        "impl<'de> {runtime}::serde_struct::InPlace<'de> for {name} {{"
-    ));
-    code.line("#[allow(clippy::too_many_lines)]");
-    code.list(
-        &format!("fn deserialize_into<{d}: ::serde::Deserializer<'de>>("),
-        &[
-            &format!("deserializer: {d}"),
-            &format!("place: &mut Option<{name}>"),
-        ],
-        ")",
-        &format!(" -> Result<(), {d}::Error> {{"),
-    );
-    code.deeper();
+    // The field enum, the type that names the fields and the impls that read the struct sit
+    // in an unnamed constant, so that their names cannot clash with a type of the module.
+    // The visitor itself, its `expecting` and `deserialize_struct`'s call are the runtime's
+    // (`InPlace`'s provided `deserialize_into`): one generic body for every struct instead of
+    // two here.
+    code.open("const _: () = {");
     code.line(&format!("use {runtime}::serde_struct;"));
-    code.blank();
-    code.line(&format!("struct {visitor}<'a>(&'a mut Option<{name}>);"));
     code.blank();
     if !fields.is_empty() {
         code.line("#[allow(non_camel_case_types, clippy::enum_variant_names)]");
@@ -278,7 +269,9 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         code.close("}");
         code.blank();
     }
-    code.open(&format!("impl serde_struct::Fields for {visitor}<'_> {{"));
+    code.line(&format!("enum {keys} {{}}"));
+    code.blank();
+    code.open(&format!("impl serde_struct::Fields for {keys} {{"));
     let names: Vec<&str> = json_names.iter().map(String::as_str).collect();
     code.list(
         "const NAMES: &'static [&'static str] = &[",
@@ -313,31 +306,24 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
     code.blank();
 
     code.open(&format!(
-        "impl<'de> ::serde::de::Visitor<'de> for {visitor}<'_> {{"
+        "impl<'de> serde_struct::InPlace<'de> for {name} {{"
     ));
-    code.line("type Value = ();");
-    code.blank();
-    // `field` and `expecting` are the impl's only non-generic functions: inline, they are
-    // compiled where a visitor is instantiated, not for every struct of the crate (in the
-    // full Kubernetes crate, 1,482 functions and 0.6 s of its code generation).
-    code.line("#[inline]");
-    code.list(
-        "fn expecting(",
-        &["&self", "f: &mut ::std::fmt::Formatter<'_>"],
-        ")",
-        " -> ::std::fmt::Result {",
-    );
-    code.deeper();
     code.line_with(|out| {
-        out.push_str("f.write_str(");
-        push_str_literal(out, &format!("struct {name}"));
-        out.push(')');
+        out.push_str("const NAME: &'static str = ");
+        push_str_literal(out, name);
+        out.push(';');
     });
-    code.close("}");
+    code.line(&format!(
+        "const NAMES: &'static [&'static str] = <{keys} as serde_struct::Fields>::NAMES;"
+    ));
     code.blank();
+    code.line("#[allow(clippy::too_many_lines)]");
     code.list(
         &format!("fn visit_map<{a}: ::serde::de::MapAccess<'de>>("),
-        &["self", &format!("mut {map}: {a}")],
+        &[
+            &format!("mut {map}: {a}"),
+            &format!("{place}: &mut Option<{name}>"),
+        ],
         ")",
         &format!(" -> Result<(), {a}::Error> {{"),
     );
@@ -351,9 +337,9 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
             extra.rust_name
         ));
         code.line(&format!("let mut {key} = String::new();"));
-        format!("serde_struct::NamedKey::<Self>::new(&mut {key})")
+        format!("serde_struct::NamedKey::<{keys}>::new(&mut {key})")
     } else {
-        "serde_struct::Key::<Self>::new()".to_owned()
+        format!("serde_struct::Key::<{keys}>::new()")
     };
     // The extra keys' values: whole-number floats are integers for an integer without format.
     let read_extra = if extra.is_some_and(|f| f.shape.reads_whole_floats(&context.api.types)) {
@@ -430,9 +416,9 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         }
     }
     if fields.is_empty() && extra.is_none() {
-        code.line(&format!("*self.0 = Some({name} {{}});"));
+        code.line(&format!("*{place} = Some({name} {{}});"));
     } else {
-        code.open(&format!("*self.0 = Some({name} {{"));
+        code.open(&format!("*{place} = Some({name} {{"));
         for field in fields.iter().copied().chain(extra) {
             let member = &field.rust_name;
             code.line_with(|out| {
@@ -455,16 +441,5 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
     code.line("Ok(())");
     code.close("}");
     code.close("}");
-    code.blank();
-    let type_name = str_literal(name);
-    let names = format!("<{visitor}<'_> as serde_struct::Fields>::NAMES");
-    let visitor_value = format!("{visitor}(place)");
-    code.list(
-        "deserializer.deserialize_struct(",
-        &[&type_name, &names, &visitor_value],
-        ")",
-        "",
-    );
-    code.close("}");
-    code.close("}");
+    code.close("};");
 }

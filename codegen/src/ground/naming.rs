@@ -564,14 +564,15 @@ pub fn apply_type_name(type_name: &str) -> String {
     format!("{}Apply", type_name.trim_end_matches('_'))
 }
 
-/// The name of the serde visitor local to the `Deserialize` impl of `type_name`
-/// (`Lease` → `LeaseVisitor`): never the type's own name, which the impl refers to.
-pub fn visitor_type_name(type_name: &str) -> String {
-    format!("{}Visitor", type_name.trim_end_matches('_'))
+/// The name of the type local to the reading code of `type_name` that names its fields for
+/// `serde_struct::Fields` (`Lease` → `LeaseFields`): never the type's own name, which that
+/// code refers to.
+pub fn fields_type_name(type_name: &str) -> String {
+    format!("{}Fields", type_name.trim_end_matches('_'))
 }
 
-/// The name of the enum of a struct's fields in its generated `Deserialize` impl (local to
-/// the impl, like the visitor), e.g. `PodSpecField`.
+/// The name of the enum of a struct's fields in its generated reading code (local to it,
+/// like the type that names them), e.g. `PodSpecField`.
 pub fn field_enum_name(type_name: &str) -> String {
     format!("{}Field", type_name.trim_end_matches('_'))
 }

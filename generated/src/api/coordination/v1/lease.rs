@@ -77,92 +77,80 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Lease {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Lease>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct LeaseVisitor<'a>(&'a mut Option<Lease>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum LeaseField {
-            api_version,
-            kind,
-            metadata,
-            spec,
-        }
-
-        impl serde_struct::Fields for LeaseVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
-
-            type Field = LeaseField;
-
-            #[inline]
-            fn field(name: &str) -> Option<LeaseField> {
-                match name {
-                    "apiVersion" => Some(LeaseField::api_version),
-                    "kind" => Some(LeaseField::kind),
-                    "metadata" => Some(LeaseField::metadata),
-                    "spec" => Some(LeaseField::spec),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for LeaseVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Lease")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut kind = None;
-                let mut metadata = None;
-                let mut spec = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(LeaseField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(LeaseField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                        Some(LeaseField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        Some(LeaseField::spec) => {
-                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(Lease {
-                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                    metadata: serde_struct::optional(metadata),
-                    spec: serde_struct::optional(spec),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Lease",
-            <LeaseVisitor<'_> as serde_struct::Fields>::NAMES,
-            LeaseVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LeaseField {
+        api_version,
+        kind,
+        metadata,
+        spec,
     }
-}
+
+    enum LeaseFields {}
+
+    impl serde_struct::Fields for LeaseFields {
+        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
+
+        type Field = LeaseField;
+
+        #[inline]
+        fn field(name: &str) -> Option<LeaseField> {
+            match name {
+                "apiVersion" => Some(LeaseField::api_version),
+                "kind" => Some(LeaseField::kind),
+                "metadata" => Some(LeaseField::metadata),
+                "spec" => Some(LeaseField::spec),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Lease {
+        const NAME: &'static str = "Lease";
+        const NAMES: &'static [&'static str] = <LeaseFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Lease>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut kind = None;
+            let mut metadata = None;
+            let mut spec = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<LeaseFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(LeaseField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(LeaseField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                    Some(LeaseField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    Some(LeaseField::spec) => {
+                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(Lease {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                metadata: serde_struct::optional(metadata),
+                spec: serde_struct::optional(spec),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ::kubeforge_runtime::TypeMeta for Lease {
     const API_VERSION: &'static str = "coordination.k8s.io/v1";

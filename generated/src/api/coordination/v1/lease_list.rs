@@ -56,95 +56,81 @@ impl<'de> ::serde::Deserialize<'de> for LeaseList {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LeaseList {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<LeaseList>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct LeaseListVisitor<'a>(&'a mut Option<LeaseList>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum LeaseListField {
-            api_version,
-            items,
-            kind,
-            metadata,
-        }
-
-        impl serde_struct::Fields for LeaseListVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-            type Field = LeaseListField;
-
-            #[inline]
-            fn field(name: &str) -> Option<LeaseListField> {
-                match name {
-                    "apiVersion" => Some(LeaseListField::api_version),
-                    "items" => Some(LeaseListField::items),
-                    "kind" => Some(LeaseListField::kind),
-                    "metadata" => Some(LeaseListField::metadata),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for LeaseListVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct LeaseList")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut items = None;
-                let mut kind = None;
-                let mut metadata = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(LeaseListField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(LeaseListField::items) => {
-                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                        }
-                        Some(LeaseListField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(LeaseListField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let items = serde_struct::required(items, "items")?;
-                *self.0 = Some(LeaseList {
-                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    items,
-                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                    metadata: serde_struct::optional(metadata),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "LeaseList",
-            <LeaseListVisitor<'_> as serde_struct::Fields>::NAMES,
-            LeaseListVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LeaseListField {
+        api_version,
+        items,
+        kind,
+        metadata,
     }
-}
+
+    enum LeaseListFields {}
+
+    impl serde_struct::Fields for LeaseListFields {
+        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
+        type Field = LeaseListField;
+
+        #[inline]
+        fn field(name: &str) -> Option<LeaseListField> {
+            match name {
+                "apiVersion" => Some(LeaseListField::api_version),
+                "items" => Some(LeaseListField::items),
+                "kind" => Some(LeaseListField::kind),
+                "metadata" => Some(LeaseListField::metadata),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for LeaseList {
+        const NAME: &'static str = "LeaseList";
+        const NAMES: &'static [&'static str] = <LeaseListFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<LeaseList>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut items = None;
+            let mut kind = None;
+            let mut metadata = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<LeaseListFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(LeaseListField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(LeaseListField::items) => {
+                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                    }
+                    Some(LeaseListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                    Some(LeaseListField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let items = serde_struct::required(items, "items")?;
+            *place = Some(LeaseList {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                items,
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                metadata: serde_struct::optional(metadata),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ::kubeforge_runtime::TypeMeta for LeaseList {
     const API_VERSION: &'static str = "coordination.k8s.io/v1";

@@ -48,103 +48,87 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Affinity {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Affinity>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct AffinityVisitor<'a>(&'a mut Option<Affinity>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum AffinityField {
-            node_affinity,
-            pod_affinity,
-            pod_anti_affinity,
-        }
-
-        impl serde_struct::Fields for AffinityVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "nodeAffinity",
-                "podAffinity",
-                "podAntiAffinity",
-            ];
-
-            type Field = AffinityField;
-
-            #[inline]
-            fn field(name: &str) -> Option<AffinityField> {
-                match name {
-                    "nodeAffinity" => Some(AffinityField::node_affinity),
-                    "podAffinity" => Some(AffinityField::pod_affinity),
-                    "podAntiAffinity" => Some(AffinityField::pod_anti_affinity),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for AffinityVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Affinity")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut node_affinity = None;
-                let mut pod_affinity = None;
-                let mut pod_anti_affinity = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(AffinityField::node_affinity) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut node_affinity,
-                                "nodeAffinity",
-                            )
-                        }
-                        Some(AffinityField::pod_affinity) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut pod_affinity,
-                                "podAffinity",
-                            )
-                        }
-                        Some(AffinityField::pod_anti_affinity) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut pod_anti_affinity,
-                                "podAntiAffinity",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(Affinity {
-                    node_affinity: serde_struct::optional(node_affinity),
-                    pod_affinity: serde_struct::optional(pod_affinity),
-                    pod_anti_affinity: serde_struct::optional(pod_anti_affinity),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Affinity",
-            <AffinityVisitor<'_> as serde_struct::Fields>::NAMES,
-            AffinityVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum AffinityField {
+        node_affinity,
+        pod_affinity,
+        pod_anti_affinity,
     }
-}
+
+    enum AffinityFields {}
+
+    impl serde_struct::Fields for AffinityFields {
+        const NAMES: &'static [&'static str] = &["nodeAffinity", "podAffinity", "podAntiAffinity"];
+
+        type Field = AffinityField;
+
+        #[inline]
+        fn field(name: &str) -> Option<AffinityField> {
+            match name {
+                "nodeAffinity" => Some(AffinityField::node_affinity),
+                "podAffinity" => Some(AffinityField::pod_affinity),
+                "podAntiAffinity" => Some(AffinityField::pod_anti_affinity),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Affinity {
+        const NAME: &'static str = "Affinity";
+        const NAMES: &'static [&'static str] = <AffinityFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Affinity>,
+        ) -> Result<(), A::Error> {
+            let mut node_affinity = None;
+            let mut pod_affinity = None;
+            let mut pod_anti_affinity = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<AffinityFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(AffinityField::node_affinity) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut node_affinity,
+                            "nodeAffinity",
+                        )
+                    }
+                    Some(AffinityField::pod_affinity) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut pod_affinity,
+                            "podAffinity",
+                        )
+                    }
+                    Some(AffinityField::pod_anti_affinity) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut pod_anti_affinity,
+                            "podAntiAffinity",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(Affinity {
+                node_affinity: serde_struct::optional(node_affinity),
+                pod_affinity: serde_struct::optional(pod_affinity),
+                pod_anti_affinity: serde_struct::optional(pod_anti_affinity),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl Affinity {
     /// The [`AffinityBuilder`] of a new `Affinity`.

@@ -43,85 +43,69 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for AppArmorProfile {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<AppArmorProfile>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct AppArmorProfileVisitor<'a>(&'a mut Option<AppArmorProfile>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum AppArmorProfileField {
-            localhost_profile,
-            type_,
-        }
-
-        impl serde_struct::Fields for AppArmorProfileVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
-
-            type Field = AppArmorProfileField;
-
-            #[inline]
-            fn field(name: &str) -> Option<AppArmorProfileField> {
-                match name {
-                    "localhostProfile" => Some(AppArmorProfileField::localhost_profile),
-                    "type" => Some(AppArmorProfileField::type_),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for AppArmorProfileVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct AppArmorProfile")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut localhost_profile = None;
-                let mut type_ = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(AppArmorProfileField::localhost_profile) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut localhost_profile,
-                                "localhostProfile",
-                            )
-                        }
-                        Some(AppArmorProfileField::type_) => {
-                            serde_struct::value(&mut map, &mut type_, "type")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let type_ = serde_struct::required(type_, "type")?;
-                *self.0 = Some(AppArmorProfile {
-                    localhost_profile: serde_struct::optional(localhost_profile),
-                    type_,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "AppArmorProfile",
-            <AppArmorProfileVisitor<'_> as serde_struct::Fields>::NAMES,
-            AppArmorProfileVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum AppArmorProfileField {
+        localhost_profile,
+        type_,
     }
-}
+
+    enum AppArmorProfileFields {}
+
+    impl serde_struct::Fields for AppArmorProfileFields {
+        const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
+
+        type Field = AppArmorProfileField;
+
+        #[inline]
+        fn field(name: &str) -> Option<AppArmorProfileField> {
+            match name {
+                "localhostProfile" => Some(AppArmorProfileField::localhost_profile),
+                "type" => Some(AppArmorProfileField::type_),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for AppArmorProfile {
+        const NAME: &'static str = "AppArmorProfile";
+        const NAMES: &'static [&'static str] = <AppArmorProfileFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<AppArmorProfile>,
+        ) -> Result<(), A::Error> {
+            let mut localhost_profile = None;
+            let mut type_ = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<AppArmorProfileFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(AppArmorProfileField::localhost_profile) => {
+                        serde_struct::value(&mut map, &mut localhost_profile, "localhostProfile")
+                    }
+                    Some(AppArmorProfileField::type_) => {
+                        serde_struct::value(&mut map, &mut type_, "type")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let type_ = serde_struct::required(type_, "type")?;
+            *place = Some(AppArmorProfile {
+                localhost_profile: serde_struct::optional(localhost_profile),
+                type_,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl AppArmorProfile {
     /// The [`AppArmorProfileBuilder`] of a new `AppArmorProfile`.

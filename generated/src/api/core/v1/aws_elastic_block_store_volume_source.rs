@@ -47,95 +47,83 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for AWSElasticBlockStoreVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<AWSElasticBlockStoreVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct AWSElasticBlockStoreVolumeSourceVisitor<'a>(&'a mut Option<AWSElasticBlockStoreVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum AWSElasticBlockStoreVolumeSourceField {
-            fs_type,
-            partition,
-            read_only,
-            volume_id,
-        }
-
-        impl serde_struct::Fields for AWSElasticBlockStoreVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["fsType", "partition", "readOnly", "volumeID"];
-
-            type Field = AWSElasticBlockStoreVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<AWSElasticBlockStoreVolumeSourceField> {
-                match name {
-                    "fsType" => Some(AWSElasticBlockStoreVolumeSourceField::fs_type),
-                    "partition" => Some(AWSElasticBlockStoreVolumeSourceField::partition),
-                    "readOnly" => Some(AWSElasticBlockStoreVolumeSourceField::read_only),
-                    "volumeID" => Some(AWSElasticBlockStoreVolumeSourceField::volume_id),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for AWSElasticBlockStoreVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct AWSElasticBlockStoreVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut fs_type = None;
-                let mut partition = None;
-                let mut read_only = None;
-                let mut volume_id = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(AWSElasticBlockStoreVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(AWSElasticBlockStoreVolumeSourceField::partition) => {
-                            serde_struct::value(&mut map, &mut partition, "partition")
-                        }
-                        Some(AWSElasticBlockStoreVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(AWSElasticBlockStoreVolumeSourceField::volume_id) => {
-                            serde_struct::value(&mut map, &mut volume_id, "volumeID")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let volume_id = serde_struct::required(volume_id, "volumeID")?;
-                *self.0 = Some(AWSElasticBlockStoreVolumeSource {
-                    fs_type: serde_struct::optional(fs_type),
-                    partition: serde_struct::optional(partition),
-                    read_only: serde_struct::optional(read_only),
-                    volume_id,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "AWSElasticBlockStoreVolumeSource",
-            <AWSElasticBlockStoreVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            AWSElasticBlockStoreVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum AWSElasticBlockStoreVolumeSourceField {
+        fs_type,
+        partition,
+        read_only,
+        volume_id,
     }
-}
+
+    enum AWSElasticBlockStoreVolumeSourceFields {}
+
+    impl serde_struct::Fields for AWSElasticBlockStoreVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["fsType", "partition", "readOnly", "volumeID"];
+
+        type Field = AWSElasticBlockStoreVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<AWSElasticBlockStoreVolumeSourceField> {
+            match name {
+                "fsType" => Some(AWSElasticBlockStoreVolumeSourceField::fs_type),
+                "partition" => Some(AWSElasticBlockStoreVolumeSourceField::partition),
+                "readOnly" => Some(AWSElasticBlockStoreVolumeSourceField::read_only),
+                "volumeID" => Some(AWSElasticBlockStoreVolumeSourceField::volume_id),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for AWSElasticBlockStoreVolumeSource {
+        const NAME: &'static str = "AWSElasticBlockStoreVolumeSource";
+        const NAMES: &'static [&'static str] = <AWSElasticBlockStoreVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<AWSElasticBlockStoreVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut fs_type = None;
+            let mut partition = None;
+            let mut read_only = None;
+            let mut volume_id = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<AWSElasticBlockStoreVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(AWSElasticBlockStoreVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(AWSElasticBlockStoreVolumeSourceField::partition) => {
+                        serde_struct::value(&mut map, &mut partition, "partition")
+                    }
+                    Some(AWSElasticBlockStoreVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(AWSElasticBlockStoreVolumeSourceField::volume_id) => {
+                        serde_struct::value(&mut map, &mut volume_id, "volumeID")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let volume_id = serde_struct::required(volume_id, "volumeID")?;
+            *place = Some(AWSElasticBlockStoreVolumeSource {
+                fs_type: serde_struct::optional(fs_type),
+                partition: serde_struct::optional(partition),
+                read_only: serde_struct::optional(read_only),
+                volume_id,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl AWSElasticBlockStoreVolumeSource {
     /// The [`AWSElasticBlockStoreVolumeSourceBuilder`] of a new `AWSElasticBlockStoreVolumeSource`.

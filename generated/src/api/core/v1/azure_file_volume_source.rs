@@ -40,89 +40,77 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for AzureFileVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<AzureFileVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct AzureFileVolumeSourceVisitor<'a>(&'a mut Option<AzureFileVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum AzureFileVolumeSourceField {
-            read_only,
-            secret_name,
-            share_name,
-        }
-
-        impl serde_struct::Fields for AzureFileVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["readOnly", "secretName", "shareName"];
-
-            type Field = AzureFileVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<AzureFileVolumeSourceField> {
-                match name {
-                    "readOnly" => Some(AzureFileVolumeSourceField::read_only),
-                    "secretName" => Some(AzureFileVolumeSourceField::secret_name),
-                    "shareName" => Some(AzureFileVolumeSourceField::share_name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for AzureFileVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct AzureFileVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut read_only = None;
-                let mut secret_name = None;
-                let mut share_name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(AzureFileVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(AzureFileVolumeSourceField::secret_name) => {
-                            serde_struct::value(&mut map, &mut secret_name, "secretName")
-                        }
-                        Some(AzureFileVolumeSourceField::share_name) => {
-                            serde_struct::value(&mut map, &mut share_name, "shareName")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let secret_name = serde_struct::required(secret_name, "secretName")?;
-                let share_name = serde_struct::required(share_name, "shareName")?;
-                *self.0 = Some(AzureFileVolumeSource {
-                    read_only: serde_struct::optional(read_only),
-                    secret_name,
-                    share_name,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "AzureFileVolumeSource",
-            <AzureFileVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            AzureFileVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum AzureFileVolumeSourceField {
+        read_only,
+        secret_name,
+        share_name,
     }
-}
+
+    enum AzureFileVolumeSourceFields {}
+
+    impl serde_struct::Fields for AzureFileVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["readOnly", "secretName", "shareName"];
+
+        type Field = AzureFileVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<AzureFileVolumeSourceField> {
+            match name {
+                "readOnly" => Some(AzureFileVolumeSourceField::read_only),
+                "secretName" => Some(AzureFileVolumeSourceField::secret_name),
+                "shareName" => Some(AzureFileVolumeSourceField::share_name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for AzureFileVolumeSource {
+        const NAME: &'static str = "AzureFileVolumeSource";
+        const NAMES: &'static [&'static str] = <AzureFileVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<AzureFileVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut read_only = None;
+            let mut secret_name = None;
+            let mut share_name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<AzureFileVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(AzureFileVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(AzureFileVolumeSourceField::secret_name) => {
+                        serde_struct::value(&mut map, &mut secret_name, "secretName")
+                    }
+                    Some(AzureFileVolumeSourceField::share_name) => {
+                        serde_struct::value(&mut map, &mut share_name, "shareName")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let secret_name = serde_struct::required(secret_name, "secretName")?;
+            let share_name = serde_struct::required(share_name, "shareName")?;
+            *place = Some(AzureFileVolumeSource {
+                read_only: serde_struct::optional(read_only),
+                secret_name,
+                share_name,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl AzureFileVolumeSource {
     /// The [`AzureFileVolumeSourceBuilder`] of a new `AzureFileVolumeSource`.

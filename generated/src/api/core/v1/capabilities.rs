@@ -40,80 +40,66 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Capabilities {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Capabilities>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct CapabilitiesVisitor<'a>(&'a mut Option<Capabilities>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum CapabilitiesField {
-            add,
-            drop,
-        }
-
-        impl serde_struct::Fields for CapabilitiesVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["add", "drop"];
-
-            type Field = CapabilitiesField;
-
-            #[inline]
-            fn field(name: &str) -> Option<CapabilitiesField> {
-                match name {
-                    "add" => Some(CapabilitiesField::add),
-                    "drop" => Some(CapabilitiesField::drop),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for CapabilitiesVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Capabilities")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut add = None;
-                let mut drop = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(CapabilitiesField::add) => {
-                            serde_struct::value(&mut map, &mut add, "add")
-                        }
-                        Some(CapabilitiesField::drop) => {
-                            serde_struct::value(&mut map, &mut drop, "drop")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(Capabilities {
-                    add: serde_struct::optional(add),
-                    drop: serde_struct::optional(drop),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Capabilities",
-            <CapabilitiesVisitor<'_> as serde_struct::Fields>::NAMES,
-            CapabilitiesVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum CapabilitiesField {
+        add,
+        drop,
     }
-}
+
+    enum CapabilitiesFields {}
+
+    impl serde_struct::Fields for CapabilitiesFields {
+        const NAMES: &'static [&'static str] = &["add", "drop"];
+
+        type Field = CapabilitiesField;
+
+        #[inline]
+        fn field(name: &str) -> Option<CapabilitiesField> {
+            match name {
+                "add" => Some(CapabilitiesField::add),
+                "drop" => Some(CapabilitiesField::drop),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Capabilities {
+        const NAME: &'static str = "Capabilities";
+        const NAMES: &'static [&'static str] = <CapabilitiesFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Capabilities>,
+        ) -> Result<(), A::Error> {
+            let mut add = None;
+            let mut drop = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<CapabilitiesFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(CapabilitiesField::add) => serde_struct::value(&mut map, &mut add, "add"),
+                    Some(CapabilitiesField::drop) => {
+                        serde_struct::value(&mut map, &mut drop, "drop")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(Capabilities {
+                add: serde_struct::optional(add),
+                drop: serde_struct::optional(drop),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl Capabilities {
     /// The [`CapabilitiesBuilder`] of a new `Capabilities`.

@@ -55,120 +55,104 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for CephFSVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<CephFSVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct CephFSVolumeSourceVisitor<'a>(&'a mut Option<CephFSVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum CephFSVolumeSourceField {
-            monitors,
-            path,
-            read_only,
-            secret_file,
-            secret_ref,
-            user,
-        }
-
-        impl serde_struct::Fields for CephFSVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "monitors",
-                "path",
-                "readOnly",
-                "secretFile",
-                "secretRef",
-                "user",
-            ];
-
-            type Field = CephFSVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<CephFSVolumeSourceField> {
-                match name {
-                    "monitors" => Some(CephFSVolumeSourceField::monitors),
-                    "path" => Some(CephFSVolumeSourceField::path),
-                    "readOnly" => Some(CephFSVolumeSourceField::read_only),
-                    "secretFile" => Some(CephFSVolumeSourceField::secret_file),
-                    "secretRef" => Some(CephFSVolumeSourceField::secret_ref),
-                    "user" => Some(CephFSVolumeSourceField::user),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for CephFSVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct CephFSVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut monitors = None;
-                let mut path = None;
-                let mut read_only = None;
-                let mut secret_file = None;
-                let mut secret_ref = None;
-                let mut user = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(CephFSVolumeSourceField::monitors) => {
-                            serde_struct::value(&mut map, &mut monitors, "monitors")
-                        }
-                        Some(CephFSVolumeSourceField::path) => {
-                            serde_struct::value(&mut map, &mut path, "path")
-                        }
-                        Some(CephFSVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(CephFSVolumeSourceField::secret_file) => {
-                            serde_struct::value(&mut map, &mut secret_file, "secretFile")
-                        }
-                        Some(CephFSVolumeSourceField::secret_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut secret_ref,
-                                "secretRef",
-                            )
-                        }
-                        Some(CephFSVolumeSourceField::user) => {
-                            serde_struct::value(&mut map, &mut user, "user")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let monitors = serde_struct::required(monitors, "monitors")?;
-                *self.0 = Some(CephFSVolumeSource {
-                    monitors,
-                    path: serde_struct::optional(path),
-                    read_only: serde_struct::optional(read_only),
-                    secret_file: serde_struct::optional(secret_file),
-                    secret_ref: serde_struct::optional(secret_ref),
-                    user: serde_struct::optional(user),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "CephFSVolumeSource",
-            <CephFSVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            CephFSVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum CephFSVolumeSourceField {
+        monitors,
+        path,
+        read_only,
+        secret_file,
+        secret_ref,
+        user,
     }
-}
+
+    enum CephFSVolumeSourceFields {}
+
+    impl serde_struct::Fields for CephFSVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &[
+            "monitors",
+            "path",
+            "readOnly",
+            "secretFile",
+            "secretRef",
+            "user",
+        ];
+
+        type Field = CephFSVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<CephFSVolumeSourceField> {
+            match name {
+                "monitors" => Some(CephFSVolumeSourceField::monitors),
+                "path" => Some(CephFSVolumeSourceField::path),
+                "readOnly" => Some(CephFSVolumeSourceField::read_only),
+                "secretFile" => Some(CephFSVolumeSourceField::secret_file),
+                "secretRef" => Some(CephFSVolumeSourceField::secret_ref),
+                "user" => Some(CephFSVolumeSourceField::user),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for CephFSVolumeSource {
+        const NAME: &'static str = "CephFSVolumeSource";
+        const NAMES: &'static [&'static str] = <CephFSVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<CephFSVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut monitors = None;
+            let mut path = None;
+            let mut read_only = None;
+            let mut secret_file = None;
+            let mut secret_ref = None;
+            let mut user = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<CephFSVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(CephFSVolumeSourceField::monitors) => {
+                        serde_struct::value(&mut map, &mut monitors, "monitors")
+                    }
+                    Some(CephFSVolumeSourceField::path) => {
+                        serde_struct::value(&mut map, &mut path, "path")
+                    }
+                    Some(CephFSVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(CephFSVolumeSourceField::secret_file) => {
+                        serde_struct::value(&mut map, &mut secret_file, "secretFile")
+                    }
+                    Some(CephFSVolumeSourceField::secret_ref) => {
+                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
+                    }
+                    Some(CephFSVolumeSourceField::user) => {
+                        serde_struct::value(&mut map, &mut user, "user")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let monitors = serde_struct::required(monitors, "monitors")?;
+            *place = Some(CephFSVolumeSource {
+                monitors,
+                path: serde_struct::optional(path),
+                read_only: serde_struct::optional(read_only),
+                secret_file: serde_struct::optional(secret_file),
+                secret_ref: serde_struct::optional(secret_ref),
+                user: serde_struct::optional(user),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl CephFSVolumeSource {
     /// The [`CephFSVolumeSourceBuilder`] of a new `CephFSVolumeSource`.

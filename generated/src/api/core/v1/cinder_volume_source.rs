@@ -47,99 +47,83 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for CinderVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<CinderVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct CinderVolumeSourceVisitor<'a>(&'a mut Option<CinderVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum CinderVolumeSourceField {
-            fs_type,
-            read_only,
-            secret_ref,
-            volume_id,
-        }
-
-        impl serde_struct::Fields for CinderVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["fsType", "readOnly", "secretRef", "volumeID"];
-
-            type Field = CinderVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<CinderVolumeSourceField> {
-                match name {
-                    "fsType" => Some(CinderVolumeSourceField::fs_type),
-                    "readOnly" => Some(CinderVolumeSourceField::read_only),
-                    "secretRef" => Some(CinderVolumeSourceField::secret_ref),
-                    "volumeID" => Some(CinderVolumeSourceField::volume_id),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for CinderVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct CinderVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut fs_type = None;
-                let mut read_only = None;
-                let mut secret_ref = None;
-                let mut volume_id = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(CinderVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(CinderVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(CinderVolumeSourceField::secret_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut secret_ref,
-                                "secretRef",
-                            )
-                        }
-                        Some(CinderVolumeSourceField::volume_id) => {
-                            serde_struct::value(&mut map, &mut volume_id, "volumeID")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let volume_id = serde_struct::required(volume_id, "volumeID")?;
-                *self.0 = Some(CinderVolumeSource {
-                    fs_type: serde_struct::optional(fs_type),
-                    read_only: serde_struct::optional(read_only),
-                    secret_ref: serde_struct::optional(secret_ref),
-                    volume_id,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "CinderVolumeSource",
-            <CinderVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            CinderVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum CinderVolumeSourceField {
+        fs_type,
+        read_only,
+        secret_ref,
+        volume_id,
     }
-}
+
+    enum CinderVolumeSourceFields {}
+
+    impl serde_struct::Fields for CinderVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "secretRef", "volumeID"];
+
+        type Field = CinderVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<CinderVolumeSourceField> {
+            match name {
+                "fsType" => Some(CinderVolumeSourceField::fs_type),
+                "readOnly" => Some(CinderVolumeSourceField::read_only),
+                "secretRef" => Some(CinderVolumeSourceField::secret_ref),
+                "volumeID" => Some(CinderVolumeSourceField::volume_id),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for CinderVolumeSource {
+        const NAME: &'static str = "CinderVolumeSource";
+        const NAMES: &'static [&'static str] = <CinderVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<CinderVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut fs_type = None;
+            let mut read_only = None;
+            let mut secret_ref = None;
+            let mut volume_id = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<CinderVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(CinderVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(CinderVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(CinderVolumeSourceField::secret_ref) => {
+                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
+                    }
+                    Some(CinderVolumeSourceField::volume_id) => {
+                        serde_struct::value(&mut map, &mut volume_id, "volumeID")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let volume_id = serde_struct::required(volume_id, "volumeID")?;
+            *place = Some(CinderVolumeSource {
+                fs_type: serde_struct::optional(fs_type),
+                read_only: serde_struct::optional(read_only),
+                secret_ref: serde_struct::optional(secret_ref),
+                volume_id,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl CinderVolumeSource {
     /// The [`CinderVolumeSourceBuilder`] of a new `CinderVolumeSource`.

@@ -53,112 +53,100 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ClusterTrustBundleProjection {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ClusterTrustBundleProjection>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ClusterTrustBundleProjectionVisitor<'a>(&'a mut Option<ClusterTrustBundleProjection>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ClusterTrustBundleProjectionField {
-            label_selector,
-            name,
-            optional,
-            path,
-            signer_name,
-        }
-
-        impl serde_struct::Fields for ClusterTrustBundleProjectionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "labelSelector",
-                "name",
-                "optional",
-                "path",
-                "signerName",
-            ];
-
-            type Field = ClusterTrustBundleProjectionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ClusterTrustBundleProjectionField> {
-                match name {
-                    "labelSelector" => Some(ClusterTrustBundleProjectionField::label_selector),
-                    "name" => Some(ClusterTrustBundleProjectionField::name),
-                    "optional" => Some(ClusterTrustBundleProjectionField::optional),
-                    "path" => Some(ClusterTrustBundleProjectionField::path),
-                    "signerName" => Some(ClusterTrustBundleProjectionField::signer_name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ClusterTrustBundleProjectionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ClusterTrustBundleProjection")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut label_selector = None;
-                let mut name = None;
-                let mut optional = None;
-                let mut path = None;
-                let mut signer_name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ClusterTrustBundleProjectionField::label_selector) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut label_selector,
-                                "labelSelector",
-                            )
-                        }
-                        Some(ClusterTrustBundleProjectionField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(ClusterTrustBundleProjectionField::optional) => {
-                            serde_struct::value(&mut map, &mut optional, "optional")
-                        }
-                        Some(ClusterTrustBundleProjectionField::path) => {
-                            serde_struct::value(&mut map, &mut path, "path")
-                        }
-                        Some(ClusterTrustBundleProjectionField::signer_name) => {
-                            serde_struct::value(&mut map, &mut signer_name, "signerName")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let path = serde_struct::required(path, "path")?;
-                *self.0 = Some(ClusterTrustBundleProjection {
-                    label_selector: serde_struct::optional(label_selector),
-                    name: serde_struct::optional(name),
-                    optional: serde_struct::optional(optional),
-                    path,
-                    signer_name: serde_struct::optional(signer_name),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ClusterTrustBundleProjection",
-            <ClusterTrustBundleProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
-            ClusterTrustBundleProjectionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ClusterTrustBundleProjectionField {
+        label_selector,
+        name,
+        optional,
+        path,
+        signer_name,
     }
-}
+
+    enum ClusterTrustBundleProjectionFields {}
+
+    impl serde_struct::Fields for ClusterTrustBundleProjectionFields {
+        const NAMES: &'static [&'static str] = &[
+            "labelSelector",
+            "name",
+            "optional",
+            "path",
+            "signerName",
+        ];
+
+        type Field = ClusterTrustBundleProjectionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ClusterTrustBundleProjectionField> {
+            match name {
+                "labelSelector" => Some(ClusterTrustBundleProjectionField::label_selector),
+                "name" => Some(ClusterTrustBundleProjectionField::name),
+                "optional" => Some(ClusterTrustBundleProjectionField::optional),
+                "path" => Some(ClusterTrustBundleProjectionField::path),
+                "signerName" => Some(ClusterTrustBundleProjectionField::signer_name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ClusterTrustBundleProjection {
+        const NAME: &'static str = "ClusterTrustBundleProjection";
+        const NAMES: &'static [&'static str] = <ClusterTrustBundleProjectionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ClusterTrustBundleProjection>,
+        ) -> Result<(), A::Error> {
+            let mut label_selector = None;
+            let mut name = None;
+            let mut optional = None;
+            let mut path = None;
+            let mut signer_name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ClusterTrustBundleProjectionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ClusterTrustBundleProjectionField::label_selector) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut label_selector,
+                            "labelSelector",
+                        )
+                    }
+                    Some(ClusterTrustBundleProjectionField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(ClusterTrustBundleProjectionField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    Some(ClusterTrustBundleProjectionField::path) => {
+                        serde_struct::value(&mut map, &mut path, "path")
+                    }
+                    Some(ClusterTrustBundleProjectionField::signer_name) => {
+                        serde_struct::value(&mut map, &mut signer_name, "signerName")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let path = serde_struct::required(path, "path")?;
+            *place = Some(ClusterTrustBundleProjection {
+                label_selector: serde_struct::optional(label_selector),
+                name: serde_struct::optional(name),
+                optional: serde_struct::optional(optional),
+                path,
+                signer_name: serde_struct::optional(signer_name),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ClusterTrustBundleProjection {
     /// The [`ClusterTrustBundleProjectionBuilder`] of a new `ClusterTrustBundleProjection`.

@@ -40,80 +40,68 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ConfigMapEnvSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ConfigMapEnvSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ConfigMapEnvSourceVisitor<'a>(&'a mut Option<ConfigMapEnvSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ConfigMapEnvSourceField {
-            name,
-            optional,
-        }
-
-        impl serde_struct::Fields for ConfigMapEnvSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name", "optional"];
-
-            type Field = ConfigMapEnvSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ConfigMapEnvSourceField> {
-                match name {
-                    "name" => Some(ConfigMapEnvSourceField::name),
-                    "optional" => Some(ConfigMapEnvSourceField::optional),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ConfigMapEnvSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ConfigMapEnvSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut optional = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ConfigMapEnvSourceField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(ConfigMapEnvSourceField::optional) => {
-                            serde_struct::value(&mut map, &mut optional, "optional")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ConfigMapEnvSource {
-                    name: serde_struct::optional(name),
-                    optional: serde_struct::optional(optional),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ConfigMapEnvSource",
-            <ConfigMapEnvSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            ConfigMapEnvSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ConfigMapEnvSourceField {
+        name,
+        optional,
     }
-}
+
+    enum ConfigMapEnvSourceFields {}
+
+    impl serde_struct::Fields for ConfigMapEnvSourceFields {
+        const NAMES: &'static [&'static str] = &["name", "optional"];
+
+        type Field = ConfigMapEnvSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ConfigMapEnvSourceField> {
+            match name {
+                "name" => Some(ConfigMapEnvSourceField::name),
+                "optional" => Some(ConfigMapEnvSourceField::optional),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ConfigMapEnvSource {
+        const NAME: &'static str = "ConfigMapEnvSource";
+        const NAMES: &'static [&'static str] = <ConfigMapEnvSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ConfigMapEnvSource>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut optional = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ConfigMapEnvSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ConfigMapEnvSourceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(ConfigMapEnvSourceField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ConfigMapEnvSource {
+                name: serde_struct::optional(name),
+                optional: serde_struct::optional(optional),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ConfigMapEnvSource {
     /// The [`ConfigMapEnvSourceBuilder`] of a new `ConfigMapEnvSource`.

@@ -43,88 +43,76 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ConfigMapKeySelector {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ConfigMapKeySelector>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ConfigMapKeySelectorVisitor<'a>(&'a mut Option<ConfigMapKeySelector>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ConfigMapKeySelectorField {
-            key,
-            name,
-            optional,
-        }
-
-        impl serde_struct::Fields for ConfigMapKeySelectorVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-
-            type Field = ConfigMapKeySelectorField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
-                match name {
-                    "key" => Some(ConfigMapKeySelectorField::key),
-                    "name" => Some(ConfigMapKeySelectorField::name),
-                    "optional" => Some(ConfigMapKeySelectorField::optional),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ConfigMapKeySelectorVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ConfigMapKeySelector")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut key = None;
-                let mut name = None;
-                let mut optional = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key_2 = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key_2),
-                )? {
-                    match field {
-                        Some(ConfigMapKeySelectorField::key) => {
-                            serde_struct::value(&mut map, &mut key, "key")
-                        }
-                        Some(ConfigMapKeySelectorField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(ConfigMapKeySelectorField::optional) => {
-                            serde_struct::value(&mut map, &mut optional, "optional")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                    }?;
-                }
-
-                let key = serde_struct::required(key, "key")?;
-                *self.0 = Some(ConfigMapKeySelector {
-                    key,
-                    name: serde_struct::optional(name),
-                    optional: serde_struct::optional(optional),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ConfigMapKeySelector",
-            <ConfigMapKeySelectorVisitor<'_> as serde_struct::Fields>::NAMES,
-            ConfigMapKeySelectorVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ConfigMapKeySelectorField {
+        key,
+        name,
+        optional,
     }
-}
+
+    enum ConfigMapKeySelectorFields {}
+
+    impl serde_struct::Fields for ConfigMapKeySelectorFields {
+        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+
+        type Field = ConfigMapKeySelectorField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
+            match name {
+                "key" => Some(ConfigMapKeySelectorField::key),
+                "name" => Some(ConfigMapKeySelectorField::name),
+                "optional" => Some(ConfigMapKeySelectorField::optional),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ConfigMapKeySelector {
+        const NAME: &'static str = "ConfigMapKeySelector";
+        const NAMES: &'static [&'static str] = <ConfigMapKeySelectorFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ConfigMapKeySelector>,
+        ) -> Result<(), A::Error> {
+            let mut key = None;
+            let mut name = None;
+            let mut optional = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key_2 = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ConfigMapKeySelectorFields>::new(&mut key_2),
+            )? {
+                match field {
+                    Some(ConfigMapKeySelectorField::key) => {
+                        serde_struct::value(&mut map, &mut key, "key")
+                    }
+                    Some(ConfigMapKeySelectorField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(ConfigMapKeySelectorField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
+                }?;
+            }
+
+            let key = serde_struct::required(key, "key")?;
+            *place = Some(ConfigMapKeySelector {
+                key,
+                name: serde_struct::optional(name),
+                optional: serde_struct::optional(optional),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ConfigMapKeySelector {
     /// The [`ConfigMapKeySelectorBuilder`] of a new `ConfigMapKeySelector`.

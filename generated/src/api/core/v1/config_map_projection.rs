@@ -44,87 +44,75 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ConfigMapProjection {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ConfigMapProjection>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ConfigMapProjectionVisitor<'a>(&'a mut Option<ConfigMapProjection>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ConfigMapProjectionField {
-            items,
-            name,
-            optional,
-        }
-
-        impl serde_struct::Fields for ConfigMapProjectionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["items", "name", "optional"];
-
-            type Field = ConfigMapProjectionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ConfigMapProjectionField> {
-                match name {
-                    "items" => Some(ConfigMapProjectionField::items),
-                    "name" => Some(ConfigMapProjectionField::name),
-                    "optional" => Some(ConfigMapProjectionField::optional),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ConfigMapProjectionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ConfigMapProjection")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut items = None;
-                let mut name = None;
-                let mut optional = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ConfigMapProjectionField::items) => {
-                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                        }
-                        Some(ConfigMapProjectionField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(ConfigMapProjectionField::optional) => {
-                            serde_struct::value(&mut map, &mut optional, "optional")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ConfigMapProjection {
-                    items: serde_struct::optional(items),
-                    name: serde_struct::optional(name),
-                    optional: serde_struct::optional(optional),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ConfigMapProjection",
-            <ConfigMapProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
-            ConfigMapProjectionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ConfigMapProjectionField {
+        items,
+        name,
+        optional,
     }
-}
+
+    enum ConfigMapProjectionFields {}
+
+    impl serde_struct::Fields for ConfigMapProjectionFields {
+        const NAMES: &'static [&'static str] = &["items", "name", "optional"];
+
+        type Field = ConfigMapProjectionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ConfigMapProjectionField> {
+            match name {
+                "items" => Some(ConfigMapProjectionField::items),
+                "name" => Some(ConfigMapProjectionField::name),
+                "optional" => Some(ConfigMapProjectionField::optional),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ConfigMapProjection {
+        const NAME: &'static str = "ConfigMapProjection";
+        const NAMES: &'static [&'static str] = <ConfigMapProjectionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ConfigMapProjection>,
+        ) -> Result<(), A::Error> {
+            let mut items = None;
+            let mut name = None;
+            let mut optional = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ConfigMapProjectionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ConfigMapProjectionField::items) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
+                    }
+                    Some(ConfigMapProjectionField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(ConfigMapProjectionField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ConfigMapProjection {
+                items: serde_struct::optional(items),
+                name: serde_struct::optional(name),
+                optional: serde_struct::optional(optional),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ConfigMapProjection {
     /// The [`ConfigMapProjectionBuilder`] of a new `ConfigMapProjection`.

@@ -48,94 +48,82 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ConfigMapVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ConfigMapVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ConfigMapVolumeSourceVisitor<'a>(&'a mut Option<ConfigMapVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ConfigMapVolumeSourceField {
-            default_mode,
-            items,
-            name,
-            optional,
-        }
-
-        impl serde_struct::Fields for ConfigMapVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["defaultMode", "items", "name", "optional"];
-
-            type Field = ConfigMapVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ConfigMapVolumeSourceField> {
-                match name {
-                    "defaultMode" => Some(ConfigMapVolumeSourceField::default_mode),
-                    "items" => Some(ConfigMapVolumeSourceField::items),
-                    "name" => Some(ConfigMapVolumeSourceField::name),
-                    "optional" => Some(ConfigMapVolumeSourceField::optional),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ConfigMapVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ConfigMapVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut default_mode = None;
-                let mut items = None;
-                let mut name = None;
-                let mut optional = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ConfigMapVolumeSourceField::default_mode) => {
-                            serde_struct::value(&mut map, &mut default_mode, "defaultMode")
-                        }
-                        Some(ConfigMapVolumeSourceField::items) => {
-                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                        }
-                        Some(ConfigMapVolumeSourceField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(ConfigMapVolumeSourceField::optional) => {
-                            serde_struct::value(&mut map, &mut optional, "optional")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ConfigMapVolumeSource {
-                    default_mode: serde_struct::optional(default_mode),
-                    items: serde_struct::optional(items),
-                    name: serde_struct::optional(name),
-                    optional: serde_struct::optional(optional),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ConfigMapVolumeSource",
-            <ConfigMapVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            ConfigMapVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ConfigMapVolumeSourceField {
+        default_mode,
+        items,
+        name,
+        optional,
     }
-}
+
+    enum ConfigMapVolumeSourceFields {}
+
+    impl serde_struct::Fields for ConfigMapVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["defaultMode", "items", "name", "optional"];
+
+        type Field = ConfigMapVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ConfigMapVolumeSourceField> {
+            match name {
+                "defaultMode" => Some(ConfigMapVolumeSourceField::default_mode),
+                "items" => Some(ConfigMapVolumeSourceField::items),
+                "name" => Some(ConfigMapVolumeSourceField::name),
+                "optional" => Some(ConfigMapVolumeSourceField::optional),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ConfigMapVolumeSource {
+        const NAME: &'static str = "ConfigMapVolumeSource";
+        const NAMES: &'static [&'static str] = <ConfigMapVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ConfigMapVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut default_mode = None;
+            let mut items = None;
+            let mut name = None;
+            let mut optional = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ConfigMapVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ConfigMapVolumeSourceField::default_mode) => {
+                        serde_struct::value(&mut map, &mut default_mode, "defaultMode")
+                    }
+                    Some(ConfigMapVolumeSourceField::items) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
+                    }
+                    Some(ConfigMapVolumeSourceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(ConfigMapVolumeSourceField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ConfigMapVolumeSource {
+                default_mode: serde_struct::optional(default_mode),
+                items: serde_struct::optional(items),
+                name: serde_struct::optional(name),
+                optional: serde_struct::optional(optional),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ConfigMapVolumeSource {
     /// The [`ConfigMapVolumeSourceBuilder`] of a new `ConfigMapVolumeSource`.

@@ -40,94 +40,78 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerExtendedResourceRequest {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ContainerExtendedResourceRequest>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerExtendedResourceRequestVisitor<'a>(&'a mut Option<ContainerExtendedResourceRequest>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ContainerExtendedResourceRequestField {
-            container_name,
-            request_name,
-            resource_name,
-        }
-
-        impl serde_struct::Fields for ContainerExtendedResourceRequestVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "containerName",
-                "requestName",
-                "resourceName",
-            ];
-
-            type Field = ContainerExtendedResourceRequestField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ContainerExtendedResourceRequestField> {
-                match name {
-                    "containerName" => Some(ContainerExtendedResourceRequestField::container_name),
-                    "requestName" => Some(ContainerExtendedResourceRequestField::request_name),
-                    "resourceName" => Some(ContainerExtendedResourceRequestField::resource_name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ContainerExtendedResourceRequestVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ContainerExtendedResourceRequest")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut container_name = None;
-                let mut request_name = None;
-                let mut resource_name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ContainerExtendedResourceRequestField::container_name) => {
-                            serde_struct::value(&mut map, &mut container_name, "containerName")
-                        }
-                        Some(ContainerExtendedResourceRequestField::request_name) => {
-                            serde_struct::value(&mut map, &mut request_name, "requestName")
-                        }
-                        Some(ContainerExtendedResourceRequestField::resource_name) => {
-                            serde_struct::value(&mut map, &mut resource_name, "resourceName")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let container_name = serde_struct::required(container_name, "containerName")?;
-                let request_name = serde_struct::required(request_name, "requestName")?;
-                let resource_name = serde_struct::required(resource_name, "resourceName")?;
-                *self.0 = Some(ContainerExtendedResourceRequest {
-                    container_name,
-                    request_name,
-                    resource_name,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ContainerExtendedResourceRequest",
-            <ContainerExtendedResourceRequestVisitor<'_> as serde_struct::Fields>::NAMES,
-            ContainerExtendedResourceRequestVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerExtendedResourceRequestField {
+        container_name,
+        request_name,
+        resource_name,
     }
-}
+
+    enum ContainerExtendedResourceRequestFields {}
+
+    impl serde_struct::Fields for ContainerExtendedResourceRequestFields {
+        const NAMES: &'static [&'static str] = &["containerName", "requestName", "resourceName"];
+
+        type Field = ContainerExtendedResourceRequestField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ContainerExtendedResourceRequestField> {
+            match name {
+                "containerName" => Some(ContainerExtendedResourceRequestField::container_name),
+                "requestName" => Some(ContainerExtendedResourceRequestField::request_name),
+                "resourceName" => Some(ContainerExtendedResourceRequestField::resource_name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ContainerExtendedResourceRequest {
+        const NAME: &'static str = "ContainerExtendedResourceRequest";
+        const NAMES: &'static [&'static str] = <ContainerExtendedResourceRequestFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ContainerExtendedResourceRequest>,
+        ) -> Result<(), A::Error> {
+            let mut container_name = None;
+            let mut request_name = None;
+            let mut resource_name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ContainerExtendedResourceRequestFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ContainerExtendedResourceRequestField::container_name) => {
+                        serde_struct::value(&mut map, &mut container_name, "containerName")
+                    }
+                    Some(ContainerExtendedResourceRequestField::request_name) => {
+                        serde_struct::value(&mut map, &mut request_name, "requestName")
+                    }
+                    Some(ContainerExtendedResourceRequestField::resource_name) => {
+                        serde_struct::value(&mut map, &mut resource_name, "resourceName")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let container_name = serde_struct::required(container_name, "containerName")?;
+            let request_name = serde_struct::required(request_name, "requestName")?;
+            let resource_name = serde_struct::required(resource_name, "resourceName")?;
+            *place = Some(ContainerExtendedResourceRequest {
+                container_name,
+                request_name,
+                resource_name,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ContainerExtendedResourceRequest {
     /// The [`ContainerExtendedResourceRequestBuilder`] of a new `ContainerExtendedResourceRequest`.

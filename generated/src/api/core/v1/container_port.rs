@@ -51,108 +51,96 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerPort {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ContainerPort>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerPortVisitor<'a>(&'a mut Option<ContainerPort>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ContainerPortField {
-            container_port,
-            host_ip,
-            host_port,
-            name,
-            protocol,
-        }
-
-        impl serde_struct::Fields for ContainerPortVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "containerPort",
-                "hostIP",
-                "hostPort",
-                "name",
-                "protocol",
-            ];
-
-            type Field = ContainerPortField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ContainerPortField> {
-                match name {
-                    "containerPort" => Some(ContainerPortField::container_port),
-                    "hostIP" => Some(ContainerPortField::host_ip),
-                    "hostPort" => Some(ContainerPortField::host_port),
-                    "name" => Some(ContainerPortField::name),
-                    "protocol" => Some(ContainerPortField::protocol),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ContainerPortVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ContainerPort")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut container_port = None;
-                let mut host_ip = None;
-                let mut host_port = None;
-                let mut name = None;
-                let mut protocol = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ContainerPortField::container_port) => {
-                            serde_struct::value(&mut map, &mut container_port, "containerPort")
-                        }
-                        Some(ContainerPortField::host_ip) => {
-                            serde_struct::value(&mut map, &mut host_ip, "hostIP")
-                        }
-                        Some(ContainerPortField::host_port) => {
-                            serde_struct::value(&mut map, &mut host_port, "hostPort")
-                        }
-                        Some(ContainerPortField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(ContainerPortField::protocol) => {
-                            serde_struct::value(&mut map, &mut protocol, "protocol")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let container_port = serde_struct::required(container_port, "containerPort")?;
-                *self.0 = Some(ContainerPort {
-                    container_port,
-                    host_ip: serde_struct::optional(host_ip),
-                    host_port: serde_struct::optional(host_port),
-                    name: serde_struct::optional(name),
-                    protocol: serde_struct::optional(protocol),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ContainerPort",
-            <ContainerPortVisitor<'_> as serde_struct::Fields>::NAMES,
-            ContainerPortVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerPortField {
+        container_port,
+        host_ip,
+        host_port,
+        name,
+        protocol,
     }
-}
+
+    enum ContainerPortFields {}
+
+    impl serde_struct::Fields for ContainerPortFields {
+        const NAMES: &'static [&'static str] = &[
+            "containerPort",
+            "hostIP",
+            "hostPort",
+            "name",
+            "protocol",
+        ];
+
+        type Field = ContainerPortField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ContainerPortField> {
+            match name {
+                "containerPort" => Some(ContainerPortField::container_port),
+                "hostIP" => Some(ContainerPortField::host_ip),
+                "hostPort" => Some(ContainerPortField::host_port),
+                "name" => Some(ContainerPortField::name),
+                "protocol" => Some(ContainerPortField::protocol),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ContainerPort {
+        const NAME: &'static str = "ContainerPort";
+        const NAMES: &'static [&'static str] = <ContainerPortFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ContainerPort>,
+        ) -> Result<(), A::Error> {
+            let mut container_port = None;
+            let mut host_ip = None;
+            let mut host_port = None;
+            let mut name = None;
+            let mut protocol = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ContainerPortFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ContainerPortField::container_port) => {
+                        serde_struct::value(&mut map, &mut container_port, "containerPort")
+                    }
+                    Some(ContainerPortField::host_ip) => {
+                        serde_struct::value(&mut map, &mut host_ip, "hostIP")
+                    }
+                    Some(ContainerPortField::host_port) => {
+                        serde_struct::value(&mut map, &mut host_port, "hostPort")
+                    }
+                    Some(ContainerPortField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(ContainerPortField::protocol) => {
+                        serde_struct::value(&mut map, &mut protocol, "protocol")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let container_port = serde_struct::required(container_port, "containerPort")?;
+            *place = Some(ContainerPort {
+                container_port,
+                host_ip: serde_struct::optional(host_ip),
+                host_port: serde_struct::optional(host_port),
+                name: serde_struct::optional(name),
+                protocol: serde_struct::optional(protocol),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ContainerPort {
     /// The [`ContainerPortBuilder`] of a new `ContainerPort`.

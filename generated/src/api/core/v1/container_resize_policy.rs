@@ -37,82 +37,70 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerResizePolicy {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ContainerResizePolicy>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerResizePolicyVisitor<'a>(&'a mut Option<ContainerResizePolicy>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ContainerResizePolicyField {
-            resource_name,
-            restart_policy,
-        }
-
-        impl serde_struct::Fields for ContainerResizePolicyVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["resourceName", "restartPolicy"];
-
-            type Field = ContainerResizePolicyField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ContainerResizePolicyField> {
-                match name {
-                    "resourceName" => Some(ContainerResizePolicyField::resource_name),
-                    "restartPolicy" => Some(ContainerResizePolicyField::restart_policy),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ContainerResizePolicyVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ContainerResizePolicy")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut resource_name = None;
-                let mut restart_policy = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ContainerResizePolicyField::resource_name) => {
-                            serde_struct::value(&mut map, &mut resource_name, "resourceName")
-                        }
-                        Some(ContainerResizePolicyField::restart_policy) => {
-                            serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let resource_name = serde_struct::required(resource_name, "resourceName")?;
-                let restart_policy = serde_struct::required(restart_policy, "restartPolicy")?;
-                *self.0 = Some(ContainerResizePolicy {
-                    resource_name,
-                    restart_policy,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ContainerResizePolicy",
-            <ContainerResizePolicyVisitor<'_> as serde_struct::Fields>::NAMES,
-            ContainerResizePolicyVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerResizePolicyField {
+        resource_name,
+        restart_policy,
     }
-}
+
+    enum ContainerResizePolicyFields {}
+
+    impl serde_struct::Fields for ContainerResizePolicyFields {
+        const NAMES: &'static [&'static str] = &["resourceName", "restartPolicy"];
+
+        type Field = ContainerResizePolicyField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ContainerResizePolicyField> {
+            match name {
+                "resourceName" => Some(ContainerResizePolicyField::resource_name),
+                "restartPolicy" => Some(ContainerResizePolicyField::restart_policy),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ContainerResizePolicy {
+        const NAME: &'static str = "ContainerResizePolicy";
+        const NAMES: &'static [&'static str] = <ContainerResizePolicyFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ContainerResizePolicy>,
+        ) -> Result<(), A::Error> {
+            let mut resource_name = None;
+            let mut restart_policy = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ContainerResizePolicyFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ContainerResizePolicyField::resource_name) => {
+                        serde_struct::value(&mut map, &mut resource_name, "resourceName")
+                    }
+                    Some(ContainerResizePolicyField::restart_policy) => {
+                        serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let resource_name = serde_struct::required(resource_name, "resourceName")?;
+            let restart_policy = serde_struct::required(restart_policy, "restartPolicy")?;
+            *place = Some(ContainerResizePolicy {
+                resource_name,
+                restart_policy,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ContainerResizePolicy {
     /// The [`ContainerResizePolicyBuilder`] of a new `ContainerResizePolicy`.

@@ -37,85 +37,69 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerRestartRule {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ContainerRestartRule>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerRestartRuleVisitor<'a>(&'a mut Option<ContainerRestartRule>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ContainerRestartRuleField {
-            action,
-            exit_codes,
-        }
-
-        impl serde_struct::Fields for ContainerRestartRuleVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["action", "exitCodes"];
-
-            type Field = ContainerRestartRuleField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ContainerRestartRuleField> {
-                match name {
-                    "action" => Some(ContainerRestartRuleField::action),
-                    "exitCodes" => Some(ContainerRestartRuleField::exit_codes),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ContainerRestartRule")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut action = None;
-                let mut exit_codes = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ContainerRestartRuleField::action) => {
-                            serde_struct::value(&mut map, &mut action, "action")
-                        }
-                        Some(ContainerRestartRuleField::exit_codes) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut exit_codes,
-                                "exitCodes",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let action = serde_struct::required(action, "action")?;
-                *self.0 = Some(ContainerRestartRule {
-                    action,
-                    exit_codes: serde_struct::optional(exit_codes),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ContainerRestartRule",
-            <ContainerRestartRuleVisitor<'_> as serde_struct::Fields>::NAMES,
-            ContainerRestartRuleVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerRestartRuleField {
+        action,
+        exit_codes,
     }
-}
+
+    enum ContainerRestartRuleFields {}
+
+    impl serde_struct::Fields for ContainerRestartRuleFields {
+        const NAMES: &'static [&'static str] = &["action", "exitCodes"];
+
+        type Field = ContainerRestartRuleField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ContainerRestartRuleField> {
+            match name {
+                "action" => Some(ContainerRestartRuleField::action),
+                "exitCodes" => Some(ContainerRestartRuleField::exit_codes),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ContainerRestartRule {
+        const NAME: &'static str = "ContainerRestartRule";
+        const NAMES: &'static [&'static str] = <ContainerRestartRuleFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ContainerRestartRule>,
+        ) -> Result<(), A::Error> {
+            let mut action = None;
+            let mut exit_codes = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ContainerRestartRuleFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ContainerRestartRuleField::action) => {
+                        serde_struct::value(&mut map, &mut action, "action")
+                    }
+                    Some(ContainerRestartRuleField::exit_codes) => {
+                        serde_struct::optional_struct_value(&mut map, &mut exit_codes, "exitCodes")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let action = serde_struct::required(action, "action")?;
+            *place = Some(ContainerRestartRule {
+                action,
+                exit_codes: serde_struct::optional(exit_codes),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ContainerRestartRule {
     /// The [`ContainerRestartRuleBuilder`] of a new `ContainerRestartRule`.

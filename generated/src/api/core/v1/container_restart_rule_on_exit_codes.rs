@@ -37,81 +37,69 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerRestartRuleOnExitCodes {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ContainerRestartRuleOnExitCodes>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerRestartRuleOnExitCodesVisitor<'a>(&'a mut Option<ContainerRestartRuleOnExitCodes>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ContainerRestartRuleOnExitCodesField {
-            operator,
-            values,
-        }
-
-        impl serde_struct::Fields for ContainerRestartRuleOnExitCodesVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["operator", "values"];
-
-            type Field = ContainerRestartRuleOnExitCodesField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ContainerRestartRuleOnExitCodesField> {
-                match name {
-                    "operator" => Some(ContainerRestartRuleOnExitCodesField::operator),
-                    "values" => Some(ContainerRestartRuleOnExitCodesField::values),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ContainerRestartRuleOnExitCodesVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ContainerRestartRuleOnExitCodes")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut operator = None;
-                let mut values = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ContainerRestartRuleOnExitCodesField::operator) => {
-                            serde_struct::value(&mut map, &mut operator, "operator")
-                        }
-                        Some(ContainerRestartRuleOnExitCodesField::values) => {
-                            serde_struct::value(&mut map, &mut values, "values")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let operator = serde_struct::required(operator, "operator")?;
-                *self.0 = Some(ContainerRestartRuleOnExitCodes {
-                    operator,
-                    values: serde_struct::optional(values),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ContainerRestartRuleOnExitCodes",
-            <ContainerRestartRuleOnExitCodesVisitor<'_> as serde_struct::Fields>::NAMES,
-            ContainerRestartRuleOnExitCodesVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerRestartRuleOnExitCodesField {
+        operator,
+        values,
     }
-}
+
+    enum ContainerRestartRuleOnExitCodesFields {}
+
+    impl serde_struct::Fields for ContainerRestartRuleOnExitCodesFields {
+        const NAMES: &'static [&'static str] = &["operator", "values"];
+
+        type Field = ContainerRestartRuleOnExitCodesField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ContainerRestartRuleOnExitCodesField> {
+            match name {
+                "operator" => Some(ContainerRestartRuleOnExitCodesField::operator),
+                "values" => Some(ContainerRestartRuleOnExitCodesField::values),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ContainerRestartRuleOnExitCodes {
+        const NAME: &'static str = "ContainerRestartRuleOnExitCodes";
+        const NAMES: &'static [&'static str] = <ContainerRestartRuleOnExitCodesFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ContainerRestartRuleOnExitCodes>,
+        ) -> Result<(), A::Error> {
+            let mut operator = None;
+            let mut values = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ContainerRestartRuleOnExitCodesFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ContainerRestartRuleOnExitCodesField::operator) => {
+                        serde_struct::value(&mut map, &mut operator, "operator")
+                    }
+                    Some(ContainerRestartRuleOnExitCodesField::values) => {
+                        serde_struct::value(&mut map, &mut values, "values")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let operator = serde_struct::required(operator, "operator")?;
+            *place = Some(ContainerRestartRuleOnExitCodes {
+                operator,
+                values: serde_struct::optional(values),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ContainerRestartRuleOnExitCodes {
     /// The [`ContainerRestartRuleOnExitCodesBuilder`] of a new `ContainerRestartRuleOnExitCodes`.

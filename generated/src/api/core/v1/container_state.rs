@@ -44,91 +44,75 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerState {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ContainerState>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerStateVisitor<'a>(&'a mut Option<ContainerState>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ContainerStateField {
-            running,
-            terminated,
-            waiting,
-        }
-
-        impl serde_struct::Fields for ContainerStateVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["running", "terminated", "waiting"];
-
-            type Field = ContainerStateField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ContainerStateField> {
-                match name {
-                    "running" => Some(ContainerStateField::running),
-                    "terminated" => Some(ContainerStateField::terminated),
-                    "waiting" => Some(ContainerStateField::waiting),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ContainerStateVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ContainerState")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut running = None;
-                let mut terminated = None;
-                let mut waiting = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ContainerStateField::running) => {
-                            serde_struct::optional_struct_value(&mut map, &mut running, "running")
-                        }
-                        Some(ContainerStateField::terminated) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut terminated,
-                                "terminated",
-                            )
-                        }
-                        Some(ContainerStateField::waiting) => {
-                            serde_struct::optional_struct_value(&mut map, &mut waiting, "waiting")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ContainerState {
-                    running: serde_struct::optional(running),
-                    terminated: serde_struct::optional(terminated),
-                    waiting: serde_struct::optional(waiting),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ContainerState",
-            <ContainerStateVisitor<'_> as serde_struct::Fields>::NAMES,
-            ContainerStateVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerStateField {
+        running,
+        terminated,
+        waiting,
     }
-}
+
+    enum ContainerStateFields {}
+
+    impl serde_struct::Fields for ContainerStateFields {
+        const NAMES: &'static [&'static str] = &["running", "terminated", "waiting"];
+
+        type Field = ContainerStateField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ContainerStateField> {
+            match name {
+                "running" => Some(ContainerStateField::running),
+                "terminated" => Some(ContainerStateField::terminated),
+                "waiting" => Some(ContainerStateField::waiting),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ContainerState {
+        const NAME: &'static str = "ContainerState";
+        const NAMES: &'static [&'static str] = <ContainerStateFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ContainerState>,
+        ) -> Result<(), A::Error> {
+            let mut running = None;
+            let mut terminated = None;
+            let mut waiting = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ContainerStateFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ContainerStateField::running) => {
+                        serde_struct::optional_struct_value(&mut map, &mut running, "running")
+                    }
+                    Some(ContainerStateField::terminated) => {
+                        serde_struct::optional_struct_value(&mut map, &mut terminated, "terminated")
+                    }
+                    Some(ContainerStateField::waiting) => {
+                        serde_struct::optional_struct_value(&mut map, &mut waiting, "waiting")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ContainerState {
+                running: serde_struct::optional(running),
+                terminated: serde_struct::optional(terminated),
+                waiting: serde_struct::optional(waiting),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ContainerState {
     /// The [`ContainerStateBuilder`] of a new `ContainerState`.

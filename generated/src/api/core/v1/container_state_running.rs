@@ -34,73 +34,61 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerStateRunning {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ContainerStateRunning>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerStateRunningVisitor<'a>(&'a mut Option<ContainerStateRunning>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ContainerStateRunningField {
-            started_at,
-        }
-
-        impl serde_struct::Fields for ContainerStateRunningVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["startedAt"];
-
-            type Field = ContainerStateRunningField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ContainerStateRunningField> {
-                match name {
-                    "startedAt" => Some(ContainerStateRunningField::started_at),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ContainerStateRunningVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ContainerStateRunning")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut started_at = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ContainerStateRunningField::started_at) => {
-                            serde_struct::value(&mut map, &mut started_at, "startedAt")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ContainerStateRunning {
-                    started_at: serde_struct::optional(started_at),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ContainerStateRunning",
-            <ContainerStateRunningVisitor<'_> as serde_struct::Fields>::NAMES,
-            ContainerStateRunningVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerStateRunningField {
+        started_at,
     }
-}
+
+    enum ContainerStateRunningFields {}
+
+    impl serde_struct::Fields for ContainerStateRunningFields {
+        const NAMES: &'static [&'static str] = &["startedAt"];
+
+        type Field = ContainerStateRunningField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ContainerStateRunningField> {
+            match name {
+                "startedAt" => Some(ContainerStateRunningField::started_at),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ContainerStateRunning {
+        const NAME: &'static str = "ContainerStateRunning";
+        const NAMES: &'static [&'static str] = <ContainerStateRunningFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ContainerStateRunning>,
+        ) -> Result<(), A::Error> {
+            let mut started_at = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ContainerStateRunningFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ContainerStateRunningField::started_at) => {
+                        serde_struct::value(&mut map, &mut started_at, "startedAt")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ContainerStateRunning {
+                started_at: serde_struct::optional(started_at),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ContainerStateRunning {
     /// The [`ContainerStateRunningBuilder`] of a new `ContainerStateRunning`.

@@ -40,80 +40,68 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerStateWaiting {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ContainerStateWaiting>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerStateWaitingVisitor<'a>(&'a mut Option<ContainerStateWaiting>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ContainerStateWaitingField {
-            message,
-            reason,
-        }
-
-        impl serde_struct::Fields for ContainerStateWaitingVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["message", "reason"];
-
-            type Field = ContainerStateWaitingField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ContainerStateWaitingField> {
-                match name {
-                    "message" => Some(ContainerStateWaitingField::message),
-                    "reason" => Some(ContainerStateWaitingField::reason),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ContainerStateWaitingVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ContainerStateWaiting")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut message = None;
-                let mut reason = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ContainerStateWaitingField::message) => {
-                            serde_struct::value(&mut map, &mut message, "message")
-                        }
-                        Some(ContainerStateWaitingField::reason) => {
-                            serde_struct::value(&mut map, &mut reason, "reason")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ContainerStateWaiting {
-                    message: serde_struct::optional(message),
-                    reason: serde_struct::optional(reason),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ContainerStateWaiting",
-            <ContainerStateWaitingVisitor<'_> as serde_struct::Fields>::NAMES,
-            ContainerStateWaitingVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerStateWaitingField {
+        message,
+        reason,
     }
-}
+
+    enum ContainerStateWaitingFields {}
+
+    impl serde_struct::Fields for ContainerStateWaitingFields {
+        const NAMES: &'static [&'static str] = &["message", "reason"];
+
+        type Field = ContainerStateWaitingField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ContainerStateWaitingField> {
+            match name {
+                "message" => Some(ContainerStateWaitingField::message),
+                "reason" => Some(ContainerStateWaitingField::reason),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ContainerStateWaiting {
+        const NAME: &'static str = "ContainerStateWaiting";
+        const NAMES: &'static [&'static str] = <ContainerStateWaitingFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ContainerStateWaiting>,
+        ) -> Result<(), A::Error> {
+            let mut message = None;
+            let mut reason = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ContainerStateWaitingFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ContainerStateWaitingField::message) => {
+                        serde_struct::value(&mut map, &mut message, "message")
+                    }
+                    Some(ContainerStateWaitingField::reason) => {
+                        serde_struct::value(&mut map, &mut reason, "reason")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ContainerStateWaiting {
+                message: serde_struct::optional(message),
+                reason: serde_struct::optional(reason),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ContainerStateWaiting {
     /// The [`ContainerStateWaitingBuilder`] of a new `ContainerStateWaiting`.

@@ -34,73 +34,61 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ContainerUser {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ContainerUser>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ContainerUserVisitor<'a>(&'a mut Option<ContainerUser>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ContainerUserField {
-            linux,
-        }
-
-        impl serde_struct::Fields for ContainerUserVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["linux"];
-
-            type Field = ContainerUserField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ContainerUserField> {
-                match name {
-                    "linux" => Some(ContainerUserField::linux),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ContainerUserVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ContainerUser")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut linux = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ContainerUserField::linux) => {
-                            serde_struct::optional_struct_value(&mut map, &mut linux, "linux")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ContainerUser {
-                    linux: serde_struct::optional(linux),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ContainerUser",
-            <ContainerUserVisitor<'_> as serde_struct::Fields>::NAMES,
-            ContainerUserVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerUserField {
+        linux,
     }
-}
+
+    enum ContainerUserFields {}
+
+    impl serde_struct::Fields for ContainerUserFields {
+        const NAMES: &'static [&'static str] = &["linux"];
+
+        type Field = ContainerUserField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ContainerUserField> {
+            match name {
+                "linux" => Some(ContainerUserField::linux),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ContainerUser {
+        const NAME: &'static str = "ContainerUser";
+        const NAMES: &'static [&'static str] = <ContainerUserFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ContainerUser>,
+        ) -> Result<(), A::Error> {
+            let mut linux = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ContainerUserFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ContainerUserField::linux) => {
+                        serde_struct::optional_struct_value(&mut map, &mut linux, "linux")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ContainerUser {
+                linux: serde_struct::optional(linux),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ContainerUser {
     /// The [`ContainerUserBuilder`] of a new `ContainerUser`.

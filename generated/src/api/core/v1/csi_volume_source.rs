@@ -59,116 +59,100 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for CSIVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<CSIVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct CSIVolumeSourceVisitor<'a>(&'a mut Option<CSIVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum CSIVolumeSourceField {
-            driver,
-            fs_type,
-            node_publish_secret_ref,
-            read_only,
-            volume_attributes,
-        }
-
-        impl serde_struct::Fields for CSIVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "driver",
-                "fsType",
-                "nodePublishSecretRef",
-                "readOnly",
-                "volumeAttributes",
-            ];
-
-            type Field = CSIVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<CSIVolumeSourceField> {
-                match name {
-                    "driver" => Some(CSIVolumeSourceField::driver),
-                    "fsType" => Some(CSIVolumeSourceField::fs_type),
-                    "nodePublishSecretRef" => Some(CSIVolumeSourceField::node_publish_secret_ref),
-                    "readOnly" => Some(CSIVolumeSourceField::read_only),
-                    "volumeAttributes" => Some(CSIVolumeSourceField::volume_attributes),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for CSIVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct CSIVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut driver = None;
-                let mut fs_type = None;
-                let mut node_publish_secret_ref = None;
-                let mut read_only = None;
-                let mut volume_attributes = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(CSIVolumeSourceField::driver) => {
-                            serde_struct::value(&mut map, &mut driver, "driver")
-                        }
-                        Some(CSIVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(CSIVolumeSourceField::node_publish_secret_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut node_publish_secret_ref,
-                                "nodePublishSecretRef",
-                            )
-                        }
-                        Some(CSIVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(CSIVolumeSourceField::volume_attributes) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut volume_attributes,
-                                "volumeAttributes",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let driver = serde_struct::required(driver, "driver")?;
-                *self.0 = Some(CSIVolumeSource {
-                    driver,
-                    fs_type: serde_struct::optional(fs_type),
-                    node_publish_secret_ref: serde_struct::optional(node_publish_secret_ref),
-                    read_only: serde_struct::optional(read_only),
-                    volume_attributes: serde_struct::optional(volume_attributes),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "CSIVolumeSource",
-            <CSIVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            CSIVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum CSIVolumeSourceField {
+        driver,
+        fs_type,
+        node_publish_secret_ref,
+        read_only,
+        volume_attributes,
     }
-}
+
+    enum CSIVolumeSourceFields {}
+
+    impl serde_struct::Fields for CSIVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &[
+            "driver",
+            "fsType",
+            "nodePublishSecretRef",
+            "readOnly",
+            "volumeAttributes",
+        ];
+
+        type Field = CSIVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<CSIVolumeSourceField> {
+            match name {
+                "driver" => Some(CSIVolumeSourceField::driver),
+                "fsType" => Some(CSIVolumeSourceField::fs_type),
+                "nodePublishSecretRef" => Some(CSIVolumeSourceField::node_publish_secret_ref),
+                "readOnly" => Some(CSIVolumeSourceField::read_only),
+                "volumeAttributes" => Some(CSIVolumeSourceField::volume_attributes),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for CSIVolumeSource {
+        const NAME: &'static str = "CSIVolumeSource";
+        const NAMES: &'static [&'static str] = <CSIVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<CSIVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut driver = None;
+            let mut fs_type = None;
+            let mut node_publish_secret_ref = None;
+            let mut read_only = None;
+            let mut volume_attributes = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<CSIVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(CSIVolumeSourceField::driver) => {
+                        serde_struct::value(&mut map, &mut driver, "driver")
+                    }
+                    Some(CSIVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(CSIVolumeSourceField::node_publish_secret_ref) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut node_publish_secret_ref,
+                            "nodePublishSecretRef",
+                        )
+                    }
+                    Some(CSIVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(CSIVolumeSourceField::volume_attributes) => {
+                        serde_struct::value(&mut map, &mut volume_attributes, "volumeAttributes")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let driver = serde_struct::required(driver, "driver")?;
+            *place = Some(CSIVolumeSource {
+                driver,
+                fs_type: serde_struct::optional(fs_type),
+                node_publish_secret_ref: serde_struct::optional(node_publish_secret_ref),
+                read_only: serde_struct::optional(read_only),
+                volume_attributes: serde_struct::optional(volume_attributes),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl CSIVolumeSource {
     /// The [`CSIVolumeSourceBuilder`] of a new `CSIVolumeSource`.

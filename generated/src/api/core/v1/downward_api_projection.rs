@@ -34,73 +34,61 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for DownwardAPIProjection {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<DownwardAPIProjection>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct DownwardAPIProjectionVisitor<'a>(&'a mut Option<DownwardAPIProjection>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum DownwardAPIProjectionField {
-            items,
-        }
-
-        impl serde_struct::Fields for DownwardAPIProjectionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["items"];
-
-            type Field = DownwardAPIProjectionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<DownwardAPIProjectionField> {
-                match name {
-                    "items" => Some(DownwardAPIProjectionField::items),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIProjectionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct DownwardAPIProjection")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut items = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(DownwardAPIProjectionField::items) => {
-                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(DownwardAPIProjection {
-                    items: serde_struct::optional(items),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "DownwardAPIProjection",
-            <DownwardAPIProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
-            DownwardAPIProjectionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum DownwardAPIProjectionField {
+        items,
     }
-}
+
+    enum DownwardAPIProjectionFields {}
+
+    impl serde_struct::Fields for DownwardAPIProjectionFields {
+        const NAMES: &'static [&'static str] = &["items"];
+
+        type Field = DownwardAPIProjectionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<DownwardAPIProjectionField> {
+            match name {
+                "items" => Some(DownwardAPIProjectionField::items),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for DownwardAPIProjection {
+        const NAME: &'static str = "DownwardAPIProjection";
+        const NAMES: &'static [&'static str] = <DownwardAPIProjectionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<DownwardAPIProjection>,
+        ) -> Result<(), A::Error> {
+            let mut items = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<DownwardAPIProjectionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(DownwardAPIProjectionField::items) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(DownwardAPIProjection {
+                items: serde_struct::optional(items),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl DownwardAPIProjection {
     /// The [`DownwardAPIProjectionBuilder`] of a new `DownwardAPIProjection`.

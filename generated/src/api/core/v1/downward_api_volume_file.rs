@@ -51,108 +51,87 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for DownwardAPIVolumeFile {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<DownwardAPIVolumeFile>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct DownwardAPIVolumeFileVisitor<'a>(&'a mut Option<DownwardAPIVolumeFile>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum DownwardAPIVolumeFileField {
-            field_ref,
-            mode,
-            path,
-            resource_field_ref,
-        }
-
-        impl serde_struct::Fields for DownwardAPIVolumeFileVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "fieldRef",
-                "mode",
-                "path",
-                "resourceFieldRef",
-            ];
-
-            type Field = DownwardAPIVolumeFileField;
-
-            #[inline]
-            fn field(name: &str) -> Option<DownwardAPIVolumeFileField> {
-                match name {
-                    "fieldRef" => Some(DownwardAPIVolumeFileField::field_ref),
-                    "mode" => Some(DownwardAPIVolumeFileField::mode),
-                    "path" => Some(DownwardAPIVolumeFileField::path),
-                    "resourceFieldRef" => Some(DownwardAPIVolumeFileField::resource_field_ref),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeFileVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct DownwardAPIVolumeFile")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut field_ref = None;
-                let mut mode = None;
-                let mut path = None;
-                let mut resource_field_ref = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(DownwardAPIVolumeFileField::field_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut field_ref,
-                                "fieldRef",
-                            )
-                        }
-                        Some(DownwardAPIVolumeFileField::mode) => {
-                            serde_struct::value(&mut map, &mut mode, "mode")
-                        }
-                        Some(DownwardAPIVolumeFileField::path) => {
-                            serde_struct::value(&mut map, &mut path, "path")
-                        }
-                        Some(DownwardAPIVolumeFileField::resource_field_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut resource_field_ref,
-                                "resourceFieldRef",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let path = serde_struct::required(path, "path")?;
-                *self.0 = Some(DownwardAPIVolumeFile {
-                    field_ref: serde_struct::optional(field_ref),
-                    mode: serde_struct::optional(mode),
-                    path,
-                    resource_field_ref: serde_struct::optional(resource_field_ref),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "DownwardAPIVolumeFile",
-            <DownwardAPIVolumeFileVisitor<'_> as serde_struct::Fields>::NAMES,
-            DownwardAPIVolumeFileVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum DownwardAPIVolumeFileField {
+        field_ref,
+        mode,
+        path,
+        resource_field_ref,
     }
-}
+
+    enum DownwardAPIVolumeFileFields {}
+
+    impl serde_struct::Fields for DownwardAPIVolumeFileFields {
+        const NAMES: &'static [&'static str] = &["fieldRef", "mode", "path", "resourceFieldRef"];
+
+        type Field = DownwardAPIVolumeFileField;
+
+        #[inline]
+        fn field(name: &str) -> Option<DownwardAPIVolumeFileField> {
+            match name {
+                "fieldRef" => Some(DownwardAPIVolumeFileField::field_ref),
+                "mode" => Some(DownwardAPIVolumeFileField::mode),
+                "path" => Some(DownwardAPIVolumeFileField::path),
+                "resourceFieldRef" => Some(DownwardAPIVolumeFileField::resource_field_ref),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for DownwardAPIVolumeFile {
+        const NAME: &'static str = "DownwardAPIVolumeFile";
+        const NAMES: &'static [&'static str] = <DownwardAPIVolumeFileFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<DownwardAPIVolumeFile>,
+        ) -> Result<(), A::Error> {
+            let mut field_ref = None;
+            let mut mode = None;
+            let mut path = None;
+            let mut resource_field_ref = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<DownwardAPIVolumeFileFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(DownwardAPIVolumeFileField::field_ref) => {
+                        serde_struct::optional_struct_value(&mut map, &mut field_ref, "fieldRef")
+                    }
+                    Some(DownwardAPIVolumeFileField::mode) => {
+                        serde_struct::value(&mut map, &mut mode, "mode")
+                    }
+                    Some(DownwardAPIVolumeFileField::path) => {
+                        serde_struct::value(&mut map, &mut path, "path")
+                    }
+                    Some(DownwardAPIVolumeFileField::resource_field_ref) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut resource_field_ref,
+                            "resourceFieldRef",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let path = serde_struct::required(path, "path")?;
+            *place = Some(DownwardAPIVolumeFile {
+                field_ref: serde_struct::optional(field_ref),
+                mode: serde_struct::optional(mode),
+                path,
+                resource_field_ref: serde_struct::optional(resource_field_ref),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl DownwardAPIVolumeFile {
     /// The [`DownwardAPIVolumeFileBuilder`] of a new `DownwardAPIVolumeFile`.

@@ -40,80 +40,68 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for DownwardAPIVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<DownwardAPIVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct DownwardAPIVolumeSourceVisitor<'a>(&'a mut Option<DownwardAPIVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum DownwardAPIVolumeSourceField {
-            default_mode,
-            items,
-        }
-
-        impl serde_struct::Fields for DownwardAPIVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["defaultMode", "items"];
-
-            type Field = DownwardAPIVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<DownwardAPIVolumeSourceField> {
-                match name {
-                    "defaultMode" => Some(DownwardAPIVolumeSourceField::default_mode),
-                    "items" => Some(DownwardAPIVolumeSourceField::items),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for DownwardAPIVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct DownwardAPIVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut default_mode = None;
-                let mut items = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(DownwardAPIVolumeSourceField::default_mode) => {
-                            serde_struct::value(&mut map, &mut default_mode, "defaultMode")
-                        }
-                        Some(DownwardAPIVolumeSourceField::items) => {
-                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(DownwardAPIVolumeSource {
-                    default_mode: serde_struct::optional(default_mode),
-                    items: serde_struct::optional(items),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "DownwardAPIVolumeSource",
-            <DownwardAPIVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            DownwardAPIVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum DownwardAPIVolumeSourceField {
+        default_mode,
+        items,
     }
-}
+
+    enum DownwardAPIVolumeSourceFields {}
+
+    impl serde_struct::Fields for DownwardAPIVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["defaultMode", "items"];
+
+        type Field = DownwardAPIVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<DownwardAPIVolumeSourceField> {
+            match name {
+                "defaultMode" => Some(DownwardAPIVolumeSourceField::default_mode),
+                "items" => Some(DownwardAPIVolumeSourceField::items),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for DownwardAPIVolumeSource {
+        const NAME: &'static str = "DownwardAPIVolumeSource";
+        const NAMES: &'static [&'static str] = <DownwardAPIVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<DownwardAPIVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut default_mode = None;
+            let mut items = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<DownwardAPIVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(DownwardAPIVolumeSourceField::default_mode) => {
+                        serde_struct::value(&mut map, &mut default_mode, "defaultMode")
+                    }
+                    Some(DownwardAPIVolumeSourceField::items) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(DownwardAPIVolumeSource {
+                default_mode: serde_struct::optional(default_mode),
+                items: serde_struct::optional(items),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl DownwardAPIVolumeSource {
     /// The [`DownwardAPIVolumeSourceBuilder`] of a new `DownwardAPIVolumeSource`.

@@ -40,80 +40,68 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EmptyDirVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<EmptyDirVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct EmptyDirVolumeSourceVisitor<'a>(&'a mut Option<EmptyDirVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum EmptyDirVolumeSourceField {
-            medium,
-            size_limit,
-        }
-
-        impl serde_struct::Fields for EmptyDirVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
-
-            type Field = EmptyDirVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<EmptyDirVolumeSourceField> {
-                match name {
-                    "medium" => Some(EmptyDirVolumeSourceField::medium),
-                    "sizeLimit" => Some(EmptyDirVolumeSourceField::size_limit),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for EmptyDirVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct EmptyDirVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut medium = None;
-                let mut size_limit = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(EmptyDirVolumeSourceField::medium) => {
-                            serde_struct::value(&mut map, &mut medium, "medium")
-                        }
-                        Some(EmptyDirVolumeSourceField::size_limit) => {
-                            serde_struct::value(&mut map, &mut size_limit, "sizeLimit")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(EmptyDirVolumeSource {
-                    medium: serde_struct::optional(medium),
-                    size_limit: serde_struct::optional(size_limit),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "EmptyDirVolumeSource",
-            <EmptyDirVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            EmptyDirVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EmptyDirVolumeSourceField {
+        medium,
+        size_limit,
     }
-}
+
+    enum EmptyDirVolumeSourceFields {}
+
+    impl serde_struct::Fields for EmptyDirVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
+
+        type Field = EmptyDirVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<EmptyDirVolumeSourceField> {
+            match name {
+                "medium" => Some(EmptyDirVolumeSourceField::medium),
+                "sizeLimit" => Some(EmptyDirVolumeSourceField::size_limit),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for EmptyDirVolumeSource {
+        const NAME: &'static str = "EmptyDirVolumeSource";
+        const NAMES: &'static [&'static str] = <EmptyDirVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EmptyDirVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut medium = None;
+            let mut size_limit = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EmptyDirVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EmptyDirVolumeSourceField::medium) => {
+                        serde_struct::value(&mut map, &mut medium, "medium")
+                    }
+                    Some(EmptyDirVolumeSourceField::size_limit) => {
+                        serde_struct::value(&mut map, &mut size_limit, "sizeLimit")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(EmptyDirVolumeSource {
+                medium: serde_struct::optional(medium),
+                size_limit: serde_struct::optional(size_limit),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl EmptyDirVolumeSource {
     /// The [`EmptyDirVolumeSourceBuilder`] of a new `EmptyDirVolumeSource`.

@@ -47,99 +47,81 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EndpointAddress {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<EndpointAddress>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct EndpointAddressVisitor<'a>(&'a mut Option<EndpointAddress>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum EndpointAddressField {
-            hostname,
-            ip,
-            node_name,
-            target_ref,
-        }
-
-        impl serde_struct::Fields for EndpointAddressVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["hostname", "ip", "nodeName", "targetRef"];
-
-            type Field = EndpointAddressField;
-
-            #[inline]
-            fn field(name: &str) -> Option<EndpointAddressField> {
-                match name {
-                    "hostname" => Some(EndpointAddressField::hostname),
-                    "ip" => Some(EndpointAddressField::ip),
-                    "nodeName" => Some(EndpointAddressField::node_name),
-                    "targetRef" => Some(EndpointAddressField::target_ref),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for EndpointAddressVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct EndpointAddress")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut hostname = None;
-                let mut ip = None;
-                let mut node_name = None;
-                let mut target_ref = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(EndpointAddressField::hostname) => {
-                            serde_struct::value(&mut map, &mut hostname, "hostname")
-                        }
-                        Some(EndpointAddressField::ip) => {
-                            serde_struct::value(&mut map, &mut ip, "ip")
-                        }
-                        Some(EndpointAddressField::node_name) => {
-                            serde_struct::value(&mut map, &mut node_name, "nodeName")
-                        }
-                        Some(EndpointAddressField::target_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut target_ref,
-                                "targetRef",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let ip = serde_struct::required(ip, "ip")?;
-                *self.0 = Some(EndpointAddress {
-                    hostname: serde_struct::optional(hostname),
-                    ip,
-                    node_name: serde_struct::optional(node_name),
-                    target_ref: serde_struct::optional(target_ref),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "EndpointAddress",
-            <EndpointAddressVisitor<'_> as serde_struct::Fields>::NAMES,
-            EndpointAddressVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EndpointAddressField {
+        hostname,
+        ip,
+        node_name,
+        target_ref,
     }
-}
+
+    enum EndpointAddressFields {}
+
+    impl serde_struct::Fields for EndpointAddressFields {
+        const NAMES: &'static [&'static str] = &["hostname", "ip", "nodeName", "targetRef"];
+
+        type Field = EndpointAddressField;
+
+        #[inline]
+        fn field(name: &str) -> Option<EndpointAddressField> {
+            match name {
+                "hostname" => Some(EndpointAddressField::hostname),
+                "ip" => Some(EndpointAddressField::ip),
+                "nodeName" => Some(EndpointAddressField::node_name),
+                "targetRef" => Some(EndpointAddressField::target_ref),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for EndpointAddress {
+        const NAME: &'static str = "EndpointAddress";
+        const NAMES: &'static [&'static str] = <EndpointAddressFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EndpointAddress>,
+        ) -> Result<(), A::Error> {
+            let mut hostname = None;
+            let mut ip = None;
+            let mut node_name = None;
+            let mut target_ref = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EndpointAddressFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EndpointAddressField::hostname) => {
+                        serde_struct::value(&mut map, &mut hostname, "hostname")
+                    }
+                    Some(EndpointAddressField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
+                    Some(EndpointAddressField::node_name) => {
+                        serde_struct::value(&mut map, &mut node_name, "nodeName")
+                    }
+                    Some(EndpointAddressField::target_ref) => {
+                        serde_struct::optional_struct_value(&mut map, &mut target_ref, "targetRef")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let ip = serde_struct::required(ip, "ip")?;
+            *place = Some(EndpointAddress {
+                hostname: serde_struct::optional(hostname),
+                ip,
+                node_name: serde_struct::optional(node_name),
+                target_ref: serde_struct::optional(target_ref),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl EndpointAddress {
     /// The [`EndpointAddressBuilder`] of a new `EndpointAddress`.

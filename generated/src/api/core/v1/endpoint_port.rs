@@ -47,95 +47,83 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EndpointPort {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<EndpointPort>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct EndpointPortVisitor<'a>(&'a mut Option<EndpointPort>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum EndpointPortField {
-            app_protocol,
-            name,
-            port,
-            protocol,
-        }
-
-        impl serde_struct::Fields for EndpointPortVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["appProtocol", "name", "port", "protocol"];
-
-            type Field = EndpointPortField;
-
-            #[inline]
-            fn field(name: &str) -> Option<EndpointPortField> {
-                match name {
-                    "appProtocol" => Some(EndpointPortField::app_protocol),
-                    "name" => Some(EndpointPortField::name),
-                    "port" => Some(EndpointPortField::port),
-                    "protocol" => Some(EndpointPortField::protocol),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for EndpointPortVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct EndpointPort")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut app_protocol = None;
-                let mut name = None;
-                let mut port = None;
-                let mut protocol = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(EndpointPortField::app_protocol) => {
-                            serde_struct::value(&mut map, &mut app_protocol, "appProtocol")
-                        }
-                        Some(EndpointPortField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(EndpointPortField::port) => {
-                            serde_struct::value(&mut map, &mut port, "port")
-                        }
-                        Some(EndpointPortField::protocol) => {
-                            serde_struct::value(&mut map, &mut protocol, "protocol")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let port = serde_struct::required(port, "port")?;
-                *self.0 = Some(EndpointPort {
-                    app_protocol: serde_struct::optional(app_protocol),
-                    name: serde_struct::optional(name),
-                    port,
-                    protocol: serde_struct::optional(protocol),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "EndpointPort",
-            <EndpointPortVisitor<'_> as serde_struct::Fields>::NAMES,
-            EndpointPortVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EndpointPortField {
+        app_protocol,
+        name,
+        port,
+        protocol,
     }
-}
+
+    enum EndpointPortFields {}
+
+    impl serde_struct::Fields for EndpointPortFields {
+        const NAMES: &'static [&'static str] = &["appProtocol", "name", "port", "protocol"];
+
+        type Field = EndpointPortField;
+
+        #[inline]
+        fn field(name: &str) -> Option<EndpointPortField> {
+            match name {
+                "appProtocol" => Some(EndpointPortField::app_protocol),
+                "name" => Some(EndpointPortField::name),
+                "port" => Some(EndpointPortField::port),
+                "protocol" => Some(EndpointPortField::protocol),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for EndpointPort {
+        const NAME: &'static str = "EndpointPort";
+        const NAMES: &'static [&'static str] = <EndpointPortFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EndpointPort>,
+        ) -> Result<(), A::Error> {
+            let mut app_protocol = None;
+            let mut name = None;
+            let mut port = None;
+            let mut protocol = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EndpointPortFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EndpointPortField::app_protocol) => {
+                        serde_struct::value(&mut map, &mut app_protocol, "appProtocol")
+                    }
+                    Some(EndpointPortField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(EndpointPortField::port) => {
+                        serde_struct::value(&mut map, &mut port, "port")
+                    }
+                    Some(EndpointPortField::protocol) => {
+                        serde_struct::value(&mut map, &mut protocol, "protocol")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let port = serde_struct::required(port, "port")?;
+            *place = Some(EndpointPort {
+                app_protocol: serde_struct::optional(app_protocol),
+                name: serde_struct::optional(name),
+                port,
+                protocol: serde_struct::optional(protocol),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl EndpointPort {
     /// The [`EndpointPortBuilder`] of a new `EndpointPort`.

@@ -48,95 +48,83 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EndpointSubset {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<EndpointSubset>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct EndpointSubsetVisitor<'a>(&'a mut Option<EndpointSubset>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum EndpointSubsetField {
-            addresses,
-            not_ready_addresses,
-            ports,
-        }
-
-        impl serde_struct::Fields for EndpointSubsetVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["addresses", "notReadyAddresses", "ports"];
-
-            type Field = EndpointSubsetField;
-
-            #[inline]
-            fn field(name: &str) -> Option<EndpointSubsetField> {
-                match name {
-                    "addresses" => Some(EndpointSubsetField::addresses),
-                    "notReadyAddresses" => Some(EndpointSubsetField::not_ready_addresses),
-                    "ports" => Some(EndpointSubsetField::ports),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for EndpointSubsetVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct EndpointSubset")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut addresses = None;
-                let mut not_ready_addresses = None;
-                let mut ports = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(EndpointSubsetField::addresses) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut addresses,
-                                "addresses",
-                            )
-                        }
-                        Some(EndpointSubsetField::not_ready_addresses) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut not_ready_addresses,
-                                "notReadyAddresses",
-                            )
-                        }
-                        Some(EndpointSubsetField::ports) => {
-                            serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(EndpointSubset {
-                    addresses: serde_struct::optional(addresses),
-                    not_ready_addresses: serde_struct::optional(not_ready_addresses),
-                    ports: serde_struct::optional(ports),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "EndpointSubset",
-            <EndpointSubsetVisitor<'_> as serde_struct::Fields>::NAMES,
-            EndpointSubsetVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EndpointSubsetField {
+        addresses,
+        not_ready_addresses,
+        ports,
     }
-}
+
+    enum EndpointSubsetFields {}
+
+    impl serde_struct::Fields for EndpointSubsetFields {
+        const NAMES: &'static [&'static str] = &["addresses", "notReadyAddresses", "ports"];
+
+        type Field = EndpointSubsetField;
+
+        #[inline]
+        fn field(name: &str) -> Option<EndpointSubsetField> {
+            match name {
+                "addresses" => Some(EndpointSubsetField::addresses),
+                "notReadyAddresses" => Some(EndpointSubsetField::not_ready_addresses),
+                "ports" => Some(EndpointSubsetField::ports),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for EndpointSubset {
+        const NAME: &'static str = "EndpointSubset";
+        const NAMES: &'static [&'static str] = <EndpointSubsetFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EndpointSubset>,
+        ) -> Result<(), A::Error> {
+            let mut addresses = None;
+            let mut not_ready_addresses = None;
+            let mut ports = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EndpointSubsetFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EndpointSubsetField::addresses) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut addresses,
+                            "addresses",
+                        )
+                    }
+                    Some(EndpointSubsetField::not_ready_addresses) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut not_ready_addresses,
+                            "notReadyAddresses",
+                        )
+                    }
+                    Some(EndpointSubsetField::ports) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(EndpointSubset {
+                addresses: serde_struct::optional(addresses),
+                not_ready_addresses: serde_struct::optional(not_ready_addresses),
+                ports: serde_struct::optional(ports),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl EndpointSubset {
     /// The [`EndpointSubsetBuilder`] of a new `EndpointSubset`.

@@ -77,98 +77,80 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Endpoints {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Endpoints>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct EndpointsVisitor<'a>(&'a mut Option<Endpoints>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum EndpointsField {
-            api_version,
-            kind,
-            metadata,
-            subsets,
-        }
-
-        impl serde_struct::Fields for EndpointsVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "subsets"];
-
-            type Field = EndpointsField;
-
-            #[inline]
-            fn field(name: &str) -> Option<EndpointsField> {
-                match name {
-                    "apiVersion" => Some(EndpointsField::api_version),
-                    "kind" => Some(EndpointsField::kind),
-                    "metadata" => Some(EndpointsField::metadata),
-                    "subsets" => Some(EndpointsField::subsets),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for EndpointsVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Endpoints")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut kind = None;
-                let mut metadata = None;
-                let mut subsets = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(EndpointsField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(EndpointsField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(EndpointsField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        Some(EndpointsField::subsets) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut subsets,
-                                "subsets",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(Endpoints {
-                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                    metadata: serde_struct::optional(metadata),
-                    subsets: serde_struct::optional(subsets),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Endpoints",
-            <EndpointsVisitor<'_> as serde_struct::Fields>::NAMES,
-            EndpointsVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EndpointsField {
+        api_version,
+        kind,
+        metadata,
+        subsets,
     }
-}
+
+    enum EndpointsFields {}
+
+    impl serde_struct::Fields for EndpointsFields {
+        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "subsets"];
+
+        type Field = EndpointsField;
+
+        #[inline]
+        fn field(name: &str) -> Option<EndpointsField> {
+            match name {
+                "apiVersion" => Some(EndpointsField::api_version),
+                "kind" => Some(EndpointsField::kind),
+                "metadata" => Some(EndpointsField::metadata),
+                "subsets" => Some(EndpointsField::subsets),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Endpoints {
+        const NAME: &'static str = "Endpoints";
+        const NAMES: &'static [&'static str] = <EndpointsFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Endpoints>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut kind = None;
+            let mut metadata = None;
+            let mut subsets = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EndpointsFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EndpointsField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(EndpointsField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                    Some(EndpointsField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    Some(EndpointsField::subsets) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut subsets, "subsets")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(Endpoints {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                metadata: serde_struct::optional(metadata),
+                subsets: serde_struct::optional(subsets),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ::kubeforge_runtime::TypeMeta for Endpoints {
     const API_VERSION: &'static str = "v1";

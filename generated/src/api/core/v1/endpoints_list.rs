@@ -56,95 +56,83 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EndpointsList {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<EndpointsList>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct EndpointsListVisitor<'a>(&'a mut Option<EndpointsList>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum EndpointsListField {
-            api_version,
-            items,
-            kind,
-            metadata,
-        }
-
-        impl serde_struct::Fields for EndpointsListVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-            type Field = EndpointsListField;
-
-            #[inline]
-            fn field(name: &str) -> Option<EndpointsListField> {
-                match name {
-                    "apiVersion" => Some(EndpointsListField::api_version),
-                    "items" => Some(EndpointsListField::items),
-                    "kind" => Some(EndpointsListField::kind),
-                    "metadata" => Some(EndpointsListField::metadata),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for EndpointsListVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct EndpointsList")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut items = None;
-                let mut kind = None;
-                let mut metadata = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(EndpointsListField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(EndpointsListField::items) => {
-                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                        }
-                        Some(EndpointsListField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(EndpointsListField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let items = serde_struct::required(items, "items")?;
-                *self.0 = Some(EndpointsList {
-                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    items,
-                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                    metadata: serde_struct::optional(metadata),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "EndpointsList",
-            <EndpointsListVisitor<'_> as serde_struct::Fields>::NAMES,
-            EndpointsListVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EndpointsListField {
+        api_version,
+        items,
+        kind,
+        metadata,
     }
-}
+
+    enum EndpointsListFields {}
+
+    impl serde_struct::Fields for EndpointsListFields {
+        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
+        type Field = EndpointsListField;
+
+        #[inline]
+        fn field(name: &str) -> Option<EndpointsListField> {
+            match name {
+                "apiVersion" => Some(EndpointsListField::api_version),
+                "items" => Some(EndpointsListField::items),
+                "kind" => Some(EndpointsListField::kind),
+                "metadata" => Some(EndpointsListField::metadata),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for EndpointsList {
+        const NAME: &'static str = "EndpointsList";
+        const NAMES: &'static [&'static str] = <EndpointsListFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EndpointsList>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut items = None;
+            let mut kind = None;
+            let mut metadata = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EndpointsListFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EndpointsListField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(EndpointsListField::items) => {
+                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                    }
+                    Some(EndpointsListField::kind) => {
+                        serde_struct::value(&mut map, &mut kind, "kind")
+                    }
+                    Some(EndpointsListField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let items = serde_struct::required(items, "items")?;
+            *place = Some(EndpointsList {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                items,
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                metadata: serde_struct::optional(metadata),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ::kubeforge_runtime::TypeMeta for EndpointsList {
     const API_VERSION: &'static str = "v1";

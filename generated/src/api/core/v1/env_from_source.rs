@@ -44,95 +44,79 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EnvFromSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<EnvFromSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct EnvFromSourceVisitor<'a>(&'a mut Option<EnvFromSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum EnvFromSourceField {
-            config_map_ref,
-            prefix,
-            secret_ref,
-        }
-
-        impl serde_struct::Fields for EnvFromSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["configMapRef", "prefix", "secretRef"];
-
-            type Field = EnvFromSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<EnvFromSourceField> {
-                match name {
-                    "configMapRef" => Some(EnvFromSourceField::config_map_ref),
-                    "prefix" => Some(EnvFromSourceField::prefix),
-                    "secretRef" => Some(EnvFromSourceField::secret_ref),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for EnvFromSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct EnvFromSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut config_map_ref = None;
-                let mut prefix = None;
-                let mut secret_ref = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(EnvFromSourceField::config_map_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut config_map_ref,
-                                "configMapRef",
-                            )
-                        }
-                        Some(EnvFromSourceField::prefix) => {
-                            serde_struct::value(&mut map, &mut prefix, "prefix")
-                        }
-                        Some(EnvFromSourceField::secret_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut secret_ref,
-                                "secretRef",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(EnvFromSource {
-                    config_map_ref: serde_struct::optional(config_map_ref),
-                    prefix: serde_struct::optional(prefix),
-                    secret_ref: serde_struct::optional(secret_ref),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "EnvFromSource",
-            <EnvFromSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            EnvFromSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EnvFromSourceField {
+        config_map_ref,
+        prefix,
+        secret_ref,
     }
-}
+
+    enum EnvFromSourceFields {}
+
+    impl serde_struct::Fields for EnvFromSourceFields {
+        const NAMES: &'static [&'static str] = &["configMapRef", "prefix", "secretRef"];
+
+        type Field = EnvFromSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<EnvFromSourceField> {
+            match name {
+                "configMapRef" => Some(EnvFromSourceField::config_map_ref),
+                "prefix" => Some(EnvFromSourceField::prefix),
+                "secretRef" => Some(EnvFromSourceField::secret_ref),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for EnvFromSource {
+        const NAME: &'static str = "EnvFromSource";
+        const NAMES: &'static [&'static str] = <EnvFromSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EnvFromSource>,
+        ) -> Result<(), A::Error> {
+            let mut config_map_ref = None;
+            let mut prefix = None;
+            let mut secret_ref = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EnvFromSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EnvFromSourceField::config_map_ref) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut config_map_ref,
+                            "configMapRef",
+                        )
+                    }
+                    Some(EnvFromSourceField::prefix) => {
+                        serde_struct::value(&mut map, &mut prefix, "prefix")
+                    }
+                    Some(EnvFromSourceField::secret_ref) => {
+                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(EnvFromSource {
+                config_map_ref: serde_struct::optional(config_map_ref),
+                prefix: serde_struct::optional(prefix),
+                secret_ref: serde_struct::optional(secret_ref),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl EnvFromSource {
     /// The [`EnvFromSourceBuilder`] of a new `EnvFromSource`.

@@ -43,90 +43,72 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EnvVar {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<EnvVar>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct EnvVarVisitor<'a>(&'a mut Option<EnvVar>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum EnvVarField {
-            name,
-            value,
-            value_from,
-        }
-
-        impl serde_struct::Fields for EnvVarVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
-
-            type Field = EnvVarField;
-
-            #[inline]
-            fn field(name: &str) -> Option<EnvVarField> {
-                match name {
-                    "name" => Some(EnvVarField::name),
-                    "value" => Some(EnvVarField::value),
-                    "valueFrom" => Some(EnvVarField::value_from),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for EnvVarVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct EnvVar")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut value = None;
-                let mut value_from = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(EnvVarField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                        Some(EnvVarField::value) => {
-                            serde_struct::value(&mut map, &mut value, "value")
-                        }
-                        Some(EnvVarField::value_from) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut value_from,
-                                "valueFrom",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(EnvVar {
-                    name,
-                    value: serde_struct::optional(value),
-                    value_from: serde_struct::optional(value_from),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "EnvVar",
-            <EnvVarVisitor<'_> as serde_struct::Fields>::NAMES,
-            EnvVarVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EnvVarField {
+        name,
+        value,
+        value_from,
     }
-}
+
+    enum EnvVarFields {}
+
+    impl serde_struct::Fields for EnvVarFields {
+        const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
+
+        type Field = EnvVarField;
+
+        #[inline]
+        fn field(name: &str) -> Option<EnvVarField> {
+            match name {
+                "name" => Some(EnvVarField::name),
+                "value" => Some(EnvVarField::value),
+                "valueFrom" => Some(EnvVarField::value_from),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for EnvVar {
+        const NAME: &'static str = "EnvVar";
+        const NAMES: &'static [&'static str] = <EnvVarFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EnvVar>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut value = None;
+            let mut value_from = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EnvVarFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EnvVarField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                    Some(EnvVarField::value) => serde_struct::value(&mut map, &mut value, "value"),
+                    Some(EnvVarField::value_from) => {
+                        serde_struct::optional_struct_value(&mut map, &mut value_from, "valueFrom")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(EnvVar {
+                name,
+                value: serde_struct::optional(value),
+                value_from: serde_struct::optional(value_from),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl EnvVar {
     /// The [`EnvVarBuilder`] of a new `EnvVar`.

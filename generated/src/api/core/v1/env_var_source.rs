@@ -60,127 +60,111 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EnvVarSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<EnvVarSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct EnvVarSourceVisitor<'a>(&'a mut Option<EnvVarSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum EnvVarSourceField {
-            config_map_key_ref,
-            field_ref,
-            file_key_ref,
-            resource_field_ref,
-            secret_key_ref,
-        }
-
-        impl serde_struct::Fields for EnvVarSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "configMapKeyRef",
-                "fieldRef",
-                "fileKeyRef",
-                "resourceFieldRef",
-                "secretKeyRef",
-            ];
-
-            type Field = EnvVarSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<EnvVarSourceField> {
-                match name {
-                    "configMapKeyRef" => Some(EnvVarSourceField::config_map_key_ref),
-                    "fieldRef" => Some(EnvVarSourceField::field_ref),
-                    "fileKeyRef" => Some(EnvVarSourceField::file_key_ref),
-                    "resourceFieldRef" => Some(EnvVarSourceField::resource_field_ref),
-                    "secretKeyRef" => Some(EnvVarSourceField::secret_key_ref),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for EnvVarSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct EnvVarSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut config_map_key_ref = None;
-                let mut field_ref = None;
-                let mut file_key_ref = None;
-                let mut resource_field_ref = None;
-                let mut secret_key_ref = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(EnvVarSourceField::config_map_key_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut config_map_key_ref,
-                                "configMapKeyRef",
-                            )
-                        }
-                        Some(EnvVarSourceField::field_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut field_ref,
-                                "fieldRef",
-                            )
-                        }
-                        Some(EnvVarSourceField::file_key_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut file_key_ref,
-                                "fileKeyRef",
-                            )
-                        }
-                        Some(EnvVarSourceField::resource_field_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut resource_field_ref,
-                                "resourceFieldRef",
-                            )
-                        }
-                        Some(EnvVarSourceField::secret_key_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut secret_key_ref,
-                                "secretKeyRef",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(EnvVarSource {
-                    config_map_key_ref: serde_struct::optional(config_map_key_ref),
-                    field_ref: serde_struct::optional(field_ref),
-                    file_key_ref: serde_struct::optional(file_key_ref),
-                    resource_field_ref: serde_struct::optional(resource_field_ref),
-                    secret_key_ref: serde_struct::optional(secret_key_ref),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "EnvVarSource",
-            <EnvVarSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            EnvVarSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EnvVarSourceField {
+        config_map_key_ref,
+        field_ref,
+        file_key_ref,
+        resource_field_ref,
+        secret_key_ref,
     }
-}
+
+    enum EnvVarSourceFields {}
+
+    impl serde_struct::Fields for EnvVarSourceFields {
+        const NAMES: &'static [&'static str] = &[
+            "configMapKeyRef",
+            "fieldRef",
+            "fileKeyRef",
+            "resourceFieldRef",
+            "secretKeyRef",
+        ];
+
+        type Field = EnvVarSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<EnvVarSourceField> {
+            match name {
+                "configMapKeyRef" => Some(EnvVarSourceField::config_map_key_ref),
+                "fieldRef" => Some(EnvVarSourceField::field_ref),
+                "fileKeyRef" => Some(EnvVarSourceField::file_key_ref),
+                "resourceFieldRef" => Some(EnvVarSourceField::resource_field_ref),
+                "secretKeyRef" => Some(EnvVarSourceField::secret_key_ref),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for EnvVarSource {
+        const NAME: &'static str = "EnvVarSource";
+        const NAMES: &'static [&'static str] = <EnvVarSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EnvVarSource>,
+        ) -> Result<(), A::Error> {
+            let mut config_map_key_ref = None;
+            let mut field_ref = None;
+            let mut file_key_ref = None;
+            let mut resource_field_ref = None;
+            let mut secret_key_ref = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EnvVarSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EnvVarSourceField::config_map_key_ref) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut config_map_key_ref,
+                            "configMapKeyRef",
+                        )
+                    }
+                    Some(EnvVarSourceField::field_ref) => {
+                        serde_struct::optional_struct_value(&mut map, &mut field_ref, "fieldRef")
+                    }
+                    Some(EnvVarSourceField::file_key_ref) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut file_key_ref,
+                            "fileKeyRef",
+                        )
+                    }
+                    Some(EnvVarSourceField::resource_field_ref) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut resource_field_ref,
+                            "resourceFieldRef",
+                        )
+                    }
+                    Some(EnvVarSourceField::secret_key_ref) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut secret_key_ref,
+                            "secretKeyRef",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(EnvVarSource {
+                config_map_key_ref: serde_struct::optional(config_map_key_ref),
+                field_ref: serde_struct::optional(field_ref),
+                file_key_ref: serde_struct::optional(file_key_ref),
+                resource_field_ref: serde_struct::optional(resource_field_ref),
+                secret_key_ref: serde_struct::optional(secret_key_ref),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl EnvVarSource {
     /// The [`EnvVarSourceBuilder`] of a new `EnvVarSource`.

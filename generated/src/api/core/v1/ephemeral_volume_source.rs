@@ -42,77 +42,65 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for EphemeralVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<EphemeralVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct EphemeralVolumeSourceVisitor<'a>(&'a mut Option<EphemeralVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum EphemeralVolumeSourceField {
-            volume_claim_template,
-        }
-
-        impl serde_struct::Fields for EphemeralVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
-
-            type Field = EphemeralVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<EphemeralVolumeSourceField> {
-                match name {
-                    "volumeClaimTemplate" => Some(EphemeralVolumeSourceField::volume_claim_template),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for EphemeralVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct EphemeralVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut volume_claim_template = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(EphemeralVolumeSourceField::volume_claim_template) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut volume_claim_template,
-                                "volumeClaimTemplate",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(EphemeralVolumeSource {
-                    volume_claim_template: serde_struct::optional(volume_claim_template),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "EphemeralVolumeSource",
-            <EphemeralVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            EphemeralVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EphemeralVolumeSourceField {
+        volume_claim_template,
     }
-}
+
+    enum EphemeralVolumeSourceFields {}
+
+    impl serde_struct::Fields for EphemeralVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
+
+        type Field = EphemeralVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<EphemeralVolumeSourceField> {
+            match name {
+                "volumeClaimTemplate" => Some(EphemeralVolumeSourceField::volume_claim_template),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for EphemeralVolumeSource {
+        const NAME: &'static str = "EphemeralVolumeSource";
+        const NAMES: &'static [&'static str] = <EphemeralVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EphemeralVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut volume_claim_template = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EphemeralVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EphemeralVolumeSourceField::volume_claim_template) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut volume_claim_template,
+                            "volumeClaimTemplate",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(EphemeralVolumeSource {
+                volume_claim_template: serde_struct::optional(volume_claim_template),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl EphemeralVolumeSource {
     /// The [`EphemeralVolumeSourceBuilder`] of a new `EphemeralVolumeSource`.

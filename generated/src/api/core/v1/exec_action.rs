@@ -34,73 +34,61 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ExecAction {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ExecAction>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ExecActionVisitor<'a>(&'a mut Option<ExecAction>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ExecActionField {
-            command,
-        }
-
-        impl serde_struct::Fields for ExecActionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["command"];
-
-            type Field = ExecActionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ExecActionField> {
-                match name {
-                    "command" => Some(ExecActionField::command),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ExecActionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ExecAction")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut command = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ExecActionField::command) => {
-                            serde_struct::value(&mut map, &mut command, "command")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ExecAction {
-                    command: serde_struct::optional(command),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ExecAction",
-            <ExecActionVisitor<'_> as serde_struct::Fields>::NAMES,
-            ExecActionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ExecActionField {
+        command,
     }
-}
+
+    enum ExecActionFields {}
+
+    impl serde_struct::Fields for ExecActionFields {
+        const NAMES: &'static [&'static str] = &["command"];
+
+        type Field = ExecActionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ExecActionField> {
+            match name {
+                "command" => Some(ExecActionField::command),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ExecAction {
+        const NAME: &'static str = "ExecAction";
+        const NAMES: &'static [&'static str] = <ExecActionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ExecAction>,
+        ) -> Result<(), A::Error> {
+            let mut command = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ExecActionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ExecActionField::command) => {
+                        serde_struct::value(&mut map, &mut command, "command")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ExecAction {
+                command: serde_struct::optional(command),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ExecAction {
     /// The [`ExecActionBuilder`] of a new `ExecAction`.

@@ -43,97 +43,85 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for FileKeySelector {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<FileKeySelector>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct FileKeySelectorVisitor<'a>(&'a mut Option<FileKeySelector>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum FileKeySelectorField {
-            key,
-            optional,
-            path,
-            volume_name,
-        }
-
-        impl serde_struct::Fields for FileKeySelectorVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["key", "optional", "path", "volumeName"];
-
-            type Field = FileKeySelectorField;
-
-            #[inline]
-            fn field(name: &str) -> Option<FileKeySelectorField> {
-                match name {
-                    "key" => Some(FileKeySelectorField::key),
-                    "optional" => Some(FileKeySelectorField::optional),
-                    "path" => Some(FileKeySelectorField::path),
-                    "volumeName" => Some(FileKeySelectorField::volume_name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for FileKeySelectorVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct FileKeySelector")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut key = None;
-                let mut optional = None;
-                let mut path = None;
-                let mut volume_name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key_2 = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key_2),
-                )? {
-                    match field {
-                        Some(FileKeySelectorField::key) => {
-                            serde_struct::value(&mut map, &mut key, "key")
-                        }
-                        Some(FileKeySelectorField::optional) => {
-                            serde_struct::value(&mut map, &mut optional, "optional")
-                        }
-                        Some(FileKeySelectorField::path) => {
-                            serde_struct::value(&mut map, &mut path, "path")
-                        }
-                        Some(FileKeySelectorField::volume_name) => {
-                            serde_struct::value(&mut map, &mut volume_name, "volumeName")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                    }?;
-                }
-
-                let key = serde_struct::required(key, "key")?;
-                let path = serde_struct::required(path, "path")?;
-                let volume_name = serde_struct::required(volume_name, "volumeName")?;
-                *self.0 = Some(FileKeySelector {
-                    key,
-                    optional: serde_struct::optional(optional),
-                    path,
-                    volume_name,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "FileKeySelector",
-            <FileKeySelectorVisitor<'_> as serde_struct::Fields>::NAMES,
-            FileKeySelectorVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum FileKeySelectorField {
+        key,
+        optional,
+        path,
+        volume_name,
     }
-}
+
+    enum FileKeySelectorFields {}
+
+    impl serde_struct::Fields for FileKeySelectorFields {
+        const NAMES: &'static [&'static str] = &["key", "optional", "path", "volumeName"];
+
+        type Field = FileKeySelectorField;
+
+        #[inline]
+        fn field(name: &str) -> Option<FileKeySelectorField> {
+            match name {
+                "key" => Some(FileKeySelectorField::key),
+                "optional" => Some(FileKeySelectorField::optional),
+                "path" => Some(FileKeySelectorField::path),
+                "volumeName" => Some(FileKeySelectorField::volume_name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for FileKeySelector {
+        const NAME: &'static str = "FileKeySelector";
+        const NAMES: &'static [&'static str] = <FileKeySelectorFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<FileKeySelector>,
+        ) -> Result<(), A::Error> {
+            let mut key = None;
+            let mut optional = None;
+            let mut path = None;
+            let mut volume_name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key_2 = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<FileKeySelectorFields>::new(&mut key_2),
+            )? {
+                match field {
+                    Some(FileKeySelectorField::key) => {
+                        serde_struct::value(&mut map, &mut key, "key")
+                    }
+                    Some(FileKeySelectorField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    Some(FileKeySelectorField::path) => {
+                        serde_struct::value(&mut map, &mut path, "path")
+                    }
+                    Some(FileKeySelectorField::volume_name) => {
+                        serde_struct::value(&mut map, &mut volume_name, "volumeName")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
+                }?;
+            }
+
+            let key = serde_struct::required(key, "key")?;
+            let path = serde_struct::required(path, "path")?;
+            let volume_name = serde_struct::required(volume_name, "volumeName")?;
+            *place = Some(FileKeySelector {
+                key,
+                optional: serde_struct::optional(optional),
+                path,
+                volume_name,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl FileKeySelector {
     /// The [`FileKeySelectorBuilder`] of a new `FileKeySelector`.

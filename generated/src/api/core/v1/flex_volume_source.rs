@@ -51,112 +51,96 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for FlexVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<FlexVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct FlexVolumeSourceVisitor<'a>(&'a mut Option<FlexVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum FlexVolumeSourceField {
-            driver,
-            fs_type,
-            options,
-            read_only,
-            secret_ref,
-        }
-
-        impl serde_struct::Fields for FlexVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "driver",
-                "fsType",
-                "options",
-                "readOnly",
-                "secretRef",
-            ];
-
-            type Field = FlexVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<FlexVolumeSourceField> {
-                match name {
-                    "driver" => Some(FlexVolumeSourceField::driver),
-                    "fsType" => Some(FlexVolumeSourceField::fs_type),
-                    "options" => Some(FlexVolumeSourceField::options),
-                    "readOnly" => Some(FlexVolumeSourceField::read_only),
-                    "secretRef" => Some(FlexVolumeSourceField::secret_ref),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for FlexVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct FlexVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut driver = None;
-                let mut fs_type = None;
-                let mut options = None;
-                let mut read_only = None;
-                let mut secret_ref = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(FlexVolumeSourceField::driver) => {
-                            serde_struct::value(&mut map, &mut driver, "driver")
-                        }
-                        Some(FlexVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(FlexVolumeSourceField::options) => {
-                            serde_struct::value(&mut map, &mut options, "options")
-                        }
-                        Some(FlexVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(FlexVolumeSourceField::secret_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut secret_ref,
-                                "secretRef",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let driver = serde_struct::required(driver, "driver")?;
-                *self.0 = Some(FlexVolumeSource {
-                    driver,
-                    fs_type: serde_struct::optional(fs_type),
-                    options: serde_struct::optional(options),
-                    read_only: serde_struct::optional(read_only),
-                    secret_ref: serde_struct::optional(secret_ref),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "FlexVolumeSource",
-            <FlexVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            FlexVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum FlexVolumeSourceField {
+        driver,
+        fs_type,
+        options,
+        read_only,
+        secret_ref,
     }
-}
+
+    enum FlexVolumeSourceFields {}
+
+    impl serde_struct::Fields for FlexVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &[
+            "driver",
+            "fsType",
+            "options",
+            "readOnly",
+            "secretRef",
+        ];
+
+        type Field = FlexVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<FlexVolumeSourceField> {
+            match name {
+                "driver" => Some(FlexVolumeSourceField::driver),
+                "fsType" => Some(FlexVolumeSourceField::fs_type),
+                "options" => Some(FlexVolumeSourceField::options),
+                "readOnly" => Some(FlexVolumeSourceField::read_only),
+                "secretRef" => Some(FlexVolumeSourceField::secret_ref),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for FlexVolumeSource {
+        const NAME: &'static str = "FlexVolumeSource";
+        const NAMES: &'static [&'static str] = <FlexVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<FlexVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut driver = None;
+            let mut fs_type = None;
+            let mut options = None;
+            let mut read_only = None;
+            let mut secret_ref = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<FlexVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(FlexVolumeSourceField::driver) => {
+                        serde_struct::value(&mut map, &mut driver, "driver")
+                    }
+                    Some(FlexVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(FlexVolumeSourceField::options) => {
+                        serde_struct::value(&mut map, &mut options, "options")
+                    }
+                    Some(FlexVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(FlexVolumeSourceField::secret_ref) => {
+                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let driver = serde_struct::required(driver, "driver")?;
+            *place = Some(FlexVolumeSource {
+                driver,
+                fs_type: serde_struct::optional(fs_type),
+                options: serde_struct::optional(options),
+                read_only: serde_struct::optional(read_only),
+                secret_ref: serde_struct::optional(secret_ref),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl FlexVolumeSource {
     /// The [`FlexVolumeSourceBuilder`] of a new `FlexVolumeSource`.

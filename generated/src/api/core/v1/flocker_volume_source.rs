@@ -40,80 +40,68 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for FlockerVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<FlockerVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct FlockerVolumeSourceVisitor<'a>(&'a mut Option<FlockerVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum FlockerVolumeSourceField {
-            dataset_name,
-            dataset_uuid,
-        }
-
-        impl serde_struct::Fields for FlockerVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
-
-            type Field = FlockerVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<FlockerVolumeSourceField> {
-                match name {
-                    "datasetName" => Some(FlockerVolumeSourceField::dataset_name),
-                    "datasetUUID" => Some(FlockerVolumeSourceField::dataset_uuid),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for FlockerVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct FlockerVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut dataset_name = None;
-                let mut dataset_uuid = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(FlockerVolumeSourceField::dataset_name) => {
-                            serde_struct::value(&mut map, &mut dataset_name, "datasetName")
-                        }
-                        Some(FlockerVolumeSourceField::dataset_uuid) => {
-                            serde_struct::value(&mut map, &mut dataset_uuid, "datasetUUID")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(FlockerVolumeSource {
-                    dataset_name: serde_struct::optional(dataset_name),
-                    dataset_uuid: serde_struct::optional(dataset_uuid),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "FlockerVolumeSource",
-            <FlockerVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            FlockerVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum FlockerVolumeSourceField {
+        dataset_name,
+        dataset_uuid,
     }
-}
+
+    enum FlockerVolumeSourceFields {}
+
+    impl serde_struct::Fields for FlockerVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
+
+        type Field = FlockerVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<FlockerVolumeSourceField> {
+            match name {
+                "datasetName" => Some(FlockerVolumeSourceField::dataset_name),
+                "datasetUUID" => Some(FlockerVolumeSourceField::dataset_uuid),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for FlockerVolumeSource {
+        const NAME: &'static str = "FlockerVolumeSource";
+        const NAMES: &'static [&'static str] = <FlockerVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<FlockerVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut dataset_name = None;
+            let mut dataset_uuid = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<FlockerVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(FlockerVolumeSourceField::dataset_name) => {
+                        serde_struct::value(&mut map, &mut dataset_name, "datasetName")
+                    }
+                    Some(FlockerVolumeSourceField::dataset_uuid) => {
+                        serde_struct::value(&mut map, &mut dataset_uuid, "datasetUUID")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(FlockerVolumeSource {
+                dataset_name: serde_struct::optional(dataset_name),
+                dataset_uuid: serde_struct::optional(dataset_uuid),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl FlockerVolumeSource {
     /// The [`FlockerVolumeSourceBuilder`] of a new `FlockerVolumeSource`.

@@ -47,95 +47,83 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GCEPersistentDiskVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<GCEPersistentDiskVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct GCEPersistentDiskVolumeSourceVisitor<'a>(&'a mut Option<GCEPersistentDiskVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum GCEPersistentDiskVolumeSourceField {
-            fs_type,
-            partition,
-            pd_name,
-            read_only,
-        }
-
-        impl serde_struct::Fields for GCEPersistentDiskVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["fsType", "partition", "pdName", "readOnly"];
-
-            type Field = GCEPersistentDiskVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<GCEPersistentDiskVolumeSourceField> {
-                match name {
-                    "fsType" => Some(GCEPersistentDiskVolumeSourceField::fs_type),
-                    "partition" => Some(GCEPersistentDiskVolumeSourceField::partition),
-                    "pdName" => Some(GCEPersistentDiskVolumeSourceField::pd_name),
-                    "readOnly" => Some(GCEPersistentDiskVolumeSourceField::read_only),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for GCEPersistentDiskVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct GCEPersistentDiskVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut fs_type = None;
-                let mut partition = None;
-                let mut pd_name = None;
-                let mut read_only = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(GCEPersistentDiskVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(GCEPersistentDiskVolumeSourceField::partition) => {
-                            serde_struct::value(&mut map, &mut partition, "partition")
-                        }
-                        Some(GCEPersistentDiskVolumeSourceField::pd_name) => {
-                            serde_struct::value(&mut map, &mut pd_name, "pdName")
-                        }
-                        Some(GCEPersistentDiskVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let pd_name = serde_struct::required(pd_name, "pdName")?;
-                *self.0 = Some(GCEPersistentDiskVolumeSource {
-                    fs_type: serde_struct::optional(fs_type),
-                    partition: serde_struct::optional(partition),
-                    pd_name,
-                    read_only: serde_struct::optional(read_only),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "GCEPersistentDiskVolumeSource",
-            <GCEPersistentDiskVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            GCEPersistentDiskVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum GCEPersistentDiskVolumeSourceField {
+        fs_type,
+        partition,
+        pd_name,
+        read_only,
     }
-}
+
+    enum GCEPersistentDiskVolumeSourceFields {}
+
+    impl serde_struct::Fields for GCEPersistentDiskVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["fsType", "partition", "pdName", "readOnly"];
+
+        type Field = GCEPersistentDiskVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<GCEPersistentDiskVolumeSourceField> {
+            match name {
+                "fsType" => Some(GCEPersistentDiskVolumeSourceField::fs_type),
+                "partition" => Some(GCEPersistentDiskVolumeSourceField::partition),
+                "pdName" => Some(GCEPersistentDiskVolumeSourceField::pd_name),
+                "readOnly" => Some(GCEPersistentDiskVolumeSourceField::read_only),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for GCEPersistentDiskVolumeSource {
+        const NAME: &'static str = "GCEPersistentDiskVolumeSource";
+        const NAMES: &'static [&'static str] = <GCEPersistentDiskVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<GCEPersistentDiskVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut fs_type = None;
+            let mut partition = None;
+            let mut pd_name = None;
+            let mut read_only = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<GCEPersistentDiskVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(GCEPersistentDiskVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(GCEPersistentDiskVolumeSourceField::partition) => {
+                        serde_struct::value(&mut map, &mut partition, "partition")
+                    }
+                    Some(GCEPersistentDiskVolumeSourceField::pd_name) => {
+                        serde_struct::value(&mut map, &mut pd_name, "pdName")
+                    }
+                    Some(GCEPersistentDiskVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let pd_name = serde_struct::required(pd_name, "pdName")?;
+            *place = Some(GCEPersistentDiskVolumeSource {
+                fs_type: serde_struct::optional(fs_type),
+                partition: serde_struct::optional(partition),
+                pd_name,
+                read_only: serde_struct::optional(read_only),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl GCEPersistentDiskVolumeSource {
     /// The [`GCEPersistentDiskVolumeSourceBuilder`] of a new `GCEPersistentDiskVolumeSource`.

@@ -43,88 +43,76 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GitRepoVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<GitRepoVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct GitRepoVolumeSourceVisitor<'a>(&'a mut Option<GitRepoVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum GitRepoVolumeSourceField {
-            directory,
-            repository,
-            revision,
-        }
-
-        impl serde_struct::Fields for GitRepoVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["directory", "repository", "revision"];
-
-            type Field = GitRepoVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<GitRepoVolumeSourceField> {
-                match name {
-                    "directory" => Some(GitRepoVolumeSourceField::directory),
-                    "repository" => Some(GitRepoVolumeSourceField::repository),
-                    "revision" => Some(GitRepoVolumeSourceField::revision),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for GitRepoVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct GitRepoVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut directory = None;
-                let mut repository = None;
-                let mut revision = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(GitRepoVolumeSourceField::directory) => {
-                            serde_struct::value(&mut map, &mut directory, "directory")
-                        }
-                        Some(GitRepoVolumeSourceField::repository) => {
-                            serde_struct::value(&mut map, &mut repository, "repository")
-                        }
-                        Some(GitRepoVolumeSourceField::revision) => {
-                            serde_struct::value(&mut map, &mut revision, "revision")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let repository = serde_struct::required(repository, "repository")?;
-                *self.0 = Some(GitRepoVolumeSource {
-                    directory: serde_struct::optional(directory),
-                    repository,
-                    revision: serde_struct::optional(revision),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "GitRepoVolumeSource",
-            <GitRepoVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            GitRepoVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum GitRepoVolumeSourceField {
+        directory,
+        repository,
+        revision,
     }
-}
+
+    enum GitRepoVolumeSourceFields {}
+
+    impl serde_struct::Fields for GitRepoVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["directory", "repository", "revision"];
+
+        type Field = GitRepoVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<GitRepoVolumeSourceField> {
+            match name {
+                "directory" => Some(GitRepoVolumeSourceField::directory),
+                "repository" => Some(GitRepoVolumeSourceField::repository),
+                "revision" => Some(GitRepoVolumeSourceField::revision),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for GitRepoVolumeSource {
+        const NAME: &'static str = "GitRepoVolumeSource";
+        const NAMES: &'static [&'static str] = <GitRepoVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<GitRepoVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut directory = None;
+            let mut repository = None;
+            let mut revision = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<GitRepoVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(GitRepoVolumeSourceField::directory) => {
+                        serde_struct::value(&mut map, &mut directory, "directory")
+                    }
+                    Some(GitRepoVolumeSourceField::repository) => {
+                        serde_struct::value(&mut map, &mut repository, "repository")
+                    }
+                    Some(GitRepoVolumeSourceField::revision) => {
+                        serde_struct::value(&mut map, &mut revision, "revision")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let repository = serde_struct::required(repository, "repository")?;
+            *place = Some(GitRepoVolumeSource {
+                directory: serde_struct::optional(directory),
+                repository,
+                revision: serde_struct::optional(revision),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl GitRepoVolumeSource {
     /// The [`GitRepoVolumeSourceBuilder`] of a new `GitRepoVolumeSource`.

@@ -40,89 +40,77 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GlusterfsVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<GlusterfsVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct GlusterfsVolumeSourceVisitor<'a>(&'a mut Option<GlusterfsVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum GlusterfsVolumeSourceField {
-            endpoints,
-            path,
-            read_only,
-        }
-
-        impl serde_struct::Fields for GlusterfsVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["endpoints", "path", "readOnly"];
-
-            type Field = GlusterfsVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<GlusterfsVolumeSourceField> {
-                match name {
-                    "endpoints" => Some(GlusterfsVolumeSourceField::endpoints),
-                    "path" => Some(GlusterfsVolumeSourceField::path),
-                    "readOnly" => Some(GlusterfsVolumeSourceField::read_only),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for GlusterfsVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct GlusterfsVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut endpoints = None;
-                let mut path = None;
-                let mut read_only = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(GlusterfsVolumeSourceField::endpoints) => {
-                            serde_struct::value(&mut map, &mut endpoints, "endpoints")
-                        }
-                        Some(GlusterfsVolumeSourceField::path) => {
-                            serde_struct::value(&mut map, &mut path, "path")
-                        }
-                        Some(GlusterfsVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let endpoints = serde_struct::required(endpoints, "endpoints")?;
-                let path = serde_struct::required(path, "path")?;
-                *self.0 = Some(GlusterfsVolumeSource {
-                    endpoints,
-                    path,
-                    read_only: serde_struct::optional(read_only),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "GlusterfsVolumeSource",
-            <GlusterfsVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            GlusterfsVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum GlusterfsVolumeSourceField {
+        endpoints,
+        path,
+        read_only,
     }
-}
+
+    enum GlusterfsVolumeSourceFields {}
+
+    impl serde_struct::Fields for GlusterfsVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["endpoints", "path", "readOnly"];
+
+        type Field = GlusterfsVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<GlusterfsVolumeSourceField> {
+            match name {
+                "endpoints" => Some(GlusterfsVolumeSourceField::endpoints),
+                "path" => Some(GlusterfsVolumeSourceField::path),
+                "readOnly" => Some(GlusterfsVolumeSourceField::read_only),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for GlusterfsVolumeSource {
+        const NAME: &'static str = "GlusterfsVolumeSource";
+        const NAMES: &'static [&'static str] = <GlusterfsVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<GlusterfsVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut endpoints = None;
+            let mut path = None;
+            let mut read_only = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<GlusterfsVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(GlusterfsVolumeSourceField::endpoints) => {
+                        serde_struct::value(&mut map, &mut endpoints, "endpoints")
+                    }
+                    Some(GlusterfsVolumeSourceField::path) => {
+                        serde_struct::value(&mut map, &mut path, "path")
+                    }
+                    Some(GlusterfsVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let endpoints = serde_struct::required(endpoints, "endpoints")?;
+            let path = serde_struct::required(path, "path")?;
+            *place = Some(GlusterfsVolumeSource {
+                endpoints,
+                path,
+                read_only: serde_struct::optional(read_only),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl GlusterfsVolumeSource {
     /// The [`GlusterfsVolumeSourceBuilder`] of a new `GlusterfsVolumeSource`.

@@ -37,81 +37,67 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for GRPCAction {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<GRPCAction>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct GRPCActionVisitor<'a>(&'a mut Option<GRPCAction>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum GRPCActionField {
-            port,
-            service,
-        }
-
-        impl serde_struct::Fields for GRPCActionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["port", "service"];
-
-            type Field = GRPCActionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<GRPCActionField> {
-                match name {
-                    "port" => Some(GRPCActionField::port),
-                    "service" => Some(GRPCActionField::service),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for GRPCActionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct GRPCAction")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut port = None;
-                let mut service = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(GRPCActionField::port) => {
-                            serde_struct::value(&mut map, &mut port, "port")
-                        }
-                        Some(GRPCActionField::service) => {
-                            serde_struct::value(&mut map, &mut service, "service")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let port = serde_struct::required(port, "port")?;
-                *self.0 = Some(GRPCAction {
-                    port,
-                    service: serde_struct::optional(service),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "GRPCAction",
-            <GRPCActionVisitor<'_> as serde_struct::Fields>::NAMES,
-            GRPCActionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum GRPCActionField {
+        port,
+        service,
     }
-}
+
+    enum GRPCActionFields {}
+
+    impl serde_struct::Fields for GRPCActionFields {
+        const NAMES: &'static [&'static str] = &["port", "service"];
+
+        type Field = GRPCActionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<GRPCActionField> {
+            match name {
+                "port" => Some(GRPCActionField::port),
+                "service" => Some(GRPCActionField::service),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for GRPCAction {
+        const NAME: &'static str = "GRPCAction";
+        const NAMES: &'static [&'static str] = <GRPCActionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<GRPCAction>,
+        ) -> Result<(), A::Error> {
+            let mut port = None;
+            let mut service = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<GRPCActionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(GRPCActionField::port) => serde_struct::value(&mut map, &mut port, "port"),
+                    Some(GRPCActionField::service) => {
+                        serde_struct::value(&mut map, &mut service, "service")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let port = serde_struct::required(port, "port")?;
+            *place = Some(GRPCAction {
+                port,
+                service: serde_struct::optional(service),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl GRPCAction {
     /// The [`GRPCActionBuilder`] of a new `GRPCAction`.

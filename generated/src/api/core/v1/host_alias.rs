@@ -37,79 +37,67 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HostAlias {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<HostAlias>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct HostAliasVisitor<'a>(&'a mut Option<HostAlias>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum HostAliasField {
-            hostnames,
-            ip,
-        }
-
-        impl serde_struct::Fields for HostAliasVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["hostnames", "ip"];
-
-            type Field = HostAliasField;
-
-            #[inline]
-            fn field(name: &str) -> Option<HostAliasField> {
-                match name {
-                    "hostnames" => Some(HostAliasField::hostnames),
-                    "ip" => Some(HostAliasField::ip),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for HostAliasVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct HostAlias")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut hostnames = None;
-                let mut ip = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(HostAliasField::hostnames) => {
-                            serde_struct::value(&mut map, &mut hostnames, "hostnames")
-                        }
-                        Some(HostAliasField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let ip = serde_struct::required(ip, "ip")?;
-                *self.0 = Some(HostAlias {
-                    hostnames: serde_struct::optional(hostnames),
-                    ip,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "HostAlias",
-            <HostAliasVisitor<'_> as serde_struct::Fields>::NAMES,
-            HostAliasVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum HostAliasField {
+        hostnames,
+        ip,
     }
-}
+
+    enum HostAliasFields {}
+
+    impl serde_struct::Fields for HostAliasFields {
+        const NAMES: &'static [&'static str] = &["hostnames", "ip"];
+
+        type Field = HostAliasField;
+
+        #[inline]
+        fn field(name: &str) -> Option<HostAliasField> {
+            match name {
+                "hostnames" => Some(HostAliasField::hostnames),
+                "ip" => Some(HostAliasField::ip),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for HostAlias {
+        const NAME: &'static str = "HostAlias";
+        const NAMES: &'static [&'static str] = <HostAliasFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<HostAlias>,
+        ) -> Result<(), A::Error> {
+            let mut hostnames = None;
+            let mut ip = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<HostAliasFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(HostAliasField::hostnames) => {
+                        serde_struct::value(&mut map, &mut hostnames, "hostnames")
+                    }
+                    Some(HostAliasField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let ip = serde_struct::required(ip, "ip")?;
+            *place = Some(HostAlias {
+                hostnames: serde_struct::optional(hostnames),
+                ip,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl HostAlias {
     /// The [`HostAliasBuilder`] of a new `HostAlias`.

@@ -34,72 +34,60 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HostIP {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<HostIP>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct HostIPVisitor<'a>(&'a mut Option<HostIP>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum HostIPField {
-            ip,
-        }
-
-        impl serde_struct::Fields for HostIPVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["ip"];
-
-            type Field = HostIPField;
-
-            #[inline]
-            fn field(name: &str) -> Option<HostIPField> {
-                match name {
-                    "ip" => Some(HostIPField::ip),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for HostIPVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct HostIP")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut ip = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(HostIPField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let ip = serde_struct::required(ip, "ip")?;
-                *self.0 = Some(HostIP {
-                    ip,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "HostIP",
-            <HostIPVisitor<'_> as serde_struct::Fields>::NAMES,
-            HostIPVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum HostIPField {
+        ip,
     }
-}
+
+    enum HostIPFields {}
+
+    impl serde_struct::Fields for HostIPFields {
+        const NAMES: &'static [&'static str] = &["ip"];
+
+        type Field = HostIPField;
+
+        #[inline]
+        fn field(name: &str) -> Option<HostIPField> {
+            match name {
+                "ip" => Some(HostIPField::ip),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for HostIP {
+        const NAME: &'static str = "HostIP";
+        const NAMES: &'static [&'static str] = <HostIPFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<HostIP>,
+        ) -> Result<(), A::Error> {
+            let mut ip = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<HostIPFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(HostIPField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let ip = serde_struct::required(ip, "ip")?;
+            *place = Some(HostIP {
+                ip,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl HostIP {
     /// The [`HostIPBuilder`] of a new `HostIP`.

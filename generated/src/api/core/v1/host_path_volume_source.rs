@@ -37,81 +37,69 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HostPathVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<HostPathVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct HostPathVolumeSourceVisitor<'a>(&'a mut Option<HostPathVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum HostPathVolumeSourceField {
-            path,
-            type_,
-        }
-
-        impl serde_struct::Fields for HostPathVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["path", "type"];
-
-            type Field = HostPathVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<HostPathVolumeSourceField> {
-                match name {
-                    "path" => Some(HostPathVolumeSourceField::path),
-                    "type" => Some(HostPathVolumeSourceField::type_),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for HostPathVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct HostPathVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut path = None;
-                let mut type_ = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(HostPathVolumeSourceField::path) => {
-                            serde_struct::value(&mut map, &mut path, "path")
-                        }
-                        Some(HostPathVolumeSourceField::type_) => {
-                            serde_struct::value(&mut map, &mut type_, "type")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let path = serde_struct::required(path, "path")?;
-                *self.0 = Some(HostPathVolumeSource {
-                    path,
-                    type_: serde_struct::optional(type_),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "HostPathVolumeSource",
-            <HostPathVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            HostPathVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum HostPathVolumeSourceField {
+        path,
+        type_,
     }
-}
+
+    enum HostPathVolumeSourceFields {}
+
+    impl serde_struct::Fields for HostPathVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["path", "type"];
+
+        type Field = HostPathVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<HostPathVolumeSourceField> {
+            match name {
+                "path" => Some(HostPathVolumeSourceField::path),
+                "type" => Some(HostPathVolumeSourceField::type_),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for HostPathVolumeSource {
+        const NAME: &'static str = "HostPathVolumeSource";
+        const NAMES: &'static [&'static str] = <HostPathVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<HostPathVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut path = None;
+            let mut type_ = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<HostPathVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(HostPathVolumeSourceField::path) => {
+                        serde_struct::value(&mut map, &mut path, "path")
+                    }
+                    Some(HostPathVolumeSourceField::type_) => {
+                        serde_struct::value(&mut map, &mut type_, "type")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let path = serde_struct::required(path, "path")?;
+            *place = Some(HostPathVolumeSource {
+                path,
+                type_: serde_struct::optional(type_),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl HostPathVolumeSource {
     /// The [`HostPathVolumeSourceBuilder`] of a new `HostPathVolumeSource`.

@@ -51,112 +51,94 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HTTPGetAction {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<HTTPGetAction>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct HTTPGetActionVisitor<'a>(&'a mut Option<HTTPGetAction>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum HTTPGetActionField {
-            host,
-            http_headers,
-            path,
-            port,
-            scheme,
-        }
-
-        impl serde_struct::Fields for HTTPGetActionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "host",
-                "httpHeaders",
-                "path",
-                "port",
-                "scheme",
-            ];
-
-            type Field = HTTPGetActionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<HTTPGetActionField> {
-                match name {
-                    "host" => Some(HTTPGetActionField::host),
-                    "httpHeaders" => Some(HTTPGetActionField::http_headers),
-                    "path" => Some(HTTPGetActionField::path),
-                    "port" => Some(HTTPGetActionField::port),
-                    "scheme" => Some(HTTPGetActionField::scheme),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for HTTPGetActionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct HTTPGetAction")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut host = None;
-                let mut http_headers = None;
-                let mut path = None;
-                let mut port = None;
-                let mut scheme = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(HTTPGetActionField::host) => {
-                            serde_struct::value(&mut map, &mut host, "host")
-                        }
-                        Some(HTTPGetActionField::http_headers) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut http_headers,
-                                "httpHeaders",
-                            )
-                        }
-                        Some(HTTPGetActionField::path) => {
-                            serde_struct::value(&mut map, &mut path, "path")
-                        }
-                        Some(HTTPGetActionField::port) => {
-                            serde_struct::value(&mut map, &mut port, "port")
-                        }
-                        Some(HTTPGetActionField::scheme) => {
-                            serde_struct::value(&mut map, &mut scheme, "scheme")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let port = serde_struct::required(port, "port")?;
-                *self.0 = Some(HTTPGetAction {
-                    host: serde_struct::optional(host),
-                    http_headers: serde_struct::optional(http_headers),
-                    path: serde_struct::optional(path),
-                    port,
-                    scheme: serde_struct::optional(scheme),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "HTTPGetAction",
-            <HTTPGetActionVisitor<'_> as serde_struct::Fields>::NAMES,
-            HTTPGetActionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum HTTPGetActionField {
+        host,
+        http_headers,
+        path,
+        port,
+        scheme,
     }
-}
+
+    enum HTTPGetActionFields {}
+
+    impl serde_struct::Fields for HTTPGetActionFields {
+        const NAMES: &'static [&'static str] = &["host", "httpHeaders", "path", "port", "scheme"];
+
+        type Field = HTTPGetActionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<HTTPGetActionField> {
+            match name {
+                "host" => Some(HTTPGetActionField::host),
+                "httpHeaders" => Some(HTTPGetActionField::http_headers),
+                "path" => Some(HTTPGetActionField::path),
+                "port" => Some(HTTPGetActionField::port),
+                "scheme" => Some(HTTPGetActionField::scheme),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for HTTPGetAction {
+        const NAME: &'static str = "HTTPGetAction";
+        const NAMES: &'static [&'static str] = <HTTPGetActionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<HTTPGetAction>,
+        ) -> Result<(), A::Error> {
+            let mut host = None;
+            let mut http_headers = None;
+            let mut path = None;
+            let mut port = None;
+            let mut scheme = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<HTTPGetActionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(HTTPGetActionField::host) => {
+                        serde_struct::value(&mut map, &mut host, "host")
+                    }
+                    Some(HTTPGetActionField::http_headers) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut http_headers,
+                            "httpHeaders",
+                        )
+                    }
+                    Some(HTTPGetActionField::path) => {
+                        serde_struct::value(&mut map, &mut path, "path")
+                    }
+                    Some(HTTPGetActionField::port) => {
+                        serde_struct::value(&mut map, &mut port, "port")
+                    }
+                    Some(HTTPGetActionField::scheme) => {
+                        serde_struct::value(&mut map, &mut scheme, "scheme")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let port = serde_struct::required(port, "port")?;
+            *place = Some(HTTPGetAction {
+                host: serde_struct::optional(host),
+                http_headers: serde_struct::optional(http_headers),
+                path: serde_struct::optional(path),
+                port,
+                scheme: serde_struct::optional(scheme),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl HTTPGetAction {
     /// The [`HTTPGetActionBuilder`] of a new `HTTPGetAction`.

@@ -37,82 +37,68 @@ impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for HTTPHeader {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<HTTPHeader>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct HTTPHeaderVisitor<'a>(&'a mut Option<HTTPHeader>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum HTTPHeaderField {
-            name,
-            value,
-        }
-
-        impl serde_struct::Fields for HTTPHeaderVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name", "value"];
-
-            type Field = HTTPHeaderField;
-
-            #[inline]
-            fn field(name: &str) -> Option<HTTPHeaderField> {
-                match name {
-                    "name" => Some(HTTPHeaderField::name),
-                    "value" => Some(HTTPHeaderField::value),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for HTTPHeaderVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct HTTPHeader")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut value = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(HTTPHeaderField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(HTTPHeaderField::value) => {
-                            serde_struct::value(&mut map, &mut value, "value")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                let value = serde_struct::required(value, "value")?;
-                *self.0 = Some(HTTPHeader {
-                    name,
-                    value,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "HTTPHeader",
-            <HTTPHeaderVisitor<'_> as serde_struct::Fields>::NAMES,
-            HTTPHeaderVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum HTTPHeaderField {
+        name,
+        value,
     }
-}
+
+    enum HTTPHeaderFields {}
+
+    impl serde_struct::Fields for HTTPHeaderFields {
+        const NAMES: &'static [&'static str] = &["name", "value"];
+
+        type Field = HTTPHeaderField;
+
+        #[inline]
+        fn field(name: &str) -> Option<HTTPHeaderField> {
+            match name {
+                "name" => Some(HTTPHeaderField::name),
+                "value" => Some(HTTPHeaderField::value),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for HTTPHeader {
+        const NAME: &'static str = "HTTPHeader";
+        const NAMES: &'static [&'static str] = <HTTPHeaderFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<HTTPHeader>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut value = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<HTTPHeaderFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(HTTPHeaderField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                    Some(HTTPHeaderField::value) => {
+                        serde_struct::value(&mut map, &mut value, "value")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            let value = serde_struct::required(value, "value")?;
+            *place = Some(HTTPHeader {
+                name,
+                value,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl HTTPHeader {
     /// The [`HTTPHeaderBuilder`] of a new `HTTPHeader`.

@@ -40,80 +40,68 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ImageVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ImageVolumeSourceVisitor<'a>(&'a mut Option<ImageVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ImageVolumeSourceField {
-            pull_policy,
-            reference,
-        }
-
-        impl serde_struct::Fields for ImageVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["pullPolicy", "reference"];
-
-            type Field = ImageVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ImageVolumeSourceField> {
-                match name {
-                    "pullPolicy" => Some(ImageVolumeSourceField::pull_policy),
-                    "reference" => Some(ImageVolumeSourceField::reference),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ImageVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ImageVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut pull_policy = None;
-                let mut reference = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ImageVolumeSourceField::pull_policy) => {
-                            serde_struct::value(&mut map, &mut pull_policy, "pullPolicy")
-                        }
-                        Some(ImageVolumeSourceField::reference) => {
-                            serde_struct::value(&mut map, &mut reference, "reference")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ImageVolumeSource {
-                    pull_policy: serde_struct::optional(pull_policy),
-                    reference: serde_struct::optional(reference),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ImageVolumeSource",
-            <ImageVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            ImageVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ImageVolumeSourceField {
+        pull_policy,
+        reference,
     }
-}
+
+    enum ImageVolumeSourceFields {}
+
+    impl serde_struct::Fields for ImageVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["pullPolicy", "reference"];
+
+        type Field = ImageVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ImageVolumeSourceField> {
+            match name {
+                "pullPolicy" => Some(ImageVolumeSourceField::pull_policy),
+                "reference" => Some(ImageVolumeSourceField::reference),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ImageVolumeSource {
+        const NAME: &'static str = "ImageVolumeSource";
+        const NAMES: &'static [&'static str] = <ImageVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ImageVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut pull_policy = None;
+            let mut reference = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ImageVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ImageVolumeSourceField::pull_policy) => {
+                        serde_struct::value(&mut map, &mut pull_policy, "pullPolicy")
+                    }
+                    Some(ImageVolumeSourceField::reference) => {
+                        serde_struct::value(&mut map, &mut reference, "reference")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ImageVolumeSource {
+                pull_policy: serde_struct::optional(pull_policy),
+                reference: serde_struct::optional(reference),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ImageVolumeSource {
     /// The [`ImageVolumeSourceBuilder`] of a new `ImageVolumeSource`.

@@ -81,166 +81,146 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ISCSIVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ISCSIVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ISCSIVolumeSourceVisitor<'a>(&'a mut Option<ISCSIVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ISCSIVolumeSourceField {
-            chap_auth_discovery,
-            chap_auth_session,
-            fs_type,
-            initiator_name,
-            iqn,
-            iscsi_interface,
-            lun,
-            portals,
-            read_only,
-            secret_ref,
-            target_portal,
-        }
-
-        impl serde_struct::Fields for ISCSIVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "chapAuthDiscovery",
-                "chapAuthSession",
-                "fsType",
-                "initiatorName",
-                "iqn",
-                "iscsiInterface",
-                "lun",
-                "portals",
-                "readOnly",
-                "secretRef",
-                "targetPortal",
-            ];
-
-            type Field = ISCSIVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ISCSIVolumeSourceField> {
-                match name {
-                    "chapAuthDiscovery" => Some(ISCSIVolumeSourceField::chap_auth_discovery),
-                    "chapAuthSession" => Some(ISCSIVolumeSourceField::chap_auth_session),
-                    "fsType" => Some(ISCSIVolumeSourceField::fs_type),
-                    "initiatorName" => Some(ISCSIVolumeSourceField::initiator_name),
-                    "iqn" => Some(ISCSIVolumeSourceField::iqn),
-                    "iscsiInterface" => Some(ISCSIVolumeSourceField::iscsi_interface),
-                    "lun" => Some(ISCSIVolumeSourceField::lun),
-                    "portals" => Some(ISCSIVolumeSourceField::portals),
-                    "readOnly" => Some(ISCSIVolumeSourceField::read_only),
-                    "secretRef" => Some(ISCSIVolumeSourceField::secret_ref),
-                    "targetPortal" => Some(ISCSIVolumeSourceField::target_portal),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ISCSIVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ISCSIVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut chap_auth_discovery = None;
-                let mut chap_auth_session = None;
-                let mut fs_type = None;
-                let mut initiator_name = None;
-                let mut iqn = None;
-                let mut iscsi_interface = None;
-                let mut lun = None;
-                let mut portals = None;
-                let mut read_only = None;
-                let mut secret_ref = None;
-                let mut target_portal = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ISCSIVolumeSourceField::chap_auth_discovery) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut chap_auth_discovery,
-                                "chapAuthDiscovery",
-                            )
-                        }
-                        Some(ISCSIVolumeSourceField::chap_auth_session) => {
-                            serde_struct::value(&mut map, &mut chap_auth_session, "chapAuthSession")
-                        }
-                        Some(ISCSIVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(ISCSIVolumeSourceField::initiator_name) => {
-                            serde_struct::value(&mut map, &mut initiator_name, "initiatorName")
-                        }
-                        Some(ISCSIVolumeSourceField::iqn) => {
-                            serde_struct::value(&mut map, &mut iqn, "iqn")
-                        }
-                        Some(ISCSIVolumeSourceField::iscsi_interface) => {
-                            serde_struct::value(&mut map, &mut iscsi_interface, "iscsiInterface")
-                        }
-                        Some(ISCSIVolumeSourceField::lun) => {
-                            serde_struct::value(&mut map, &mut lun, "lun")
-                        }
-                        Some(ISCSIVolumeSourceField::portals) => {
-                            serde_struct::value(&mut map, &mut portals, "portals")
-                        }
-                        Some(ISCSIVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(ISCSIVolumeSourceField::secret_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut secret_ref,
-                                "secretRef",
-                            )
-                        }
-                        Some(ISCSIVolumeSourceField::target_portal) => {
-                            serde_struct::value(&mut map, &mut target_portal, "targetPortal")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let iqn = serde_struct::required(iqn, "iqn")?;
-                let lun = serde_struct::required(lun, "lun")?;
-                let target_portal = serde_struct::required(target_portal, "targetPortal")?;
-                *self.0 = Some(ISCSIVolumeSource {
-                    chap_auth_discovery: serde_struct::optional(chap_auth_discovery),
-                    chap_auth_session: serde_struct::optional(chap_auth_session),
-                    fs_type: serde_struct::optional(fs_type),
-                    initiator_name: serde_struct::optional(initiator_name),
-                    iqn,
-                    iscsi_interface: serde_struct::optional(iscsi_interface),
-                    lun,
-                    portals: serde_struct::optional(portals),
-                    read_only: serde_struct::optional(read_only),
-                    secret_ref: serde_struct::optional(secret_ref),
-                    target_portal,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ISCSIVolumeSource",
-            <ISCSIVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            ISCSIVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ISCSIVolumeSourceField {
+        chap_auth_discovery,
+        chap_auth_session,
+        fs_type,
+        initiator_name,
+        iqn,
+        iscsi_interface,
+        lun,
+        portals,
+        read_only,
+        secret_ref,
+        target_portal,
     }
-}
+
+    enum ISCSIVolumeSourceFields {}
+
+    impl serde_struct::Fields for ISCSIVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &[
+            "chapAuthDiscovery",
+            "chapAuthSession",
+            "fsType",
+            "initiatorName",
+            "iqn",
+            "iscsiInterface",
+            "lun",
+            "portals",
+            "readOnly",
+            "secretRef",
+            "targetPortal",
+        ];
+
+        type Field = ISCSIVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ISCSIVolumeSourceField> {
+            match name {
+                "chapAuthDiscovery" => Some(ISCSIVolumeSourceField::chap_auth_discovery),
+                "chapAuthSession" => Some(ISCSIVolumeSourceField::chap_auth_session),
+                "fsType" => Some(ISCSIVolumeSourceField::fs_type),
+                "initiatorName" => Some(ISCSIVolumeSourceField::initiator_name),
+                "iqn" => Some(ISCSIVolumeSourceField::iqn),
+                "iscsiInterface" => Some(ISCSIVolumeSourceField::iscsi_interface),
+                "lun" => Some(ISCSIVolumeSourceField::lun),
+                "portals" => Some(ISCSIVolumeSourceField::portals),
+                "readOnly" => Some(ISCSIVolumeSourceField::read_only),
+                "secretRef" => Some(ISCSIVolumeSourceField::secret_ref),
+                "targetPortal" => Some(ISCSIVolumeSourceField::target_portal),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ISCSIVolumeSource {
+        const NAME: &'static str = "ISCSIVolumeSource";
+        const NAMES: &'static [&'static str] = <ISCSIVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ISCSIVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut chap_auth_discovery = None;
+            let mut chap_auth_session = None;
+            let mut fs_type = None;
+            let mut initiator_name = None;
+            let mut iqn = None;
+            let mut iscsi_interface = None;
+            let mut lun = None;
+            let mut portals = None;
+            let mut read_only = None;
+            let mut secret_ref = None;
+            let mut target_portal = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ISCSIVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ISCSIVolumeSourceField::chap_auth_discovery) => {
+                        serde_struct::value(&mut map, &mut chap_auth_discovery, "chapAuthDiscovery")
+                    }
+                    Some(ISCSIVolumeSourceField::chap_auth_session) => {
+                        serde_struct::value(&mut map, &mut chap_auth_session, "chapAuthSession")
+                    }
+                    Some(ISCSIVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(ISCSIVolumeSourceField::initiator_name) => {
+                        serde_struct::value(&mut map, &mut initiator_name, "initiatorName")
+                    }
+                    Some(ISCSIVolumeSourceField::iqn) => {
+                        serde_struct::value(&mut map, &mut iqn, "iqn")
+                    }
+                    Some(ISCSIVolumeSourceField::iscsi_interface) => {
+                        serde_struct::value(&mut map, &mut iscsi_interface, "iscsiInterface")
+                    }
+                    Some(ISCSIVolumeSourceField::lun) => {
+                        serde_struct::value(&mut map, &mut lun, "lun")
+                    }
+                    Some(ISCSIVolumeSourceField::portals) => {
+                        serde_struct::value(&mut map, &mut portals, "portals")
+                    }
+                    Some(ISCSIVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(ISCSIVolumeSourceField::secret_ref) => {
+                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
+                    }
+                    Some(ISCSIVolumeSourceField::target_portal) => {
+                        serde_struct::value(&mut map, &mut target_portal, "targetPortal")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let iqn = serde_struct::required(iqn, "iqn")?;
+            let lun = serde_struct::required(lun, "lun")?;
+            let target_portal = serde_struct::required(target_portal, "targetPortal")?;
+            *place = Some(ISCSIVolumeSource {
+                chap_auth_discovery: serde_struct::optional(chap_auth_discovery),
+                chap_auth_session: serde_struct::optional(chap_auth_session),
+                fs_type: serde_struct::optional(fs_type),
+                initiator_name: serde_struct::optional(initiator_name),
+                iqn,
+                iscsi_interface: serde_struct::optional(iscsi_interface),
+                lun,
+                portals: serde_struct::optional(portals),
+                read_only: serde_struct::optional(read_only),
+                secret_ref: serde_struct::optional(secret_ref),
+                target_portal,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ISCSIVolumeSource {
     /// The [`ISCSIVolumeSourceBuilder`] of a new `ISCSIVolumeSource`.

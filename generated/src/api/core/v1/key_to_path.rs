@@ -40,87 +40,71 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for KeyToPath {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<KeyToPath>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct KeyToPathVisitor<'a>(&'a mut Option<KeyToPath>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum KeyToPathField {
-            key,
-            mode,
-            path,
-        }
-
-        impl serde_struct::Fields for KeyToPathVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["key", "mode", "path"];
-
-            type Field = KeyToPathField;
-
-            #[inline]
-            fn field(name: &str) -> Option<KeyToPathField> {
-                match name {
-                    "key" => Some(KeyToPathField::key),
-                    "mode" => Some(KeyToPathField::mode),
-                    "path" => Some(KeyToPathField::path),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for KeyToPathVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct KeyToPath")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut key = None;
-                let mut mode = None;
-                let mut path = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key_2 = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key_2),
-                )? {
-                    match field {
-                        Some(KeyToPathField::key) => serde_struct::value(&mut map, &mut key, "key"),
-                        Some(KeyToPathField::mode) => {
-                            serde_struct::value(&mut map, &mut mode, "mode")
-                        }
-                        Some(KeyToPathField::path) => {
-                            serde_struct::value(&mut map, &mut path, "path")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                    }?;
-                }
-
-                let key = serde_struct::required(key, "key")?;
-                let path = serde_struct::required(path, "path")?;
-                *self.0 = Some(KeyToPath {
-                    key,
-                    mode: serde_struct::optional(mode),
-                    path,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "KeyToPath",
-            <KeyToPathVisitor<'_> as serde_struct::Fields>::NAMES,
-            KeyToPathVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum KeyToPathField {
+        key,
+        mode,
+        path,
     }
-}
+
+    enum KeyToPathFields {}
+
+    impl serde_struct::Fields for KeyToPathFields {
+        const NAMES: &'static [&'static str] = &["key", "mode", "path"];
+
+        type Field = KeyToPathField;
+
+        #[inline]
+        fn field(name: &str) -> Option<KeyToPathField> {
+            match name {
+                "key" => Some(KeyToPathField::key),
+                "mode" => Some(KeyToPathField::mode),
+                "path" => Some(KeyToPathField::path),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for KeyToPath {
+        const NAME: &'static str = "KeyToPath";
+        const NAMES: &'static [&'static str] = <KeyToPathFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<KeyToPath>,
+        ) -> Result<(), A::Error> {
+            let mut key = None;
+            let mut mode = None;
+            let mut path = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key_2 = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<KeyToPathFields>::new(&mut key_2),
+            )? {
+                match field {
+                    Some(KeyToPathField::key) => serde_struct::value(&mut map, &mut key, "key"),
+                    Some(KeyToPathField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
+                    Some(KeyToPathField::path) => serde_struct::value(&mut map, &mut path, "path"),
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
+                }?;
+            }
+
+            let key = serde_struct::required(key, "key")?;
+            let path = serde_struct::required(path, "path")?;
+            *place = Some(KeyToPath {
+                key,
+                mode: serde_struct::optional(mode),
+                path,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl KeyToPath {
     /// The [`KeyToPathBuilder`] of a new `KeyToPath`.

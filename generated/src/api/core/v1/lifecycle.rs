@@ -44,91 +44,75 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Lifecycle {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Lifecycle>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct LifecycleVisitor<'a>(&'a mut Option<Lifecycle>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum LifecycleField {
-            post_start,
-            pre_stop,
-            stop_signal,
-        }
-
-        impl serde_struct::Fields for LifecycleVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["postStart", "preStop", "stopSignal"];
-
-            type Field = LifecycleField;
-
-            #[inline]
-            fn field(name: &str) -> Option<LifecycleField> {
-                match name {
-                    "postStart" => Some(LifecycleField::post_start),
-                    "preStop" => Some(LifecycleField::pre_stop),
-                    "stopSignal" => Some(LifecycleField::stop_signal),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for LifecycleVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Lifecycle")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut post_start = None;
-                let mut pre_stop = None;
-                let mut stop_signal = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(LifecycleField::post_start) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut post_start,
-                                "postStart",
-                            )
-                        }
-                        Some(LifecycleField::pre_stop) => {
-                            serde_struct::optional_struct_value(&mut map, &mut pre_stop, "preStop")
-                        }
-                        Some(LifecycleField::stop_signal) => {
-                            serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(Lifecycle {
-                    post_start: serde_struct::optional(post_start),
-                    pre_stop: serde_struct::optional(pre_stop),
-                    stop_signal: serde_struct::optional(stop_signal),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Lifecycle",
-            <LifecycleVisitor<'_> as serde_struct::Fields>::NAMES,
-            LifecycleVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LifecycleField {
+        post_start,
+        pre_stop,
+        stop_signal,
     }
-}
+
+    enum LifecycleFields {}
+
+    impl serde_struct::Fields for LifecycleFields {
+        const NAMES: &'static [&'static str] = &["postStart", "preStop", "stopSignal"];
+
+        type Field = LifecycleField;
+
+        #[inline]
+        fn field(name: &str) -> Option<LifecycleField> {
+            match name {
+                "postStart" => Some(LifecycleField::post_start),
+                "preStop" => Some(LifecycleField::pre_stop),
+                "stopSignal" => Some(LifecycleField::stop_signal),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Lifecycle {
+        const NAME: &'static str = "Lifecycle";
+        const NAMES: &'static [&'static str] = <LifecycleFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Lifecycle>,
+        ) -> Result<(), A::Error> {
+            let mut post_start = None;
+            let mut pre_stop = None;
+            let mut stop_signal = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<LifecycleFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(LifecycleField::post_start) => {
+                        serde_struct::optional_struct_value(&mut map, &mut post_start, "postStart")
+                    }
+                    Some(LifecycleField::pre_stop) => {
+                        serde_struct::optional_struct_value(&mut map, &mut pre_stop, "preStop")
+                    }
+                    Some(LifecycleField::stop_signal) => {
+                        serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(Lifecycle {
+                post_start: serde_struct::optional(post_start),
+                pre_stop: serde_struct::optional(pre_stop),
+                stop_signal: serde_struct::optional(stop_signal),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl Lifecycle {
     /// The [`LifecycleBuilder`] of a new `Lifecycle`.

@@ -48,98 +48,82 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LifecycleHandler {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<LifecycleHandler>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct LifecycleHandlerVisitor<'a>(&'a mut Option<LifecycleHandler>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum LifecycleHandlerField {
-            exec,
-            http_get,
-            sleep,
-            tcp_socket,
-        }
-
-        impl serde_struct::Fields for LifecycleHandlerVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["exec", "httpGet", "sleep", "tcpSocket"];
-
-            type Field = LifecycleHandlerField;
-
-            #[inline]
-            fn field(name: &str) -> Option<LifecycleHandlerField> {
-                match name {
-                    "exec" => Some(LifecycleHandlerField::exec),
-                    "httpGet" => Some(LifecycleHandlerField::http_get),
-                    "sleep" => Some(LifecycleHandlerField::sleep),
-                    "tcpSocket" => Some(LifecycleHandlerField::tcp_socket),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for LifecycleHandlerVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct LifecycleHandler")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut exec = None;
-                let mut http_get = None;
-                let mut sleep = None;
-                let mut tcp_socket = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(LifecycleHandlerField::exec) => {
-                            serde_struct::optional_struct_value(&mut map, &mut exec, "exec")
-                        }
-                        Some(LifecycleHandlerField::http_get) => {
-                            serde_struct::optional_struct_value(&mut map, &mut http_get, "httpGet")
-                        }
-                        Some(LifecycleHandlerField::sleep) => {
-                            serde_struct::optional_struct_value(&mut map, &mut sleep, "sleep")
-                        }
-                        Some(LifecycleHandlerField::tcp_socket) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut tcp_socket,
-                                "tcpSocket",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(LifecycleHandler {
-                    exec: serde_struct::optional(exec),
-                    http_get: serde_struct::optional(http_get),
-                    sleep: serde_struct::optional(sleep),
-                    tcp_socket: serde_struct::optional(tcp_socket),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "LifecycleHandler",
-            <LifecycleHandlerVisitor<'_> as serde_struct::Fields>::NAMES,
-            LifecycleHandlerVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LifecycleHandlerField {
+        exec,
+        http_get,
+        sleep,
+        tcp_socket,
     }
-}
+
+    enum LifecycleHandlerFields {}
+
+    impl serde_struct::Fields for LifecycleHandlerFields {
+        const NAMES: &'static [&'static str] = &["exec", "httpGet", "sleep", "tcpSocket"];
+
+        type Field = LifecycleHandlerField;
+
+        #[inline]
+        fn field(name: &str) -> Option<LifecycleHandlerField> {
+            match name {
+                "exec" => Some(LifecycleHandlerField::exec),
+                "httpGet" => Some(LifecycleHandlerField::http_get),
+                "sleep" => Some(LifecycleHandlerField::sleep),
+                "tcpSocket" => Some(LifecycleHandlerField::tcp_socket),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for LifecycleHandler {
+        const NAME: &'static str = "LifecycleHandler";
+        const NAMES: &'static [&'static str] = <LifecycleHandlerFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<LifecycleHandler>,
+        ) -> Result<(), A::Error> {
+            let mut exec = None;
+            let mut http_get = None;
+            let mut sleep = None;
+            let mut tcp_socket = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<LifecycleHandlerFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(LifecycleHandlerField::exec) => {
+                        serde_struct::optional_struct_value(&mut map, &mut exec, "exec")
+                    }
+                    Some(LifecycleHandlerField::http_get) => {
+                        serde_struct::optional_struct_value(&mut map, &mut http_get, "httpGet")
+                    }
+                    Some(LifecycleHandlerField::sleep) => {
+                        serde_struct::optional_struct_value(&mut map, &mut sleep, "sleep")
+                    }
+                    Some(LifecycleHandlerField::tcp_socket) => {
+                        serde_struct::optional_struct_value(&mut map, &mut tcp_socket, "tcpSocket")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(LifecycleHandler {
+                exec: serde_struct::optional(exec),
+                http_get: serde_struct::optional(http_get),
+                sleep: serde_struct::optional(sleep),
+                tcp_socket: serde_struct::optional(tcp_socket),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl LifecycleHandler {
     /// The [`LifecycleHandlerBuilder`] of a new `LifecycleHandler`.

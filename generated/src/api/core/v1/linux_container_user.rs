@@ -46,93 +46,81 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LinuxContainerUser {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<LinuxContainerUser>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct LinuxContainerUserVisitor<'a>(&'a mut Option<LinuxContainerUser>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum LinuxContainerUserField {
-            gid,
-            supplemental_groups,
-            uid,
-        }
-
-        impl serde_struct::Fields for LinuxContainerUserVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["gid", "supplementalGroups", "uid"];
-
-            type Field = LinuxContainerUserField;
-
-            #[inline]
-            fn field(name: &str) -> Option<LinuxContainerUserField> {
-                match name {
-                    "gid" => Some(LinuxContainerUserField::gid),
-                    "supplementalGroups" => Some(LinuxContainerUserField::supplemental_groups),
-                    "uid" => Some(LinuxContainerUserField::uid),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for LinuxContainerUserVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct LinuxContainerUser")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut gid = None;
-                let mut supplemental_groups = None;
-                let mut uid = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(LinuxContainerUserField::gid) => {
-                            serde_struct::value(&mut map, &mut gid, "gid")
-                        }
-                        Some(LinuxContainerUserField::supplemental_groups) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut supplemental_groups,
-                                "supplementalGroups",
-                            )
-                        }
-                        Some(LinuxContainerUserField::uid) => {
-                            serde_struct::value(&mut map, &mut uid, "uid")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let gid = serde_struct::required(gid, "gid")?;
-                let uid = serde_struct::required(uid, "uid")?;
-                *self.0 = Some(LinuxContainerUser {
-                    gid,
-                    supplemental_groups: serde_struct::optional(supplemental_groups),
-                    uid,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "LinuxContainerUser",
-            <LinuxContainerUserVisitor<'_> as serde_struct::Fields>::NAMES,
-            LinuxContainerUserVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LinuxContainerUserField {
+        gid,
+        supplemental_groups,
+        uid,
     }
-}
+
+    enum LinuxContainerUserFields {}
+
+    impl serde_struct::Fields for LinuxContainerUserFields {
+        const NAMES: &'static [&'static str] = &["gid", "supplementalGroups", "uid"];
+
+        type Field = LinuxContainerUserField;
+
+        #[inline]
+        fn field(name: &str) -> Option<LinuxContainerUserField> {
+            match name {
+                "gid" => Some(LinuxContainerUserField::gid),
+                "supplementalGroups" => Some(LinuxContainerUserField::supplemental_groups),
+                "uid" => Some(LinuxContainerUserField::uid),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for LinuxContainerUser {
+        const NAME: &'static str = "LinuxContainerUser";
+        const NAMES: &'static [&'static str] = <LinuxContainerUserFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<LinuxContainerUser>,
+        ) -> Result<(), A::Error> {
+            let mut gid = None;
+            let mut supplemental_groups = None;
+            let mut uid = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<LinuxContainerUserFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(LinuxContainerUserField::gid) => {
+                        serde_struct::value(&mut map, &mut gid, "gid")
+                    }
+                    Some(LinuxContainerUserField::supplemental_groups) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut supplemental_groups,
+                            "supplementalGroups",
+                        )
+                    }
+                    Some(LinuxContainerUserField::uid) => {
+                        serde_struct::value(&mut map, &mut uid, "uid")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let gid = serde_struct::required(gid, "gid")?;
+            let uid = serde_struct::required(uid, "uid")?;
+            *place = Some(LinuxContainerUser {
+                gid,
+                supplemental_groups: serde_struct::optional(supplemental_groups),
+                uid,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl LinuxContainerUser {
     /// The [`LinuxContainerUserBuilder`] of a new `LinuxContainerUser`.

@@ -34,73 +34,61 @@ impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LocalObjectReference {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<LocalObjectReference>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct LocalObjectReferenceVisitor<'a>(&'a mut Option<LocalObjectReference>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum LocalObjectReferenceField {
-            name,
-        }
-
-        impl serde_struct::Fields for LocalObjectReferenceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name"];
-
-            type Field = LocalObjectReferenceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<LocalObjectReferenceField> {
-                match name {
-                    "name" => Some(LocalObjectReferenceField::name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for LocalObjectReferenceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct LocalObjectReference")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(LocalObjectReferenceField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(LocalObjectReference {
-                    name: serde_struct::optional(name),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "LocalObjectReference",
-            <LocalObjectReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
-            LocalObjectReferenceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LocalObjectReferenceField {
+        name,
     }
-}
+
+    enum LocalObjectReferenceFields {}
+
+    impl serde_struct::Fields for LocalObjectReferenceFields {
+        const NAMES: &'static [&'static str] = &["name"];
+
+        type Field = LocalObjectReferenceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<LocalObjectReferenceField> {
+            match name {
+                "name" => Some(LocalObjectReferenceField::name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for LocalObjectReference {
+        const NAME: &'static str = "LocalObjectReference";
+        const NAMES: &'static [&'static str] = <LocalObjectReferenceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<LocalObjectReference>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<LocalObjectReferenceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(LocalObjectReferenceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(LocalObjectReference {
+                name: serde_struct::optional(name),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl LocalObjectReference {
     /// The [`LocalObjectReferenceBuilder`] of a new `LocalObjectReference`.

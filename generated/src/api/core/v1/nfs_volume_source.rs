@@ -40,89 +40,77 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NFSVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<NFSVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct NFSVolumeSourceVisitor<'a>(&'a mut Option<NFSVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum NFSVolumeSourceField {
-            path,
-            read_only,
-            server,
-        }
-
-        impl serde_struct::Fields for NFSVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["path", "readOnly", "server"];
-
-            type Field = NFSVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<NFSVolumeSourceField> {
-                match name {
-                    "path" => Some(NFSVolumeSourceField::path),
-                    "readOnly" => Some(NFSVolumeSourceField::read_only),
-                    "server" => Some(NFSVolumeSourceField::server),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for NFSVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct NFSVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut path = None;
-                let mut read_only = None;
-                let mut server = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(NFSVolumeSourceField::path) => {
-                            serde_struct::value(&mut map, &mut path, "path")
-                        }
-                        Some(NFSVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(NFSVolumeSourceField::server) => {
-                            serde_struct::value(&mut map, &mut server, "server")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let path = serde_struct::required(path, "path")?;
-                let server = serde_struct::required(server, "server")?;
-                *self.0 = Some(NFSVolumeSource {
-                    path,
-                    read_only: serde_struct::optional(read_only),
-                    server,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "NFSVolumeSource",
-            <NFSVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            NFSVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NFSVolumeSourceField {
+        path,
+        read_only,
+        server,
     }
-}
+
+    enum NFSVolumeSourceFields {}
+
+    impl serde_struct::Fields for NFSVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["path", "readOnly", "server"];
+
+        type Field = NFSVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<NFSVolumeSourceField> {
+            match name {
+                "path" => Some(NFSVolumeSourceField::path),
+                "readOnly" => Some(NFSVolumeSourceField::read_only),
+                "server" => Some(NFSVolumeSourceField::server),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for NFSVolumeSource {
+        const NAME: &'static str = "NFSVolumeSource";
+        const NAMES: &'static [&'static str] = <NFSVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<NFSVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut path = None;
+            let mut read_only = None;
+            let mut server = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<NFSVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(NFSVolumeSourceField::path) => {
+                        serde_struct::value(&mut map, &mut path, "path")
+                    }
+                    Some(NFSVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(NFSVolumeSourceField::server) => {
+                        serde_struct::value(&mut map, &mut server, "server")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let path = serde_struct::required(path, "path")?;
+            let server = serde_struct::required(server, "server")?;
+            *place = Some(NFSVolumeSource {
+                path,
+                read_only: serde_struct::optional(read_only),
+                server,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl NFSVolumeSource {
     /// The [`NFSVolumeSourceBuilder`] of a new `NFSVolumeSource`.

@@ -52,91 +52,79 @@ impl<'de> ::serde::Deserialize<'de> for NodeAffinity {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NodeAffinity {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<NodeAffinity>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct NodeAffinityVisitor<'a>(&'a mut Option<NodeAffinity>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum NodeAffinityField {
-            preferred_during_scheduling_ignored_during_execution,
-            required_during_scheduling_ignored_during_execution,
-        }
-
-        impl serde_struct::Fields for NodeAffinityVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "preferredDuringSchedulingIgnoredDuringExecution",
-                "requiredDuringSchedulingIgnoredDuringExecution",
-            ];
-
-            type Field = NodeAffinityField;
-
-            #[inline]
-            fn field(name: &str) -> Option<NodeAffinityField> {
-                match name {
-                    "preferredDuringSchedulingIgnoredDuringExecution" => Some(NodeAffinityField::preferred_during_scheduling_ignored_during_execution),
-                    "requiredDuringSchedulingIgnoredDuringExecution" => Some(NodeAffinityField::required_during_scheduling_ignored_during_execution),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for NodeAffinityVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct NodeAffinity")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut preferred_during_scheduling_ignored_during_execution = None;
-                let mut required_during_scheduling_ignored_during_execution = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(NodeAffinityField::preferred_during_scheduling_ignored_during_execution) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut preferred_during_scheduling_ignored_during_execution,
-                                "preferredDuringSchedulingIgnoredDuringExecution",
-                            )
-                        }
-                        Some(NodeAffinityField::required_during_scheduling_ignored_during_execution) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut required_during_scheduling_ignored_during_execution,
-                                "requiredDuringSchedulingIgnoredDuringExecution",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(NodeAffinity {
-                    preferred_during_scheduling_ignored_during_execution: serde_struct::optional(preferred_during_scheduling_ignored_during_execution),
-                    required_during_scheduling_ignored_during_execution: serde_struct::optional(required_during_scheduling_ignored_during_execution),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "NodeAffinity",
-            <NodeAffinityVisitor<'_> as serde_struct::Fields>::NAMES,
-            NodeAffinityVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NodeAffinityField {
+        preferred_during_scheduling_ignored_during_execution,
+        required_during_scheduling_ignored_during_execution,
     }
-}
+
+    enum NodeAffinityFields {}
+
+    impl serde_struct::Fields for NodeAffinityFields {
+        const NAMES: &'static [&'static str] = &[
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+        ];
+
+        type Field = NodeAffinityField;
+
+        #[inline]
+        fn field(name: &str) -> Option<NodeAffinityField> {
+            match name {
+                "preferredDuringSchedulingIgnoredDuringExecution" => Some(NodeAffinityField::preferred_during_scheduling_ignored_during_execution),
+                "requiredDuringSchedulingIgnoredDuringExecution" => Some(NodeAffinityField::required_during_scheduling_ignored_during_execution),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for NodeAffinity {
+        const NAME: &'static str = "NodeAffinity";
+        const NAMES: &'static [&'static str] = <NodeAffinityFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<NodeAffinity>,
+        ) -> Result<(), A::Error> {
+            let mut preferred_during_scheduling_ignored_during_execution = None;
+            let mut required_during_scheduling_ignored_during_execution = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<NodeAffinityFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(NodeAffinityField::preferred_during_scheduling_ignored_during_execution) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut preferred_during_scheduling_ignored_during_execution,
+                            "preferredDuringSchedulingIgnoredDuringExecution",
+                        )
+                    }
+                    Some(NodeAffinityField::required_during_scheduling_ignored_during_execution) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut required_during_scheduling_ignored_during_execution,
+                            "requiredDuringSchedulingIgnoredDuringExecution",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(NodeAffinity {
+                preferred_during_scheduling_ignored_during_execution: serde_struct::optional(preferred_during_scheduling_ignored_during_execution),
+                required_during_scheduling_ignored_during_execution: serde_struct::optional(required_during_scheduling_ignored_during_execution),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl NodeAffinity {
     /// The [`NodeAffinityBuilder`] of a new `NodeAffinity`.

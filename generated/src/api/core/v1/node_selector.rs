@@ -34,78 +34,66 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NodeSelector {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<NodeSelector>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct NodeSelectorVisitor<'a>(&'a mut Option<NodeSelector>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum NodeSelectorField {
-            node_selector_terms,
-        }
-
-        impl serde_struct::Fields for NodeSelectorVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["nodeSelectorTerms"];
-
-            type Field = NodeSelectorField;
-
-            #[inline]
-            fn field(name: &str) -> Option<NodeSelectorField> {
-                match name {
-                    "nodeSelectorTerms" => Some(NodeSelectorField::node_selector_terms),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct NodeSelector")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut node_selector_terms = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(NodeSelectorField::node_selector_terms) => {
-                            serde_struct::struct_list_value(
-                                &mut map,
-                                &mut node_selector_terms,
-                                "nodeSelectorTerms",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let node_selector_terms = serde_struct::required(node_selector_terms, "nodeSelectorTerms")?;
-                *self.0 = Some(NodeSelector {
-                    node_selector_terms,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "NodeSelector",
-            <NodeSelectorVisitor<'_> as serde_struct::Fields>::NAMES,
-            NodeSelectorVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NodeSelectorField {
+        node_selector_terms,
     }
-}
+
+    enum NodeSelectorFields {}
+
+    impl serde_struct::Fields for NodeSelectorFields {
+        const NAMES: &'static [&'static str] = &["nodeSelectorTerms"];
+
+        type Field = NodeSelectorField;
+
+        #[inline]
+        fn field(name: &str) -> Option<NodeSelectorField> {
+            match name {
+                "nodeSelectorTerms" => Some(NodeSelectorField::node_selector_terms),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for NodeSelector {
+        const NAME: &'static str = "NodeSelector";
+        const NAMES: &'static [&'static str] = <NodeSelectorFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<NodeSelector>,
+        ) -> Result<(), A::Error> {
+            let mut node_selector_terms = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<NodeSelectorFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(NodeSelectorField::node_selector_terms) => {
+                        serde_struct::struct_list_value(
+                            &mut map,
+                            &mut node_selector_terms,
+                            "nodeSelectorTerms",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let node_selector_terms = serde_struct::required(node_selector_terms, "nodeSelectorTerms")?;
+            *place = Some(NodeSelector {
+                node_selector_terms,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl NodeSelector {
     /// The [`NodeSelectorBuilder`] of a new `NodeSelector`.

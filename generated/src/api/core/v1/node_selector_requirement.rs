@@ -40,89 +40,77 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NodeSelectorRequirement {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<NodeSelectorRequirement>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct NodeSelectorRequirementVisitor<'a>(&'a mut Option<NodeSelectorRequirement>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum NodeSelectorRequirementField {
-            key,
-            operator,
-            values,
-        }
-
-        impl serde_struct::Fields for NodeSelectorRequirementVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["key", "operator", "values"];
-
-            type Field = NodeSelectorRequirementField;
-
-            #[inline]
-            fn field(name: &str) -> Option<NodeSelectorRequirementField> {
-                match name {
-                    "key" => Some(NodeSelectorRequirementField::key),
-                    "operator" => Some(NodeSelectorRequirementField::operator),
-                    "values" => Some(NodeSelectorRequirementField::values),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorRequirementVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct NodeSelectorRequirement")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut key = None;
-                let mut operator = None;
-                let mut values = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key_2 = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key_2),
-                )? {
-                    match field {
-                        Some(NodeSelectorRequirementField::key) => {
-                            serde_struct::value(&mut map, &mut key, "key")
-                        }
-                        Some(NodeSelectorRequirementField::operator) => {
-                            serde_struct::value(&mut map, &mut operator, "operator")
-                        }
-                        Some(NodeSelectorRequirementField::values) => {
-                            serde_struct::value(&mut map, &mut values, "values")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                    }?;
-                }
-
-                let key = serde_struct::required(key, "key")?;
-                let operator = serde_struct::required(operator, "operator")?;
-                *self.0 = Some(NodeSelectorRequirement {
-                    key,
-                    operator,
-                    values: serde_struct::optional(values),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "NodeSelectorRequirement",
-            <NodeSelectorRequirementVisitor<'_> as serde_struct::Fields>::NAMES,
-            NodeSelectorRequirementVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NodeSelectorRequirementField {
+        key,
+        operator,
+        values,
     }
-}
+
+    enum NodeSelectorRequirementFields {}
+
+    impl serde_struct::Fields for NodeSelectorRequirementFields {
+        const NAMES: &'static [&'static str] = &["key", "operator", "values"];
+
+        type Field = NodeSelectorRequirementField;
+
+        #[inline]
+        fn field(name: &str) -> Option<NodeSelectorRequirementField> {
+            match name {
+                "key" => Some(NodeSelectorRequirementField::key),
+                "operator" => Some(NodeSelectorRequirementField::operator),
+                "values" => Some(NodeSelectorRequirementField::values),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for NodeSelectorRequirement {
+        const NAME: &'static str = "NodeSelectorRequirement";
+        const NAMES: &'static [&'static str] = <NodeSelectorRequirementFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<NodeSelectorRequirement>,
+        ) -> Result<(), A::Error> {
+            let mut key = None;
+            let mut operator = None;
+            let mut values = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key_2 = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<NodeSelectorRequirementFields>::new(&mut key_2),
+            )? {
+                match field {
+                    Some(NodeSelectorRequirementField::key) => {
+                        serde_struct::value(&mut map, &mut key, "key")
+                    }
+                    Some(NodeSelectorRequirementField::operator) => {
+                        serde_struct::value(&mut map, &mut operator, "operator")
+                    }
+                    Some(NodeSelectorRequirementField::values) => {
+                        serde_struct::value(&mut map, &mut values, "values")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
+                }?;
+            }
+
+            let key = serde_struct::required(key, "key")?;
+            let operator = serde_struct::required(operator, "operator")?;
+            *place = Some(NodeSelectorRequirement {
+                key,
+                operator,
+                values: serde_struct::optional(values),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl NodeSelectorRequirement {
     /// The [`NodeSelectorRequirementBuilder`] of a new `NodeSelectorRequirement`.

@@ -44,88 +44,76 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NodeSelectorTerm {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<NodeSelectorTerm>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct NodeSelectorTermVisitor<'a>(&'a mut Option<NodeSelectorTerm>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum NodeSelectorTermField {
-            match_expressions,
-            match_fields,
-        }
-
-        impl serde_struct::Fields for NodeSelectorTermVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["matchExpressions", "matchFields"];
-
-            type Field = NodeSelectorTermField;
-
-            #[inline]
-            fn field(name: &str) -> Option<NodeSelectorTermField> {
-                match name {
-                    "matchExpressions" => Some(NodeSelectorTermField::match_expressions),
-                    "matchFields" => Some(NodeSelectorTermField::match_fields),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for NodeSelectorTermVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct NodeSelectorTerm")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut match_expressions = None;
-                let mut match_fields = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(NodeSelectorTermField::match_expressions) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut match_expressions,
-                                "matchExpressions",
-                            )
-                        }
-                        Some(NodeSelectorTermField::match_fields) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut match_fields,
-                                "matchFields",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(NodeSelectorTerm {
-                    match_expressions: serde_struct::optional(match_expressions),
-                    match_fields: serde_struct::optional(match_fields),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "NodeSelectorTerm",
-            <NodeSelectorTermVisitor<'_> as serde_struct::Fields>::NAMES,
-            NodeSelectorTermVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NodeSelectorTermField {
+        match_expressions,
+        match_fields,
     }
-}
+
+    enum NodeSelectorTermFields {}
+
+    impl serde_struct::Fields for NodeSelectorTermFields {
+        const NAMES: &'static [&'static str] = &["matchExpressions", "matchFields"];
+
+        type Field = NodeSelectorTermField;
+
+        #[inline]
+        fn field(name: &str) -> Option<NodeSelectorTermField> {
+            match name {
+                "matchExpressions" => Some(NodeSelectorTermField::match_expressions),
+                "matchFields" => Some(NodeSelectorTermField::match_fields),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for NodeSelectorTerm {
+        const NAME: &'static str = "NodeSelectorTerm";
+        const NAMES: &'static [&'static str] = <NodeSelectorTermFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<NodeSelectorTerm>,
+        ) -> Result<(), A::Error> {
+            let mut match_expressions = None;
+            let mut match_fields = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<NodeSelectorTermFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(NodeSelectorTermField::match_expressions) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut match_expressions,
+                            "matchExpressions",
+                        )
+                    }
+                    Some(NodeSelectorTermField::match_fields) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut match_fields,
+                            "matchFields",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(NodeSelectorTerm {
+                match_expressions: serde_struct::optional(match_expressions),
+                match_fields: serde_struct::optional(match_fields),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl NodeSelectorTerm {
     /// The [`NodeSelectorTermBuilder`] of a new `NodeSelectorTerm`.

@@ -37,81 +37,69 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ObjectFieldSelector {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ObjectFieldSelector>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ObjectFieldSelectorVisitor<'a>(&'a mut Option<ObjectFieldSelector>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ObjectFieldSelectorField {
-            api_version,
-            field_path,
-        }
-
-        impl serde_struct::Fields for ObjectFieldSelectorVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["apiVersion", "fieldPath"];
-
-            type Field = ObjectFieldSelectorField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ObjectFieldSelectorField> {
-                match name {
-                    "apiVersion" => Some(ObjectFieldSelectorField::api_version),
-                    "fieldPath" => Some(ObjectFieldSelectorField::field_path),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ObjectFieldSelectorVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ObjectFieldSelector")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut field_path = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ObjectFieldSelectorField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(ObjectFieldSelectorField::field_path) => {
-                            serde_struct::value(&mut map, &mut field_path, "fieldPath")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let field_path = serde_struct::required(field_path, "fieldPath")?;
-                *self.0 = Some(ObjectFieldSelector {
-                    api_version: serde_struct::optional(api_version),
-                    field_path,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ObjectFieldSelector",
-            <ObjectFieldSelectorVisitor<'_> as serde_struct::Fields>::NAMES,
-            ObjectFieldSelectorVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ObjectFieldSelectorField {
+        api_version,
+        field_path,
     }
-}
+
+    enum ObjectFieldSelectorFields {}
+
+    impl serde_struct::Fields for ObjectFieldSelectorFields {
+        const NAMES: &'static [&'static str] = &["apiVersion", "fieldPath"];
+
+        type Field = ObjectFieldSelectorField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ObjectFieldSelectorField> {
+            match name {
+                "apiVersion" => Some(ObjectFieldSelectorField::api_version),
+                "fieldPath" => Some(ObjectFieldSelectorField::field_path),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ObjectFieldSelector {
+        const NAME: &'static str = "ObjectFieldSelector";
+        const NAMES: &'static [&'static str] = <ObjectFieldSelectorFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ObjectFieldSelector>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut field_path = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ObjectFieldSelectorFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ObjectFieldSelectorField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(ObjectFieldSelectorField::field_path) => {
+                        serde_struct::value(&mut map, &mut field_path, "fieldPath")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let field_path = serde_struct::required(field_path, "fieldPath")?;
+            *place = Some(ObjectFieldSelector {
+                api_version: serde_struct::optional(api_version),
+                field_path,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ObjectFieldSelector {
     /// The [`ObjectFieldSelectorBuilder`] of a new `ObjectFieldSelector`.

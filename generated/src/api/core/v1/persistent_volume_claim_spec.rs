@@ -78,159 +78,139 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PersistentVolumeClaimSpec {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PersistentVolumeClaimSpec>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PersistentVolumeClaimSpecVisitor<'a>(&'a mut Option<PersistentVolumeClaimSpec>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PersistentVolumeClaimSpecField {
-            access_modes,
-            data_source,
-            data_source_ref,
-            resources,
-            selector,
-            storage_class_name,
-            volume_attributes_class_name,
-            volume_mode,
-            volume_name,
-        }
-
-        impl serde_struct::Fields for PersistentVolumeClaimSpecVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "accessModes",
-                "dataSource",
-                "dataSourceRef",
-                "resources",
-                "selector",
-                "storageClassName",
-                "volumeAttributesClassName",
-                "volumeMode",
-                "volumeName",
-            ];
-
-            type Field = PersistentVolumeClaimSpecField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PersistentVolumeClaimSpecField> {
-                match name {
-                    "accessModes" => Some(PersistentVolumeClaimSpecField::access_modes),
-                    "dataSource" => Some(PersistentVolumeClaimSpecField::data_source),
-                    "dataSourceRef" => Some(PersistentVolumeClaimSpecField::data_source_ref),
-                    "resources" => Some(PersistentVolumeClaimSpecField::resources),
-                    "selector" => Some(PersistentVolumeClaimSpecField::selector),
-                    "storageClassName" => Some(PersistentVolumeClaimSpecField::storage_class_name),
-                    "volumeAttributesClassName" => Some(PersistentVolumeClaimSpecField::volume_attributes_class_name),
-                    "volumeMode" => Some(PersistentVolumeClaimSpecField::volume_mode),
-                    "volumeName" => Some(PersistentVolumeClaimSpecField::volume_name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimSpecVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PersistentVolumeClaimSpec")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut access_modes = None;
-                let mut data_source = None;
-                let mut data_source_ref = None;
-                let mut resources = None;
-                let mut selector = None;
-                let mut storage_class_name = None;
-                let mut volume_attributes_class_name = None;
-                let mut volume_mode = None;
-                let mut volume_name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PersistentVolumeClaimSpecField::access_modes) => {
-                            serde_struct::value(&mut map, &mut access_modes, "accessModes")
-                        }
-                        Some(PersistentVolumeClaimSpecField::data_source) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut data_source,
-                                "dataSource",
-                            )
-                        }
-                        Some(PersistentVolumeClaimSpecField::data_source_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut data_source_ref,
-                                "dataSourceRef",
-                            )
-                        }
-                        Some(PersistentVolumeClaimSpecField::resources) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut resources,
-                                "resources",
-                            )
-                        }
-                        Some(PersistentVolumeClaimSpecField::selector) => {
-                            serde_struct::optional_struct_value(&mut map, &mut selector, "selector")
-                        }
-                        Some(PersistentVolumeClaimSpecField::storage_class_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut storage_class_name,
-                                "storageClassName",
-                            )
-                        }
-                        Some(PersistentVolumeClaimSpecField::volume_attributes_class_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut volume_attributes_class_name,
-                                "volumeAttributesClassName",
-                            )
-                        }
-                        Some(PersistentVolumeClaimSpecField::volume_mode) => {
-                            serde_struct::value(&mut map, &mut volume_mode, "volumeMode")
-                        }
-                        Some(PersistentVolumeClaimSpecField::volume_name) => {
-                            serde_struct::value(&mut map, &mut volume_name, "volumeName")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(PersistentVolumeClaimSpec {
-                    access_modes: serde_struct::optional(access_modes),
-                    data_source: serde_struct::optional(data_source),
-                    data_source_ref: serde_struct::optional(data_source_ref),
-                    resources: serde_struct::optional(resources),
-                    selector: serde_struct::optional(selector),
-                    storage_class_name: serde_struct::optional(storage_class_name),
-                    volume_attributes_class_name: serde_struct::optional(volume_attributes_class_name),
-                    volume_mode: serde_struct::optional(volume_mode),
-                    volume_name: serde_struct::optional(volume_name),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PersistentVolumeClaimSpec",
-            <PersistentVolumeClaimSpecVisitor<'_> as serde_struct::Fields>::NAMES,
-            PersistentVolumeClaimSpecVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PersistentVolumeClaimSpecField {
+        access_modes,
+        data_source,
+        data_source_ref,
+        resources,
+        selector,
+        storage_class_name,
+        volume_attributes_class_name,
+        volume_mode,
+        volume_name,
     }
-}
+
+    enum PersistentVolumeClaimSpecFields {}
+
+    impl serde_struct::Fields for PersistentVolumeClaimSpecFields {
+        const NAMES: &'static [&'static str] = &[
+            "accessModes",
+            "dataSource",
+            "dataSourceRef",
+            "resources",
+            "selector",
+            "storageClassName",
+            "volumeAttributesClassName",
+            "volumeMode",
+            "volumeName",
+        ];
+
+        type Field = PersistentVolumeClaimSpecField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PersistentVolumeClaimSpecField> {
+            match name {
+                "accessModes" => Some(PersistentVolumeClaimSpecField::access_modes),
+                "dataSource" => Some(PersistentVolumeClaimSpecField::data_source),
+                "dataSourceRef" => Some(PersistentVolumeClaimSpecField::data_source_ref),
+                "resources" => Some(PersistentVolumeClaimSpecField::resources),
+                "selector" => Some(PersistentVolumeClaimSpecField::selector),
+                "storageClassName" => Some(PersistentVolumeClaimSpecField::storage_class_name),
+                "volumeAttributesClassName" => Some(PersistentVolumeClaimSpecField::volume_attributes_class_name),
+                "volumeMode" => Some(PersistentVolumeClaimSpecField::volume_mode),
+                "volumeName" => Some(PersistentVolumeClaimSpecField::volume_name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PersistentVolumeClaimSpec {
+        const NAME: &'static str = "PersistentVolumeClaimSpec";
+        const NAMES: &'static [&'static str] = <PersistentVolumeClaimSpecFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PersistentVolumeClaimSpec>,
+        ) -> Result<(), A::Error> {
+            let mut access_modes = None;
+            let mut data_source = None;
+            let mut data_source_ref = None;
+            let mut resources = None;
+            let mut selector = None;
+            let mut storage_class_name = None;
+            let mut volume_attributes_class_name = None;
+            let mut volume_mode = None;
+            let mut volume_name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PersistentVolumeClaimSpecFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PersistentVolumeClaimSpecField::access_modes) => {
+                        serde_struct::value(&mut map, &mut access_modes, "accessModes")
+                    }
+                    Some(PersistentVolumeClaimSpecField::data_source) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut data_source,
+                            "dataSource",
+                        )
+                    }
+                    Some(PersistentVolumeClaimSpecField::data_source_ref) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut data_source_ref,
+                            "dataSourceRef",
+                        )
+                    }
+                    Some(PersistentVolumeClaimSpecField::resources) => {
+                        serde_struct::optional_struct_value(&mut map, &mut resources, "resources")
+                    }
+                    Some(PersistentVolumeClaimSpecField::selector) => {
+                        serde_struct::optional_struct_value(&mut map, &mut selector, "selector")
+                    }
+                    Some(PersistentVolumeClaimSpecField::storage_class_name) => {
+                        serde_struct::value(&mut map, &mut storage_class_name, "storageClassName")
+                    }
+                    Some(PersistentVolumeClaimSpecField::volume_attributes_class_name) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut volume_attributes_class_name,
+                            "volumeAttributesClassName",
+                        )
+                    }
+                    Some(PersistentVolumeClaimSpecField::volume_mode) => {
+                        serde_struct::value(&mut map, &mut volume_mode, "volumeMode")
+                    }
+                    Some(PersistentVolumeClaimSpecField::volume_name) => {
+                        serde_struct::value(&mut map, &mut volume_name, "volumeName")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(PersistentVolumeClaimSpec {
+                access_modes: serde_struct::optional(access_modes),
+                data_source: serde_struct::optional(data_source),
+                data_source_ref: serde_struct::optional(data_source_ref),
+                resources: serde_struct::optional(resources),
+                selector: serde_struct::optional(selector),
+                storage_class_name: serde_struct::optional(storage_class_name),
+                volume_attributes_class_name: serde_struct::optional(volume_attributes_class_name),
+                volume_mode: serde_struct::optional(volume_mode),
+                volume_name: serde_struct::optional(volume_name),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PersistentVolumeClaimSpec {
     /// The [`PersistentVolumeClaimSpecBuilder`] of a new `PersistentVolumeClaimSpec`.

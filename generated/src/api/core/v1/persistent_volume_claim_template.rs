@@ -39,81 +39,69 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PersistentVolumeClaimTemplate {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PersistentVolumeClaimTemplate>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PersistentVolumeClaimTemplateVisitor<'a>(&'a mut Option<PersistentVolumeClaimTemplate>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PersistentVolumeClaimTemplateField {
-            metadata,
-            spec,
-        }
-
-        impl serde_struct::Fields for PersistentVolumeClaimTemplateVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["metadata", "spec"];
-
-            type Field = PersistentVolumeClaimTemplateField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PersistentVolumeClaimTemplateField> {
-                match name {
-                    "metadata" => Some(PersistentVolumeClaimTemplateField::metadata),
-                    "spec" => Some(PersistentVolumeClaimTemplateField::spec),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimTemplateVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PersistentVolumeClaimTemplate")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut metadata = None;
-                let mut spec = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PersistentVolumeClaimTemplateField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        Some(PersistentVolumeClaimTemplateField::spec) => {
-                            serde_struct::struct_value(&mut map, &mut spec, "spec")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let spec = serde_struct::required(spec, "spec")?;
-                *self.0 = Some(PersistentVolumeClaimTemplate {
-                    metadata: serde_struct::optional(metadata),
-                    spec,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PersistentVolumeClaimTemplate",
-            <PersistentVolumeClaimTemplateVisitor<'_> as serde_struct::Fields>::NAMES,
-            PersistentVolumeClaimTemplateVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PersistentVolumeClaimTemplateField {
+        metadata,
+        spec,
     }
-}
+
+    enum PersistentVolumeClaimTemplateFields {}
+
+    impl serde_struct::Fields for PersistentVolumeClaimTemplateFields {
+        const NAMES: &'static [&'static str] = &["metadata", "spec"];
+
+        type Field = PersistentVolumeClaimTemplateField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PersistentVolumeClaimTemplateField> {
+            match name {
+                "metadata" => Some(PersistentVolumeClaimTemplateField::metadata),
+                "spec" => Some(PersistentVolumeClaimTemplateField::spec),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PersistentVolumeClaimTemplate {
+        const NAME: &'static str = "PersistentVolumeClaimTemplate";
+        const NAMES: &'static [&'static str] = <PersistentVolumeClaimTemplateFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PersistentVolumeClaimTemplate>,
+        ) -> Result<(), A::Error> {
+            let mut metadata = None;
+            let mut spec = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PersistentVolumeClaimTemplateFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PersistentVolumeClaimTemplateField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    Some(PersistentVolumeClaimTemplateField::spec) => {
+                        serde_struct::struct_value(&mut map, &mut spec, "spec")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let spec = serde_struct::required(spec, "spec")?;
+            *place = Some(PersistentVolumeClaimTemplate {
+                metadata: serde_struct::optional(metadata),
+                spec,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PersistentVolumeClaimTemplate {
     /// The [`PersistentVolumeClaimTemplateBuilder`] of a new `PersistentVolumeClaimTemplate`.

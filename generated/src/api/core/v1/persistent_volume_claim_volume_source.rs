@@ -37,81 +37,69 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PersistentVolumeClaimVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PersistentVolumeClaimVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PersistentVolumeClaimVolumeSourceVisitor<'a>(&'a mut Option<PersistentVolumeClaimVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PersistentVolumeClaimVolumeSourceField {
-            claim_name,
-            read_only,
-        }
-
-        impl serde_struct::Fields for PersistentVolumeClaimVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["claimName", "readOnly"];
-
-            type Field = PersistentVolumeClaimVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PersistentVolumeClaimVolumeSourceField> {
-                match name {
-                    "claimName" => Some(PersistentVolumeClaimVolumeSourceField::claim_name),
-                    "readOnly" => Some(PersistentVolumeClaimVolumeSourceField::read_only),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PersistentVolumeClaimVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PersistentVolumeClaimVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut claim_name = None;
-                let mut read_only = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PersistentVolumeClaimVolumeSourceField::claim_name) => {
-                            serde_struct::value(&mut map, &mut claim_name, "claimName")
-                        }
-                        Some(PersistentVolumeClaimVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let claim_name = serde_struct::required(claim_name, "claimName")?;
-                *self.0 = Some(PersistentVolumeClaimVolumeSource {
-                    claim_name,
-                    read_only: serde_struct::optional(read_only),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PersistentVolumeClaimVolumeSource",
-            <PersistentVolumeClaimVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            PersistentVolumeClaimVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PersistentVolumeClaimVolumeSourceField {
+        claim_name,
+        read_only,
     }
-}
+
+    enum PersistentVolumeClaimVolumeSourceFields {}
+
+    impl serde_struct::Fields for PersistentVolumeClaimVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["claimName", "readOnly"];
+
+        type Field = PersistentVolumeClaimVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PersistentVolumeClaimVolumeSourceField> {
+            match name {
+                "claimName" => Some(PersistentVolumeClaimVolumeSourceField::claim_name),
+                "readOnly" => Some(PersistentVolumeClaimVolumeSourceField::read_only),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PersistentVolumeClaimVolumeSource {
+        const NAME: &'static str = "PersistentVolumeClaimVolumeSource";
+        const NAMES: &'static [&'static str] = <PersistentVolumeClaimVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PersistentVolumeClaimVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut claim_name = None;
+            let mut read_only = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PersistentVolumeClaimVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PersistentVolumeClaimVolumeSourceField::claim_name) => {
+                        serde_struct::value(&mut map, &mut claim_name, "claimName")
+                    }
+                    Some(PersistentVolumeClaimVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let claim_name = serde_struct::required(claim_name, "claimName")?;
+            *place = Some(PersistentVolumeClaimVolumeSource {
+                claim_name,
+                read_only: serde_struct::optional(read_only),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PersistentVolumeClaimVolumeSource {
     /// The [`PersistentVolumeClaimVolumeSourceBuilder`] of a new `PersistentVolumeClaimVolumeSource`.

@@ -37,81 +37,69 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PhotonPersistentDiskVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PhotonPersistentDiskVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PhotonPersistentDiskVolumeSourceVisitor<'a>(&'a mut Option<PhotonPersistentDiskVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PhotonPersistentDiskVolumeSourceField {
-            fs_type,
-            pd_id,
-        }
-
-        impl serde_struct::Fields for PhotonPersistentDiskVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["fsType", "pdID"];
-
-            type Field = PhotonPersistentDiskVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PhotonPersistentDiskVolumeSourceField> {
-                match name {
-                    "fsType" => Some(PhotonPersistentDiskVolumeSourceField::fs_type),
-                    "pdID" => Some(PhotonPersistentDiskVolumeSourceField::pd_id),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PhotonPersistentDiskVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PhotonPersistentDiskVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut fs_type = None;
-                let mut pd_id = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PhotonPersistentDiskVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(PhotonPersistentDiskVolumeSourceField::pd_id) => {
-                            serde_struct::value(&mut map, &mut pd_id, "pdID")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let pd_id = serde_struct::required(pd_id, "pdID")?;
-                *self.0 = Some(PhotonPersistentDiskVolumeSource {
-                    fs_type: serde_struct::optional(fs_type),
-                    pd_id,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PhotonPersistentDiskVolumeSource",
-            <PhotonPersistentDiskVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            PhotonPersistentDiskVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PhotonPersistentDiskVolumeSourceField {
+        fs_type,
+        pd_id,
     }
-}
+
+    enum PhotonPersistentDiskVolumeSourceFields {}
+
+    impl serde_struct::Fields for PhotonPersistentDiskVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["fsType", "pdID"];
+
+        type Field = PhotonPersistentDiskVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PhotonPersistentDiskVolumeSourceField> {
+            match name {
+                "fsType" => Some(PhotonPersistentDiskVolumeSourceField::fs_type),
+                "pdID" => Some(PhotonPersistentDiskVolumeSourceField::pd_id),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PhotonPersistentDiskVolumeSource {
+        const NAME: &'static str = "PhotonPersistentDiskVolumeSource";
+        const NAMES: &'static [&'static str] = <PhotonPersistentDiskVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PhotonPersistentDiskVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut fs_type = None;
+            let mut pd_id = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PhotonPersistentDiskVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PhotonPersistentDiskVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(PhotonPersistentDiskVolumeSourceField::pd_id) => {
+                        serde_struct::value(&mut map, &mut pd_id, "pdID")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let pd_id = serde_struct::required(pd_id, "pdID")?;
+            *place = Some(PhotonPersistentDiskVolumeSource {
+                fs_type: serde_struct::optional(fs_type),
+                pd_id,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PhotonPersistentDiskVolumeSource {
     /// The [`PhotonPersistentDiskVolumeSourceBuilder`] of a new `PhotonPersistentDiskVolumeSource`.

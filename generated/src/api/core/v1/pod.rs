@@ -88,105 +88,93 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Pod {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Pod>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodVisitor<'a>(&'a mut Option<Pod>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodField {
-            api_version,
-            kind,
-            metadata,
-            spec,
-            status,
-        }
-
-        impl serde_struct::Fields for PodVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "kind",
-                "metadata",
-                "spec",
-                "status",
-            ];
-
-            type Field = PodField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodField> {
-                match name {
-                    "apiVersion" => Some(PodField::api_version),
-                    "kind" => Some(PodField::kind),
-                    "metadata" => Some(PodField::metadata),
-                    "spec" => Some(PodField::spec),
-                    "status" => Some(PodField::status),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Pod")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut kind = None;
-                let mut metadata = None;
-                let mut spec = None;
-                let mut status = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(PodField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                        Some(PodField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        Some(PodField::spec) => {
-                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                        }
-                        Some(PodField::status) => {
-                            serde_struct::optional_struct_value(&mut map, &mut status, "status")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(Pod {
-                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                    metadata: serde_struct::optional(metadata),
-                    spec: serde_struct::optional(spec),
-                    status: serde_struct::optional(status),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Pod",
-            <PodVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodField {
+        api_version,
+        kind,
+        metadata,
+        spec,
+        status,
     }
-}
+
+    enum PodFields {}
+
+    impl serde_struct::Fields for PodFields {
+        const NAMES: &'static [&'static str] = &[
+            "apiVersion",
+            "kind",
+            "metadata",
+            "spec",
+            "status",
+        ];
+
+        type Field = PodField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodField> {
+            match name {
+                "apiVersion" => Some(PodField::api_version),
+                "kind" => Some(PodField::kind),
+                "metadata" => Some(PodField::metadata),
+                "spec" => Some(PodField::spec),
+                "status" => Some(PodField::status),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Pod {
+        const NAME: &'static str = "Pod";
+        const NAMES: &'static [&'static str] = <PodFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Pod>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut kind = None;
+            let mut metadata = None;
+            let mut spec = None;
+            let mut status = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(PodField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                    Some(PodField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    Some(PodField::spec) => {
+                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                    }
+                    Some(PodField::status) => {
+                        serde_struct::optional_struct_value(&mut map, &mut status, "status")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(Pod {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                metadata: serde_struct::optional(metadata),
+                spec: serde_struct::optional(spec),
+                status: serde_struct::optional(status),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ::kubeforge_runtime::TypeMeta for Pod {
     const API_VERSION: &'static str = "v1";

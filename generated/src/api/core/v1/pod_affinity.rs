@@ -52,91 +52,79 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinity {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodAffinity {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodAffinity>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodAffinityVisitor<'a>(&'a mut Option<PodAffinity>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodAffinityField {
-            preferred_during_scheduling_ignored_during_execution,
-            required_during_scheduling_ignored_during_execution,
-        }
-
-        impl serde_struct::Fields for PodAffinityVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "preferredDuringSchedulingIgnoredDuringExecution",
-                "requiredDuringSchedulingIgnoredDuringExecution",
-            ];
-
-            type Field = PodAffinityField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodAffinityField> {
-                match name {
-                    "preferredDuringSchedulingIgnoredDuringExecution" => Some(PodAffinityField::preferred_during_scheduling_ignored_during_execution),
-                    "requiredDuringSchedulingIgnoredDuringExecution" => Some(PodAffinityField::required_during_scheduling_ignored_during_execution),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodAffinityVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodAffinity")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut preferred_during_scheduling_ignored_during_execution = None;
-                let mut required_during_scheduling_ignored_during_execution = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodAffinityField::preferred_during_scheduling_ignored_during_execution) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut preferred_during_scheduling_ignored_during_execution,
-                                "preferredDuringSchedulingIgnoredDuringExecution",
-                            )
-                        }
-                        Some(PodAffinityField::required_during_scheduling_ignored_during_execution) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut required_during_scheduling_ignored_during_execution,
-                                "requiredDuringSchedulingIgnoredDuringExecution",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(PodAffinity {
-                    preferred_during_scheduling_ignored_during_execution: serde_struct::optional(preferred_during_scheduling_ignored_during_execution),
-                    required_during_scheduling_ignored_during_execution: serde_struct::optional(required_during_scheduling_ignored_during_execution),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodAffinity",
-            <PodAffinityVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodAffinityVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodAffinityField {
+        preferred_during_scheduling_ignored_during_execution,
+        required_during_scheduling_ignored_during_execution,
     }
-}
+
+    enum PodAffinityFields {}
+
+    impl serde_struct::Fields for PodAffinityFields {
+        const NAMES: &'static [&'static str] = &[
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+        ];
+
+        type Field = PodAffinityField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodAffinityField> {
+            match name {
+                "preferredDuringSchedulingIgnoredDuringExecution" => Some(PodAffinityField::preferred_during_scheduling_ignored_during_execution),
+                "requiredDuringSchedulingIgnoredDuringExecution" => Some(PodAffinityField::required_during_scheduling_ignored_during_execution),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodAffinity {
+        const NAME: &'static str = "PodAffinity";
+        const NAMES: &'static [&'static str] = <PodAffinityFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodAffinity>,
+        ) -> Result<(), A::Error> {
+            let mut preferred_during_scheduling_ignored_during_execution = None;
+            let mut required_during_scheduling_ignored_during_execution = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodAffinityFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodAffinityField::preferred_during_scheduling_ignored_during_execution) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut preferred_during_scheduling_ignored_during_execution,
+                            "preferredDuringSchedulingIgnoredDuringExecution",
+                        )
+                    }
+                    Some(PodAffinityField::required_during_scheduling_ignored_during_execution) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut required_during_scheduling_ignored_during_execution,
+                            "requiredDuringSchedulingIgnoredDuringExecution",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(PodAffinity {
+                preferred_during_scheduling_ignored_during_execution: serde_struct::optional(preferred_during_scheduling_ignored_during_execution),
+                required_during_scheduling_ignored_during_execution: serde_struct::optional(required_during_scheduling_ignored_during_execution),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodAffinity {
     /// The [`PodAffinityBuilder`] of a new `PodAffinity`.

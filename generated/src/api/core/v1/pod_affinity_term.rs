@@ -67,128 +67,112 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodAffinityTerm {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodAffinityTerm>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodAffinityTermVisitor<'a>(&'a mut Option<PodAffinityTerm>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodAffinityTermField {
-            label_selector,
-            match_label_keys,
-            mismatch_label_keys,
-            namespace_selector,
-            namespaces,
-            topology_key,
-        }
-
-        impl serde_struct::Fields for PodAffinityTermVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "labelSelector",
-                "matchLabelKeys",
-                "mismatchLabelKeys",
-                "namespaceSelector",
-                "namespaces",
-                "topologyKey",
-            ];
-
-            type Field = PodAffinityTermField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodAffinityTermField> {
-                match name {
-                    "labelSelector" => Some(PodAffinityTermField::label_selector),
-                    "matchLabelKeys" => Some(PodAffinityTermField::match_label_keys),
-                    "mismatchLabelKeys" => Some(PodAffinityTermField::mismatch_label_keys),
-                    "namespaceSelector" => Some(PodAffinityTermField::namespace_selector),
-                    "namespaces" => Some(PodAffinityTermField::namespaces),
-                    "topologyKey" => Some(PodAffinityTermField::topology_key),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodAffinityTermVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodAffinityTerm")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut label_selector = None;
-                let mut match_label_keys = None;
-                let mut mismatch_label_keys = None;
-                let mut namespace_selector = None;
-                let mut namespaces = None;
-                let mut topology_key = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodAffinityTermField::label_selector) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut label_selector,
-                                "labelSelector",
-                            )
-                        }
-                        Some(PodAffinityTermField::match_label_keys) => {
-                            serde_struct::value(&mut map, &mut match_label_keys, "matchLabelKeys")
-                        }
-                        Some(PodAffinityTermField::mismatch_label_keys) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut mismatch_label_keys,
-                                "mismatchLabelKeys",
-                            )
-                        }
-                        Some(PodAffinityTermField::namespace_selector) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut namespace_selector,
-                                "namespaceSelector",
-                            )
-                        }
-                        Some(PodAffinityTermField::namespaces) => {
-                            serde_struct::value(&mut map, &mut namespaces, "namespaces")
-                        }
-                        Some(PodAffinityTermField::topology_key) => {
-                            serde_struct::value(&mut map, &mut topology_key, "topologyKey")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let topology_key = serde_struct::required(topology_key, "topologyKey")?;
-                *self.0 = Some(PodAffinityTerm {
-                    label_selector: serde_struct::optional(label_selector),
-                    match_label_keys: serde_struct::optional(match_label_keys),
-                    mismatch_label_keys: serde_struct::optional(mismatch_label_keys),
-                    namespace_selector: serde_struct::optional(namespace_selector),
-                    namespaces: serde_struct::optional(namespaces),
-                    topology_key,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodAffinityTerm",
-            <PodAffinityTermVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodAffinityTermVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodAffinityTermField {
+        label_selector,
+        match_label_keys,
+        mismatch_label_keys,
+        namespace_selector,
+        namespaces,
+        topology_key,
     }
-}
+
+    enum PodAffinityTermFields {}
+
+    impl serde_struct::Fields for PodAffinityTermFields {
+        const NAMES: &'static [&'static str] = &[
+            "labelSelector",
+            "matchLabelKeys",
+            "mismatchLabelKeys",
+            "namespaceSelector",
+            "namespaces",
+            "topologyKey",
+        ];
+
+        type Field = PodAffinityTermField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodAffinityTermField> {
+            match name {
+                "labelSelector" => Some(PodAffinityTermField::label_selector),
+                "matchLabelKeys" => Some(PodAffinityTermField::match_label_keys),
+                "mismatchLabelKeys" => Some(PodAffinityTermField::mismatch_label_keys),
+                "namespaceSelector" => Some(PodAffinityTermField::namespace_selector),
+                "namespaces" => Some(PodAffinityTermField::namespaces),
+                "topologyKey" => Some(PodAffinityTermField::topology_key),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodAffinityTerm {
+        const NAME: &'static str = "PodAffinityTerm";
+        const NAMES: &'static [&'static str] = <PodAffinityTermFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodAffinityTerm>,
+        ) -> Result<(), A::Error> {
+            let mut label_selector = None;
+            let mut match_label_keys = None;
+            let mut mismatch_label_keys = None;
+            let mut namespace_selector = None;
+            let mut namespaces = None;
+            let mut topology_key = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodAffinityTermFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodAffinityTermField::label_selector) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut label_selector,
+                            "labelSelector",
+                        )
+                    }
+                    Some(PodAffinityTermField::match_label_keys) => {
+                        serde_struct::value(&mut map, &mut match_label_keys, "matchLabelKeys")
+                    }
+                    Some(PodAffinityTermField::mismatch_label_keys) => {
+                        serde_struct::value(&mut map, &mut mismatch_label_keys, "mismatchLabelKeys")
+                    }
+                    Some(PodAffinityTermField::namespace_selector) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut namespace_selector,
+                            "namespaceSelector",
+                        )
+                    }
+                    Some(PodAffinityTermField::namespaces) => {
+                        serde_struct::value(&mut map, &mut namespaces, "namespaces")
+                    }
+                    Some(PodAffinityTermField::topology_key) => {
+                        serde_struct::value(&mut map, &mut topology_key, "topologyKey")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let topology_key = serde_struct::required(topology_key, "topologyKey")?;
+            *place = Some(PodAffinityTerm {
+                label_selector: serde_struct::optional(label_selector),
+                match_label_keys: serde_struct::optional(match_label_keys),
+                mismatch_label_keys: serde_struct::optional(mismatch_label_keys),
+                namespace_selector: serde_struct::optional(namespace_selector),
+                namespaces: serde_struct::optional(namespaces),
+                topology_key,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodAffinityTerm {
     /// The [`PodAffinityTermBuilder`] of a new `PodAffinityTerm`.

@@ -52,91 +52,79 @@ impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodAntiAffinity {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodAntiAffinity>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodAntiAffinityVisitor<'a>(&'a mut Option<PodAntiAffinity>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodAntiAffinityField {
-            preferred_during_scheduling_ignored_during_execution,
-            required_during_scheduling_ignored_during_execution,
-        }
-
-        impl serde_struct::Fields for PodAntiAffinityVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "preferredDuringSchedulingIgnoredDuringExecution",
-                "requiredDuringSchedulingIgnoredDuringExecution",
-            ];
-
-            type Field = PodAntiAffinityField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodAntiAffinityField> {
-                match name {
-                    "preferredDuringSchedulingIgnoredDuringExecution" => Some(PodAntiAffinityField::preferred_during_scheduling_ignored_during_execution),
-                    "requiredDuringSchedulingIgnoredDuringExecution" => Some(PodAntiAffinityField::required_during_scheduling_ignored_during_execution),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodAntiAffinityVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodAntiAffinity")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut preferred_during_scheduling_ignored_during_execution = None;
-                let mut required_during_scheduling_ignored_during_execution = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodAntiAffinityField::preferred_during_scheduling_ignored_during_execution) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut preferred_during_scheduling_ignored_during_execution,
-                                "preferredDuringSchedulingIgnoredDuringExecution",
-                            )
-                        }
-                        Some(PodAntiAffinityField::required_during_scheduling_ignored_during_execution) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut required_during_scheduling_ignored_during_execution,
-                                "requiredDuringSchedulingIgnoredDuringExecution",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(PodAntiAffinity {
-                    preferred_during_scheduling_ignored_during_execution: serde_struct::optional(preferred_during_scheduling_ignored_during_execution),
-                    required_during_scheduling_ignored_during_execution: serde_struct::optional(required_during_scheduling_ignored_during_execution),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodAntiAffinity",
-            <PodAntiAffinityVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodAntiAffinityVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodAntiAffinityField {
+        preferred_during_scheduling_ignored_during_execution,
+        required_during_scheduling_ignored_during_execution,
     }
-}
+
+    enum PodAntiAffinityFields {}
+
+    impl serde_struct::Fields for PodAntiAffinityFields {
+        const NAMES: &'static [&'static str] = &[
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+        ];
+
+        type Field = PodAntiAffinityField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodAntiAffinityField> {
+            match name {
+                "preferredDuringSchedulingIgnoredDuringExecution" => Some(PodAntiAffinityField::preferred_during_scheduling_ignored_during_execution),
+                "requiredDuringSchedulingIgnoredDuringExecution" => Some(PodAntiAffinityField::required_during_scheduling_ignored_during_execution),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodAntiAffinity {
+        const NAME: &'static str = "PodAntiAffinity";
+        const NAMES: &'static [&'static str] = <PodAntiAffinityFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodAntiAffinity>,
+        ) -> Result<(), A::Error> {
+            let mut preferred_during_scheduling_ignored_during_execution = None;
+            let mut required_during_scheduling_ignored_during_execution = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodAntiAffinityFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodAntiAffinityField::preferred_during_scheduling_ignored_during_execution) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut preferred_during_scheduling_ignored_during_execution,
+                            "preferredDuringSchedulingIgnoredDuringExecution",
+                        )
+                    }
+                    Some(PodAntiAffinityField::required_during_scheduling_ignored_during_execution) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut required_during_scheduling_ignored_during_execution,
+                            "requiredDuringSchedulingIgnoredDuringExecution",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(PodAntiAffinity {
+                preferred_during_scheduling_ignored_during_execution: serde_struct::optional(preferred_during_scheduling_ignored_during_execution),
+                required_during_scheduling_ignored_during_execution: serde_struct::optional(required_during_scheduling_ignored_during_execution),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodAntiAffinity {
     /// The [`PodAntiAffinityBuilder`] of a new `PodAntiAffinity`.

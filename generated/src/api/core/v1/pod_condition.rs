@@ -70,133 +70,121 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodCondition {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodCondition>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodConditionVisitor<'a>(&'a mut Option<PodCondition>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodConditionField {
-            last_probe_time,
-            last_transition_time,
-            message,
-            observed_generation,
-            reason,
-            status,
-            type_,
-        }
-
-        impl serde_struct::Fields for PodConditionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "lastProbeTime",
-                "lastTransitionTime",
-                "message",
-                "observedGeneration",
-                "reason",
-                "status",
-                "type",
-            ];
-
-            type Field = PodConditionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodConditionField> {
-                match name {
-                    "lastProbeTime" => Some(PodConditionField::last_probe_time),
-                    "lastTransitionTime" => Some(PodConditionField::last_transition_time),
-                    "message" => Some(PodConditionField::message),
-                    "observedGeneration" => Some(PodConditionField::observed_generation),
-                    "reason" => Some(PodConditionField::reason),
-                    "status" => Some(PodConditionField::status),
-                    "type" => Some(PodConditionField::type_),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodConditionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodCondition")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut last_probe_time = None;
-                let mut last_transition_time = None;
-                let mut message = None;
-                let mut observed_generation = None;
-                let mut reason = None;
-                let mut status = None;
-                let mut type_ = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodConditionField::last_probe_time) => {
-                            serde_struct::value(&mut map, &mut last_probe_time, "lastProbeTime")
-                        }
-                        Some(PodConditionField::last_transition_time) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut last_transition_time,
-                                "lastTransitionTime",
-                            )
-                        }
-                        Some(PodConditionField::message) => {
-                            serde_struct::value(&mut map, &mut message, "message")
-                        }
-                        Some(PodConditionField::observed_generation) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut observed_generation,
-                                "observedGeneration",
-                            )
-                        }
-                        Some(PodConditionField::reason) => {
-                            serde_struct::value(&mut map, &mut reason, "reason")
-                        }
-                        Some(PodConditionField::status) => {
-                            serde_struct::value(&mut map, &mut status, "status")
-                        }
-                        Some(PodConditionField::type_) => {
-                            serde_struct::value(&mut map, &mut type_, "type")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let status = serde_struct::required(status, "status")?;
-                let type_ = serde_struct::required(type_, "type")?;
-                *self.0 = Some(PodCondition {
-                    last_probe_time: serde_struct::optional(last_probe_time),
-                    last_transition_time: serde_struct::optional(last_transition_time),
-                    message: serde_struct::optional(message),
-                    observed_generation: serde_struct::optional(observed_generation),
-                    reason: serde_struct::optional(reason),
-                    status,
-                    type_,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodCondition",
-            <PodConditionVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodConditionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodConditionField {
+        last_probe_time,
+        last_transition_time,
+        message,
+        observed_generation,
+        reason,
+        status,
+        type_,
     }
-}
+
+    enum PodConditionFields {}
+
+    impl serde_struct::Fields for PodConditionFields {
+        const NAMES: &'static [&'static str] = &[
+            "lastProbeTime",
+            "lastTransitionTime",
+            "message",
+            "observedGeneration",
+            "reason",
+            "status",
+            "type",
+        ];
+
+        type Field = PodConditionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodConditionField> {
+            match name {
+                "lastProbeTime" => Some(PodConditionField::last_probe_time),
+                "lastTransitionTime" => Some(PodConditionField::last_transition_time),
+                "message" => Some(PodConditionField::message),
+                "observedGeneration" => Some(PodConditionField::observed_generation),
+                "reason" => Some(PodConditionField::reason),
+                "status" => Some(PodConditionField::status),
+                "type" => Some(PodConditionField::type_),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodCondition {
+        const NAME: &'static str = "PodCondition";
+        const NAMES: &'static [&'static str] = <PodConditionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodCondition>,
+        ) -> Result<(), A::Error> {
+            let mut last_probe_time = None;
+            let mut last_transition_time = None;
+            let mut message = None;
+            let mut observed_generation = None;
+            let mut reason = None;
+            let mut status = None;
+            let mut type_ = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodConditionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodConditionField::last_probe_time) => {
+                        serde_struct::value(&mut map, &mut last_probe_time, "lastProbeTime")
+                    }
+                    Some(PodConditionField::last_transition_time) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut last_transition_time,
+                            "lastTransitionTime",
+                        )
+                    }
+                    Some(PodConditionField::message) => {
+                        serde_struct::value(&mut map, &mut message, "message")
+                    }
+                    Some(PodConditionField::observed_generation) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut observed_generation,
+                            "observedGeneration",
+                        )
+                    }
+                    Some(PodConditionField::reason) => {
+                        serde_struct::value(&mut map, &mut reason, "reason")
+                    }
+                    Some(PodConditionField::status) => {
+                        serde_struct::value(&mut map, &mut status, "status")
+                    }
+                    Some(PodConditionField::type_) => {
+                        serde_struct::value(&mut map, &mut type_, "type")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let status = serde_struct::required(status, "status")?;
+            let type_ = serde_struct::required(type_, "type")?;
+            *place = Some(PodCondition {
+                last_probe_time: serde_struct::optional(last_probe_time),
+                last_transition_time: serde_struct::optional(last_transition_time),
+                message: serde_struct::optional(message),
+                observed_generation: serde_struct::optional(observed_generation),
+                reason: serde_struct::optional(reason),
+                status,
+                type_,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodCondition {
     /// The [`PodConditionBuilder`] of a new `PodCondition`.

@@ -44,91 +44,75 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodDNSConfig {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodDNSConfig>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodDNSConfigVisitor<'a>(&'a mut Option<PodDNSConfig>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodDNSConfigField {
-            nameservers,
-            options,
-            searches,
-        }
-
-        impl serde_struct::Fields for PodDNSConfigVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["nameservers", "options", "searches"];
-
-            type Field = PodDNSConfigField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodDNSConfigField> {
-                match name {
-                    "nameservers" => Some(PodDNSConfigField::nameservers),
-                    "options" => Some(PodDNSConfigField::options),
-                    "searches" => Some(PodDNSConfigField::searches),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodDNSConfig")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut nameservers = None;
-                let mut options = None;
-                let mut searches = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodDNSConfigField::nameservers) => {
-                            serde_struct::value(&mut map, &mut nameservers, "nameservers")
-                        }
-                        Some(PodDNSConfigField::options) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut options,
-                                "options",
-                            )
-                        }
-                        Some(PodDNSConfigField::searches) => {
-                            serde_struct::value(&mut map, &mut searches, "searches")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(PodDNSConfig {
-                    nameservers: serde_struct::optional(nameservers),
-                    options: serde_struct::optional(options),
-                    searches: serde_struct::optional(searches),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodDNSConfig",
-            <PodDNSConfigVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodDNSConfigVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodDNSConfigField {
+        nameservers,
+        options,
+        searches,
     }
-}
+
+    enum PodDNSConfigFields {}
+
+    impl serde_struct::Fields for PodDNSConfigFields {
+        const NAMES: &'static [&'static str] = &["nameservers", "options", "searches"];
+
+        type Field = PodDNSConfigField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodDNSConfigField> {
+            match name {
+                "nameservers" => Some(PodDNSConfigField::nameservers),
+                "options" => Some(PodDNSConfigField::options),
+                "searches" => Some(PodDNSConfigField::searches),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodDNSConfig {
+        const NAME: &'static str = "PodDNSConfig";
+        const NAMES: &'static [&'static str] = <PodDNSConfigFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodDNSConfig>,
+        ) -> Result<(), A::Error> {
+            let mut nameservers = None;
+            let mut options = None;
+            let mut searches = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodDNSConfigFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodDNSConfigField::nameservers) => {
+                        serde_struct::value(&mut map, &mut nameservers, "nameservers")
+                    }
+                    Some(PodDNSConfigField::options) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut options, "options")
+                    }
+                    Some(PodDNSConfigField::searches) => {
+                        serde_struct::value(&mut map, &mut searches, "searches")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(PodDNSConfig {
+                nameservers: serde_struct::optional(nameservers),
+                options: serde_struct::optional(options),
+                searches: serde_struct::optional(searches),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodDNSConfig {
     /// The [`PodDNSConfigBuilder`] of a new `PodDNSConfig`.

@@ -40,80 +40,68 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodDNSConfigOption {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodDNSConfigOption>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodDNSConfigOptionVisitor<'a>(&'a mut Option<PodDNSConfigOption>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodDNSConfigOptionField {
-            name,
-            value,
-        }
-
-        impl serde_struct::Fields for PodDNSConfigOptionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name", "value"];
-
-            type Field = PodDNSConfigOptionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodDNSConfigOptionField> {
-                match name {
-                    "name" => Some(PodDNSConfigOptionField::name),
-                    "value" => Some(PodDNSConfigOptionField::value),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodDNSConfigOptionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodDNSConfigOption")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut value = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodDNSConfigOptionField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(PodDNSConfigOptionField::value) => {
-                            serde_struct::value(&mut map, &mut value, "value")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(PodDNSConfigOption {
-                    name: serde_struct::optional(name),
-                    value: serde_struct::optional(value),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodDNSConfigOption",
-            <PodDNSConfigOptionVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodDNSConfigOptionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodDNSConfigOptionField {
+        name,
+        value,
     }
-}
+
+    enum PodDNSConfigOptionFields {}
+
+    impl serde_struct::Fields for PodDNSConfigOptionFields {
+        const NAMES: &'static [&'static str] = &["name", "value"];
+
+        type Field = PodDNSConfigOptionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodDNSConfigOptionField> {
+            match name {
+                "name" => Some(PodDNSConfigOptionField::name),
+                "value" => Some(PodDNSConfigOptionField::value),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodDNSConfigOption {
+        const NAME: &'static str = "PodDNSConfigOption";
+        const NAMES: &'static [&'static str] = <PodDNSConfigOptionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodDNSConfigOption>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut value = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodDNSConfigOptionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodDNSConfigOptionField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(PodDNSConfigOptionField::value) => {
+                        serde_struct::value(&mut map, &mut value, "value")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(PodDNSConfigOption {
+                name: serde_struct::optional(name),
+                value: serde_struct::optional(value),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodDNSConfigOption {
     /// The [`PodDNSConfigOptionBuilder`] of a new `PodDNSConfigOption`.

@@ -37,90 +37,74 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodExtendedResourceClaimStatus {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodExtendedResourceClaimStatus>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodExtendedResourceClaimStatusVisitor<'a>(&'a mut Option<PodExtendedResourceClaimStatus>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodExtendedResourceClaimStatusField {
-            request_mappings,
-            resource_claim_name,
-        }
-
-        impl serde_struct::Fields for PodExtendedResourceClaimStatusVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["requestMappings", "resourceClaimName"];
-
-            type Field = PodExtendedResourceClaimStatusField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodExtendedResourceClaimStatusField> {
-                match name {
-                    "requestMappings" => Some(PodExtendedResourceClaimStatusField::request_mappings),
-                    "resourceClaimName" => Some(PodExtendedResourceClaimStatusField::resource_claim_name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodExtendedResourceClaimStatusVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodExtendedResourceClaimStatus")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut request_mappings = None;
-                let mut resource_claim_name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodExtendedResourceClaimStatusField::request_mappings) => {
-                            serde_struct::struct_list_value(
-                                &mut map,
-                                &mut request_mappings,
-                                "requestMappings",
-                            )
-                        }
-                        Some(PodExtendedResourceClaimStatusField::resource_claim_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_claim_name,
-                                "resourceClaimName",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let request_mappings = serde_struct::required(request_mappings, "requestMappings")?;
-                let resource_claim_name = serde_struct::required(resource_claim_name, "resourceClaimName")?;
-                *self.0 = Some(PodExtendedResourceClaimStatus {
-                    request_mappings,
-                    resource_claim_name,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodExtendedResourceClaimStatus",
-            <PodExtendedResourceClaimStatusVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodExtendedResourceClaimStatusVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodExtendedResourceClaimStatusField {
+        request_mappings,
+        resource_claim_name,
     }
-}
+
+    enum PodExtendedResourceClaimStatusFields {}
+
+    impl serde_struct::Fields for PodExtendedResourceClaimStatusFields {
+        const NAMES: &'static [&'static str] = &["requestMappings", "resourceClaimName"];
+
+        type Field = PodExtendedResourceClaimStatusField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodExtendedResourceClaimStatusField> {
+            match name {
+                "requestMappings" => Some(PodExtendedResourceClaimStatusField::request_mappings),
+                "resourceClaimName" => Some(PodExtendedResourceClaimStatusField::resource_claim_name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodExtendedResourceClaimStatus {
+        const NAME: &'static str = "PodExtendedResourceClaimStatus";
+        const NAMES: &'static [&'static str] = <PodExtendedResourceClaimStatusFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodExtendedResourceClaimStatus>,
+        ) -> Result<(), A::Error> {
+            let mut request_mappings = None;
+            let mut resource_claim_name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodExtendedResourceClaimStatusFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodExtendedResourceClaimStatusField::request_mappings) => {
+                        serde_struct::struct_list_value(
+                            &mut map,
+                            &mut request_mappings,
+                            "requestMappings",
+                        )
+                    }
+                    Some(PodExtendedResourceClaimStatusField::resource_claim_name) => {
+                        serde_struct::value(&mut map, &mut resource_claim_name, "resourceClaimName")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let request_mappings = serde_struct::required(request_mappings, "requestMappings")?;
+            let resource_claim_name = serde_struct::required(resource_claim_name, "resourceClaimName")?;
+            *place = Some(PodExtendedResourceClaimStatus {
+                request_mappings,
+                resource_claim_name,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodExtendedResourceClaimStatus {
     /// The [`PodExtendedResourceClaimStatusBuilder`] of a new `PodExtendedResourceClaimStatus`.

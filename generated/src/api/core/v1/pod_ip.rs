@@ -34,72 +34,60 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodIP {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodIP>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodIPVisitor<'a>(&'a mut Option<PodIP>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodIPField {
-            ip,
-        }
-
-        impl serde_struct::Fields for PodIPVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["ip"];
-
-            type Field = PodIPField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodIPField> {
-                match name {
-                    "ip" => Some(PodIPField::ip),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodIPVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodIP")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut ip = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodIPField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let ip = serde_struct::required(ip, "ip")?;
-                *self.0 = Some(PodIP {
-                    ip,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodIP",
-            <PodIPVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodIPVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodIPField {
+        ip,
     }
-}
+
+    enum PodIPFields {}
+
+    impl serde_struct::Fields for PodIPFields {
+        const NAMES: &'static [&'static str] = &["ip"];
+
+        type Field = PodIPField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodIPField> {
+            match name {
+                "ip" => Some(PodIPField::ip),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodIP {
+        const NAME: &'static str = "PodIP";
+        const NAMES: &'static [&'static str] = <PodIPFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodIP>,
+        ) -> Result<(), A::Error> {
+            let mut ip = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodIPFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodIPField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let ip = serde_struct::required(ip, "ip")?;
+            *place = Some(PodIP {
+                ip,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodIP {
     /// The [`PodIPBuilder`] of a new `PodIP`.

@@ -56,95 +56,81 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodList {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodList>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodListVisitor<'a>(&'a mut Option<PodList>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodListField {
-            api_version,
-            items,
-            kind,
-            metadata,
-        }
-
-        impl serde_struct::Fields for PodListVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-            type Field = PodListField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodListField> {
-                match name {
-                    "apiVersion" => Some(PodListField::api_version),
-                    "items" => Some(PodListField::items),
-                    "kind" => Some(PodListField::kind),
-                    "metadata" => Some(PodListField::metadata),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodListVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodList")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut items = None;
-                let mut kind = None;
-                let mut metadata = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodListField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(PodListField::items) => {
-                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                        }
-                        Some(PodListField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(PodListField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let items = serde_struct::required(items, "items")?;
-                *self.0 = Some(PodList {
-                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    items,
-                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                    metadata: serde_struct::optional(metadata),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodList",
-            <PodListVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodListVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodListField {
+        api_version,
+        items,
+        kind,
+        metadata,
     }
-}
+
+    enum PodListFields {}
+
+    impl serde_struct::Fields for PodListFields {
+        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
+        type Field = PodListField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodListField> {
+            match name {
+                "apiVersion" => Some(PodListField::api_version),
+                "items" => Some(PodListField::items),
+                "kind" => Some(PodListField::kind),
+                "metadata" => Some(PodListField::metadata),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodList {
+        const NAME: &'static str = "PodList";
+        const NAMES: &'static [&'static str] = <PodListFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodList>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut items = None;
+            let mut kind = None;
+            let mut metadata = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodListFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodListField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(PodListField::items) => {
+                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                    }
+                    Some(PodListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                    Some(PodListField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let items = serde_struct::required(items, "items")?;
+            *place = Some(PodList {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                items,
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                metadata: serde_struct::optional(metadata),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ::kubeforge_runtime::TypeMeta for PodList {
     const API_VERSION: &'static str = "v1";

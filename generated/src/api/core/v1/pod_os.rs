@@ -34,72 +34,60 @@ impl<'de> ::serde::Deserialize<'de> for PodOS {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodOS {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodOS>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodOSVisitor<'a>(&'a mut Option<PodOS>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodOSField {
-            name,
-        }
-
-        impl serde_struct::Fields for PodOSVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name"];
-
-            type Field = PodOSField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodOSField> {
-                match name {
-                    "name" => Some(PodOSField::name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodOSVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodOS")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodOSField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(PodOS {
-                    name,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodOS",
-            <PodOSVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodOSVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodOSField {
+        name,
     }
-}
+
+    enum PodOSFields {}
+
+    impl serde_struct::Fields for PodOSFields {
+        const NAMES: &'static [&'static str] = &["name"];
+
+        type Field = PodOSField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodOSField> {
+            match name {
+                "name" => Some(PodOSField::name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodOS {
+        const NAME: &'static str = "PodOS";
+        const NAMES: &'static [&'static str] = <PodOSFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodOS>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodOSFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodOSField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(PodOS {
+                name,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodOS {
     /// The [`PodOSBuilder`] of a new `PodOS`.

@@ -34,74 +34,62 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodReadinessGate {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodReadinessGate>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodReadinessGateVisitor<'a>(&'a mut Option<PodReadinessGate>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodReadinessGateField {
-            condition_type,
-        }
-
-        impl serde_struct::Fields for PodReadinessGateVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["conditionType"];
-
-            type Field = PodReadinessGateField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodReadinessGateField> {
-                match name {
-                    "conditionType" => Some(PodReadinessGateField::condition_type),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodReadinessGateVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodReadinessGate")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut condition_type = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodReadinessGateField::condition_type) => {
-                            serde_struct::value(&mut map, &mut condition_type, "conditionType")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let condition_type = serde_struct::required(condition_type, "conditionType")?;
-                *self.0 = Some(PodReadinessGate {
-                    condition_type,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodReadinessGate",
-            <PodReadinessGateVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodReadinessGateVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodReadinessGateField {
+        condition_type,
     }
-}
+
+    enum PodReadinessGateFields {}
+
+    impl serde_struct::Fields for PodReadinessGateFields {
+        const NAMES: &'static [&'static str] = &["conditionType"];
+
+        type Field = PodReadinessGateField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodReadinessGateField> {
+            match name {
+                "conditionType" => Some(PodReadinessGateField::condition_type),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodReadinessGate {
+        const NAME: &'static str = "PodReadinessGate";
+        const NAMES: &'static [&'static str] = <PodReadinessGateFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodReadinessGate>,
+        ) -> Result<(), A::Error> {
+            let mut condition_type = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodReadinessGateFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodReadinessGateField::condition_type) => {
+                        serde_struct::value(&mut map, &mut condition_type, "conditionType")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let condition_type = serde_struct::required(condition_type, "conditionType")?;
+            *place = Some(PodReadinessGate {
+                condition_type,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodReadinessGate {
     /// The [`PodReadinessGateBuilder`] of a new `PodReadinessGate`.

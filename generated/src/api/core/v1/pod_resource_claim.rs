@@ -51,100 +51,84 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodResourceClaim {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodResourceClaim>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodResourceClaimVisitor<'a>(&'a mut Option<PodResourceClaim>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodResourceClaimField {
-            name,
-            resource_claim_name,
-            resource_claim_template_name,
-        }
-
-        impl serde_struct::Fields for PodResourceClaimVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "name",
-                "resourceClaimName",
-                "resourceClaimTemplateName",
-            ];
-
-            type Field = PodResourceClaimField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodResourceClaimField> {
-                match name {
-                    "name" => Some(PodResourceClaimField::name),
-                    "resourceClaimName" => Some(PodResourceClaimField::resource_claim_name),
-                    "resourceClaimTemplateName" => Some(PodResourceClaimField::resource_claim_template_name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodResourceClaim")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut resource_claim_name = None;
-                let mut resource_claim_template_name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodResourceClaimField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(PodResourceClaimField::resource_claim_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_claim_name,
-                                "resourceClaimName",
-                            )
-                        }
-                        Some(PodResourceClaimField::resource_claim_template_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_claim_template_name,
-                                "resourceClaimTemplateName",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(PodResourceClaim {
-                    name,
-                    resource_claim_name: serde_struct::optional(resource_claim_name),
-                    resource_claim_template_name: serde_struct::optional(resource_claim_template_name),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodResourceClaim",
-            <PodResourceClaimVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodResourceClaimVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodResourceClaimField {
+        name,
+        resource_claim_name,
+        resource_claim_template_name,
     }
-}
+
+    enum PodResourceClaimFields {}
+
+    impl serde_struct::Fields for PodResourceClaimFields {
+        const NAMES: &'static [&'static str] = &[
+            "name",
+            "resourceClaimName",
+            "resourceClaimTemplateName",
+        ];
+
+        type Field = PodResourceClaimField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodResourceClaimField> {
+            match name {
+                "name" => Some(PodResourceClaimField::name),
+                "resourceClaimName" => Some(PodResourceClaimField::resource_claim_name),
+                "resourceClaimTemplateName" => Some(PodResourceClaimField::resource_claim_template_name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodResourceClaim {
+        const NAME: &'static str = "PodResourceClaim";
+        const NAMES: &'static [&'static str] = <PodResourceClaimFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodResourceClaim>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut resource_claim_name = None;
+            let mut resource_claim_template_name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodResourceClaimFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodResourceClaimField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(PodResourceClaimField::resource_claim_name) => {
+                        serde_struct::value(&mut map, &mut resource_claim_name, "resourceClaimName")
+                    }
+                    Some(PodResourceClaimField::resource_claim_template_name) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut resource_claim_template_name,
+                            "resourceClaimTemplateName",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(PodResourceClaim {
+                name,
+                resource_claim_name: serde_struct::optional(resource_claim_name),
+                resource_claim_template_name: serde_struct::optional(resource_claim_template_name),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodResourceClaim {
     /// The [`PodResourceClaimBuilder`] of a new `PodResourceClaim`.

@@ -43,85 +43,69 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodResourceClaimStatus {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodResourceClaimStatus>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodResourceClaimStatusVisitor<'a>(&'a mut Option<PodResourceClaimStatus>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodResourceClaimStatusField {
-            name,
-            resource_claim_name,
-        }
-
-        impl serde_struct::Fields for PodResourceClaimStatusVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name", "resourceClaimName"];
-
-            type Field = PodResourceClaimStatusField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodResourceClaimStatusField> {
-                match name {
-                    "name" => Some(PodResourceClaimStatusField::name),
-                    "resourceClaimName" => Some(PodResourceClaimStatusField::resource_claim_name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodResourceClaimStatusVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodResourceClaimStatus")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut resource_claim_name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodResourceClaimStatusField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(PodResourceClaimStatusField::resource_claim_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut resource_claim_name,
-                                "resourceClaimName",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(PodResourceClaimStatus {
-                    name,
-                    resource_claim_name: serde_struct::optional(resource_claim_name),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodResourceClaimStatus",
-            <PodResourceClaimStatusVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodResourceClaimStatusVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodResourceClaimStatusField {
+        name,
+        resource_claim_name,
     }
-}
+
+    enum PodResourceClaimStatusFields {}
+
+    impl serde_struct::Fields for PodResourceClaimStatusFields {
+        const NAMES: &'static [&'static str] = &["name", "resourceClaimName"];
+
+        type Field = PodResourceClaimStatusField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodResourceClaimStatusField> {
+            match name {
+                "name" => Some(PodResourceClaimStatusField::name),
+                "resourceClaimName" => Some(PodResourceClaimStatusField::resource_claim_name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodResourceClaimStatus {
+        const NAME: &'static str = "PodResourceClaimStatus";
+        const NAMES: &'static [&'static str] = <PodResourceClaimStatusFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodResourceClaimStatus>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut resource_claim_name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodResourceClaimStatusFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodResourceClaimStatusField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(PodResourceClaimStatusField::resource_claim_name) => {
+                        serde_struct::value(&mut map, &mut resource_claim_name, "resourceClaimName")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(PodResourceClaimStatus {
+                name,
+                resource_claim_name: serde_struct::optional(resource_claim_name),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodResourceClaimStatus {
     /// The [`PodResourceClaimStatusBuilder`] of a new `PodResourceClaimStatus`.

@@ -34,74 +34,62 @@ impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodSchedulingGate {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodSchedulingGate>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodSchedulingGateVisitor<'a>(&'a mut Option<PodSchedulingGate>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodSchedulingGateField {
-            name,
-        }
-
-        impl serde_struct::Fields for PodSchedulingGateVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name"];
-
-            type Field = PodSchedulingGateField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodSchedulingGateField> {
-                match name {
-                    "name" => Some(PodSchedulingGateField::name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodSchedulingGateVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodSchedulingGate")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodSchedulingGateField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(PodSchedulingGate {
-                    name,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodSchedulingGate",
-            <PodSchedulingGateVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodSchedulingGateVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodSchedulingGateField {
+        name,
     }
-}
+
+    enum PodSchedulingGateFields {}
+
+    impl serde_struct::Fields for PodSchedulingGateFields {
+        const NAMES: &'static [&'static str] = &["name"];
+
+        type Field = PodSchedulingGateField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodSchedulingGateField> {
+            match name {
+                "name" => Some(PodSchedulingGateField::name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodSchedulingGate {
+        const NAME: &'static str = "PodSchedulingGate";
+        const NAMES: &'static [&'static str] = <PodSchedulingGateFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodSchedulingGate>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodSchedulingGateFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodSchedulingGateField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(PodSchedulingGate {
+                name,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodSchedulingGate {
     /// The [`PodSchedulingGateBuilder`] of a new `PodSchedulingGate`.

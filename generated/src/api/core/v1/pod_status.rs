@@ -153,275 +153,247 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PodStatus {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PodStatus>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PodStatusVisitor<'a>(&'a mut Option<PodStatus>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PodStatusField {
-            allocated_resources,
-            conditions,
-            container_statuses,
-            ephemeral_container_statuses,
-            extended_resource_claim_status,
-            host_ip,
-            host_ips,
-            init_container_statuses,
-            message,
-            nominated_node_name,
-            observed_generation,
-            phase,
-            pod_ip,
-            pod_ips,
-            qos_class,
-            reason,
-            resize,
-            resource_claim_statuses,
-            resources,
-            start_time,
-        }
-
-        impl serde_struct::Fields for PodStatusVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "allocatedResources",
-                "conditions",
-                "containerStatuses",
-                "ephemeralContainerStatuses",
-                "extendedResourceClaimStatus",
-                "hostIP",
-                "hostIPs",
-                "initContainerStatuses",
-                "message",
-                "nominatedNodeName",
-                "observedGeneration",
-                "phase",
-                "podIP",
-                "podIPs",
-                "qosClass",
-                "reason",
-                "resize",
-                "resourceClaimStatuses",
-                "resources",
-                "startTime",
-            ];
-
-            type Field = PodStatusField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PodStatusField> {
-                match name {
-                    "allocatedResources" => Some(PodStatusField::allocated_resources),
-                    "conditions" => Some(PodStatusField::conditions),
-                    "containerStatuses" => Some(PodStatusField::container_statuses),
-                    "ephemeralContainerStatuses" => Some(PodStatusField::ephemeral_container_statuses),
-                    "extendedResourceClaimStatus" => Some(PodStatusField::extended_resource_claim_status),
-                    "hostIP" => Some(PodStatusField::host_ip),
-                    "hostIPs" => Some(PodStatusField::host_ips),
-                    "initContainerStatuses" => Some(PodStatusField::init_container_statuses),
-                    "message" => Some(PodStatusField::message),
-                    "nominatedNodeName" => Some(PodStatusField::nominated_node_name),
-                    "observedGeneration" => Some(PodStatusField::observed_generation),
-                    "phase" => Some(PodStatusField::phase),
-                    "podIP" => Some(PodStatusField::pod_ip),
-                    "podIPs" => Some(PodStatusField::pod_ips),
-                    "qosClass" => Some(PodStatusField::qos_class),
-                    "reason" => Some(PodStatusField::reason),
-                    "resize" => Some(PodStatusField::resize),
-                    "resourceClaimStatuses" => Some(PodStatusField::resource_claim_statuses),
-                    "resources" => Some(PodStatusField::resources),
-                    "startTime" => Some(PodStatusField::start_time),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PodStatusVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PodStatus")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut allocated_resources = None;
-                let mut conditions = None;
-                let mut container_statuses = None;
-                let mut ephemeral_container_statuses = None;
-                let mut extended_resource_claim_status = None;
-                let mut host_ip = None;
-                let mut host_ips = None;
-                let mut init_container_statuses = None;
-                let mut message = None;
-                let mut nominated_node_name = None;
-                let mut observed_generation = None;
-                let mut phase = None;
-                let mut pod_ip = None;
-                let mut pod_ips = None;
-                let mut qos_class = None;
-                let mut reason = None;
-                let mut resize = None;
-                let mut resource_claim_statuses = None;
-                let mut resources = None;
-                let mut start_time = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PodStatusField::allocated_resources) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut allocated_resources,
-                                "allocatedResources",
-                            )
-                        }
-                        Some(PodStatusField::conditions) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut conditions,
-                                "conditions",
-                            )
-                        }
-                        Some(PodStatusField::container_statuses) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut container_statuses,
-                                "containerStatuses",
-                            )
-                        }
-                        Some(PodStatusField::ephemeral_container_statuses) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut ephemeral_container_statuses,
-                                "ephemeralContainerStatuses",
-                            )
-                        }
-                        Some(PodStatusField::extended_resource_claim_status) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut extended_resource_claim_status,
-                                "extendedResourceClaimStatus",
-                            )
-                        }
-                        Some(PodStatusField::host_ip) => {
-                            serde_struct::value(&mut map, &mut host_ip, "hostIP")
-                        }
-                        Some(PodStatusField::host_ips) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut host_ips,
-                                "hostIPs",
-                            )
-                        }
-                        Some(PodStatusField::init_container_statuses) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut init_container_statuses,
-                                "initContainerStatuses",
-                            )
-                        }
-                        Some(PodStatusField::message) => {
-                            serde_struct::value(&mut map, &mut message, "message")
-                        }
-                        Some(PodStatusField::nominated_node_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut nominated_node_name,
-                                "nominatedNodeName",
-                            )
-                        }
-                        Some(PodStatusField::observed_generation) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut observed_generation,
-                                "observedGeneration",
-                            )
-                        }
-                        Some(PodStatusField::phase) => {
-                            serde_struct::value(&mut map, &mut phase, "phase")
-                        }
-                        Some(PodStatusField::pod_ip) => {
-                            serde_struct::value(&mut map, &mut pod_ip, "podIP")
-                        }
-                        Some(PodStatusField::pod_ips) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut pod_ips,
-                                "podIPs",
-                            )
-                        }
-                        Some(PodStatusField::qos_class) => {
-                            serde_struct::value(&mut map, &mut qos_class, "qosClass")
-                        }
-                        Some(PodStatusField::reason) => {
-                            serde_struct::value(&mut map, &mut reason, "reason")
-                        }
-                        Some(PodStatusField::resize) => {
-                            serde_struct::value(&mut map, &mut resize, "resize")
-                        }
-                        Some(PodStatusField::resource_claim_statuses) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut resource_claim_statuses,
-                                "resourceClaimStatuses",
-                            )
-                        }
-                        Some(PodStatusField::resources) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut resources,
-                                "resources",
-                            )
-                        }
-                        Some(PodStatusField::start_time) => {
-                            serde_struct::value(&mut map, &mut start_time, "startTime")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(PodStatus {
-                    allocated_resources: serde_struct::optional(allocated_resources),
-                    conditions: serde_struct::optional(conditions),
-                    container_statuses: serde_struct::optional(container_statuses),
-                    ephemeral_container_statuses: serde_struct::optional(ephemeral_container_statuses),
-                    extended_resource_claim_status: serde_struct::optional(extended_resource_claim_status),
-                    host_ip: serde_struct::optional(host_ip),
-                    host_ips: serde_struct::optional(host_ips),
-                    init_container_statuses: serde_struct::optional(init_container_statuses),
-                    message: serde_struct::optional(message),
-                    nominated_node_name: serde_struct::optional(nominated_node_name),
-                    observed_generation: serde_struct::optional(observed_generation),
-                    phase: serde_struct::optional(phase),
-                    pod_ip: serde_struct::optional(pod_ip),
-                    pod_ips: serde_struct::optional(pod_ips),
-                    qos_class: serde_struct::optional(qos_class),
-                    reason: serde_struct::optional(reason),
-                    resize: serde_struct::optional(resize),
-                    resource_claim_statuses: serde_struct::optional(resource_claim_statuses),
-                    resources: serde_struct::optional(resources),
-                    start_time: serde_struct::optional(start_time),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PodStatus",
-            <PodStatusVisitor<'_> as serde_struct::Fields>::NAMES,
-            PodStatusVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PodStatusField {
+        allocated_resources,
+        conditions,
+        container_statuses,
+        ephemeral_container_statuses,
+        extended_resource_claim_status,
+        host_ip,
+        host_ips,
+        init_container_statuses,
+        message,
+        nominated_node_name,
+        observed_generation,
+        phase,
+        pod_ip,
+        pod_ips,
+        qos_class,
+        reason,
+        resize,
+        resource_claim_statuses,
+        resources,
+        start_time,
     }
-}
+
+    enum PodStatusFields {}
+
+    impl serde_struct::Fields for PodStatusFields {
+        const NAMES: &'static [&'static str] = &[
+            "allocatedResources",
+            "conditions",
+            "containerStatuses",
+            "ephemeralContainerStatuses",
+            "extendedResourceClaimStatus",
+            "hostIP",
+            "hostIPs",
+            "initContainerStatuses",
+            "message",
+            "nominatedNodeName",
+            "observedGeneration",
+            "phase",
+            "podIP",
+            "podIPs",
+            "qosClass",
+            "reason",
+            "resize",
+            "resourceClaimStatuses",
+            "resources",
+            "startTime",
+        ];
+
+        type Field = PodStatusField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PodStatusField> {
+            match name {
+                "allocatedResources" => Some(PodStatusField::allocated_resources),
+                "conditions" => Some(PodStatusField::conditions),
+                "containerStatuses" => Some(PodStatusField::container_statuses),
+                "ephemeralContainerStatuses" => Some(PodStatusField::ephemeral_container_statuses),
+                "extendedResourceClaimStatus" => Some(PodStatusField::extended_resource_claim_status),
+                "hostIP" => Some(PodStatusField::host_ip),
+                "hostIPs" => Some(PodStatusField::host_ips),
+                "initContainerStatuses" => Some(PodStatusField::init_container_statuses),
+                "message" => Some(PodStatusField::message),
+                "nominatedNodeName" => Some(PodStatusField::nominated_node_name),
+                "observedGeneration" => Some(PodStatusField::observed_generation),
+                "phase" => Some(PodStatusField::phase),
+                "podIP" => Some(PodStatusField::pod_ip),
+                "podIPs" => Some(PodStatusField::pod_ips),
+                "qosClass" => Some(PodStatusField::qos_class),
+                "reason" => Some(PodStatusField::reason),
+                "resize" => Some(PodStatusField::resize),
+                "resourceClaimStatuses" => Some(PodStatusField::resource_claim_statuses),
+                "resources" => Some(PodStatusField::resources),
+                "startTime" => Some(PodStatusField::start_time),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PodStatus {
+        const NAME: &'static str = "PodStatus";
+        const NAMES: &'static [&'static str] = <PodStatusFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PodStatus>,
+        ) -> Result<(), A::Error> {
+            let mut allocated_resources = None;
+            let mut conditions = None;
+            let mut container_statuses = None;
+            let mut ephemeral_container_statuses = None;
+            let mut extended_resource_claim_status = None;
+            let mut host_ip = None;
+            let mut host_ips = None;
+            let mut init_container_statuses = None;
+            let mut message = None;
+            let mut nominated_node_name = None;
+            let mut observed_generation = None;
+            let mut phase = None;
+            let mut pod_ip = None;
+            let mut pod_ips = None;
+            let mut qos_class = None;
+            let mut reason = None;
+            let mut resize = None;
+            let mut resource_claim_statuses = None;
+            let mut resources = None;
+            let mut start_time = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PodStatusFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PodStatusField::allocated_resources) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut allocated_resources,
+                            "allocatedResources",
+                        )
+                    }
+                    Some(PodStatusField::conditions) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut conditions,
+                            "conditions",
+                        )
+                    }
+                    Some(PodStatusField::container_statuses) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut container_statuses,
+                            "containerStatuses",
+                        )
+                    }
+                    Some(PodStatusField::ephemeral_container_statuses) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut ephemeral_container_statuses,
+                            "ephemeralContainerStatuses",
+                        )
+                    }
+                    Some(PodStatusField::extended_resource_claim_status) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut extended_resource_claim_status,
+                            "extendedResourceClaimStatus",
+                        )
+                    }
+                    Some(PodStatusField::host_ip) => {
+                        serde_struct::value(&mut map, &mut host_ip, "hostIP")
+                    }
+                    Some(PodStatusField::host_ips) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut host_ips, "hostIPs")
+                    }
+                    Some(PodStatusField::init_container_statuses) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut init_container_statuses,
+                            "initContainerStatuses",
+                        )
+                    }
+                    Some(PodStatusField::message) => {
+                        serde_struct::value(&mut map, &mut message, "message")
+                    }
+                    Some(PodStatusField::nominated_node_name) => {
+                        serde_struct::value(&mut map, &mut nominated_node_name, "nominatedNodeName")
+                    }
+                    Some(PodStatusField::observed_generation) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut observed_generation,
+                            "observedGeneration",
+                        )
+                    }
+                    Some(PodStatusField::phase) => {
+                        serde_struct::value(&mut map, &mut phase, "phase")
+                    }
+                    Some(PodStatusField::pod_ip) => {
+                        serde_struct::value(&mut map, &mut pod_ip, "podIP")
+                    }
+                    Some(PodStatusField::pod_ips) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut pod_ips, "podIPs")
+                    }
+                    Some(PodStatusField::qos_class) => {
+                        serde_struct::value(&mut map, &mut qos_class, "qosClass")
+                    }
+                    Some(PodStatusField::reason) => {
+                        serde_struct::value(&mut map, &mut reason, "reason")
+                    }
+                    Some(PodStatusField::resize) => {
+                        serde_struct::value(&mut map, &mut resize, "resize")
+                    }
+                    Some(PodStatusField::resource_claim_statuses) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut resource_claim_statuses,
+                            "resourceClaimStatuses",
+                        )
+                    }
+                    Some(PodStatusField::resources) => {
+                        serde_struct::optional_struct_value(&mut map, &mut resources, "resources")
+                    }
+                    Some(PodStatusField::start_time) => {
+                        serde_struct::value(&mut map, &mut start_time, "startTime")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(PodStatus {
+                allocated_resources: serde_struct::optional(allocated_resources),
+                conditions: serde_struct::optional(conditions),
+                container_statuses: serde_struct::optional(container_statuses),
+                ephemeral_container_statuses: serde_struct::optional(ephemeral_container_statuses),
+                extended_resource_claim_status: serde_struct::optional(extended_resource_claim_status),
+                host_ip: serde_struct::optional(host_ip),
+                host_ips: serde_struct::optional(host_ips),
+                init_container_statuses: serde_struct::optional(init_container_statuses),
+                message: serde_struct::optional(message),
+                nominated_node_name: serde_struct::optional(nominated_node_name),
+                observed_generation: serde_struct::optional(observed_generation),
+                phase: serde_struct::optional(phase),
+                pod_ip: serde_struct::optional(pod_ip),
+                pod_ips: serde_struct::optional(pod_ips),
+                qos_class: serde_struct::optional(qos_class),
+                reason: serde_struct::optional(reason),
+                resize: serde_struct::optional(resize),
+                resource_claim_statuses: serde_struct::optional(resource_claim_statuses),
+                resources: serde_struct::optional(resources),
+                start_time: serde_struct::optional(start_time),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PodStatus {
     /// The [`PodStatusBuilder`] of a new `PodStatus`.

@@ -43,88 +43,76 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PortworxVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PortworxVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PortworxVolumeSourceVisitor<'a>(&'a mut Option<PortworxVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PortworxVolumeSourceField {
-            fs_type,
-            read_only,
-            volume_id,
-        }
-
-        impl serde_struct::Fields for PortworxVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
-
-            type Field = PortworxVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PortworxVolumeSourceField> {
-                match name {
-                    "fsType" => Some(PortworxVolumeSourceField::fs_type),
-                    "readOnly" => Some(PortworxVolumeSourceField::read_only),
-                    "volumeID" => Some(PortworxVolumeSourceField::volume_id),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PortworxVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PortworxVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut fs_type = None;
-                let mut read_only = None;
-                let mut volume_id = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PortworxVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(PortworxVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(PortworxVolumeSourceField::volume_id) => {
-                            serde_struct::value(&mut map, &mut volume_id, "volumeID")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let volume_id = serde_struct::required(volume_id, "volumeID")?;
-                *self.0 = Some(PortworxVolumeSource {
-                    fs_type: serde_struct::optional(fs_type),
-                    read_only: serde_struct::optional(read_only),
-                    volume_id,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PortworxVolumeSource",
-            <PortworxVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            PortworxVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PortworxVolumeSourceField {
+        fs_type,
+        read_only,
+        volume_id,
     }
-}
+
+    enum PortworxVolumeSourceFields {}
+
+    impl serde_struct::Fields for PortworxVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
+
+        type Field = PortworxVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PortworxVolumeSourceField> {
+            match name {
+                "fsType" => Some(PortworxVolumeSourceField::fs_type),
+                "readOnly" => Some(PortworxVolumeSourceField::read_only),
+                "volumeID" => Some(PortworxVolumeSourceField::volume_id),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PortworxVolumeSource {
+        const NAME: &'static str = "PortworxVolumeSource";
+        const NAMES: &'static [&'static str] = <PortworxVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PortworxVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut fs_type = None;
+            let mut read_only = None;
+            let mut volume_id = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PortworxVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PortworxVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(PortworxVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(PortworxVolumeSourceField::volume_id) => {
+                        serde_struct::value(&mut map, &mut volume_id, "volumeID")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let volume_id = serde_struct::required(volume_id, "volumeID")?;
+            *place = Some(PortworxVolumeSource {
+                fs_type: serde_struct::optional(fs_type),
+                read_only: serde_struct::optional(read_only),
+                volume_id,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PortworxVolumeSource {
     /// The [`PortworxVolumeSourceBuilder`] of a new `PortworxVolumeSource`.

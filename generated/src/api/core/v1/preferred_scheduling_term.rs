@@ -37,82 +37,70 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for PreferredSchedulingTerm {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<PreferredSchedulingTerm>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PreferredSchedulingTermVisitor<'a>(&'a mut Option<PreferredSchedulingTerm>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PreferredSchedulingTermField {
-            preference,
-            weight,
-        }
-
-        impl serde_struct::Fields for PreferredSchedulingTermVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["preference", "weight"];
-
-            type Field = PreferredSchedulingTermField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PreferredSchedulingTermField> {
-                match name {
-                    "preference" => Some(PreferredSchedulingTermField::preference),
-                    "weight" => Some(PreferredSchedulingTermField::weight),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PreferredSchedulingTermVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct PreferredSchedulingTerm")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut preference = None;
-                let mut weight = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PreferredSchedulingTermField::preference) => {
-                            serde_struct::struct_value(&mut map, &mut preference, "preference")
-                        }
-                        Some(PreferredSchedulingTermField::weight) => {
-                            serde_struct::value(&mut map, &mut weight, "weight")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let preference = serde_struct::required(preference, "preference")?;
-                let weight = serde_struct::required(weight, "weight")?;
-                *self.0 = Some(PreferredSchedulingTerm {
-                    preference,
-                    weight,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "PreferredSchedulingTerm",
-            <PreferredSchedulingTermVisitor<'_> as serde_struct::Fields>::NAMES,
-            PreferredSchedulingTermVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PreferredSchedulingTermField {
+        preference,
+        weight,
     }
-}
+
+    enum PreferredSchedulingTermFields {}
+
+    impl serde_struct::Fields for PreferredSchedulingTermFields {
+        const NAMES: &'static [&'static str] = &["preference", "weight"];
+
+        type Field = PreferredSchedulingTermField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PreferredSchedulingTermField> {
+            match name {
+                "preference" => Some(PreferredSchedulingTermField::preference),
+                "weight" => Some(PreferredSchedulingTermField::weight),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for PreferredSchedulingTerm {
+        const NAME: &'static str = "PreferredSchedulingTerm";
+        const NAMES: &'static [&'static str] = <PreferredSchedulingTermFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<PreferredSchedulingTerm>,
+        ) -> Result<(), A::Error> {
+            let mut preference = None;
+            let mut weight = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PreferredSchedulingTermFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PreferredSchedulingTermField::preference) => {
+                        serde_struct::struct_value(&mut map, &mut preference, "preference")
+                    }
+                    Some(PreferredSchedulingTermField::weight) => {
+                        serde_struct::value(&mut map, &mut weight, "weight")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let preference = serde_struct::required(preference, "preference")?;
+            let weight = serde_struct::required(weight, "weight")?;
+            *place = Some(PreferredSchedulingTerm {
+                preference,
+                weight,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl PreferredSchedulingTerm {
     /// The [`PreferredSchedulingTermBuilder`] of a new `PreferredSchedulingTerm`.

@@ -40,84 +40,68 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ProjectedVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ProjectedVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ProjectedVolumeSourceVisitor<'a>(&'a mut Option<ProjectedVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ProjectedVolumeSourceField {
-            default_mode,
-            sources,
-        }
-
-        impl serde_struct::Fields for ProjectedVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["defaultMode", "sources"];
-
-            type Field = ProjectedVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ProjectedVolumeSourceField> {
-                match name {
-                    "defaultMode" => Some(ProjectedVolumeSourceField::default_mode),
-                    "sources" => Some(ProjectedVolumeSourceField::sources),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ProjectedVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ProjectedVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut default_mode = None;
-                let mut sources = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ProjectedVolumeSourceField::default_mode) => {
-                            serde_struct::value(&mut map, &mut default_mode, "defaultMode")
-                        }
-                        Some(ProjectedVolumeSourceField::sources) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut sources,
-                                "sources",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ProjectedVolumeSource {
-                    default_mode: serde_struct::optional(default_mode),
-                    sources: serde_struct::optional(sources),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ProjectedVolumeSource",
-            <ProjectedVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            ProjectedVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ProjectedVolumeSourceField {
+        default_mode,
+        sources,
     }
-}
+
+    enum ProjectedVolumeSourceFields {}
+
+    impl serde_struct::Fields for ProjectedVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["defaultMode", "sources"];
+
+        type Field = ProjectedVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ProjectedVolumeSourceField> {
+            match name {
+                "defaultMode" => Some(ProjectedVolumeSourceField::default_mode),
+                "sources" => Some(ProjectedVolumeSourceField::sources),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ProjectedVolumeSource {
+        const NAME: &'static str = "ProjectedVolumeSource";
+        const NAMES: &'static [&'static str] = <ProjectedVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ProjectedVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut default_mode = None;
+            let mut sources = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ProjectedVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ProjectedVolumeSourceField::default_mode) => {
+                        serde_struct::value(&mut map, &mut default_mode, "defaultMode")
+                    }
+                    Some(ProjectedVolumeSourceField::sources) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut sources, "sources")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ProjectedVolumeSource {
+                default_mode: serde_struct::optional(default_mode),
+                sources: serde_struct::optional(sources),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ProjectedVolumeSource {
     /// The [`ProjectedVolumeSourceBuilder`] of a new `ProjectedVolumeSource`.

@@ -54,117 +54,105 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for QuobyteVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<QuobyteVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct QuobyteVolumeSourceVisitor<'a>(&'a mut Option<QuobyteVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum QuobyteVolumeSourceField {
-            group,
-            read_only,
-            registry,
-            tenant,
-            user,
-            volume,
-        }
-
-        impl serde_struct::Fields for QuobyteVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "group",
-                "readOnly",
-                "registry",
-                "tenant",
-                "user",
-                "volume",
-            ];
-
-            type Field = QuobyteVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<QuobyteVolumeSourceField> {
-                match name {
-                    "group" => Some(QuobyteVolumeSourceField::group),
-                    "readOnly" => Some(QuobyteVolumeSourceField::read_only),
-                    "registry" => Some(QuobyteVolumeSourceField::registry),
-                    "tenant" => Some(QuobyteVolumeSourceField::tenant),
-                    "user" => Some(QuobyteVolumeSourceField::user),
-                    "volume" => Some(QuobyteVolumeSourceField::volume),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for QuobyteVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct QuobyteVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut group = None;
-                let mut read_only = None;
-                let mut registry = None;
-                let mut tenant = None;
-                let mut user = None;
-                let mut volume = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(QuobyteVolumeSourceField::group) => {
-                            serde_struct::value(&mut map, &mut group, "group")
-                        }
-                        Some(QuobyteVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(QuobyteVolumeSourceField::registry) => {
-                            serde_struct::value(&mut map, &mut registry, "registry")
-                        }
-                        Some(QuobyteVolumeSourceField::tenant) => {
-                            serde_struct::value(&mut map, &mut tenant, "tenant")
-                        }
-                        Some(QuobyteVolumeSourceField::user) => {
-                            serde_struct::value(&mut map, &mut user, "user")
-                        }
-                        Some(QuobyteVolumeSourceField::volume) => {
-                            serde_struct::value(&mut map, &mut volume, "volume")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let registry = serde_struct::required(registry, "registry")?;
-                let volume = serde_struct::required(volume, "volume")?;
-                *self.0 = Some(QuobyteVolumeSource {
-                    group: serde_struct::optional(group),
-                    read_only: serde_struct::optional(read_only),
-                    registry,
-                    tenant: serde_struct::optional(tenant),
-                    user: serde_struct::optional(user),
-                    volume,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "QuobyteVolumeSource",
-            <QuobyteVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            QuobyteVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum QuobyteVolumeSourceField {
+        group,
+        read_only,
+        registry,
+        tenant,
+        user,
+        volume,
     }
-}
+
+    enum QuobyteVolumeSourceFields {}
+
+    impl serde_struct::Fields for QuobyteVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &[
+            "group",
+            "readOnly",
+            "registry",
+            "tenant",
+            "user",
+            "volume",
+        ];
+
+        type Field = QuobyteVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<QuobyteVolumeSourceField> {
+            match name {
+                "group" => Some(QuobyteVolumeSourceField::group),
+                "readOnly" => Some(QuobyteVolumeSourceField::read_only),
+                "registry" => Some(QuobyteVolumeSourceField::registry),
+                "tenant" => Some(QuobyteVolumeSourceField::tenant),
+                "user" => Some(QuobyteVolumeSourceField::user),
+                "volume" => Some(QuobyteVolumeSourceField::volume),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for QuobyteVolumeSource {
+        const NAME: &'static str = "QuobyteVolumeSource";
+        const NAMES: &'static [&'static str] = <QuobyteVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<QuobyteVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut group = None;
+            let mut read_only = None;
+            let mut registry = None;
+            let mut tenant = None;
+            let mut user = None;
+            let mut volume = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<QuobyteVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(QuobyteVolumeSourceField::group) => {
+                        serde_struct::value(&mut map, &mut group, "group")
+                    }
+                    Some(QuobyteVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(QuobyteVolumeSourceField::registry) => {
+                        serde_struct::value(&mut map, &mut registry, "registry")
+                    }
+                    Some(QuobyteVolumeSourceField::tenant) => {
+                        serde_struct::value(&mut map, &mut tenant, "tenant")
+                    }
+                    Some(QuobyteVolumeSourceField::user) => {
+                        serde_struct::value(&mut map, &mut user, "user")
+                    }
+                    Some(QuobyteVolumeSourceField::volume) => {
+                        serde_struct::value(&mut map, &mut volume, "volume")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let registry = serde_struct::required(registry, "registry")?;
+            let volume = serde_struct::required(volume, "volume")?;
+            *place = Some(QuobyteVolumeSource {
+                group: serde_struct::optional(group),
+                read_only: serde_struct::optional(read_only),
+                registry,
+                tenant: serde_struct::optional(tenant),
+                user: serde_struct::optional(user),
+                volume,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl QuobyteVolumeSource {
     /// The [`QuobyteVolumeSourceBuilder`] of a new `QuobyteVolumeSource`.

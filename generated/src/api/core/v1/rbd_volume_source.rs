@@ -62,137 +62,121 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for RBDVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<RBDVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct RBDVolumeSourceVisitor<'a>(&'a mut Option<RBDVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum RBDVolumeSourceField {
-            fs_type,
-            image,
-            keyring,
-            monitors,
-            pool,
-            read_only,
-            secret_ref,
-            user,
-        }
-
-        impl serde_struct::Fields for RBDVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "fsType",
-                "image",
-                "keyring",
-                "monitors",
-                "pool",
-                "readOnly",
-                "secretRef",
-                "user",
-            ];
-
-            type Field = RBDVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<RBDVolumeSourceField> {
-                match name {
-                    "fsType" => Some(RBDVolumeSourceField::fs_type),
-                    "image" => Some(RBDVolumeSourceField::image),
-                    "keyring" => Some(RBDVolumeSourceField::keyring),
-                    "monitors" => Some(RBDVolumeSourceField::monitors),
-                    "pool" => Some(RBDVolumeSourceField::pool),
-                    "readOnly" => Some(RBDVolumeSourceField::read_only),
-                    "secretRef" => Some(RBDVolumeSourceField::secret_ref),
-                    "user" => Some(RBDVolumeSourceField::user),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for RBDVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct RBDVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut fs_type = None;
-                let mut image = None;
-                let mut keyring = None;
-                let mut monitors = None;
-                let mut pool = None;
-                let mut read_only = None;
-                let mut secret_ref = None;
-                let mut user = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(RBDVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(RBDVolumeSourceField::image) => {
-                            serde_struct::value(&mut map, &mut image, "image")
-                        }
-                        Some(RBDVolumeSourceField::keyring) => {
-                            serde_struct::value(&mut map, &mut keyring, "keyring")
-                        }
-                        Some(RBDVolumeSourceField::monitors) => {
-                            serde_struct::value(&mut map, &mut monitors, "monitors")
-                        }
-                        Some(RBDVolumeSourceField::pool) => {
-                            serde_struct::value(&mut map, &mut pool, "pool")
-                        }
-                        Some(RBDVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(RBDVolumeSourceField::secret_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut secret_ref,
-                                "secretRef",
-                            )
-                        }
-                        Some(RBDVolumeSourceField::user) => {
-                            serde_struct::value(&mut map, &mut user, "user")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let image = serde_struct::required(image, "image")?;
-                let monitors = serde_struct::required(monitors, "monitors")?;
-                *self.0 = Some(RBDVolumeSource {
-                    fs_type: serde_struct::optional(fs_type),
-                    image,
-                    keyring: serde_struct::optional(keyring),
-                    monitors,
-                    pool: serde_struct::optional(pool),
-                    read_only: serde_struct::optional(read_only),
-                    secret_ref: serde_struct::optional(secret_ref),
-                    user: serde_struct::optional(user),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "RBDVolumeSource",
-            <RBDVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            RBDVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum RBDVolumeSourceField {
+        fs_type,
+        image,
+        keyring,
+        monitors,
+        pool,
+        read_only,
+        secret_ref,
+        user,
     }
-}
+
+    enum RBDVolumeSourceFields {}
+
+    impl serde_struct::Fields for RBDVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &[
+            "fsType",
+            "image",
+            "keyring",
+            "monitors",
+            "pool",
+            "readOnly",
+            "secretRef",
+            "user",
+        ];
+
+        type Field = RBDVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<RBDVolumeSourceField> {
+            match name {
+                "fsType" => Some(RBDVolumeSourceField::fs_type),
+                "image" => Some(RBDVolumeSourceField::image),
+                "keyring" => Some(RBDVolumeSourceField::keyring),
+                "monitors" => Some(RBDVolumeSourceField::monitors),
+                "pool" => Some(RBDVolumeSourceField::pool),
+                "readOnly" => Some(RBDVolumeSourceField::read_only),
+                "secretRef" => Some(RBDVolumeSourceField::secret_ref),
+                "user" => Some(RBDVolumeSourceField::user),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for RBDVolumeSource {
+        const NAME: &'static str = "RBDVolumeSource";
+        const NAMES: &'static [&'static str] = <RBDVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<RBDVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut fs_type = None;
+            let mut image = None;
+            let mut keyring = None;
+            let mut monitors = None;
+            let mut pool = None;
+            let mut read_only = None;
+            let mut secret_ref = None;
+            let mut user = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<RBDVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(RBDVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(RBDVolumeSourceField::image) => {
+                        serde_struct::value(&mut map, &mut image, "image")
+                    }
+                    Some(RBDVolumeSourceField::keyring) => {
+                        serde_struct::value(&mut map, &mut keyring, "keyring")
+                    }
+                    Some(RBDVolumeSourceField::monitors) => {
+                        serde_struct::value(&mut map, &mut monitors, "monitors")
+                    }
+                    Some(RBDVolumeSourceField::pool) => {
+                        serde_struct::value(&mut map, &mut pool, "pool")
+                    }
+                    Some(RBDVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(RBDVolumeSourceField::secret_ref) => {
+                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
+                    }
+                    Some(RBDVolumeSourceField::user) => {
+                        serde_struct::value(&mut map, &mut user, "user")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let image = serde_struct::required(image, "image")?;
+            let monitors = serde_struct::required(monitors, "monitors")?;
+            *place = Some(RBDVolumeSource {
+                fs_type: serde_struct::optional(fs_type),
+                image,
+                keyring: serde_struct::optional(keyring),
+                monitors,
+                pool: serde_struct::optional(pool),
+                read_only: serde_struct::optional(read_only),
+                secret_ref: serde_struct::optional(secret_ref),
+                user: serde_struct::optional(user),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl RBDVolumeSource {
     /// The [`RBDVolumeSourceBuilder`] of a new `RBDVolumeSource`.

@@ -37,81 +37,69 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ResourceClaim {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ResourceClaim>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ResourceClaimVisitor<'a>(&'a mut Option<ResourceClaim>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ResourceClaimField {
-            name,
-            request,
-        }
-
-        impl serde_struct::Fields for ResourceClaimVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name", "request"];
-
-            type Field = ResourceClaimField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ResourceClaimField> {
-                match name {
-                    "name" => Some(ResourceClaimField::name),
-                    "request" => Some(ResourceClaimField::request),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ResourceClaimVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ResourceClaim")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut request = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ResourceClaimField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(ResourceClaimField::request) => {
-                            serde_struct::value(&mut map, &mut request, "request")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(ResourceClaim {
-                    name,
-                    request: serde_struct::optional(request),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ResourceClaim",
-            <ResourceClaimVisitor<'_> as serde_struct::Fields>::NAMES,
-            ResourceClaimVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ResourceClaimField {
+        name,
+        request,
     }
-}
+
+    enum ResourceClaimFields {}
+
+    impl serde_struct::Fields for ResourceClaimFields {
+        const NAMES: &'static [&'static str] = &["name", "request"];
+
+        type Field = ResourceClaimField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ResourceClaimField> {
+            match name {
+                "name" => Some(ResourceClaimField::name),
+                "request" => Some(ResourceClaimField::request),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ResourceClaim {
+        const NAME: &'static str = "ResourceClaim";
+        const NAMES: &'static [&'static str] = <ResourceClaimFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ResourceClaim>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut request = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ResourceClaimFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ResourceClaimField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(ResourceClaimField::request) => {
+                        serde_struct::value(&mut map, &mut request, "request")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(ResourceClaim {
+                name,
+                request: serde_struct::optional(request),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ResourceClaim {
     /// The [`ResourceClaimBuilder`] of a new `ResourceClaim`.

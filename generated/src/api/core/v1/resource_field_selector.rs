@@ -43,88 +43,76 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ResourceFieldSelector {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ResourceFieldSelector>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ResourceFieldSelectorVisitor<'a>(&'a mut Option<ResourceFieldSelector>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ResourceFieldSelectorField {
-            container_name,
-            divisor,
-            resource,
-        }
-
-        impl serde_struct::Fields for ResourceFieldSelectorVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["containerName", "divisor", "resource"];
-
-            type Field = ResourceFieldSelectorField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ResourceFieldSelectorField> {
-                match name {
-                    "containerName" => Some(ResourceFieldSelectorField::container_name),
-                    "divisor" => Some(ResourceFieldSelectorField::divisor),
-                    "resource" => Some(ResourceFieldSelectorField::resource),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ResourceFieldSelectorVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ResourceFieldSelector")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut container_name = None;
-                let mut divisor = None;
-                let mut resource = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ResourceFieldSelectorField::container_name) => {
-                            serde_struct::value(&mut map, &mut container_name, "containerName")
-                        }
-                        Some(ResourceFieldSelectorField::divisor) => {
-                            serde_struct::value(&mut map, &mut divisor, "divisor")
-                        }
-                        Some(ResourceFieldSelectorField::resource) => {
-                            serde_struct::value(&mut map, &mut resource, "resource")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let resource = serde_struct::required(resource, "resource")?;
-                *self.0 = Some(ResourceFieldSelector {
-                    container_name: serde_struct::optional(container_name),
-                    divisor: serde_struct::optional(divisor),
-                    resource,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ResourceFieldSelector",
-            <ResourceFieldSelectorVisitor<'_> as serde_struct::Fields>::NAMES,
-            ResourceFieldSelectorVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ResourceFieldSelectorField {
+        container_name,
+        divisor,
+        resource,
     }
-}
+
+    enum ResourceFieldSelectorFields {}
+
+    impl serde_struct::Fields for ResourceFieldSelectorFields {
+        const NAMES: &'static [&'static str] = &["containerName", "divisor", "resource"];
+
+        type Field = ResourceFieldSelectorField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ResourceFieldSelectorField> {
+            match name {
+                "containerName" => Some(ResourceFieldSelectorField::container_name),
+                "divisor" => Some(ResourceFieldSelectorField::divisor),
+                "resource" => Some(ResourceFieldSelectorField::resource),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ResourceFieldSelector {
+        const NAME: &'static str = "ResourceFieldSelector";
+        const NAMES: &'static [&'static str] = <ResourceFieldSelectorFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ResourceFieldSelector>,
+        ) -> Result<(), A::Error> {
+            let mut container_name = None;
+            let mut divisor = None;
+            let mut resource = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ResourceFieldSelectorFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ResourceFieldSelectorField::container_name) => {
+                        serde_struct::value(&mut map, &mut container_name, "containerName")
+                    }
+                    Some(ResourceFieldSelectorField::divisor) => {
+                        serde_struct::value(&mut map, &mut divisor, "divisor")
+                    }
+                    Some(ResourceFieldSelectorField::resource) => {
+                        serde_struct::value(&mut map, &mut resource, "resource")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let resource = serde_struct::required(resource, "resource")?;
+            *place = Some(ResourceFieldSelector {
+                container_name: serde_struct::optional(container_name),
+                divisor: serde_struct::optional(divisor),
+                resource,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ResourceFieldSelector {
     /// The [`ResourceFieldSelectorBuilder`] of a new `ResourceFieldSelector`.

@@ -37,81 +37,69 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ResourceHealth {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ResourceHealth>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ResourceHealthVisitor<'a>(&'a mut Option<ResourceHealth>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ResourceHealthField {
-            health,
-            resource_id,
-        }
-
-        impl serde_struct::Fields for ResourceHealthVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["health", "resourceID"];
-
-            type Field = ResourceHealthField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ResourceHealthField> {
-                match name {
-                    "health" => Some(ResourceHealthField::health),
-                    "resourceID" => Some(ResourceHealthField::resource_id),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ResourceHealthVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ResourceHealth")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut health = None;
-                let mut resource_id = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ResourceHealthField::health) => {
-                            serde_struct::value(&mut map, &mut health, "health")
-                        }
-                        Some(ResourceHealthField::resource_id) => {
-                            serde_struct::value(&mut map, &mut resource_id, "resourceID")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let resource_id = serde_struct::required(resource_id, "resourceID")?;
-                *self.0 = Some(ResourceHealth {
-                    health: serde_struct::optional(health),
-                    resource_id,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ResourceHealth",
-            <ResourceHealthVisitor<'_> as serde_struct::Fields>::NAMES,
-            ResourceHealthVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ResourceHealthField {
+        health,
+        resource_id,
     }
-}
+
+    enum ResourceHealthFields {}
+
+    impl serde_struct::Fields for ResourceHealthFields {
+        const NAMES: &'static [&'static str] = &["health", "resourceID"];
+
+        type Field = ResourceHealthField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ResourceHealthField> {
+            match name {
+                "health" => Some(ResourceHealthField::health),
+                "resourceID" => Some(ResourceHealthField::resource_id),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ResourceHealth {
+        const NAME: &'static str = "ResourceHealth";
+        const NAMES: &'static [&'static str] = <ResourceHealthFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ResourceHealth>,
+        ) -> Result<(), A::Error> {
+            let mut health = None;
+            let mut resource_id = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ResourceHealthFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ResourceHealthField::health) => {
+                        serde_struct::value(&mut map, &mut health, "health")
+                    }
+                    Some(ResourceHealthField::resource_id) => {
+                        serde_struct::value(&mut map, &mut resource_id, "resourceID")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let resource_id = serde_struct::required(resource_id, "resourceID")?;
+            *place = Some(ResourceHealth {
+                health: serde_struct::optional(health),
+                resource_id,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ResourceHealth {
     /// The [`ResourceHealthBuilder`] of a new `ResourceHealth`.

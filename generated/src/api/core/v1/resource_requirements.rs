@@ -54,91 +54,75 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ResourceRequirements {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ResourceRequirements>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ResourceRequirementsVisitor<'a>(&'a mut Option<ResourceRequirements>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ResourceRequirementsField {
-            claims,
-            limits,
-            requests,
-        }
-
-        impl serde_struct::Fields for ResourceRequirementsVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
-
-            type Field = ResourceRequirementsField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ResourceRequirementsField> {
-                match name {
-                    "claims" => Some(ResourceRequirementsField::claims),
-                    "limits" => Some(ResourceRequirementsField::limits),
-                    "requests" => Some(ResourceRequirementsField::requests),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ResourceRequirementsVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ResourceRequirements")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut claims = None;
-                let mut limits = None;
-                let mut requests = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ResourceRequirementsField::claims) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut claims,
-                                "claims",
-                            )
-                        }
-                        Some(ResourceRequirementsField::limits) => {
-                            serde_struct::value(&mut map, &mut limits, "limits")
-                        }
-                        Some(ResourceRequirementsField::requests) => {
-                            serde_struct::value(&mut map, &mut requests, "requests")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ResourceRequirements {
-                    claims: serde_struct::optional(claims),
-                    limits: serde_struct::optional(limits),
-                    requests: serde_struct::optional(requests),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ResourceRequirements",
-            <ResourceRequirementsVisitor<'_> as serde_struct::Fields>::NAMES,
-            ResourceRequirementsVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ResourceRequirementsField {
+        claims,
+        limits,
+        requests,
     }
-}
+
+    enum ResourceRequirementsFields {}
+
+    impl serde_struct::Fields for ResourceRequirementsFields {
+        const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
+
+        type Field = ResourceRequirementsField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ResourceRequirementsField> {
+            match name {
+                "claims" => Some(ResourceRequirementsField::claims),
+                "limits" => Some(ResourceRequirementsField::limits),
+                "requests" => Some(ResourceRequirementsField::requests),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ResourceRequirements {
+        const NAME: &'static str = "ResourceRequirements";
+        const NAMES: &'static [&'static str] = <ResourceRequirementsFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ResourceRequirements>,
+        ) -> Result<(), A::Error> {
+            let mut claims = None;
+            let mut limits = None;
+            let mut requests = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ResourceRequirementsFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ResourceRequirementsField::claims) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut claims, "claims")
+                    }
+                    Some(ResourceRequirementsField::limits) => {
+                        serde_struct::value(&mut map, &mut limits, "limits")
+                    }
+                    Some(ResourceRequirementsField::requests) => {
+                        serde_struct::value(&mut map, &mut requests, "requests")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ResourceRequirements {
+                claims: serde_struct::optional(claims),
+                limits: serde_struct::optional(limits),
+                requests: serde_struct::optional(requests),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ResourceRequirements {
     /// The [`ResourceRequirementsBuilder`] of a new `ResourceRequirements`.

@@ -37,85 +37,73 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ResourceStatus {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ResourceStatus>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ResourceStatusVisitor<'a>(&'a mut Option<ResourceStatus>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ResourceStatusField {
-            name,
-            resources,
-        }
-
-        impl serde_struct::Fields for ResourceStatusVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name", "resources"];
-
-            type Field = ResourceStatusField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ResourceStatusField> {
-                match name {
-                    "name" => Some(ResourceStatusField::name),
-                    "resources" => Some(ResourceStatusField::resources),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ResourceStatusVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ResourceStatus")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut resources = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ResourceStatusField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(ResourceStatusField::resources) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut resources,
-                                "resources",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(ResourceStatus {
-                    name,
-                    resources: serde_struct::optional(resources),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ResourceStatus",
-            <ResourceStatusVisitor<'_> as serde_struct::Fields>::NAMES,
-            ResourceStatusVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ResourceStatusField {
+        name,
+        resources,
     }
-}
+
+    enum ResourceStatusFields {}
+
+    impl serde_struct::Fields for ResourceStatusFields {
+        const NAMES: &'static [&'static str] = &["name", "resources"];
+
+        type Field = ResourceStatusField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ResourceStatusField> {
+            match name {
+                "name" => Some(ResourceStatusField::name),
+                "resources" => Some(ResourceStatusField::resources),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ResourceStatus {
+        const NAME: &'static str = "ResourceStatus";
+        const NAMES: &'static [&'static str] = <ResourceStatusFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ResourceStatus>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut resources = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ResourceStatusFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ResourceStatusField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(ResourceStatusField::resources) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut resources,
+                            "resources",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(ResourceStatus {
+                name,
+                resources: serde_struct::optional(resources),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ResourceStatus {
     /// The [`ResourceStatusBuilder`] of a new `ResourceStatus`.

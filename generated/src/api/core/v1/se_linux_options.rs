@@ -48,94 +48,82 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SELinuxOptions {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<SELinuxOptions>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct SELinuxOptionsVisitor<'a>(&'a mut Option<SELinuxOptions>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum SELinuxOptionsField {
-            level,
-            role,
-            type_,
-            user,
-        }
-
-        impl serde_struct::Fields for SELinuxOptionsVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["level", "role", "type", "user"];
-
-            type Field = SELinuxOptionsField;
-
-            #[inline]
-            fn field(name: &str) -> Option<SELinuxOptionsField> {
-                match name {
-                    "level" => Some(SELinuxOptionsField::level),
-                    "role" => Some(SELinuxOptionsField::role),
-                    "type" => Some(SELinuxOptionsField::type_),
-                    "user" => Some(SELinuxOptionsField::user),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for SELinuxOptionsVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct SELinuxOptions")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut level = None;
-                let mut role = None;
-                let mut type_ = None;
-                let mut user = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(SELinuxOptionsField::level) => {
-                            serde_struct::value(&mut map, &mut level, "level")
-                        }
-                        Some(SELinuxOptionsField::role) => {
-                            serde_struct::value(&mut map, &mut role, "role")
-                        }
-                        Some(SELinuxOptionsField::type_) => {
-                            serde_struct::value(&mut map, &mut type_, "type")
-                        }
-                        Some(SELinuxOptionsField::user) => {
-                            serde_struct::value(&mut map, &mut user, "user")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(SELinuxOptions {
-                    level: serde_struct::optional(level),
-                    role: serde_struct::optional(role),
-                    type_: serde_struct::optional(type_),
-                    user: serde_struct::optional(user),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "SELinuxOptions",
-            <SELinuxOptionsVisitor<'_> as serde_struct::Fields>::NAMES,
-            SELinuxOptionsVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SELinuxOptionsField {
+        level,
+        role,
+        type_,
+        user,
     }
-}
+
+    enum SELinuxOptionsFields {}
+
+    impl serde_struct::Fields for SELinuxOptionsFields {
+        const NAMES: &'static [&'static str] = &["level", "role", "type", "user"];
+
+        type Field = SELinuxOptionsField;
+
+        #[inline]
+        fn field(name: &str) -> Option<SELinuxOptionsField> {
+            match name {
+                "level" => Some(SELinuxOptionsField::level),
+                "role" => Some(SELinuxOptionsField::role),
+                "type" => Some(SELinuxOptionsField::type_),
+                "user" => Some(SELinuxOptionsField::user),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for SELinuxOptions {
+        const NAME: &'static str = "SELinuxOptions";
+        const NAMES: &'static [&'static str] = <SELinuxOptionsFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<SELinuxOptions>,
+        ) -> Result<(), A::Error> {
+            let mut level = None;
+            let mut role = None;
+            let mut type_ = None;
+            let mut user = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<SELinuxOptionsFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(SELinuxOptionsField::level) => {
+                        serde_struct::value(&mut map, &mut level, "level")
+                    }
+                    Some(SELinuxOptionsField::role) => {
+                        serde_struct::value(&mut map, &mut role, "role")
+                    }
+                    Some(SELinuxOptionsField::type_) => {
+                        serde_struct::value(&mut map, &mut type_, "type")
+                    }
+                    Some(SELinuxOptionsField::user) => {
+                        serde_struct::value(&mut map, &mut user, "user")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(SELinuxOptions {
+                level: serde_struct::optional(level),
+                role: serde_struct::optional(role),
+                type_: serde_struct::optional(type_),
+                user: serde_struct::optional(user),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl SELinuxOptions {
     /// The [`SELinuxOptionsBuilder`] of a new `SELinuxOptions`.

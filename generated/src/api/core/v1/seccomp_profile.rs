@@ -43,85 +43,69 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SeccompProfile {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<SeccompProfile>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct SeccompProfileVisitor<'a>(&'a mut Option<SeccompProfile>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum SeccompProfileField {
-            localhost_profile,
-            type_,
-        }
-
-        impl serde_struct::Fields for SeccompProfileVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
-
-            type Field = SeccompProfileField;
-
-            #[inline]
-            fn field(name: &str) -> Option<SeccompProfileField> {
-                match name {
-                    "localhostProfile" => Some(SeccompProfileField::localhost_profile),
-                    "type" => Some(SeccompProfileField::type_),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for SeccompProfileVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct SeccompProfile")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut localhost_profile = None;
-                let mut type_ = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(SeccompProfileField::localhost_profile) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut localhost_profile,
-                                "localhostProfile",
-                            )
-                        }
-                        Some(SeccompProfileField::type_) => {
-                            serde_struct::value(&mut map, &mut type_, "type")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let type_ = serde_struct::required(type_, "type")?;
-                *self.0 = Some(SeccompProfile {
-                    localhost_profile: serde_struct::optional(localhost_profile),
-                    type_,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "SeccompProfile",
-            <SeccompProfileVisitor<'_> as serde_struct::Fields>::NAMES,
-            SeccompProfileVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SeccompProfileField {
+        localhost_profile,
+        type_,
     }
-}
+
+    enum SeccompProfileFields {}
+
+    impl serde_struct::Fields for SeccompProfileFields {
+        const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
+
+        type Field = SeccompProfileField;
+
+        #[inline]
+        fn field(name: &str) -> Option<SeccompProfileField> {
+            match name {
+                "localhostProfile" => Some(SeccompProfileField::localhost_profile),
+                "type" => Some(SeccompProfileField::type_),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for SeccompProfile {
+        const NAME: &'static str = "SeccompProfile";
+        const NAMES: &'static [&'static str] = <SeccompProfileFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<SeccompProfile>,
+        ) -> Result<(), A::Error> {
+            let mut localhost_profile = None;
+            let mut type_ = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<SeccompProfileFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(SeccompProfileField::localhost_profile) => {
+                        serde_struct::value(&mut map, &mut localhost_profile, "localhostProfile")
+                    }
+                    Some(SeccompProfileField::type_) => {
+                        serde_struct::value(&mut map, &mut type_, "type")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let type_ = serde_struct::required(type_, "type")?;
+            *place = Some(SeccompProfile {
+                localhost_profile: serde_struct::optional(localhost_profile),
+                type_,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl SeccompProfile {
     /// The [`SeccompProfileBuilder`] of a new `SeccompProfile`.

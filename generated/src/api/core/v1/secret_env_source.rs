@@ -40,80 +40,68 @@ impl<'de> ::serde::Deserialize<'de> for SecretEnvSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecretEnvSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<SecretEnvSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct SecretEnvSourceVisitor<'a>(&'a mut Option<SecretEnvSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum SecretEnvSourceField {
-            name,
-            optional,
-        }
-
-        impl serde_struct::Fields for SecretEnvSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name", "optional"];
-
-            type Field = SecretEnvSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<SecretEnvSourceField> {
-                match name {
-                    "name" => Some(SecretEnvSourceField::name),
-                    "optional" => Some(SecretEnvSourceField::optional),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for SecretEnvSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct SecretEnvSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut optional = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(SecretEnvSourceField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(SecretEnvSourceField::optional) => {
-                            serde_struct::value(&mut map, &mut optional, "optional")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(SecretEnvSource {
-                    name: serde_struct::optional(name),
-                    optional: serde_struct::optional(optional),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "SecretEnvSource",
-            <SecretEnvSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            SecretEnvSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SecretEnvSourceField {
+        name,
+        optional,
     }
-}
+
+    enum SecretEnvSourceFields {}
+
+    impl serde_struct::Fields for SecretEnvSourceFields {
+        const NAMES: &'static [&'static str] = &["name", "optional"];
+
+        type Field = SecretEnvSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<SecretEnvSourceField> {
+            match name {
+                "name" => Some(SecretEnvSourceField::name),
+                "optional" => Some(SecretEnvSourceField::optional),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for SecretEnvSource {
+        const NAME: &'static str = "SecretEnvSource";
+        const NAMES: &'static [&'static str] = <SecretEnvSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<SecretEnvSource>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut optional = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<SecretEnvSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(SecretEnvSourceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(SecretEnvSourceField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(SecretEnvSource {
+                name: serde_struct::optional(name),
+                optional: serde_struct::optional(optional),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl SecretEnvSource {
     /// The [`SecretEnvSourceBuilder`] of a new `SecretEnvSource`.

@@ -43,88 +43,76 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecretKeySelector {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<SecretKeySelector>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct SecretKeySelectorVisitor<'a>(&'a mut Option<SecretKeySelector>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum SecretKeySelectorField {
-            key,
-            name,
-            optional,
-        }
-
-        impl serde_struct::Fields for SecretKeySelectorVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-
-            type Field = SecretKeySelectorField;
-
-            #[inline]
-            fn field(name: &str) -> Option<SecretKeySelectorField> {
-                match name {
-                    "key" => Some(SecretKeySelectorField::key),
-                    "name" => Some(SecretKeySelectorField::name),
-                    "optional" => Some(SecretKeySelectorField::optional),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for SecretKeySelectorVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct SecretKeySelector")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut key = None;
-                let mut name = None;
-                let mut optional = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key_2 = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key_2),
-                )? {
-                    match field {
-                        Some(SecretKeySelectorField::key) => {
-                            serde_struct::value(&mut map, &mut key, "key")
-                        }
-                        Some(SecretKeySelectorField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(SecretKeySelectorField::optional) => {
-                            serde_struct::value(&mut map, &mut optional, "optional")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                    }?;
-                }
-
-                let key = serde_struct::required(key, "key")?;
-                *self.0 = Some(SecretKeySelector {
-                    key,
-                    name: serde_struct::optional(name),
-                    optional: serde_struct::optional(optional),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "SecretKeySelector",
-            <SecretKeySelectorVisitor<'_> as serde_struct::Fields>::NAMES,
-            SecretKeySelectorVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SecretKeySelectorField {
+        key,
+        name,
+        optional,
     }
-}
+
+    enum SecretKeySelectorFields {}
+
+    impl serde_struct::Fields for SecretKeySelectorFields {
+        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+
+        type Field = SecretKeySelectorField;
+
+        #[inline]
+        fn field(name: &str) -> Option<SecretKeySelectorField> {
+            match name {
+                "key" => Some(SecretKeySelectorField::key),
+                "name" => Some(SecretKeySelectorField::name),
+                "optional" => Some(SecretKeySelectorField::optional),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for SecretKeySelector {
+        const NAME: &'static str = "SecretKeySelector";
+        const NAMES: &'static [&'static str] = <SecretKeySelectorFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<SecretKeySelector>,
+        ) -> Result<(), A::Error> {
+            let mut key = None;
+            let mut name = None;
+            let mut optional = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key_2 = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<SecretKeySelectorFields>::new(&mut key_2),
+            )? {
+                match field {
+                    Some(SecretKeySelectorField::key) => {
+                        serde_struct::value(&mut map, &mut key, "key")
+                    }
+                    Some(SecretKeySelectorField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(SecretKeySelectorField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
+                }?;
+            }
+
+            let key = serde_struct::required(key, "key")?;
+            *place = Some(SecretKeySelector {
+                key,
+                name: serde_struct::optional(name),
+                optional: serde_struct::optional(optional),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl SecretKeySelector {
     /// The [`SecretKeySelectorBuilder`] of a new `SecretKeySelector`.

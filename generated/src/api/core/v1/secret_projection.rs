@@ -44,87 +44,75 @@ impl<'de> ::serde::Deserialize<'de> for SecretProjection {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecretProjection {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<SecretProjection>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct SecretProjectionVisitor<'a>(&'a mut Option<SecretProjection>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum SecretProjectionField {
-            items,
-            name,
-            optional,
-        }
-
-        impl serde_struct::Fields for SecretProjectionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["items", "name", "optional"];
-
-            type Field = SecretProjectionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<SecretProjectionField> {
-                match name {
-                    "items" => Some(SecretProjectionField::items),
-                    "name" => Some(SecretProjectionField::name),
-                    "optional" => Some(SecretProjectionField::optional),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for SecretProjectionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct SecretProjection")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut items = None;
-                let mut name = None;
-                let mut optional = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(SecretProjectionField::items) => {
-                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                        }
-                        Some(SecretProjectionField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(SecretProjectionField::optional) => {
-                            serde_struct::value(&mut map, &mut optional, "optional")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(SecretProjection {
-                    items: serde_struct::optional(items),
-                    name: serde_struct::optional(name),
-                    optional: serde_struct::optional(optional),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "SecretProjection",
-            <SecretProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
-            SecretProjectionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SecretProjectionField {
+        items,
+        name,
+        optional,
     }
-}
+
+    enum SecretProjectionFields {}
+
+    impl serde_struct::Fields for SecretProjectionFields {
+        const NAMES: &'static [&'static str] = &["items", "name", "optional"];
+
+        type Field = SecretProjectionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<SecretProjectionField> {
+            match name {
+                "items" => Some(SecretProjectionField::items),
+                "name" => Some(SecretProjectionField::name),
+                "optional" => Some(SecretProjectionField::optional),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for SecretProjection {
+        const NAME: &'static str = "SecretProjection";
+        const NAMES: &'static [&'static str] = <SecretProjectionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<SecretProjection>,
+        ) -> Result<(), A::Error> {
+            let mut items = None;
+            let mut name = None;
+            let mut optional = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<SecretProjectionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(SecretProjectionField::items) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
+                    }
+                    Some(SecretProjectionField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(SecretProjectionField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(SecretProjection {
+                items: serde_struct::optional(items),
+                name: serde_struct::optional(name),
+                optional: serde_struct::optional(optional),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl SecretProjection {
     /// The [`SecretProjectionBuilder`] of a new `SecretProjection`.

@@ -48,99 +48,82 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SecretVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<SecretVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct SecretVolumeSourceVisitor<'a>(&'a mut Option<SecretVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum SecretVolumeSourceField {
-            default_mode,
-            items,
-            optional,
-            secret_name,
-        }
-
-        impl serde_struct::Fields for SecretVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "defaultMode",
-                "items",
-                "optional",
-                "secretName",
-            ];
-
-            type Field = SecretVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<SecretVolumeSourceField> {
-                match name {
-                    "defaultMode" => Some(SecretVolumeSourceField::default_mode),
-                    "items" => Some(SecretVolumeSourceField::items),
-                    "optional" => Some(SecretVolumeSourceField::optional),
-                    "secretName" => Some(SecretVolumeSourceField::secret_name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for SecretVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct SecretVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut default_mode = None;
-                let mut items = None;
-                let mut optional = None;
-                let mut secret_name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(SecretVolumeSourceField::default_mode) => {
-                            serde_struct::value(&mut map, &mut default_mode, "defaultMode")
-                        }
-                        Some(SecretVolumeSourceField::items) => {
-                            serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                        }
-                        Some(SecretVolumeSourceField::optional) => {
-                            serde_struct::value(&mut map, &mut optional, "optional")
-                        }
-                        Some(SecretVolumeSourceField::secret_name) => {
-                            serde_struct::value(&mut map, &mut secret_name, "secretName")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(SecretVolumeSource {
-                    default_mode: serde_struct::optional(default_mode),
-                    items: serde_struct::optional(items),
-                    optional: serde_struct::optional(optional),
-                    secret_name: serde_struct::optional(secret_name),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "SecretVolumeSource",
-            <SecretVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            SecretVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SecretVolumeSourceField {
+        default_mode,
+        items,
+        optional,
+        secret_name,
     }
-}
+
+    enum SecretVolumeSourceFields {}
+
+    impl serde_struct::Fields for SecretVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["defaultMode", "items", "optional", "secretName"];
+
+        type Field = SecretVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<SecretVolumeSourceField> {
+            match name {
+                "defaultMode" => Some(SecretVolumeSourceField::default_mode),
+                "items" => Some(SecretVolumeSourceField::items),
+                "optional" => Some(SecretVolumeSourceField::optional),
+                "secretName" => Some(SecretVolumeSourceField::secret_name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for SecretVolumeSource {
+        const NAME: &'static str = "SecretVolumeSource";
+        const NAMES: &'static [&'static str] = <SecretVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<SecretVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut default_mode = None;
+            let mut items = None;
+            let mut optional = None;
+            let mut secret_name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<SecretVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(SecretVolumeSourceField::default_mode) => {
+                        serde_struct::value(&mut map, &mut default_mode, "defaultMode")
+                    }
+                    Some(SecretVolumeSourceField::items) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
+                    }
+                    Some(SecretVolumeSourceField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    Some(SecretVolumeSourceField::secret_name) => {
+                        serde_struct::value(&mut map, &mut secret_name, "secretName")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(SecretVolumeSource {
+                default_mode: serde_struct::optional(default_mode),
+                items: serde_struct::optional(items),
+                optional: serde_struct::optional(optional),
+                secret_name: serde_struct::optional(secret_name),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl SecretVolumeSource {
     /// The [`SecretVolumeSourceBuilder`] of a new `SecretVolumeSource`.

@@ -47,92 +47,76 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ServiceAccountTokenProjection {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ServiceAccountTokenProjection>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ServiceAccountTokenProjectionVisitor<'a>(&'a mut Option<ServiceAccountTokenProjection>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ServiceAccountTokenProjectionField {
-            audience,
-            expiration_seconds,
-            path,
-        }
-
-        impl serde_struct::Fields for ServiceAccountTokenProjectionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["audience", "expirationSeconds", "path"];
-
-            type Field = ServiceAccountTokenProjectionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ServiceAccountTokenProjectionField> {
-                match name {
-                    "audience" => Some(ServiceAccountTokenProjectionField::audience),
-                    "expirationSeconds" => Some(ServiceAccountTokenProjectionField::expiration_seconds),
-                    "path" => Some(ServiceAccountTokenProjectionField::path),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ServiceAccountTokenProjectionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ServiceAccountTokenProjection")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut audience = None;
-                let mut expiration_seconds = None;
-                let mut path = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ServiceAccountTokenProjectionField::audience) => {
-                            serde_struct::value(&mut map, &mut audience, "audience")
-                        }
-                        Some(ServiceAccountTokenProjectionField::expiration_seconds) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut expiration_seconds,
-                                "expirationSeconds",
-                            )
-                        }
-                        Some(ServiceAccountTokenProjectionField::path) => {
-                            serde_struct::value(&mut map, &mut path, "path")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let path = serde_struct::required(path, "path")?;
-                *self.0 = Some(ServiceAccountTokenProjection {
-                    audience: serde_struct::optional(audience),
-                    expiration_seconds: serde_struct::optional(expiration_seconds),
-                    path,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ServiceAccountTokenProjection",
-            <ServiceAccountTokenProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
-            ServiceAccountTokenProjectionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ServiceAccountTokenProjectionField {
+        audience,
+        expiration_seconds,
+        path,
     }
-}
+
+    enum ServiceAccountTokenProjectionFields {}
+
+    impl serde_struct::Fields for ServiceAccountTokenProjectionFields {
+        const NAMES: &'static [&'static str] = &["audience", "expirationSeconds", "path"];
+
+        type Field = ServiceAccountTokenProjectionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ServiceAccountTokenProjectionField> {
+            match name {
+                "audience" => Some(ServiceAccountTokenProjectionField::audience),
+                "expirationSeconds" => Some(ServiceAccountTokenProjectionField::expiration_seconds),
+                "path" => Some(ServiceAccountTokenProjectionField::path),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ServiceAccountTokenProjection {
+        const NAME: &'static str = "ServiceAccountTokenProjection";
+        const NAMES: &'static [&'static str] = <ServiceAccountTokenProjectionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ServiceAccountTokenProjection>,
+        ) -> Result<(), A::Error> {
+            let mut audience = None;
+            let mut expiration_seconds = None;
+            let mut path = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ServiceAccountTokenProjectionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ServiceAccountTokenProjectionField::audience) => {
+                        serde_struct::value(&mut map, &mut audience, "audience")
+                    }
+                    Some(ServiceAccountTokenProjectionField::expiration_seconds) => {
+                        serde_struct::value(&mut map, &mut expiration_seconds, "expirationSeconds")
+                    }
+                    Some(ServiceAccountTokenProjectionField::path) => {
+                        serde_struct::value(&mut map, &mut path, "path")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let path = serde_struct::required(path, "path")?;
+            *place = Some(ServiceAccountTokenProjection {
+                audience: serde_struct::optional(audience),
+                expiration_seconds: serde_struct::optional(expiration_seconds),
+                path,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ServiceAccountTokenProjection {
     /// The [`ServiceAccountTokenProjectionBuilder`] of a new `ServiceAccountTokenProjection`.

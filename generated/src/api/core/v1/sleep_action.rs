@@ -34,74 +34,62 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for SleepAction {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<SleepAction>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct SleepActionVisitor<'a>(&'a mut Option<SleepAction>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum SleepActionField {
-            seconds,
-        }
-
-        impl serde_struct::Fields for SleepActionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["seconds"];
-
-            type Field = SleepActionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<SleepActionField> {
-                match name {
-                    "seconds" => Some(SleepActionField::seconds),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for SleepActionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct SleepAction")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut seconds = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(SleepActionField::seconds) => {
-                            serde_struct::value(&mut map, &mut seconds, "seconds")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let seconds = serde_struct::required(seconds, "seconds")?;
-                *self.0 = Some(SleepAction {
-                    seconds,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "SleepAction",
-            <SleepActionVisitor<'_> as serde_struct::Fields>::NAMES,
-            SleepActionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SleepActionField {
+        seconds,
     }
-}
+
+    enum SleepActionFields {}
+
+    impl serde_struct::Fields for SleepActionFields {
+        const NAMES: &'static [&'static str] = &["seconds"];
+
+        type Field = SleepActionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<SleepActionField> {
+            match name {
+                "seconds" => Some(SleepActionField::seconds),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for SleepAction {
+        const NAME: &'static str = "SleepAction";
+        const NAMES: &'static [&'static str] = <SleepActionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<SleepAction>,
+        ) -> Result<(), A::Error> {
+            let mut seconds = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<SleepActionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(SleepActionField::seconds) => {
+                        serde_struct::value(&mut map, &mut seconds, "seconds")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let seconds = serde_struct::required(seconds, "seconds")?;
+            *place = Some(SleepAction {
+                seconds,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl SleepAction {
     /// The [`SleepActionBuilder`] of a new `SleepAction`.

@@ -56,111 +56,95 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for StorageOSVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<StorageOSVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct StorageOSVolumeSourceVisitor<'a>(&'a mut Option<StorageOSVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum StorageOSVolumeSourceField {
-            fs_type,
-            read_only,
-            secret_ref,
-            volume_name,
-            volume_namespace,
-        }
-
-        impl serde_struct::Fields for StorageOSVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "fsType",
-                "readOnly",
-                "secretRef",
-                "volumeName",
-                "volumeNamespace",
-            ];
-
-            type Field = StorageOSVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<StorageOSVolumeSourceField> {
-                match name {
-                    "fsType" => Some(StorageOSVolumeSourceField::fs_type),
-                    "readOnly" => Some(StorageOSVolumeSourceField::read_only),
-                    "secretRef" => Some(StorageOSVolumeSourceField::secret_ref),
-                    "volumeName" => Some(StorageOSVolumeSourceField::volume_name),
-                    "volumeNamespace" => Some(StorageOSVolumeSourceField::volume_namespace),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for StorageOSVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct StorageOSVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut fs_type = None;
-                let mut read_only = None;
-                let mut secret_ref = None;
-                let mut volume_name = None;
-                let mut volume_namespace = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(StorageOSVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(StorageOSVolumeSourceField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(StorageOSVolumeSourceField::secret_ref) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut secret_ref,
-                                "secretRef",
-                            )
-                        }
-                        Some(StorageOSVolumeSourceField::volume_name) => {
-                            serde_struct::value(&mut map, &mut volume_name, "volumeName")
-                        }
-                        Some(StorageOSVolumeSourceField::volume_namespace) => {
-                            serde_struct::value(&mut map, &mut volume_namespace, "volumeNamespace")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(StorageOSVolumeSource {
-                    fs_type: serde_struct::optional(fs_type),
-                    read_only: serde_struct::optional(read_only),
-                    secret_ref: serde_struct::optional(secret_ref),
-                    volume_name: serde_struct::optional(volume_name),
-                    volume_namespace: serde_struct::optional(volume_namespace),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "StorageOSVolumeSource",
-            <StorageOSVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            StorageOSVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum StorageOSVolumeSourceField {
+        fs_type,
+        read_only,
+        secret_ref,
+        volume_name,
+        volume_namespace,
     }
-}
+
+    enum StorageOSVolumeSourceFields {}
+
+    impl serde_struct::Fields for StorageOSVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &[
+            "fsType",
+            "readOnly",
+            "secretRef",
+            "volumeName",
+            "volumeNamespace",
+        ];
+
+        type Field = StorageOSVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<StorageOSVolumeSourceField> {
+            match name {
+                "fsType" => Some(StorageOSVolumeSourceField::fs_type),
+                "readOnly" => Some(StorageOSVolumeSourceField::read_only),
+                "secretRef" => Some(StorageOSVolumeSourceField::secret_ref),
+                "volumeName" => Some(StorageOSVolumeSourceField::volume_name),
+                "volumeNamespace" => Some(StorageOSVolumeSourceField::volume_namespace),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for StorageOSVolumeSource {
+        const NAME: &'static str = "StorageOSVolumeSource";
+        const NAMES: &'static [&'static str] = <StorageOSVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<StorageOSVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut fs_type = None;
+            let mut read_only = None;
+            let mut secret_ref = None;
+            let mut volume_name = None;
+            let mut volume_namespace = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<StorageOSVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(StorageOSVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(StorageOSVolumeSourceField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(StorageOSVolumeSourceField::secret_ref) => {
+                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
+                    }
+                    Some(StorageOSVolumeSourceField::volume_name) => {
+                        serde_struct::value(&mut map, &mut volume_name, "volumeName")
+                    }
+                    Some(StorageOSVolumeSourceField::volume_namespace) => {
+                        serde_struct::value(&mut map, &mut volume_namespace, "volumeNamespace")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(StorageOSVolumeSource {
+                fs_type: serde_struct::optional(fs_type),
+                read_only: serde_struct::optional(read_only),
+                secret_ref: serde_struct::optional(secret_ref),
+                volume_name: serde_struct::optional(volume_name),
+                volume_namespace: serde_struct::optional(volume_namespace),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl StorageOSVolumeSource {
     /// The [`StorageOSVolumeSourceBuilder`] of a new `StorageOSVolumeSource`.

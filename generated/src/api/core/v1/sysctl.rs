@@ -37,80 +37,66 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Sysctl {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Sysctl>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct SysctlVisitor<'a>(&'a mut Option<Sysctl>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum SysctlField {
-            name,
-            value,
-        }
-
-        impl serde_struct::Fields for SysctlVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name", "value"];
-
-            type Field = SysctlField;
-
-            #[inline]
-            fn field(name: &str) -> Option<SysctlField> {
-                match name {
-                    "name" => Some(SysctlField::name),
-                    "value" => Some(SysctlField::value),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for SysctlVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Sysctl")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut value = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(SysctlField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                        Some(SysctlField::value) => {
-                            serde_struct::value(&mut map, &mut value, "value")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                let value = serde_struct::required(value, "value")?;
-                *self.0 = Some(Sysctl {
-                    name,
-                    value,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Sysctl",
-            <SysctlVisitor<'_> as serde_struct::Fields>::NAMES,
-            SysctlVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum SysctlField {
+        name,
+        value,
     }
-}
+
+    enum SysctlFields {}
+
+    impl serde_struct::Fields for SysctlFields {
+        const NAMES: &'static [&'static str] = &["name", "value"];
+
+        type Field = SysctlField;
+
+        #[inline]
+        fn field(name: &str) -> Option<SysctlField> {
+            match name {
+                "name" => Some(SysctlField::name),
+                "value" => Some(SysctlField::value),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Sysctl {
+        const NAME: &'static str = "Sysctl";
+        const NAMES: &'static [&'static str] = <SysctlFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Sysctl>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut value = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<SysctlFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(SysctlField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                    Some(SysctlField::value) => serde_struct::value(&mut map, &mut value, "value"),
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            let value = serde_struct::required(value, "value")?;
+            *place = Some(Sysctl {
+                name,
+                value,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl Sysctl {
     /// The [`SysctlBuilder`] of a new `Sysctl`.

@@ -37,81 +37,69 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TCPSocketAction {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<TCPSocketAction>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct TCPSocketActionVisitor<'a>(&'a mut Option<TCPSocketAction>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum TCPSocketActionField {
-            host,
-            port,
-        }
-
-        impl serde_struct::Fields for TCPSocketActionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["host", "port"];
-
-            type Field = TCPSocketActionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<TCPSocketActionField> {
-                match name {
-                    "host" => Some(TCPSocketActionField::host),
-                    "port" => Some(TCPSocketActionField::port),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for TCPSocketActionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct TCPSocketAction")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut host = None;
-                let mut port = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(TCPSocketActionField::host) => {
-                            serde_struct::value(&mut map, &mut host, "host")
-                        }
-                        Some(TCPSocketActionField::port) => {
-                            serde_struct::value(&mut map, &mut port, "port")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let port = serde_struct::required(port, "port")?;
-                *self.0 = Some(TCPSocketAction {
-                    host: serde_struct::optional(host),
-                    port,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "TCPSocketAction",
-            <TCPSocketActionVisitor<'_> as serde_struct::Fields>::NAMES,
-            TCPSocketActionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TCPSocketActionField {
+        host,
+        port,
     }
-}
+
+    enum TCPSocketActionFields {}
+
+    impl serde_struct::Fields for TCPSocketActionFields {
+        const NAMES: &'static [&'static str] = &["host", "port"];
+
+        type Field = TCPSocketActionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<TCPSocketActionField> {
+            match name {
+                "host" => Some(TCPSocketActionField::host),
+                "port" => Some(TCPSocketActionField::port),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for TCPSocketAction {
+        const NAME: &'static str = "TCPSocketAction";
+        const NAMES: &'static [&'static str] = <TCPSocketActionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<TCPSocketAction>,
+        ) -> Result<(), A::Error> {
+            let mut host = None;
+            let mut port = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TCPSocketActionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(TCPSocketActionField::host) => {
+                        serde_struct::value(&mut map, &mut host, "host")
+                    }
+                    Some(TCPSocketActionField::port) => {
+                        serde_struct::value(&mut map, &mut port, "port")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let port = serde_struct::required(port, "port")?;
+            *place = Some(TCPSocketAction {
+                host: serde_struct::optional(host),
+                port,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl TCPSocketAction {
     /// The [`TCPSocketActionBuilder`] of a new `TCPSocketAction`.

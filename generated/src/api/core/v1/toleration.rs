@@ -56,111 +56,93 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Toleration {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Toleration>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct TolerationVisitor<'a>(&'a mut Option<Toleration>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum TolerationField {
-            effect,
-            key,
-            operator,
-            toleration_seconds,
-            value,
-        }
-
-        impl serde_struct::Fields for TolerationVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "effect",
-                "key",
-                "operator",
-                "tolerationSeconds",
-                "value",
-            ];
-
-            type Field = TolerationField;
-
-            #[inline]
-            fn field(name: &str) -> Option<TolerationField> {
-                match name {
-                    "effect" => Some(TolerationField::effect),
-                    "key" => Some(TolerationField::key),
-                    "operator" => Some(TolerationField::operator),
-                    "tolerationSeconds" => Some(TolerationField::toleration_seconds),
-                    "value" => Some(TolerationField::value),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for TolerationVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Toleration")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut effect = None;
-                let mut key = None;
-                let mut operator = None;
-                let mut toleration_seconds = None;
-                let mut value = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key_2 = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key_2),
-                )? {
-                    match field {
-                        Some(TolerationField::effect) => {
-                            serde_struct::value(&mut map, &mut effect, "effect")
-                        }
-                        Some(TolerationField::key) => {
-                            serde_struct::value(&mut map, &mut key, "key")
-                        }
-                        Some(TolerationField::operator) => {
-                            serde_struct::value(&mut map, &mut operator, "operator")
-                        }
-                        Some(TolerationField::toleration_seconds) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut toleration_seconds,
-                                "tolerationSeconds",
-                            )
-                        }
-                        Some(TolerationField::value) => {
-                            serde_struct::value(&mut map, &mut value, "value")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                    }?;
-                }
-
-                *self.0 = Some(Toleration {
-                    effect: serde_struct::optional(effect),
-                    key: serde_struct::optional(key),
-                    operator: serde_struct::optional(operator),
-                    toleration_seconds: serde_struct::optional(toleration_seconds),
-                    value: serde_struct::optional(value),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Toleration",
-            <TolerationVisitor<'_> as serde_struct::Fields>::NAMES,
-            TolerationVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TolerationField {
+        effect,
+        key,
+        operator,
+        toleration_seconds,
+        value,
     }
-}
+
+    enum TolerationFields {}
+
+    impl serde_struct::Fields for TolerationFields {
+        const NAMES: &'static [&'static str] = &[
+            "effect",
+            "key",
+            "operator",
+            "tolerationSeconds",
+            "value",
+        ];
+
+        type Field = TolerationField;
+
+        #[inline]
+        fn field(name: &str) -> Option<TolerationField> {
+            match name {
+                "effect" => Some(TolerationField::effect),
+                "key" => Some(TolerationField::key),
+                "operator" => Some(TolerationField::operator),
+                "tolerationSeconds" => Some(TolerationField::toleration_seconds),
+                "value" => Some(TolerationField::value),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Toleration {
+        const NAME: &'static str = "Toleration";
+        const NAMES: &'static [&'static str] = <TolerationFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Toleration>,
+        ) -> Result<(), A::Error> {
+            let mut effect = None;
+            let mut key = None;
+            let mut operator = None;
+            let mut toleration_seconds = None;
+            let mut value = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key_2 = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TolerationFields>::new(&mut key_2),
+            )? {
+                match field {
+                    Some(TolerationField::effect) => {
+                        serde_struct::value(&mut map, &mut effect, "effect")
+                    }
+                    Some(TolerationField::key) => serde_struct::value(&mut map, &mut key, "key"),
+                    Some(TolerationField::operator) => {
+                        serde_struct::value(&mut map, &mut operator, "operator")
+                    }
+                    Some(TolerationField::toleration_seconds) => {
+                        serde_struct::value(&mut map, &mut toleration_seconds, "tolerationSeconds")
+                    }
+                    Some(TolerationField::value) => {
+                        serde_struct::value(&mut map, &mut value, "value")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
+                }?;
+            }
+
+            *place = Some(Toleration {
+                effect: serde_struct::optional(effect),
+                key: serde_struct::optional(key),
+                operator: serde_struct::optional(operator),
+                toleration_seconds: serde_struct::optional(toleration_seconds),
+                value: serde_struct::optional(value),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl Toleration {
     /// The [`TolerationBuilder`] of a new `Toleration`.

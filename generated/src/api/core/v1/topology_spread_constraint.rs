@@ -71,150 +71,130 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TopologySpreadConstraint {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<TopologySpreadConstraint>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct TopologySpreadConstraintVisitor<'a>(&'a mut Option<TopologySpreadConstraint>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum TopologySpreadConstraintField {
-            label_selector,
-            match_label_keys,
-            max_skew,
-            min_domains,
-            node_affinity_policy,
-            node_taints_policy,
-            topology_key,
-            when_unsatisfiable,
-        }
-
-        impl serde_struct::Fields for TopologySpreadConstraintVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "labelSelector",
-                "matchLabelKeys",
-                "maxSkew",
-                "minDomains",
-                "nodeAffinityPolicy",
-                "nodeTaintsPolicy",
-                "topologyKey",
-                "whenUnsatisfiable",
-            ];
-
-            type Field = TopologySpreadConstraintField;
-
-            #[inline]
-            fn field(name: &str) -> Option<TopologySpreadConstraintField> {
-                match name {
-                    "labelSelector" => Some(TopologySpreadConstraintField::label_selector),
-                    "matchLabelKeys" => Some(TopologySpreadConstraintField::match_label_keys),
-                    "maxSkew" => Some(TopologySpreadConstraintField::max_skew),
-                    "minDomains" => Some(TopologySpreadConstraintField::min_domains),
-                    "nodeAffinityPolicy" => Some(TopologySpreadConstraintField::node_affinity_policy),
-                    "nodeTaintsPolicy" => Some(TopologySpreadConstraintField::node_taints_policy),
-                    "topologyKey" => Some(TopologySpreadConstraintField::topology_key),
-                    "whenUnsatisfiable" => Some(TopologySpreadConstraintField::when_unsatisfiable),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for TopologySpreadConstraintVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct TopologySpreadConstraint")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut label_selector = None;
-                let mut match_label_keys = None;
-                let mut max_skew = None;
-                let mut min_domains = None;
-                let mut node_affinity_policy = None;
-                let mut node_taints_policy = None;
-                let mut topology_key = None;
-                let mut when_unsatisfiable = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(TopologySpreadConstraintField::label_selector) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut label_selector,
-                                "labelSelector",
-                            )
-                        }
-                        Some(TopologySpreadConstraintField::match_label_keys) => {
-                            serde_struct::value(&mut map, &mut match_label_keys, "matchLabelKeys")
-                        }
-                        Some(TopologySpreadConstraintField::max_skew) => {
-                            serde_struct::value(&mut map, &mut max_skew, "maxSkew")
-                        }
-                        Some(TopologySpreadConstraintField::min_domains) => {
-                            serde_struct::value(&mut map, &mut min_domains, "minDomains")
-                        }
-                        Some(TopologySpreadConstraintField::node_affinity_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut node_affinity_policy,
-                                "nodeAffinityPolicy",
-                            )
-                        }
-                        Some(TopologySpreadConstraintField::node_taints_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut node_taints_policy,
-                                "nodeTaintsPolicy",
-                            )
-                        }
-                        Some(TopologySpreadConstraintField::topology_key) => {
-                            serde_struct::value(&mut map, &mut topology_key, "topologyKey")
-                        }
-                        Some(TopologySpreadConstraintField::when_unsatisfiable) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut when_unsatisfiable,
-                                "whenUnsatisfiable",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let max_skew = serde_struct::required(max_skew, "maxSkew")?;
-                let topology_key = serde_struct::required(topology_key, "topologyKey")?;
-                let when_unsatisfiable = serde_struct::required(when_unsatisfiable, "whenUnsatisfiable")?;
-                *self.0 = Some(TopologySpreadConstraint {
-                    label_selector: serde_struct::optional(label_selector),
-                    match_label_keys: serde_struct::optional(match_label_keys),
-                    max_skew,
-                    min_domains: serde_struct::optional(min_domains),
-                    node_affinity_policy: serde_struct::optional(node_affinity_policy),
-                    node_taints_policy: serde_struct::optional(node_taints_policy),
-                    topology_key,
-                    when_unsatisfiable,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "TopologySpreadConstraint",
-            <TopologySpreadConstraintVisitor<'_> as serde_struct::Fields>::NAMES,
-            TopologySpreadConstraintVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TopologySpreadConstraintField {
+        label_selector,
+        match_label_keys,
+        max_skew,
+        min_domains,
+        node_affinity_policy,
+        node_taints_policy,
+        topology_key,
+        when_unsatisfiable,
     }
-}
+
+    enum TopologySpreadConstraintFields {}
+
+    impl serde_struct::Fields for TopologySpreadConstraintFields {
+        const NAMES: &'static [&'static str] = &[
+            "labelSelector",
+            "matchLabelKeys",
+            "maxSkew",
+            "minDomains",
+            "nodeAffinityPolicy",
+            "nodeTaintsPolicy",
+            "topologyKey",
+            "whenUnsatisfiable",
+        ];
+
+        type Field = TopologySpreadConstraintField;
+
+        #[inline]
+        fn field(name: &str) -> Option<TopologySpreadConstraintField> {
+            match name {
+                "labelSelector" => Some(TopologySpreadConstraintField::label_selector),
+                "matchLabelKeys" => Some(TopologySpreadConstraintField::match_label_keys),
+                "maxSkew" => Some(TopologySpreadConstraintField::max_skew),
+                "minDomains" => Some(TopologySpreadConstraintField::min_domains),
+                "nodeAffinityPolicy" => Some(TopologySpreadConstraintField::node_affinity_policy),
+                "nodeTaintsPolicy" => Some(TopologySpreadConstraintField::node_taints_policy),
+                "topologyKey" => Some(TopologySpreadConstraintField::topology_key),
+                "whenUnsatisfiable" => Some(TopologySpreadConstraintField::when_unsatisfiable),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for TopologySpreadConstraint {
+        const NAME: &'static str = "TopologySpreadConstraint";
+        const NAMES: &'static [&'static str] = <TopologySpreadConstraintFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<TopologySpreadConstraint>,
+        ) -> Result<(), A::Error> {
+            let mut label_selector = None;
+            let mut match_label_keys = None;
+            let mut max_skew = None;
+            let mut min_domains = None;
+            let mut node_affinity_policy = None;
+            let mut node_taints_policy = None;
+            let mut topology_key = None;
+            let mut when_unsatisfiable = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TopologySpreadConstraintFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(TopologySpreadConstraintField::label_selector) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut label_selector,
+                            "labelSelector",
+                        )
+                    }
+                    Some(TopologySpreadConstraintField::match_label_keys) => {
+                        serde_struct::value(&mut map, &mut match_label_keys, "matchLabelKeys")
+                    }
+                    Some(TopologySpreadConstraintField::max_skew) => {
+                        serde_struct::value(&mut map, &mut max_skew, "maxSkew")
+                    }
+                    Some(TopologySpreadConstraintField::min_domains) => {
+                        serde_struct::value(&mut map, &mut min_domains, "minDomains")
+                    }
+                    Some(TopologySpreadConstraintField::node_affinity_policy) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut node_affinity_policy,
+                            "nodeAffinityPolicy",
+                        )
+                    }
+                    Some(TopologySpreadConstraintField::node_taints_policy) => {
+                        serde_struct::value(&mut map, &mut node_taints_policy, "nodeTaintsPolicy")
+                    }
+                    Some(TopologySpreadConstraintField::topology_key) => {
+                        serde_struct::value(&mut map, &mut topology_key, "topologyKey")
+                    }
+                    Some(TopologySpreadConstraintField::when_unsatisfiable) => {
+                        serde_struct::value(&mut map, &mut when_unsatisfiable, "whenUnsatisfiable")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let max_skew = serde_struct::required(max_skew, "maxSkew")?;
+            let topology_key = serde_struct::required(topology_key, "topologyKey")?;
+            let when_unsatisfiable = serde_struct::required(when_unsatisfiable, "whenUnsatisfiable")?;
+            *place = Some(TopologySpreadConstraint {
+                label_selector: serde_struct::optional(label_selector),
+                match_label_keys: serde_struct::optional(match_label_keys),
+                max_skew,
+                min_domains: serde_struct::optional(min_domains),
+                node_affinity_policy: serde_struct::optional(node_affinity_policy),
+                node_taints_policy: serde_struct::optional(node_taints_policy),
+                topology_key,
+                when_unsatisfiable,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl TopologySpreadConstraint {
     /// The [`TopologySpreadConstraintBuilder`] of a new `TopologySpreadConstraint`.

@@ -40,89 +40,77 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TypedLocalObjectReference {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<TypedLocalObjectReference>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct TypedLocalObjectReferenceVisitor<'a>(&'a mut Option<TypedLocalObjectReference>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum TypedLocalObjectReferenceField {
-            api_group,
-            kind,
-            name,
-        }
-
-        impl serde_struct::Fields for TypedLocalObjectReferenceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
-
-            type Field = TypedLocalObjectReferenceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<TypedLocalObjectReferenceField> {
-                match name {
-                    "apiGroup" => Some(TypedLocalObjectReferenceField::api_group),
-                    "kind" => Some(TypedLocalObjectReferenceField::kind),
-                    "name" => Some(TypedLocalObjectReferenceField::name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for TypedLocalObjectReferenceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct TypedLocalObjectReference")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_group = None;
-                let mut kind = None;
-                let mut name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(TypedLocalObjectReferenceField::api_group) => {
-                            serde_struct::value(&mut map, &mut api_group, "apiGroup")
-                        }
-                        Some(TypedLocalObjectReferenceField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(TypedLocalObjectReferenceField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let kind = serde_struct::required(kind, "kind")?;
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(TypedLocalObjectReference {
-                    api_group: serde_struct::optional(api_group),
-                    kind,
-                    name,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "TypedLocalObjectReference",
-            <TypedLocalObjectReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
-            TypedLocalObjectReferenceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TypedLocalObjectReferenceField {
+        api_group,
+        kind,
+        name,
     }
-}
+
+    enum TypedLocalObjectReferenceFields {}
+
+    impl serde_struct::Fields for TypedLocalObjectReferenceFields {
+        const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
+
+        type Field = TypedLocalObjectReferenceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<TypedLocalObjectReferenceField> {
+            match name {
+                "apiGroup" => Some(TypedLocalObjectReferenceField::api_group),
+                "kind" => Some(TypedLocalObjectReferenceField::kind),
+                "name" => Some(TypedLocalObjectReferenceField::name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for TypedLocalObjectReference {
+        const NAME: &'static str = "TypedLocalObjectReference";
+        const NAMES: &'static [&'static str] = <TypedLocalObjectReferenceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<TypedLocalObjectReference>,
+        ) -> Result<(), A::Error> {
+            let mut api_group = None;
+            let mut kind = None;
+            let mut name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TypedLocalObjectReferenceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(TypedLocalObjectReferenceField::api_group) => {
+                        serde_struct::value(&mut map, &mut api_group, "apiGroup")
+                    }
+                    Some(TypedLocalObjectReferenceField::kind) => {
+                        serde_struct::value(&mut map, &mut kind, "kind")
+                    }
+                    Some(TypedLocalObjectReferenceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let kind = serde_struct::required(kind, "kind")?;
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(TypedLocalObjectReference {
+                api_group: serde_struct::optional(api_group),
+                kind,
+                name,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl TypedLocalObjectReference {
     /// The [`TypedLocalObjectReferenceBuilder`] of a new `TypedLocalObjectReference`.

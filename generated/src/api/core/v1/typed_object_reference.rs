@@ -46,96 +46,84 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TypedObjectReference {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<TypedObjectReference>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct TypedObjectReferenceVisitor<'a>(&'a mut Option<TypedObjectReference>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum TypedObjectReferenceField {
-            api_group,
-            kind,
-            name,
-            namespace,
-        }
-
-        impl serde_struct::Fields for TypedObjectReferenceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name", "namespace"];
-
-            type Field = TypedObjectReferenceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<TypedObjectReferenceField> {
-                match name {
-                    "apiGroup" => Some(TypedObjectReferenceField::api_group),
-                    "kind" => Some(TypedObjectReferenceField::kind),
-                    "name" => Some(TypedObjectReferenceField::name),
-                    "namespace" => Some(TypedObjectReferenceField::namespace),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for TypedObjectReferenceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct TypedObjectReference")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_group = None;
-                let mut kind = None;
-                let mut name = None;
-                let mut namespace = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(TypedObjectReferenceField::api_group) => {
-                            serde_struct::value(&mut map, &mut api_group, "apiGroup")
-                        }
-                        Some(TypedObjectReferenceField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(TypedObjectReferenceField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(TypedObjectReferenceField::namespace) => {
-                            serde_struct::value(&mut map, &mut namespace, "namespace")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let kind = serde_struct::required(kind, "kind")?;
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(TypedObjectReference {
-                    api_group: serde_struct::optional(api_group),
-                    kind,
-                    name,
-                    namespace: serde_struct::optional(namespace),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "TypedObjectReference",
-            <TypedObjectReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
-            TypedObjectReferenceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TypedObjectReferenceField {
+        api_group,
+        kind,
+        name,
+        namespace,
     }
-}
+
+    enum TypedObjectReferenceFields {}
+
+    impl serde_struct::Fields for TypedObjectReferenceFields {
+        const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name", "namespace"];
+
+        type Field = TypedObjectReferenceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<TypedObjectReferenceField> {
+            match name {
+                "apiGroup" => Some(TypedObjectReferenceField::api_group),
+                "kind" => Some(TypedObjectReferenceField::kind),
+                "name" => Some(TypedObjectReferenceField::name),
+                "namespace" => Some(TypedObjectReferenceField::namespace),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for TypedObjectReference {
+        const NAME: &'static str = "TypedObjectReference";
+        const NAMES: &'static [&'static str] = <TypedObjectReferenceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<TypedObjectReference>,
+        ) -> Result<(), A::Error> {
+            let mut api_group = None;
+            let mut kind = None;
+            let mut name = None;
+            let mut namespace = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TypedObjectReferenceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(TypedObjectReferenceField::api_group) => {
+                        serde_struct::value(&mut map, &mut api_group, "apiGroup")
+                    }
+                    Some(TypedObjectReferenceField::kind) => {
+                        serde_struct::value(&mut map, &mut kind, "kind")
+                    }
+                    Some(TypedObjectReferenceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(TypedObjectReferenceField::namespace) => {
+                        serde_struct::value(&mut map, &mut namespace, "namespace")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let kind = serde_struct::required(kind, "kind")?;
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(TypedObjectReference {
+                api_group: serde_struct::optional(api_group),
+                kind,
+                name,
+                namespace: serde_struct::optional(namespace),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl TypedObjectReference {
     /// The [`TypedObjectReferenceBuilder`] of a new `TypedObjectReference`.

@@ -37,82 +37,70 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VolumeDevice {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<VolumeDevice>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeDeviceVisitor<'a>(&'a mut Option<VolumeDevice>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum VolumeDeviceField {
-            device_path,
-            name,
-        }
-
-        impl serde_struct::Fields for VolumeDeviceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["devicePath", "name"];
-
-            type Field = VolumeDeviceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<VolumeDeviceField> {
-                match name {
-                    "devicePath" => Some(VolumeDeviceField::device_path),
-                    "name" => Some(VolumeDeviceField::name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for VolumeDeviceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct VolumeDevice")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut device_path = None;
-                let mut name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(VolumeDeviceField::device_path) => {
-                            serde_struct::value(&mut map, &mut device_path, "devicePath")
-                        }
-                        Some(VolumeDeviceField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let device_path = serde_struct::required(device_path, "devicePath")?;
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(VolumeDevice {
-                    device_path,
-                    name,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "VolumeDevice",
-            <VolumeDeviceVisitor<'_> as serde_struct::Fields>::NAMES,
-            VolumeDeviceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeDeviceField {
+        device_path,
+        name,
     }
-}
+
+    enum VolumeDeviceFields {}
+
+    impl serde_struct::Fields for VolumeDeviceFields {
+        const NAMES: &'static [&'static str] = &["devicePath", "name"];
+
+        type Field = VolumeDeviceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<VolumeDeviceField> {
+            match name {
+                "devicePath" => Some(VolumeDeviceField::device_path),
+                "name" => Some(VolumeDeviceField::name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for VolumeDevice {
+        const NAME: &'static str = "VolumeDevice";
+        const NAMES: &'static [&'static str] = <VolumeDeviceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<VolumeDevice>,
+        ) -> Result<(), A::Error> {
+            let mut device_path = None;
+            let mut name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<VolumeDeviceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(VolumeDeviceField::device_path) => {
+                        serde_struct::value(&mut map, &mut device_path, "devicePath")
+                    }
+                    Some(VolumeDeviceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let device_path = serde_struct::required(device_path, "devicePath")?;
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(VolumeDevice {
+                device_path,
+                name,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl VolumeDevice {
     /// The [`VolumeDeviceBuilder`] of a new `VolumeDevice`.

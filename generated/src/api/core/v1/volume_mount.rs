@@ -66,133 +66,113 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VolumeMount {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<VolumeMount>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeMountVisitor<'a>(&'a mut Option<VolumeMount>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum VolumeMountField {
-            mount_path,
-            mount_propagation,
-            name,
-            read_only,
-            recursive_read_only,
-            sub_path,
-            sub_path_expr,
-        }
-
-        impl serde_struct::Fields for VolumeMountVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "mountPath",
-                "mountPropagation",
-                "name",
-                "readOnly",
-                "recursiveReadOnly",
-                "subPath",
-                "subPathExpr",
-            ];
-
-            type Field = VolumeMountField;
-
-            #[inline]
-            fn field(name: &str) -> Option<VolumeMountField> {
-                match name {
-                    "mountPath" => Some(VolumeMountField::mount_path),
-                    "mountPropagation" => Some(VolumeMountField::mount_propagation),
-                    "name" => Some(VolumeMountField::name),
-                    "readOnly" => Some(VolumeMountField::read_only),
-                    "recursiveReadOnly" => Some(VolumeMountField::recursive_read_only),
-                    "subPath" => Some(VolumeMountField::sub_path),
-                    "subPathExpr" => Some(VolumeMountField::sub_path_expr),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for VolumeMountVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct VolumeMount")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut mount_path = None;
-                let mut mount_propagation = None;
-                let mut name = None;
-                let mut read_only = None;
-                let mut recursive_read_only = None;
-                let mut sub_path = None;
-                let mut sub_path_expr = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(VolumeMountField::mount_path) => {
-                            serde_struct::value(&mut map, &mut mount_path, "mountPath")
-                        }
-                        Some(VolumeMountField::mount_propagation) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut mount_propagation,
-                                "mountPropagation",
-                            )
-                        }
-                        Some(VolumeMountField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(VolumeMountField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(VolumeMountField::recursive_read_only) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut recursive_read_only,
-                                "recursiveReadOnly",
-                            )
-                        }
-                        Some(VolumeMountField::sub_path) => {
-                            serde_struct::value(&mut map, &mut sub_path, "subPath")
-                        }
-                        Some(VolumeMountField::sub_path_expr) => {
-                            serde_struct::value(&mut map, &mut sub_path_expr, "subPathExpr")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let mount_path = serde_struct::required(mount_path, "mountPath")?;
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(VolumeMount {
-                    mount_path,
-                    mount_propagation: serde_struct::optional(mount_propagation),
-                    name,
-                    read_only: serde_struct::optional(read_only),
-                    recursive_read_only: serde_struct::optional(recursive_read_only),
-                    sub_path: serde_struct::optional(sub_path),
-                    sub_path_expr: serde_struct::optional(sub_path_expr),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "VolumeMount",
-            <VolumeMountVisitor<'_> as serde_struct::Fields>::NAMES,
-            VolumeMountVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeMountField {
+        mount_path,
+        mount_propagation,
+        name,
+        read_only,
+        recursive_read_only,
+        sub_path,
+        sub_path_expr,
     }
-}
+
+    enum VolumeMountFields {}
+
+    impl serde_struct::Fields for VolumeMountFields {
+        const NAMES: &'static [&'static str] = &[
+            "mountPath",
+            "mountPropagation",
+            "name",
+            "readOnly",
+            "recursiveReadOnly",
+            "subPath",
+            "subPathExpr",
+        ];
+
+        type Field = VolumeMountField;
+
+        #[inline]
+        fn field(name: &str) -> Option<VolumeMountField> {
+            match name {
+                "mountPath" => Some(VolumeMountField::mount_path),
+                "mountPropagation" => Some(VolumeMountField::mount_propagation),
+                "name" => Some(VolumeMountField::name),
+                "readOnly" => Some(VolumeMountField::read_only),
+                "recursiveReadOnly" => Some(VolumeMountField::recursive_read_only),
+                "subPath" => Some(VolumeMountField::sub_path),
+                "subPathExpr" => Some(VolumeMountField::sub_path_expr),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for VolumeMount {
+        const NAME: &'static str = "VolumeMount";
+        const NAMES: &'static [&'static str] = <VolumeMountFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<VolumeMount>,
+        ) -> Result<(), A::Error> {
+            let mut mount_path = None;
+            let mut mount_propagation = None;
+            let mut name = None;
+            let mut read_only = None;
+            let mut recursive_read_only = None;
+            let mut sub_path = None;
+            let mut sub_path_expr = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<VolumeMountFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(VolumeMountField::mount_path) => {
+                        serde_struct::value(&mut map, &mut mount_path, "mountPath")
+                    }
+                    Some(VolumeMountField::mount_propagation) => {
+                        serde_struct::value(&mut map, &mut mount_propagation, "mountPropagation")
+                    }
+                    Some(VolumeMountField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(VolumeMountField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(VolumeMountField::recursive_read_only) => {
+                        serde_struct::value(&mut map, &mut recursive_read_only, "recursiveReadOnly")
+                    }
+                    Some(VolumeMountField::sub_path) => {
+                        serde_struct::value(&mut map, &mut sub_path, "subPath")
+                    }
+                    Some(VolumeMountField::sub_path_expr) => {
+                        serde_struct::value(&mut map, &mut sub_path_expr, "subPathExpr")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let mount_path = serde_struct::required(mount_path, "mountPath")?;
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(VolumeMount {
+                mount_path,
+                mount_propagation: serde_struct::optional(mount_propagation),
+                name,
+                read_only: serde_struct::optional(read_only),
+                recursive_read_only: serde_struct::optional(recursive_read_only),
+                sub_path: serde_struct::optional(sub_path),
+                sub_path_expr: serde_struct::optional(sub_path_expr),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl VolumeMount {
     /// The [`VolumeMountBuilder`] of a new `VolumeMount`.

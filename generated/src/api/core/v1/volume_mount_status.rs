@@ -50,105 +50,89 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VolumeMountStatus {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<VolumeMountStatus>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeMountStatusVisitor<'a>(&'a mut Option<VolumeMountStatus>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum VolumeMountStatusField {
-            mount_path,
-            name,
-            read_only,
-            recursive_read_only,
-        }
-
-        impl serde_struct::Fields for VolumeMountStatusVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "mountPath",
-                "name",
-                "readOnly",
-                "recursiveReadOnly",
-            ];
-
-            type Field = VolumeMountStatusField;
-
-            #[inline]
-            fn field(name: &str) -> Option<VolumeMountStatusField> {
-                match name {
-                    "mountPath" => Some(VolumeMountStatusField::mount_path),
-                    "name" => Some(VolumeMountStatusField::name),
-                    "readOnly" => Some(VolumeMountStatusField::read_only),
-                    "recursiveReadOnly" => Some(VolumeMountStatusField::recursive_read_only),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for VolumeMountStatusVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct VolumeMountStatus")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut mount_path = None;
-                let mut name = None;
-                let mut read_only = None;
-                let mut recursive_read_only = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(VolumeMountStatusField::mount_path) => {
-                            serde_struct::value(&mut map, &mut mount_path, "mountPath")
-                        }
-                        Some(VolumeMountStatusField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(VolumeMountStatusField::read_only) => {
-                            serde_struct::value(&mut map, &mut read_only, "readOnly")
-                        }
-                        Some(VolumeMountStatusField::recursive_read_only) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut recursive_read_only,
-                                "recursiveReadOnly",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let mount_path = serde_struct::required(mount_path, "mountPath")?;
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(VolumeMountStatus {
-                    mount_path,
-                    name,
-                    read_only: serde_struct::optional(read_only),
-                    recursive_read_only: serde_struct::optional(recursive_read_only),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "VolumeMountStatus",
-            <VolumeMountStatusVisitor<'_> as serde_struct::Fields>::NAMES,
-            VolumeMountStatusVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeMountStatusField {
+        mount_path,
+        name,
+        read_only,
+        recursive_read_only,
     }
-}
+
+    enum VolumeMountStatusFields {}
+
+    impl serde_struct::Fields for VolumeMountStatusFields {
+        const NAMES: &'static [&'static str] = &[
+            "mountPath",
+            "name",
+            "readOnly",
+            "recursiveReadOnly",
+        ];
+
+        type Field = VolumeMountStatusField;
+
+        #[inline]
+        fn field(name: &str) -> Option<VolumeMountStatusField> {
+            match name {
+                "mountPath" => Some(VolumeMountStatusField::mount_path),
+                "name" => Some(VolumeMountStatusField::name),
+                "readOnly" => Some(VolumeMountStatusField::read_only),
+                "recursiveReadOnly" => Some(VolumeMountStatusField::recursive_read_only),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for VolumeMountStatus {
+        const NAME: &'static str = "VolumeMountStatus";
+        const NAMES: &'static [&'static str] = <VolumeMountStatusFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<VolumeMountStatus>,
+        ) -> Result<(), A::Error> {
+            let mut mount_path = None;
+            let mut name = None;
+            let mut read_only = None;
+            let mut recursive_read_only = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<VolumeMountStatusFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(VolumeMountStatusField::mount_path) => {
+                        serde_struct::value(&mut map, &mut mount_path, "mountPath")
+                    }
+                    Some(VolumeMountStatusField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(VolumeMountStatusField::read_only) => {
+                        serde_struct::value(&mut map, &mut read_only, "readOnly")
+                    }
+                    Some(VolumeMountStatusField::recursive_read_only) => {
+                        serde_struct::value(&mut map, &mut recursive_read_only, "recursiveReadOnly")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let mount_path = serde_struct::required(mount_path, "mountPath")?;
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(VolumeMountStatus {
+                mount_path,
+                name,
+                read_only: serde_struct::optional(read_only),
+                recursive_read_only: serde_struct::optional(recursive_read_only),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl VolumeMountStatus {
     /// The [`VolumeMountStatusBuilder`] of a new `VolumeMountStatus`.

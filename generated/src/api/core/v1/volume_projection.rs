@@ -66,135 +66,119 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VolumeProjection {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<VolumeProjection>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeProjectionVisitor<'a>(&'a mut Option<VolumeProjection>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum VolumeProjectionField {
-            cluster_trust_bundle,
-            config_map,
-            downward_api,
-            pod_certificate,
-            secret,
-            service_account_token,
-        }
-
-        impl serde_struct::Fields for VolumeProjectionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "clusterTrustBundle",
-                "configMap",
-                "downwardAPI",
-                "podCertificate",
-                "secret",
-                "serviceAccountToken",
-            ];
-
-            type Field = VolumeProjectionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<VolumeProjectionField> {
-                match name {
-                    "clusterTrustBundle" => Some(VolumeProjectionField::cluster_trust_bundle),
-                    "configMap" => Some(VolumeProjectionField::config_map),
-                    "downwardAPI" => Some(VolumeProjectionField::downward_api),
-                    "podCertificate" => Some(VolumeProjectionField::pod_certificate),
-                    "secret" => Some(VolumeProjectionField::secret),
-                    "serviceAccountToken" => Some(VolumeProjectionField::service_account_token),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for VolumeProjectionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct VolumeProjection")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut cluster_trust_bundle = None;
-                let mut config_map = None;
-                let mut downward_api = None;
-                let mut pod_certificate = None;
-                let mut secret = None;
-                let mut service_account_token = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(VolumeProjectionField::cluster_trust_bundle) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut cluster_trust_bundle,
-                                "clusterTrustBundle",
-                            )
-                        }
-                        Some(VolumeProjectionField::config_map) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut config_map,
-                                "configMap",
-                            )
-                        }
-                        Some(VolumeProjectionField::downward_api) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut downward_api,
-                                "downwardAPI",
-                            )
-                        }
-                        Some(VolumeProjectionField::pod_certificate) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut pod_certificate,
-                                "podCertificate",
-                            )
-                        }
-                        Some(VolumeProjectionField::secret) => {
-                            serde_struct::optional_struct_value(&mut map, &mut secret, "secret")
-                        }
-                        Some(VolumeProjectionField::service_account_token) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut service_account_token,
-                                "serviceAccountToken",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(VolumeProjection {
-                    cluster_trust_bundle: serde_struct::optional(cluster_trust_bundle),
-                    config_map: serde_struct::optional(config_map),
-                    downward_api: serde_struct::optional(downward_api),
-                    pod_certificate: serde_struct::optional(pod_certificate),
-                    secret: serde_struct::optional(secret),
-                    service_account_token: serde_struct::optional(service_account_token),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "VolumeProjection",
-            <VolumeProjectionVisitor<'_> as serde_struct::Fields>::NAMES,
-            VolumeProjectionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeProjectionField {
+        cluster_trust_bundle,
+        config_map,
+        downward_api,
+        pod_certificate,
+        secret,
+        service_account_token,
     }
-}
+
+    enum VolumeProjectionFields {}
+
+    impl serde_struct::Fields for VolumeProjectionFields {
+        const NAMES: &'static [&'static str] = &[
+            "clusterTrustBundle",
+            "configMap",
+            "downwardAPI",
+            "podCertificate",
+            "secret",
+            "serviceAccountToken",
+        ];
+
+        type Field = VolumeProjectionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<VolumeProjectionField> {
+            match name {
+                "clusterTrustBundle" => Some(VolumeProjectionField::cluster_trust_bundle),
+                "configMap" => Some(VolumeProjectionField::config_map),
+                "downwardAPI" => Some(VolumeProjectionField::downward_api),
+                "podCertificate" => Some(VolumeProjectionField::pod_certificate),
+                "secret" => Some(VolumeProjectionField::secret),
+                "serviceAccountToken" => Some(VolumeProjectionField::service_account_token),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for VolumeProjection {
+        const NAME: &'static str = "VolumeProjection";
+        const NAMES: &'static [&'static str] = <VolumeProjectionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<VolumeProjection>,
+        ) -> Result<(), A::Error> {
+            let mut cluster_trust_bundle = None;
+            let mut config_map = None;
+            let mut downward_api = None;
+            let mut pod_certificate = None;
+            let mut secret = None;
+            let mut service_account_token = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<VolumeProjectionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(VolumeProjectionField::cluster_trust_bundle) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut cluster_trust_bundle,
+                            "clusterTrustBundle",
+                        )
+                    }
+                    Some(VolumeProjectionField::config_map) => {
+                        serde_struct::optional_struct_value(&mut map, &mut config_map, "configMap")
+                    }
+                    Some(VolumeProjectionField::downward_api) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut downward_api,
+                            "downwardAPI",
+                        )
+                    }
+                    Some(VolumeProjectionField::pod_certificate) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut pod_certificate,
+                            "podCertificate",
+                        )
+                    }
+                    Some(VolumeProjectionField::secret) => {
+                        serde_struct::optional_struct_value(&mut map, &mut secret, "secret")
+                    }
+                    Some(VolumeProjectionField::service_account_token) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut service_account_token,
+                            "serviceAccountToken",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(VolumeProjection {
+                cluster_trust_bundle: serde_struct::optional(cluster_trust_bundle),
+                config_map: serde_struct::optional(config_map),
+                downward_api: serde_struct::optional(downward_api),
+                pod_certificate: serde_struct::optional(pod_certificate),
+                secret: serde_struct::optional(secret),
+                service_account_token: serde_struct::optional(service_account_token),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl VolumeProjection {
     /// The [`VolumeProjectionBuilder`] of a new `VolumeProjection`.

@@ -50,80 +50,68 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VolumeResourceRequirements {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<VolumeResourceRequirements>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct VolumeResourceRequirementsVisitor<'a>(&'a mut Option<VolumeResourceRequirements>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum VolumeResourceRequirementsField {
-            limits,
-            requests,
-        }
-
-        impl serde_struct::Fields for VolumeResourceRequirementsVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["limits", "requests"];
-
-            type Field = VolumeResourceRequirementsField;
-
-            #[inline]
-            fn field(name: &str) -> Option<VolumeResourceRequirementsField> {
-                match name {
-                    "limits" => Some(VolumeResourceRequirementsField::limits),
-                    "requests" => Some(VolumeResourceRequirementsField::requests),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for VolumeResourceRequirementsVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct VolumeResourceRequirements")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut limits = None;
-                let mut requests = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(VolumeResourceRequirementsField::limits) => {
-                            serde_struct::value(&mut map, &mut limits, "limits")
-                        }
-                        Some(VolumeResourceRequirementsField::requests) => {
-                            serde_struct::value(&mut map, &mut requests, "requests")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(VolumeResourceRequirements {
-                    limits: serde_struct::optional(limits),
-                    requests: serde_struct::optional(requests),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "VolumeResourceRequirements",
-            <VolumeResourceRequirementsVisitor<'_> as serde_struct::Fields>::NAMES,
-            VolumeResourceRequirementsVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VolumeResourceRequirementsField {
+        limits,
+        requests,
     }
-}
+
+    enum VolumeResourceRequirementsFields {}
+
+    impl serde_struct::Fields for VolumeResourceRequirementsFields {
+        const NAMES: &'static [&'static str] = &["limits", "requests"];
+
+        type Field = VolumeResourceRequirementsField;
+
+        #[inline]
+        fn field(name: &str) -> Option<VolumeResourceRequirementsField> {
+            match name {
+                "limits" => Some(VolumeResourceRequirementsField::limits),
+                "requests" => Some(VolumeResourceRequirementsField::requests),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for VolumeResourceRequirements {
+        const NAME: &'static str = "VolumeResourceRequirements";
+        const NAMES: &'static [&'static str] = <VolumeResourceRequirementsFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<VolumeResourceRequirements>,
+        ) -> Result<(), A::Error> {
+            let mut limits = None;
+            let mut requests = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<VolumeResourceRequirementsFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(VolumeResourceRequirementsField::limits) => {
+                        serde_struct::value(&mut map, &mut limits, "limits")
+                    }
+                    Some(VolumeResourceRequirementsField::requests) => {
+                        serde_struct::value(&mut map, &mut requests, "requests")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(VolumeResourceRequirements {
+                limits: serde_struct::optional(limits),
+                requests: serde_struct::optional(requests),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl VolumeResourceRequirements {
     /// The [`VolumeResourceRequirementsBuilder`] of a new `VolumeResourceRequirements`.

@@ -55,104 +55,88 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for VsphereVirtualDiskVolumeSource {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<VsphereVirtualDiskVolumeSource>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct VsphereVirtualDiskVolumeSourceVisitor<'a>(&'a mut Option<VsphereVirtualDiskVolumeSource>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum VsphereVirtualDiskVolumeSourceField {
-            fs_type,
-            storage_policy_id,
-            storage_policy_name,
-            volume_path,
-        }
-
-        impl serde_struct::Fields for VsphereVirtualDiskVolumeSourceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "fsType",
-                "storagePolicyID",
-                "storagePolicyName",
-                "volumePath",
-            ];
-
-            type Field = VsphereVirtualDiskVolumeSourceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<VsphereVirtualDiskVolumeSourceField> {
-                match name {
-                    "fsType" => Some(VsphereVirtualDiskVolumeSourceField::fs_type),
-                    "storagePolicyID" => Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id),
-                    "storagePolicyName" => Some(VsphereVirtualDiskVolumeSourceField::storage_policy_name),
-                    "volumePath" => Some(VsphereVirtualDiskVolumeSourceField::volume_path),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for VsphereVirtualDiskVolumeSourceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct VsphereVirtualDiskVolumeSource")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut fs_type = None;
-                let mut storage_policy_id = None;
-                let mut storage_policy_name = None;
-                let mut volume_path = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(VsphereVirtualDiskVolumeSourceField::fs_type) => {
-                            serde_struct::value(&mut map, &mut fs_type, "fsType")
-                        }
-                        Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id) => {
-                            serde_struct::value(&mut map, &mut storage_policy_id, "storagePolicyID")
-                        }
-                        Some(VsphereVirtualDiskVolumeSourceField::storage_policy_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut storage_policy_name,
-                                "storagePolicyName",
-                            )
-                        }
-                        Some(VsphereVirtualDiskVolumeSourceField::volume_path) => {
-                            serde_struct::value(&mut map, &mut volume_path, "volumePath")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let volume_path = serde_struct::required(volume_path, "volumePath")?;
-                *self.0 = Some(VsphereVirtualDiskVolumeSource {
-                    fs_type: serde_struct::optional(fs_type),
-                    storage_policy_id: serde_struct::optional(storage_policy_id),
-                    storage_policy_name: serde_struct::optional(storage_policy_name),
-                    volume_path,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "VsphereVirtualDiskVolumeSource",
-            <VsphereVirtualDiskVolumeSourceVisitor<'_> as serde_struct::Fields>::NAMES,
-            VsphereVirtualDiskVolumeSourceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum VsphereVirtualDiskVolumeSourceField {
+        fs_type,
+        storage_policy_id,
+        storage_policy_name,
+        volume_path,
     }
-}
+
+    enum VsphereVirtualDiskVolumeSourceFields {}
+
+    impl serde_struct::Fields for VsphereVirtualDiskVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &[
+            "fsType",
+            "storagePolicyID",
+            "storagePolicyName",
+            "volumePath",
+        ];
+
+        type Field = VsphereVirtualDiskVolumeSourceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<VsphereVirtualDiskVolumeSourceField> {
+            match name {
+                "fsType" => Some(VsphereVirtualDiskVolumeSourceField::fs_type),
+                "storagePolicyID" => Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id),
+                "storagePolicyName" => Some(VsphereVirtualDiskVolumeSourceField::storage_policy_name),
+                "volumePath" => Some(VsphereVirtualDiskVolumeSourceField::volume_path),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for VsphereVirtualDiskVolumeSource {
+        const NAME: &'static str = "VsphereVirtualDiskVolumeSource";
+        const NAMES: &'static [&'static str] = <VsphereVirtualDiskVolumeSourceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<VsphereVirtualDiskVolumeSource>,
+        ) -> Result<(), A::Error> {
+            let mut fs_type = None;
+            let mut storage_policy_id = None;
+            let mut storage_policy_name = None;
+            let mut volume_path = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<VsphereVirtualDiskVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(VsphereVirtualDiskVolumeSourceField::fs_type) => {
+                        serde_struct::value(&mut map, &mut fs_type, "fsType")
+                    }
+                    Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id) => {
+                        serde_struct::value(&mut map, &mut storage_policy_id, "storagePolicyID")
+                    }
+                    Some(VsphereVirtualDiskVolumeSourceField::storage_policy_name) => {
+                        serde_struct::value(&mut map, &mut storage_policy_name, "storagePolicyName")
+                    }
+                    Some(VsphereVirtualDiskVolumeSourceField::volume_path) => {
+                        serde_struct::value(&mut map, &mut volume_path, "volumePath")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let volume_path = serde_struct::required(volume_path, "volumePath")?;
+            *place = Some(VsphereVirtualDiskVolumeSource {
+                fs_type: serde_struct::optional(fs_type),
+                storage_policy_id: serde_struct::optional(storage_policy_id),
+                storage_policy_name: serde_struct::optional(storage_policy_name),
+                volume_path,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl VsphereVirtualDiskVolumeSource {
     /// The [`VsphereVirtualDiskVolumeSourceBuilder`] of a new `VsphereVirtualDiskVolumeSource`.

@@ -37,86 +37,74 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WeightedPodAffinityTerm {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<WeightedPodAffinityTerm>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct WeightedPodAffinityTermVisitor<'a>(&'a mut Option<WeightedPodAffinityTerm>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum WeightedPodAffinityTermField {
-            pod_affinity_term,
-            weight,
-        }
-
-        impl serde_struct::Fields for WeightedPodAffinityTermVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["podAffinityTerm", "weight"];
-
-            type Field = WeightedPodAffinityTermField;
-
-            #[inline]
-            fn field(name: &str) -> Option<WeightedPodAffinityTermField> {
-                match name {
-                    "podAffinityTerm" => Some(WeightedPodAffinityTermField::pod_affinity_term),
-                    "weight" => Some(WeightedPodAffinityTermField::weight),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for WeightedPodAffinityTermVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct WeightedPodAffinityTerm")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut pod_affinity_term = None;
-                let mut weight = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(WeightedPodAffinityTermField::pod_affinity_term) => {
-                            serde_struct::struct_value(
-                                &mut map,
-                                &mut pod_affinity_term,
-                                "podAffinityTerm",
-                            )
-                        }
-                        Some(WeightedPodAffinityTermField::weight) => {
-                            serde_struct::value(&mut map, &mut weight, "weight")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let pod_affinity_term = serde_struct::required(pod_affinity_term, "podAffinityTerm")?;
-                let weight = serde_struct::required(weight, "weight")?;
-                *self.0 = Some(WeightedPodAffinityTerm {
-                    pod_affinity_term,
-                    weight,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "WeightedPodAffinityTerm",
-            <WeightedPodAffinityTermVisitor<'_> as serde_struct::Fields>::NAMES,
-            WeightedPodAffinityTermVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum WeightedPodAffinityTermField {
+        pod_affinity_term,
+        weight,
     }
-}
+
+    enum WeightedPodAffinityTermFields {}
+
+    impl serde_struct::Fields for WeightedPodAffinityTermFields {
+        const NAMES: &'static [&'static str] = &["podAffinityTerm", "weight"];
+
+        type Field = WeightedPodAffinityTermField;
+
+        #[inline]
+        fn field(name: &str) -> Option<WeightedPodAffinityTermField> {
+            match name {
+                "podAffinityTerm" => Some(WeightedPodAffinityTermField::pod_affinity_term),
+                "weight" => Some(WeightedPodAffinityTermField::weight),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for WeightedPodAffinityTerm {
+        const NAME: &'static str = "WeightedPodAffinityTerm";
+        const NAMES: &'static [&'static str] = <WeightedPodAffinityTermFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<WeightedPodAffinityTerm>,
+        ) -> Result<(), A::Error> {
+            let mut pod_affinity_term = None;
+            let mut weight = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<WeightedPodAffinityTermFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(WeightedPodAffinityTermField::pod_affinity_term) => {
+                        serde_struct::struct_value(
+                            &mut map,
+                            &mut pod_affinity_term,
+                            "podAffinityTerm",
+                        )
+                    }
+                    Some(WeightedPodAffinityTermField::weight) => {
+                        serde_struct::value(&mut map, &mut weight, "weight")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let pod_affinity_term = serde_struct::required(pod_affinity_term, "podAffinityTerm")?;
+            let weight = serde_struct::required(weight, "weight")?;
+            *place = Some(WeightedPodAffinityTerm {
+                pod_affinity_term,
+                weight,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl WeightedPodAffinityTerm {
     /// The [`WeightedPodAffinityTermBuilder`] of a new `WeightedPodAffinityTerm`.

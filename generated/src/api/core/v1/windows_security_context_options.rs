@@ -56,107 +56,95 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WindowsSecurityContextOptions {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<WindowsSecurityContextOptions>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct WindowsSecurityContextOptionsVisitor<'a>(&'a mut Option<WindowsSecurityContextOptions>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum WindowsSecurityContextOptionsField {
-            gmsa_credential_spec,
-            gmsa_credential_spec_name,
-            host_process,
-            run_as_user_name,
-        }
-
-        impl serde_struct::Fields for WindowsSecurityContextOptionsVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "gmsaCredentialSpec",
-                "gmsaCredentialSpecName",
-                "hostProcess",
-                "runAsUserName",
-            ];
-
-            type Field = WindowsSecurityContextOptionsField;
-
-            #[inline]
-            fn field(name: &str) -> Option<WindowsSecurityContextOptionsField> {
-                match name {
-                    "gmsaCredentialSpec" => Some(WindowsSecurityContextOptionsField::gmsa_credential_spec),
-                    "gmsaCredentialSpecName" => Some(WindowsSecurityContextOptionsField::gmsa_credential_spec_name),
-                    "hostProcess" => Some(WindowsSecurityContextOptionsField::host_process),
-                    "runAsUserName" => Some(WindowsSecurityContextOptionsField::run_as_user_name),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for WindowsSecurityContextOptionsVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct WindowsSecurityContextOptions")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut gmsa_credential_spec = None;
-                let mut gmsa_credential_spec_name = None;
-                let mut host_process = None;
-                let mut run_as_user_name = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(WindowsSecurityContextOptionsField::gmsa_credential_spec) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut gmsa_credential_spec,
-                                "gmsaCredentialSpec",
-                            )
-                        }
-                        Some(WindowsSecurityContextOptionsField::gmsa_credential_spec_name) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut gmsa_credential_spec_name,
-                                "gmsaCredentialSpecName",
-                            )
-                        }
-                        Some(WindowsSecurityContextOptionsField::host_process) => {
-                            serde_struct::value(&mut map, &mut host_process, "hostProcess")
-                        }
-                        Some(WindowsSecurityContextOptionsField::run_as_user_name) => {
-                            serde_struct::value(&mut map, &mut run_as_user_name, "runAsUserName")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(WindowsSecurityContextOptions {
-                    gmsa_credential_spec: serde_struct::optional(gmsa_credential_spec),
-                    gmsa_credential_spec_name: serde_struct::optional(gmsa_credential_spec_name),
-                    host_process: serde_struct::optional(host_process),
-                    run_as_user_name: serde_struct::optional(run_as_user_name),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "WindowsSecurityContextOptions",
-            <WindowsSecurityContextOptionsVisitor<'_> as serde_struct::Fields>::NAMES,
-            WindowsSecurityContextOptionsVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum WindowsSecurityContextOptionsField {
+        gmsa_credential_spec,
+        gmsa_credential_spec_name,
+        host_process,
+        run_as_user_name,
     }
-}
+
+    enum WindowsSecurityContextOptionsFields {}
+
+    impl serde_struct::Fields for WindowsSecurityContextOptionsFields {
+        const NAMES: &'static [&'static str] = &[
+            "gmsaCredentialSpec",
+            "gmsaCredentialSpecName",
+            "hostProcess",
+            "runAsUserName",
+        ];
+
+        type Field = WindowsSecurityContextOptionsField;
+
+        #[inline]
+        fn field(name: &str) -> Option<WindowsSecurityContextOptionsField> {
+            match name {
+                "gmsaCredentialSpec" => Some(WindowsSecurityContextOptionsField::gmsa_credential_spec),
+                "gmsaCredentialSpecName" => Some(WindowsSecurityContextOptionsField::gmsa_credential_spec_name),
+                "hostProcess" => Some(WindowsSecurityContextOptionsField::host_process),
+                "runAsUserName" => Some(WindowsSecurityContextOptionsField::run_as_user_name),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for WindowsSecurityContextOptions {
+        const NAME: &'static str = "WindowsSecurityContextOptions";
+        const NAMES: &'static [&'static str] = <WindowsSecurityContextOptionsFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<WindowsSecurityContextOptions>,
+        ) -> Result<(), A::Error> {
+            let mut gmsa_credential_spec = None;
+            let mut gmsa_credential_spec_name = None;
+            let mut host_process = None;
+            let mut run_as_user_name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<WindowsSecurityContextOptionsFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(WindowsSecurityContextOptionsField::gmsa_credential_spec) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut gmsa_credential_spec,
+                            "gmsaCredentialSpec",
+                        )
+                    }
+                    Some(WindowsSecurityContextOptionsField::gmsa_credential_spec_name) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut gmsa_credential_spec_name,
+                            "gmsaCredentialSpecName",
+                        )
+                    }
+                    Some(WindowsSecurityContextOptionsField::host_process) => {
+                        serde_struct::value(&mut map, &mut host_process, "hostProcess")
+                    }
+                    Some(WindowsSecurityContextOptionsField::run_as_user_name) => {
+                        serde_struct::value(&mut map, &mut run_as_user_name, "runAsUserName")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(WindowsSecurityContextOptions {
+                gmsa_credential_spec: serde_struct::optional(gmsa_credential_spec),
+                gmsa_credential_spec_name: serde_struct::optional(gmsa_credential_spec_name),
+                host_process: serde_struct::optional(host_process),
+                run_as_user_name: serde_struct::optional(run_as_user_name),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl WindowsSecurityContextOptions {
     /// The [`WindowsSecurityContextOptionsBuilder`] of a new `WindowsSecurityContextOptions`.

@@ -46,93 +46,81 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for WorkloadReference {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<WorkloadReference>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct WorkloadReferenceVisitor<'a>(&'a mut Option<WorkloadReference>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum WorkloadReferenceField {
-            name,
-            pod_group,
-            pod_group_replica_key,
-        }
-
-        impl serde_struct::Fields for WorkloadReferenceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["name", "podGroup", "podGroupReplicaKey"];
-
-            type Field = WorkloadReferenceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<WorkloadReferenceField> {
-                match name {
-                    "name" => Some(WorkloadReferenceField::name),
-                    "podGroup" => Some(WorkloadReferenceField::pod_group),
-                    "podGroupReplicaKey" => Some(WorkloadReferenceField::pod_group_replica_key),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for WorkloadReferenceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct WorkloadReference")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut name = None;
-                let mut pod_group = None;
-                let mut pod_group_replica_key = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(WorkloadReferenceField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(WorkloadReferenceField::pod_group) => {
-                            serde_struct::value(&mut map, &mut pod_group, "podGroup")
-                        }
-                        Some(WorkloadReferenceField::pod_group_replica_key) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut pod_group_replica_key,
-                                "podGroupReplicaKey",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                let pod_group = serde_struct::required(pod_group, "podGroup")?;
-                *self.0 = Some(WorkloadReference {
-                    name,
-                    pod_group,
-                    pod_group_replica_key: serde_struct::optional(pod_group_replica_key),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "WorkloadReference",
-            <WorkloadReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
-            WorkloadReferenceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum WorkloadReferenceField {
+        name,
+        pod_group,
+        pod_group_replica_key,
     }
-}
+
+    enum WorkloadReferenceFields {}
+
+    impl serde_struct::Fields for WorkloadReferenceFields {
+        const NAMES: &'static [&'static str] = &["name", "podGroup", "podGroupReplicaKey"];
+
+        type Field = WorkloadReferenceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<WorkloadReferenceField> {
+            match name {
+                "name" => Some(WorkloadReferenceField::name),
+                "podGroup" => Some(WorkloadReferenceField::pod_group),
+                "podGroupReplicaKey" => Some(WorkloadReferenceField::pod_group_replica_key),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for WorkloadReference {
+        const NAME: &'static str = "WorkloadReference";
+        const NAMES: &'static [&'static str] = <WorkloadReferenceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<WorkloadReference>,
+        ) -> Result<(), A::Error> {
+            let mut name = None;
+            let mut pod_group = None;
+            let mut pod_group_replica_key = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<WorkloadReferenceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(WorkloadReferenceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(WorkloadReferenceField::pod_group) => {
+                        serde_struct::value(&mut map, &mut pod_group, "podGroup")
+                    }
+                    Some(WorkloadReferenceField::pod_group_replica_key) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut pod_group_replica_key,
+                            "podGroupReplicaKey",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            let pod_group = serde_struct::required(pod_group, "podGroup")?;
+            *place = Some(WorkloadReference {
+                name,
+                pod_group,
+                pod_group_replica_key: serde_struct::optional(pod_group_replica_key),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl WorkloadReference {
     /// The [`WorkloadReferenceBuilder`] of a new `WorkloadReference`.

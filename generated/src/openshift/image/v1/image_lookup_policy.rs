@@ -34,74 +34,62 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageLookupPolicy {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ImageLookupPolicy>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ImageLookupPolicyVisitor<'a>(&'a mut Option<ImageLookupPolicy>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ImageLookupPolicyField {
-            local,
-        }
-
-        impl serde_struct::Fields for ImageLookupPolicyVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["local"];
-
-            type Field = ImageLookupPolicyField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ImageLookupPolicyField> {
-                match name {
-                    "local" => Some(ImageLookupPolicyField::local),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ImageLookupPolicyVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ImageLookupPolicy")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut local = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ImageLookupPolicyField::local) => {
-                            serde_struct::value(&mut map, &mut local, "local")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let local = serde_struct::required(local, "local")?;
-                *self.0 = Some(ImageLookupPolicy {
-                    local,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ImageLookupPolicy",
-            <ImageLookupPolicyVisitor<'_> as serde_struct::Fields>::NAMES,
-            ImageLookupPolicyVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ImageLookupPolicyField {
+        local,
     }
-}
+
+    enum ImageLookupPolicyFields {}
+
+    impl serde_struct::Fields for ImageLookupPolicyFields {
+        const NAMES: &'static [&'static str] = &["local"];
+
+        type Field = ImageLookupPolicyField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ImageLookupPolicyField> {
+            match name {
+                "local" => Some(ImageLookupPolicyField::local),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ImageLookupPolicy {
+        const NAME: &'static str = "ImageLookupPolicy";
+        const NAMES: &'static [&'static str] = <ImageLookupPolicyFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ImageLookupPolicy>,
+        ) -> Result<(), A::Error> {
+            let mut local = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ImageLookupPolicyFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ImageLookupPolicyField::local) => {
+                        serde_struct::value(&mut map, &mut local, "local")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let local = serde_struct::required(local, "local")?;
+            *place = Some(ImageLookupPolicy {
+                local,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ImageLookupPolicy {
     /// The [`ImageLookupPolicyBuilder`] of a new `ImageLookupPolicy`.

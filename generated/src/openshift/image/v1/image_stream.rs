@@ -84,107 +84,95 @@ impl<'de> ::serde::Deserialize<'de> for ImageStream {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageStream {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ImageStream>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ImageStreamVisitor<'a>(&'a mut Option<ImageStream>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ImageStreamField {
-            api_version,
-            kind,
-            metadata,
-            spec,
-            status,
-        }
-
-        impl serde_struct::Fields for ImageStreamVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "kind",
-                "metadata",
-                "spec",
-                "status",
-            ];
-
-            type Field = ImageStreamField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ImageStreamField> {
-                match name {
-                    "apiVersion" => Some(ImageStreamField::api_version),
-                    "kind" => Some(ImageStreamField::kind),
-                    "metadata" => Some(ImageStreamField::metadata),
-                    "spec" => Some(ImageStreamField::spec),
-                    "status" => Some(ImageStreamField::status),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ImageStreamVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ImageStream")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut kind = None;
-                let mut metadata = None;
-                let mut spec = None;
-                let mut status = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ImageStreamField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(ImageStreamField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(ImageStreamField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        Some(ImageStreamField::spec) => {
-                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                        }
-                        Some(ImageStreamField::status) => {
-                            serde_struct::optional_struct_value(&mut map, &mut status, "status")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ImageStream {
-                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                    metadata: serde_struct::optional(metadata),
-                    spec: serde_struct::optional(spec),
-                    status: serde_struct::optional(status),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ImageStream",
-            <ImageStreamVisitor<'_> as serde_struct::Fields>::NAMES,
-            ImageStreamVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ImageStreamField {
+        api_version,
+        kind,
+        metadata,
+        spec,
+        status,
     }
-}
+
+    enum ImageStreamFields {}
+
+    impl serde_struct::Fields for ImageStreamFields {
+        const NAMES: &'static [&'static str] = &[
+            "apiVersion",
+            "kind",
+            "metadata",
+            "spec",
+            "status",
+        ];
+
+        type Field = ImageStreamField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ImageStreamField> {
+            match name {
+                "apiVersion" => Some(ImageStreamField::api_version),
+                "kind" => Some(ImageStreamField::kind),
+                "metadata" => Some(ImageStreamField::metadata),
+                "spec" => Some(ImageStreamField::spec),
+                "status" => Some(ImageStreamField::status),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ImageStream {
+        const NAME: &'static str = "ImageStream";
+        const NAMES: &'static [&'static str] = <ImageStreamFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ImageStream>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut kind = None;
+            let mut metadata = None;
+            let mut spec = None;
+            let mut status = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ImageStreamFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ImageStreamField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(ImageStreamField::kind) => {
+                        serde_struct::value(&mut map, &mut kind, "kind")
+                    }
+                    Some(ImageStreamField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    Some(ImageStreamField::spec) => {
+                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                    }
+                    Some(ImageStreamField::status) => {
+                        serde_struct::optional_struct_value(&mut map, &mut status, "status")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ImageStream {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                metadata: serde_struct::optional(metadata),
+                spec: serde_struct::optional(spec),
+                status: serde_struct::optional(status),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ::kubeforge_runtime::TypeMeta for ImageStream {
     const API_VERSION: &'static str = "image.openshift.io/v1";

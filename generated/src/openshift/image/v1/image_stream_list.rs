@@ -56,95 +56,83 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageStreamList {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ImageStreamList>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ImageStreamListVisitor<'a>(&'a mut Option<ImageStreamList>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ImageStreamListField {
-            api_version,
-            items,
-            kind,
-            metadata,
-        }
-
-        impl serde_struct::Fields for ImageStreamListVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-            type Field = ImageStreamListField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ImageStreamListField> {
-                match name {
-                    "apiVersion" => Some(ImageStreamListField::api_version),
-                    "items" => Some(ImageStreamListField::items),
-                    "kind" => Some(ImageStreamListField::kind),
-                    "metadata" => Some(ImageStreamListField::metadata),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ImageStreamListVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ImageStreamList")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut items = None;
-                let mut kind = None;
-                let mut metadata = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ImageStreamListField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(ImageStreamListField::items) => {
-                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                        }
-                        Some(ImageStreamListField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(ImageStreamListField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let items = serde_struct::required(items, "items")?;
-                *self.0 = Some(ImageStreamList {
-                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    items,
-                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                    metadata: serde_struct::optional(metadata),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ImageStreamList",
-            <ImageStreamListVisitor<'_> as serde_struct::Fields>::NAMES,
-            ImageStreamListVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ImageStreamListField {
+        api_version,
+        items,
+        kind,
+        metadata,
     }
-}
+
+    enum ImageStreamListFields {}
+
+    impl serde_struct::Fields for ImageStreamListFields {
+        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
+        type Field = ImageStreamListField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ImageStreamListField> {
+            match name {
+                "apiVersion" => Some(ImageStreamListField::api_version),
+                "items" => Some(ImageStreamListField::items),
+                "kind" => Some(ImageStreamListField::kind),
+                "metadata" => Some(ImageStreamListField::metadata),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ImageStreamList {
+        const NAME: &'static str = "ImageStreamList";
+        const NAMES: &'static [&'static str] = <ImageStreamListFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ImageStreamList>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut items = None;
+            let mut kind = None;
+            let mut metadata = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ImageStreamListFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ImageStreamListField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(ImageStreamListField::items) => {
+                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                    }
+                    Some(ImageStreamListField::kind) => {
+                        serde_struct::value(&mut map, &mut kind, "kind")
+                    }
+                    Some(ImageStreamListField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let items = serde_struct::required(items, "items")?;
+            *place = Some(ImageStreamList {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                items,
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                metadata: serde_struct::optional(metadata),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ::kubeforge_runtime::TypeMeta for ImageStreamList {
     const API_VERSION: &'static str = "image.openshift.io/v1";

@@ -48,99 +48,83 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageStreamSpec {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ImageStreamSpec>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ImageStreamSpecVisitor<'a>(&'a mut Option<ImageStreamSpec>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ImageStreamSpecField {
-            docker_image_repository,
-            lookup_policy,
-            tags,
-        }
-
-        impl serde_struct::Fields for ImageStreamSpecVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "dockerImageRepository",
-                "lookupPolicy",
-                "tags",
-            ];
-
-            type Field = ImageStreamSpecField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ImageStreamSpecField> {
-                match name {
-                    "dockerImageRepository" => Some(ImageStreamSpecField::docker_image_repository),
-                    "lookupPolicy" => Some(ImageStreamSpecField::lookup_policy),
-                    "tags" => Some(ImageStreamSpecField::tags),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ImageStreamSpecVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ImageStreamSpec")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut docker_image_repository = None;
-                let mut lookup_policy = None;
-                let mut tags = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ImageStreamSpecField::docker_image_repository) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut docker_image_repository,
-                                "dockerImageRepository",
-                            )
-                        }
-                        Some(ImageStreamSpecField::lookup_policy) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut lookup_policy,
-                                "lookupPolicy",
-                            )
-                        }
-                        Some(ImageStreamSpecField::tags) => {
-                            serde_struct::optional_struct_list_value(&mut map, &mut tags, "tags")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ImageStreamSpec {
-                    docker_image_repository: serde_struct::optional(docker_image_repository),
-                    lookup_policy: serde_struct::optional(lookup_policy),
-                    tags: serde_struct::optional(tags),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ImageStreamSpec",
-            <ImageStreamSpecVisitor<'_> as serde_struct::Fields>::NAMES,
-            ImageStreamSpecVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ImageStreamSpecField {
+        docker_image_repository,
+        lookup_policy,
+        tags,
     }
-}
+
+    enum ImageStreamSpecFields {}
+
+    impl serde_struct::Fields for ImageStreamSpecFields {
+        const NAMES: &'static [&'static str] = &["dockerImageRepository", "lookupPolicy", "tags"];
+
+        type Field = ImageStreamSpecField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ImageStreamSpecField> {
+            match name {
+                "dockerImageRepository" => Some(ImageStreamSpecField::docker_image_repository),
+                "lookupPolicy" => Some(ImageStreamSpecField::lookup_policy),
+                "tags" => Some(ImageStreamSpecField::tags),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ImageStreamSpec {
+        const NAME: &'static str = "ImageStreamSpec";
+        const NAMES: &'static [&'static str] = <ImageStreamSpecFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ImageStreamSpec>,
+        ) -> Result<(), A::Error> {
+            let mut docker_image_repository = None;
+            let mut lookup_policy = None;
+            let mut tags = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ImageStreamSpecFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ImageStreamSpecField::docker_image_repository) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut docker_image_repository,
+                            "dockerImageRepository",
+                        )
+                    }
+                    Some(ImageStreamSpecField::lookup_policy) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut lookup_policy,
+                            "lookupPolicy",
+                        )
+                    }
+                    Some(ImageStreamSpecField::tags) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut tags, "tags")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ImageStreamSpec {
+                docker_image_repository: serde_struct::optional(docker_image_repository),
+                lookup_policy: serde_struct::optional(lookup_policy),
+                tags: serde_struct::optional(tags),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ImageStreamSpec {
     /// The [`ImageStreamSpecBuilder`] of a new `ImageStreamSpec`.

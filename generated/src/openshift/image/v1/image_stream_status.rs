@@ -52,99 +52,87 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ImageStreamStatus {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ImageStreamStatus>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ImageStreamStatusVisitor<'a>(&'a mut Option<ImageStreamStatus>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ImageStreamStatusField {
-            docker_image_repository,
-            public_docker_image_repository,
-            tags,
-        }
-
-        impl serde_struct::Fields for ImageStreamStatusVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "dockerImageRepository",
-                "publicDockerImageRepository",
-                "tags",
-            ];
-
-            type Field = ImageStreamStatusField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ImageStreamStatusField> {
-                match name {
-                    "dockerImageRepository" => Some(ImageStreamStatusField::docker_image_repository),
-                    "publicDockerImageRepository" => Some(ImageStreamStatusField::public_docker_image_repository),
-                    "tags" => Some(ImageStreamStatusField::tags),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ImageStreamStatusVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ImageStreamStatus")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut docker_image_repository = None;
-                let mut public_docker_image_repository = None;
-                let mut tags = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ImageStreamStatusField::docker_image_repository) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut docker_image_repository,
-                                "dockerImageRepository",
-                            )
-                        }
-                        Some(ImageStreamStatusField::public_docker_image_repository) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut public_docker_image_repository,
-                                "publicDockerImageRepository",
-                            )
-                        }
-                        Some(ImageStreamStatusField::tags) => {
-                            serde_struct::optional_struct_list_value(&mut map, &mut tags, "tags")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ImageStreamStatus {
-                    docker_image_repository: serde_struct::optional(docker_image_repository),
-                    public_docker_image_repository: serde_struct::optional(public_docker_image_repository),
-                    tags: serde_struct::optional(tags),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ImageStreamStatus",
-            <ImageStreamStatusVisitor<'_> as serde_struct::Fields>::NAMES,
-            ImageStreamStatusVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ImageStreamStatusField {
+        docker_image_repository,
+        public_docker_image_repository,
+        tags,
     }
-}
+
+    enum ImageStreamStatusFields {}
+
+    impl serde_struct::Fields for ImageStreamStatusFields {
+        const NAMES: &'static [&'static str] = &[
+            "dockerImageRepository",
+            "publicDockerImageRepository",
+            "tags",
+        ];
+
+        type Field = ImageStreamStatusField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ImageStreamStatusField> {
+            match name {
+                "dockerImageRepository" => Some(ImageStreamStatusField::docker_image_repository),
+                "publicDockerImageRepository" => Some(ImageStreamStatusField::public_docker_image_repository),
+                "tags" => Some(ImageStreamStatusField::tags),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ImageStreamStatus {
+        const NAME: &'static str = "ImageStreamStatus";
+        const NAMES: &'static [&'static str] = <ImageStreamStatusFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ImageStreamStatus>,
+        ) -> Result<(), A::Error> {
+            let mut docker_image_repository = None;
+            let mut public_docker_image_repository = None;
+            let mut tags = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ImageStreamStatusFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ImageStreamStatusField::docker_image_repository) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut docker_image_repository,
+                            "dockerImageRepository",
+                        )
+                    }
+                    Some(ImageStreamStatusField::public_docker_image_repository) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut public_docker_image_repository,
+                            "publicDockerImageRepository",
+                        )
+                    }
+                    Some(ImageStreamStatusField::tags) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut tags, "tags")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ImageStreamStatus {
+                docker_image_repository: serde_struct::optional(docker_image_repository),
+                public_docker_image_repository: serde_struct::optional(public_docker_image_repository),
+                tags: serde_struct::optional(tags),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl ImageStreamStatus {
     /// The [`ImageStreamStatusBuilder`] of a new `ImageStreamStatus`.

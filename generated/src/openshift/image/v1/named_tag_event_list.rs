@@ -40,93 +40,81 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for NamedTagEventList {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<NamedTagEventList>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct NamedTagEventListVisitor<'a>(&'a mut Option<NamedTagEventList>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum NamedTagEventListField {
-            conditions,
-            items,
-            tag,
-        }
-
-        impl serde_struct::Fields for NamedTagEventListVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["conditions", "items", "tag"];
-
-            type Field = NamedTagEventListField;
-
-            #[inline]
-            fn field(name: &str) -> Option<NamedTagEventListField> {
-                match name {
-                    "conditions" => Some(NamedTagEventListField::conditions),
-                    "items" => Some(NamedTagEventListField::items),
-                    "tag" => Some(NamedTagEventListField::tag),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for NamedTagEventListVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct NamedTagEventList")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut conditions = None;
-                let mut items = None;
-                let mut tag = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(NamedTagEventListField::conditions) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut conditions,
-                                "conditions",
-                            )
-                        }
-                        Some(NamedTagEventListField::items) => {
-                            serde_struct::struct_list_value(&mut map, &mut items, "items")
-                        }
-                        Some(NamedTagEventListField::tag) => {
-                            serde_struct::value(&mut map, &mut tag, "tag")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let items = serde_struct::required(items, "items")?;
-                let tag = serde_struct::required(tag, "tag")?;
-                *self.0 = Some(NamedTagEventList {
-                    conditions: serde_struct::optional(conditions),
-                    items,
-                    tag,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "NamedTagEventList",
-            <NamedTagEventListVisitor<'_> as serde_struct::Fields>::NAMES,
-            NamedTagEventListVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum NamedTagEventListField {
+        conditions,
+        items,
+        tag,
     }
-}
+
+    enum NamedTagEventListFields {}
+
+    impl serde_struct::Fields for NamedTagEventListFields {
+        const NAMES: &'static [&'static str] = &["conditions", "items", "tag"];
+
+        type Field = NamedTagEventListField;
+
+        #[inline]
+        fn field(name: &str) -> Option<NamedTagEventListField> {
+            match name {
+                "conditions" => Some(NamedTagEventListField::conditions),
+                "items" => Some(NamedTagEventListField::items),
+                "tag" => Some(NamedTagEventListField::tag),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for NamedTagEventList {
+        const NAME: &'static str = "NamedTagEventList";
+        const NAMES: &'static [&'static str] = <NamedTagEventListFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<NamedTagEventList>,
+        ) -> Result<(), A::Error> {
+            let mut conditions = None;
+            let mut items = None;
+            let mut tag = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<NamedTagEventListFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(NamedTagEventListField::conditions) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut conditions,
+                            "conditions",
+                        )
+                    }
+                    Some(NamedTagEventListField::items) => {
+                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                    }
+                    Some(NamedTagEventListField::tag) => {
+                        serde_struct::value(&mut map, &mut tag, "tag")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let items = serde_struct::required(items, "items")?;
+            let tag = serde_struct::required(tag, "tag")?;
+            *place = Some(NamedTagEventList {
+                conditions: serde_struct::optional(conditions),
+                items,
+                tag,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl NamedTagEventList {
     /// The [`NamedTagEventListBuilder`] of a new `NamedTagEventList`.

@@ -43,107 +43,95 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagEvent {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<TagEvent>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct TagEventVisitor<'a>(&'a mut Option<TagEvent>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum TagEventField {
-            created,
-            docker_image_reference,
-            generation,
-            image,
-        }
-
-        impl serde_struct::Fields for TagEventVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "created",
-                "dockerImageReference",
-                "generation",
-                "image",
-            ];
-
-            type Field = TagEventField;
-
-            #[inline]
-            fn field(name: &str) -> Option<TagEventField> {
-                match name {
-                    "created" => Some(TagEventField::created),
-                    "dockerImageReference" => Some(TagEventField::docker_image_reference),
-                    "generation" => Some(TagEventField::generation),
-                    "image" => Some(TagEventField::image),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for TagEventVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct TagEvent")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut created = None;
-                let mut docker_image_reference = None;
-                let mut generation = None;
-                let mut image = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(TagEventField::created) => {
-                            serde_struct::value(&mut map, &mut created, "created")
-                        }
-                        Some(TagEventField::docker_image_reference) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut docker_image_reference,
-                                "dockerImageReference",
-                            )
-                        }
-                        Some(TagEventField::generation) => {
-                            serde_struct::value(&mut map, &mut generation, "generation")
-                        }
-                        Some(TagEventField::image) => {
-                            serde_struct::value(&mut map, &mut image, "image")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let created = serde_struct::required(created, "created")?;
-                let docker_image_reference = serde_struct::required(docker_image_reference, "dockerImageReference")?;
-                let generation = serde_struct::required(generation, "generation")?;
-                let image = serde_struct::required(image, "image")?;
-                *self.0 = Some(TagEvent {
-                    created,
-                    docker_image_reference,
-                    generation,
-                    image,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "TagEvent",
-            <TagEventVisitor<'_> as serde_struct::Fields>::NAMES,
-            TagEventVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TagEventField {
+        created,
+        docker_image_reference,
+        generation,
+        image,
     }
-}
+
+    enum TagEventFields {}
+
+    impl serde_struct::Fields for TagEventFields {
+        const NAMES: &'static [&'static str] = &[
+            "created",
+            "dockerImageReference",
+            "generation",
+            "image",
+        ];
+
+        type Field = TagEventField;
+
+        #[inline]
+        fn field(name: &str) -> Option<TagEventField> {
+            match name {
+                "created" => Some(TagEventField::created),
+                "dockerImageReference" => Some(TagEventField::docker_image_reference),
+                "generation" => Some(TagEventField::generation),
+                "image" => Some(TagEventField::image),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for TagEvent {
+        const NAME: &'static str = "TagEvent";
+        const NAMES: &'static [&'static str] = <TagEventFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<TagEvent>,
+        ) -> Result<(), A::Error> {
+            let mut created = None;
+            let mut docker_image_reference = None;
+            let mut generation = None;
+            let mut image = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TagEventFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(TagEventField::created) => {
+                        serde_struct::value(&mut map, &mut created, "created")
+                    }
+                    Some(TagEventField::docker_image_reference) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut docker_image_reference,
+                            "dockerImageReference",
+                        )
+                    }
+                    Some(TagEventField::generation) => {
+                        serde_struct::value(&mut map, &mut generation, "generation")
+                    }
+                    Some(TagEventField::image) => {
+                        serde_struct::value(&mut map, &mut image, "image")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let created = serde_struct::required(created, "created")?;
+            let docker_image_reference = serde_struct::required(docker_image_reference, "dockerImageReference")?;
+            let generation = serde_struct::required(generation, "generation")?;
+            let image = serde_struct::required(image, "image")?;
+            *place = Some(TagEvent {
+                created,
+                docker_image_reference,
+                generation,
+                image,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl TagEvent {
     /// The [`TagEventBuilder`] of a new `TagEvent`.

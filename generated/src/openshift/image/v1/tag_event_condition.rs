@@ -59,122 +59,110 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagEventCondition {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<TagEventCondition>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct TagEventConditionVisitor<'a>(&'a mut Option<TagEventCondition>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum TagEventConditionField {
-            generation,
-            last_transition_time,
-            message,
-            reason,
-            status,
-            type_,
-        }
-
-        impl serde_struct::Fields for TagEventConditionVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "generation",
-                "lastTransitionTime",
-                "message",
-                "reason",
-                "status",
-                "type",
-            ];
-
-            type Field = TagEventConditionField;
-
-            #[inline]
-            fn field(name: &str) -> Option<TagEventConditionField> {
-                match name {
-                    "generation" => Some(TagEventConditionField::generation),
-                    "lastTransitionTime" => Some(TagEventConditionField::last_transition_time),
-                    "message" => Some(TagEventConditionField::message),
-                    "reason" => Some(TagEventConditionField::reason),
-                    "status" => Some(TagEventConditionField::status),
-                    "type" => Some(TagEventConditionField::type_),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for TagEventConditionVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct TagEventCondition")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut generation = None;
-                let mut last_transition_time = None;
-                let mut message = None;
-                let mut reason = None;
-                let mut status = None;
-                let mut type_ = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(TagEventConditionField::generation) => {
-                            serde_struct::value(&mut map, &mut generation, "generation")
-                        }
-                        Some(TagEventConditionField::last_transition_time) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut last_transition_time,
-                                "lastTransitionTime",
-                            )
-                        }
-                        Some(TagEventConditionField::message) => {
-                            serde_struct::value(&mut map, &mut message, "message")
-                        }
-                        Some(TagEventConditionField::reason) => {
-                            serde_struct::value(&mut map, &mut reason, "reason")
-                        }
-                        Some(TagEventConditionField::status) => {
-                            serde_struct::value(&mut map, &mut status, "status")
-                        }
-                        Some(TagEventConditionField::type_) => {
-                            serde_struct::value(&mut map, &mut type_, "type")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let generation = serde_struct::required(generation, "generation")?;
-                let status = serde_struct::required(status, "status")?;
-                let type_ = serde_struct::required(type_, "type")?;
-                *self.0 = Some(TagEventCondition {
-                    generation,
-                    last_transition_time: serde_struct::optional(last_transition_time),
-                    message: serde_struct::optional(message),
-                    reason: serde_struct::optional(reason),
-                    status,
-                    type_,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "TagEventCondition",
-            <TagEventConditionVisitor<'_> as serde_struct::Fields>::NAMES,
-            TagEventConditionVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TagEventConditionField {
+        generation,
+        last_transition_time,
+        message,
+        reason,
+        status,
+        type_,
     }
-}
+
+    enum TagEventConditionFields {}
+
+    impl serde_struct::Fields for TagEventConditionFields {
+        const NAMES: &'static [&'static str] = &[
+            "generation",
+            "lastTransitionTime",
+            "message",
+            "reason",
+            "status",
+            "type",
+        ];
+
+        type Field = TagEventConditionField;
+
+        #[inline]
+        fn field(name: &str) -> Option<TagEventConditionField> {
+            match name {
+                "generation" => Some(TagEventConditionField::generation),
+                "lastTransitionTime" => Some(TagEventConditionField::last_transition_time),
+                "message" => Some(TagEventConditionField::message),
+                "reason" => Some(TagEventConditionField::reason),
+                "status" => Some(TagEventConditionField::status),
+                "type" => Some(TagEventConditionField::type_),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for TagEventCondition {
+        const NAME: &'static str = "TagEventCondition";
+        const NAMES: &'static [&'static str] = <TagEventConditionFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<TagEventCondition>,
+        ) -> Result<(), A::Error> {
+            let mut generation = None;
+            let mut last_transition_time = None;
+            let mut message = None;
+            let mut reason = None;
+            let mut status = None;
+            let mut type_ = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TagEventConditionFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(TagEventConditionField::generation) => {
+                        serde_struct::value(&mut map, &mut generation, "generation")
+                    }
+                    Some(TagEventConditionField::last_transition_time) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut last_transition_time,
+                            "lastTransitionTime",
+                        )
+                    }
+                    Some(TagEventConditionField::message) => {
+                        serde_struct::value(&mut map, &mut message, "message")
+                    }
+                    Some(TagEventConditionField::reason) => {
+                        serde_struct::value(&mut map, &mut reason, "reason")
+                    }
+                    Some(TagEventConditionField::status) => {
+                        serde_struct::value(&mut map, &mut status, "status")
+                    }
+                    Some(TagEventConditionField::type_) => {
+                        serde_struct::value(&mut map, &mut type_, "type")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let generation = serde_struct::required(generation, "generation")?;
+            let status = serde_struct::required(status, "status")?;
+            let type_ = serde_struct::required(type_, "type")?;
+            *place = Some(TagEventCondition {
+                generation,
+                last_transition_time: serde_struct::optional(last_transition_time),
+                message: serde_struct::optional(message),
+                reason: serde_struct::optional(reason),
+                status,
+                type_,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl TagEventCondition {
     /// The [`TagEventConditionBuilder`] of a new `TagEventCondition`.

@@ -44,87 +44,75 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagImportPolicy {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<TagImportPolicy>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct TagImportPolicyVisitor<'a>(&'a mut Option<TagImportPolicy>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum TagImportPolicyField {
-            import_mode,
-            insecure,
-            scheduled,
-        }
-
-        impl serde_struct::Fields for TagImportPolicyVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["importMode", "insecure", "scheduled"];
-
-            type Field = TagImportPolicyField;
-
-            #[inline]
-            fn field(name: &str) -> Option<TagImportPolicyField> {
-                match name {
-                    "importMode" => Some(TagImportPolicyField::import_mode),
-                    "insecure" => Some(TagImportPolicyField::insecure),
-                    "scheduled" => Some(TagImportPolicyField::scheduled),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for TagImportPolicyVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct TagImportPolicy")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut import_mode = None;
-                let mut insecure = None;
-                let mut scheduled = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(TagImportPolicyField::import_mode) => {
-                            serde_struct::value(&mut map, &mut import_mode, "importMode")
-                        }
-                        Some(TagImportPolicyField::insecure) => {
-                            serde_struct::value(&mut map, &mut insecure, "insecure")
-                        }
-                        Some(TagImportPolicyField::scheduled) => {
-                            serde_struct::value(&mut map, &mut scheduled, "scheduled")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(TagImportPolicy {
-                    import_mode: serde_struct::optional(import_mode),
-                    insecure: serde_struct::optional(insecure),
-                    scheduled: serde_struct::optional(scheduled),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "TagImportPolicy",
-            <TagImportPolicyVisitor<'_> as serde_struct::Fields>::NAMES,
-            TagImportPolicyVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TagImportPolicyField {
+        import_mode,
+        insecure,
+        scheduled,
     }
-}
+
+    enum TagImportPolicyFields {}
+
+    impl serde_struct::Fields for TagImportPolicyFields {
+        const NAMES: &'static [&'static str] = &["importMode", "insecure", "scheduled"];
+
+        type Field = TagImportPolicyField;
+
+        #[inline]
+        fn field(name: &str) -> Option<TagImportPolicyField> {
+            match name {
+                "importMode" => Some(TagImportPolicyField::import_mode),
+                "insecure" => Some(TagImportPolicyField::insecure),
+                "scheduled" => Some(TagImportPolicyField::scheduled),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for TagImportPolicy {
+        const NAME: &'static str = "TagImportPolicy";
+        const NAMES: &'static [&'static str] = <TagImportPolicyFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<TagImportPolicy>,
+        ) -> Result<(), A::Error> {
+            let mut import_mode = None;
+            let mut insecure = None;
+            let mut scheduled = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TagImportPolicyFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(TagImportPolicyField::import_mode) => {
+                        serde_struct::value(&mut map, &mut import_mode, "importMode")
+                    }
+                    Some(TagImportPolicyField::insecure) => {
+                        serde_struct::value(&mut map, &mut insecure, "insecure")
+                    }
+                    Some(TagImportPolicyField::scheduled) => {
+                        serde_struct::value(&mut map, &mut scheduled, "scheduled")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(TagImportPolicy {
+                import_mode: serde_struct::optional(import_mode),
+                insecure: serde_struct::optional(insecure),
+                scheduled: serde_struct::optional(scheduled),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl TagImportPolicy {
     /// The [`TagImportPolicyBuilder`] of a new `TagImportPolicy`.

@@ -63,132 +63,120 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagReference {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<TagReference>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct TagReferenceVisitor<'a>(&'a mut Option<TagReference>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum TagReferenceField {
-            annotations,
-            from,
-            generation,
-            import_policy,
-            name,
-            reference,
-            reference_policy,
-        }
-
-        impl serde_struct::Fields for TagReferenceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "annotations",
-                "from",
-                "generation",
-                "importPolicy",
-                "name",
-                "reference",
-                "referencePolicy",
-            ];
-
-            type Field = TagReferenceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<TagReferenceField> {
-                match name {
-                    "annotations" => Some(TagReferenceField::annotations),
-                    "from" => Some(TagReferenceField::from),
-                    "generation" => Some(TagReferenceField::generation),
-                    "importPolicy" => Some(TagReferenceField::import_policy),
-                    "name" => Some(TagReferenceField::name),
-                    "reference" => Some(TagReferenceField::reference),
-                    "referencePolicy" => Some(TagReferenceField::reference_policy),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for TagReferenceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct TagReference")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut annotations = None;
-                let mut from = None;
-                let mut generation = None;
-                let mut import_policy = None;
-                let mut name = None;
-                let mut reference = None;
-                let mut reference_policy = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(TagReferenceField::annotations) => {
-                            serde_struct::value(&mut map, &mut annotations, "annotations")
-                        }
-                        Some(TagReferenceField::from) => {
-                            serde_struct::optional_struct_value(&mut map, &mut from, "from")
-                        }
-                        Some(TagReferenceField::generation) => {
-                            serde_struct::value(&mut map, &mut generation, "generation")
-                        }
-                        Some(TagReferenceField::import_policy) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut import_policy,
-                                "importPolicy",
-                            )
-                        }
-                        Some(TagReferenceField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(TagReferenceField::reference) => {
-                            serde_struct::value(&mut map, &mut reference, "reference")
-                        }
-                        Some(TagReferenceField::reference_policy) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut reference_policy,
-                                "referencePolicy",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let name = serde_struct::required(name, "name")?;
-                *self.0 = Some(TagReference {
-                    annotations: serde_struct::optional(annotations),
-                    from: serde_struct::optional(from),
-                    generation: serde_struct::optional(generation),
-                    import_policy: serde_struct::optional(import_policy),
-                    name,
-                    reference: serde_struct::optional(reference),
-                    reference_policy: serde_struct::optional(reference_policy),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "TagReference",
-            <TagReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
-            TagReferenceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TagReferenceField {
+        annotations,
+        from,
+        generation,
+        import_policy,
+        name,
+        reference,
+        reference_policy,
     }
-}
+
+    enum TagReferenceFields {}
+
+    impl serde_struct::Fields for TagReferenceFields {
+        const NAMES: &'static [&'static str] = &[
+            "annotations",
+            "from",
+            "generation",
+            "importPolicy",
+            "name",
+            "reference",
+            "referencePolicy",
+        ];
+
+        type Field = TagReferenceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<TagReferenceField> {
+            match name {
+                "annotations" => Some(TagReferenceField::annotations),
+                "from" => Some(TagReferenceField::from),
+                "generation" => Some(TagReferenceField::generation),
+                "importPolicy" => Some(TagReferenceField::import_policy),
+                "name" => Some(TagReferenceField::name),
+                "reference" => Some(TagReferenceField::reference),
+                "referencePolicy" => Some(TagReferenceField::reference_policy),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for TagReference {
+        const NAME: &'static str = "TagReference";
+        const NAMES: &'static [&'static str] = <TagReferenceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<TagReference>,
+        ) -> Result<(), A::Error> {
+            let mut annotations = None;
+            let mut from = None;
+            let mut generation = None;
+            let mut import_policy = None;
+            let mut name = None;
+            let mut reference = None;
+            let mut reference_policy = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TagReferenceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(TagReferenceField::annotations) => {
+                        serde_struct::value(&mut map, &mut annotations, "annotations")
+                    }
+                    Some(TagReferenceField::from) => {
+                        serde_struct::optional_struct_value(&mut map, &mut from, "from")
+                    }
+                    Some(TagReferenceField::generation) => {
+                        serde_struct::value(&mut map, &mut generation, "generation")
+                    }
+                    Some(TagReferenceField::import_policy) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut import_policy,
+                            "importPolicy",
+                        )
+                    }
+                    Some(TagReferenceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(TagReferenceField::reference) => {
+                        serde_struct::value(&mut map, &mut reference, "reference")
+                    }
+                    Some(TagReferenceField::reference_policy) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut reference_policy,
+                            "referencePolicy",
+                        )
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(TagReference {
+                annotations: serde_struct::optional(annotations),
+                from: serde_struct::optional(from),
+                generation: serde_struct::optional(generation),
+                import_policy: serde_struct::optional(import_policy),
+                name,
+                reference: serde_struct::optional(reference),
+                reference_policy: serde_struct::optional(reference_policy),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl TagReference {
     /// The [`TagReferenceBuilder`] of a new `TagReference`.

@@ -34,74 +34,62 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for TagReferencePolicy {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<TagReferencePolicy>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct TagReferencePolicyVisitor<'a>(&'a mut Option<TagReferencePolicy>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum TagReferencePolicyField {
-            type_,
-        }
-
-        impl serde_struct::Fields for TagReferencePolicyVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["type"];
-
-            type Field = TagReferencePolicyField;
-
-            #[inline]
-            fn field(name: &str) -> Option<TagReferencePolicyField> {
-                match name {
-                    "type" => Some(TagReferencePolicyField::type_),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for TagReferencePolicyVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct TagReferencePolicy")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut type_ = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(TagReferencePolicyField::type_) => {
-                            serde_struct::value(&mut map, &mut type_, "type")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let type_ = serde_struct::required(type_, "type")?;
-                *self.0 = Some(TagReferencePolicy {
-                    type_,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "TagReferencePolicy",
-            <TagReferencePolicyVisitor<'_> as serde_struct::Fields>::NAMES,
-            TagReferencePolicyVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TagReferencePolicyField {
+        type_,
     }
-}
+
+    enum TagReferencePolicyFields {}
+
+    impl serde_struct::Fields for TagReferencePolicyFields {
+        const NAMES: &'static [&'static str] = &["type"];
+
+        type Field = TagReferencePolicyField;
+
+        #[inline]
+        fn field(name: &str) -> Option<TagReferencePolicyField> {
+            match name {
+                "type" => Some(TagReferencePolicyField::type_),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for TagReferencePolicy {
+        const NAME: &'static str = "TagReferencePolicy";
+        const NAMES: &'static [&'static str] = <TagReferencePolicyFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<TagReferencePolicy>,
+        ) -> Result<(), A::Error> {
+            let mut type_ = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TagReferencePolicyFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(TagReferencePolicyField::type_) => {
+                        serde_struct::value(&mut map, &mut type_, "type")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let type_ = serde_struct::required(type_, "type")?;
+            *place = Some(TagReferencePolicy {
+                type_,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 impl TagReferencePolicy {
     /// The [`TagReferencePolicyBuilder`] of a new `TagReferencePolicy`.

@@ -61,105 +61,93 @@ impl<'de> ::serde::Deserialize<'de> for Scale {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Scale {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Scale>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ScaleVisitor<'a>(&'a mut Option<Scale>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ScaleField {
-            api_version,
-            kind,
-            metadata,
-            spec,
-            status,
-        }
-
-        impl serde_struct::Fields for ScaleVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "kind",
-                "metadata",
-                "spec",
-                "status",
-            ];
-
-            type Field = ScaleField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ScaleField> {
-                match name {
-                    "apiVersion" => Some(ScaleField::api_version),
-                    "kind" => Some(ScaleField::kind),
-                    "metadata" => Some(ScaleField::metadata),
-                    "spec" => Some(ScaleField::spec),
-                    "status" => Some(ScaleField::status),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ScaleVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Scale")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut kind = None;
-                let mut metadata = None;
-                let mut spec = None;
-                let mut status = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ScaleField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(ScaleField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                        Some(ScaleField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        Some(ScaleField::spec) => {
-                            serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                        }
-                        Some(ScaleField::status) => {
-                            serde_struct::optional_struct_value(&mut map, &mut status, "status")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(Scale {
-                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                    metadata: serde_struct::optional(metadata),
-                    spec: serde_struct::optional(spec),
-                    status: serde_struct::optional(status),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Scale",
-            <ScaleVisitor<'_> as serde_struct::Fields>::NAMES,
-            ScaleVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ScaleField {
+        api_version,
+        kind,
+        metadata,
+        spec,
+        status,
     }
-}
+
+    enum ScaleFields {}
+
+    impl serde_struct::Fields for ScaleFields {
+        const NAMES: &'static [&'static str] = &[
+            "apiVersion",
+            "kind",
+            "metadata",
+            "spec",
+            "status",
+        ];
+
+        type Field = ScaleField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ScaleField> {
+            match name {
+                "apiVersion" => Some(ScaleField::api_version),
+                "kind" => Some(ScaleField::kind),
+                "metadata" => Some(ScaleField::metadata),
+                "spec" => Some(ScaleField::spec),
+                "status" => Some(ScaleField::status),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Scale {
+        const NAME: &'static str = "Scale";
+        const NAMES: &'static [&'static str] = <ScaleFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Scale>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut kind = None;
+            let mut metadata = None;
+            let mut spec = None;
+            let mut status = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ScaleFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ScaleField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(ScaleField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                    Some(ScaleField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    Some(ScaleField::spec) => {
+                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
+                    }
+                    Some(ScaleField::status) => {
+                        serde_struct::optional_struct_value(&mut map, &mut status, "status")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(Scale {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                metadata: serde_struct::optional(metadata),
+                spec: serde_struct::optional(spec),
+                status: serde_struct::optional(status),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for Scale {

@@ -34,73 +34,61 @@ impl<'de> ::serde::Deserialize<'de> for ScaleSpec {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ScaleSpec {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ScaleSpec>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ScaleSpecVisitor<'a>(&'a mut Option<ScaleSpec>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ScaleSpecField {
-            replicas,
-        }
-
-        impl serde_struct::Fields for ScaleSpecVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["replicas"];
-
-            type Field = ScaleSpecField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ScaleSpecField> {
-                match name {
-                    "replicas" => Some(ScaleSpecField::replicas),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ScaleSpecVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ScaleSpec")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut replicas = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ScaleSpecField::replicas) => {
-                            serde_struct::value(&mut map, &mut replicas, "replicas")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ScaleSpec {
-                    replicas: serde_struct::optional(replicas),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ScaleSpec",
-            <ScaleSpecVisitor<'_> as serde_struct::Fields>::NAMES,
-            ScaleSpecVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ScaleSpecField {
+        replicas,
     }
-}
+
+    enum ScaleSpecFields {}
+
+    impl serde_struct::Fields for ScaleSpecFields {
+        const NAMES: &'static [&'static str] = &["replicas"];
+
+        type Field = ScaleSpecField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ScaleSpecField> {
+            match name {
+                "replicas" => Some(ScaleSpecField::replicas),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ScaleSpec {
+        const NAME: &'static str = "ScaleSpec";
+        const NAMES: &'static [&'static str] = <ScaleSpecFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ScaleSpec>,
+        ) -> Result<(), A::Error> {
+            let mut replicas = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ScaleSpecFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ScaleSpecField::replicas) => {
+                        serde_struct::value(&mut map, &mut replicas, "replicas")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ScaleSpec {
+                replicas: serde_struct::optional(replicas),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for ScaleSpec {

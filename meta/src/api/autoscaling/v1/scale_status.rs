@@ -37,81 +37,69 @@ impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ScaleStatus {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ScaleStatus>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ScaleStatusVisitor<'a>(&'a mut Option<ScaleStatus>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ScaleStatusField {
-            replicas,
-            selector,
-        }
-
-        impl serde_struct::Fields for ScaleStatusVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["replicas", "selector"];
-
-            type Field = ScaleStatusField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ScaleStatusField> {
-                match name {
-                    "replicas" => Some(ScaleStatusField::replicas),
-                    "selector" => Some(ScaleStatusField::selector),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ScaleStatusVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ScaleStatus")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut replicas = None;
-                let mut selector = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ScaleStatusField::replicas) => {
-                            serde_struct::value(&mut map, &mut replicas, "replicas")
-                        }
-                        Some(ScaleStatusField::selector) => {
-                            serde_struct::value(&mut map, &mut selector, "selector")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let replicas = serde_struct::required(replicas, "replicas")?;
-                *self.0 = Some(ScaleStatus {
-                    replicas,
-                    selector: serde_struct::optional(selector),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ScaleStatus",
-            <ScaleStatusVisitor<'_> as serde_struct::Fields>::NAMES,
-            ScaleStatusVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ScaleStatusField {
+        replicas,
+        selector,
     }
-}
+
+    enum ScaleStatusFields {}
+
+    impl serde_struct::Fields for ScaleStatusFields {
+        const NAMES: &'static [&'static str] = &["replicas", "selector"];
+
+        type Field = ScaleStatusField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ScaleStatusField> {
+            match name {
+                "replicas" => Some(ScaleStatusField::replicas),
+                "selector" => Some(ScaleStatusField::selector),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ScaleStatus {
+        const NAME: &'static str = "ScaleStatus";
+        const NAMES: &'static [&'static str] = <ScaleStatusFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ScaleStatus>,
+        ) -> Result<(), A::Error> {
+            let mut replicas = None;
+            let mut selector = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ScaleStatusFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ScaleStatusField::replicas) => {
+                        serde_struct::value(&mut map, &mut replicas, "replicas")
+                    }
+                    Some(ScaleStatusField::selector) => {
+                        serde_struct::value(&mut map, &mut selector, "selector")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let replicas = serde_struct::required(replicas, "replicas")?;
+            *place = Some(ScaleStatus {
+                replicas,
+                selector: serde_struct::optional(selector),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for ScaleStatus {

@@ -80,151 +80,131 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for DeleteOptions {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<DeleteOptions>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct DeleteOptionsVisitor<'a>(&'a mut Option<DeleteOptions>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum DeleteOptionsField {
-            api_version,
-            dry_run,
-            grace_period_seconds,
-            ignore_store_read_error_with_cluster_breaking_potential,
-            kind,
-            orphan_dependents,
-            preconditions,
-            propagation_policy,
-        }
-
-        impl serde_struct::Fields for DeleteOptionsVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "dryRun",
-                "gracePeriodSeconds",
-                "ignoreStoreReadErrorWithClusterBreakingPotential",
-                "kind",
-                "orphanDependents",
-                "preconditions",
-                "propagationPolicy",
-            ];
-
-            type Field = DeleteOptionsField;
-
-            #[inline]
-            fn field(name: &str) -> Option<DeleteOptionsField> {
-                match name {
-                    "apiVersion" => Some(DeleteOptionsField::api_version),
-                    "dryRun" => Some(DeleteOptionsField::dry_run),
-                    "gracePeriodSeconds" => Some(DeleteOptionsField::grace_period_seconds),
-                    "ignoreStoreReadErrorWithClusterBreakingPotential" => Some(DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential),
-                    "kind" => Some(DeleteOptionsField::kind),
-                    "orphanDependents" => Some(DeleteOptionsField::orphan_dependents),
-                    "preconditions" => Some(DeleteOptionsField::preconditions),
-                    "propagationPolicy" => Some(DeleteOptionsField::propagation_policy),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for DeleteOptionsVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct DeleteOptions")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut dry_run = None;
-                let mut grace_period_seconds = None;
-                let mut ignore_store_read_error_with_cluster_breaking_potential = None;
-                let mut kind = None;
-                let mut orphan_dependents = None;
-                let mut preconditions = None;
-                let mut propagation_policy = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(DeleteOptionsField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(DeleteOptionsField::dry_run) => {
-                            serde_struct::value(&mut map, &mut dry_run, "dryRun")
-                        }
-                        Some(DeleteOptionsField::grace_period_seconds) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut grace_period_seconds,
-                                "gracePeriodSeconds",
-                            )
-                        }
-                        Some(DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut ignore_store_read_error_with_cluster_breaking_potential,
-                                "ignoreStoreReadErrorWithClusterBreakingPotential",
-                            )
-                        }
-                        Some(DeleteOptionsField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(DeleteOptionsField::orphan_dependents) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut orphan_dependents,
-                                "orphanDependents",
-                            )
-                        }
-                        Some(DeleteOptionsField::preconditions) => {
-                            serde_struct::optional_struct_value(
-                                &mut map,
-                                &mut preconditions,
-                                "preconditions",
-                            )
-                        }
-                        Some(DeleteOptionsField::propagation_policy) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut propagation_policy,
-                                "propagationPolicy",
-                            )
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(DeleteOptions {
-                    api_version: serde_struct::optional(api_version),
-                    dry_run: serde_struct::optional(dry_run),
-                    grace_period_seconds: serde_struct::optional(grace_period_seconds),
-                    ignore_store_read_error_with_cluster_breaking_potential: serde_struct::optional(ignore_store_read_error_with_cluster_breaking_potential),
-                    kind: serde_struct::optional(kind),
-                    orphan_dependents: serde_struct::optional(orphan_dependents),
-                    preconditions: serde_struct::optional(preconditions),
-                    propagation_policy: serde_struct::optional(propagation_policy),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "DeleteOptions",
-            <DeleteOptionsVisitor<'_> as serde_struct::Fields>::NAMES,
-            DeleteOptionsVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum DeleteOptionsField {
+        api_version,
+        dry_run,
+        grace_period_seconds,
+        ignore_store_read_error_with_cluster_breaking_potential,
+        kind,
+        orphan_dependents,
+        preconditions,
+        propagation_policy,
     }
-}
+
+    enum DeleteOptionsFields {}
+
+    impl serde_struct::Fields for DeleteOptionsFields {
+        const NAMES: &'static [&'static str] = &[
+            "apiVersion",
+            "dryRun",
+            "gracePeriodSeconds",
+            "ignoreStoreReadErrorWithClusterBreakingPotential",
+            "kind",
+            "orphanDependents",
+            "preconditions",
+            "propagationPolicy",
+        ];
+
+        type Field = DeleteOptionsField;
+
+        #[inline]
+        fn field(name: &str) -> Option<DeleteOptionsField> {
+            match name {
+                "apiVersion" => Some(DeleteOptionsField::api_version),
+                "dryRun" => Some(DeleteOptionsField::dry_run),
+                "gracePeriodSeconds" => Some(DeleteOptionsField::grace_period_seconds),
+                "ignoreStoreReadErrorWithClusterBreakingPotential" => Some(DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential),
+                "kind" => Some(DeleteOptionsField::kind),
+                "orphanDependents" => Some(DeleteOptionsField::orphan_dependents),
+                "preconditions" => Some(DeleteOptionsField::preconditions),
+                "propagationPolicy" => Some(DeleteOptionsField::propagation_policy),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for DeleteOptions {
+        const NAME: &'static str = "DeleteOptions";
+        const NAMES: &'static [&'static str] = <DeleteOptionsFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<DeleteOptions>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut dry_run = None;
+            let mut grace_period_seconds = None;
+            let mut ignore_store_read_error_with_cluster_breaking_potential = None;
+            let mut kind = None;
+            let mut orphan_dependents = None;
+            let mut preconditions = None;
+            let mut propagation_policy = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<DeleteOptionsFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(DeleteOptionsField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(DeleteOptionsField::dry_run) => {
+                        serde_struct::value(&mut map, &mut dry_run, "dryRun")
+                    }
+                    Some(DeleteOptionsField::grace_period_seconds) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut grace_period_seconds,
+                            "gracePeriodSeconds",
+                        )
+                    }
+                    Some(DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut ignore_store_read_error_with_cluster_breaking_potential,
+                            "ignoreStoreReadErrorWithClusterBreakingPotential",
+                        )
+                    }
+                    Some(DeleteOptionsField::kind) => {
+                        serde_struct::value(&mut map, &mut kind, "kind")
+                    }
+                    Some(DeleteOptionsField::orphan_dependents) => {
+                        serde_struct::value(&mut map, &mut orphan_dependents, "orphanDependents")
+                    }
+                    Some(DeleteOptionsField::preconditions) => {
+                        serde_struct::optional_struct_value(
+                            &mut map,
+                            &mut preconditions,
+                            "preconditions",
+                        )
+                    }
+                    Some(DeleteOptionsField::propagation_policy) => {
+                        serde_struct::value(&mut map, &mut propagation_policy, "propagationPolicy")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(DeleteOptions {
+                api_version: serde_struct::optional(api_version),
+                dry_run: serde_struct::optional(dry_run),
+                grace_period_seconds: serde_struct::optional(grace_period_seconds),
+                ignore_store_read_error_with_cluster_breaking_potential: serde_struct::optional(ignore_store_read_error_with_cluster_breaking_potential),
+                kind: serde_struct::optional(kind),
+                orphan_dependents: serde_struct::optional(orphan_dependents),
+                preconditions: serde_struct::optional(preconditions),
+                propagation_policy: serde_struct::optional(propagation_policy),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for DeleteOptions {

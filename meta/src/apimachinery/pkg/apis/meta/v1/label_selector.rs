@@ -46,84 +46,72 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LabelSelector {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<LabelSelector>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct LabelSelectorVisitor<'a>(&'a mut Option<LabelSelector>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum LabelSelectorField {
-            match_expressions,
-            match_labels,
-        }
-
-        impl serde_struct::Fields for LabelSelectorVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
-
-            type Field = LabelSelectorField;
-
-            #[inline]
-            fn field(name: &str) -> Option<LabelSelectorField> {
-                match name {
-                    "matchExpressions" => Some(LabelSelectorField::match_expressions),
-                    "matchLabels" => Some(LabelSelectorField::match_labels),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for LabelSelectorVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct LabelSelector")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut match_expressions = None;
-                let mut match_labels = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(LabelSelectorField::match_expressions) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut match_expressions,
-                                "matchExpressions",
-                            )
-                        }
-                        Some(LabelSelectorField::match_labels) => {
-                            serde_struct::value(&mut map, &mut match_labels, "matchLabels")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(LabelSelector {
-                    match_expressions: serde_struct::optional(match_expressions),
-                    match_labels: serde_struct::optional(match_labels),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "LabelSelector",
-            <LabelSelectorVisitor<'_> as serde_struct::Fields>::NAMES,
-            LabelSelectorVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LabelSelectorField {
+        match_expressions,
+        match_labels,
     }
-}
+
+    enum LabelSelectorFields {}
+
+    impl serde_struct::Fields for LabelSelectorFields {
+        const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
+
+        type Field = LabelSelectorField;
+
+        #[inline]
+        fn field(name: &str) -> Option<LabelSelectorField> {
+            match name {
+                "matchExpressions" => Some(LabelSelectorField::match_expressions),
+                "matchLabels" => Some(LabelSelectorField::match_labels),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for LabelSelector {
+        const NAME: &'static str = "LabelSelector";
+        const NAMES: &'static [&'static str] = <LabelSelectorFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<LabelSelector>,
+        ) -> Result<(), A::Error> {
+            let mut match_expressions = None;
+            let mut match_labels = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<LabelSelectorFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(LabelSelectorField::match_expressions) => {
+                        serde_struct::optional_struct_list_value(
+                            &mut map,
+                            &mut match_expressions,
+                            "matchExpressions",
+                        )
+                    }
+                    Some(LabelSelectorField::match_labels) => {
+                        serde_struct::value(&mut map, &mut match_labels, "matchLabels")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(LabelSelector {
+                match_expressions: serde_struct::optional(match_expressions),
+                match_labels: serde_struct::optional(match_labels),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for LabelSelector {

@@ -40,89 +40,77 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for LabelSelectorRequirement {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<LabelSelectorRequirement>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct LabelSelectorRequirementVisitor<'a>(&'a mut Option<LabelSelectorRequirement>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum LabelSelectorRequirementField {
-            key,
-            operator,
-            values,
-        }
-
-        impl serde_struct::Fields for LabelSelectorRequirementVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["key", "operator", "values"];
-
-            type Field = LabelSelectorRequirementField;
-
-            #[inline]
-            fn field(name: &str) -> Option<LabelSelectorRequirementField> {
-                match name {
-                    "key" => Some(LabelSelectorRequirementField::key),
-                    "operator" => Some(LabelSelectorRequirementField::operator),
-                    "values" => Some(LabelSelectorRequirementField::values),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for LabelSelectorRequirementVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct LabelSelectorRequirement")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut key = None;
-                let mut operator = None;
-                let mut values = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key_2 = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key_2),
-                )? {
-                    match field {
-                        Some(LabelSelectorRequirementField::key) => {
-                            serde_struct::value(&mut map, &mut key, "key")
-                        }
-                        Some(LabelSelectorRequirementField::operator) => {
-                            serde_struct::value(&mut map, &mut operator, "operator")
-                        }
-                        Some(LabelSelectorRequirementField::values) => {
-                            serde_struct::value(&mut map, &mut values, "values")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                    }?;
-                }
-
-                let key = serde_struct::required(key, "key")?;
-                let operator = serde_struct::required(operator, "operator")?;
-                *self.0 = Some(LabelSelectorRequirement {
-                    key,
-                    operator,
-                    values: serde_struct::optional(values),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "LabelSelectorRequirement",
-            <LabelSelectorRequirementVisitor<'_> as serde_struct::Fields>::NAMES,
-            LabelSelectorRequirementVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum LabelSelectorRequirementField {
+        key,
+        operator,
+        values,
     }
-}
+
+    enum LabelSelectorRequirementFields {}
+
+    impl serde_struct::Fields for LabelSelectorRequirementFields {
+        const NAMES: &'static [&'static str] = &["key", "operator", "values"];
+
+        type Field = LabelSelectorRequirementField;
+
+        #[inline]
+        fn field(name: &str) -> Option<LabelSelectorRequirementField> {
+            match name {
+                "key" => Some(LabelSelectorRequirementField::key),
+                "operator" => Some(LabelSelectorRequirementField::operator),
+                "values" => Some(LabelSelectorRequirementField::values),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for LabelSelectorRequirement {
+        const NAME: &'static str = "LabelSelectorRequirement";
+        const NAMES: &'static [&'static str] = <LabelSelectorRequirementFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<LabelSelectorRequirement>,
+        ) -> Result<(), A::Error> {
+            let mut key = None;
+            let mut operator = None;
+            let mut values = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key_2 = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<LabelSelectorRequirementFields>::new(&mut key_2),
+            )? {
+                match field {
+                    Some(LabelSelectorRequirementField::key) => {
+                        serde_struct::value(&mut map, &mut key, "key")
+                    }
+                    Some(LabelSelectorRequirementField::operator) => {
+                        serde_struct::value(&mut map, &mut operator, "operator")
+                    }
+                    Some(LabelSelectorRequirementField::values) => {
+                        serde_struct::value(&mut map, &mut values, "values")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
+                }?;
+            }
+
+            let key = serde_struct::required(key, "key")?;
+            let operator = serde_struct::required(operator, "operator")?;
+            *place = Some(LabelSelectorRequirement {
+                key,
+                operator,
+                values: serde_struct::optional(values),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for LabelSelectorRequirement {

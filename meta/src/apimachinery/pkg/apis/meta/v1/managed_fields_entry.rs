@@ -60,123 +60,111 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ManagedFieldsEntry {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ManagedFieldsEntry>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ManagedFieldsEntryVisitor<'a>(&'a mut Option<ManagedFieldsEntry>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ManagedFieldsEntryField {
-            api_version,
-            fields_type,
-            fields_v1,
-            manager,
-            operation,
-            subresource,
-            time,
-        }
-
-        impl serde_struct::Fields for ManagedFieldsEntryVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "fieldsType",
-                "fieldsV1",
-                "manager",
-                "operation",
-                "subresource",
-                "time",
-            ];
-
-            type Field = ManagedFieldsEntryField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ManagedFieldsEntryField> {
-                match name {
-                    "apiVersion" => Some(ManagedFieldsEntryField::api_version),
-                    "fieldsType" => Some(ManagedFieldsEntryField::fields_type),
-                    "fieldsV1" => Some(ManagedFieldsEntryField::fields_v1),
-                    "manager" => Some(ManagedFieldsEntryField::manager),
-                    "operation" => Some(ManagedFieldsEntryField::operation),
-                    "subresource" => Some(ManagedFieldsEntryField::subresource),
-                    "time" => Some(ManagedFieldsEntryField::time),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ManagedFieldsEntryVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ManagedFieldsEntry")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut fields_type = None;
-                let mut fields_v1 = None;
-                let mut manager = None;
-                let mut operation = None;
-                let mut subresource = None;
-                let mut time = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ManagedFieldsEntryField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(ManagedFieldsEntryField::fields_type) => {
-                            serde_struct::value(&mut map, &mut fields_type, "fieldsType")
-                        }
-                        Some(ManagedFieldsEntryField::fields_v1) => {
-                            serde_struct::value(&mut map, &mut fields_v1, "fieldsV1")
-                        }
-                        Some(ManagedFieldsEntryField::manager) => {
-                            serde_struct::value(&mut map, &mut manager, "manager")
-                        }
-                        Some(ManagedFieldsEntryField::operation) => {
-                            serde_struct::value(&mut map, &mut operation, "operation")
-                        }
-                        Some(ManagedFieldsEntryField::subresource) => {
-                            serde_struct::value(&mut map, &mut subresource, "subresource")
-                        }
-                        Some(ManagedFieldsEntryField::time) => {
-                            serde_struct::value(&mut map, &mut time, "time")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(ManagedFieldsEntry {
-                    api_version: serde_struct::optional(api_version),
-                    fields_type: serde_struct::optional(fields_type),
-                    fields_v1: serde_struct::optional(fields_v1),
-                    manager: serde_struct::optional(manager),
-                    operation: serde_struct::optional(operation),
-                    subresource: serde_struct::optional(subresource),
-                    time: serde_struct::optional(time),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ManagedFieldsEntry",
-            <ManagedFieldsEntryVisitor<'_> as serde_struct::Fields>::NAMES,
-            ManagedFieldsEntryVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ManagedFieldsEntryField {
+        api_version,
+        fields_type,
+        fields_v1,
+        manager,
+        operation,
+        subresource,
+        time,
     }
-}
+
+    enum ManagedFieldsEntryFields {}
+
+    impl serde_struct::Fields for ManagedFieldsEntryFields {
+        const NAMES: &'static [&'static str] = &[
+            "apiVersion",
+            "fieldsType",
+            "fieldsV1",
+            "manager",
+            "operation",
+            "subresource",
+            "time",
+        ];
+
+        type Field = ManagedFieldsEntryField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ManagedFieldsEntryField> {
+            match name {
+                "apiVersion" => Some(ManagedFieldsEntryField::api_version),
+                "fieldsType" => Some(ManagedFieldsEntryField::fields_type),
+                "fieldsV1" => Some(ManagedFieldsEntryField::fields_v1),
+                "manager" => Some(ManagedFieldsEntryField::manager),
+                "operation" => Some(ManagedFieldsEntryField::operation),
+                "subresource" => Some(ManagedFieldsEntryField::subresource),
+                "time" => Some(ManagedFieldsEntryField::time),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ManagedFieldsEntry {
+        const NAME: &'static str = "ManagedFieldsEntry";
+        const NAMES: &'static [&'static str] = <ManagedFieldsEntryFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ManagedFieldsEntry>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut fields_type = None;
+            let mut fields_v1 = None;
+            let mut manager = None;
+            let mut operation = None;
+            let mut subresource = None;
+            let mut time = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ManagedFieldsEntryFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ManagedFieldsEntryField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(ManagedFieldsEntryField::fields_type) => {
+                        serde_struct::value(&mut map, &mut fields_type, "fieldsType")
+                    }
+                    Some(ManagedFieldsEntryField::fields_v1) => {
+                        serde_struct::value(&mut map, &mut fields_v1, "fieldsV1")
+                    }
+                    Some(ManagedFieldsEntryField::manager) => {
+                        serde_struct::value(&mut map, &mut manager, "manager")
+                    }
+                    Some(ManagedFieldsEntryField::operation) => {
+                        serde_struct::value(&mut map, &mut operation, "operation")
+                    }
+                    Some(ManagedFieldsEntryField::subresource) => {
+                        serde_struct::value(&mut map, &mut subresource, "subresource")
+                    }
+                    Some(ManagedFieldsEntryField::time) => {
+                        serde_struct::value(&mut map, &mut time, "time")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(ManagedFieldsEntry {
+                api_version: serde_struct::optional(api_version),
+                fields_type: serde_struct::optional(fields_type),
+                fields_v1: serde_struct::optional(fields_v1),
+                manager: serde_struct::optional(manager),
+                operation: serde_struct::optional(operation),
+                subresource: serde_struct::optional(subresource),
+                time: serde_struct::optional(time),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for ManagedFieldsEntry {

@@ -56,123 +56,111 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for OwnerReference {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<OwnerReference>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct OwnerReferenceVisitor<'a>(&'a mut Option<OwnerReference>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum OwnerReferenceField {
-            api_version,
-            block_owner_deletion,
-            controller,
-            kind,
-            name,
-            uid,
-        }
-
-        impl serde_struct::Fields for OwnerReferenceVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "blockOwnerDeletion",
-                "controller",
-                "kind",
-                "name",
-                "uid",
-            ];
-
-            type Field = OwnerReferenceField;
-
-            #[inline]
-            fn field(name: &str) -> Option<OwnerReferenceField> {
-                match name {
-                    "apiVersion" => Some(OwnerReferenceField::api_version),
-                    "blockOwnerDeletion" => Some(OwnerReferenceField::block_owner_deletion),
-                    "controller" => Some(OwnerReferenceField::controller),
-                    "kind" => Some(OwnerReferenceField::kind),
-                    "name" => Some(OwnerReferenceField::name),
-                    "uid" => Some(OwnerReferenceField::uid),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for OwnerReferenceVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct OwnerReference")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut block_owner_deletion = None;
-                let mut controller = None;
-                let mut kind = None;
-                let mut name = None;
-                let mut uid = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(OwnerReferenceField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(OwnerReferenceField::block_owner_deletion) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut block_owner_deletion,
-                                "blockOwnerDeletion",
-                            )
-                        }
-                        Some(OwnerReferenceField::controller) => {
-                            serde_struct::value(&mut map, &mut controller, "controller")
-                        }
-                        Some(OwnerReferenceField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(OwnerReferenceField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(OwnerReferenceField::uid) => {
-                            serde_struct::value(&mut map, &mut uid, "uid")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let api_version = serde_struct::required(api_version, "apiVersion")?;
-                let kind = serde_struct::required(kind, "kind")?;
-                let name = serde_struct::required(name, "name")?;
-                let uid = serde_struct::required(uid, "uid")?;
-                *self.0 = Some(OwnerReference {
-                    api_version,
-                    block_owner_deletion: serde_struct::optional(block_owner_deletion),
-                    controller: serde_struct::optional(controller),
-                    kind,
-                    name,
-                    uid,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "OwnerReference",
-            <OwnerReferenceVisitor<'_> as serde_struct::Fields>::NAMES,
-            OwnerReferenceVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum OwnerReferenceField {
+        api_version,
+        block_owner_deletion,
+        controller,
+        kind,
+        name,
+        uid,
     }
-}
+
+    enum OwnerReferenceFields {}
+
+    impl serde_struct::Fields for OwnerReferenceFields {
+        const NAMES: &'static [&'static str] = &[
+            "apiVersion",
+            "blockOwnerDeletion",
+            "controller",
+            "kind",
+            "name",
+            "uid",
+        ];
+
+        type Field = OwnerReferenceField;
+
+        #[inline]
+        fn field(name: &str) -> Option<OwnerReferenceField> {
+            match name {
+                "apiVersion" => Some(OwnerReferenceField::api_version),
+                "blockOwnerDeletion" => Some(OwnerReferenceField::block_owner_deletion),
+                "controller" => Some(OwnerReferenceField::controller),
+                "kind" => Some(OwnerReferenceField::kind),
+                "name" => Some(OwnerReferenceField::name),
+                "uid" => Some(OwnerReferenceField::uid),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for OwnerReference {
+        const NAME: &'static str = "OwnerReference";
+        const NAMES: &'static [&'static str] = <OwnerReferenceFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<OwnerReference>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut block_owner_deletion = None;
+            let mut controller = None;
+            let mut kind = None;
+            let mut name = None;
+            let mut uid = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<OwnerReferenceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(OwnerReferenceField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(OwnerReferenceField::block_owner_deletion) => {
+                        serde_struct::value(
+                            &mut map,
+                            &mut block_owner_deletion,
+                            "blockOwnerDeletion",
+                        )
+                    }
+                    Some(OwnerReferenceField::controller) => {
+                        serde_struct::value(&mut map, &mut controller, "controller")
+                    }
+                    Some(OwnerReferenceField::kind) => {
+                        serde_struct::value(&mut map, &mut kind, "kind")
+                    }
+                    Some(OwnerReferenceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(OwnerReferenceField::uid) => {
+                        serde_struct::value(&mut map, &mut uid, "uid")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let api_version = serde_struct::required(api_version, "apiVersion")?;
+            let kind = serde_struct::required(kind, "kind")?;
+            let name = serde_struct::required(name, "name")?;
+            let uid = serde_struct::required(uid, "uid")?;
+            *place = Some(OwnerReference {
+                api_version,
+                block_owner_deletion: serde_struct::optional(block_owner_deletion),
+                controller: serde_struct::optional(controller),
+                kind,
+                name,
+                uid,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for OwnerReference {

@@ -44,80 +44,66 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Preconditions {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Preconditions>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct PreconditionsVisitor<'a>(&'a mut Option<Preconditions>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum PreconditionsField {
-            resource_version,
-            uid,
-        }
-
-        impl serde_struct::Fields for PreconditionsVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["resourceVersion", "uid"];
-
-            type Field = PreconditionsField;
-
-            #[inline]
-            fn field(name: &str) -> Option<PreconditionsField> {
-                match name {
-                    "resourceVersion" => Some(PreconditionsField::resource_version),
-                    "uid" => Some(PreconditionsField::uid),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for PreconditionsVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Preconditions")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut resource_version = None;
-                let mut uid = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(PreconditionsField::resource_version) => {
-                            serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
-                        }
-                        Some(PreconditionsField::uid) => {
-                            serde_struct::value(&mut map, &mut uid, "uid")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(Preconditions {
-                    resource_version: serde_struct::optional(resource_version),
-                    uid: serde_struct::optional(uid),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Preconditions",
-            <PreconditionsVisitor<'_> as serde_struct::Fields>::NAMES,
-            PreconditionsVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum PreconditionsField {
+        resource_version,
+        uid,
     }
-}
+
+    enum PreconditionsFields {}
+
+    impl serde_struct::Fields for PreconditionsFields {
+        const NAMES: &'static [&'static str] = &["resourceVersion", "uid"];
+
+        type Field = PreconditionsField;
+
+        #[inline]
+        fn field(name: &str) -> Option<PreconditionsField> {
+            match name {
+                "resourceVersion" => Some(PreconditionsField::resource_version),
+                "uid" => Some(PreconditionsField::uid),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Preconditions {
+        const NAME: &'static str = "Preconditions";
+        const NAMES: &'static [&'static str] = <PreconditionsFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Preconditions>,
+        ) -> Result<(), A::Error> {
+            let mut resource_version = None;
+            let mut uid = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<PreconditionsFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(PreconditionsField::resource_version) => {
+                        serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
+                    }
+                    Some(PreconditionsField::uid) => serde_struct::value(&mut map, &mut uid, "uid"),
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(Preconditions {
+                resource_version: serde_struct::optional(resource_version),
+                uid: serde_struct::optional(uid),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for Preconditions {

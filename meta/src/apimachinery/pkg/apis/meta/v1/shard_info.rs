@@ -34,74 +34,62 @@ impl<'de> ::serde::Deserialize<'de> for ShardInfo {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for ShardInfo {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<ShardInfo>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct ShardInfoVisitor<'a>(&'a mut Option<ShardInfo>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum ShardInfoField {
-            selector,
-        }
-
-        impl serde_struct::Fields for ShardInfoVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["selector"];
-
-            type Field = ShardInfoField;
-
-            #[inline]
-            fn field(name: &str) -> Option<ShardInfoField> {
-                match name {
-                    "selector" => Some(ShardInfoField::selector),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for ShardInfoVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct ShardInfo")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut selector = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(ShardInfoField::selector) => {
-                            serde_struct::value(&mut map, &mut selector, "selector")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                let selector = serde_struct::required(selector, "selector")?;
-                *self.0 = Some(ShardInfo {
-                    selector,
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "ShardInfo",
-            <ShardInfoVisitor<'_> as serde_struct::Fields>::NAMES,
-            ShardInfoVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ShardInfoField {
+        selector,
     }
-}
+
+    enum ShardInfoFields {}
+
+    impl serde_struct::Fields for ShardInfoFields {
+        const NAMES: &'static [&'static str] = &["selector"];
+
+        type Field = ShardInfoField;
+
+        #[inline]
+        fn field(name: &str) -> Option<ShardInfoField> {
+            match name {
+                "selector" => Some(ShardInfoField::selector),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for ShardInfo {
+        const NAME: &'static str = "ShardInfo";
+        const NAMES: &'static [&'static str] = <ShardInfoFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ShardInfo>,
+        ) -> Result<(), A::Error> {
+            let mut selector = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ShardInfoFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ShardInfoField::selector) => {
+                        serde_struct::value(&mut map, &mut selector, "selector")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            let selector = serde_struct::required(selector, "selector")?;
+            *place = Some(ShardInfo {
+                selector,
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for ShardInfo {

@@ -73,127 +73,115 @@ impl<'de> ::serde::Deserialize<'de> for Status {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for Status {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<Status>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct StatusVisitor<'a>(&'a mut Option<Status>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum StatusField {
-            api_version,
-            code,
-            details,
-            kind,
-            message,
-            metadata,
-            reason,
-            status,
-        }
-
-        impl serde_struct::Fields for StatusVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "apiVersion",
-                "code",
-                "details",
-                "kind",
-                "message",
-                "metadata",
-                "reason",
-                "status",
-            ];
-
-            type Field = StatusField;
-
-            #[inline]
-            fn field(name: &str) -> Option<StatusField> {
-                match name {
-                    "apiVersion" => Some(StatusField::api_version),
-                    "code" => Some(StatusField::code),
-                    "details" => Some(StatusField::details),
-                    "kind" => Some(StatusField::kind),
-                    "message" => Some(StatusField::message),
-                    "metadata" => Some(StatusField::metadata),
-                    "reason" => Some(StatusField::reason),
-                    "status" => Some(StatusField::status),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for StatusVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct Status")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut api_version = None;
-                let mut code = None;
-                let mut details = None;
-                let mut kind = None;
-                let mut message = None;
-                let mut metadata = None;
-                let mut reason = None;
-                let mut status = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(StatusField::api_version) => {
-                            serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                        }
-                        Some(StatusField::code) => serde_struct::value(&mut map, &mut code, "code"),
-                        Some(StatusField::details) => {
-                            serde_struct::optional_struct_value(&mut map, &mut details, "details")
-                        }
-                        Some(StatusField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                        Some(StatusField::message) => {
-                            serde_struct::value(&mut map, &mut message, "message")
-                        }
-                        Some(StatusField::metadata) => {
-                            serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                        }
-                        Some(StatusField::reason) => {
-                            serde_struct::value(&mut map, &mut reason, "reason")
-                        }
-                        Some(StatusField::status) => {
-                            serde_struct::value(&mut map, &mut status, "status")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(Status {
-                    api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                    code: serde_struct::optional(code),
-                    details: serde_struct::optional(details),
-                    kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                    message: serde_struct::optional(message),
-                    metadata: serde_struct::optional(metadata),
-                    reason: serde_struct::optional(reason),
-                    status: serde_struct::optional(status),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "Status",
-            <StatusVisitor<'_> as serde_struct::Fields>::NAMES,
-            StatusVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum StatusField {
+        api_version,
+        code,
+        details,
+        kind,
+        message,
+        metadata,
+        reason,
+        status,
     }
-}
+
+    enum StatusFields {}
+
+    impl serde_struct::Fields for StatusFields {
+        const NAMES: &'static [&'static str] = &[
+            "apiVersion",
+            "code",
+            "details",
+            "kind",
+            "message",
+            "metadata",
+            "reason",
+            "status",
+        ];
+
+        type Field = StatusField;
+
+        #[inline]
+        fn field(name: &str) -> Option<StatusField> {
+            match name {
+                "apiVersion" => Some(StatusField::api_version),
+                "code" => Some(StatusField::code),
+                "details" => Some(StatusField::details),
+                "kind" => Some(StatusField::kind),
+                "message" => Some(StatusField::message),
+                "metadata" => Some(StatusField::metadata),
+                "reason" => Some(StatusField::reason),
+                "status" => Some(StatusField::status),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for Status {
+        const NAME: &'static str = "Status";
+        const NAMES: &'static [&'static str] = <StatusFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<Status>,
+        ) -> Result<(), A::Error> {
+            let mut api_version = None;
+            let mut code = None;
+            let mut details = None;
+            let mut kind = None;
+            let mut message = None;
+            let mut metadata = None;
+            let mut reason = None;
+            let mut status = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<StatusFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(StatusField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(StatusField::code) => serde_struct::value(&mut map, &mut code, "code"),
+                    Some(StatusField::details) => {
+                        serde_struct::optional_struct_value(&mut map, &mut details, "details")
+                    }
+                    Some(StatusField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
+                    Some(StatusField::message) => {
+                        serde_struct::value(&mut map, &mut message, "message")
+                    }
+                    Some(StatusField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    Some(StatusField::reason) => {
+                        serde_struct::value(&mut map, &mut reason, "reason")
+                    }
+                    Some(StatusField::status) => {
+                        serde_struct::value(&mut map, &mut status, "status")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(Status {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                code: serde_struct::optional(code),
+                details: serde_struct::optional(details),
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                message: serde_struct::optional(message),
+                metadata: serde_struct::optional(metadata),
+                reason: serde_struct::optional(reason),
+                status: serde_struct::optional(status),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for Status {

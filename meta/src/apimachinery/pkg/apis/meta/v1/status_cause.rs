@@ -44,87 +44,75 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for StatusCause {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<StatusCause>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct StatusCauseVisitor<'a>(&'a mut Option<StatusCause>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum StatusCauseField {
-            field,
-            message,
-            reason,
-        }
-
-        impl serde_struct::Fields for StatusCauseVisitor<'_> {
-            const NAMES: &'static [&'static str] = &["field", "message", "reason"];
-
-            type Field = StatusCauseField;
-
-            #[inline]
-            fn field(name: &str) -> Option<StatusCauseField> {
-                match name {
-                    "field" => Some(StatusCauseField::field),
-                    "message" => Some(StatusCauseField::message),
-                    "reason" => Some(StatusCauseField::reason),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for StatusCauseVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct StatusCause")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut field = None;
-                let mut message = None;
-                let mut reason = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field_2) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field_2 {
-                        Some(StatusCauseField::field) => {
-                            serde_struct::value(&mut map, &mut field, "field")
-                        }
-                        Some(StatusCauseField::message) => {
-                            serde_struct::value(&mut map, &mut message, "message")
-                        }
-                        Some(StatusCauseField::reason) => {
-                            serde_struct::value(&mut map, &mut reason, "reason")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(StatusCause {
-                    field: serde_struct::optional(field),
-                    message: serde_struct::optional(message),
-                    reason: serde_struct::optional(reason),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "StatusCause",
-            <StatusCauseVisitor<'_> as serde_struct::Fields>::NAMES,
-            StatusCauseVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum StatusCauseField {
+        field,
+        message,
+        reason,
     }
-}
+
+    enum StatusCauseFields {}
+
+    impl serde_struct::Fields for StatusCauseFields {
+        const NAMES: &'static [&'static str] = &["field", "message", "reason"];
+
+        type Field = StatusCauseField;
+
+        #[inline]
+        fn field(name: &str) -> Option<StatusCauseField> {
+            match name {
+                "field" => Some(StatusCauseField::field),
+                "message" => Some(StatusCauseField::message),
+                "reason" => Some(StatusCauseField::reason),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for StatusCause {
+        const NAME: &'static str = "StatusCause";
+        const NAMES: &'static [&'static str] = <StatusCauseFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<StatusCause>,
+        ) -> Result<(), A::Error> {
+            let mut field = None;
+            let mut message = None;
+            let mut reason = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field_2) = map.next_key_seed(
+                serde_struct::NamedKey::<StatusCauseFields>::new(&mut key),
+            )? {
+                match field_2 {
+                    Some(StatusCauseField::field) => {
+                        serde_struct::value(&mut map, &mut field, "field")
+                    }
+                    Some(StatusCauseField::message) => {
+                        serde_struct::value(&mut map, &mut message, "message")
+                    }
+                    Some(StatusCauseField::reason) => {
+                        serde_struct::value(&mut map, &mut reason, "reason")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(StatusCause {
+                field: serde_struct::optional(field),
+                message: serde_struct::optional(message),
+                reason: serde_struct::optional(reason),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for StatusCause {

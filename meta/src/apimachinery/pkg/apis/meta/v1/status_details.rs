@@ -60,123 +60,101 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
     }
 }
 
-impl<'de> ::kubeforge_runtime::serde_struct::InPlace<'de> for StatusDetails {
-    #[allow(clippy::too_many_lines)]
-    fn deserialize_into<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-        place: &mut Option<StatusDetails>,
-    ) -> Result<(), D::Error> {
-        use ::kubeforge_runtime::serde_struct;
+const _: () = {
+    use ::kubeforge_runtime::serde_struct;
 
-        struct StatusDetailsVisitor<'a>(&'a mut Option<StatusDetails>);
-
-        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-        enum StatusDetailsField {
-            causes,
-            group,
-            kind,
-            name,
-            retry_after_seconds,
-            uid,
-        }
-
-        impl serde_struct::Fields for StatusDetailsVisitor<'_> {
-            const NAMES: &'static [&'static str] = &[
-                "causes",
-                "group",
-                "kind",
-                "name",
-                "retryAfterSeconds",
-                "uid",
-            ];
-
-            type Field = StatusDetailsField;
-
-            #[inline]
-            fn field(name: &str) -> Option<StatusDetailsField> {
-                match name {
-                    "causes" => Some(StatusDetailsField::causes),
-                    "group" => Some(StatusDetailsField::group),
-                    "kind" => Some(StatusDetailsField::kind),
-                    "name" => Some(StatusDetailsField::name),
-                    "retryAfterSeconds" => Some(StatusDetailsField::retry_after_seconds),
-                    "uid" => Some(StatusDetailsField::uid),
-                    _ => None,
-                }
-            }
-        }
-
-        impl<'de> ::serde::de::Visitor<'de> for StatusDetailsVisitor<'_> {
-            type Value = ();
-
-            #[inline]
-            fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str("struct StatusDetails")
-            }
-
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-                let mut causes = None;
-                let mut group = None;
-                let mut kind = None;
-                let mut name = None;
-                let mut retry_after_seconds = None;
-                let mut uid = None;
-                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                let mut key = String::new();
-                while let Some(field) = map.next_key_seed(
-                    serde_struct::NamedKey::<Self>::new(&mut key),
-                )? {
-                    match field {
-                        Some(StatusDetailsField::causes) => {
-                            serde_struct::optional_struct_list_value(
-                                &mut map,
-                                &mut causes,
-                                "causes",
-                            )
-                        }
-                        Some(StatusDetailsField::group) => {
-                            serde_struct::value(&mut map, &mut group, "group")
-                        }
-                        Some(StatusDetailsField::kind) => {
-                            serde_struct::value(&mut map, &mut kind, "kind")
-                        }
-                        Some(StatusDetailsField::name) => {
-                            serde_struct::value(&mut map, &mut name, "name")
-                        }
-                        Some(StatusDetailsField::retry_after_seconds) => {
-                            serde_struct::value(
-                                &mut map,
-                                &mut retry_after_seconds,
-                                "retryAfterSeconds",
-                            )
-                        }
-                        Some(StatusDetailsField::uid) => {
-                            serde_struct::value(&mut map, &mut uid, "uid")
-                        }
-                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                    }?;
-                }
-
-                *self.0 = Some(StatusDetails {
-                    causes: serde_struct::optional(causes),
-                    group: serde_struct::optional(group),
-                    kind: serde_struct::optional(kind),
-                    name: serde_struct::optional(name),
-                    retry_after_seconds: serde_struct::optional(retry_after_seconds),
-                    uid: serde_struct::optional(uid),
-                    unknown_fields,
-                });
-                Ok(())
-            }
-        }
-
-        deserializer.deserialize_struct(
-            "StatusDetails",
-            <StatusDetailsVisitor<'_> as serde_struct::Fields>::NAMES,
-            StatusDetailsVisitor(place),
-        )
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum StatusDetailsField {
+        causes,
+        group,
+        kind,
+        name,
+        retry_after_seconds,
+        uid,
     }
-}
+
+    enum StatusDetailsFields {}
+
+    impl serde_struct::Fields for StatusDetailsFields {
+        const NAMES: &'static [&'static str] = &[
+            "causes",
+            "group",
+            "kind",
+            "name",
+            "retryAfterSeconds",
+            "uid",
+        ];
+
+        type Field = StatusDetailsField;
+
+        #[inline]
+        fn field(name: &str) -> Option<StatusDetailsField> {
+            match name {
+                "causes" => Some(StatusDetailsField::causes),
+                "group" => Some(StatusDetailsField::group),
+                "kind" => Some(StatusDetailsField::kind),
+                "name" => Some(StatusDetailsField::name),
+                "retryAfterSeconds" => Some(StatusDetailsField::retry_after_seconds),
+                "uid" => Some(StatusDetailsField::uid),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de> serde_struct::InPlace<'de> for StatusDetails {
+        const NAME: &'static str = "StatusDetails";
+        const NAMES: &'static [&'static str] = <StatusDetailsFields as serde_struct::Fields>::NAMES;
+
+        #[allow(clippy::too_many_lines)]
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<StatusDetails>,
+        ) -> Result<(), A::Error> {
+            let mut causes = None;
+            let mut group = None;
+            let mut kind = None;
+            let mut name = None;
+            let mut retry_after_seconds = None;
+            let mut uid = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<StatusDetailsFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(StatusDetailsField::causes) => {
+                        serde_struct::optional_struct_list_value(&mut map, &mut causes, "causes")
+                    }
+                    Some(StatusDetailsField::group) => {
+                        serde_struct::value(&mut map, &mut group, "group")
+                    }
+                    Some(StatusDetailsField::kind) => {
+                        serde_struct::value(&mut map, &mut kind, "kind")
+                    }
+                    Some(StatusDetailsField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(StatusDetailsField::retry_after_seconds) => {
+                        serde_struct::value(&mut map, &mut retry_after_seconds, "retryAfterSeconds")
+                    }
+                    Some(StatusDetailsField::uid) => serde_struct::value(&mut map, &mut uid, "uid"),
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
+            }
+
+            *place = Some(StatusDetails {
+                causes: serde_struct::optional(causes),
+                group: serde_struct::optional(group),
+                kind: serde_struct::optional(kind),
+                name: serde_struct::optional(name),
+                retry_after_seconds: serde_struct::optional(retry_after_seconds),
+                uid: serde_struct::optional(uid),
+                unknown_fields,
+            });
+            Ok(())
+        }
+    }
+};
 
 #[cfg(feature = "protobuf")]
 impl ::kubeforge_runtime::protobuf::Message for StatusDetails {
