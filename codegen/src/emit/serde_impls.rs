@@ -271,6 +271,8 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
     }
     code.line(&format!("enum {keys} {{}}"));
     code.blank();
+    // `field` is the reading code's only non-generic function: inline, it is compiled where
+    // a reader is instantiated, not for every struct of the crate.
     code.open(&format!("impl serde_struct::Fields for {keys} {{"));
     let names: Vec<&str> = json_names.iter().map(String::as_str).collect();
     code.list(
