@@ -228,7 +228,6 @@ fn main() -> ExitCode {
 /// Whether the committed table is current. Without the corpus it says so and keeps the
 /// committed table (an error with `CI` set).
 fn known_shapes(root: &Path, check: bool) -> Result<bool, String> {
-    let path = root.join(xtask::KNOWN_SHAPES);
     let Some(table) = xtask::known_shapes(root)? else {
         let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
         eprintln!(
@@ -238,23 +237,19 @@ fn known_shapes(root: &Path, check: bool) -> Result<bool, String> {
         );
         return Ok(!ci);
     };
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    if committed == table {
-        return Ok(true);
-    }
-    if check {
-        eprintln!(
-            "{} is stale. Run `cargo xtask regen` and commit the result.",
-            xtask::KNOWN_SHAPES
-        );
-        return Ok(false);
-    }
-    std::fs::write(&path, table).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    eprintln!(
-        "{} rewritten; run `cargo xtask regen` again so that generation uses it",
-        xtask::KNOWN_SHAPES
-    );
-    Ok(false)
+    Ok(
+        match write_or_check(root, xtask::KNOWN_SHAPES, &table, check)? {
+            Committed::Current => true,
+            Committed::Stale => false,
+            Committed::Written => {
+                eprintln!(
+                    "{} rewritten; run `cargo xtask regen` again so that generation uses it",
+                    xtask::KNOWN_SHAPES
+                );
+                false
+            }
+        },
+    )
 }
 
 /// Writes the runtime's CRD query structs (`runtime/src/crd_query.rs`) from the generator;
@@ -262,22 +257,47 @@ fn known_shapes(root: &Path, check: bool) -> Result<bool, String> {
 /// runs here was built with the committed file, which only decides whether a CRD crate
 /// re-exports the structs: `generated/` and `meta/` do not depend on it.
 fn crd_query(root: &Path, check: bool) -> Result<bool, String> {
-    let path = root.join(xtask::CRD_QUERY);
     let text = kubeforge::crd_query_module().map_err(|e| e.to_string())?;
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    if committed == text {
-        return Ok(true);
+    Ok(
+        match write_or_check(root, xtask::CRD_QUERY, &text, check)? {
+            Committed::Current => true,
+            Committed::Stale => false,
+            Committed::Written => {
+                eprintln!("{} rewritten", xtask::CRD_QUERY);
+                true
+            }
+        },
+    )
+}
+
+/// What [`write_or_check`] found of a file `regen` writes whole.
+enum Committed {
+    /// The committed file holds the text.
+    Current,
+    /// It does not, and only a check was asked for (said on stderr).
+    Stale,
+    /// It did not, and now does.
+    Written,
+}
+
+/// Compares `text` with the committed file at `relative` (below `root`); when they differ,
+/// says the file is stale with `check`, and writes it otherwise.
+fn write_or_check(
+    root: &Path,
+    relative: &str,
+    text: &str,
+    check: bool,
+) -> Result<Committed, String> {
+    let path = root.join(relative);
+    if std::fs::read_to_string(&path).is_ok_and(|committed| committed == text) {
+        return Ok(Committed::Current);
     }
     if check {
-        eprintln!(
-            "{} is stale. Run `cargo xtask regen` and commit the result.",
-            xtask::CRD_QUERY
-        );
-        return Ok(false);
+        eprintln!("{relative} is stale. Run `cargo xtask regen` and commit the result.");
+        return Ok(Committed::Stale);
     }
     std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    eprintln!("{} rewritten", xtask::CRD_QUERY);
-    Ok(true)
+    Ok(Committed::Written)
 }
 
 /// Builds the generated crate, so that `regen` alone shows whether the output compiles.
