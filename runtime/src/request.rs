@@ -326,11 +326,28 @@ impl PathAndQuery {
 /// with the path parameters' `values` (in the template's order), then `query`'s parameters,
 /// the media type asked for, and the body.
 ///
+/// The values come by value (`[namespace, name]`, `[]`), not as a slice: a borrowed `&[]`
+/// in a generated function is promoted to a constant, a MIR body of its own that rustc
+/// builds, checks and keeps for each of the crate's request functions.
+///
 /// # Errors
 ///
 /// [`RequestError::InvalidPathParam`] when a path parameter is empty, `.` or `..`; then the
 /// body's error ([`RequestError::Body`], [`RequestError::UnsupportedPatch`]).
-pub fn send(
+#[inline]
+pub fn send<const N: usize>(
+    method: Method,
+    template: &'static str,
+    values: [&str; N],
+    query: &dyn QueryParams,
+    accept: Option<&'static str>,
+    body: Result<Option<Body>, RequestError>,
+) -> Result<Request<Vec<u8>>, RequestError> {
+    send_values(method, template, &values, query, accept, body)
+}
+
+/// [`send`] with the values as a slice: compiled once, here.
+fn send_values(
     method: Method,
     template: &'static str,
     values: &[&str],

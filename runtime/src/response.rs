@@ -246,14 +246,18 @@ struct KindProbe {
 /// The one decoding every generated response decoder does: `read` the body when the
 /// status is one of `successes`, and the error it holds otherwise.
 ///
+/// The statuses come by value (`[200, 201]`), not as a slice: a borrowed `&[200]` in a
+/// generated decoder is promoted to a constant, a MIR body of its own that rustc builds,
+/// checks and keeps for each of the crate's decoders.
+///
 /// # Errors
 ///
 /// [`ResponseError::Status`] (or [`ResponseError::UnexpectedStatus`]) for another status;
 /// `read`'s error.
-pub fn decode<T, S: DeserializeOwned>(
+pub fn decode<T, S: DeserializeOwned, const N: usize>(
     status: StatusCode,
     body: &[u8],
-    successes: &[u16],
+    successes: [u16; N],
     read: fn(StatusCode, &[u8]) -> Result<T, ResponseError<S>>,
 ) -> Result<T, ResponseError<S>> {
     if successes.contains(&status.as_u16()) {

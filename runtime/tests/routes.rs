@@ -58,7 +58,7 @@ fn send_fills_the_template_then_the_query_and_the_body() {
     let request = request::send(
         Method::GET,
         "/api/v1/namespaces/{namespace}/pods/{name}/log",
-        &["kube system", "a/b"],
+        ["kube system", "a/b"],
         &request::With(&[("watch", &true), ("container", &"c 1")], &Limit(Some(5))),
         Some(request::JSON),
         Ok(None),
@@ -75,7 +75,7 @@ fn send_fills_the_template_then_the_query_and_the_body() {
     let request = request::send(
         Method::POST,
         "/api/v1/namespaces",
-        &[],
+        [],
         &(),
         None,
         request::Body::json(&serde_json::json!({"kind": "Namespace"})).map(Some),
@@ -89,7 +89,7 @@ fn send_fills_the_template_then_the_query_and_the_body() {
         let error = request::send(
             Method::GET,
             "/api/v1/namespaces/{namespace}/pods/{name}",
-            &["default", bad],
+            ["default", bad],
             &(),
             None,
             Err(RequestError::UnsupportedPatch {
@@ -106,7 +106,7 @@ fn send_fills_the_template_then_the_query_and_the_body() {
     let error = request::send(
         Method::PATCH,
         "/api/v1/namespaces/{namespace}",
-        &["default"],
+        ["default"],
         &(),
         None,
         request::Patch::Merge(serde_json::json!({}))
@@ -125,11 +125,11 @@ fn send_fills_the_template_then_the_query_and_the_body() {
 #[test]
 fn decode_reads_declared_successes_only() {
     let read: Result<u32, ResponseError<Value>> =
-        response::decode(StatusCode::CREATED, b"7", &[200, 201], response::json);
+        response::decode(StatusCode::CREATED, b"7", [200, 201], response::json);
     assert_eq!(read.unwrap(), 7);
     let status = br#"{"kind":"Status","code":202,"reason":"Accepted"}"#;
     let other: Result<u32, ResponseError<Value>> =
-        response::decode(StatusCode::ACCEPTED, status, &[200, 201], response::json);
+        response::decode(StatusCode::ACCEPTED, status, [200, 201], response::json);
     assert!(
         matches!(other, Err(ResponseError::Status { .. })),
         "{other:?}"

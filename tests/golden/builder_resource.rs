@@ -315,7 +315,7 @@ pub mod com {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.com/v1/namespaces/{namespace}/gadgets",
-                            &[namespace],
+                            [namespace],
                             &(),
                             None,
                             Ok(None),
@@ -935,7 +935,7 @@ pub mod com {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.com/v1/gizmos/{name}",
-                            &[name],
+                            [name],
                             &(),
                             None,
                             Ok(None),

@@ -356,7 +356,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/workflows",
-                            &[],
+                            [],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -379,7 +379,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -398,7 +398,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/workflows",
-                            &[],
+                            [],
                             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
                             Ok(None),
@@ -428,7 +428,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/watch/workflows",
-                            &[],
+                            [],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -451,7 +451,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }
@@ -472,7 +472,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
                             "/apis/example.io/v1/namespaces/{namespace}/workflows",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -492,7 +492,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -512,7 +512,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/namespaces/{namespace}/workflows",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -535,7 +535,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -555,7 +555,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/namespaces/{namespace}/workflows",
-                            &[namespace],
+                            [namespace],
                             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
                             Ok(None),
@@ -587,7 +587,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::POST,
                             "/apis/example.io/v1/namespaces/{namespace}/workflows",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -607,7 +607,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201, 202],
+                            [200, 201, 202],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -627,7 +627,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/watch/namespaces/{namespace}/workflows",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -650,7 +650,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }
@@ -672,7 +672,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
                             "/apis/example.io/v1/namespaces/{namespace}/workflows/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -692,7 +692,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 202],
+                            [200, 202],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -713,7 +713,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/namespaces/{namespace}/workflows/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -733,7 +733,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -762,7 +762,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PATCH,
                             "/apis/example.io/v1/namespaces/{namespace}/workflows/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             body.to_body(ACCEPTED).map(Some),
@@ -782,7 +782,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201],
+                            [200, 201],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -804,7 +804,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PUT,
                             "/apis/example.io/v1/namespaces/{namespace}/workflows/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -824,7 +824,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201],
+                            [200, 201],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -845,7 +845,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/watch/namespaces/{namespace}/workflows/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -868,7 +868,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }
@@ -1480,7 +1480,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1alpha1/workflows",
-                            &[],
+                            [],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -1503,7 +1503,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -1522,7 +1522,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1alpha1/workflows",
-                            &[],
+                            [],
                             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
                             Ok(None),
@@ -1552,7 +1552,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1alpha1/watch/workflows",
-                            &[],
+                            [],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -1575,7 +1575,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }
@@ -1596,7 +1596,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
                             "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -1616,7 +1616,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -1636,7 +1636,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -1659,7 +1659,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -1679,7 +1679,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows",
-                            &[namespace],
+                            [namespace],
                             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
                             Ok(None),
@@ -1711,7 +1711,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::POST,
                             "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -1731,7 +1731,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201, 202],
+                            [200, 201, 202],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -1751,7 +1751,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1alpha1/watch/namespaces/{namespace}/workflows",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -1774,7 +1774,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }
@@ -1796,7 +1796,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
                             "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -1816,7 +1816,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 202],
+                            [200, 202],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -1837,7 +1837,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -1857,7 +1857,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -1886,7 +1886,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PATCH,
                             "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             body.to_body(ACCEPTED).map(Some),
@@ -1906,7 +1906,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201],
+                            [200, 201],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -1928,7 +1928,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PUT,
                             "/apis/example.io/v1alpha1/namespaces/{namespace}/workflows/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -1948,7 +1948,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201],
+                            [200, 201],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -1969,7 +1969,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1alpha1/watch/namespaces/{namespace}/workflows/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -1992,7 +1992,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }

@@ -332,7 +332,7 @@ pub mod com {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.com/v1/namespaces/{namespace}/gadgets",
-                            &[namespace],
+                            [namespace],
                             &(),
                             None,
                             Ok(None),
@@ -367,7 +367,7 @@ pub mod com {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             &(),
                             None,
                             Ok(None),
@@ -402,7 +402,7 @@ pub mod com {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.com/v1/namespaces/{namespace}/gadgets/{name}/status",
-                            &[namespace, name],
+                            [namespace, name],
                             &(),
                             None,
                             Ok(None),
@@ -995,7 +995,7 @@ pub mod com {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.com/v1/gizmos",
-                            &[],
+                            [],
                             &(),
                             None,
                             Ok(None),

@@ -254,7 +254,7 @@ pub mod com {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.com/v1/widgets",
-                            &[],
+                            [],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -277,7 +277,7 @@ pub mod com {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -297,7 +297,7 @@ pub mod com {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
                             "/apis/example.com/v1/widgets/{name}",
-                            &[name],
+                            [name],
                             &(),
                             Some("application/json"),
                             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -336,7 +336,7 @@ pub mod com {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.com/v1/widgets/{name}",
-                            &[name],
+                            [name],
                             &(),
                             Some("application/json"),
                             Ok(None),
@@ -356,7 +356,7 @@ pub mod com {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -377,7 +377,7 @@ pub mod com {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::POST,
                             "/apis/example.com/v1/widgets/{name}/exec",
-                            &[name],
+                            [name],
                             &::kubeforge_runtime::request::With(&[("command", &command)], query),
                             None,
                             Ok(None),
@@ -397,7 +397,7 @@ pub mod com {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::text,
                         )
                     }
@@ -873,7 +873,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/",
-                &[],
+                [],
                 &(),
                 Some("application/json"),
                 Ok(None),
@@ -893,7 +893,7 @@ pub mod routes {
             ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             crate::golden::route_table::routes::ResponseError,
         > {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::json)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::json)
         }
 
         /// Get information of a group.
@@ -908,7 +908,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/",
-                &[],
+                [],
                 &(),
                 Some("application/json"),
                 Ok(None),
@@ -928,7 +928,7 @@ pub mod routes {
             ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             crate::golden::route_table::routes::ResponseError,
         > {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::json)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::json)
         }
 
         /// Get available resources.
@@ -943,7 +943,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/",
-                &[],
+                [],
                 &(),
                 Some("application/json"),
                 Ok(None),
@@ -963,7 +963,7 @@ pub mod routes {
             ::kubeforge_meta::apimachinery::pkg::apis::meta::v1::Status,
             crate::golden::route_table::routes::ResponseError,
         > {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::json)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::json)
         }
 
         /// proxy GET requests to Widget
@@ -982,7 +982,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/proxy/widgets/{name}",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -999,7 +999,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// proxy HEAD requests to Widget
@@ -1018,7 +1018,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::HEAD,
                 "/apis/example.com/v1/proxy/widgets/{name}",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -1035,7 +1035,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics over all widgets.
@@ -1050,7 +1050,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/special/stats",
-                &[],
+                [],
                 &(),
                 None,
                 Ok(None),
@@ -1067,7 +1067,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::route_table::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
     }
 

@@ -365,7 +365,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/relays",
-                            &[],
+                            [],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -388,7 +388,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -407,7 +407,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/relays",
-                            &[],
+                            [],
                             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
                             Ok(None),
@@ -437,7 +437,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/watch/relays",
-                            &[],
+                            [],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -460,7 +460,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }
@@ -481,7 +481,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
                             "/apis/example.io/v1/namespaces/{namespace}/relays",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -501,7 +501,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -521,7 +521,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/namespaces/{namespace}/relays",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -544,7 +544,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -564,7 +564,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/namespaces/{namespace}/relays",
-                            &[namespace],
+                            [namespace],
                             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
                             Ok(None),
@@ -596,7 +596,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::POST,
                             "/apis/example.io/v1/namespaces/{namespace}/relays",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -616,7 +616,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201, 202],
+                            [200, 201, 202],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -636,7 +636,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/watch/namespaces/{namespace}/relays",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -659,7 +659,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }
@@ -681,7 +681,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
                             "/apis/example.io/v1/namespaces/{namespace}/relays/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -701,7 +701,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 202],
+                            [200, 202],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -722,7 +722,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/namespaces/{namespace}/relays/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -742,7 +742,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -771,7 +771,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PATCH,
                             "/apis/example.io/v1/namespaces/{namespace}/relays/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             body.to_body(ACCEPTED).map(Some),
@@ -791,7 +791,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201],
+                            [200, 201],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -813,7 +813,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PUT,
                             "/apis/example.io/v1/namespaces/{namespace}/relays/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -833,7 +833,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201],
+                            [200, 201],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -854,7 +854,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/watch/namespaces/{namespace}/relays/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -877,7 +877,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }

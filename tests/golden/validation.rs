@@ -332,7 +332,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/gadgets",
-                            &[],
+                            [],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -355,7 +355,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -374,7 +374,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/gadgets",
-                            &[],
+                            [],
                             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
                             Ok(None),
@@ -404,7 +404,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/watch/gadgets",
-                            &[],
+                            [],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -427,7 +427,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }
@@ -448,7 +448,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
                             "/apis/example.io/v1/namespaces/{namespace}/gadgets",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -468,7 +468,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -488,7 +488,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/namespaces/{namespace}/gadgets",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -511,7 +511,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -531,7 +531,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/namespaces/{namespace}/gadgets",
-                            &[namespace],
+                            [namespace],
                             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
                             Some("application/json"),
                             Ok(None),
@@ -563,7 +563,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::POST,
                             "/apis/example.io/v1/namespaces/{namespace}/gadgets",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -583,7 +583,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201, 202],
+                            [200, 201, 202],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -603,7 +603,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/watch/namespaces/{namespace}/gadgets",
-                            &[namespace],
+                            [namespace],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -626,7 +626,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }
@@ -648,7 +648,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::DELETE,
                             "/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -668,7 +668,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 202],
+                            [200, 202],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -689,7 +689,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -709,7 +709,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -738,7 +738,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PATCH,
                             "/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             body.to_body(ACCEPTED).map(Some),
@@ -758,7 +758,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201],
+                            [200, 201],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -780,7 +780,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::PUT,
                             "/apis/example.io/v1/namespaces/{namespace}/gadgets/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -800,7 +800,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200, 201],
+                            [200, 201],
                             ::kubeforge_runtime::response::json,
                         )
                     }
@@ -821,7 +821,7 @@ pub mod io {
                         ::kubeforge_runtime::request::send(
                             ::kubeforge_runtime::http::Method::GET,
                             "/apis/example.io/v1/watch/namespaces/{namespace}/gadgets/{name}",
-                            &[namespace, name],
+                            [namespace, name],
                             query,
                             Some("application/json"),
                             Ok(None),
@@ -844,7 +844,7 @@ pub mod io {
                         ::kubeforge_runtime::response::decode(
                             status,
                             body,
-                            &[200],
+                            [200],
                             ::kubeforge_runtime::response::watch_events,
                         )
                     }

@@ -210,7 +210,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/archive/stats",
-                &[],
+                [],
                 &(),
                 None,
                 Ok(None),
@@ -227,7 +227,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics of the history widgets.
@@ -242,7 +242,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/history/stats",
-                &[],
+                [],
                 &(),
                 None,
                 Ok(None),
@@ -259,7 +259,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics of the metrics widgets.
@@ -274,7 +274,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/metrics/stats",
-                &[],
+                [],
                 &(),
                 None,
                 Ok(None),
@@ -291,7 +291,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics of the pending widgets.
@@ -306,7 +306,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/pending/stats",
-                &[],
+                [],
                 &(),
                 None,
                 Ok(None),
@@ -323,7 +323,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics of the special widgets.
@@ -338,7 +338,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/special/stats",
-                &[],
+                [],
                 &(),
                 None,
                 Ok(None),
@@ -355,7 +355,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// Statistics of the summary widgets.
@@ -370,7 +370,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/summary/stats",
-                &[],
+                [],
                 &(),
                 None,
                 Ok(None),
@@ -387,7 +387,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// Read a widget.
@@ -404,7 +404,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/{name}",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -421,7 +421,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's audit.
@@ -438,7 +438,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/{name}/audit",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -455,7 +455,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's bind.
@@ -472,7 +472,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/{name}/bind",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -489,7 +489,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's evict.
@@ -506,7 +506,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/{name}/evict",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -523,7 +523,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's exec.
@@ -540,7 +540,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/{name}/exec",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -557,7 +557,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's logs.
@@ -574,7 +574,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/{name}/logs",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -591,7 +591,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's scale.
@@ -608,7 +608,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/{name}/scale",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -625,7 +625,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// A widget's statistics: the same shape as the static `special/stats` and the others, so a path such as `widgets/special/stats` matches both, and the static one must win.
@@ -642,7 +642,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/{name}/stats",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -659,7 +659,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
 
         /// The widget's status.
@@ -676,7 +676,7 @@ pub mod routes {
             ::kubeforge_runtime::request::send(
                 ::kubeforge_runtime::http::Method::GET,
                 "/apis/example.com/v1/widgets/{name}/status",
-                &[name],
+                [name],
                 &(),
                 None,
                 Ok(None),
@@ -693,7 +693,7 @@ pub mod routes {
             status: ::kubeforge_runtime::http::StatusCode,
             body: &[u8],
         ) -> Result<String, crate::golden::wide_routes::routes::ResponseError> {
-            ::kubeforge_runtime::response::decode(status, body, &[200], ::kubeforge_runtime::response::text)
+            ::kubeforge_runtime::response::decode(status, body, [200], ::kubeforge_runtime::response::text)
         }
     }
 

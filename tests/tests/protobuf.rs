@@ -484,7 +484,7 @@ fn route_helpers_read_by_content_type() {
 
     // What a generated decoder is: `response::decode` with the success statuses.
     fn read_scale(status: StatusCode, body: &[u8]) -> Result<Scale, ResponseError<Status>> {
-        response::decode(status, body, &[200], response::json)
+        response::decode(status, body, [200], response::json)
     }
     let read = |status, content_type, body: &[u8]| {
         routes::decode::<Scale, Status>(status, content_type, body, read_scale)

@@ -98,7 +98,9 @@ pub(super) fn decoder_function(
     match body {
         Body::Call(call) => code.line(&call),
         Body::Decode(codes, read) => {
-            let codes = format!("&[{}]", codes.join(", "));
+            // By value: `&[200]` would be promoted to a constant, a MIR body of its own
+            // in every decoder (decisions page: constant arguments go by value).
+            let codes = format!("[{}]", codes.join(", "));
             code.list(
                 &format!("{runtime}::response::decode("),
                 &["status", "body", &codes, &read],

@@ -279,7 +279,9 @@ pub(super) fn request_function(code: &mut Code, context: &Context<'_>, f: &Reque
     }
     let method = format!("{runtime}::http::Method::{}", f.method);
     let (template, values) = path_template(f.op);
-    let values = format!("&[{}]", values.join(", "));
+    // The values by value, not borrowed: `&[]` (an operation without path parameters)
+    // would be promoted to a constant, a MIR body of its own in every function.
+    let values = format!("[{}]", values.join(", "));
     code.list(
         &format!("{runtime}::request::send("),
         &[

@@ -349,7 +349,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/coordination.k8s.io/v1/leases",
-            &[],
+            [],
             query,
             Some("application/json"),
             Ok(None),
@@ -369,7 +369,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -388,7 +388,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/coordination.k8s.io/v1/leases",
-            &[],
+            [],
             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
             Ok(None),
@@ -418,7 +418,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/coordination.k8s.io/v1/watch/leases",
-            &[],
+            [],
             query,
             Some("application/json"),
             Ok(None),
@@ -441,7 +441,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }
@@ -462,7 +462,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
             "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -485,7 +485,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::status_or,
         )
     }
@@ -505,7 +505,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             Ok(None),
@@ -525,7 +525,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -545,7 +545,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
-            &[namespace],
+            [namespace],
             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
             Ok(None),
@@ -577,7 +577,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::POST,
             "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -597,7 +597,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201, 202],
+            [200, 201, 202],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -617,7 +617,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             Ok(None),
@@ -640,7 +640,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }
@@ -662,7 +662,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
             "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -685,7 +685,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 202],
+            [200, 202],
             ::kubeforge_runtime::response::status_or,
         )
     }
@@ -706,7 +706,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -726,7 +726,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -755,7 +755,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.to_body(ACCEPTED).map(Some),
@@ -786,7 +786,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-            &[namespace, name],
+            [namespace, name],
             &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
             ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
@@ -806,7 +806,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -828,7 +828,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
             "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -848,7 +848,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -869,7 +869,7 @@ impl Lease {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/coordination.k8s.io/v1/watch/namespaces/{namespace}/leases/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -892,7 +892,7 @@ impl Lease {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }

@@ -371,7 +371,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/endpoints",
-            &[],
+            [],
             query,
             Some("application/json"),
             Ok(None),
@@ -391,7 +391,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -410,7 +410,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/endpoints",
-            &[],
+            [],
             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
             Ok(None),
@@ -440,7 +440,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/watch/endpoints",
-            &[],
+            [],
             query,
             Some("application/json"),
             Ok(None),
@@ -463,7 +463,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }
@@ -484,7 +484,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
             "/api/v1/namespaces/{namespace}/endpoints",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -507,7 +507,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::status_or,
         )
     }
@@ -527,7 +527,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/namespaces/{namespace}/endpoints",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             Ok(None),
@@ -547,7 +547,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -567,7 +567,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/namespaces/{namespace}/endpoints",
-            &[namespace],
+            [namespace],
             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
             Ok(None),
@@ -599,7 +599,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::POST,
             "/api/v1/namespaces/{namespace}/endpoints",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -619,7 +619,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201, 202],
+            [200, 201, 202],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -639,7 +639,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/watch/namespaces/{namespace}/endpoints",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             Ok(None),
@@ -662,7 +662,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }
@@ -684,7 +684,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
             "/api/v1/namespaces/{namespace}/endpoints/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -707,7 +707,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 202],
+            [200, 202],
             ::kubeforge_runtime::response::status_or,
         )
     }
@@ -728,7 +728,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/namespaces/{namespace}/endpoints/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -748,7 +748,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -777,7 +777,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/api/v1/namespaces/{namespace}/endpoints/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.to_body(ACCEPTED).map(Some),
@@ -808,7 +808,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/api/v1/namespaces/{namespace}/endpoints/{name}",
-            &[namespace, name],
+            [namespace, name],
             &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
             ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
@@ -828,7 +828,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -850,7 +850,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
             "/api/v1/namespaces/{namespace}/endpoints/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -870,7 +870,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -891,7 +891,7 @@ impl Endpoints {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/watch/namespaces/{namespace}/endpoints/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -914,7 +914,7 @@ impl Endpoints {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }

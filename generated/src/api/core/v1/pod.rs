@@ -399,7 +399,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/pods",
-            &[],
+            [],
             query,
             Some("application/json"),
             Ok(None),
@@ -419,7 +419,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -438,7 +438,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/pods",
-            &[],
+            [],
             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
             Ok(None),
@@ -468,7 +468,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/watch/pods",
-            &[],
+            [],
             query,
             Some("application/json"),
             Ok(None),
@@ -491,7 +491,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }
@@ -512,7 +512,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
             "/api/v1/namespaces/{namespace}/pods",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -535,7 +535,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::status_or,
         )
     }
@@ -555,7 +555,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/namespaces/{namespace}/pods",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             Ok(None),
@@ -575,7 +575,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -595,7 +595,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/namespaces/{namespace}/pods",
-            &[namespace],
+            [namespace],
             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
             Ok(None),
@@ -627,7 +627,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::POST,
             "/api/v1/namespaces/{namespace}/pods",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -647,7 +647,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201, 202],
+            [200, 201, 202],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -667,7 +667,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/watch/namespaces/{namespace}/pods",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             Ok(None),
@@ -690,7 +690,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }
@@ -712,7 +712,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
             "/api/v1/namespaces/{namespace}/pods/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -735,7 +735,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 202],
+            [200, 202],
             ::kubeforge_runtime::response::status_or,
         )
     }
@@ -756,7 +756,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/namespaces/{namespace}/pods/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -776,7 +776,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -805,7 +805,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/api/v1/namespaces/{namespace}/pods/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.to_body(ACCEPTED).map(Some),
@@ -836,7 +836,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/api/v1/namespaces/{namespace}/pods/{name}",
-            &[namespace, name],
+            [namespace, name],
             &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
             ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
@@ -856,7 +856,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -878,7 +878,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
             "/api/v1/namespaces/{namespace}/pods/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -898,7 +898,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -919,7 +919,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/watch/namespaces/{namespace}/pods/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -942,7 +942,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }
@@ -963,7 +963,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -983,7 +983,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -1012,7 +1012,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.to_body(ACCEPTED).map(Some),
@@ -1032,7 +1032,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -1054,7 +1054,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
             "/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -1074,7 +1074,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -1095,7 +1095,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/namespaces/{namespace}/pods/{name}/log",
-            &[namespace, name],
+            [namespace, name],
             query,
             None,
             Ok(None),
@@ -1115,7 +1115,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::text,
         )
     }
@@ -1136,7 +1136,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/api/v1/namespaces/{namespace}/pods/{name}/status",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -1156,7 +1156,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -1185,7 +1185,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/api/v1/namespaces/{namespace}/pods/{name}/status",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.to_body(ACCEPTED).map(Some),
@@ -1216,7 +1216,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/api/v1/namespaces/{namespace}/pods/{name}/status",
-            &[namespace, name],
+            [namespace, name],
             &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
             ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
@@ -1236,7 +1236,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -1258,7 +1258,7 @@ impl Pod {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
             "/api/v1/namespaces/{namespace}/pods/{name}/status",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -1278,7 +1278,7 @@ impl Pod {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }

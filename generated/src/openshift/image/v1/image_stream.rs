@@ -401,7 +401,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/image.openshift.io/v1/imagestreams",
-            &[],
+            [],
             query,
             Some("application/json"),
             Ok(None),
@@ -421,7 +421,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -440,7 +440,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/image.openshift.io/v1/imagestreams",
-            &[],
+            [],
             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
             Ok(None),
@@ -470,7 +470,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/image.openshift.io/v1/watch/imagestreams",
-            &[],
+            [],
             query,
             Some("application/json"),
             Ok(None),
@@ -493,7 +493,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }
@@ -514,7 +514,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -537,7 +537,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::status_or,
         )
     }
@@ -557,7 +557,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             Ok(None),
@@ -577,7 +577,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -597,7 +597,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
-            &[namespace],
+            [namespace],
             &::kubeforge_runtime::request::With(&[("watch", &true)], query),
             Some("application/json"),
             Ok(None),
@@ -629,7 +629,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::POST,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -649,7 +649,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201, 202],
+            [200, 201, 202],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -669,7 +669,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams",
-            &[namespace],
+            [namespace],
             query,
             Some("application/json"),
             Ok(None),
@@ -692,7 +692,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }
@@ -714,7 +714,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::DELETE,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.map(::kubeforge_runtime::request::Body::json).transpose(),
@@ -737,7 +737,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 202],
+            [200, 202],
             ::kubeforge_runtime::response::status_or,
         )
     }
@@ -758,7 +758,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -778,7 +778,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -807,7 +807,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.to_body(ACCEPTED).map(Some),
@@ -838,7 +838,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
-            &[namespace, name],
+            [namespace, name],
             &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
             ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
@@ -858,7 +858,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -880,7 +880,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -900,7 +900,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -921,7 +921,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/image.openshift.io/v1/watch/namespaces/{namespace}/imagestreams/{name}",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -944,7 +944,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::watch_events,
         )
     }
@@ -965,7 +965,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::GET,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             Ok(None),
@@ -985,7 +985,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -1014,7 +1014,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             body.to_body(ACCEPTED).map(Some),
@@ -1045,7 +1045,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PATCH,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
-            &[namespace, name],
+            [namespace, name],
             &::kubeforge_runtime::request::With(&[("fieldManager", &field_manager)], &crate::routes::PatchQuery { field_manager: None, ..query.clone() }),
             Some("application/json"),
             ::kubeforge_runtime::Patch::apply(body).and_then(|patch| patch.to_body(ACCEPTED)).map(Some),
@@ -1065,7 +1065,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200],
+            [200],
             ::kubeforge_runtime::response::json,
         )
     }
@@ -1087,7 +1087,7 @@ impl ImageStream {
         ::kubeforge_runtime::request::send(
             ::kubeforge_runtime::http::Method::PUT,
             "/apis/image.openshift.io/v1/namespaces/{namespace}/imagestreams/{name}/status",
-            &[namespace, name],
+            [namespace, name],
             query,
             Some("application/json"),
             ::kubeforge_runtime::request::Body::json(body).map(Some),
@@ -1107,7 +1107,7 @@ impl ImageStream {
         ::kubeforge_runtime::response::decode(
             status,
             body,
-            &[200, 201],
+            [200, 201],
             ::kubeforge_runtime::response::json,
         )
     }
