@@ -80,31 +80,48 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    impl serde_struct::Empty for Plain {
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum PlainField {
+                        name,
+                    }
+
+                    enum PlainFields {}
+
+                    impl serde_struct::Fields for PlainFields {
+                        const NAMES: &'static [&'static str] = &["name"];
+
+                        type Field = PlainField;
+
                         #[inline]
-                        fn empty() -> Self {
-                            Plain {
-                                name: None,
+                        fn field(name: &str) -> Option<PlainField> {
+                            match name {
+                                "name" => Some(PlainField::name),
+                                _ => None,
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::ReadFields<'de> for Plain {
+                    impl<'de> serde_struct::InPlace<'de> for Plain {
                         const NAME: &'static str = "Plain";
-                        const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const NAMES: &'static [&'static str] = <PlainFields as serde_struct::Fields>::NAMES;
 
                         #[allow(clippy::too_many_lines)]
-                        fn read_field<A: ::serde::de::MapAccess<'de>>(
-                            &mut self,
-                            field: usize,
-                            map: &mut A,
-                            _key: &mut ::std::string::String,
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Plain>,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                _ => serde_struct::skip(map),
+                            let mut name = None;
+                            while let Some(field) = map.next_key_seed(serde_struct::Key::<PlainFields>::new())? {
+                                match field {
+                                    Some(PlainField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => serde_struct::skip(&mut map),
+                                }?;
                             }
+
+                            *place = Some(Plain {
+                                name: serde_struct::optional(name),
+                            });
+                            Ok(())
                         }
                     }
                 };
@@ -182,32 +199,53 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    impl serde_struct::Empty for Values {
+                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+                    enum ValuesField {
+                        name,
+                    }
+
+                    enum ValuesFields {}
+
+                    impl serde_struct::Fields for ValuesFields {
+                        const NAMES: &'static [&'static str] = &["name"];
+
+                        type Field = ValuesField;
+
                         #[inline]
-                        fn empty() -> Self {
-                            Values {
-                                name: None,
-                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+                        fn field(name: &str) -> Option<ValuesField> {
+                            match name {
+                                "name" => Some(ValuesField::name),
+                                _ => None,
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::ReadFields<'de> for Values {
+                    impl<'de> serde_struct::InPlace<'de> for Values {
                         const NAME: &'static str = "Values";
-                        const NAMES: &'static [&'static str] = &["name"];
-                        const REQUIRED: &'static [usize] = &[];
+                        const NAMES: &'static [&'static str] = <ValuesFields as serde_struct::Fields>::NAMES;
 
                         #[allow(clippy::too_many_lines)]
-                        fn read_field<A: ::serde::de::MapAccess<'de>>(
-                            &mut self,
-                            field: usize,
-                            map: &mut A,
-                            key: &mut ::std::string::String,
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                            mut map: A,
+                            place: &mut Option<Values>,
                         ) -> Result<(), A::Error> {
-                            match field {
-                                0 => serde_struct::read(map, &mut self.name),
-                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+                            let mut name = None;
+                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+                            let mut key = String::new();
+                            while let Some(field) = map.next_key_seed(
+                                serde_struct::NamedKey::<ValuesFields>::new(&mut key),
+                            )? {
+                                match field {
+                                    Some(ValuesField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                                }?;
                             }
+
+                            *place = Some(Values {
+                                name: serde_struct::optional(name),
+                                unknown_fields,
+                            });
+                            Ok(())
                         }
                     }
                 };

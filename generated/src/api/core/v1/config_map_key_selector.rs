@@ -46,36 +46,70 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapKeySelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    impl serde_struct::Empty for ConfigMapKeySelector {
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ConfigMapKeySelectorField {
+        key,
+        name,
+        optional,
+    }
+
+    enum ConfigMapKeySelectorFields {}
+
+    impl serde_struct::Fields for ConfigMapKeySelectorFields {
+        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+
+        type Field = ConfigMapKeySelectorField;
+
         #[inline]
-        fn empty() -> Self {
-            ConfigMapKeySelector {
-                key: serde_struct::Empty::empty(),
-                name: None,
-                optional: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
+            match name {
+                "key" => Some(ConfigMapKeySelectorField::key),
+                "name" => Some(ConfigMapKeySelectorField::name),
+                "optional" => Some(ConfigMapKeySelectorField::optional),
+                _ => None,
             }
         }
     }
 
-    impl<'de> serde_struct::ReadFields<'de> for ConfigMapKeySelector {
+    impl<'de> serde_struct::InPlace<'de> for ConfigMapKeySelector {
         const NAME: &'static str = "ConfigMapKeySelector";
-        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-        const REQUIRED: &'static [usize] = &[0];
+        const NAMES: &'static [&'static str] = <ConfigMapKeySelectorFields as serde_struct::Fields>::NAMES;
 
         #[allow(clippy::too_many_lines)]
-        fn read_field<A: ::serde::de::MapAccess<'de>>(
-            &mut self,
-            field: usize,
-            map: &mut A,
-            key: &mut ::std::string::String,
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ConfigMapKeySelector>,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.key),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.optional),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            let mut key = None;
+            let mut name = None;
+            let mut optional = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key_2 = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ConfigMapKeySelectorFields>::new(&mut key_2),
+            )? {
+                match field {
+                    Some(ConfigMapKeySelectorField::key) => {
+                        serde_struct::value(&mut map, &mut key, "key")
+                    }
+                    Some(ConfigMapKeySelectorField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    Some(ConfigMapKeySelectorField::optional) => {
+                        serde_struct::value(&mut map, &mut optional, "optional")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
+                }?;
             }
+
+            let key = serde_struct::required(key, "key")?;
+            *place = Some(ConfigMapKeySelector {
+                key,
+                name: serde_struct::optional(name),
+                optional: serde_struct::optional(optional),
+                unknown_fields,
+            });
+            Ok(())
         }
     }
 };

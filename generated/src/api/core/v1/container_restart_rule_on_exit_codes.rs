@@ -40,34 +40,63 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    impl serde_struct::Empty for ContainerRestartRuleOnExitCodes {
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum ContainerRestartRuleOnExitCodesField {
+        operator,
+        values,
+    }
+
+    enum ContainerRestartRuleOnExitCodesFields {}
+
+    impl serde_struct::Fields for ContainerRestartRuleOnExitCodesFields {
+        const NAMES: &'static [&'static str] = &["operator", "values"];
+
+        type Field = ContainerRestartRuleOnExitCodesField;
+
         #[inline]
-        fn empty() -> Self {
-            ContainerRestartRuleOnExitCodes {
-                operator: serde_struct::Empty::empty(),
-                values: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        fn field(name: &str) -> Option<ContainerRestartRuleOnExitCodesField> {
+            match name {
+                "operator" => Some(ContainerRestartRuleOnExitCodesField::operator),
+                "values" => Some(ContainerRestartRuleOnExitCodesField::values),
+                _ => None,
             }
         }
     }
 
-    impl<'de> serde_struct::ReadFields<'de> for ContainerRestartRuleOnExitCodes {
+    impl<'de> serde_struct::InPlace<'de> for ContainerRestartRuleOnExitCodes {
         const NAME: &'static str = "ContainerRestartRuleOnExitCodes";
-        const NAMES: &'static [&'static str] = &["values", "operator"];
-        const REQUIRED: &'static [usize] = &[1];
+        const NAMES: &'static [&'static str] = <ContainerRestartRuleOnExitCodesFields as serde_struct::Fields>::NAMES;
 
         #[allow(clippy::too_many_lines)]
-        fn read_field<A: ::serde::de::MapAccess<'de>>(
-            &mut self,
-            field: usize,
-            map: &mut A,
-            key: &mut ::std::string::String,
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<ContainerRestartRuleOnExitCodes>,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.values),
-                1 => serde_struct::read(map, &mut self.operator),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            let mut operator = None;
+            let mut values = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<ContainerRestartRuleOnExitCodesFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(ContainerRestartRuleOnExitCodesField::operator) => {
+                        serde_struct::value(&mut map, &mut operator, "operator")
+                    }
+                    Some(ContainerRestartRuleOnExitCodesField::values) => {
+                        serde_struct::value(&mut map, &mut values, "values")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
             }
+
+            let operator = serde_struct::required(operator, "operator")?;
+            *place = Some(ContainerRestartRuleOnExitCodes {
+                operator,
+                values: serde_struct::optional(values),
+                unknown_fields,
+            });
+            Ok(())
         }
     }
 };

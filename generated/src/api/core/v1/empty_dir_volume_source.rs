@@ -43,34 +43,62 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    impl serde_struct::Empty for EmptyDirVolumeSource {
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EmptyDirVolumeSourceField {
+        medium,
+        size_limit,
+    }
+
+    enum EmptyDirVolumeSourceFields {}
+
+    impl serde_struct::Fields for EmptyDirVolumeSourceFields {
+        const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
+
+        type Field = EmptyDirVolumeSourceField;
+
         #[inline]
-        fn empty() -> Self {
-            EmptyDirVolumeSource {
-                medium: None,
-                size_limit: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        fn field(name: &str) -> Option<EmptyDirVolumeSourceField> {
+            match name {
+                "medium" => Some(EmptyDirVolumeSourceField::medium),
+                "sizeLimit" => Some(EmptyDirVolumeSourceField::size_limit),
+                _ => None,
             }
         }
     }
 
-    impl<'de> serde_struct::ReadFields<'de> for EmptyDirVolumeSource {
+    impl<'de> serde_struct::InPlace<'de> for EmptyDirVolumeSource {
         const NAME: &'static str = "EmptyDirVolumeSource";
-        const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
-        const REQUIRED: &'static [usize] = &[];
+        const NAMES: &'static [&'static str] = <EmptyDirVolumeSourceFields as serde_struct::Fields>::NAMES;
 
         #[allow(clippy::too_many_lines)]
-        fn read_field<A: ::serde::de::MapAccess<'de>>(
-            &mut self,
-            field: usize,
-            map: &mut A,
-            key: &mut ::std::string::String,
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EmptyDirVolumeSource>,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.medium),
-                1 => serde_struct::read(map, &mut self.size_limit),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            let mut medium = None;
+            let mut size_limit = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EmptyDirVolumeSourceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EmptyDirVolumeSourceField::medium) => {
+                        serde_struct::value(&mut map, &mut medium, "medium")
+                    }
+                    Some(EmptyDirVolumeSourceField::size_limit) => {
+                        serde_struct::value(&mut map, &mut size_limit, "sizeLimit")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
             }
+
+            *place = Some(EmptyDirVolumeSource {
+                medium: serde_struct::optional(medium),
+                size_limit: serde_struct::optional(size_limit),
+                unknown_fields,
+            });
+            Ok(())
         }
     }
 };

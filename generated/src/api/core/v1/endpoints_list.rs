@@ -59,38 +59,77 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    impl serde_struct::Empty for EndpointsList {
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EndpointsListField {
+        api_version,
+        items,
+        kind,
+        metadata,
+    }
+
+    enum EndpointsListFields {}
+
+    impl serde_struct::Fields for EndpointsListFields {
+        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
+
+        type Field = EndpointsListField;
+
         #[inline]
-        fn empty() -> Self {
-            EndpointsList {
-                api_version: ::kubeforge_runtime::ApiVersion::absent(),
-                items: serde_struct::Empty::empty(),
-                kind: ::kubeforge_runtime::Kind::absent(),
-                metadata: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        fn field(name: &str) -> Option<EndpointsListField> {
+            match name {
+                "apiVersion" => Some(EndpointsListField::api_version),
+                "items" => Some(EndpointsListField::items),
+                "kind" => Some(EndpointsListField::kind),
+                "metadata" => Some(EndpointsListField::metadata),
+                _ => None,
             }
         }
     }
 
-    impl<'de> serde_struct::ReadFields<'de> for EndpointsList {
+    impl<'de> serde_struct::InPlace<'de> for EndpointsList {
         const NAME: &'static str = "EndpointsList";
-        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
-        const REQUIRED: &'static [usize] = &[1];
+        const NAMES: &'static [&'static str] = <EndpointsListFields as serde_struct::Fields>::NAMES;
 
         #[allow(clippy::too_many_lines)]
-        fn read_field<A: ::serde::de::MapAccess<'de>>(
-            &mut self,
-            field: usize,
-            map: &mut A,
-            key: &mut ::std::string::String,
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EndpointsList>,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.kind),
-                1 => serde_struct::read_struct_list(map, &mut self.items),
-                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
-                3 => serde_struct::read(map, &mut self.api_version),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            let mut api_version = None;
+            let mut items = None;
+            let mut kind = None;
+            let mut metadata = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EndpointsListFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EndpointsListField::api_version) => {
+                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
+                    }
+                    Some(EndpointsListField::items) => {
+                        serde_struct::struct_list_value(&mut map, &mut items, "items")
+                    }
+                    Some(EndpointsListField::kind) => {
+                        serde_struct::value(&mut map, &mut kind, "kind")
+                    }
+                    Some(EndpointsListField::metadata) => {
+                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
             }
+
+            let items = serde_struct::required(items, "items")?;
+            *place = Some(EndpointsList {
+                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
+                items,
+                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
+                metadata: serde_struct::optional(metadata),
+                unknown_fields,
+            });
+            Ok(())
         }
     }
 };

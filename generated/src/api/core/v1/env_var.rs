@@ -46,36 +46,66 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    impl serde_struct::Empty for EnvVar {
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum EnvVarField {
+        name,
+        value,
+        value_from,
+    }
+
+    enum EnvVarFields {}
+
+    impl serde_struct::Fields for EnvVarFields {
+        const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
+
+        type Field = EnvVarField;
+
         #[inline]
-        fn empty() -> Self {
-            EnvVar {
-                name: serde_struct::Empty::empty(),
-                value: None,
-                value_from: None,
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        fn field(name: &str) -> Option<EnvVarField> {
+            match name {
+                "name" => Some(EnvVarField::name),
+                "value" => Some(EnvVarField::value),
+                "valueFrom" => Some(EnvVarField::value_from),
+                _ => None,
             }
         }
     }
 
-    impl<'de> serde_struct::ReadFields<'de> for EnvVar {
+    impl<'de> serde_struct::InPlace<'de> for EnvVar {
         const NAME: &'static str = "EnvVar";
-        const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
-        const REQUIRED: &'static [usize] = &[0];
+        const NAMES: &'static [&'static str] = <EnvVarFields as serde_struct::Fields>::NAMES;
 
         #[allow(clippy::too_many_lines)]
-        fn read_field<A: ::serde::de::MapAccess<'de>>(
-            &mut self,
-            field: usize,
-            map: &mut A,
-            key: &mut ::std::string::String,
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<EnvVar>,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.name),
-                1 => serde_struct::read(map, &mut self.value),
-                2 => serde_struct::read_optional_struct(map, &mut self.value_from),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            let mut name = None;
+            let mut value = None;
+            let mut value_from = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<EnvVarFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(EnvVarField::name) => serde_struct::value(&mut map, &mut name, "name"),
+                    Some(EnvVarField::value) => serde_struct::value(&mut map, &mut value, "value"),
+                    Some(EnvVarField::value_from) => {
+                        serde_struct::optional_struct_value(&mut map, &mut value_from, "valueFrom")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
             }
+
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(EnvVar {
+                name,
+                value: serde_struct::optional(value),
+                value_from: serde_struct::optional(value_from),
+                unknown_fields,
+            });
+            Ok(())
         }
     }
 };

@@ -43,36 +43,71 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    impl serde_struct::Empty for TypedLocalObjectReference {
+    #[allow(non_camel_case_types, clippy::enum_variant_names)]
+    enum TypedLocalObjectReferenceField {
+        api_group,
+        kind,
+        name,
+    }
+
+    enum TypedLocalObjectReferenceFields {}
+
+    impl serde_struct::Fields for TypedLocalObjectReferenceFields {
+        const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
+
+        type Field = TypedLocalObjectReferenceField;
+
         #[inline]
-        fn empty() -> Self {
-            TypedLocalObjectReference {
-                api_group: None,
-                kind: serde_struct::Empty::empty(),
-                name: serde_struct::Empty::empty(),
-                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+        fn field(name: &str) -> Option<TypedLocalObjectReferenceField> {
+            match name {
+                "apiGroup" => Some(TypedLocalObjectReferenceField::api_group),
+                "kind" => Some(TypedLocalObjectReferenceField::kind),
+                "name" => Some(TypedLocalObjectReferenceField::name),
+                _ => None,
             }
         }
     }
 
-    impl<'de> serde_struct::ReadFields<'de> for TypedLocalObjectReference {
+    impl<'de> serde_struct::InPlace<'de> for TypedLocalObjectReference {
         const NAME: &'static str = "TypedLocalObjectReference";
-        const NAMES: &'static [&'static str] = &["kind", "name", "apiGroup"];
-        const REQUIRED: &'static [usize] = &[0, 1];
+        const NAMES: &'static [&'static str] = <TypedLocalObjectReferenceFields as serde_struct::Fields>::NAMES;
 
         #[allow(clippy::too_many_lines)]
-        fn read_field<A: ::serde::de::MapAccess<'de>>(
-            &mut self,
-            field: usize,
-            map: &mut A,
-            key: &mut ::std::string::String,
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            mut map: A,
+            place: &mut Option<TypedLocalObjectReference>,
         ) -> Result<(), A::Error> {
-            match field {
-                0 => serde_struct::read(map, &mut self.kind),
-                1 => serde_struct::read(map, &mut self.name),
-                2 => serde_struct::read(map, &mut self.api_group),
-                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
+            let mut api_group = None;
+            let mut kind = None;
+            let mut name = None;
+            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
+            let mut key = String::new();
+            while let Some(field) = map.next_key_seed(
+                serde_struct::NamedKey::<TypedLocalObjectReferenceFields>::new(&mut key),
+            )? {
+                match field {
+                    Some(TypedLocalObjectReferenceField::api_group) => {
+                        serde_struct::value(&mut map, &mut api_group, "apiGroup")
+                    }
+                    Some(TypedLocalObjectReferenceField::kind) => {
+                        serde_struct::value(&mut map, &mut kind, "kind")
+                    }
+                    Some(TypedLocalObjectReferenceField::name) => {
+                        serde_struct::value(&mut map, &mut name, "name")
+                    }
+                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
+                }?;
             }
+
+            let kind = serde_struct::required(kind, "kind")?;
+            let name = serde_struct::required(name, "name")?;
+            *place = Some(TypedLocalObjectReference {
+                api_group: serde_struct::optional(api_group),
+                kind,
+                name,
+                unknown_fields,
+            });
+            Ok(())
         }
     }
 };
