@@ -6,9 +6,11 @@
 //! 22 of the 24 seconds its types take). The impls written here are only what an object
 //! needs, and as little of it per struct as can be: a struct is read field by field
 //! (`serde_struct::ReadFields`): its placeholders (`Empty`), a table of its field names and
-//! required fields, and one function whose arms each read one field's value into the struct
-//! with one runtime call; the loop over the keys, the lookup of a key, duplicate and missing
-//! fields are the runtime's `read_fields`, compiled once. A struct field or a list of structs
+//! required fields, a `match` from a key to its field's index (constants compared inline: a
+//! search of the table in the runtime cost 7-11% more instructions to read a Pod), and one
+//! function whose arms each read one field's value into the struct with one runtime call;
+//! the loop over the keys, duplicate and missing fields are the runtime's `read_fields`,
+//! compiled once. A struct field or a list of structs
 //! is read in place into its parent (BENCHMARKS.md, section c: the moves of every level were
 //! most of the data-cache write misses). A struct with a required field whose type has no
 //! placeholder the generator knows (a union, a user's type, a boxed struct) is read into
@@ -512,18 +514,12 @@ fn read_fields_impl(
     let extra = fields
         .iter()
         .find(|f| matches!(presence(context, f), Presence::Extra));
-    // Declaration order, for the required fields' order (the first one missing is the error);
-    // the field indexes are those of the names sorted by length, then bytes, which the
-    // runtime searches by length first.
-    let declared: Vec<&Field> = fields
+    // A field is its index in declaration order: in `NAMES`, `REQUIRED` (the first one
+    // missing is the error), `index` and `read_field`.
+    let read: Vec<&Field> = fields
         .iter()
         .filter(|f| !matches!(presence(context, f), Presence::Extra))
         .collect();
-    let mut read = declared.clone();
-    read.sort_by(|a, b| {
-        (a.json_name.len(), a.json_name.as_bytes())
-            .cmp(&(b.json_name.len(), b.json_name.as_bytes()))
-    });
 
     code.open(&format!(
         "impl<'de> ::serde::Deserialize<'de> for {name} {{"
@@ -577,14 +573,34 @@ fn read_fields_impl(
         "]",
         ";",
     );
-    let required: Vec<String> = declared
+    let required: Vec<String> = read
         .iter()
-        .filter(|f| matches!(presence(context, f), Presence::Required))
-        .filter_map(|f| read.iter().position(|r| std::ptr::eq(*r, *f)))
-        .map(|index| index.to_string())
+        .enumerate()
+        .filter(|(_, f)| matches!(presence(context, f), Presence::Required))
+        .map(|(index, _)| index.to_string())
         .collect();
     let required: Vec<&str> = required.iter().map(String::as_str).collect();
     code.list("const REQUIRED: &'static [usize] = &[", &required, "]", ";");
+    code.blank();
+    code.line("#[inline]");
+    if read.is_empty() {
+        code.open("fn index(_name: &str) -> Option<usize> {");
+        code.line("None");
+    } else {
+        code.open("fn index(name: &str) -> Option<usize> {");
+        code.open("match name {");
+        for (index, field) in read.iter().enumerate() {
+            code.line_with(|out| {
+                push_str_literal(out, &field.json_name);
+                out.push_str(" => Some(");
+                out.push_str(&index.to_string());
+                out.push_str("),");
+            });
+        }
+        code.line("_ => None,");
+        code.close("}");
+    }
+    code.close("}");
     code.blank();
     code.line("#[allow(clippy::too_many_lines)]");
     let unused = |used: bool, name: &str| {
