@@ -74,12 +74,18 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 //!
-//! What kubeforge generates goes one step further than this example: the struct itself
-//! implements [`Fields`] and [`InPlace`], whose `visit_map` builds it into a
-//! `&mut Option<Port>`, so that a struct field of another struct, or an item of a list of
-//! structs, is read straight into its parent's slot ([`struct_value`],
-//! [`optional_struct_value`], [`struct_list_value`]) instead of being returned and moved at
-//! every level; the visitor is the runtime's, and `Deserialize` is [`deserialize`] over it.
+//! What kubeforge generates goes further than this example: the struct implements
+//! [`ReadFields`] (its name, its fields' names, which are required, a `match` from a key to
+//! its field's index, and one function that reads one field's value into the struct) and
+//! [`Empty`] (the struct built of placeholders, `None` for every optional field), and so
+//! [`InPlace`]: the loop over the keys, duplicate and missing fields are one generic body here
+//! ([`read_fields`]), and each value is read straight into its field ([`read`],
+//! [`read_optional_struct`], [`read_struct_list`], …), a struct field of another struct or an
+//! item of a list of structs in place instead of being returned and moved at every level.
+//! `Deserialize` is [`deserialize`] over it. A struct with a required field whose type has
+//! no placeholder (a union, a user's type, a boxed struct) keeps the shape of the example,
+//! reading into slots ([`Fields`], [`NamedKey`], [`value`], [`struct_value`], …) in its own
+//! [`InPlace::visit_map`].
 //!
 //! Their behaviour is the derive's with `skip_serializing_if = "Option::is_none"` on optional
 //! fields: unknown fields are skipped, a duplicate field or a missing required one is an
@@ -518,6 +524,427 @@ impl<'de, T: InPlace<'de>> Visitor<'de> for OptionSlot<'_, T> {
     }
 }
 
+/// A value to build a struct with before its fields are read: `None` for an optional field,
+/// and this for a required one, overwritten when the field is read (a required field the
+/// input lacks is an error, so the placeholder is never handed out). Implemented for the
+/// types a required field has, and by every struct that reads field by field
+/// ([`ReadFields`]).
+pub trait Empty {
+    /// The placeholder.
+    fn empty() -> Self;
+}
+
+macro_rules! empty_by_default {
+    ($($ty:ty),* $(,)?) => {$(
+        impl Empty for $ty {
+            #[inline]
+            fn empty() -> Self {
+                <$ty>::default()
+            }
+        }
+    )*};
+}
+
+empty_by_default!(
+    bool,
+    i32,
+    i64,
+    u32,
+    u64,
+    f64,
+    String,
+    serde_json::Value,
+    crate::IntOrString,
+    crate::Quantity,
+    crate::Time,
+    crate::MicroTime,
+    crate::ByteString,
+    crate::DateTime,
+    crate::Number,
+);
+
+impl<T> Empty for Vec<T> {
+    #[inline]
+    fn empty() -> Self {
+        Vec::new()
+    }
+}
+
+impl<K: Ord, V> Empty for std::collections::BTreeMap<K, V> {
+    #[inline]
+    fn empty() -> Self {
+        std::collections::BTreeMap::new()
+    }
+}
+
+impl<T> Empty for Option<T> {
+    #[inline]
+    fn empty() -> Self {
+        None
+    }
+}
+
+/// A struct read field by field, in place: what kubeforge generates for each struct is this
+/// table (its name, its fields' names, which are required) and one function that reads the
+/// value of one field into the struct; the loop over the keys, the lookup of a key among
+/// [`NAMES`](ReadFields::NAMES), duplicate and missing fields are the runtime's
+/// ([`read_fields`]), compiled once per map access and struct where a document is read, not
+/// type-checked once per struct where the struct is defined. Every such struct reads in
+/// place ([`InPlace`]).
+pub trait ReadFields<'de>: Empty {
+    /// The struct's name, as `deserialize_struct` takes it.
+    const NAME: &'static str;
+
+    /// The JSON names of the fields, in declaration order: a field is its index here.
+    const NAMES: &'static [&'static str];
+
+    /// The indexes in [`NAMES`](ReadFields::NAMES) of the required fields, in declaration
+    /// order: the first one the input lacks is the error (`missing field `name``).
+    const REQUIRED: &'static [usize];
+
+    /// The index in [`NAMES`](ReadFields::NAMES) of the field named `name`, if the struct
+    /// has one. Generated as a `match` on the names: compared with constants inline, a key
+    /// is found with fewer instructions than any search of the table in the runtime
+    /// (BENCHMARKS.md g, "structs read field by field": a search called `memcmp` for every
+    /// name of the key's length, +7 to +11% instructions to read a Pod).
+    fn index(name: &str) -> Option<usize>;
+
+    /// Reads the value of field `field` (an index in [`NAMES`](ReadFields::NAMES)) into
+    /// `self`; any other index is a key the struct does not have, named `key`, whose value is
+    /// kept ([`extra`]) or skipped ([`skip`]).
+    ///
+    /// # Errors
+    ///
+    /// The map's, and the field value's.
+    fn read_field<A: MapAccess<'de>>(
+        &mut self,
+        field: usize,
+        map: &mut A,
+        key: &mut String,
+    ) -> Result<(), A::Error>;
+}
+
+impl<'de, T: ReadFields<'de>> InPlace<'de> for T {
+    const NAME: &'static str = <T as ReadFields<'de>>::NAME;
+    const NAMES: &'static [&'static str] = <T as ReadFields<'de>>::NAMES;
+
+    #[inline]
+    fn visit_map<A: MapAccess<'de>>(map: A, place: &mut Option<Self>) -> Result<(), A::Error> {
+        read_fields(map, place)
+    }
+}
+
+/// The fields already read, one bit each: a field read twice is an error.
+enum Seen {
+    Few(u128),
+    Many(Vec<u64>),
+}
+
+impl Seen {
+    #[inline]
+    fn new(fields: usize) -> Self {
+        if fields <= 128 {
+            Seen::Few(0)
+        } else {
+            Seen::Many(vec![0; fields.div_ceil(64)])
+        }
+    }
+
+    /// Marks `field` read; `false` when it already was.
+    #[inline]
+    fn insert(&mut self, field: usize) -> bool {
+        match self {
+            Seen::Few(bits) => {
+                let bit = 1u128 << field;
+                let fresh = *bits & bit == 0;
+                *bits |= bit;
+                fresh
+            }
+            Seen::Many(words) => {
+                let (word, bit) = (field / 64, 1u64 << (field % 64));
+                let fresh = words[word] & bit == 0;
+                words[word] |= bit;
+                fresh
+            }
+        }
+    }
+
+    #[inline]
+    fn contains(&self, field: usize) -> bool {
+        match self {
+            Seen::Few(bits) => *bits & (1u128 << field) != 0,
+            Seen::Many(words) => words[field / 64] & (1u64 << (field % 64)) != 0,
+        }
+    }
+}
+
+/// The visitor's `visit_map` of every struct that reads field by field ([`ReadFields`]):
+/// builds the struct into `place` from its placeholders ([`Empty`]), then reads each key's
+/// value into its field; a field read twice is `duplicate field `name``, a required field
+/// never read `missing field `name``, in the order of the fields, as the derive's.
+///
+/// # Errors
+///
+/// The map's, and the fields'.
+pub fn read_fields<'de, T, A>(mut map: A, place: &mut Option<T>) -> Result<(), A::Error>
+where
+    T: ReadFields<'de>,
+    A: MapAccess<'de>,
+{
+    let this = place.insert(T::empty());
+    let mut seen = Seen::new(T::NAMES.len());
+    let mut key = String::new();
+    while let Some(field) = map.next_key_seed(IndexKey::<T>::new(&mut key))? {
+        if field < T::NAMES.len() && !seen.insert(field) {
+            return Err(de::Error::duplicate_field(T::NAMES[field]));
+        }
+        this.read_field(field, &mut map, &mut key)?;
+    }
+    for &field in T::REQUIRED {
+        if !seen.contains(field) {
+            return Err(de::Error::missing_field(T::NAMES[field]));
+        }
+    }
+    Ok(())
+}
+
+/// Reads an object key as the index of the field it names ([`ReadFields::index`]); a name
+/// the struct does not have is `usize::MAX`, stored in the buffer it borrows (see
+/// [`ReadFields::read_field`]).
+struct IndexKey<'a, 'de, T> {
+    name: &'a mut String,
+    of: PhantomData<fn(&'de ()) -> T>,
+}
+
+impl<'a, 'de, T: ReadFields<'de>> IndexKey<'a, 'de, T> {
+    #[inline]
+    fn new(name: &'a mut String) -> Self {
+        IndexKey {
+            name,
+            of: PhantomData,
+        }
+    }
+}
+
+impl<'de, T: ReadFields<'de>> DeserializeSeed<'de> for IndexKey<'_, 'de, T> {
+    type Value = usize;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de, T: ReadFields<'de>> Visitor<'_> for IndexKey<'_, 'de, T> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
+        Ok(T::index(name).unwrap_or_else(|| {
+            name.clone_into(self.name);
+            usize::MAX
+        }))
+    }
+
+    #[inline]
+    fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<usize, E> {
+        match std::str::from_utf8(name) {
+            Ok(name) => self.visit_str(name),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(name), &self)),
+        }
+    }
+}
+
+/// Reads a field's value into the field ([`ReadFields::read_field`]): `T` is the field's
+/// type, so an optional field (`Option<T>`) reads `null` as `None`.
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+///
+/// Not inlined, as [`value`]: one copy per map access and field type.
+#[inline(never)]
+pub fn read<'de, A, T>(map: &mut A, field: &mut T) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    *field = map.next_value()?;
+    Ok(())
+}
+
+/// [`read`] for a field of `type: integer` without a format (see [`integral_value`]).
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn read_integral<'de, A, T>(map: &mut A, field: &mut T) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    *field = map.next_value_seed(crate::integer::Integral::new())?;
+    Ok(())
+}
+
+/// [`read`] for a field whose type admits `null` (`nullable: true`): `T` is the value's type
+/// (itself an `Option`), kept as `Some`, so that `null` and absent stay apart.
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn read_some<'de, A, T>(map: &mut A, field: &mut Option<T>) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    *field = Some(map.next_value()?);
+    Ok(())
+}
+
+/// [`read_some`] for a field of `type: integer` without a format (see [`integral_value`]).
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn read_some_integral<'de, A, T>(map: &mut A, field: &mut Option<T>) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: Deserialize<'de>,
+{
+    *field = Some(map.next_value_seed(crate::integer::Integral::new())?);
+    Ok(())
+}
+
+/// [`read`] for a required field whose type is a generated struct, read in place
+/// ([`InPlace`]) and moved once into the field.
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn read_struct<'de, A, T>(map: &mut A, field: &mut T) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: InPlace<'de>,
+{
+    let mut place = None;
+    map.next_value_seed(Slot(&mut place))?;
+    match place {
+        Some(value) => {
+            *field = value;
+            Ok(())
+        }
+        None => Err(de::Error::custom("the deserializer did not read a struct")),
+    }
+}
+
+/// [`read`] for an optional field whose type is a generated struct: `null` reads as `None`,
+/// anything else in place ([`InPlace`]) into the field itself.
+///
+/// # Errors
+///
+/// When the value does not deserialize as `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn read_optional_struct<'de, A, T>(map: &mut A, field: &mut Option<T>) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: InPlace<'de>,
+{
+    map.next_value_seed(OptionField(field))
+}
+
+/// Reads `null` as `None` and a struct in place into the `Option` it borrows.
+struct OptionField<'a, T>(&'a mut Option<T>);
+
+impl<'de, T: InPlace<'de>> DeserializeSeed<'de> for OptionField<'_, T> {
+    type Value = ();
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de, T: InPlace<'de>> Visitor<'de> for OptionField<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("option")
+    }
+
+    #[inline]
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        *self.0 = None;
+        Ok(())
+    }
+
+    #[inline]
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.visit_none()
+    }
+
+    #[inline]
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        T::deserialize_into(deserializer, self.0)
+    }
+}
+
+/// [`read`] for a required field whose type is a list of generated structs, each read in
+/// place ([`InPlace`]).
+///
+/// # Errors
+///
+/// When the value does not deserialize as a list of `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn read_struct_list<'de, A, T>(map: &mut A, field: &mut Vec<T>) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: InPlace<'de>,
+{
+    *field = map.next_value_seed(List(PhantomData))?;
+    Ok(())
+}
+
+/// [`read_struct_list`] for an optional field: `null` reads as `None`.
+///
+/// # Errors
+///
+/// When the value does not deserialize as a list of `T`.
+///
+/// Not inlined, as [`value`].
+#[inline(never)]
+pub fn read_optional_struct_list<'de, A, T>(
+    map: &mut A,
+    field: &mut Option<Vec<T>>,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    T: InPlace<'de>,
+{
+    *field = map.next_value_seed(OptionalList(PhantomData))?;
+    Ok(())
+}
+
 /// Skips the value of a key the struct does not have.
 ///
 /// # Errors
@@ -752,5 +1179,170 @@ pub fn json_type(value: &serde_json::Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Empty, ReadFields, Seen, extra, read, read_optional_struct, read_struct};
+    use serde::de::MapAccess;
+
+    /// A struct as kubeforge generates it, read field by field.
+    #[derive(Debug, PartialEq)]
+    struct Inner {
+        name: String,
+        unknown_fields: crate::UnknownFields,
+    }
+
+    impl Empty for Inner {
+        fn empty() -> Self {
+            Inner {
+                name: Empty::empty(),
+                unknown_fields: crate::ExtraFields::new(),
+            }
+        }
+    }
+
+    impl<'de> ReadFields<'de> for Inner {
+        const NAME: &'static str = "Inner";
+        const NAMES: &'static [&'static str] = &["name"];
+        const REQUIRED: &'static [usize] = &[0];
+
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "name" => Some(0),
+                _ => None,
+            }
+        }
+
+        fn read_field<A: MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut String,
+        ) -> Result<(), A::Error> {
+            match field {
+                0 => read(map, &mut self.name),
+                _ => extra(map, &mut self.unknown_fields, key),
+            }
+        }
+    }
+
+    /// Its fields in declaration order: `inner`, `port` (both required), `spare`, `tag`.
+    #[derive(Debug, PartialEq)]
+    struct Outer {
+        inner: Inner,
+        port: i32,
+        spare: Option<Inner>,
+        tag: Option<String>,
+    }
+
+    impl Empty for Outer {
+        fn empty() -> Self {
+            Outer {
+                inner: Empty::empty(),
+                port: Empty::empty(),
+                spare: None,
+                tag: None,
+            }
+        }
+    }
+
+    impl<'de> ReadFields<'de> for Outer {
+        const NAME: &'static str = "Outer";
+        const NAMES: &'static [&'static str] = &["inner", "port", "spare", "tag"];
+        const REQUIRED: &'static [usize] = &[0, 1];
+
+        fn index(name: &str) -> Option<usize> {
+            match name {
+                "inner" => Some(0),
+                "port" => Some(1),
+                "spare" => Some(2),
+                "tag" => Some(3),
+                _ => None,
+            }
+        }
+
+        fn read_field<A: MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            _key: &mut String,
+        ) -> Result<(), A::Error> {
+            match field {
+                0 => read_struct(map, &mut self.inner),
+                1 => read(map, &mut self.port),
+                2 => read_optional_struct(map, &mut self.spare),
+                3 => read(map, &mut self.tag),
+                _ => super::skip(map),
+            }
+        }
+    }
+
+    fn outer(text: &str) -> Result<Outer, String> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        super::deserialize(&mut deserializer).map_err(|e| e.to_string())
+    }
+
+    /// What the generated structs rely on: each value lands in its field (a nested struct in
+    /// place, not left at its placeholder), `null` is an absent optional field but counts as
+    /// seen, unknown keys are kept in order or skipped, the first required field missing in
+    /// declaration order is the error, and a field read twice is a duplicate.
+    #[test]
+    fn structs_are_read_field_by_field_with_the_derives_errors() {
+        let read = outer(
+            r#"{"port": 80, "x": [1], "inner": {"name": "a", "z": 1, "y": null}, "spare": null, "tag": "t"}"#,
+        )
+        .unwrap();
+        assert_eq!((read.port, read.tag.as_deref()), (80, Some("t")));
+        assert_eq!(read.inner.name, "a");
+        let kept: Vec<&str> = read.inner.unknown_fields.keys().collect();
+        assert_eq!(kept, ["z", "y"]);
+        assert_eq!(read.spare, None);
+        let spare = outer(r#"{"port": 1, "inner": {"name": "a"}, "spare": {"name": "b"}}"#);
+        assert_eq!(spare.unwrap().spare.unwrap().name, "b");
+
+        for (text, error) in [
+            (r#"{}"#, "missing field `inner`"),
+            (r#"{"port": 1}"#, "missing field `inner`"),
+            (r#"{"inner": {"name": "a"}}"#, "missing field `port`"),
+            (r#"{"port": 1, "inner": {}}"#, "missing field `name`"),
+            (r#"{"port": 1, "port": 2}"#, "duplicate field `port`"),
+            (r#"{"tag": null, "tag": "t"}"#, "duplicate field `tag`"),
+            (
+                r#"{"inner": {"name": "a"}, "inner": {"name": "b"}}"#,
+                "duplicate field `inner`",
+            ),
+            (
+                r#"{"port": "80"}"#,
+                "invalid type: string \"80\", expected i32",
+            ),
+            (
+                r#"{"inner": 1}"#,
+                "invalid type: integer `1`, expected struct Inner",
+            ),
+            (r#"[]"#, "invalid type: sequence, expected struct Outer"),
+        ] {
+            let e = outer(text).unwrap_err();
+            assert!(e.starts_with(error), "{text}: {e}");
+        }
+    }
+
+    /// Past 128 fields the seen fields are words on the heap: each bit is its own field's.
+    #[test]
+    fn seen_fields_are_kept_one_bit_each_past_128() {
+        for fields in [2, 64, 128, 129, 200] {
+            let mut seen = Seen::new(fields);
+            let last = fields - 1;
+            assert!(seen.insert(last) && !seen.contains(0), "{fields}");
+            assert!(
+                seen.insert(0) && seen.contains(0) && seen.contains(last),
+                "{fields}"
+            );
+            assert!(!seen.insert(last) && !seen.insert(0), "{fields}");
+            if fields > 2 {
+                assert!(!seen.contains(fields / 2), "{fields}");
+            }
+        }
     }
 }

@@ -95,54 +95,32 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum PolicyField {
-                        name,
-                    }
-
-                    enum PolicyFields {}
-
-                    impl serde_struct::Fields for PolicyFields {
-                        const NAMES: &'static [&'static str] = &["name"];
-
-                        type Field = PolicyField;
-
+                    impl serde_struct::Empty for Policy {
                         #[inline]
-                        fn field(name: &str) -> Option<PolicyField> {
-                            match name {
-                                "name" => Some(PolicyField::name),
-                                _ => None,
+                        fn empty() -> Self {
+                            Policy {
+                                name: serde_struct::Empty::empty(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Policy {
+                    impl<'de> serde_struct::ReadFields<'de> for Policy {
                         const NAME: &'static str = "Policy";
-                        const NAMES: &'static [&'static str] = <PolicyFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Policy>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<PolicyFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(PolicyField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let name = serde_struct::required(name, "name")?;
-                            *place = Some(Policy {
-                                name,
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -273,133 +251,61 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum VolumeField {
-                        mount_options,
-                        attributes,
-                        labels,
-                        data,
-                        command,
-                        pod_ips,
-                        pod_ip,
-                        policies,
-                        limits,
-                        matrix,
-                    }
-
-                    enum VolumeFields {}
-
-                    impl serde_struct::Fields for VolumeFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "mountOptions",
-                            "attributes",
-                            "labels",
-                            "data",
-                            "command",
-                            "podIPs",
-                            "podIP",
-                            "policies",
-                            "limits",
-                            "matrix",
-                        ];
-
-                        type Field = VolumeField;
-
+                    impl serde_struct::Empty for Volume {
                         #[inline]
-                        fn field(name: &str) -> Option<VolumeField> {
-                            match name {
-                                "mountOptions" => Some(VolumeField::mount_options),
-                                "attributes" => Some(VolumeField::attributes),
-                                "labels" => Some(VolumeField::labels),
-                                "data" => Some(VolumeField::data),
-                                "command" => Some(VolumeField::command),
-                                "podIPs" => Some(VolumeField::pod_ips),
-                                "podIP" => Some(VolumeField::pod_ip),
-                                "policies" => Some(VolumeField::policies),
-                                "limits" => Some(VolumeField::limits),
-                                "matrix" => Some(VolumeField::matrix),
-                                _ => None,
+                        fn empty() -> Self {
+                            Volume {
+                                mount_options: serde_struct::Empty::empty(),
+                                attributes: serde_struct::Empty::empty(),
+                                labels: None,
+                                data: None,
+                                command: None,
+                                pod_ips: None,
+                                pod_ip: None,
+                                policies: None,
+                                limits: None,
+                                matrix: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Volume {
+                    impl<'de> serde_struct::ReadFields<'de> for Volume {
                         const NAME: &'static str = "Volume";
-                        const NAMES: &'static [&'static str] = <VolumeFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "data",
+                            "podIP",
+                            "labels",
+                            "limits",
+                            "matrix",
+                            "podIPs",
+                            "command",
+                            "policies",
+                            "attributes",
+                            "mountOptions",
+                        ];
+                        const REQUIRED: &'static [usize] = &[9, 8];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Volume>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut mount_options = None;
-                            let mut attributes = None;
-                            let mut labels = None;
-                            let mut data = None;
-                            let mut command = None;
-                            let mut pod_ips = None;
-                            let mut pod_ip = None;
-                            let mut policies = None;
-                            let mut limits = None;
-                            let mut matrix = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<VolumeFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(VolumeField::mount_options) => {
-                                        serde_struct::value(&mut map, &mut mount_options, "mountOptions")
-                                    }
-                                    Some(VolumeField::attributes) => {
-                                        serde_struct::value(&mut map, &mut attributes, "attributes")
-                                    }
-                                    Some(VolumeField::labels) => {
-                                        serde_struct::value(&mut map, &mut labels, "labels")
-                                    }
-                                    Some(VolumeField::data) => serde_struct::value(&mut map, &mut data, "data"),
-                                    Some(VolumeField::command) => {
-                                        serde_struct::value(&mut map, &mut command, "command")
-                                    }
-                                    Some(VolumeField::pod_ips) => {
-                                        serde_struct::value(&mut map, &mut pod_ips, "podIPs")
-                                    }
-                                    Some(VolumeField::pod_ip) => {
-                                        serde_struct::value(&mut map, &mut pod_ip, "podIP")
-                                    }
-                                    Some(VolumeField::policies) => {
-                                        serde_struct::optional_struct_list_value(
-                                            &mut map,
-                                            &mut policies,
-                                            "policies",
-                                        )
-                                    }
-                                    Some(VolumeField::limits) => {
-                                        serde_struct::value(&mut map, &mut limits, "limits")
-                                    }
-                                    Some(VolumeField::matrix) => {
-                                        serde_struct::value(&mut map, &mut matrix, "matrix")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.data),
+                                1 => serde_struct::read(map, &mut self.pod_ip),
+                                2 => serde_struct::read(map, &mut self.labels),
+                                3 => serde_struct::read(map, &mut self.limits),
+                                4 => serde_struct::read(map, &mut self.matrix),
+                                5 => serde_struct::read(map, &mut self.pod_ips),
+                                6 => serde_struct::read(map, &mut self.command),
+                                7 => serde_struct::read_optional_struct_list(map, &mut self.policies),
+                                8 => serde_struct::read(map, &mut self.attributes),
+                                9 => serde_struct::read(map, &mut self.mount_options),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let mount_options = serde_struct::required(mount_options, "mountOptions")?;
-                            let attributes = serde_struct::required(attributes, "attributes")?;
-                            *place = Some(Volume {
-                                mount_options,
-                                attributes,
-                                labels: serde_struct::optional(labels),
-                                data: serde_struct::optional(data),
-                                command: serde_struct::optional(command),
-                                pod_ips: serde_struct::optional(pod_ips),
-                                pod_ip: serde_struct::optional(pod_ip),
-                                policies: serde_struct::optional(policies),
-                                limits: serde_struct::optional(limits),
-                                matrix: serde_struct::optional(matrix),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

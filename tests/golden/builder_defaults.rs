@@ -84,59 +84,34 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum LimitsField {
-                        cpu,
-                        burst,
-                    }
-
-                    enum LimitsFields {}
-
-                    impl serde_struct::Fields for LimitsFields {
-                        const NAMES: &'static [&'static str] = &["cpu", "burst"];
-
-                        type Field = LimitsField;
-
+                    impl serde_struct::Empty for Limits {
                         #[inline]
-                        fn field(name: &str) -> Option<LimitsField> {
-                            match name {
-                                "cpu" => Some(LimitsField::cpu),
-                                "burst" => Some(LimitsField::burst),
-                                _ => None,
+                        fn empty() -> Self {
+                            Limits {
+                                cpu: serde_struct::Empty::empty(),
+                                burst: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Limits {
+                    impl<'de> serde_struct::ReadFields<'de> for Limits {
                         const NAME: &'static str = "Limits";
-                        const NAMES: &'static [&'static str] = <LimitsFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["cpu", "burst"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Limits>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut cpu = None;
-                            let mut burst = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<LimitsFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(LimitsField::cpu) => serde_struct::value(&mut map, &mut cpu, "cpu"),
-                                    Some(LimitsField::burst) => serde_struct::value(&mut map, &mut burst, "burst"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.cpu),
+                                1 => serde_struct::read(map, &mut self.burst),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let cpu = serde_struct::required(cpu, "cpu")?;
-                            *place = Some(Limits {
-                                cpu,
-                                burst: serde_struct::optional(burst),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -275,178 +250,82 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum SettingsField {
-                        mode,
-                        name,
-                        retries,
-                        budget,
-                        ratio,
-                        scale,
-                        enabled,
-                        since,
-                        key,
-                        args,
-                        ports,
-                        limits,
-                        policy,
-                        label,
-                        zero,
-                        empty,
-                        incomplete,
-                    }
-
-                    enum SettingsFields {}
-
-                    impl serde_struct::Fields for SettingsFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "mode",
-                            "name",
-                            "retries",
-                            "budget",
-                            "ratio",
-                            "scale",
-                            "enabled",
-                            "since",
-                            "key",
-                            "args",
-                            "ports",
-                            "limits",
-                            "policy",
-                            "label",
-                            "zero",
-                            "empty",
-                            "incomplete",
-                        ];
-
-                        type Field = SettingsField;
-
+                    impl serde_struct::Empty for Settings {
                         #[inline]
-                        fn field(name: &str) -> Option<SettingsField> {
-                            match name {
-                                "mode" => Some(SettingsField::mode),
-                                "name" => Some(SettingsField::name),
-                                "retries" => Some(SettingsField::retries),
-                                "budget" => Some(SettingsField::budget),
-                                "ratio" => Some(SettingsField::ratio),
-                                "scale" => Some(SettingsField::scale),
-                                "enabled" => Some(SettingsField::enabled),
-                                "since" => Some(SettingsField::since),
-                                "key" => Some(SettingsField::key),
-                                "args" => Some(SettingsField::args),
-                                "ports" => Some(SettingsField::ports),
-                                "limits" => Some(SettingsField::limits),
-                                "policy" => Some(SettingsField::policy),
-                                "label" => Some(SettingsField::label),
-                                "zero" => Some(SettingsField::zero),
-                                "empty" => Some(SettingsField::empty),
-                                "incomplete" => Some(SettingsField::incomplete),
-                                _ => None,
+                        fn empty() -> Self {
+                            Settings {
+                                mode: ::core::convert::From::from(""),
+                                name: None,
+                                retries: None,
+                                budget: None,
+                                ratio: None,
+                                scale: None,
+                                enabled: None,
+                                since: None,
+                                key: None,
+                                args: None,
+                                ports: None,
+                                limits: None,
+                                policy: None,
+                                label: None,
+                                zero: None,
+                                empty: None,
+                                incomplete: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Settings {
+                    impl<'de> serde_struct::ReadFields<'de> for Settings {
                         const NAME: &'static str = "Settings";
-                        const NAMES: &'static [&'static str] = <SettingsFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "key",
+                            "args",
+                            "mode",
+                            "name",
+                            "zero",
+                            "empty",
+                            "label",
+                            "ports",
+                            "ratio",
+                            "scale",
+                            "since",
+                            "budget",
+                            "limits",
+                            "policy",
+                            "enabled",
+                            "retries",
+                            "incomplete",
+                        ];
+                        const REQUIRED: &'static [usize] = &[2];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Settings>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut mode = None;
-                            let mut name = None;
-                            let mut retries = None;
-                            let mut budget = None;
-                            let mut ratio = None;
-                            let mut scale = None;
-                            let mut enabled = None;
-                            let mut since = None;
-                            let mut key = None;
-                            let mut args = None;
-                            let mut ports = None;
-                            let mut limits = None;
-                            let mut policy = None;
-                            let mut label = None;
-                            let mut zero = None;
-                            let mut empty = None;
-                            let mut incomplete = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key_2 = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<SettingsFields>::new(&mut key_2),
-                            )? {
-                                match field {
-                                    Some(SettingsField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
-                                    Some(SettingsField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    Some(SettingsField::retries) => {
-                                        serde_struct::value(&mut map, &mut retries, "retries")
-                                    }
-                                    Some(SettingsField::budget) => {
-                                        serde_struct::value(&mut map, &mut budget, "budget")
-                                    }
-                                    Some(SettingsField::ratio) => {
-                                        serde_struct::value(&mut map, &mut ratio, "ratio")
-                                    }
-                                    Some(SettingsField::scale) => {
-                                        serde_struct::value(&mut map, &mut scale, "scale")
-                                    }
-                                    Some(SettingsField::enabled) => {
-                                        serde_struct::value(&mut map, &mut enabled, "enabled")
-                                    }
-                                    Some(SettingsField::since) => {
-                                        serde_struct::value(&mut map, &mut since, "since")
-                                    }
-                                    Some(SettingsField::key) => serde_struct::value(&mut map, &mut key, "key"),
-                                    Some(SettingsField::args) => serde_struct::value(&mut map, &mut args, "args"),
-                                    Some(SettingsField::ports) => {
-                                        serde_struct::value(&mut map, &mut ports, "ports")
-                                    }
-                                    Some(SettingsField::limits) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut limits, "limits")
-                                    }
-                                    Some(SettingsField::policy) => {
-                                        serde_struct::value(&mut map, &mut policy, "policy")
-                                    }
-                                    Some(SettingsField::label) => {
-                                        serde_struct::value(&mut map, &mut label, "label")
-                                    }
-                                    Some(SettingsField::zero) => {
-                                        serde_struct::integral_value(&mut map, &mut zero, "zero")
-                                    }
-                                    Some(SettingsField::empty) => {
-                                        serde_struct::value(&mut map, &mut empty, "empty")
-                                    }
-                                    Some(SettingsField::incomplete) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut incomplete, "incomplete")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.key),
+                                1 => serde_struct::read(map, &mut self.args),
+                                2 => serde_struct::read(map, &mut self.mode),
+                                3 => serde_struct::read(map, &mut self.name),
+                                4 => serde_struct::read_integral(map, &mut self.zero),
+                                5 => serde_struct::read(map, &mut self.empty),
+                                6 => serde_struct::read_some(map, &mut self.label),
+                                7 => serde_struct::read(map, &mut self.ports),
+                                8 => serde_struct::read(map, &mut self.ratio),
+                                9 => serde_struct::read(map, &mut self.scale),
+                                10 => serde_struct::read(map, &mut self.since),
+                                11 => serde_struct::read(map, &mut self.budget),
+                                12 => serde_struct::read_optional_struct(map, &mut self.limits),
+                                13 => serde_struct::read(map, &mut self.policy),
+                                14 => serde_struct::read(map, &mut self.enabled),
+                                15 => serde_struct::read(map, &mut self.retries),
+                                16 => serde_struct::read_optional_struct(map, &mut self.incomplete),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let mode = serde_struct::required(mode, "mode")?;
-                            *place = Some(Settings {
-                                mode,
-                                name: serde_struct::optional(name),
-                                retries: serde_struct::optional(retries),
-                                budget: serde_struct::optional(budget),
-                                ratio: serde_struct::optional(ratio),
-                                scale: serde_struct::optional(scale),
-                                enabled: serde_struct::optional(enabled),
-                                since: serde_struct::optional(since),
-                                key: serde_struct::optional(key),
-                                args: serde_struct::optional(args),
-                                ports: serde_struct::optional(ports),
-                                limits: serde_struct::optional(limits),
-                                policy: serde_struct::optional(policy),
-                                label,
-                                zero: serde_struct::optional(zero),
-                                empty: serde_struct::optional(empty),
-                                incomplete: serde_struct::optional(incomplete),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -96,53 +96,32 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum EmptyField {
-                        note,
-                    }
-
-                    enum EmptyFields {}
-
-                    impl serde_struct::Fields for EmptyFields {
-                        const NAMES: &'static [&'static str] = &["note"];
-
-                        type Field = EmptyField;
-
+                    impl serde_struct::Empty for Empty {
                         #[inline]
-                        fn field(name: &str) -> Option<EmptyField> {
-                            match name {
-                                "note" => Some(EmptyField::note),
-                                _ => None,
+                        fn empty() -> Self {
+                            Empty {
+                                note: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Empty {
+                    impl<'de> serde_struct::ReadFields<'de> for Empty {
                         const NAME: &'static str = "Empty";
-                        const NAMES: &'static [&'static str] = <EmptyFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["note"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Empty>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut note = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<EmptyFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(EmptyField::note) => serde_struct::value(&mut map, &mut note, "note"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.note),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Empty {
-                                note: serde_struct::optional(note),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -264,136 +243,67 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum PortField {
-                        port,
-                        protocol,
-                        mode,
-                        name,
-                        host_ip,
-                        weight,
-                        timeout_seconds,
-                        enabled,
-                        app_protocol,
-                        size,
-                        is_default,
-                        build,
-                    }
-
-                    enum PortFields {}
-
-                    impl serde_struct::Fields for PortFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "port",
-                            "protocol",
-                            "mode",
-                            "name",
-                            "hostIP",
-                            "weight",
-                            "timeoutSeconds",
-                            "enabled",
-                            "appProtocol",
-                            "size",
-                            "isDefault",
-                            "build",
-                        ];
-
-                        type Field = PortField;
-
+                    impl serde_struct::Empty for Port {
                         #[inline]
-                        fn field(name: &str) -> Option<PortField> {
-                            match name {
-                                "port" => Some(PortField::port),
-                                "protocol" => Some(PortField::protocol),
-                                "mode" => Some(PortField::mode),
-                                "name" => Some(PortField::name),
-                                "hostIP" => Some(PortField::host_ip),
-                                "weight" => Some(PortField::weight),
-                                "timeoutSeconds" => Some(PortField::timeout_seconds),
-                                "enabled" => Some(PortField::enabled),
-                                "appProtocol" => Some(PortField::app_protocol),
-                                "size" => Some(PortField::size),
-                                "isDefault" => Some(PortField::is_default),
-                                "build" => Some(PortField::build),
-                                _ => None,
+                        fn empty() -> Self {
+                            Port {
+                                port: serde_struct::Empty::empty(),
+                                protocol: ::core::convert::From::from(""),
+                                mode: serde_struct::Empty::empty(),
+                                name: None,
+                                host_ip: None,
+                                weight: None,
+                                timeout_seconds: None,
+                                enabled: None,
+                                app_protocol: None,
+                                size: None,
+                                is_default: None,
+                                build: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Port {
+                    impl<'de> serde_struct::ReadFields<'de> for Port {
                         const NAME: &'static str = "Port";
-                        const NAMES: &'static [&'static str] = <PortFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "mode",
+                            "name",
+                            "port",
+                            "size",
+                            "build",
+                            "hostIP",
+                            "weight",
+                            "enabled",
+                            "protocol",
+                            "isDefault",
+                            "appProtocol",
+                            "timeoutSeconds",
+                        ];
+                        const REQUIRED: &'static [usize] = &[2, 8, 0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Port>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut port = None;
-                            let mut protocol = None;
-                            let mut mode = None;
-                            let mut name = None;
-                            let mut host_ip = None;
-                            let mut weight = None;
-                            let mut timeout_seconds = None;
-                            let mut enabled = None;
-                            let mut app_protocol = None;
-                            let mut size = None;
-                            let mut is_default = None;
-                            let mut build = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<PortFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(PortField::port) => serde_struct::value(&mut map, &mut port, "port"),
-                                    Some(PortField::protocol) => {
-                                        serde_struct::value(&mut map, &mut protocol, "protocol")
-                                    }
-                                    Some(PortField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
-                                    Some(PortField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    Some(PortField::host_ip) => {
-                                        serde_struct::value(&mut map, &mut host_ip, "hostIP")
-                                    }
-                                    Some(PortField::weight) => serde_struct::value(&mut map, &mut weight, "weight"),
-                                    Some(PortField::timeout_seconds) => {
-                                        serde_struct::value(&mut map, &mut timeout_seconds, "timeoutSeconds")
-                                    }
-                                    Some(PortField::enabled) => {
-                                        serde_struct::value(&mut map, &mut enabled, "enabled")
-                                    }
-                                    Some(PortField::app_protocol) => {
-                                        serde_struct::value(&mut map, &mut app_protocol, "appProtocol")
-                                    }
-                                    Some(PortField::size) => serde_struct::value(&mut map, &mut size, "size"),
-                                    Some(PortField::is_default) => {
-                                        serde_struct::value(&mut map, &mut is_default, "isDefault")
-                                    }
-                                    Some(PortField::build) => serde_struct::value(&mut map, &mut build, "build"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.mode),
+                                1 => serde_struct::read(map, &mut self.name),
+                                2 => serde_struct::read(map, &mut self.port),
+                                3 => serde_struct::read(map, &mut self.size),
+                                4 => serde_struct::read(map, &mut self.build),
+                                5 => serde_struct::read(map, &mut self.host_ip),
+                                6 => serde_struct::read(map, &mut self.weight),
+                                7 => serde_struct::read(map, &mut self.enabled),
+                                8 => serde_struct::read(map, &mut self.protocol),
+                                9 => serde_struct::read(map, &mut self.is_default),
+                                10 => serde_struct::read(map, &mut self.app_protocol),
+                                11 => serde_struct::read(map, &mut self.timeout_seconds),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let port = serde_struct::required(port, "port")?;
-                            let protocol = serde_struct::required(protocol, "protocol")?;
-                            let mode = serde_struct::required(mode, "mode")?;
-                            *place = Some(Port {
-                                port,
-                                protocol,
-                                mode,
-                                name: serde_struct::optional(name),
-                                host_ip: serde_struct::optional(host_ip),
-                                weight: serde_struct::optional(weight),
-                                timeout_seconds: serde_struct::optional(timeout_seconds),
-                                enabled: serde_struct::optional(enabled),
-                                app_protocol: serde_struct::optional(app_protocol),
-                                size: serde_struct::optional(size),
-                                is_default: serde_struct::optional(is_default),
-                                build: serde_struct::optional(build),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -93,62 +93,34 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum ImportPolicyField {
-                        scheduled,
-                        insecure,
-                    }
-
-                    enum ImportPolicyFields {}
-
-                    impl serde_struct::Fields for ImportPolicyFields {
-                        const NAMES: &'static [&'static str] = &["scheduled", "insecure"];
-
-                        type Field = ImportPolicyField;
-
+                    impl serde_struct::Empty for ImportPolicy {
                         #[inline]
-                        fn field(name: &str) -> Option<ImportPolicyField> {
-                            match name {
-                                "scheduled" => Some(ImportPolicyField::scheduled),
-                                "insecure" => Some(ImportPolicyField::insecure),
-                                _ => None,
+                        fn empty() -> Self {
+                            ImportPolicy {
+                                scheduled: None,
+                                insecure: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for ImportPolicy {
+                    impl<'de> serde_struct::ReadFields<'de> for ImportPolicy {
                         const NAME: &'static str = "ImportPolicy";
-                        const NAMES: &'static [&'static str] = <ImportPolicyFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["insecure", "scheduled"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<ImportPolicy>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut scheduled = None;
-                            let mut insecure = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<ImportPolicyFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(ImportPolicyField::scheduled) => {
-                                        serde_struct::value(&mut map, &mut scheduled, "scheduled")
-                                    }
-                                    Some(ImportPolicyField::insecure) => {
-                                        serde_struct::value(&mut map, &mut insecure, "insecure")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.insecure),
+                                1 => serde_struct::read(map, &mut self.scheduled),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(ImportPolicy {
-                                scheduled: serde_struct::optional(scheduled),
-                                insecure: serde_struct::optional(insecure),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -236,60 +208,34 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum ReferenceField {
-                        kind,
-                        name,
-                    }
-
-                    enum ReferenceFields {}
-
-                    impl serde_struct::Fields for ReferenceFields {
-                        const NAMES: &'static [&'static str] = &["kind", "name"];
-
-                        type Field = ReferenceField;
-
+                    impl serde_struct::Empty for Reference {
                         #[inline]
-                        fn field(name: &str) -> Option<ReferenceField> {
-                            match name {
-                                "kind" => Some(ReferenceField::kind),
-                                "name" => Some(ReferenceField::name),
-                                _ => None,
+                        fn empty() -> Self {
+                            Reference {
+                                kind: serde_struct::Empty::empty(),
+                                name: serde_struct::Empty::empty(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Reference {
+                    impl<'de> serde_struct::ReadFields<'de> for Reference {
                         const NAME: &'static str = "Reference";
-                        const NAMES: &'static [&'static str] = <ReferenceFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "name"];
+                        const REQUIRED: &'static [usize] = &[0, 1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Reference>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut kind = None;
-                            let mut name = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<ReferenceFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(ReferenceField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    Some(ReferenceField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read(map, &mut self.name),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let kind = serde_struct::required(kind, "kind")?;
-                            let name = serde_struct::required(name, "name")?;
-                            *place = Some(Reference {
-                                kind,
-                                name,
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -386,56 +332,32 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum ReferencePolicyField {
-                        type_,
-                    }
-
-                    enum ReferencePolicyFields {}
-
-                    impl serde_struct::Fields for ReferencePolicyFields {
-                        const NAMES: &'static [&'static str] = &["type"];
-
-                        type Field = ReferencePolicyField;
-
+                    impl serde_struct::Empty for ReferencePolicy {
                         #[inline]
-                        fn field(name: &str) -> Option<ReferencePolicyField> {
-                            match name {
-                                "type" => Some(ReferencePolicyField::type_),
-                                _ => None,
+                        fn empty() -> Self {
+                            ReferencePolicy {
+                                type_: serde_struct::Empty::empty(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for ReferencePolicy {
+                    impl<'de> serde_struct::ReadFields<'de> for ReferencePolicy {
                         const NAME: &'static str = "ReferencePolicy";
-                        const NAMES: &'static [&'static str] = <ReferencePolicyFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["type"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<ReferencePolicy>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut type_ = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<ReferencePolicyFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(ReferencePolicyField::type_) => {
-                                        serde_struct::value(&mut map, &mut type_, "type")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.type_),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let type_ = serde_struct::required(type_, "type")?;
-                            *place = Some(ReferencePolicy {
-                                type_,
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -539,87 +461,40 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum TagField {
-                        name,
-                        policy,
-                        import_policy,
-                        from,
-                        retry,
-                    }
-
-                    enum TagFields {}
-
-                    impl serde_struct::Fields for TagFields {
-                        const NAMES: &'static [&'static str] = &["name", "policy", "importPolicy", "from", "retry"];
-
-                        type Field = TagField;
-
+                    impl serde_struct::Empty for Tag {
                         #[inline]
-                        fn field(name: &str) -> Option<TagField> {
-                            match name {
-                                "name" => Some(TagField::name),
-                                "policy" => Some(TagField::policy),
-                                "importPolicy" => Some(TagField::import_policy),
-                                "from" => Some(TagField::from),
-                                "retry" => Some(TagField::retry),
-                                _ => None,
+                        fn empty() -> Self {
+                            Tag {
+                                name: serde_struct::Empty::empty(),
+                                policy: serde_struct::Empty::empty(),
+                                import_policy: None,
+                                from: None,
+                                retry: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Tag {
+                    impl<'de> serde_struct::ReadFields<'de> for Tag {
                         const NAME: &'static str = "Tag";
-                        const NAMES: &'static [&'static str] = <TagFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["from", "name", "retry", "policy", "importPolicy"];
+                        const REQUIRED: &'static [usize] = &[1, 3];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Tag>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut policy = None;
-                            let mut import_policy = None;
-                            let mut from = None;
-                            let mut retry = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<TagFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(TagField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    Some(TagField::policy) => {
-                                        serde_struct::struct_value(&mut map, &mut policy, "policy")
-                                    }
-                                    Some(TagField::import_policy) => {
-                                        serde_struct::optional_struct_value(
-                                            &mut map,
-                                            &mut import_policy,
-                                            "importPolicy",
-                                        )
-                                    }
-                                    Some(TagField::from) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut from, "from")
-                                    }
-                                    Some(TagField::retry) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut retry, "retry")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_optional_struct(map, &mut self.from),
+                                1 => serde_struct::read(map, &mut self.name),
+                                2 => serde_struct::read_optional_struct(map, &mut self.retry),
+                                3 => serde_struct::read_struct(map, &mut self.policy),
+                                4 => serde_struct::read_optional_struct(map, &mut self.import_policy),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let name = serde_struct::required(name, "name")?;
-                            let policy = serde_struct::required(policy, "policy")?;
-                            *place = Some(Tag {
-                                name,
-                                policy,
-                                import_policy: serde_struct::optional(import_policy),
-                                from: serde_struct::optional(from),
-                                retry: serde_struct::optional(retry),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -748,55 +623,32 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum TagRetryField {
-                        limit,
-                    }
-
-                    enum TagRetryFields {}
-
-                    impl serde_struct::Fields for TagRetryFields {
-                        const NAMES: &'static [&'static str] = &["limit"];
-
-                        type Field = TagRetryField;
-
+                    impl serde_struct::Empty for TagRetry {
                         #[inline]
-                        fn field(name: &str) -> Option<TagRetryField> {
-                            match name {
-                                "limit" => Some(TagRetryField::limit),
-                                _ => None,
+                        fn empty() -> Self {
+                            TagRetry {
+                                limit: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for TagRetry {
+                    impl<'de> serde_struct::ReadFields<'de> for TagRetry {
                         const NAME: &'static str = "TagRetry";
-                        const NAMES: &'static [&'static str] = <TagRetryFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["limit"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<TagRetry>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut limit = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<TagRetryFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(TagRetryField::limit) => {
-                                        serde_struct::value(&mut map, &mut limit, "limit")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.limit),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(TagRetry {
-                                limit: serde_struct::optional(limit),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

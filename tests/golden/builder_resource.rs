@@ -133,75 +133,38 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum GadgetField {
-                        api_version,
-                        kind,
-                        metadata,
-                        spec,
-                    }
-
-                    enum GadgetFields {}
-
-                    impl serde_struct::Fields for GadgetFields {
-                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
-
-                        type Field = GadgetField;
-
+                    impl serde_struct::Empty for Gadget {
                         #[inline]
-                        fn field(name: &str) -> Option<GadgetField> {
-                            match name {
-                                "apiVersion" => Some(GadgetField::api_version),
-                                "kind" => Some(GadgetField::kind),
-                                "metadata" => Some(GadgetField::metadata),
-                                "spec" => Some(GadgetField::spec),
-                                _ => None,
+                        fn empty() -> Self {
+                            Gadget {
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                metadata: None,
+                                spec: serde_struct::Empty::empty(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Gadget {
+                    impl<'de> serde_struct::ReadFields<'de> for Gadget {
                         const NAME: &'static str = "Gadget";
-                        const NAMES: &'static [&'static str] = <GadgetFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "spec", "metadata", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Gadget>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut api_version = None;
-                            let mut kind = None;
-                            let mut metadata = None;
-                            let mut spec = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<GadgetFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(GadgetField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(GadgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    Some(GadgetField::metadata) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    Some(GadgetField::spec) => {
-                                        serde_struct::struct_value(&mut map, &mut spec, "spec")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_struct(map, &mut self.spec),
+                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                3 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let spec = serde_struct::required(spec, "spec")?;
-                            *place = Some(Gadget {
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                metadata: serde_struct::optional(metadata),
-                                spec,
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -375,61 +338,34 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum GadgetSpecField {
-                        size,
-                        color,
-                    }
-
-                    enum GadgetSpecFields {}
-
-                    impl serde_struct::Fields for GadgetSpecFields {
-                        const NAMES: &'static [&'static str] = &["size", "color"];
-
-                        type Field = GadgetSpecField;
-
+                    impl serde_struct::Empty for GadgetSpec {
                         #[inline]
-                        fn field(name: &str) -> Option<GadgetSpecField> {
-                            match name {
-                                "size" => Some(GadgetSpecField::size),
-                                "color" => Some(GadgetSpecField::color),
-                                _ => None,
+                        fn empty() -> Self {
+                            GadgetSpec {
+                                size: serde_struct::Empty::empty(),
+                                color: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for GadgetSpec {
+                    impl<'de> serde_struct::ReadFields<'de> for GadgetSpec {
                         const NAME: &'static str = "GadgetSpec";
-                        const NAMES: &'static [&'static str] = <GadgetSpecFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["size", "color"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<GadgetSpec>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut size = None;
-                            let mut color = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<GadgetSpecFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(GadgetSpecField::size) => serde_struct::value(&mut map, &mut size, "size"),
-                                    Some(GadgetSpecField::color) => {
-                                        serde_struct::value(&mut map, &mut color, "color")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.size),
+                                1 => serde_struct::read(map, &mut self.color),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let size = serde_struct::required(size, "size")?;
-                            *place = Some(GadgetSpec {
-                                size,
-                                color: serde_struct::optional(color),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -543,75 +479,38 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum GadgetListField {
-                        api_version,
-                        items,
-                        kind,
-                        metadata,
-                    }
-
-                    enum GadgetListFields {}
-
-                    impl serde_struct::Fields for GadgetListFields {
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-                        type Field = GadgetListField;
-
+                    impl serde_struct::Empty for GadgetList {
                         #[inline]
-                        fn field(name: &str) -> Option<GadgetListField> {
-                            match name {
-                                "apiVersion" => Some(GadgetListField::api_version),
-                                "items" => Some(GadgetListField::items),
-                                "kind" => Some(GadgetListField::kind),
-                                "metadata" => Some(GadgetListField::metadata),
-                                _ => None,
+                        fn empty() -> Self {
+                            GadgetList {
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                items: serde_struct::Empty::empty(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                metadata: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for GadgetList {
+                    impl<'de> serde_struct::ReadFields<'de> for GadgetList {
                         const NAME: &'static str = "GadgetList";
-                        const NAMES: &'static [&'static str] = <GadgetListFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<GadgetList>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut api_version = None;
-                            let mut items = None;
-                            let mut kind = None;
-                            let mut metadata = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<GadgetListFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(GadgetListField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(GadgetListField::items) => {
-                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                    }
-                                    Some(GadgetListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    Some(GadgetListField::metadata) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_struct_list(map, &mut self.items),
+                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                3 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let items = serde_struct::required(items, "items")?;
-                            *place = Some(GadgetList {
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                items,
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                metadata: serde_struct::optional(metadata),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -762,74 +661,38 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum GizmoField {
-                        api_version,
-                        kind,
-                        metadata,
-                        name,
-                    }
-
-                    enum GizmoFields {}
-
-                    impl serde_struct::Fields for GizmoFields {
-                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "name"];
-
-                        type Field = GizmoField;
-
+                    impl serde_struct::Empty for Gizmo {
                         #[inline]
-                        fn field(name: &str) -> Option<GizmoField> {
-                            match name {
-                                "apiVersion" => Some(GizmoField::api_version),
-                                "kind" => Some(GizmoField::kind),
-                                "metadata" => Some(GizmoField::metadata),
-                                "name" => Some(GizmoField::name),
-                                _ => None,
+                        fn empty() -> Self {
+                            Gizmo {
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                metadata: serde_struct::Empty::empty(),
+                                name: serde_struct::Empty::empty(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Gizmo {
+                    impl<'de> serde_struct::ReadFields<'de> for Gizmo {
                         const NAME: &'static str = "Gizmo";
-                        const NAMES: &'static [&'static str] = <GizmoFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "name", "metadata", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[2, 1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Gizmo>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut api_version = None;
-                            let mut kind = None;
-                            let mut metadata = None;
-                            let mut name = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<GizmoFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(GizmoField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(GizmoField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    Some(GizmoField::metadata) => {
-                                        serde_struct::struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    Some(GizmoField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read(map, &mut self.name),
+                                2 => serde_struct::read_struct(map, &mut self.metadata),
+                                3 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let metadata = serde_struct::required(metadata, "metadata")?;
-                            let name = serde_struct::required(name, "name")?;
-                            *place = Some(Gizmo {
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                metadata,
-                                name,
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -94,75 +94,38 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum SecretishField {
-                        checksum,
-                        data,
-                        chunks,
-                        string_data,
-                    }
-
-                    enum SecretishFields {}
-
-                    impl serde_struct::Fields for SecretishFields {
-                        const NAMES: &'static [&'static str] = &["checksum", "data", "chunks", "stringData"];
-
-                        type Field = SecretishField;
-
+                    impl serde_struct::Empty for Secretish {
                         #[inline]
-                        fn field(name: &str) -> Option<SecretishField> {
-                            match name {
-                                "checksum" => Some(SecretishField::checksum),
-                                "data" => Some(SecretishField::data),
-                                "chunks" => Some(SecretishField::chunks),
-                                "stringData" => Some(SecretishField::string_data),
-                                _ => None,
+                        fn empty() -> Self {
+                            Secretish {
+                                checksum: serde_struct::Empty::empty(),
+                                data: None,
+                                chunks: None,
+                                string_data: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Secretish {
+                    impl<'de> serde_struct::ReadFields<'de> for Secretish {
                         const NAME: &'static str = "Secretish";
-                        const NAMES: &'static [&'static str] = <SecretishFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["data", "chunks", "checksum", "stringData"];
+                        const REQUIRED: &'static [usize] = &[2];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Secretish>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut checksum = None;
-                            let mut data = None;
-                            let mut chunks = None;
-                            let mut string_data = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<SecretishFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(SecretishField::checksum) => {
-                                        serde_struct::value(&mut map, &mut checksum, "checksum")
-                                    }
-                                    Some(SecretishField::data) => serde_struct::value(&mut map, &mut data, "data"),
-                                    Some(SecretishField::chunks) => {
-                                        serde_struct::value(&mut map, &mut chunks, "chunks")
-                                    }
-                                    Some(SecretishField::string_data) => {
-                                        serde_struct::value(&mut map, &mut string_data, "stringData")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.data),
+                                1 => serde_struct::read(map, &mut self.chunks),
+                                2 => serde_struct::read(map, &mut self.checksum),
+                                3 => serde_struct::read(map, &mut self.string_data),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let checksum = serde_struct::required(checksum, "checksum")?;
-                            *place = Some(Secretish {
-                                checksum,
-                                data: serde_struct::optional(data),
-                                chunks: serde_struct::optional(chunks),
-                                string_data: serde_struct::optional(string_data),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

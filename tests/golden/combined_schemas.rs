@@ -93,59 +93,34 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum BaseField {
-                        name,
-                        size,
-                    }
-
-                    enum BaseFields {}
-
-                    impl serde_struct::Fields for BaseFields {
-                        const NAMES: &'static [&'static str] = &["name", "size"];
-
-                        type Field = BaseField;
-
+                    impl serde_struct::Empty for Base {
                         #[inline]
-                        fn field(name: &str) -> Option<BaseField> {
-                            match name {
-                                "name" => Some(BaseField::name),
-                                "size" => Some(BaseField::size),
-                                _ => None,
+                        fn empty() -> Self {
+                            Base {
+                                name: serde_struct::Empty::empty(),
+                                size: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Base {
+                    impl<'de> serde_struct::ReadFields<'de> for Base {
                         const NAME: &'static str = "Base";
-                        const NAMES: &'static [&'static str] = <BaseFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name", "size"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Base>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut size = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<BaseFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(BaseField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    Some(BaseField::size) => serde_struct::value(&mut map, &mut size, "size"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                1 => serde_struct::read(map, &mut self.size),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let name = serde_struct::required(name, "name")?;
-                            *place = Some(Base {
-                                name,
-                                size: serde_struct::optional(size),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -279,127 +254,61 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum HolderField {
-                        extended,
-                        either,
-                        exclusive,
-                        mixed,
-                        conflict,
-                        constrained,
-                        refined,
-                        scalar_or_list,
-                        weight_or_flag,
-                        ambiguous,
-                    }
-
-                    enum HolderFields {}
-
-                    impl serde_struct::Fields for HolderFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "extended",
-                            "either",
-                            "exclusive",
-                            "mixed",
-                            "conflict",
-                            "constrained",
-                            "refined",
-                            "scalarOrList",
-                            "weightOrFlag",
-                            "ambiguous",
-                        ];
-
-                        type Field = HolderField;
-
+                    impl serde_struct::Empty for Holder {
                         #[inline]
-                        fn field(name: &str) -> Option<HolderField> {
-                            match name {
-                                "extended" => Some(HolderField::extended),
-                                "either" => Some(HolderField::either),
-                                "exclusive" => Some(HolderField::exclusive),
-                                "mixed" => Some(HolderField::mixed),
-                                "conflict" => Some(HolderField::conflict),
-                                "constrained" => Some(HolderField::constrained),
-                                "refined" => Some(HolderField::refined),
-                                "scalarOrList" => Some(HolderField::scalar_or_list),
-                                "weightOrFlag" => Some(HolderField::weight_or_flag),
-                                "ambiguous" => Some(HolderField::ambiguous),
-                                _ => None,
+                        fn empty() -> Self {
+                            Holder {
+                                extended: None,
+                                either: None,
+                                exclusive: None,
+                                mixed: None,
+                                conflict: None,
+                                constrained: None,
+                                refined: None,
+                                scalar_or_list: None,
+                                weight_or_flag: None,
+                                ambiguous: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Holder {
+                    impl<'de> serde_struct::ReadFields<'de> for Holder {
                         const NAME: &'static str = "Holder";
-                        const NAMES: &'static [&'static str] = <HolderFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "mixed",
+                            "either",
+                            "refined",
+                            "conflict",
+                            "extended",
+                            "ambiguous",
+                            "exclusive",
+                            "constrained",
+                            "scalarOrList",
+                            "weightOrFlag",
+                        ];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Holder>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut extended = None;
-                            let mut either = None;
-                            let mut exclusive = None;
-                            let mut mixed = None;
-                            let mut conflict = None;
-                            let mut constrained = None;
-                            let mut refined = None;
-                            let mut scalar_or_list = None;
-                            let mut weight_or_flag = None;
-                            let mut ambiguous = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<HolderFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(HolderField::extended) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut extended, "extended")
-                                    }
-                                    Some(HolderField::either) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut either, "either")
-                                    }
-                                    Some(HolderField::exclusive) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut exclusive, "exclusive")
-                                    }
-                                    Some(HolderField::mixed) => serde_struct::value(&mut map, &mut mixed, "mixed"),
-                                    Some(HolderField::conflict) => {
-                                        serde_struct::value(&mut map, &mut conflict, "conflict")
-                                    }
-                                    Some(HolderField::constrained) => {
-                                        serde_struct::value(&mut map, &mut constrained, "constrained")
-                                    }
-                                    Some(HolderField::refined) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut refined, "refined")
-                                    }
-                                    Some(HolderField::scalar_or_list) => {
-                                        serde_struct::value(&mut map, &mut scalar_or_list, "scalarOrList")
-                                    }
-                                    Some(HolderField::weight_or_flag) => {
-                                        serde_struct::value(&mut map, &mut weight_or_flag, "weightOrFlag")
-                                    }
-                                    Some(HolderField::ambiguous) => {
-                                        serde_struct::value(&mut map, &mut ambiguous, "ambiguous")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.mixed),
+                                1 => serde_struct::read_optional_struct(map, &mut self.either),
+                                2 => serde_struct::read_optional_struct(map, &mut self.refined),
+                                3 => serde_struct::read(map, &mut self.conflict),
+                                4 => serde_struct::read_optional_struct(map, &mut self.extended),
+                                5 => serde_struct::read(map, &mut self.ambiguous),
+                                6 => serde_struct::read_optional_struct(map, &mut self.exclusive),
+                                7 => serde_struct::read(map, &mut self.constrained),
+                                8 => serde_struct::read(map, &mut self.scalar_or_list),
+                                9 => serde_struct::read(map, &mut self.weight_or_flag),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Holder {
-                                extended: serde_struct::optional(extended),
-                                either: serde_struct::optional(either),
-                                exclusive: serde_struct::optional(exclusive),
-                                mixed: serde_struct::optional(mixed),
-                                conflict: serde_struct::optional(conflict),
-                                constrained: serde_struct::optional(constrained),
-                                refined: serde_struct::optional(refined),
-                                scalar_or_list: serde_struct::optional(scalar_or_list),
-                                weight_or_flag: serde_struct::optional(weight_or_flag),
-                                ambiguous: serde_struct::optional(ambiguous),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -558,70 +467,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum HolderExtendedField {
-                        name,
-                        size,
-                        more,
-                    }
-
-                    enum HolderExtendedFields {}
-
-                    impl serde_struct::Fields for HolderExtendedFields {
-                        const NAMES: &'static [&'static str] = &["name", "size", "more"];
-
-                        type Field = HolderExtendedField;
-
+                    impl serde_struct::Empty for HolderExtended {
                         #[inline]
-                        fn field(name: &str) -> Option<HolderExtendedField> {
-                            match name {
-                                "name" => Some(HolderExtendedField::name),
-                                "size" => Some(HolderExtendedField::size),
-                                "more" => Some(HolderExtendedField::more),
-                                _ => None,
+                        fn empty() -> Self {
+                            HolderExtended {
+                                name: serde_struct::Empty::empty(),
+                                size: None,
+                                more: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for HolderExtended {
+                    impl<'de> serde_struct::ReadFields<'de> for HolderExtended {
                         const NAME: &'static str = "HolderExtended";
-                        const NAMES: &'static [&'static str] = <HolderExtendedFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["more", "name", "size"];
+                        const REQUIRED: &'static [usize] = &[1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<HolderExtended>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut size = None;
-                            let mut more = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<HolderExtendedFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(HolderExtendedField::name) => {
-                                        serde_struct::value(&mut map, &mut name, "name")
-                                    }
-                                    Some(HolderExtendedField::size) => {
-                                        serde_struct::value(&mut map, &mut size, "size")
-                                    }
-                                    Some(HolderExtendedField::more) => {
-                                        serde_struct::value(&mut map, &mut more, "more")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.more),
+                                1 => serde_struct::read(map, &mut self.name),
+                                2 => serde_struct::read(map, &mut self.size),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let name = serde_struct::required(name, "name")?;
-                            *place = Some(HolderExtended {
-                                name,
-                                size: serde_struct::optional(size),
-                                more: serde_struct::optional(more),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -725,67 +600,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum HolderEitherField {
-                        name,
-                        size,
-                        url,
-                    }
-
-                    enum HolderEitherFields {}
-
-                    impl serde_struct::Fields for HolderEitherFields {
-                        const NAMES: &'static [&'static str] = &["name", "size", "url"];
-
-                        type Field = HolderEitherField;
-
+                    impl serde_struct::Empty for HolderEither {
                         #[inline]
-                        fn field(name: &str) -> Option<HolderEitherField> {
-                            match name {
-                                "name" => Some(HolderEitherField::name),
-                                "size" => Some(HolderEitherField::size),
-                                "url" => Some(HolderEitherField::url),
-                                _ => None,
+                        fn empty() -> Self {
+                            HolderEither {
+                                name: None,
+                                size: None,
+                                url: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for HolderEither {
+                    impl<'de> serde_struct::ReadFields<'de> for HolderEither {
                         const NAME: &'static str = "HolderEither";
-                        const NAMES: &'static [&'static str] = <HolderEitherFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["url", "name", "size"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<HolderEither>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut size = None;
-                            let mut url = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<HolderEitherFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(HolderEitherField::name) => {
-                                        serde_struct::value(&mut map, &mut name, "name")
-                                    }
-                                    Some(HolderEitherField::size) => {
-                                        serde_struct::value(&mut map, &mut size, "size")
-                                    }
-                                    Some(HolderEitherField::url) => serde_struct::value(&mut map, &mut url, "url"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.url),
+                                1 => serde_struct::read(map, &mut self.name),
+                                2 => serde_struct::read(map, &mut self.size),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(HolderEither {
-                                name: serde_struct::optional(name),
-                                size: serde_struct::optional(size),
-                                url: serde_struct::optional(url),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -877,58 +721,34 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum HolderExclusiveField {
-                        a,
-                        b,
-                    }
-
-                    enum HolderExclusiveFields {}
-
-                    impl serde_struct::Fields for HolderExclusiveFields {
-                        const NAMES: &'static [&'static str] = &["a", "b"];
-
-                        type Field = HolderExclusiveField;
-
+                    impl serde_struct::Empty for HolderExclusive {
                         #[inline]
-                        fn field(name: &str) -> Option<HolderExclusiveField> {
-                            match name {
-                                "a" => Some(HolderExclusiveField::a),
-                                "b" => Some(HolderExclusiveField::b),
-                                _ => None,
+                        fn empty() -> Self {
+                            HolderExclusive {
+                                a: None,
+                                b: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for HolderExclusive {
+                    impl<'de> serde_struct::ReadFields<'de> for HolderExclusive {
                         const NAME: &'static str = "HolderExclusive";
-                        const NAMES: &'static [&'static str] = <HolderExclusiveFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["a", "b"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<HolderExclusive>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut a = None;
-                            let mut b = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<HolderExclusiveFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(HolderExclusiveField::a) => serde_struct::value(&mut map, &mut a, "a"),
-                                    Some(HolderExclusiveField::b) => serde_struct::value(&mut map, &mut b, "b"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.a),
+                                1 => serde_struct::read(map, &mut self.b),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(HolderExclusive {
-                                a: serde_struct::optional(a),
-                                b: serde_struct::optional(b),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1062,53 +882,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum HolderMixedObjectField {
-                        x,
-                    }
-
-                    enum HolderMixedObjectFields {}
-
-                    impl serde_struct::Fields for HolderMixedObjectFields {
-                        const NAMES: &'static [&'static str] = &["x"];
-
-                        type Field = HolderMixedObjectField;
-
+                    impl serde_struct::Empty for HolderMixedObject {
                         #[inline]
-                        fn field(name: &str) -> Option<HolderMixedObjectField> {
-                            match name {
-                                "x" => Some(HolderMixedObjectField::x),
-                                _ => None,
+                        fn empty() -> Self {
+                            HolderMixedObject {
+                                x: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for HolderMixedObject {
+                    impl<'de> serde_struct::ReadFields<'de> for HolderMixedObject {
                         const NAME: &'static str = "HolderMixedObject";
-                        const NAMES: &'static [&'static str] = <HolderMixedObjectFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["x"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<HolderMixedObject>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut x = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<HolderMixedObjectFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(HolderMixedObjectField::x) => serde_struct::value(&mut map, &mut x, "x"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.x),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(HolderMixedObject {
-                                x: serde_struct::optional(x),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1181,54 +980,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum HolderRefinedField {
-                        url,
-                    }
-
-                    enum HolderRefinedFields {}
-
-                    impl serde_struct::Fields for HolderRefinedFields {
-                        const NAMES: &'static [&'static str] = &["url"];
-
-                        type Field = HolderRefinedField;
-
+                    impl serde_struct::Empty for HolderRefined {
                         #[inline]
-                        fn field(name: &str) -> Option<HolderRefinedField> {
-                            match name {
-                                "url" => Some(HolderRefinedField::url),
-                                _ => None,
+                        fn empty() -> Self {
+                            HolderRefined {
+                                url: serde_struct::Empty::empty(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for HolderRefined {
+                    impl<'de> serde_struct::ReadFields<'de> for HolderRefined {
                         const NAME: &'static str = "HolderRefined";
-                        const NAMES: &'static [&'static str] = <HolderRefinedFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["url"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<HolderRefined>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut url = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<HolderRefinedFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(HolderRefinedField::url) => serde_struct::value(&mut map, &mut url, "url"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.url),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let url = serde_struct::required(url, "url")?;
-                            *place = Some(HolderRefined {
-                                url,
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1437,65 +1214,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum MergedField {
-                        name,
-                        size,
-                        extra,
-                    }
-
-                    enum MergedFields {}
-
-                    impl serde_struct::Fields for MergedFields {
-                        const NAMES: &'static [&'static str] = &["name", "size", "extra"];
-
-                        type Field = MergedField;
-
+                    impl serde_struct::Empty for Merged {
                         #[inline]
-                        fn field(name: &str) -> Option<MergedField> {
-                            match name {
-                                "name" => Some(MergedField::name),
-                                "size" => Some(MergedField::size),
-                                "extra" => Some(MergedField::extra),
-                                _ => None,
+                        fn empty() -> Self {
+                            Merged {
+                                name: serde_struct::Empty::empty(),
+                                size: None,
+                                extra: serde_struct::Empty::empty(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Merged {
+                    impl<'de> serde_struct::ReadFields<'de> for Merged {
                         const NAME: &'static str = "Merged";
-                        const NAMES: &'static [&'static str] = <MergedFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name", "size", "extra"];
+                        const REQUIRED: &'static [usize] = &[0, 2];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Merged>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut size = None;
-                            let mut extra = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<MergedFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(MergedField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    Some(MergedField::size) => serde_struct::value(&mut map, &mut size, "size"),
-                                    Some(MergedField::extra) => serde_struct::value(&mut map, &mut extra, "extra"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                1 => serde_struct::read(map, &mut self.size),
+                                2 => serde_struct::read(map, &mut self.extra),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let name = serde_struct::required(name, "name")?;
-                            let extra = serde_struct::required(extra, "extra")?;
-                            *place = Some(Merged {
-                                name,
-                                size: serde_struct::optional(size),
-                                extra,
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1593,53 +1341,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum OtherField {
-                        url,
-                    }
-
-                    enum OtherFields {}
-
-                    impl serde_struct::Fields for OtherFields {
-                        const NAMES: &'static [&'static str] = &["url"];
-
-                        type Field = OtherField;
-
+                    impl serde_struct::Empty for Other {
                         #[inline]
-                        fn field(name: &str) -> Option<OtherField> {
-                            match name {
-                                "url" => Some(OtherField::url),
-                                _ => None,
+                        fn empty() -> Self {
+                            Other {
+                                url: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Other {
+                    impl<'de> serde_struct::ReadFields<'de> for Other {
                         const NAME: &'static str = "Other";
-                        const NAMES: &'static [&'static str] = <OtherFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["url"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Other>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut url = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<OtherFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(OtherField::url) => serde_struct::value(&mut map, &mut url, "url"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.url),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Other {
-                                url: serde_struct::optional(url),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -135,87 +135,46 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WorkflowField {
-                        spec,
-                        status,
-                        metadata,
-                        api_version,
-                        kind,
-                    }
-
-                    enum WorkflowFields {}
-
-                    impl serde_struct::Fields for WorkflowFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "spec",
-                            "status",
-                            "metadata",
-                            "apiVersion",
-                            "kind",
-                        ];
-
-                        type Field = WorkflowField;
-
+                    impl serde_struct::Empty for Workflow {
                         #[inline]
-                        fn field(name: &str) -> Option<WorkflowField> {
-                            match name {
-                                "spec" => Some(WorkflowField::spec),
-                                "status" => Some(WorkflowField::status),
-                                "metadata" => Some(WorkflowField::metadata),
-                                "apiVersion" => Some(WorkflowField::api_version),
-                                "kind" => Some(WorkflowField::kind),
-                                _ => None,
+                        fn empty() -> Self {
+                            Workflow {
+                                spec: None,
+                                status: None,
+                                metadata: None,
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Workflow {
+                    impl<'de> serde_struct::ReadFields<'de> for Workflow {
                         const NAME: &'static str = "Workflow";
-                        const NAMES: &'static [&'static str] = <WorkflowFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "kind",
+                            "spec",
+                            "status",
+                            "metadata",
+                            "apiVersion",
+                        ];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Workflow>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut spec = None;
-                            let mut status = None;
-                            let mut metadata = None;
-                            let mut api_version = None;
-                            let mut kind = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WorkflowFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WorkflowField::spec) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                                    }
-                                    Some(WorkflowField::status) => {
-                                        serde_struct::value(&mut map, &mut status, "status")
-                                    }
-                                    Some(WorkflowField::metadata) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    Some(WorkflowField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(WorkflowField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_optional_struct(map, &mut self.spec),
+                                2 => serde_struct::read(map, &mut self.status),
+                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                4 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Workflow {
-                                spec: serde_struct::optional(spec),
-                                status: serde_struct::optional(status),
-                                metadata: serde_struct::optional(metadata),
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -907,55 +866,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WorkflowSpecField {
-                        entrypoint,
-                    }
-
-                    enum WorkflowSpecFields {}
-
-                    impl serde_struct::Fields for WorkflowSpecFields {
-                        const NAMES: &'static [&'static str] = &["entrypoint"];
-
-                        type Field = WorkflowSpecField;
-
+                    impl serde_struct::Empty for WorkflowSpec {
                         #[inline]
-                        fn field(name: &str) -> Option<WorkflowSpecField> {
-                            match name {
-                                "entrypoint" => Some(WorkflowSpecField::entrypoint),
-                                _ => None,
+                        fn empty() -> Self {
+                            WorkflowSpec {
+                                entrypoint: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for WorkflowSpec {
+                    impl<'de> serde_struct::ReadFields<'de> for WorkflowSpec {
                         const NAME: &'static str = "WorkflowSpec";
-                        const NAMES: &'static [&'static str] = <WorkflowSpecFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["entrypoint"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<WorkflowSpec>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut entrypoint = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WorkflowSpecFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WorkflowSpecField::entrypoint) => {
-                                        serde_struct::value(&mut map, &mut entrypoint, "entrypoint")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.entrypoint),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(WorkflowSpec {
-                                entrypoint: serde_struct::optional(entrypoint),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1058,77 +994,38 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WorkflowListField {
-                        api_version,
-                        items,
-                        kind,
-                        metadata,
-                    }
-
-                    enum WorkflowListFields {}
-
-                    impl serde_struct::Fields for WorkflowListFields {
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-                        type Field = WorkflowListField;
-
+                    impl serde_struct::Empty for WorkflowList {
                         #[inline]
-                        fn field(name: &str) -> Option<WorkflowListField> {
-                            match name {
-                                "apiVersion" => Some(WorkflowListField::api_version),
-                                "items" => Some(WorkflowListField::items),
-                                "kind" => Some(WorkflowListField::kind),
-                                "metadata" => Some(WorkflowListField::metadata),
-                                _ => None,
+                        fn empty() -> Self {
+                            WorkflowList {
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                items: serde_struct::Empty::empty(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                metadata: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for WorkflowList {
+                    impl<'de> serde_struct::ReadFields<'de> for WorkflowList {
                         const NAME: &'static str = "WorkflowList";
-                        const NAMES: &'static [&'static str] = <WorkflowListFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<WorkflowList>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut api_version = None;
-                            let mut items = None;
-                            let mut kind = None;
-                            let mut metadata = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WorkflowListFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WorkflowListField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(WorkflowListField::items) => {
-                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                    }
-                                    Some(WorkflowListField::kind) => {
-                                        serde_struct::value(&mut map, &mut kind, "kind")
-                                    }
-                                    Some(WorkflowListField::metadata) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_struct_list(map, &mut self.items),
+                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                3 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let items = serde_struct::required(items, "items")?;
-                            *place = Some(WorkflowList {
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                items,
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                metadata: serde_struct::optional(metadata),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1294,67 +1191,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WorkflowField {
-                        metadata,
-                        api_version,
-                        kind,
-                    }
-
-                    enum WorkflowFields {}
-
-                    impl serde_struct::Fields for WorkflowFields {
-                        const NAMES: &'static [&'static str] = &["metadata", "apiVersion", "kind"];
-
-                        type Field = WorkflowField;
-
+                    impl serde_struct::Empty for Workflow {
                         #[inline]
-                        fn field(name: &str) -> Option<WorkflowField> {
-                            match name {
-                                "metadata" => Some(WorkflowField::metadata),
-                                "apiVersion" => Some(WorkflowField::api_version),
-                                "kind" => Some(WorkflowField::kind),
-                                _ => None,
+                        fn empty() -> Self {
+                            Workflow {
+                                metadata: None,
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Workflow {
+                    impl<'de> serde_struct::ReadFields<'de> for Workflow {
                         const NAME: &'static str = "Workflow";
-                        const NAMES: &'static [&'static str] = <WorkflowFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "metadata", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Workflow>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut metadata = None;
-                            let mut api_version = None;
-                            let mut kind = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WorkflowFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WorkflowField::metadata) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    Some(WorkflowField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(WorkflowField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                2 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Workflow {
-                                metadata: serde_struct::optional(metadata),
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -2059,77 +1925,38 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WorkflowListField {
-                        api_version,
-                        items,
-                        kind,
-                        metadata,
-                    }
-
-                    enum WorkflowListFields {}
-
-                    impl serde_struct::Fields for WorkflowListFields {
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-                        type Field = WorkflowListField;
-
+                    impl serde_struct::Empty for WorkflowList {
                         #[inline]
-                        fn field(name: &str) -> Option<WorkflowListField> {
-                            match name {
-                                "apiVersion" => Some(WorkflowListField::api_version),
-                                "items" => Some(WorkflowListField::items),
-                                "kind" => Some(WorkflowListField::kind),
-                                "metadata" => Some(WorkflowListField::metadata),
-                                _ => None,
+                        fn empty() -> Self {
+                            WorkflowList {
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                items: serde_struct::Empty::empty(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                metadata: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for WorkflowList {
+                    impl<'de> serde_struct::ReadFields<'de> for WorkflowList {
                         const NAME: &'static str = "WorkflowList";
-                        const NAMES: &'static [&'static str] = <WorkflowListFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<WorkflowList>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut api_version = None;
-                            let mut items = None;
-                            let mut kind = None;
-                            let mut metadata = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WorkflowListFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WorkflowListField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(WorkflowListField::items) => {
-                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                    }
-                                    Some(WorkflowListField::kind) => {
-                                        serde_struct::value(&mut map, &mut kind, "kind")
-                                    }
-                                    Some(WorkflowListField::metadata) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_struct_list(map, &mut self.items),
+                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                3 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let items = serde_struct::required(items, "items")?;
-                            *place = Some(WorkflowList {
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                items,
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                metadata: serde_struct::optional(metadata),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -102,74 +102,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum ConditionField {
-                        last_transition_time,
-                        observed,
-                        created,
-                    }
-
-                    enum ConditionFields {}
-
-                    impl serde_struct::Fields for ConditionFields {
-                        const NAMES: &'static [&'static str] = &["lastTransitionTime", "observed", "created"];
-
-                        type Field = ConditionField;
-
+                    impl serde_struct::Empty for Condition {
                         #[inline]
-                        fn field(name: &str) -> Option<ConditionField> {
-                            match name {
-                                "lastTransitionTime" => Some(ConditionField::last_transition_time),
-                                "observed" => Some(ConditionField::observed),
-                                "created" => Some(ConditionField::created),
-                                _ => None,
+                        fn empty() -> Self {
+                            Condition {
+                                last_transition_time: serde_struct::Empty::empty(),
+                                observed: None,
+                                created: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Condition {
+                    impl<'de> serde_struct::ReadFields<'de> for Condition {
                         const NAME: &'static str = "Condition";
-                        const NAMES: &'static [&'static str] = <ConditionFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["created", "observed", "lastTransitionTime"];
+                        const REQUIRED: &'static [usize] = &[2];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Condition>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut last_transition_time = None;
-                            let mut observed = None;
-                            let mut created = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<ConditionFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(ConditionField::last_transition_time) => {
-                                        serde_struct::value(
-                                            &mut map,
-                                            &mut last_transition_time,
-                                            "lastTransitionTime",
-                                        )
-                                    }
-                                    Some(ConditionField::observed) => {
-                                        serde_struct::value(&mut map, &mut observed, "observed")
-                                    }
-                                    Some(ConditionField::created) => {
-                                        serde_struct::value(&mut map, &mut created, "created")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.created),
+                                1 => serde_struct::read(map, &mut self.observed),
+                                2 => serde_struct::read(map, &mut self.last_transition_time),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let last_transition_time = serde_struct::required(last_transition_time, "lastTransitionTime")?;
-                            *place = Some(Condition {
-                                last_transition_time,
-                                observed: serde_struct::optional(observed),
-                                created: serde_struct::optional(created),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -80,48 +80,31 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum PlainField {
-                        name,
-                    }
-
-                    enum PlainFields {}
-
-                    impl serde_struct::Fields for PlainFields {
-                        const NAMES: &'static [&'static str] = &["name"];
-
-                        type Field = PlainField;
-
+                    impl serde_struct::Empty for Plain {
                         #[inline]
-                        fn field(name: &str) -> Option<PlainField> {
-                            match name {
-                                "name" => Some(PlainField::name),
-                                _ => None,
+                        fn empty() -> Self {
+                            Plain {
+                                name: None,
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Plain {
+                    impl<'de> serde_struct::ReadFields<'de> for Plain {
                         const NAME: &'static str = "Plain";
-                        const NAMES: &'static [&'static str] = <PlainFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Plain>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            _key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            while let Some(field) = map.next_key_seed(serde_struct::Key::<PlainFields>::new())? {
-                                match field {
-                                    Some(PlainField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    None => serde_struct::skip(&mut map),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                _ => serde_struct::skip(map),
                             }
-
-                            *place = Some(Plain {
-                                name: serde_struct::optional(name),
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -199,53 +182,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum ValuesField {
-                        name,
-                    }
-
-                    enum ValuesFields {}
-
-                    impl serde_struct::Fields for ValuesFields {
-                        const NAMES: &'static [&'static str] = &["name"];
-
-                        type Field = ValuesField;
-
+                    impl serde_struct::Empty for Values {
                         #[inline]
-                        fn field(name: &str) -> Option<ValuesField> {
-                            match name {
-                                "name" => Some(ValuesField::name),
-                                _ => None,
+                        fn empty() -> Self {
+                            Values {
+                                name: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Values {
+                    impl<'de> serde_struct::ReadFields<'de> for Values {
                         const NAME: &'static str = "Values";
-                        const NAMES: &'static [&'static str] = <ValuesFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Values>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<ValuesFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(ValuesField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Values {
-                                name: serde_struct::optional(name),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

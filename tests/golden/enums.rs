@@ -170,78 +170,40 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum PolicyField {
-                        restart_policy,
-                        odd,
-                        modes,
-                        level,
-                        count,
-                    }
-
-                    enum PolicyFields {}
-
-                    impl serde_struct::Fields for PolicyFields {
-                        const NAMES: &'static [&'static str] = &["restartPolicy", "odd", "modes", "level", "count"];
-
-                        type Field = PolicyField;
-
+                    impl serde_struct::Empty for Policy {
                         #[inline]
-                        fn field(name: &str) -> Option<PolicyField> {
-                            match name {
-                                "restartPolicy" => Some(PolicyField::restart_policy),
-                                "odd" => Some(PolicyField::odd),
-                                "modes" => Some(PolicyField::modes),
-                                "level" => Some(PolicyField::level),
-                                "count" => Some(PolicyField::count),
-                                _ => None,
+                        fn empty() -> Self {
+                            Policy {
+                                restart_policy: ::core::convert::From::from(""),
+                                odd: None,
+                                modes: None,
+                                level: None,
+                                count: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Policy {
+                    impl<'de> serde_struct::ReadFields<'de> for Policy {
                         const NAME: &'static str = "Policy";
-                        const NAMES: &'static [&'static str] = <PolicyFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["odd", "count", "level", "modes", "restartPolicy"];
+                        const REQUIRED: &'static [usize] = &[4];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Policy>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut restart_policy = None;
-                            let mut odd = None;
-                            let mut modes = None;
-                            let mut level = None;
-                            let mut count = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<PolicyFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(PolicyField::restart_policy) => {
-                                        serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
-                                    }
-                                    Some(PolicyField::odd) => serde_struct::value(&mut map, &mut odd, "odd"),
-                                    Some(PolicyField::modes) => serde_struct::value(&mut map, &mut modes, "modes"),
-                                    Some(PolicyField::level) => serde_struct::value(&mut map, &mut level, "level"),
-                                    Some(PolicyField::count) => {
-                                        serde_struct::integral_value(&mut map, &mut count, "count")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_some(map, &mut self.odd),
+                                1 => serde_struct::read_integral(map, &mut self.count),
+                                2 => serde_struct::read(map, &mut self.level),
+                                3 => serde_struct::read(map, &mut self.modes),
+                                4 => serde_struct::read(map, &mut self.restart_policy),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let restart_policy = serde_struct::required(restart_policy, "restartPolicy")?;
-                            *place = Some(Policy {
-                                restart_policy,
-                                odd,
-                                modes: serde_struct::optional(modes),
-                                level: serde_struct::optional(level),
-                                count: serde_struct::optional(count),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -88,54 +88,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum AnnotatedField {
-                        name,
-                    }
-
-                    enum AnnotatedFields {}
-
-                    impl serde_struct::Fields for AnnotatedFields {
-                        const NAMES: &'static [&'static str] = &["name"];
-
-                        type Field = AnnotatedField;
-
+                    impl serde_struct::Empty for Annotated {
                         #[inline]
-                        fn field(name: &str) -> Option<AnnotatedField> {
-                            match name {
-                                "name" => Some(AnnotatedField::name),
-                                _ => None,
+                        fn empty() -> Self {
+                            Annotated {
+                                name: serde_struct::Empty::empty(),
+                                additional_properties: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Annotated {
+                    impl<'de> serde_struct::ReadFields<'de> for Annotated {
                         const NAME: &'static str = "Annotated";
-                        const NAMES: &'static [&'static str] = <AnnotatedFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Annotated>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<AnnotatedFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(AnnotatedField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                _ => serde_struct::extra(map, &mut self.additional_properties, key),
                             }
-
-                            let name = serde_struct::required(name, "name")?;
-                            *place = Some(Annotated {
-                                name,
-                                additional_properties,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -229,72 +207,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum ClashField {
-                        additional_properties,
-                        unknown_fields,
-                    }
-
-                    enum ClashFields {}
-
-                    impl serde_struct::Fields for ClashFields {
-                        const NAMES: &'static [&'static str] = &["additional_properties", "unknownFields"];
-
-                        type Field = ClashField;
-
+                    impl serde_struct::Empty for Clash {
                         #[inline]
-                        fn field(name: &str) -> Option<ClashField> {
-                            match name {
-                                "additional_properties" => Some(ClashField::additional_properties),
-                                "unknownFields" => Some(ClashField::unknown_fields),
-                                _ => None,
+                        fn empty() -> Self {
+                            Clash {
+                                additional_properties: None,
+                                unknown_fields: None,
+                                additional_properties_2: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Clash {
+                    impl<'de> serde_struct::ReadFields<'de> for Clash {
                         const NAME: &'static str = "Clash";
-                        const NAMES: &'static [&'static str] = <ClashFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["unknownFields", "additional_properties"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Clash>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut additional_properties = None;
-                            let mut unknown_fields = None;
-                            let mut additional_properties_2 = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<ClashFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(ClashField::additional_properties) => {
-                                        serde_struct::value(
-                                            &mut map,
-                                            &mut additional_properties,
-                                            "additional_properties",
-                                        )
-                                    }
-                                    Some(ClashField::unknown_fields) => {
-                                        serde_struct::value(&mut map, &mut unknown_fields, "unknownFields")
-                                    }
-                                    None => {
-                                        serde_struct::integral_extra(
-                                            &mut map,
-                                            &mut additional_properties_2,
-                                            &mut key,
-                                        )
-                                    }
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.unknown_fields),
+                                1 => serde_struct::read(map, &mut self.additional_properties),
+                                _ => {
+                                    serde_struct::integral_extra(map, &mut self.additional_properties_2, key)
+                                }
                             }
-
-                            *place = Some(Clash {
-                                additional_properties: serde_struct::optional(additional_properties),
-                                unknown_fields: serde_struct::optional(unknown_fields),
-                                additional_properties_2,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -378,53 +320,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum OpenField {
-                        name,
-                    }
-
-                    enum OpenFields {}
-
-                    impl serde_struct::Fields for OpenFields {
-                        const NAMES: &'static [&'static str] = &["name"];
-
-                        type Field = OpenField;
-
+                    impl serde_struct::Empty for Open {
                         #[inline]
-                        fn field(name: &str) -> Option<OpenField> {
-                            match name {
-                                "name" => Some(OpenField::name),
-                                _ => None,
+                        fn empty() -> Self {
+                            Open {
+                                name: None,
+                                additional_properties: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Open {
+                    impl<'de> serde_struct::ReadFields<'de> for Open {
                         const NAME: &'static str = "Open";
-                        const NAMES: &'static [&'static str] = <OpenFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Open>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<OpenFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(OpenField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                _ => serde_struct::extra(map, &mut self.additional_properties, key),
                             }
-
-                            *place = Some(Open {
-                                name: serde_struct::optional(name),
-                                additional_properties,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -502,55 +423,34 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum PatternedField {
-                        name,
-                    }
-
-                    enum PatternedFields {}
-
-                    impl serde_struct::Fields for PatternedFields {
-                        const NAMES: &'static [&'static str] = &["name"];
-
-                        type Field = PatternedField;
-
+                    impl serde_struct::Empty for Patterned {
                         #[inline]
-                        fn field(name: &str) -> Option<PatternedField> {
-                            match name {
-                                "name" => Some(PatternedField::name),
-                                _ => None,
+                        fn empty() -> Self {
+                            Patterned {
+                                name: None,
+                                additional_properties: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Patterned {
+                    impl<'de> serde_struct::ReadFields<'de> for Patterned {
                         const NAME: &'static str = "Patterned";
-                        const NAMES: &'static [&'static str] = <PatternedFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Patterned>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<PatternedFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(PatternedField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    None => {
-                                        serde_struct::integral_extra(&mut map, &mut additional_properties, &mut key)
-                                    }
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                _ => {
+                                    serde_struct::integral_extra(map, &mut self.additional_properties, key)
+                                }
                             }
-
-                            *place = Some(Patterned {
-                                name: serde_struct::optional(name),
-                                additional_properties,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -628,55 +528,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum PatternedLooseField {
-                        name,
-                    }
-
-                    enum PatternedLooseFields {}
-
-                    impl serde_struct::Fields for PatternedLooseFields {
-                        const NAMES: &'static [&'static str] = &["name"];
-
-                        type Field = PatternedLooseField;
-
+                    impl serde_struct::Empty for PatternedLoose {
                         #[inline]
-                        fn field(name: &str) -> Option<PatternedLooseField> {
-                            match name {
-                                "name" => Some(PatternedLooseField::name),
-                                _ => None,
+                        fn empty() -> Self {
+                            PatternedLoose {
+                                name: None,
+                                additional_properties: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for PatternedLoose {
+                    impl<'de> serde_struct::ReadFields<'de> for PatternedLoose {
                         const NAME: &'static str = "PatternedLoose";
-                        const NAMES: &'static [&'static str] = <PatternedLooseFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<PatternedLoose>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut additional_properties = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<PatternedLooseFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(PatternedLooseField::name) => {
-                                        serde_struct::value(&mut map, &mut name, "name")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut additional_properties, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                _ => serde_struct::extra(map, &mut self.additional_properties, key),
                             }
-
-                            *place = Some(PatternedLoose {
-                                name: serde_struct::optional(name),
-                                additional_properties,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -759,60 +636,34 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum ReleaseField {
-                        chart,
-                        values,
-                    }
-
-                    enum ReleaseFields {}
-
-                    impl serde_struct::Fields for ReleaseFields {
-                        const NAMES: &'static [&'static str] = &["chart", "values"];
-
-                        type Field = ReleaseField;
-
+                    impl serde_struct::Empty for Release {
                         #[inline]
-                        fn field(name: &str) -> Option<ReleaseField> {
-                            match name {
-                                "chart" => Some(ReleaseField::chart),
-                                "values" => Some(ReleaseField::values),
-                                _ => None,
+                        fn empty() -> Self {
+                            Release {
+                                chart: None,
+                                values: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Release {
+                    impl<'de> serde_struct::ReadFields<'de> for Release {
                         const NAME: &'static str = "Release";
-                        const NAMES: &'static [&'static str] = <ReleaseFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["chart", "values"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Release>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut chart = None;
-                            let mut values = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<ReleaseFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(ReleaseField::chart) => serde_struct::value(&mut map, &mut chart, "chart"),
-                                    Some(ReleaseField::values) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut values, "values")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.chart),
+                                1 => serde_struct::read_optional_struct(map, &mut self.values),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Release {
-                                chart: serde_struct::optional(chart),
-                                values: serde_struct::optional(values),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -894,55 +745,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum ReleaseValuesField {
-                        replica_count,
-                    }
-
-                    enum ReleaseValuesFields {}
-
-                    impl serde_struct::Fields for ReleaseValuesFields {
-                        const NAMES: &'static [&'static str] = &["replicaCount"];
-
-                        type Field = ReleaseValuesField;
-
+                    impl serde_struct::Empty for ReleaseValues {
                         #[inline]
-                        fn field(name: &str) -> Option<ReleaseValuesField> {
-                            match name {
-                                "replicaCount" => Some(ReleaseValuesField::replica_count),
-                                _ => None,
+                        fn empty() -> Self {
+                            ReleaseValues {
+                                replica_count: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for ReleaseValues {
+                    impl<'de> serde_struct::ReadFields<'de> for ReleaseValues {
                         const NAME: &'static str = "ReleaseValues";
-                        const NAMES: &'static [&'static str] = <ReleaseValuesFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["replicaCount"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<ReleaseValues>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut replica_count = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<ReleaseValuesFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(ReleaseValuesField::replica_count) => {
-                                        serde_struct::integral_value(&mut map, &mut replica_count, "replicaCount")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_integral(map, &mut self.replica_count),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(ReleaseValues {
-                                replica_count: serde_struct::optional(replica_count),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

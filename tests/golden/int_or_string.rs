@@ -106,73 +106,38 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum PortField {
-                        target,
-                        max_surge,
-                        max_unavailable,
-                        either,
-                    }
-
-                    enum PortFields {}
-
-                    impl serde_struct::Fields for PortFields {
-                        const NAMES: &'static [&'static str] = &["target", "maxSurge", "maxUnavailable", "either"];
-
-                        type Field = PortField;
-
+                    impl serde_struct::Empty for Port {
                         #[inline]
-                        fn field(name: &str) -> Option<PortField> {
-                            match name {
-                                "target" => Some(PortField::target),
-                                "maxSurge" => Some(PortField::max_surge),
-                                "maxUnavailable" => Some(PortField::max_unavailable),
-                                "either" => Some(PortField::either),
-                                _ => None,
+                        fn empty() -> Self {
+                            Port {
+                                target: serde_struct::Empty::empty(),
+                                max_surge: None,
+                                max_unavailable: None,
+                                either: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Port {
+                    impl<'de> serde_struct::ReadFields<'de> for Port {
                         const NAME: &'static str = "Port";
-                        const NAMES: &'static [&'static str] = <PortFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["either", "target", "maxSurge", "maxUnavailable"];
+                        const REQUIRED: &'static [usize] = &[1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Port>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut target = None;
-                            let mut max_surge = None;
-                            let mut max_unavailable = None;
-                            let mut either = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<PortFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(PortField::target) => serde_struct::value(&mut map, &mut target, "target"),
-                                    Some(PortField::max_surge) => {
-                                        serde_struct::value(&mut map, &mut max_surge, "maxSurge")
-                                    }
-                                    Some(PortField::max_unavailable) => {
-                                        serde_struct::value(&mut map, &mut max_unavailable, "maxUnavailable")
-                                    }
-                                    Some(PortField::either) => serde_struct::value(&mut map, &mut either, "either"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.either),
+                                1 => serde_struct::read(map, &mut self.target),
+                                2 => serde_struct::read(map, &mut self.max_surge),
+                                3 => serde_struct::read(map, &mut self.max_unavailable),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let target = serde_struct::required(target, "target")?;
-                            *place = Some(Port {
-                                target,
-                                max_surge: serde_struct::optional(max_surge),
-                                max_unavailable: serde_struct::optional(max_unavailable),
-                                either: serde_struct::optional(either),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -99,98 +99,49 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum CountersField {
-                        bytes,
-                        small,
-                        count,
-                        total,
-                        plain,
-                        sizes,
-                    }
-
-                    enum CountersFields {}
-
-                    impl serde_struct::Fields for CountersFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "bytes",
-                            "small",
-                            "count",
-                            "total",
-                            "plain",
-                            "sizes",
-                        ];
-
-                        type Field = CountersField;
-
+                    impl serde_struct::Empty for Counters {
                         #[inline]
-                        fn field(name: &str) -> Option<CountersField> {
-                            match name {
-                                "bytes" => Some(CountersField::bytes),
-                                "small" => Some(CountersField::small),
-                                "count" => Some(CountersField::count),
-                                "total" => Some(CountersField::total),
-                                "plain" => Some(CountersField::plain),
-                                "sizes" => Some(CountersField::sizes),
-                                _ => None,
+                        fn empty() -> Self {
+                            Counters {
+                                bytes: serde_struct::Empty::empty(),
+                                small: None,
+                                count: None,
+                                total: None,
+                                plain: None,
+                                sizes: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Counters {
+                    impl<'de> serde_struct::ReadFields<'de> for Counters {
                         const NAME: &'static str = "Counters";
-                        const NAMES: &'static [&'static str] = <CountersFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "bytes",
+                            "count",
+                            "plain",
+                            "sizes",
+                            "small",
+                            "total",
+                        ];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Counters>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut bytes = None;
-                            let mut small = None;
-                            let mut count = None;
-                            let mut total = None;
-                            let mut plain = None;
-                            let mut sizes = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<CountersFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(CountersField::bytes) => {
-                                        serde_struct::value(&mut map, &mut bytes, "bytes")
-                                    }
-                                    Some(CountersField::small) => {
-                                        serde_struct::value(&mut map, &mut small, "small")
-                                    }
-                                    Some(CountersField::count) => {
-                                        serde_struct::value(&mut map, &mut count, "count")
-                                    }
-                                    Some(CountersField::total) => {
-                                        serde_struct::value(&mut map, &mut total, "total")
-                                    }
-                                    Some(CountersField::plain) => {
-                                        serde_struct::integral_value(&mut map, &mut plain, "plain")
-                                    }
-                                    Some(CountersField::sizes) => {
-                                        serde_struct::value(&mut map, &mut sizes, "sizes")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.bytes),
+                                1 => serde_struct::read(map, &mut self.count),
+                                2 => serde_struct::read_integral(map, &mut self.plain),
+                                3 => serde_struct::read(map, &mut self.sizes),
+                                4 => serde_struct::read(map, &mut self.small),
+                                5 => serde_struct::read(map, &mut self.total),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let bytes = serde_struct::required(bytes, "bytes")?;
-                            *place = Some(Counters {
-                                bytes,
-                                small: serde_struct::optional(small),
-                                count: serde_struct::optional(count),
-                                total: serde_struct::optional(total),
-                                plain: serde_struct::optional(plain),
-                                sizes: serde_struct::optional(sizes),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -85,53 +85,32 @@ pub mod io {
                     const _: () = {
                         use ::kubeforge_runtime::serde_struct;
 
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum OptionField {
-                            value,
-                        }
-
-                        enum OptionFields {}
-
-                        impl serde_struct::Fields for OptionFields {
-                            const NAMES: &'static [&'static str] = &["value"];
-
-                            type Field = OptionField;
-
+                        impl serde_struct::Empty for Option_ {
                             #[inline]
-                            fn field(name: &str) -> Option<OptionField> {
-                                match name {
-                                    "value" => Some(OptionField::value),
-                                    _ => None,
+                            fn empty() -> Self {
+                                Option_ {
+                                    value: None,
+                                    unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                                 }
                             }
                         }
 
-                        impl<'de> serde_struct::InPlace<'de> for Option_ {
+                        impl<'de> serde_struct::ReadFields<'de> for Option_ {
                             const NAME: &'static str = "Option_";
-                            const NAMES: &'static [&'static str] = <OptionFields as serde_struct::Fields>::NAMES;
+                            const NAMES: &'static [&'static str] = &["value"];
+                            const REQUIRED: &'static [usize] = &[];
 
                             #[allow(clippy::too_many_lines)]
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                mut map: A,
-                                place: &mut Option<Option_>,
+                            fn read_field<A: ::serde::de::MapAccess<'de>>(
+                                &mut self,
+                                field: usize,
+                                map: &mut A,
+                                key: &mut ::std::string::String,
                             ) -> Result<(), A::Error> {
-                                let mut value = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<OptionFields>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(OptionField::value) => serde_struct::value(&mut map, &mut value, "value"),
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
+                                match field {
+                                    0 => serde_struct::read(map, &mut self.value),
+                                    _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                                 }
-
-                                *place = Some(Option_ {
-                                    value: serde_struct::optional(value),
-                                    unknown_fields,
-                                });
-                                Ok(())
                             }
                         }
                     };
@@ -265,162 +244,73 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum KeywordsField {
-                        ref_,
-                        schema,
-                        _1st_place,
-                        async_,
-                        continue_,
-                        crate_,
-                        dash_separated_name,
-                        external_ips,
-                        foo_bar_2,
-                        foo_bar,
-                        ref_2,
-                        self_,
-                        type_,
-                        x_kubernetes_list_type,
-                    }
-
-                    enum KeywordsFields {}
-
-                    impl serde_struct::Fields for KeywordsFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "$ref",
-                            "$schema",
-                            "1stPlace",
-                            "async",
-                            "continue",
-                            "crate",
-                            "dash-separated-name",
-                            "externalIPs",
-                            "fooBar",
-                            "foo_bar",
-                            "ref",
-                            "self",
-                            "type",
-                            "x-kubernetes-list-type",
-                        ];
-
-                        type Field = KeywordsField;
-
+                    impl serde_struct::Empty for Keywords {
                         #[inline]
-                        fn field(name: &str) -> Option<KeywordsField> {
-                            match name {
-                                "$ref" => Some(KeywordsField::ref_),
-                                "$schema" => Some(KeywordsField::schema),
-                                "1stPlace" => Some(KeywordsField::_1st_place),
-                                "async" => Some(KeywordsField::async_),
-                                "continue" => Some(KeywordsField::continue_),
-                                "crate" => Some(KeywordsField::crate_),
-                                "dash-separated-name" => Some(KeywordsField::dash_separated_name),
-                                "externalIPs" => Some(KeywordsField::external_ips),
-                                "fooBar" => Some(KeywordsField::foo_bar_2),
-                                "foo_bar" => Some(KeywordsField::foo_bar),
-                                "ref" => Some(KeywordsField::ref_2),
-                                "self" => Some(KeywordsField::self_),
-                                "type" => Some(KeywordsField::type_),
-                                "x-kubernetes-list-type" => Some(KeywordsField::x_kubernetes_list_type),
-                                _ => None,
+                        fn empty() -> Self {
+                            Keywords {
+                                ref_: None,
+                                schema: None,
+                                _1st_place: None,
+                                async_: None,
+                                continue_: None,
+                                crate_: None,
+                                dash_separated_name: None,
+                                external_ips: None,
+                                foo_bar_2: None,
+                                foo_bar: None,
+                                ref_2: None,
+                                self_: None,
+                                type_: serde_struct::Empty::empty(),
+                                x_kubernetes_list_type: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Keywords {
+                    impl<'de> serde_struct::ReadFields<'de> for Keywords {
                         const NAME: &'static str = "Keywords";
-                        const NAMES: &'static [&'static str] = <KeywordsFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "ref",
+                            "$ref",
+                            "self",
+                            "type",
+                            "async",
+                            "crate",
+                            "fooBar",
+                            "$schema",
+                            "foo_bar",
+                            "1stPlace",
+                            "continue",
+                            "externalIPs",
+                            "dash-separated-name",
+                            "x-kubernetes-list-type",
+                        ];
+                        const REQUIRED: &'static [usize] = &[3];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Keywords>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut ref_ = None;
-                            let mut schema = None;
-                            let mut _1st_place = None;
-                            let mut async_ = None;
-                            let mut continue_ = None;
-                            let mut crate_ = None;
-                            let mut dash_separated_name = None;
-                            let mut external_ips = None;
-                            let mut foo_bar_2 = None;
-                            let mut foo_bar = None;
-                            let mut ref_2 = None;
-                            let mut self_ = None;
-                            let mut type_ = None;
-                            let mut x_kubernetes_list_type = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<KeywordsFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(KeywordsField::ref_) => serde_struct::value(&mut map, &mut ref_, "$ref"),
-                                    Some(KeywordsField::schema) => {
-                                        serde_struct::value(&mut map, &mut schema, "$schema")
-                                    }
-                                    Some(KeywordsField::_1st_place) => {
-                                        serde_struct::value(&mut map, &mut _1st_place, "1stPlace")
-                                    }
-                                    Some(KeywordsField::async_) => {
-                                        serde_struct::value(&mut map, &mut async_, "async")
-                                    }
-                                    Some(KeywordsField::continue_) => {
-                                        serde_struct::value(&mut map, &mut continue_, "continue")
-                                    }
-                                    Some(KeywordsField::crate_) => {
-                                        serde_struct::value(&mut map, &mut crate_, "crate")
-                                    }
-                                    Some(KeywordsField::dash_separated_name) => {
-                                        serde_struct::value(
-                                            &mut map,
-                                            &mut dash_separated_name,
-                                            "dash-separated-name",
-                                        )
-                                    }
-                                    Some(KeywordsField::external_ips) => {
-                                        serde_struct::value(&mut map, &mut external_ips, "externalIPs")
-                                    }
-                                    Some(KeywordsField::foo_bar_2) => {
-                                        serde_struct::value(&mut map, &mut foo_bar_2, "fooBar")
-                                    }
-                                    Some(KeywordsField::foo_bar) => {
-                                        serde_struct::value(&mut map, &mut foo_bar, "foo_bar")
-                                    }
-                                    Some(KeywordsField::ref_2) => serde_struct::value(&mut map, &mut ref_2, "ref"),
-                                    Some(KeywordsField::self_) => serde_struct::value(&mut map, &mut self_, "self"),
-                                    Some(KeywordsField::type_) => serde_struct::value(&mut map, &mut type_, "type"),
-                                    Some(KeywordsField::x_kubernetes_list_type) => {
-                                        serde_struct::value(
-                                            &mut map,
-                                            &mut x_kubernetes_list_type,
-                                            "x-kubernetes-list-type",
-                                        )
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.ref_2),
+                                1 => serde_struct::read(map, &mut self.ref_),
+                                2 => serde_struct::read(map, &mut self.self_),
+                                3 => serde_struct::read(map, &mut self.type_),
+                                4 => serde_struct::read(map, &mut self.async_),
+                                5 => serde_struct::read(map, &mut self.crate_),
+                                6 => serde_struct::read(map, &mut self.foo_bar_2),
+                                7 => serde_struct::read(map, &mut self.schema),
+                                8 => serde_struct::read(map, &mut self.foo_bar),
+                                9 => serde_struct::read(map, &mut self._1st_place),
+                                10 => serde_struct::read(map, &mut self.continue_),
+                                11 => serde_struct::read(map, &mut self.external_ips),
+                                12 => serde_struct::read(map, &mut self.dash_separated_name),
+                                13 => serde_struct::read(map, &mut self.x_kubernetes_list_type),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let type_ = serde_struct::required(type_, "type")?;
-                            *place = Some(Keywords {
-                                ref_: serde_struct::optional(ref_),
-                                schema: serde_struct::optional(schema),
-                                _1st_place: serde_struct::optional(_1st_place),
-                                async_: serde_struct::optional(async_),
-                                continue_: serde_struct::optional(continue_),
-                                crate_: serde_struct::optional(crate_),
-                                dash_separated_name: serde_struct::optional(dash_separated_name),
-                                external_ips: serde_struct::optional(external_ips),
-                                foo_bar_2: serde_struct::optional(foo_bar_2),
-                                foo_bar: serde_struct::optional(foo_bar),
-                                ref_2: serde_struct::optional(ref_2),
-                                self_: serde_struct::optional(self_),
-                                type_,
-                                x_kubernetes_list_type: serde_struct::optional(x_kubernetes_list_type),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -606,53 +496,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum TypeField {
-                        self_,
-                    }
-
-                    enum TypeFields {}
-
-                    impl serde_struct::Fields for TypeFields {
-                        const NAMES: &'static [&'static str] = &["Self"];
-
-                        type Field = TypeField;
-
+                    impl serde_struct::Empty for Type {
                         #[inline]
-                        fn field(name: &str) -> Option<TypeField> {
-                            match name {
-                                "Self" => Some(TypeField::self_),
-                                _ => None,
+                        fn empty() -> Self {
+                            Type {
+                                self_: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Type {
+                    impl<'de> serde_struct::ReadFields<'de> for Type {
                         const NAME: &'static str = "Type";
-                        const NAMES: &'static [&'static str] = <TypeFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["Self"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Type>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut self_ = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<TypeFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(TypeField::self_) => serde_struct::value(&mut map, &mut self_, "Self"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.self_),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Type {
-                                self_: serde_struct::optional(self_),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

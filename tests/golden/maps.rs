@@ -124,104 +124,55 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum MapsField {
-                        labels,
-                        limits,
-                        groups,
-                        nested,
-                        anything,
-                        free,
-                        preserved,
-                        untyped,
-                    }
-
-                    enum MapsFields {}
-
-                    impl serde_struct::Fields for MapsFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "labels",
-                            "limits",
-                            "groups",
-                            "nested",
-                            "anything",
-                            "free",
-                            "preserved",
-                            "untyped",
-                        ];
-
-                        type Field = MapsField;
-
+                    impl serde_struct::Empty for Maps {
                         #[inline]
-                        fn field(name: &str) -> Option<MapsField> {
-                            match name {
-                                "labels" => Some(MapsField::labels),
-                                "limits" => Some(MapsField::limits),
-                                "groups" => Some(MapsField::groups),
-                                "nested" => Some(MapsField::nested),
-                                "anything" => Some(MapsField::anything),
-                                "free" => Some(MapsField::free),
-                                "preserved" => Some(MapsField::preserved),
-                                "untyped" => Some(MapsField::untyped),
-                                _ => None,
+                        fn empty() -> Self {
+                            Maps {
+                                labels: serde_struct::Empty::empty(),
+                                limits: None,
+                                groups: None,
+                                nested: None,
+                                anything: None,
+                                free: None,
+                                preserved: None,
+                                untyped: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Maps {
+                    impl<'de> serde_struct::ReadFields<'de> for Maps {
                         const NAME: &'static str = "Maps";
-                        const NAMES: &'static [&'static str] = <MapsFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "free",
+                            "groups",
+                            "labels",
+                            "limits",
+                            "nested",
+                            "untyped",
+                            "anything",
+                            "preserved",
+                        ];
+                        const REQUIRED: &'static [usize] = &[2];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Maps>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut labels = None;
-                            let mut limits = None;
-                            let mut groups = None;
-                            let mut nested = None;
-                            let mut anything = None;
-                            let mut free = None;
-                            let mut preserved = None;
-                            let mut untyped = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<MapsFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(MapsField::labels) => serde_struct::value(&mut map, &mut labels, "labels"),
-                                    Some(MapsField::limits) => serde_struct::value(&mut map, &mut limits, "limits"),
-                                    Some(MapsField::groups) => serde_struct::value(&mut map, &mut groups, "groups"),
-                                    Some(MapsField::nested) => serde_struct::value(&mut map, &mut nested, "nested"),
-                                    Some(MapsField::anything) => {
-                                        serde_struct::value(&mut map, &mut anything, "anything")
-                                    }
-                                    Some(MapsField::free) => serde_struct::value(&mut map, &mut free, "free"),
-                                    Some(MapsField::preserved) => {
-                                        serde_struct::value(&mut map, &mut preserved, "preserved")
-                                    }
-                                    Some(MapsField::untyped) => {
-                                        serde_struct::value(&mut map, &mut untyped, "untyped")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.free),
+                                1 => serde_struct::read(map, &mut self.groups),
+                                2 => serde_struct::read(map, &mut self.labels),
+                                3 => serde_struct::read(map, &mut self.limits),
+                                4 => serde_struct::read(map, &mut self.nested),
+                                5 => serde_struct::read(map, &mut self.untyped),
+                                6 => serde_struct::read(map, &mut self.anything),
+                                7 => serde_struct::read(map, &mut self.preserved),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let labels = serde_struct::required(labels, "labels")?;
-                            *place = Some(Maps {
-                                labels,
-                                limits: serde_struct::optional(limits),
-                                groups: serde_struct::optional(groups),
-                                nested: serde_struct::optional(nested),
-                                anything: serde_struct::optional(anything),
-                                free: serde_struct::optional(free),
-                                preserved: serde_struct::optional(preserved),
-                                untyped: serde_struct::optional(untyped),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

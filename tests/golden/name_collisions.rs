@@ -98,70 +98,38 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WidgetField {
-                        spec,
-                        name_3,
-                        name,
-                        name_2,
-                    }
-
-                    enum WidgetFields {}
-
-                    impl serde_struct::Fields for WidgetFields {
-                        const NAMES: &'static [&'static str] = &["spec", "Name", "name", "NAME"];
-
-                        type Field = WidgetField;
-
+                    impl serde_struct::Empty for Widget {
                         #[inline]
-                        fn field(name: &str) -> Option<WidgetField> {
-                            match name {
-                                "spec" => Some(WidgetField::spec),
-                                "Name" => Some(WidgetField::name_3),
-                                "name" => Some(WidgetField::name),
-                                "NAME" => Some(WidgetField::name_2),
-                                _ => None,
+                        fn empty() -> Self {
+                            Widget {
+                                spec: None,
+                                name_3: None,
+                                name: None,
+                                name_2: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Widget {
+                    impl<'de> serde_struct::ReadFields<'de> for Widget {
                         const NAME: &'static str = "Widget";
-                        const NAMES: &'static [&'static str] = <WidgetFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["NAME", "Name", "name", "spec"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Widget>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut spec = None;
-                            let mut name_3 = None;
-                            let mut name = None;
-                            let mut name_2 = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WidgetFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WidgetField::spec) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                                    }
-                                    Some(WidgetField::name_3) => serde_struct::value(&mut map, &mut name_3, "Name"),
-                                    Some(WidgetField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    Some(WidgetField::name_2) => serde_struct::value(&mut map, &mut name_2, "NAME"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name_2),
+                                1 => serde_struct::read(map, &mut self.name_3),
+                                2 => serde_struct::read(map, &mut self.name),
+                                3 => serde_struct::read_optional_struct(map, &mut self.spec),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Widget {
-                                spec: serde_struct::optional(spec),
-                                name_3: serde_struct::optional(name_3),
-                                name: serde_struct::optional(name),
-                                name_2: serde_struct::optional(name_2),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -257,55 +225,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WidgetSpec2Field {
-                        size,
-                    }
-
-                    enum WidgetSpec2Fields {}
-
-                    impl serde_struct::Fields for WidgetSpec2Fields {
-                        const NAMES: &'static [&'static str] = &["size"];
-
-                        type Field = WidgetSpec2Field;
-
+                    impl serde_struct::Empty for WidgetSpec2 {
                         #[inline]
-                        fn field(name: &str) -> Option<WidgetSpec2Field> {
-                            match name {
-                                "size" => Some(WidgetSpec2Field::size),
-                                _ => None,
+                        fn empty() -> Self {
+                            WidgetSpec2 {
+                                size: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for WidgetSpec2 {
+                    impl<'de> serde_struct::ReadFields<'de> for WidgetSpec2 {
                         const NAME: &'static str = "WidgetSpec2";
-                        const NAMES: &'static [&'static str] = <WidgetSpec2Fields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["size"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<WidgetSpec2>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut size = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WidgetSpec2Fields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WidgetSpec2Field::size) => {
-                                        serde_struct::integral_value(&mut map, &mut size, "size")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_integral(map, &mut self.size),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(WidgetSpec2 {
-                                size: serde_struct::optional(size),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -385,55 +330,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum Widget2Field {
-                        other,
-                    }
-
-                    enum Widget2Fields {}
-
-                    impl serde_struct::Fields for Widget2Fields {
-                        const NAMES: &'static [&'static str] = &["other"];
-
-                        type Field = Widget2Field;
-
+                    impl serde_struct::Empty for Widget2 {
                         #[inline]
-                        fn field(name: &str) -> Option<Widget2Field> {
-                            match name {
-                                "other" => Some(Widget2Field::other),
-                                _ => None,
+                        fn empty() -> Self {
+                            Widget2 {
+                                other: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Widget2 {
+                    impl<'de> serde_struct::ReadFields<'de> for Widget2 {
                         const NAME: &'static str = "Widget2";
-                        const NAMES: &'static [&'static str] = <Widget2Fields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["other"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Widget2>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut other = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<Widget2Fields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(Widget2Field::other) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut other, "other")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_optional_struct(map, &mut self.other),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Widget2 {
-                                other: serde_struct::optional(other),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -514,55 +436,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WidgetSpecField {
-                        replicas,
-                    }
-
-                    enum WidgetSpecFields {}
-
-                    impl serde_struct::Fields for WidgetSpecFields {
-                        const NAMES: &'static [&'static str] = &["replicas"];
-
-                        type Field = WidgetSpecField;
-
+                    impl serde_struct::Empty for WidgetSpec {
                         #[inline]
-                        fn field(name: &str) -> Option<WidgetSpecField> {
-                            match name {
-                                "replicas" => Some(WidgetSpecField::replicas),
-                                _ => None,
+                        fn empty() -> Self {
+                            WidgetSpec {
+                                replicas: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for WidgetSpec {
+                    impl<'de> serde_struct::ReadFields<'de> for WidgetSpec {
                         const NAME: &'static str = "WidgetSpec";
-                        const NAMES: &'static [&'static str] = <WidgetSpecFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["replicas"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<WidgetSpec>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut replicas = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WidgetSpecFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WidgetSpecField::replicas) => {
-                                        serde_struct::value(&mut map, &mut replicas, "replicas")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.replicas),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(WidgetSpec {
-                                replicas: serde_struct::optional(replicas),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -643,55 +542,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WidgetField {
-                        v1,
-                    }
-
-                    enum WidgetFields {}
-
-                    impl serde_struct::Fields for WidgetFields {
-                        const NAMES: &'static [&'static str] = &["v1"];
-
-                        type Field = WidgetField;
-
+                    impl serde_struct::Empty for Widget {
                         #[inline]
-                        fn field(name: &str) -> Option<WidgetField> {
-                            match name {
-                                "v1" => Some(WidgetField::v1),
-                                _ => None,
+                        fn empty() -> Self {
+                            Widget {
+                                v1: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Widget {
+                    impl<'de> serde_struct::ReadFields<'de> for Widget {
                         const NAME: &'static str = "Widget";
-                        const NAMES: &'static [&'static str] = <WidgetFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["v1"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Widget>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut v1 = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WidgetFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WidgetField::v1) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut v1, "v1")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_optional_struct(map, &mut self.v1),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Widget {
-                                v1: serde_struct::optional(v1),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

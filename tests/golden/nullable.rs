@@ -87,58 +87,34 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum ChildField {
-                        a,
-                        next,
-                    }
-
-                    enum ChildFields {}
-
-                    impl serde_struct::Fields for ChildFields {
-                        const NAMES: &'static [&'static str] = &["a", "next"];
-
-                        type Field = ChildField;
-
+                    impl serde_struct::Empty for Child {
                         #[inline]
-                        fn field(name: &str) -> Option<ChildField> {
-                            match name {
-                                "a" => Some(ChildField::a),
-                                "next" => Some(ChildField::next),
-                                _ => None,
+                        fn empty() -> Self {
+                            Child {
+                                a: None,
+                                next: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Child {
+                    impl<'de> serde_struct::ReadFields<'de> for Child {
                         const NAME: &'static str = "Child";
-                        const NAMES: &'static [&'static str] = <ChildFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["a", "next"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Child>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut a = None;
-                            let mut next = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<ChildFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(ChildField::a) => serde_struct::value(&mut map, &mut a, "a"),
-                                    Some(ChildField::next) => serde_struct::value(&mut map, &mut next, "next"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.a),
+                                1 => serde_struct::read_some(map, &mut self.next),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Child {
-                                a: serde_struct::optional(a),
-                                next,
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -255,123 +231,61 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum NullablesField {
-                        name,
-                        child,
-                        note,
-                        count,
-                        parent,
-                        mode,
-                        tags,
-                        labels,
-                        scores,
-                        plain,
-                    }
-
-                    enum NullablesFields {}
-
-                    impl serde_struct::Fields for NullablesFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "name",
-                            "child",
-                            "note",
-                            "count",
-                            "parent",
-                            "mode",
-                            "tags",
-                            "labels",
-                            "scores",
-                            "plain",
-                        ];
-
-                        type Field = NullablesField;
-
+                    impl serde_struct::Empty for Nullables {
                         #[inline]
-                        fn field(name: &str) -> Option<NullablesField> {
-                            match name {
-                                "name" => Some(NullablesField::name),
-                                "child" => Some(NullablesField::child),
-                                "note" => Some(NullablesField::note),
-                                "count" => Some(NullablesField::count),
-                                "parent" => Some(NullablesField::parent),
-                                "mode" => Some(NullablesField::mode),
-                                "tags" => Some(NullablesField::tags),
-                                "labels" => Some(NullablesField::labels),
-                                "scores" => Some(NullablesField::scores),
-                                "plain" => Some(NullablesField::plain),
-                                _ => None,
+                        fn empty() -> Self {
+                            Nullables {
+                                name: serde_struct::Empty::empty(),
+                                child: serde_struct::Empty::empty(),
+                                note: None,
+                                count: None,
+                                parent: None,
+                                mode: None,
+                                tags: None,
+                                labels: None,
+                                scores: None,
+                                plain: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Nullables {
+                    impl<'de> serde_struct::ReadFields<'de> for Nullables {
                         const NAME: &'static str = "Nullables";
-                        const NAMES: &'static [&'static str] = <NullablesFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "mode",
+                            "name",
+                            "note",
+                            "tags",
+                            "child",
+                            "count",
+                            "plain",
+                            "labels",
+                            "parent",
+                            "scores",
+                        ];
+                        const REQUIRED: &'static [usize] = &[1, 4];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Nullables>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut child = None;
-                            let mut note = None;
-                            let mut count = None;
-                            let mut parent = None;
-                            let mut mode = None;
-                            let mut tags = None;
-                            let mut labels = None;
-                            let mut scores = None;
-                            let mut plain = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<NullablesFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(NullablesField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    Some(NullablesField::child) => {
-                                        serde_struct::value(&mut map, &mut child, "child")
-                                    }
-                                    Some(NullablesField::note) => serde_struct::value(&mut map, &mut note, "note"),
-                                    Some(NullablesField::count) => {
-                                        serde_struct::value(&mut map, &mut count, "count")
-                                    }
-                                    Some(NullablesField::parent) => {
-                                        serde_struct::value(&mut map, &mut parent, "parent")
-                                    }
-                                    Some(NullablesField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
-                                    Some(NullablesField::tags) => serde_struct::value(&mut map, &mut tags, "tags"),
-                                    Some(NullablesField::labels) => {
-                                        serde_struct::value(&mut map, &mut labels, "labels")
-                                    }
-                                    Some(NullablesField::scores) => {
-                                        serde_struct::integral_value(&mut map, &mut scores, "scores")
-                                    }
-                                    Some(NullablesField::plain) => {
-                                        serde_struct::value(&mut map, &mut plain, "plain")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_some(map, &mut self.mode),
+                                1 => serde_struct::read(map, &mut self.name),
+                                2 => serde_struct::read_some(map, &mut self.note),
+                                3 => serde_struct::read_some(map, &mut self.tags),
+                                4 => serde_struct::read(map, &mut self.child),
+                                5 => serde_struct::read_some(map, &mut self.count),
+                                6 => serde_struct::read(map, &mut self.plain),
+                                7 => serde_struct::read(map, &mut self.labels),
+                                8 => serde_struct::read_some(map, &mut self.parent),
+                                9 => serde_struct::read_integral(map, &mut self.scores),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let name = serde_struct::required(name, "name")?;
-                            let child = serde_struct::required(child, "child")?;
-                            *place = Some(Nullables {
-                                name,
-                                child,
-                                note,
-                                count,
-                                parent,
-                                mode,
-                                tags,
-                                labels: serde_struct::optional(labels),
-                                scores: serde_struct::optional(scores),
-                                plain: serde_struct::optional(plain),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -92,75 +92,38 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WeightsField {
-                        factor,
-                        ratio,
-                        samples,
-                        limits,
-                    }
-
-                    enum WeightsFields {}
-
-                    impl serde_struct::Fields for WeightsFields {
-                        const NAMES: &'static [&'static str] = &["factor", "ratio", "samples", "limits"];
-
-                        type Field = WeightsField;
-
+                    impl serde_struct::Empty for Weights {
                         #[inline]
-                        fn field(name: &str) -> Option<WeightsField> {
-                            match name {
-                                "factor" => Some(WeightsField::factor),
-                                "ratio" => Some(WeightsField::ratio),
-                                "samples" => Some(WeightsField::samples),
-                                "limits" => Some(WeightsField::limits),
-                                _ => None,
+                        fn empty() -> Self {
+                            Weights {
+                                factor: serde_struct::Empty::empty(),
+                                ratio: None,
+                                samples: None,
+                                limits: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Weights {
+                    impl<'de> serde_struct::ReadFields<'de> for Weights {
                         const NAME: &'static str = "Weights";
-                        const NAMES: &'static [&'static str] = <WeightsFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["ratio", "factor", "limits", "samples"];
+                        const REQUIRED: &'static [usize] = &[1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Weights>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut factor = None;
-                            let mut ratio = None;
-                            let mut samples = None;
-                            let mut limits = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WeightsFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WeightsField::factor) => {
-                                        serde_struct::value(&mut map, &mut factor, "factor")
-                                    }
-                                    Some(WeightsField::ratio) => serde_struct::value(&mut map, &mut ratio, "ratio"),
-                                    Some(WeightsField::samples) => {
-                                        serde_struct::value(&mut map, &mut samples, "samples")
-                                    }
-                                    Some(WeightsField::limits) => {
-                                        serde_struct::value(&mut map, &mut limits, "limits")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.ratio),
+                                1 => serde_struct::read(map, &mut self.factor),
+                                2 => serde_struct::read(map, &mut self.limits),
+                                3 => serde_struct::read(map, &mut self.samples),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let factor = serde_struct::required(factor, "factor")?;
-                            *place = Some(Weights {
-                                factor,
-                                ratio: serde_struct::optional(ratio),
-                                samples: serde_struct::optional(samples),
-                                limits: serde_struct::optional(limits),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -221,53 +221,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum LeafField {
-                        name,
-                    }
-
-                    enum LeafFields {}
-
-                    impl serde_struct::Fields for LeafFields {
-                        const NAMES: &'static [&'static str] = &["name"];
-
-                        type Field = LeafField;
-
+                    impl serde_struct::Empty for Leaf {
                         #[inline]
-                        fn field(name: &str) -> Option<LeafField> {
-                            match name {
-                                "name" => Some(LeafField::name),
-                                _ => None,
+                        fn empty() -> Self {
+                            Leaf {
+                                name: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Leaf {
+                    impl<'de> serde_struct::ReadFields<'de> for Leaf {
                         const NAME: &'static str = "Leaf";
-                        const NAMES: &'static [&'static str] = <LeafFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Leaf>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<LeafFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(LeafField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Leaf {
-                                name: serde_struct::optional(name),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -361,76 +340,38 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum NodeField {
-                        children,
-                        next,
-                        by_name,
-                        value,
-                    }
-
-                    enum NodeFields {}
-
-                    impl serde_struct::Fields for NodeFields {
-                        const NAMES: &'static [&'static str] = &["children", "next", "byName", "value"];
-
-                        type Field = NodeField;
-
+                    impl serde_struct::Empty for Node {
                         #[inline]
-                        fn field(name: &str) -> Option<NodeField> {
-                            match name {
-                                "children" => Some(NodeField::children),
-                                "next" => Some(NodeField::next),
-                                "byName" => Some(NodeField::by_name),
-                                "value" => Some(NodeField::value),
-                                _ => None,
+                        fn empty() -> Self {
+                            Node {
+                                children: None,
+                                next: None,
+                                by_name: None,
+                                value: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Node {
+                    impl<'de> serde_struct::ReadFields<'de> for Node {
                         const NAME: &'static str = "Node";
-                        const NAMES: &'static [&'static str] = <NodeFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["next", "value", "byName", "children"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Node>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut children = None;
-                            let mut next = None;
-                            let mut by_name = None;
-                            let mut value = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<NodeFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(NodeField::children) => {
-                                        serde_struct::optional_struct_list_value(
-                                            &mut map,
-                                            &mut children,
-                                            "children",
-                                        )
-                                    }
-                                    Some(NodeField::next) => serde_struct::value(&mut map, &mut next, "next"),
-                                    Some(NodeField::by_name) => {
-                                        serde_struct::value(&mut map, &mut by_name, "byName")
-                                    }
-                                    Some(NodeField::value) => serde_struct::value(&mut map, &mut value, "value"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.next),
+                                1 => serde_struct::read(map, &mut self.value),
+                                2 => serde_struct::read(map, &mut self.by_name),
+                                3 => serde_struct::read_optional_struct_list(map, &mut self.children),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Node {
-                                children: serde_struct::optional(children),
-                                next: serde_struct::optional(next),
-                                by_name: serde_struct::optional(by_name),
-                                value: serde_struct::optional(value),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -569,60 +510,34 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum OddField {
-                        even,
-                        leaf,
-                    }
-
-                    enum OddFields {}
-
-                    impl serde_struct::Fields for OddFields {
-                        const NAMES: &'static [&'static str] = &["even", "leaf"];
-
-                        type Field = OddField;
-
+                    impl serde_struct::Empty for Odd {
                         #[inline]
-                        fn field(name: &str) -> Option<OddField> {
-                            match name {
-                                "even" => Some(OddField::even),
-                                "leaf" => Some(OddField::leaf),
-                                _ => None,
+                        fn empty() -> Self {
+                            Odd {
+                                even: None,
+                                leaf: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Odd {
+                    impl<'de> serde_struct::ReadFields<'de> for Odd {
                         const NAME: &'static str = "Odd";
-                        const NAMES: &'static [&'static str] = <OddFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["even", "leaf"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Odd>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut even = None;
-                            let mut leaf = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<OddFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(OddField::even) => serde_struct::value(&mut map, &mut even, "even"),
-                                    Some(OddField::leaf) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut leaf, "leaf")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.even),
+                                1 => serde_struct::read_optional_struct(map, &mut self.leaf),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Odd {
-                                even: serde_struct::optional(even),
-                                leaf: serde_struct::optional(leaf),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -725,65 +640,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum PropsField {
-                        not,
-                        items,
-                        properties,
-                    }
-
-                    enum PropsFields {}
-
-                    impl serde_struct::Fields for PropsFields {
-                        const NAMES: &'static [&'static str] = &["not", "items", "properties"];
-
-                        type Field = PropsField;
-
+                    impl serde_struct::Empty for Props {
                         #[inline]
-                        fn field(name: &str) -> Option<PropsField> {
-                            match name {
-                                "not" => Some(PropsField::not),
-                                "items" => Some(PropsField::items),
-                                "properties" => Some(PropsField::properties),
-                                _ => None,
+                        fn empty() -> Self {
+                            Props {
+                                not: None,
+                                items: None,
+                                properties: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Props {
+                    impl<'de> serde_struct::ReadFields<'de> for Props {
                         const NAME: &'static str = "Props";
-                        const NAMES: &'static [&'static str] = <PropsFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["not", "items", "properties"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Props>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut not = None;
-                            let mut items = None;
-                            let mut properties = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<PropsFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(PropsField::not) => serde_struct::value(&mut map, &mut not, "not"),
-                                    Some(PropsField::items) => serde_struct::value(&mut map, &mut items, "items"),
-                                    Some(PropsField::properties) => {
-                                        serde_struct::value(&mut map, &mut properties, "properties")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.not),
+                                1 => serde_struct::read(map, &mut self.items),
+                                2 => serde_struct::read(map, &mut self.properties),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Props {
-                                not: serde_struct::optional(not),
-                                items: serde_struct::optional(items),
-                                properties: serde_struct::optional(properties),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -120,65 +120,36 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WidgetField {
-                        api_version,
-                        kind,
-                        size,
-                    }
-
-                    enum WidgetFields {}
-
-                    impl serde_struct::Fields for WidgetFields {
-                        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "size"];
-
-                        type Field = WidgetField;
-
+                    impl serde_struct::Empty for Widget {
                         #[inline]
-                        fn field(name: &str) -> Option<WidgetField> {
-                            match name {
-                                "apiVersion" => Some(WidgetField::api_version),
-                                "kind" => Some(WidgetField::kind),
-                                "size" => Some(WidgetField::size),
-                                _ => None,
+                        fn empty() -> Self {
+                            Widget {
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                size: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Widget {
+                    impl<'de> serde_struct::ReadFields<'de> for Widget {
                         const NAME: &'static str = "Widget";
-                        const NAMES: &'static [&'static str] = <WidgetFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "size", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Widget>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut api_version = None;
-                            let mut kind = None;
-                            let mut size = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WidgetFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WidgetField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(WidgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    Some(WidgetField::size) => serde_struct::value(&mut map, &mut size, "size"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read(map, &mut self.size),
+                                2 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Widget {
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                size: serde_struct::optional(size),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -588,68 +559,36 @@ pub mod com {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum WidgetListField {
-                        api_version,
-                        items,
-                        kind,
-                    }
-
-                    enum WidgetListFields {}
-
-                    impl serde_struct::Fields for WidgetListFields {
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind"];
-
-                        type Field = WidgetListField;
-
+                    impl serde_struct::Empty for WidgetList {
                         #[inline]
-                        fn field(name: &str) -> Option<WidgetListField> {
-                            match name {
-                                "apiVersion" => Some(WidgetListField::api_version),
-                                "items" => Some(WidgetListField::items),
-                                "kind" => Some(WidgetListField::kind),
-                                _ => None,
+                        fn empty() -> Self {
+                            WidgetList {
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                items: serde_struct::Empty::empty(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for WidgetList {
+                    impl<'de> serde_struct::ReadFields<'de> for WidgetList {
                         const NAME: &'static str = "WidgetList";
-                        const NAMES: &'static [&'static str] = <WidgetListFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "items", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<WidgetList>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut api_version = None;
-                            let mut items = None;
-                            let mut kind = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<WidgetListFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(WidgetListField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(WidgetListField::items) => {
-                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                    }
-                                    Some(WidgetListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_struct_list(map, &mut self.items),
+                                2 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let items = serde_struct::required(items, "items")?;
-                            *place = Some(WidgetList {
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                items,
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

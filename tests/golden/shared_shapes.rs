@@ -141,87 +141,46 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum RelayField {
-                        spec,
-                        status,
-                        metadata,
-                        api_version,
-                        kind,
-                    }
-
-                    enum RelayFields {}
-
-                    impl serde_struct::Fields for RelayFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "spec",
-                            "status",
-                            "metadata",
-                            "apiVersion",
-                            "kind",
-                        ];
-
-                        type Field = RelayField;
-
+                    impl serde_struct::Empty for Relay {
                         #[inline]
-                        fn field(name: &str) -> Option<RelayField> {
-                            match name {
-                                "spec" => Some(RelayField::spec),
-                                "status" => Some(RelayField::status),
-                                "metadata" => Some(RelayField::metadata),
-                                "apiVersion" => Some(RelayField::api_version),
-                                "kind" => Some(RelayField::kind),
-                                _ => None,
+                        fn empty() -> Self {
+                            Relay {
+                                spec: None,
+                                status: None,
+                                metadata: None,
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Relay {
+                    impl<'de> serde_struct::ReadFields<'de> for Relay {
                         const NAME: &'static str = "Relay";
-                        const NAMES: &'static [&'static str] = <RelayFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "kind",
+                            "spec",
+                            "status",
+                            "metadata",
+                            "apiVersion",
+                        ];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Relay>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut spec = None;
-                            let mut status = None;
-                            let mut metadata = None;
-                            let mut api_version = None;
-                            let mut kind = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<RelayFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(RelayField::spec) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                                    }
-                                    Some(RelayField::status) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut status, "status")
-                                    }
-                                    Some(RelayField::metadata) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    Some(RelayField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(RelayField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_optional_struct(map, &mut self.spec),
+                                2 => serde_struct::read_optional_struct(map, &mut self.status),
+                                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                4 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Relay {
-                                spec: serde_struct::optional(spec),
-                                status: serde_struct::optional(status),
-                                metadata: serde_struct::optional(metadata),
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -937,83 +896,40 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum RelaySpecField {
-                        primary,
-                        backup,
-                        env,
-                        selector,
-                        stages,
-                    }
-
-                    enum RelaySpecFields {}
-
-                    impl serde_struct::Fields for RelaySpecFields {
-                        const NAMES: &'static [&'static str] = &["primary", "backup", "env", "selector", "stages"];
-
-                        type Field = RelaySpecField;
-
+                    impl serde_struct::Empty for RelaySpec {
                         #[inline]
-                        fn field(name: &str) -> Option<RelaySpecField> {
-                            match name {
-                                "primary" => Some(RelaySpecField::primary),
-                                "backup" => Some(RelaySpecField::backup),
-                                "env" => Some(RelaySpecField::env),
-                                "selector" => Some(RelaySpecField::selector),
-                                "stages" => Some(RelaySpecField::stages),
-                                _ => None,
+                        fn empty() -> Self {
+                            RelaySpec {
+                                primary: None,
+                                backup: None,
+                                env: None,
+                                selector: None,
+                                stages: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for RelaySpec {
+                    impl<'de> serde_struct::ReadFields<'de> for RelaySpec {
                         const NAME: &'static str = "RelaySpec";
-                        const NAMES: &'static [&'static str] = <RelaySpecFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["env", "backup", "stages", "primary", "selector"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<RelaySpec>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut primary = None;
-                            let mut backup = None;
-                            let mut env = None;
-                            let mut selector = None;
-                            let mut stages = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<RelaySpecFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(RelaySpecField::primary) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut primary, "primary")
-                                    }
-                                    Some(RelaySpecField::backup) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut backup, "backup")
-                                    }
-                                    Some(RelaySpecField::env) => {
-                                        serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
-                                    }
-                                    Some(RelaySpecField::selector) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut selector, "selector")
-                                    }
-                                    Some(RelaySpecField::stages) => {
-                                        serde_struct::optional_struct_list_value(&mut map, &mut stages, "stages")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_optional_struct_list(map, &mut self.env),
+                                1 => serde_struct::read_optional_struct(map, &mut self.backup),
+                                2 => serde_struct::read_optional_struct_list(map, &mut self.stages),
+                                3 => serde_struct::read_optional_struct(map, &mut self.primary),
+                                4 => serde_struct::read_optional_struct(map, &mut self.selector),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(RelaySpec {
-                                primary: serde_struct::optional(primary),
-                                backup: serde_struct::optional(backup),
-                                env: serde_struct::optional(env),
-                                selector: serde_struct::optional(selector),
-                                stages: serde_struct::optional(stages),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1172,70 +1088,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum RelaySpecBackupField {
-                        host,
-                        port,
-                        protocol,
-                    }
-
-                    enum RelaySpecBackupFields {}
-
-                    impl serde_struct::Fields for RelaySpecBackupFields {
-                        const NAMES: &'static [&'static str] = &["host", "port", "protocol"];
-
-                        type Field = RelaySpecBackupField;
-
+                    impl serde_struct::Empty for RelaySpecBackup {
                         #[inline]
-                        fn field(name: &str) -> Option<RelaySpecBackupField> {
-                            match name {
-                                "host" => Some(RelaySpecBackupField::host),
-                                "port" => Some(RelaySpecBackupField::port),
-                                "protocol" => Some(RelaySpecBackupField::protocol),
-                                _ => None,
+                        fn empty() -> Self {
+                            RelaySpecBackup {
+                                host: serde_struct::Empty::empty(),
+                                port: None,
+                                protocol: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for RelaySpecBackup {
+                    impl<'de> serde_struct::ReadFields<'de> for RelaySpecBackup {
                         const NAME: &'static str = "RelaySpecBackup";
-                        const NAMES: &'static [&'static str] = <RelaySpecBackupFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["host", "port", "protocol"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<RelaySpecBackup>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut host = None;
-                            let mut port = None;
-                            let mut protocol = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<RelaySpecBackupFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(RelaySpecBackupField::host) => {
-                                        serde_struct::value(&mut map, &mut host, "host")
-                                    }
-                                    Some(RelaySpecBackupField::port) => {
-                                        serde_struct::value(&mut map, &mut port, "port")
-                                    }
-                                    Some(RelaySpecBackupField::protocol) => {
-                                        serde_struct::value(&mut map, &mut protocol, "protocol")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.host),
+                                1 => serde_struct::read(map, &mut self.port),
+                                2 => serde_struct::read(map, &mut self.protocol),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let host = serde_struct::required(host, "host")?;
-                            *place = Some(RelaySpecBackup {
-                                host,
-                                port: serde_struct::optional(port),
-                                protocol: serde_struct::optional(protocol),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1416,63 +1298,34 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum RelaySpecEnvField {
-                        name,
-                        value_from,
-                    }
-
-                    enum RelaySpecEnvFields {}
-
-                    impl serde_struct::Fields for RelaySpecEnvFields {
-                        const NAMES: &'static [&'static str] = &["name", "valueFrom"];
-
-                        type Field = RelaySpecEnvField;
-
+                    impl serde_struct::Empty for RelaySpecEnv {
                         #[inline]
-                        fn field(name: &str) -> Option<RelaySpecEnvField> {
-                            match name {
-                                "name" => Some(RelaySpecEnvField::name),
-                                "valueFrom" => Some(RelaySpecEnvField::value_from),
-                                _ => None,
+                        fn empty() -> Self {
+                            RelaySpecEnv {
+                                name: serde_struct::Empty::empty(),
+                                value_from: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for RelaySpecEnv {
+                    impl<'de> serde_struct::ReadFields<'de> for RelaySpecEnv {
                         const NAME: &'static str = "RelaySpecEnv";
-                        const NAMES: &'static [&'static str] = <RelaySpecEnvFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name", "valueFrom"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<RelaySpecEnv>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut value_from = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<RelaySpecEnvFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(RelaySpecEnvField::name) => {
-                                        serde_struct::value(&mut map, &mut name, "name")
-                                    }
-                                    Some(RelaySpecEnvField::value_from) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut value_from, "valueFrom")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                1 => serde_struct::read_optional_struct(map, &mut self.value_from),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let name = serde_struct::required(name, "name")?;
-                            *place = Some(RelaySpecEnv {
-                                name,
-                                value_from: serde_struct::optional(value_from),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1581,70 +1434,34 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum RelaySpecEnvValueFromField {
-                        config_map_key_ref,
-                        secret_key_ref,
-                    }
-
-                    enum RelaySpecEnvValueFromFields {}
-
-                    impl serde_struct::Fields for RelaySpecEnvValueFromFields {
-                        const NAMES: &'static [&'static str] = &["configMapKeyRef", "secretKeyRef"];
-
-                        type Field = RelaySpecEnvValueFromField;
-
+                    impl serde_struct::Empty for RelaySpecEnvValueFrom {
                         #[inline]
-                        fn field(name: &str) -> Option<RelaySpecEnvValueFromField> {
-                            match name {
-                                "configMapKeyRef" => Some(RelaySpecEnvValueFromField::config_map_key_ref),
-                                "secretKeyRef" => Some(RelaySpecEnvValueFromField::secret_key_ref),
-                                _ => None,
+                        fn empty() -> Self {
+                            RelaySpecEnvValueFrom {
+                                config_map_key_ref: None,
+                                secret_key_ref: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for RelaySpecEnvValueFrom {
+                    impl<'de> serde_struct::ReadFields<'de> for RelaySpecEnvValueFrom {
                         const NAME: &'static str = "RelaySpecEnvValueFrom";
-                        const NAMES: &'static [&'static str] = <RelaySpecEnvValueFromFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["secretKeyRef", "configMapKeyRef"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<RelaySpecEnvValueFrom>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut config_map_key_ref = None;
-                            let mut secret_key_ref = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<RelaySpecEnvValueFromFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(RelaySpecEnvValueFromField::config_map_key_ref) => {
-                                        serde_struct::optional_struct_value(
-                                            &mut map,
-                                            &mut config_map_key_ref,
-                                            "configMapKeyRef",
-                                        )
-                                    }
-                                    Some(RelaySpecEnvValueFromField::secret_key_ref) => {
-                                        serde_struct::optional_struct_value(
-                                            &mut map,
-                                            &mut secret_key_ref,
-                                            "secretKeyRef",
-                                        )
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_optional_struct(map, &mut self.secret_key_ref),
+                                1 => serde_struct::read_optional_struct(map, &mut self.config_map_key_ref),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(RelaySpecEnvValueFrom {
-                                config_map_key_ref: serde_struct::optional(config_map_key_ref),
-                                secret_key_ref: serde_struct::optional(secret_key_ref),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1747,70 +1564,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum ConfigMapKeySelectorField {
-                        key,
-                        name,
-                        optional,
-                    }
-
-                    enum ConfigMapKeySelectorFields {}
-
-                    impl serde_struct::Fields for ConfigMapKeySelectorFields {
-                        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-
-                        type Field = ConfigMapKeySelectorField;
-
+                    impl serde_struct::Empty for ConfigMapKeySelector {
                         #[inline]
-                        fn field(name: &str) -> Option<ConfigMapKeySelectorField> {
-                            match name {
-                                "key" => Some(ConfigMapKeySelectorField::key),
-                                "name" => Some(ConfigMapKeySelectorField::name),
-                                "optional" => Some(ConfigMapKeySelectorField::optional),
-                                _ => None,
+                        fn empty() -> Self {
+                            ConfigMapKeySelector {
+                                key: serde_struct::Empty::empty(),
+                                name: None,
+                                optional: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for ConfigMapKeySelector {
+                    impl<'de> serde_struct::ReadFields<'de> for ConfigMapKeySelector {
                         const NAME: &'static str = "ConfigMapKeySelector";
-                        const NAMES: &'static [&'static str] = <ConfigMapKeySelectorFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<ConfigMapKeySelector>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut key = None;
-                            let mut name = None;
-                            let mut optional = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key_2 = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<ConfigMapKeySelectorFields>::new(&mut key_2),
-                            )? {
-                                match field {
-                                    Some(ConfigMapKeySelectorField::key) => {
-                                        serde_struct::value(&mut map, &mut key, "key")
-                                    }
-                                    Some(ConfigMapKeySelectorField::name) => {
-                                        serde_struct::value(&mut map, &mut name, "name")
-                                    }
-                                    Some(ConfigMapKeySelectorField::optional) => {
-                                        serde_struct::value(&mut map, &mut optional, "optional")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.key),
+                                1 => serde_struct::read(map, &mut self.name),
+                                2 => serde_struct::read(map, &mut self.optional),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let key = serde_struct::required(key, "key")?;
-                            *place = Some(ConfigMapKeySelector {
-                                key,
-                                name: serde_struct::optional(name),
-                                optional: serde_struct::optional(optional),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1922,70 +1705,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum SecretKeySelectorField {
-                        key,
-                        name,
-                        optional,
-                    }
-
-                    enum SecretKeySelectorFields {}
-
-                    impl serde_struct::Fields for SecretKeySelectorFields {
-                        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-
-                        type Field = SecretKeySelectorField;
-
+                    impl serde_struct::Empty for SecretKeySelector {
                         #[inline]
-                        fn field(name: &str) -> Option<SecretKeySelectorField> {
-                            match name {
-                                "key" => Some(SecretKeySelectorField::key),
-                                "name" => Some(SecretKeySelectorField::name),
-                                "optional" => Some(SecretKeySelectorField::optional),
-                                _ => None,
+                        fn empty() -> Self {
+                            SecretKeySelector {
+                                key: serde_struct::Empty::empty(),
+                                name: None,
+                                optional: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for SecretKeySelector {
+                    impl<'de> serde_struct::ReadFields<'de> for SecretKeySelector {
                         const NAME: &'static str = "SecretKeySelector";
-                        const NAMES: &'static [&'static str] = <SecretKeySelectorFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+                        const REQUIRED: &'static [usize] = &[0];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<SecretKeySelector>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut key = None;
-                            let mut name = None;
-                            let mut optional = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key_2 = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<SecretKeySelectorFields>::new(&mut key_2),
-                            )? {
-                                match field {
-                                    Some(SecretKeySelectorField::key) => {
-                                        serde_struct::value(&mut map, &mut key, "key")
-                                    }
-                                    Some(SecretKeySelectorField::name) => {
-                                        serde_struct::value(&mut map, &mut name, "name")
-                                    }
-                                    Some(SecretKeySelectorField::optional) => {
-                                        serde_struct::value(&mut map, &mut optional, "optional")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.key),
+                                1 => serde_struct::read(map, &mut self.name),
+                                2 => serde_struct::read(map, &mut self.optional),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let key = serde_struct::required(key, "key")?;
-                            *place = Some(SecretKeySelector {
-                                key,
-                                name: serde_struct::optional(name),
-                                optional: serde_struct::optional(optional),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -2088,69 +1837,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum RelaySpecStagesField {
-                        name,
-                        target,
-                        env,
-                    }
-
-                    enum RelaySpecStagesFields {}
-
-                    impl serde_struct::Fields for RelaySpecStagesFields {
-                        const NAMES: &'static [&'static str] = &["name", "target", "env"];
-
-                        type Field = RelaySpecStagesField;
-
+                    impl serde_struct::Empty for RelaySpecStages {
                         #[inline]
-                        fn field(name: &str) -> Option<RelaySpecStagesField> {
-                            match name {
-                                "name" => Some(RelaySpecStagesField::name),
-                                "target" => Some(RelaySpecStagesField::target),
-                                "env" => Some(RelaySpecStagesField::env),
-                                _ => None,
+                        fn empty() -> Self {
+                            RelaySpecStages {
+                                name: None,
+                                target: None,
+                                env: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for RelaySpecStages {
+                    impl<'de> serde_struct::ReadFields<'de> for RelaySpecStages {
                         const NAME: &'static str = "RelaySpecStages";
-                        const NAMES: &'static [&'static str] = <RelaySpecStagesFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["env", "name", "target"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<RelaySpecStages>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut target = None;
-                            let mut env = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<RelaySpecStagesFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(RelaySpecStagesField::name) => {
-                                        serde_struct::value(&mut map, &mut name, "name")
-                                    }
-                                    Some(RelaySpecStagesField::target) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut target, "target")
-                                    }
-                                    Some(RelaySpecStagesField::env) => {
-                                        serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_optional_struct_list(map, &mut self.env),
+                                1 => serde_struct::read(map, &mut self.name),
+                                2 => serde_struct::read_optional_struct(map, &mut self.target),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(RelaySpecStages {
-                                name: serde_struct::optional(name),
-                                target: serde_struct::optional(target),
-                                env: serde_struct::optional(env),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -2255,55 +1971,32 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum RelayStatusField {
-                        active,
-                    }
-
-                    enum RelayStatusFields {}
-
-                    impl serde_struct::Fields for RelayStatusFields {
-                        const NAMES: &'static [&'static str] = &["active"];
-
-                        type Field = RelayStatusField;
-
+                    impl serde_struct::Empty for RelayStatus {
                         #[inline]
-                        fn field(name: &str) -> Option<RelayStatusField> {
-                            match name {
-                                "active" => Some(RelayStatusField::active),
-                                _ => None,
+                        fn empty() -> Self {
+                            RelayStatus {
+                                active: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for RelayStatus {
+                    impl<'de> serde_struct::ReadFields<'de> for RelayStatus {
                         const NAME: &'static str = "RelayStatus";
-                        const NAMES: &'static [&'static str] = <RelayStatusFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["active"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<RelayStatus>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut active = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<RelayStatusFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(RelayStatusField::active) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut active, "active")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read_optional_struct(map, &mut self.active),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(RelayStatus {
-                                active: serde_struct::optional(active),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -2414,75 +2107,38 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum RelayListField {
-                        api_version,
-                        items,
-                        kind,
-                        metadata,
-                    }
-
-                    enum RelayListFields {}
-
-                    impl serde_struct::Fields for RelayListFields {
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-                        type Field = RelayListField;
-
+                    impl serde_struct::Empty for RelayList {
                         #[inline]
-                        fn field(name: &str) -> Option<RelayListField> {
-                            match name {
-                                "apiVersion" => Some(RelayListField::api_version),
-                                "items" => Some(RelayListField::items),
-                                "kind" => Some(RelayListField::kind),
-                                "metadata" => Some(RelayListField::metadata),
-                                _ => None,
+                        fn empty() -> Self {
+                            RelayList {
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                items: serde_struct::Empty::empty(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                metadata: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for RelayList {
+                    impl<'de> serde_struct::ReadFields<'de> for RelayList {
                         const NAME: &'static str = "RelayList";
-                        const NAMES: &'static [&'static str] = <RelayListFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<RelayList>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut api_version = None;
-                            let mut items = None;
-                            let mut kind = None;
-                            let mut metadata = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<RelayListFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(RelayListField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(RelayListField::items) => {
-                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                    }
-                                    Some(RelayListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    Some(RelayListField::metadata) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_struct_list(map, &mut self.items),
+                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                3 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let items = serde_struct::required(items, "items")?;
-                            *place = Some(RelayList {
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                items,
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                metadata: serde_struct::optional(metadata),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

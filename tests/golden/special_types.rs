@@ -124,102 +124,52 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum TimesField {
-                        created,
-                        renewed,
-                        anonymous,
-                        ratio,
-                        capacity,
-                        raw,
-                        nullable_name,
-                    }
-
-                    enum TimesFields {}
-
-                    impl serde_struct::Fields for TimesFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "created",
-                            "renewed",
-                            "anonymous",
-                            "ratio",
-                            "capacity",
-                            "raw",
-                            "nullableName",
-                        ];
-
-                        type Field = TimesField;
-
+                    impl serde_struct::Empty for Times {
                         #[inline]
-                        fn field(name: &str) -> Option<TimesField> {
-                            match name {
-                                "created" => Some(TimesField::created),
-                                "renewed" => Some(TimesField::renewed),
-                                "anonymous" => Some(TimesField::anonymous),
-                                "ratio" => Some(TimesField::ratio),
-                                "capacity" => Some(TimesField::capacity),
-                                "raw" => Some(TimesField::raw),
-                                "nullableName" => Some(TimesField::nullable_name),
-                                _ => None,
+                        fn empty() -> Self {
+                            Times {
+                                created: serde_struct::Empty::empty(),
+                                renewed: None,
+                                anonymous: None,
+                                ratio: None,
+                                capacity: None,
+                                raw: None,
+                                nullable_name: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Times {
+                    impl<'de> serde_struct::ReadFields<'de> for Times {
                         const NAME: &'static str = "Times";
-                        const NAMES: &'static [&'static str] = <TimesFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "raw",
+                            "ratio",
+                            "created",
+                            "renewed",
+                            "capacity",
+                            "anonymous",
+                            "nullableName",
+                        ];
+                        const REQUIRED: &'static [usize] = &[2];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Times>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut created = None;
-                            let mut renewed = None;
-                            let mut anonymous = None;
-                            let mut ratio = None;
-                            let mut capacity = None;
-                            let mut raw = None;
-                            let mut nullable_name = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<TimesFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(TimesField::created) => {
-                                        serde_struct::value(&mut map, &mut created, "created")
-                                    }
-                                    Some(TimesField::renewed) => {
-                                        serde_struct::value(&mut map, &mut renewed, "renewed")
-                                    }
-                                    Some(TimesField::anonymous) => {
-                                        serde_struct::value(&mut map, &mut anonymous, "anonymous")
-                                    }
-                                    Some(TimesField::ratio) => serde_struct::value(&mut map, &mut ratio, "ratio"),
-                                    Some(TimesField::capacity) => {
-                                        serde_struct::value(&mut map, &mut capacity, "capacity")
-                                    }
-                                    Some(TimesField::raw) => serde_struct::value(&mut map, &mut raw, "raw"),
-                                    Some(TimesField::nullable_name) => {
-                                        serde_struct::value(&mut map, &mut nullable_name, "nullableName")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.raw),
+                                1 => serde_struct::read(map, &mut self.ratio),
+                                2 => serde_struct::read(map, &mut self.created),
+                                3 => serde_struct::read(map, &mut self.renewed),
+                                4 => serde_struct::read(map, &mut self.capacity),
+                                5 => serde_struct::read(map, &mut self.anonymous),
+                                6 => serde_struct::read_some(map, &mut self.nullable_name),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let created = serde_struct::required(created, "created")?;
-                            *place = Some(Times {
-                                created,
-                                renewed: serde_struct::optional(renewed),
-                                anonymous: serde_struct::optional(anonymous),
-                                ratio: serde_struct::optional(ratio),
-                                capacity: serde_struct::optional(capacity),
-                                raw: serde_struct::optional(raw),
-                                nullable_name,
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

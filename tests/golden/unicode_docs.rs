@@ -116,93 +116,49 @@ pub mod com {
                     const _: () = {
                         use ::kubeforge_runtime::serde_struct;
 
-                        #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                        enum LeaseField {
-                            holder_identity,
-                            script,
-                            fence,
-                            links,
-                            comment,
-                            heading,
-                        }
-
-                        enum LeaseFields {}
-
-                        impl serde_struct::Fields for LeaseFields {
-                            const NAMES: &'static [&'static str] = &[
-                                "holderIdentity",
-                                "script",
-                                "fence",
-                                "links",
-                                "comment",
-                                "heading",
-                            ];
-
-                            type Field = LeaseField;
-
+                        impl serde_struct::Empty for Lease {
                             #[inline]
-                            fn field(name: &str) -> Option<LeaseField> {
-                                match name {
-                                    "holderIdentity" => Some(LeaseField::holder_identity),
-                                    "script" => Some(LeaseField::script),
-                                    "fence" => Some(LeaseField::fence),
-                                    "links" => Some(LeaseField::links),
-                                    "comment" => Some(LeaseField::comment),
-                                    "heading" => Some(LeaseField::heading),
-                                    _ => None,
+                            fn empty() -> Self {
+                                Lease {
+                                    holder_identity: None,
+                                    script: None,
+                                    fence: None,
+                                    links: None,
+                                    comment: None,
+                                    heading: None,
+                                    unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                                 }
                             }
                         }
 
-                        impl<'de> serde_struct::InPlace<'de> for Lease {
+                        impl<'de> serde_struct::ReadFields<'de> for Lease {
                             const NAME: &'static str = "Lease";
-                            const NAMES: &'static [&'static str] = <LeaseFields as serde_struct::Fields>::NAMES;
+                            const NAMES: &'static [&'static str] = &[
+                                "fence",
+                                "links",
+                                "script",
+                                "comment",
+                                "heading",
+                                "holderIdentity",
+                            ];
+                            const REQUIRED: &'static [usize] = &[];
 
                             #[allow(clippy::too_many_lines)]
-                            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                                mut map: A,
-                                place: &mut Option<Lease>,
+                            fn read_field<A: ::serde::de::MapAccess<'de>>(
+                                &mut self,
+                                field: usize,
+                                map: &mut A,
+                                key: &mut ::std::string::String,
                             ) -> Result<(), A::Error> {
-                                let mut holder_identity = None;
-                                let mut script = None;
-                                let mut fence = None;
-                                let mut links = None;
-                                let mut comment = None;
-                                let mut heading = None;
-                                let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                                let mut key = String::new();
-                                while let Some(field) = map.next_key_seed(
-                                    serde_struct::NamedKey::<LeaseFields>::new(&mut key),
-                                )? {
-                                    match field {
-                                        Some(LeaseField::holder_identity) => {
-                                            serde_struct::value(&mut map, &mut holder_identity, "holderIdentity")
-                                        }
-                                        Some(LeaseField::script) => {
-                                            serde_struct::value(&mut map, &mut script, "script")
-                                        }
-                                        Some(LeaseField::fence) => serde_struct::value(&mut map, &mut fence, "fence"),
-                                        Some(LeaseField::links) => serde_struct::value(&mut map, &mut links, "links"),
-                                        Some(LeaseField::comment) => {
-                                            serde_struct::value(&mut map, &mut comment, "comment")
-                                        }
-                                        Some(LeaseField::heading) => {
-                                            serde_struct::value(&mut map, &mut heading, "heading")
-                                        }
-                                        None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                    }?;
+                                match field {
+                                    0 => serde_struct::read(map, &mut self.fence),
+                                    1 => serde_struct::read(map, &mut self.links),
+                                    2 => serde_struct::read(map, &mut self.script),
+                                    3 => serde_struct::read(map, &mut self.comment),
+                                    4 => serde_struct::read(map, &mut self.heading),
+                                    5 => serde_struct::read(map, &mut self.holder_identity),
+                                    _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                                 }
-
-                                *place = Some(Lease {
-                                    holder_identity: serde_struct::optional(holder_identity),
-                                    script: serde_struct::optional(script),
-                                    fence: serde_struct::optional(fence),
-                                    links: serde_struct::optional(links),
-                                    comment: serde_struct::optional(comment),
-                                    heading: serde_struct::optional(heading),
-                                    unknown_fields,
-                                });
-                                Ok(())
                             }
                         }
                     };

@@ -130,74 +130,38 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum GadgetField {
-                        spec,
-                        metadata,
-                        api_version,
-                        kind,
-                    }
-
-                    enum GadgetFields {}
-
-                    impl serde_struct::Fields for GadgetFields {
-                        const NAMES: &'static [&'static str] = &["spec", "metadata", "apiVersion", "kind"];
-
-                        type Field = GadgetField;
-
+                    impl serde_struct::Empty for Gadget {
                         #[inline]
-                        fn field(name: &str) -> Option<GadgetField> {
-                            match name {
-                                "spec" => Some(GadgetField::spec),
-                                "metadata" => Some(GadgetField::metadata),
-                                "apiVersion" => Some(GadgetField::api_version),
-                                "kind" => Some(GadgetField::kind),
-                                _ => None,
+                        fn empty() -> Self {
+                            Gadget {
+                                spec: None,
+                                metadata: None,
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for Gadget {
+                    impl<'de> serde_struct::ReadFields<'de> for Gadget {
                         const NAME: &'static str = "Gadget";
-                        const NAMES: &'static [&'static str] = <GadgetFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "spec", "metadata", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<Gadget>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut spec = None;
-                            let mut metadata = None;
-                            let mut api_version = None;
-                            let mut kind = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<GadgetFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(GadgetField::spec) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                                    }
-                                    Some(GadgetField::metadata) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    Some(GadgetField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(GadgetField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_optional_struct(map, &mut self.spec),
+                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                3 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            *place = Some(Gadget {
-                                spec: serde_struct::optional(spec),
-                                metadata: serde_struct::optional(metadata),
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -908,114 +872,58 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum GadgetSpecField {
-                        replicas,
-                        max_surge,
-                        ratio,
-                        mode,
-                        name,
-                        uid,
-                        legacy,
-                        tags,
-                        ports,
-                    }
-
-                    enum GadgetSpecFields {}
-
-                    impl serde_struct::Fields for GadgetSpecFields {
-                        const NAMES: &'static [&'static str] = &[
-                            "replicas",
-                            "maxSurge",
-                            "ratio",
-                            "mode",
-                            "name",
-                            "uid",
-                            "legacy",
-                            "tags",
-                            "ports",
-                        ];
-
-                        type Field = GadgetSpecField;
-
+                    impl serde_struct::Empty for GadgetSpec {
                         #[inline]
-                        fn field(name: &str) -> Option<GadgetSpecField> {
-                            match name {
-                                "replicas" => Some(GadgetSpecField::replicas),
-                                "maxSurge" => Some(GadgetSpecField::max_surge),
-                                "ratio" => Some(GadgetSpecField::ratio),
-                                "mode" => Some(GadgetSpecField::mode),
-                                "name" => Some(GadgetSpecField::name),
-                                "uid" => Some(GadgetSpecField::uid),
-                                "legacy" => Some(GadgetSpecField::legacy),
-                                "tags" => Some(GadgetSpecField::tags),
-                                "ports" => Some(GadgetSpecField::ports),
-                                _ => None,
+                        fn empty() -> Self {
+                            GadgetSpec {
+                                replicas: serde_struct::Empty::empty(),
+                                max_surge: None,
+                                ratio: None,
+                                mode: None,
+                                name: None,
+                                uid: None,
+                                legacy: None,
+                                tags: None,
+                                ports: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for GadgetSpec {
+                    impl<'de> serde_struct::ReadFields<'de> for GadgetSpec {
                         const NAME: &'static str = "GadgetSpec";
-                        const NAMES: &'static [&'static str] = <GadgetSpecFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &[
+                            "uid",
+                            "mode",
+                            "name",
+                            "tags",
+                            "ports",
+                            "ratio",
+                            "legacy",
+                            "maxSurge",
+                            "replicas",
+                        ];
+                        const REQUIRED: &'static [usize] = &[8];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<GadgetSpec>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut replicas = None;
-                            let mut max_surge = None;
-                            let mut ratio = None;
-                            let mut mode = None;
-                            let mut name = None;
-                            let mut uid = None;
-                            let mut legacy = None;
-                            let mut tags = None;
-                            let mut ports = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<GadgetSpecFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(GadgetSpecField::replicas) => {
-                                        serde_struct::integral_value(&mut map, &mut replicas, "replicas")
-                                    }
-                                    Some(GadgetSpecField::max_surge) => {
-                                        serde_struct::integral_value(&mut map, &mut max_surge, "maxSurge")
-                                    }
-                                    Some(GadgetSpecField::ratio) => {
-                                        serde_struct::value(&mut map, &mut ratio, "ratio")
-                                    }
-                                    Some(GadgetSpecField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
-                                    Some(GadgetSpecField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                                    Some(GadgetSpecField::uid) => serde_struct::value(&mut map, &mut uid, "uid"),
-                                    Some(GadgetSpecField::legacy) => {
-                                        serde_struct::value(&mut map, &mut legacy, "legacy")
-                                    }
-                                    Some(GadgetSpecField::tags) => serde_struct::value(&mut map, &mut tags, "tags"),
-                                    Some(GadgetSpecField::ports) => {
-                                        serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.uid),
+                                1 => serde_struct::read(map, &mut self.mode),
+                                2 => serde_struct::read(map, &mut self.name),
+                                3 => serde_struct::read(map, &mut self.tags),
+                                4 => serde_struct::read_optional_struct_list(map, &mut self.ports),
+                                5 => serde_struct::read(map, &mut self.ratio),
+                                6 => serde_struct::read(map, &mut self.legacy),
+                                7 => serde_struct::read_integral(map, &mut self.max_surge),
+                                8 => serde_struct::read_integral(map, &mut self.replicas),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let replicas = serde_struct::required(replicas, "replicas")?;
-                            *place = Some(GadgetSpec {
-                                replicas,
-                                max_surge: serde_struct::optional(max_surge),
-                                ratio: serde_struct::optional(ratio),
-                                mode: serde_struct::optional(mode),
-                                name: serde_struct::optional(name),
-                                uid: serde_struct::optional(uid),
-                                legacy: serde_struct::optional(legacy),
-                                tags: serde_struct::optional(tags),
-                                ports: serde_struct::optional(ports),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1181,71 +1089,36 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum GadgetSpecPortsField {
-                        name,
-                        protocol,
-                        port,
-                    }
-
-                    enum GadgetSpecPortsFields {}
-
-                    impl serde_struct::Fields for GadgetSpecPortsFields {
-                        const NAMES: &'static [&'static str] = &["name", "protocol", "port"];
-
-                        type Field = GadgetSpecPortsField;
-
+                    impl serde_struct::Empty for GadgetSpecPorts {
                         #[inline]
-                        fn field(name: &str) -> Option<GadgetSpecPortsField> {
-                            match name {
-                                "name" => Some(GadgetSpecPortsField::name),
-                                "protocol" => Some(GadgetSpecPortsField::protocol),
-                                "port" => Some(GadgetSpecPortsField::port),
-                                _ => None,
+                        fn empty() -> Self {
+                            GadgetSpecPorts {
+                                name: serde_struct::Empty::empty(),
+                                protocol: serde_struct::Empty::empty(),
+                                port: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for GadgetSpecPorts {
+                    impl<'de> serde_struct::ReadFields<'de> for GadgetSpecPorts {
                         const NAME: &'static str = "GadgetSpecPorts";
-                        const NAMES: &'static [&'static str] = <GadgetSpecPortsFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["name", "port", "protocol"];
+                        const REQUIRED: &'static [usize] = &[0, 2];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<GadgetSpecPorts>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut name = None;
-                            let mut protocol = None;
-                            let mut port = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<GadgetSpecPortsFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(GadgetSpecPortsField::name) => {
-                                        serde_struct::value(&mut map, &mut name, "name")
-                                    }
-                                    Some(GadgetSpecPortsField::protocol) => {
-                                        serde_struct::value(&mut map, &mut protocol, "protocol")
-                                    }
-                                    Some(GadgetSpecPortsField::port) => {
-                                        serde_struct::integral_value(&mut map, &mut port, "port")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.name),
+                                1 => serde_struct::read_integral(map, &mut self.port),
+                                2 => serde_struct::read(map, &mut self.protocol),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let name = serde_struct::required(name, "name")?;
-                            let protocol = serde_struct::required(protocol, "protocol")?;
-                            *place = Some(GadgetSpecPorts {
-                                name,
-                                protocol,
-                                port: serde_struct::optional(port),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };
@@ -1372,75 +1245,38 @@ pub mod io {
                 const _: () = {
                     use ::kubeforge_runtime::serde_struct;
 
-                    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-                    enum GadgetListField {
-                        api_version,
-                        items,
-                        kind,
-                        metadata,
-                    }
-
-                    enum GadgetListFields {}
-
-                    impl serde_struct::Fields for GadgetListFields {
-                        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-                        type Field = GadgetListField;
-
+                    impl serde_struct::Empty for GadgetList {
                         #[inline]
-                        fn field(name: &str) -> Option<GadgetListField> {
-                            match name {
-                                "apiVersion" => Some(GadgetListField::api_version),
-                                "items" => Some(GadgetListField::items),
-                                "kind" => Some(GadgetListField::kind),
-                                "metadata" => Some(GadgetListField::metadata),
-                                _ => None,
+                        fn empty() -> Self {
+                            GadgetList {
+                                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                                items: serde_struct::Empty::empty(),
+                                kind: ::kubeforge_runtime::Kind::absent(),
+                                metadata: None,
+                                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
                             }
                         }
                     }
 
-                    impl<'de> serde_struct::InPlace<'de> for GadgetList {
+                    impl<'de> serde_struct::ReadFields<'de> for GadgetList {
                         const NAME: &'static str = "GadgetList";
-                        const NAMES: &'static [&'static str] = <GadgetListFields as serde_struct::Fields>::NAMES;
+                        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+                        const REQUIRED: &'static [usize] = &[1];
 
                         #[allow(clippy::too_many_lines)]
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                            mut map: A,
-                            place: &mut Option<GadgetList>,
+                        fn read_field<A: ::serde::de::MapAccess<'de>>(
+                            &mut self,
+                            field: usize,
+                            map: &mut A,
+                            key: &mut ::std::string::String,
                         ) -> Result<(), A::Error> {
-                            let mut api_version = None;
-                            let mut items = None;
-                            let mut kind = None;
-                            let mut metadata = None;
-                            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-                            let mut key = String::new();
-                            while let Some(field) = map.next_key_seed(
-                                serde_struct::NamedKey::<GadgetListFields>::new(&mut key),
-                            )? {
-                                match field {
-                                    Some(GadgetListField::api_version) => {
-                                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                                    }
-                                    Some(GadgetListField::items) => {
-                                        serde_struct::struct_list_value(&mut map, &mut items, "items")
-                                    }
-                                    Some(GadgetListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                                    Some(GadgetListField::metadata) => {
-                                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                                    }
-                                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                                }?;
+                            match field {
+                                0 => serde_struct::read(map, &mut self.kind),
+                                1 => serde_struct::read_struct_list(map, &mut self.items),
+                                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                                3 => serde_struct::read(map, &mut self.api_version),
+                                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
                             }
-
-                            let items = serde_struct::required(items, "items")?;
-                            *place = Some(GadgetList {
-                                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                                items,
-                                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                                metadata: serde_struct::optional(metadata),
-                                unknown_fields,
-                            });
-                            Ok(())
                         }
                     }
                 };

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use kubeforge_api::api::coordination::v1::Lease;
-use kubeforge_api::api::core::v1::{Endpoints, Pod};
+use kubeforge_api::api::core::v1::{Endpoints, Pod, WeightedPodAffinityTerm};
 use kubeforge_api::openshift::image::v1::ImageStream;
 use kubeforge_runtime::WatchEvent;
 use kubeforge_tests::workspace_root;
@@ -264,6 +264,69 @@ fn structs_read_in_place_keep_the_derives_behaviour() {
         ),
     ] {
         let e = rejects::<Pod>(what, text);
+        assert!(e.starts_with(error), "{what}: {e}");
+    }
+}
+
+/// A struct is read field by field (`serde_struct::ReadFields`): built from placeholders,
+/// each key's value read into its field in place, the runtime keeping which fields were
+/// seen. A required field the input lacks is still the derive's error, the first one in
+/// declaration order; a field read twice is a duplicate, even when it is required, and a
+/// required struct field is read, not left at its placeholder.
+#[test]
+fn structs_read_field_by_field_keep_the_derives_behaviour() {
+    let term: WeightedPodAffinityTerm = serde_json::from_str(
+        r#"{"weight": 7, "podAffinityTerm": {"topologyKey": "zone", "namespaces": ["a", "b"]},
+            "later": {"x": 1}, "earlier": null}"#,
+    )
+    .unwrap();
+    assert_eq!(term.weight, 7);
+    assert_eq!(term.pod_affinity_term.topology_key, "zone");
+    assert_eq!(
+        term.pod_affinity_term.namespaces.as_deref(),
+        Some(&["a".to_owned(), "b".to_owned()][..])
+    );
+    let unknown: Vec<&str> = term.unknown_fields.keys().collect();
+    assert_eq!(unknown, ["later", "earlier"]);
+
+    for (what, text, error) in [
+        (
+            "both required missing",
+            r#"{}"#,
+            "missing field `podAffinityTerm`",
+        ),
+        (
+            "the second required missing",
+            r#"{"podAffinityTerm": {"topologyKey": "zone"}}"#,
+            "missing field `weight`",
+        ),
+        (
+            "a required field missing inside the required struct",
+            r#"{"weight": 1, "podAffinityTerm": {}}"#,
+            "missing field `topologyKey`",
+        ),
+        (
+            "a required scalar twice",
+            r#"{"weight": 1, "weight": 2, "podAffinityTerm": {"topologyKey": "zone"}}"#,
+            "duplicate field `weight`",
+        ),
+        (
+            "a required struct twice",
+            r#"{"podAffinityTerm": {"topologyKey": "a"}, "podAffinityTerm": {"topologyKey": "b"}}"#,
+            "duplicate field `podAffinityTerm`",
+        ),
+        (
+            "a required struct null",
+            r#"{"weight": 1, "podAffinityTerm": null}"#,
+            "invalid type: null, expected struct PodAffinityTerm",
+        ),
+        (
+            "an optional field twice inside the struct",
+            r#"{"weight": 1, "podAffinityTerm": {"topologyKey": "a", "namespaces": null, "namespaces": []}}"#,
+            "duplicate field `namespaces`",
+        ),
+    ] {
+        let e = rejects::<WeightedPodAffinityTerm>(what, text);
         assert!(e.starts_with(error), "{what}: {e}");
     }
 }

@@ -95,8 +95,8 @@ pub const MUTANTS: &[Mutant] = &[
         name: "json-name-not-read",
         breaks: "fields are read from their exact JSON name (not kept as unknown fields)",
         file: "codegen/src/emit/serde_impls.rs",
-        find: "let json_names: Vec<String> = fields.iter().map(|f| str_literal(&f.json_name)).collect();",
-        replace: "let json_names: Vec<String> = fields.iter().map(|f| str_literal(&f.rust_name)).collect();",
+        find: "let json_names: Vec<String> = read.iter().map(|f| str_literal(&f.json_name)).collect();",
+        replace: "let json_names: Vec<String> = read.iter().map(|f| str_literal(&f.rust_name)).collect();",
         tests: &[
             "kubeforge-tests:golden_behaviour",
             "kubeforge-tests:mapping_round_trip",

@@ -4,13 +4,20 @@
 //! (string, byte and integer identifiers), a sequence visitor and a map visitor; type-checking
 //! that is most of the compile time of a generated API crate (for the full Kubernetes API,
 //! 22 of the 24 seconds its types take). The impls written here are only what an object
-//! needs: one map visitor that matches each key to a field in a plain `match`, and one
-//! serializer; the generic steps (duplicate and missing fields, skipping) are shared
-//! functions in `kubeforge_runtime::serde_struct`. Behaviour is the derive's with our
-//! attributes (see that module). The visitor builds the struct into a slot it borrows
-//! (`serde_struct::InPlace`), so a struct field or a list of structs is read in place into
-//! its parent (BENCHMARKS.md, section c: the moves of every level were most of the
-//! data-cache write misses).
+//! needs, and as little of it per struct as can be: a struct is read field by field
+//! (`serde_struct::ReadFields`): its placeholders (`Empty`), a table of its field names and
+//! required fields, a `match` from a key to its field's index (constants compared inline: a
+//! search of the table in the runtime cost 7-11% more instructions to read a Pod), and one
+//! function whose arms each read one field's value into the struct with one runtime call;
+//! the loop over the keys, duplicate and missing fields are the runtime's `read_fields`,
+//! compiled once. A struct field or a list of structs
+//! is read in place into its parent (BENCHMARKS.md, section c: the moves of every level were
+//! most of the data-cache write misses). A struct with a required field whose type has no
+//! placeholder the generator knows (a union, a user's type, a boxed struct) is read into
+//! slots by a `visit_map` of its own, matching each key to a field in a plain `match`. One
+//! serializer per struct; the generic steps are shared functions in
+//! `kubeforge_runtime::serde_struct`. Behaviour is the derive's with our attributes (see
+//! that module).
 //!
 //! A struct the user gives a `#[serde(…)]` attribute (`Config::type_attribute`,
 //! `Config::field_attribute`) keeps the derive, so the attribute takes effect.
@@ -94,8 +101,51 @@ pub(crate) fn impls(context: &Context<'_>, ty: &TypeDef, fields: &[Field]) -> St
     let mut code = Code::new();
     serialize_impl(&mut code, context, ty, fields);
     code.blank();
-    deserialize_impl(&mut code, context, ty, fields);
+    match placeholders(context, fields, 0) {
+        Some(empty) => read_fields_impl(&mut code, context, ty, fields, &empty),
+        None => deserialize_impl(&mut code, context, ty, fields),
+    }
     code.finish()
+}
+
+/// How deep [`placeholders`] follows required struct fields into their types; a required,
+/// unboxed field cannot make a cycle, so this only guards against surprises.
+const PLACEHOLDER_DEPTH: usize = 64;
+
+/// The placeholder each field of a struct is built with before its fields are read
+/// (`serde_struct::Empty`), or `None` when one of its required fields' types has none that
+/// the generator knows (a union, a user's type, a boxed struct): that struct is read by
+/// slots instead ([`deserialize_impl`]).
+fn placeholders(context: &Context<'_>, fields: &[Field], depth: usize) -> Option<Vec<String>> {
+    let runtime = &context.runtime;
+    fields
+        .iter()
+        .map(|field| match presence(context, field) {
+            Presence::Optional | Presence::OptionalNullable => Some("None".to_owned()),
+            Presence::Marker(marker) => Some(format!("{runtime}::{marker}::absent()")),
+            Presence::Extra => Some(format!("{runtime}::ExtraFields::new()")),
+            Presence::Required if field.boxed => None,
+            Presence::Required => required_placeholder(context, &field.shape, depth),
+        })
+        .collect()
+}
+
+/// The placeholder of a required field of `shape` (see [`placeholders`]).
+fn required_placeholder(context: &Context<'_>, shape: &Shape, depth: usize) -> Option<String> {
+    match resolve(&context.api.types, shape) {
+        Shape::Ref(id) => match context.api.defined_kind(*id) {
+            TypeKind::Enum(_) => Some("::core::convert::From::from(\"\")".to_owned()),
+            TypeKind::Struct(fields)
+                if in_place(context, shape)
+                    && depth < PLACEHOLDER_DEPTH
+                    && placeholders(context, fields, depth + 1).is_some() =>
+            {
+                Some("serde_struct::Empty::empty()".to_owned())
+            }
+            _ => None,
+        },
+        _ => Some("serde_struct::Empty::empty()".to_owned()),
+    }
 }
 
 /// A name for a generic parameter of the impls that is not the struct's own (`A` for the
@@ -441,6 +491,181 @@ fn deserialize_impl(code: &mut Code, context: &Context<'_>, ty: &TypeDef, fields
         code.close("});");
     }
     code.line("Ok(())");
+    code.close("}");
+    code.close("}");
+    code.close("};");
+}
+
+/// The reading impls of a struct read field by field (`serde_struct::ReadFields`): its
+/// placeholders (`Empty`), its table (name, field names, required fields) and one function
+/// that reads one field's value into the struct, in place. The loop over the keys, the
+/// lookup of a key, duplicate and missing fields are the runtime's `read_fields`.
+fn read_fields_impl(
+    code: &mut Code,
+    context: &Context<'_>,
+    ty: &TypeDef,
+    fields: &[Field],
+    empty: &[String],
+) {
+    let runtime = &context.runtime;
+    let name = &ty.name;
+    let d = type_parameter(ty, "D");
+    let a = type_parameter(ty, "A");
+    let extra = fields
+        .iter()
+        .find(|f| matches!(presence(context, f), Presence::Extra));
+    // A field is its index in declaration order: in `NAMES`, `REQUIRED` (the first one
+    // missing is the error), `index` and `read_field`.
+    let read: Vec<&Field> = fields
+        .iter()
+        .filter(|f| !matches!(presence(context, f), Presence::Extra))
+        .collect();
+
+    code.open(&format!(
+        "impl<'de> ::serde::Deserialize<'de> for {name} {{"
+    ));
+    code.line("#[inline]");
+    code.list(
+        &format!("fn deserialize<{d}: ::serde::Deserializer<'de>>("),
+        &[&format!("deserializer: {d}")],
+        ")",
+        &format!(" -> Result<Self, {d}::Error> {{"),
+    );
+    code.deeper();
+    code.line(&format!(
+        "{runtime}::serde_struct::deserialize(deserializer)"
+    ));
+    code.close("}");
+    code.close("}");
+    code.blank();
+    code.open("const _: () = {");
+    code.line(&format!("use {runtime}::serde_struct;"));
+    code.blank();
+    code.open(&format!("impl serde_struct::Empty for {name} {{"));
+    code.line("#[inline]");
+    code.open("fn empty() -> Self {");
+    if fields.is_empty() {
+        code.line(&format!("{name} {{}}"));
+    } else {
+        code.open(&format!("{name} {{"));
+        for (field, empty) in fields.iter().zip(empty) {
+            code.line(&format!("{}: {empty},", field.rust_name));
+        }
+        code.close("}");
+    }
+    code.close("}");
+    code.close("}");
+    code.blank();
+
+    code.open(&format!(
+        "impl<'de> serde_struct::ReadFields<'de> for {name} {{"
+    ));
+    code.line_with(|out| {
+        out.push_str("const NAME: &'static str = ");
+        push_str_literal(out, name);
+        out.push(';');
+    });
+    let json_names: Vec<String> = read.iter().map(|f| str_literal(&f.json_name)).collect();
+    let names: Vec<&str> = json_names.iter().map(String::as_str).collect();
+    code.list(
+        "const NAMES: &'static [&'static str] = &[",
+        &names,
+        "]",
+        ";",
+    );
+    let required: Vec<String> = read
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| matches!(presence(context, f), Presence::Required))
+        .map(|(index, _)| index.to_string())
+        .collect();
+    let required: Vec<&str> = required.iter().map(String::as_str).collect();
+    code.list("const REQUIRED: &'static [usize] = &[", &required, "]", ";");
+    code.blank();
+    code.line("#[inline]");
+    if read.is_empty() {
+        code.open("fn index(_name: &str) -> Option<usize> {");
+        code.line("None");
+    } else {
+        code.open("fn index(name: &str) -> Option<usize> {");
+        code.open("match name {");
+        for (index, field) in read.iter().enumerate() {
+            code.line_with(|out| {
+                push_str_literal(out, &field.json_name);
+                out.push_str(" => Some(");
+                out.push_str(&index.to_string());
+                out.push_str("),");
+            });
+        }
+        code.line("_ => None,");
+        code.close("}");
+    }
+    code.close("}");
+    code.blank();
+    code.line("#[allow(clippy::too_many_lines)]");
+    let unused = |used: bool, name: &str| {
+        if used {
+            name.to_owned()
+        } else {
+            format!("_{name}")
+        }
+    };
+    code.list(
+        &format!("fn read_field<{a}: ::serde::de::MapAccess<'de>>("),
+        &[
+            "&mut self",
+            &format!("{}: usize", unused(!read.is_empty(), "field")),
+            &format!("map: &mut {a}"),
+            &format!(
+                "{}: &mut ::std::string::String",
+                unused(extra.is_some(), "key")
+            ),
+        ],
+        ")",
+        &format!(" -> Result<(), {a}::Error> {{"),
+    );
+    code.deeper();
+    let otherwise = match extra {
+        Some(extra) if extra.shape.reads_whole_floats(&context.api.types) => format!(
+            "serde_struct::integral_extra(map, &mut self.{}, key)",
+            extra.rust_name
+        ),
+        Some(extra) => format!(
+            "serde_struct::extra(map, &mut self.{}, key)",
+            extra.rust_name
+        ),
+        None => "serde_struct::skip(map)".to_owned(),
+    };
+    if read.is_empty() {
+        code.line(&otherwise);
+    } else {
+        code.open("match field {");
+        for (index, field) in read.iter().enumerate() {
+            let member = &field.rust_name;
+            let required = matches!(presence(context, field), Presence::Required);
+            let nullable = matches!(presence(context, field), Presence::OptionalNullable);
+            let integral = field.shape.reads_whole_floats(&context.api.types);
+            let reader = match (read_of(context, field), required) {
+                (Read::Value, _) if nullable && integral => "serde_struct::read_some_integral",
+                (Read::Value, _) if nullable => "serde_struct::read_some",
+                (Read::Struct, true) => "serde_struct::read_struct",
+                (Read::Struct, false) => "serde_struct::read_optional_struct",
+                (Read::StructList, true) => "serde_struct::read_struct_list",
+                (Read::StructList, false) => "serde_struct::read_optional_struct_list",
+                (Read::Value, _) if integral => "serde_struct::read_integral",
+                (Read::Value, _) => "serde_struct::read",
+            };
+            let place = format!("&mut self.{member}");
+            code.arm(
+                &index.to_string(),
+                &format!("{reader}("),
+                &["map", &place],
+                ")",
+            );
+        }
+        code.arm_expr("_", &otherwise);
+        code.close("}");
+    }
     code.close("}");
     code.close("}");
     code.close("};");

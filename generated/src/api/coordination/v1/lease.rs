@@ -80,74 +80,38 @@ impl<'de> ::serde::Deserialize<'de> for Lease {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum LeaseField {
-        api_version,
-        kind,
-        metadata,
-        spec,
-    }
-
-    enum LeaseFields {}
-
-    impl serde_struct::Fields for LeaseFields {
-        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
-
-        type Field = LeaseField;
-
+    impl serde_struct::Empty for Lease {
         #[inline]
-        fn field(name: &str) -> Option<LeaseField> {
-            match name {
-                "apiVersion" => Some(LeaseField::api_version),
-                "kind" => Some(LeaseField::kind),
-                "metadata" => Some(LeaseField::metadata),
-                "spec" => Some(LeaseField::spec),
-                _ => None,
+        fn empty() -> Self {
+            Lease {
+                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                kind: ::kubeforge_runtime::Kind::absent(),
+                metadata: None,
+                spec: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Lease {
+    impl<'de> serde_struct::ReadFields<'de> for Lease {
         const NAME: &'static str = "Lease";
-        const NAMES: &'static [&'static str] = <LeaseFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["kind", "spec", "metadata", "apiVersion"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Lease>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut kind = None;
-            let mut metadata = None;
-            let mut spec = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<LeaseFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(LeaseField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(LeaseField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                    Some(LeaseField::metadata) => {
-                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                    }
-                    Some(LeaseField::spec) => {
-                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read_optional_struct(map, &mut self.spec),
+                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                3 => serde_struct::read(map, &mut self.api_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Lease {
-                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                metadata: serde_struct::optional(metadata),
-                spec: serde_struct::optional(spec),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -79,109 +79,52 @@ impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum LeaseSpecField {
-        acquire_time,
-        holder_identity,
-        lease_duration_seconds,
-        lease_transitions,
-        preferred_holder,
-        renew_time,
-        strategy,
-    }
-
-    enum LeaseSpecFields {}
-
-    impl serde_struct::Fields for LeaseSpecFields {
-        const NAMES: &'static [&'static str] = &[
-            "acquireTime",
-            "holderIdentity",
-            "leaseDurationSeconds",
-            "leaseTransitions",
-            "preferredHolder",
-            "renewTime",
-            "strategy",
-        ];
-
-        type Field = LeaseSpecField;
-
+    impl serde_struct::Empty for LeaseSpec {
         #[inline]
-        fn field(name: &str) -> Option<LeaseSpecField> {
-            match name {
-                "acquireTime" => Some(LeaseSpecField::acquire_time),
-                "holderIdentity" => Some(LeaseSpecField::holder_identity),
-                "leaseDurationSeconds" => Some(LeaseSpecField::lease_duration_seconds),
-                "leaseTransitions" => Some(LeaseSpecField::lease_transitions),
-                "preferredHolder" => Some(LeaseSpecField::preferred_holder),
-                "renewTime" => Some(LeaseSpecField::renew_time),
-                "strategy" => Some(LeaseSpecField::strategy),
-                _ => None,
+        fn empty() -> Self {
+            LeaseSpec {
+                acquire_time: None,
+                holder_identity: None,
+                lease_duration_seconds: None,
+                lease_transitions: None,
+                preferred_holder: None,
+                renew_time: None,
+                strategy: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for LeaseSpec {
+    impl<'de> serde_struct::ReadFields<'de> for LeaseSpec {
         const NAME: &'static str = "LeaseSpec";
-        const NAMES: &'static [&'static str] = <LeaseSpecFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "strategy",
+            "renewTime",
+            "acquireTime",
+            "holderIdentity",
+            "preferredHolder",
+            "leaseTransitions",
+            "leaseDurationSeconds",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<LeaseSpec>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut acquire_time = None;
-            let mut holder_identity = None;
-            let mut lease_duration_seconds = None;
-            let mut lease_transitions = None;
-            let mut preferred_holder = None;
-            let mut renew_time = None;
-            let mut strategy = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<LeaseSpecFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(LeaseSpecField::acquire_time) => {
-                        serde_struct::value(&mut map, &mut acquire_time, "acquireTime")
-                    }
-                    Some(LeaseSpecField::holder_identity) => {
-                        serde_struct::value(&mut map, &mut holder_identity, "holderIdentity")
-                    }
-                    Some(LeaseSpecField::lease_duration_seconds) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut lease_duration_seconds,
-                            "leaseDurationSeconds",
-                        )
-                    }
-                    Some(LeaseSpecField::lease_transitions) => {
-                        serde_struct::value(&mut map, &mut lease_transitions, "leaseTransitions")
-                    }
-                    Some(LeaseSpecField::preferred_holder) => {
-                        serde_struct::value(&mut map, &mut preferred_holder, "preferredHolder")
-                    }
-                    Some(LeaseSpecField::renew_time) => {
-                        serde_struct::value(&mut map, &mut renew_time, "renewTime")
-                    }
-                    Some(LeaseSpecField::strategy) => {
-                        serde_struct::value(&mut map, &mut strategy, "strategy")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.strategy),
+                1 => serde_struct::read(map, &mut self.renew_time),
+                2 => serde_struct::read(map, &mut self.acquire_time),
+                3 => serde_struct::read(map, &mut self.holder_identity),
+                4 => serde_struct::read(map, &mut self.preferred_holder),
+                5 => serde_struct::read(map, &mut self.lease_transitions),
+                6 => serde_struct::read(map, &mut self.lease_duration_seconds),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(LeaseSpec {
-                acquire_time: serde_struct::optional(acquire_time),
-                holder_identity: serde_struct::optional(holder_identity),
-                lease_duration_seconds: serde_struct::optional(lease_duration_seconds),
-                lease_transitions: serde_struct::optional(lease_transitions),
-                preferred_holder: serde_struct::optional(preferred_holder),
-                renew_time: serde_struct::optional(renew_time),
-                strategy: serde_struct::optional(strategy),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

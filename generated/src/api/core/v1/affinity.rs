@@ -51,81 +51,36 @@ impl<'de> ::serde::Deserialize<'de> for Affinity {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum AffinityField {
-        node_affinity,
-        pod_affinity,
-        pod_anti_affinity,
-    }
-
-    enum AffinityFields {}
-
-    impl serde_struct::Fields for AffinityFields {
-        const NAMES: &'static [&'static str] = &["nodeAffinity", "podAffinity", "podAntiAffinity"];
-
-        type Field = AffinityField;
-
+    impl serde_struct::Empty for Affinity {
         #[inline]
-        fn field(name: &str) -> Option<AffinityField> {
-            match name {
-                "nodeAffinity" => Some(AffinityField::node_affinity),
-                "podAffinity" => Some(AffinityField::pod_affinity),
-                "podAntiAffinity" => Some(AffinityField::pod_anti_affinity),
-                _ => None,
+        fn empty() -> Self {
+            Affinity {
+                node_affinity: None,
+                pod_affinity: None,
+                pod_anti_affinity: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Affinity {
+    impl<'de> serde_struct::ReadFields<'de> for Affinity {
         const NAME: &'static str = "Affinity";
-        const NAMES: &'static [&'static str] = <AffinityFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["podAffinity", "nodeAffinity", "podAntiAffinity"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Affinity>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut node_affinity = None;
-            let mut pod_affinity = None;
-            let mut pod_anti_affinity = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<AffinityFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(AffinityField::node_affinity) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut node_affinity,
-                            "nodeAffinity",
-                        )
-                    }
-                    Some(AffinityField::pod_affinity) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut pod_affinity,
-                            "podAffinity",
-                        )
-                    }
-                    Some(AffinityField::pod_anti_affinity) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut pod_anti_affinity,
-                            "podAntiAffinity",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.pod_affinity),
+                1 => serde_struct::read_optional_struct(map, &mut self.node_affinity),
+                2 => serde_struct::read_optional_struct(map, &mut self.pod_anti_affinity),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Affinity {
-                node_affinity: serde_struct::optional(node_affinity),
-                pod_affinity: serde_struct::optional(pod_affinity),
-                pod_anti_affinity: serde_struct::optional(pod_anti_affinity),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

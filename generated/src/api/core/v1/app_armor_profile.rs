@@ -46,63 +46,34 @@ impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum AppArmorProfileField {
-        localhost_profile,
-        type_,
-    }
-
-    enum AppArmorProfileFields {}
-
-    impl serde_struct::Fields for AppArmorProfileFields {
-        const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
-
-        type Field = AppArmorProfileField;
-
+    impl serde_struct::Empty for AppArmorProfile {
         #[inline]
-        fn field(name: &str) -> Option<AppArmorProfileField> {
-            match name {
-                "localhostProfile" => Some(AppArmorProfileField::localhost_profile),
-                "type" => Some(AppArmorProfileField::type_),
-                _ => None,
+        fn empty() -> Self {
+            AppArmorProfile {
+                localhost_profile: None,
+                type_: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for AppArmorProfile {
+    impl<'de> serde_struct::ReadFields<'de> for AppArmorProfile {
         const NAME: &'static str = "AppArmorProfile";
-        const NAMES: &'static [&'static str] = <AppArmorProfileFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["type", "localhostProfile"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<AppArmorProfile>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut localhost_profile = None;
-            let mut type_ = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<AppArmorProfileFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(AppArmorProfileField::localhost_profile) => {
-                        serde_struct::value(&mut map, &mut localhost_profile, "localhostProfile")
-                    }
-                    Some(AppArmorProfileField::type_) => {
-                        serde_struct::value(&mut map, &mut type_, "type")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.type_),
+                1 => serde_struct::read(map, &mut self.localhost_profile),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let type_ = serde_struct::required(type_, "type")?;
-            *place = Some(AppArmorProfile {
-                localhost_profile: serde_struct::optional(localhost_profile),
-                type_,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -50,77 +50,38 @@ impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum AWSElasticBlockStoreVolumeSourceField {
-        fs_type,
-        partition,
-        read_only,
-        volume_id,
-    }
-
-    enum AWSElasticBlockStoreVolumeSourceFields {}
-
-    impl serde_struct::Fields for AWSElasticBlockStoreVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["fsType", "partition", "readOnly", "volumeID"];
-
-        type Field = AWSElasticBlockStoreVolumeSourceField;
-
+    impl serde_struct::Empty for AWSElasticBlockStoreVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<AWSElasticBlockStoreVolumeSourceField> {
-            match name {
-                "fsType" => Some(AWSElasticBlockStoreVolumeSourceField::fs_type),
-                "partition" => Some(AWSElasticBlockStoreVolumeSourceField::partition),
-                "readOnly" => Some(AWSElasticBlockStoreVolumeSourceField::read_only),
-                "volumeID" => Some(AWSElasticBlockStoreVolumeSourceField::volume_id),
-                _ => None,
+        fn empty() -> Self {
+            AWSElasticBlockStoreVolumeSource {
+                fs_type: None,
+                partition: None,
+                read_only: None,
+                volume_id: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for AWSElasticBlockStoreVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for AWSElasticBlockStoreVolumeSource {
         const NAME: &'static str = "AWSElasticBlockStoreVolumeSource";
-        const NAMES: &'static [&'static str] = <AWSElasticBlockStoreVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID", "partition"];
+        const REQUIRED: &'static [usize] = &[2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<AWSElasticBlockStoreVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut fs_type = None;
-            let mut partition = None;
-            let mut read_only = None;
-            let mut volume_id = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<AWSElasticBlockStoreVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(AWSElasticBlockStoreVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(AWSElasticBlockStoreVolumeSourceField::partition) => {
-                        serde_struct::value(&mut map, &mut partition, "partition")
-                    }
-                    Some(AWSElasticBlockStoreVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(AWSElasticBlockStoreVolumeSourceField::volume_id) => {
-                        serde_struct::value(&mut map, &mut volume_id, "volumeID")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.fs_type),
+                1 => serde_struct::read(map, &mut self.read_only),
+                2 => serde_struct::read(map, &mut self.volume_id),
+                3 => serde_struct::read(map, &mut self.partition),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let volume_id = serde_struct::required(volume_id, "volumeID")?;
-            *place = Some(AWSElasticBlockStoreVolumeSource {
-                fs_type: serde_struct::optional(fs_type),
-                partition: serde_struct::optional(partition),
-                read_only: serde_struct::optional(read_only),
-                volume_id,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

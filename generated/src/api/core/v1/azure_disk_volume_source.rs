@@ -57,99 +57,49 @@ impl<'de> ::serde::Deserialize<'de> for AzureDiskVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum AzureDiskVolumeSourceField {
-        caching_mode,
-        disk_name,
-        disk_uri,
-        fs_type,
-        kind,
-        read_only,
-    }
-
-    enum AzureDiskVolumeSourceFields {}
-
-    impl serde_struct::Fields for AzureDiskVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &[
-            "cachingMode",
-            "diskName",
-            "diskURI",
-            "fsType",
-            "kind",
-            "readOnly",
-        ];
-
-        type Field = AzureDiskVolumeSourceField;
-
+    impl serde_struct::Empty for AzureDiskVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<AzureDiskVolumeSourceField> {
-            match name {
-                "cachingMode" => Some(AzureDiskVolumeSourceField::caching_mode),
-                "diskName" => Some(AzureDiskVolumeSourceField::disk_name),
-                "diskURI" => Some(AzureDiskVolumeSourceField::disk_uri),
-                "fsType" => Some(AzureDiskVolumeSourceField::fs_type),
-                "kind" => Some(AzureDiskVolumeSourceField::kind),
-                "readOnly" => Some(AzureDiskVolumeSourceField::read_only),
-                _ => None,
+        fn empty() -> Self {
+            AzureDiskVolumeSource {
+                caching_mode: None,
+                disk_name: serde_struct::Empty::empty(),
+                disk_uri: serde_struct::Empty::empty(),
+                fs_type: None,
+                kind: None,
+                read_only: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for AzureDiskVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for AzureDiskVolumeSource {
         const NAME: &'static str = "AzureDiskVolumeSource";
-        const NAMES: &'static [&'static str] = <AzureDiskVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "kind",
+            "fsType",
+            "diskURI",
+            "diskName",
+            "readOnly",
+            "cachingMode",
+        ];
+        const REQUIRED: &'static [usize] = &[3, 2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<AzureDiskVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut caching_mode = None;
-            let mut disk_name = None;
-            let mut disk_uri = None;
-            let mut fs_type = None;
-            let mut kind = None;
-            let mut read_only = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<AzureDiskVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(AzureDiskVolumeSourceField::caching_mode) => {
-                        serde_struct::value(&mut map, &mut caching_mode, "cachingMode")
-                    }
-                    Some(AzureDiskVolumeSourceField::disk_name) => {
-                        serde_struct::value(&mut map, &mut disk_name, "diskName")
-                    }
-                    Some(AzureDiskVolumeSourceField::disk_uri) => {
-                        serde_struct::value(&mut map, &mut disk_uri, "diskURI")
-                    }
-                    Some(AzureDiskVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(AzureDiskVolumeSourceField::kind) => {
-                        serde_struct::value(&mut map, &mut kind, "kind")
-                    }
-                    Some(AzureDiskVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read(map, &mut self.fs_type),
+                2 => serde_struct::read(map, &mut self.disk_uri),
+                3 => serde_struct::read(map, &mut self.disk_name),
+                4 => serde_struct::read(map, &mut self.read_only),
+                5 => serde_struct::read(map, &mut self.caching_mode),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let disk_name = serde_struct::required(disk_name, "diskName")?;
-            let disk_uri = serde_struct::required(disk_uri, "diskURI")?;
-            *place = Some(AzureDiskVolumeSource {
-                caching_mode: serde_struct::optional(caching_mode),
-                disk_name,
-                disk_uri,
-                fs_type: serde_struct::optional(fs_type),
-                kind: serde_struct::optional(kind),
-                read_only: serde_struct::optional(read_only),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

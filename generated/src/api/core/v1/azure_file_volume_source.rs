@@ -43,71 +43,36 @@ impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum AzureFileVolumeSourceField {
-        read_only,
-        secret_name,
-        share_name,
-    }
-
-    enum AzureFileVolumeSourceFields {}
-
-    impl serde_struct::Fields for AzureFileVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["readOnly", "secretName", "shareName"];
-
-        type Field = AzureFileVolumeSourceField;
-
+    impl serde_struct::Empty for AzureFileVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<AzureFileVolumeSourceField> {
-            match name {
-                "readOnly" => Some(AzureFileVolumeSourceField::read_only),
-                "secretName" => Some(AzureFileVolumeSourceField::secret_name),
-                "shareName" => Some(AzureFileVolumeSourceField::share_name),
-                _ => None,
+        fn empty() -> Self {
+            AzureFileVolumeSource {
+                read_only: None,
+                secret_name: serde_struct::Empty::empty(),
+                share_name: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for AzureFileVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for AzureFileVolumeSource {
         const NAME: &'static str = "AzureFileVolumeSource";
-        const NAMES: &'static [&'static str] = <AzureFileVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["readOnly", "shareName", "secretName"];
+        const REQUIRED: &'static [usize] = &[2, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<AzureFileVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut read_only = None;
-            let mut secret_name = None;
-            let mut share_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<AzureFileVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(AzureFileVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(AzureFileVolumeSourceField::secret_name) => {
-                        serde_struct::value(&mut map, &mut secret_name, "secretName")
-                    }
-                    Some(AzureFileVolumeSourceField::share_name) => {
-                        serde_struct::value(&mut map, &mut share_name, "shareName")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.read_only),
+                1 => serde_struct::read(map, &mut self.share_name),
+                2 => serde_struct::read(map, &mut self.secret_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let secret_name = serde_struct::required(secret_name, "secretName")?;
-            let share_name = serde_struct::required(share_name, "shareName")?;
-            *place = Some(AzureFileVolumeSource {
-                read_only: serde_struct::optional(read_only),
-                secret_name,
-                share_name,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

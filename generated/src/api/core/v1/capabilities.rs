@@ -43,60 +43,34 @@ impl<'de> ::serde::Deserialize<'de> for Capabilities {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum CapabilitiesField {
-        add,
-        drop,
-    }
-
-    enum CapabilitiesFields {}
-
-    impl serde_struct::Fields for CapabilitiesFields {
-        const NAMES: &'static [&'static str] = &["add", "drop"];
-
-        type Field = CapabilitiesField;
-
+    impl serde_struct::Empty for Capabilities {
         #[inline]
-        fn field(name: &str) -> Option<CapabilitiesField> {
-            match name {
-                "add" => Some(CapabilitiesField::add),
-                "drop" => Some(CapabilitiesField::drop),
-                _ => None,
+        fn empty() -> Self {
+            Capabilities {
+                add: None,
+                drop: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Capabilities {
+    impl<'de> serde_struct::ReadFields<'de> for Capabilities {
         const NAME: &'static str = "Capabilities";
-        const NAMES: &'static [&'static str] = <CapabilitiesFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["add", "drop"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Capabilities>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut add = None;
-            let mut drop = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<CapabilitiesFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(CapabilitiesField::add) => serde_struct::value(&mut map, &mut add, "add"),
-                    Some(CapabilitiesField::drop) => {
-                        serde_struct::value(&mut map, &mut drop, "drop")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.add),
+                1 => serde_struct::read(map, &mut self.drop),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Capabilities {
-                add: serde_struct::optional(add),
-                drop: serde_struct::optional(drop),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -58,98 +58,49 @@ impl<'de> ::serde::Deserialize<'de> for CephFSVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum CephFSVolumeSourceField {
-        monitors,
-        path,
-        read_only,
-        secret_file,
-        secret_ref,
-        user,
-    }
-
-    enum CephFSVolumeSourceFields {}
-
-    impl serde_struct::Fields for CephFSVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &[
-            "monitors",
-            "path",
-            "readOnly",
-            "secretFile",
-            "secretRef",
-            "user",
-        ];
-
-        type Field = CephFSVolumeSourceField;
-
+    impl serde_struct::Empty for CephFSVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<CephFSVolumeSourceField> {
-            match name {
-                "monitors" => Some(CephFSVolumeSourceField::monitors),
-                "path" => Some(CephFSVolumeSourceField::path),
-                "readOnly" => Some(CephFSVolumeSourceField::read_only),
-                "secretFile" => Some(CephFSVolumeSourceField::secret_file),
-                "secretRef" => Some(CephFSVolumeSourceField::secret_ref),
-                "user" => Some(CephFSVolumeSourceField::user),
-                _ => None,
+        fn empty() -> Self {
+            CephFSVolumeSource {
+                monitors: serde_struct::Empty::empty(),
+                path: None,
+                read_only: None,
+                secret_file: None,
+                secret_ref: None,
+                user: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for CephFSVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for CephFSVolumeSource {
         const NAME: &'static str = "CephFSVolumeSource";
-        const NAMES: &'static [&'static str] = <CephFSVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "path",
+            "user",
+            "monitors",
+            "readOnly",
+            "secretRef",
+            "secretFile",
+        ];
+        const REQUIRED: &'static [usize] = &[2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<CephFSVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut monitors = None;
-            let mut path = None;
-            let mut read_only = None;
-            let mut secret_file = None;
-            let mut secret_ref = None;
-            let mut user = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<CephFSVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(CephFSVolumeSourceField::monitors) => {
-                        serde_struct::value(&mut map, &mut monitors, "monitors")
-                    }
-                    Some(CephFSVolumeSourceField::path) => {
-                        serde_struct::value(&mut map, &mut path, "path")
-                    }
-                    Some(CephFSVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(CephFSVolumeSourceField::secret_file) => {
-                        serde_struct::value(&mut map, &mut secret_file, "secretFile")
-                    }
-                    Some(CephFSVolumeSourceField::secret_ref) => {
-                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
-                    }
-                    Some(CephFSVolumeSourceField::user) => {
-                        serde_struct::value(&mut map, &mut user, "user")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.path),
+                1 => serde_struct::read(map, &mut self.user),
+                2 => serde_struct::read(map, &mut self.monitors),
+                3 => serde_struct::read(map, &mut self.read_only),
+                4 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                5 => serde_struct::read(map, &mut self.secret_file),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let monitors = serde_struct::required(monitors, "monitors")?;
-            *place = Some(CephFSVolumeSource {
-                monitors,
-                path: serde_struct::optional(path),
-                read_only: serde_struct::optional(read_only),
-                secret_file: serde_struct::optional(secret_file),
-                secret_ref: serde_struct::optional(secret_ref),
-                user: serde_struct::optional(user),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

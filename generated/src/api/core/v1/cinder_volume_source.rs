@@ -50,77 +50,38 @@ impl<'de> ::serde::Deserialize<'de> for CinderVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum CinderVolumeSourceField {
-        fs_type,
-        read_only,
-        secret_ref,
-        volume_id,
-    }
-
-    enum CinderVolumeSourceFields {}
-
-    impl serde_struct::Fields for CinderVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "secretRef", "volumeID"];
-
-        type Field = CinderVolumeSourceField;
-
+    impl serde_struct::Empty for CinderVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<CinderVolumeSourceField> {
-            match name {
-                "fsType" => Some(CinderVolumeSourceField::fs_type),
-                "readOnly" => Some(CinderVolumeSourceField::read_only),
-                "secretRef" => Some(CinderVolumeSourceField::secret_ref),
-                "volumeID" => Some(CinderVolumeSourceField::volume_id),
-                _ => None,
+        fn empty() -> Self {
+            CinderVolumeSource {
+                fs_type: None,
+                read_only: None,
+                secret_ref: None,
+                volume_id: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for CinderVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for CinderVolumeSource {
         const NAME: &'static str = "CinderVolumeSource";
-        const NAMES: &'static [&'static str] = <CinderVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID", "secretRef"];
+        const REQUIRED: &'static [usize] = &[2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<CinderVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut fs_type = None;
-            let mut read_only = None;
-            let mut secret_ref = None;
-            let mut volume_id = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<CinderVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(CinderVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(CinderVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(CinderVolumeSourceField::secret_ref) => {
-                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
-                    }
-                    Some(CinderVolumeSourceField::volume_id) => {
-                        serde_struct::value(&mut map, &mut volume_id, "volumeID")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.fs_type),
+                1 => serde_struct::read(map, &mut self.read_only),
+                2 => serde_struct::read(map, &mut self.volume_id),
+                3 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let volume_id = serde_struct::required(volume_id, "volumeID")?;
-            *place = Some(CinderVolumeSource {
-                fs_type: serde_struct::optional(fs_type),
-                read_only: serde_struct::optional(read_only),
-                secret_ref: serde_struct::optional(secret_ref),
-                volume_id,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -56,94 +56,46 @@ impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ClusterTrustBundleProjectionField {
-        label_selector,
-        name,
-        optional,
-        path,
-        signer_name,
-    }
-
-    enum ClusterTrustBundleProjectionFields {}
-
-    impl serde_struct::Fields for ClusterTrustBundleProjectionFields {
-        const NAMES: &'static [&'static str] = &[
-            "labelSelector",
-            "name",
-            "optional",
-            "path",
-            "signerName",
-        ];
-
-        type Field = ClusterTrustBundleProjectionField;
-
+    impl serde_struct::Empty for ClusterTrustBundleProjection {
         #[inline]
-        fn field(name: &str) -> Option<ClusterTrustBundleProjectionField> {
-            match name {
-                "labelSelector" => Some(ClusterTrustBundleProjectionField::label_selector),
-                "name" => Some(ClusterTrustBundleProjectionField::name),
-                "optional" => Some(ClusterTrustBundleProjectionField::optional),
-                "path" => Some(ClusterTrustBundleProjectionField::path),
-                "signerName" => Some(ClusterTrustBundleProjectionField::signer_name),
-                _ => None,
+        fn empty() -> Self {
+            ClusterTrustBundleProjection {
+                label_selector: None,
+                name: None,
+                optional: None,
+                path: serde_struct::Empty::empty(),
+                signer_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ClusterTrustBundleProjection {
+    impl<'de> serde_struct::ReadFields<'de> for ClusterTrustBundleProjection {
         const NAME: &'static str = "ClusterTrustBundleProjection";
-        const NAMES: &'static [&'static str] = <ClusterTrustBundleProjectionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "name",
+            "path",
+            "optional",
+            "signerName",
+            "labelSelector",
+        ];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ClusterTrustBundleProjection>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut label_selector = None;
-            let mut name = None;
-            let mut optional = None;
-            let mut path = None;
-            let mut signer_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ClusterTrustBundleProjectionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ClusterTrustBundleProjectionField::label_selector) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut label_selector,
-                            "labelSelector",
-                        )
-                    }
-                    Some(ClusterTrustBundleProjectionField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(ClusterTrustBundleProjectionField::optional) => {
-                        serde_struct::value(&mut map, &mut optional, "optional")
-                    }
-                    Some(ClusterTrustBundleProjectionField::path) => {
-                        serde_struct::value(&mut map, &mut path, "path")
-                    }
-                    Some(ClusterTrustBundleProjectionField::signer_name) => {
-                        serde_struct::value(&mut map, &mut signer_name, "signerName")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.path),
+                2 => serde_struct::read(map, &mut self.optional),
+                3 => serde_struct::read(map, &mut self.signer_name),
+                4 => serde_struct::read_optional_struct(map, &mut self.label_selector),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let path = serde_struct::required(path, "path")?;
-            *place = Some(ClusterTrustBundleProjection {
-                label_selector: serde_struct::optional(label_selector),
-                name: serde_struct::optional(name),
-                optional: serde_struct::optional(optional),
-                path,
-                signer_name: serde_struct::optional(signer_name),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -43,62 +43,34 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapEnvSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ConfigMapEnvSourceField {
-        name,
-        optional,
-    }
-
-    enum ConfigMapEnvSourceFields {}
-
-    impl serde_struct::Fields for ConfigMapEnvSourceFields {
-        const NAMES: &'static [&'static str] = &["name", "optional"];
-
-        type Field = ConfigMapEnvSourceField;
-
+    impl serde_struct::Empty for ConfigMapEnvSource {
         #[inline]
-        fn field(name: &str) -> Option<ConfigMapEnvSourceField> {
-            match name {
-                "name" => Some(ConfigMapEnvSourceField::name),
-                "optional" => Some(ConfigMapEnvSourceField::optional),
-                _ => None,
+        fn empty() -> Self {
+            ConfigMapEnvSource {
+                name: None,
+                optional: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ConfigMapEnvSource {
+    impl<'de> serde_struct::ReadFields<'de> for ConfigMapEnvSource {
         const NAME: &'static str = "ConfigMapEnvSource";
-        const NAMES: &'static [&'static str] = <ConfigMapEnvSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "optional"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ConfigMapEnvSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut optional = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ConfigMapEnvSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ConfigMapEnvSourceField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(ConfigMapEnvSourceField::optional) => {
-                        serde_struct::value(&mut map, &mut optional, "optional")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.optional),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ConfigMapEnvSource {
-                name: serde_struct::optional(name),
-                optional: serde_struct::optional(optional),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

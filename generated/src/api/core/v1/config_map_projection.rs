@@ -47,69 +47,36 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ConfigMapProjectionField {
-        items,
-        name,
-        optional,
-    }
-
-    enum ConfigMapProjectionFields {}
-
-    impl serde_struct::Fields for ConfigMapProjectionFields {
-        const NAMES: &'static [&'static str] = &["items", "name", "optional"];
-
-        type Field = ConfigMapProjectionField;
-
+    impl serde_struct::Empty for ConfigMapProjection {
         #[inline]
-        fn field(name: &str) -> Option<ConfigMapProjectionField> {
-            match name {
-                "items" => Some(ConfigMapProjectionField::items),
-                "name" => Some(ConfigMapProjectionField::name),
-                "optional" => Some(ConfigMapProjectionField::optional),
-                _ => None,
+        fn empty() -> Self {
+            ConfigMapProjection {
+                items: None,
+                name: None,
+                optional: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ConfigMapProjection {
+    impl<'de> serde_struct::ReadFields<'de> for ConfigMapProjection {
         const NAME: &'static str = "ConfigMapProjection";
-        const NAMES: &'static [&'static str] = <ConfigMapProjectionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "items", "optional"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ConfigMapProjection>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut items = None;
-            let mut name = None;
-            let mut optional = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ConfigMapProjectionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ConfigMapProjectionField::items) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                    }
-                    Some(ConfigMapProjectionField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(ConfigMapProjectionField::optional) => {
-                        serde_struct::value(&mut map, &mut optional, "optional")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.items),
+                2 => serde_struct::read(map, &mut self.optional),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ConfigMapProjection {
-                items: serde_struct::optional(items),
-                name: serde_struct::optional(name),
-                optional: serde_struct::optional(optional),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -51,76 +51,38 @@ impl<'de> ::serde::Deserialize<'de> for ConfigMapVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ConfigMapVolumeSourceField {
-        default_mode,
-        items,
-        name,
-        optional,
-    }
-
-    enum ConfigMapVolumeSourceFields {}
-
-    impl serde_struct::Fields for ConfigMapVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["defaultMode", "items", "name", "optional"];
-
-        type Field = ConfigMapVolumeSourceField;
-
+    impl serde_struct::Empty for ConfigMapVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<ConfigMapVolumeSourceField> {
-            match name {
-                "defaultMode" => Some(ConfigMapVolumeSourceField::default_mode),
-                "items" => Some(ConfigMapVolumeSourceField::items),
-                "name" => Some(ConfigMapVolumeSourceField::name),
-                "optional" => Some(ConfigMapVolumeSourceField::optional),
-                _ => None,
+        fn empty() -> Self {
+            ConfigMapVolumeSource {
+                default_mode: None,
+                items: None,
+                name: None,
+                optional: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ConfigMapVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for ConfigMapVolumeSource {
         const NAME: &'static str = "ConfigMapVolumeSource";
-        const NAMES: &'static [&'static str] = <ConfigMapVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "items", "optional", "defaultMode"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ConfigMapVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut default_mode = None;
-            let mut items = None;
-            let mut name = None;
-            let mut optional = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ConfigMapVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ConfigMapVolumeSourceField::default_mode) => {
-                        serde_struct::value(&mut map, &mut default_mode, "defaultMode")
-                    }
-                    Some(ConfigMapVolumeSourceField::items) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                    }
-                    Some(ConfigMapVolumeSourceField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(ConfigMapVolumeSourceField::optional) => {
-                        serde_struct::value(&mut map, &mut optional, "optional")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.items),
+                2 => serde_struct::read(map, &mut self.optional),
+                3 => serde_struct::read(map, &mut self.default_mode),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ConfigMapVolumeSource {
-                default_mode: serde_struct::optional(default_mode),
-                items: serde_struct::optional(items),
-                name: serde_struct::optional(name),
-                optional: serde_struct::optional(optional),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -43,72 +43,36 @@ impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerExtendedResourceRequestField {
-        container_name,
-        request_name,
-        resource_name,
-    }
-
-    enum ContainerExtendedResourceRequestFields {}
-
-    impl serde_struct::Fields for ContainerExtendedResourceRequestFields {
-        const NAMES: &'static [&'static str] = &["containerName", "requestName", "resourceName"];
-
-        type Field = ContainerExtendedResourceRequestField;
-
+    impl serde_struct::Empty for ContainerExtendedResourceRequest {
         #[inline]
-        fn field(name: &str) -> Option<ContainerExtendedResourceRequestField> {
-            match name {
-                "containerName" => Some(ContainerExtendedResourceRequestField::container_name),
-                "requestName" => Some(ContainerExtendedResourceRequestField::request_name),
-                "resourceName" => Some(ContainerExtendedResourceRequestField::resource_name),
-                _ => None,
+        fn empty() -> Self {
+            ContainerExtendedResourceRequest {
+                container_name: serde_struct::Empty::empty(),
+                request_name: serde_struct::Empty::empty(),
+                resource_name: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerExtendedResourceRequest {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerExtendedResourceRequest {
         const NAME: &'static str = "ContainerExtendedResourceRequest";
-        const NAMES: &'static [&'static str] = <ContainerExtendedResourceRequestFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["requestName", "resourceName", "containerName"];
+        const REQUIRED: &'static [usize] = &[2, 0, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerExtendedResourceRequest>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut container_name = None;
-            let mut request_name = None;
-            let mut resource_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerExtendedResourceRequestFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerExtendedResourceRequestField::container_name) => {
-                        serde_struct::value(&mut map, &mut container_name, "containerName")
-                    }
-                    Some(ContainerExtendedResourceRequestField::request_name) => {
-                        serde_struct::value(&mut map, &mut request_name, "requestName")
-                    }
-                    Some(ContainerExtendedResourceRequestField::resource_name) => {
-                        serde_struct::value(&mut map, &mut resource_name, "resourceName")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.request_name),
+                1 => serde_struct::read(map, &mut self.resource_name),
+                2 => serde_struct::read(map, &mut self.container_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let container_name = serde_struct::required(container_name, "containerName")?;
-            let request_name = serde_struct::required(request_name, "requestName")?;
-            let resource_name = serde_struct::required(resource_name, "resourceName")?;
-            *place = Some(ContainerExtendedResourceRequest {
-                container_name,
-                request_name,
-                resource_name,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -54,90 +54,46 @@ impl<'de> ::serde::Deserialize<'de> for ContainerPort {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerPortField {
-        container_port,
-        host_ip,
-        host_port,
-        name,
-        protocol,
-    }
-
-    enum ContainerPortFields {}
-
-    impl serde_struct::Fields for ContainerPortFields {
-        const NAMES: &'static [&'static str] = &[
-            "containerPort",
-            "hostIP",
-            "hostPort",
-            "name",
-            "protocol",
-        ];
-
-        type Field = ContainerPortField;
-
+    impl serde_struct::Empty for ContainerPort {
         #[inline]
-        fn field(name: &str) -> Option<ContainerPortField> {
-            match name {
-                "containerPort" => Some(ContainerPortField::container_port),
-                "hostIP" => Some(ContainerPortField::host_ip),
-                "hostPort" => Some(ContainerPortField::host_port),
-                "name" => Some(ContainerPortField::name),
-                "protocol" => Some(ContainerPortField::protocol),
-                _ => None,
+        fn empty() -> Self {
+            ContainerPort {
+                container_port: serde_struct::Empty::empty(),
+                host_ip: None,
+                host_port: None,
+                name: None,
+                protocol: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerPort {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerPort {
         const NAME: &'static str = "ContainerPort";
-        const NAMES: &'static [&'static str] = <ContainerPortFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "name",
+            "hostIP",
+            "hostPort",
+            "protocol",
+            "containerPort",
+        ];
+        const REQUIRED: &'static [usize] = &[4];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerPort>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut container_port = None;
-            let mut host_ip = None;
-            let mut host_port = None;
-            let mut name = None;
-            let mut protocol = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerPortFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerPortField::container_port) => {
-                        serde_struct::value(&mut map, &mut container_port, "containerPort")
-                    }
-                    Some(ContainerPortField::host_ip) => {
-                        serde_struct::value(&mut map, &mut host_ip, "hostIP")
-                    }
-                    Some(ContainerPortField::host_port) => {
-                        serde_struct::value(&mut map, &mut host_port, "hostPort")
-                    }
-                    Some(ContainerPortField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(ContainerPortField::protocol) => {
-                        serde_struct::value(&mut map, &mut protocol, "protocol")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.host_ip),
+                2 => serde_struct::read(map, &mut self.host_port),
+                3 => serde_struct::read(map, &mut self.protocol),
+                4 => serde_struct::read(map, &mut self.container_port),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let container_port = serde_struct::required(container_port, "containerPort")?;
-            *place = Some(ContainerPort {
-                container_port,
-                host_ip: serde_struct::optional(host_ip),
-                host_port: serde_struct::optional(host_port),
-                name: serde_struct::optional(name),
-                protocol: serde_struct::optional(protocol),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -40,64 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerResizePolicyField {
-        resource_name,
-        restart_policy,
-    }
-
-    enum ContainerResizePolicyFields {}
-
-    impl serde_struct::Fields for ContainerResizePolicyFields {
-        const NAMES: &'static [&'static str] = &["resourceName", "restartPolicy"];
-
-        type Field = ContainerResizePolicyField;
-
+    impl serde_struct::Empty for ContainerResizePolicy {
         #[inline]
-        fn field(name: &str) -> Option<ContainerResizePolicyField> {
-            match name {
-                "resourceName" => Some(ContainerResizePolicyField::resource_name),
-                "restartPolicy" => Some(ContainerResizePolicyField::restart_policy),
-                _ => None,
+        fn empty() -> Self {
+            ContainerResizePolicy {
+                resource_name: serde_struct::Empty::empty(),
+                restart_policy: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerResizePolicy {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerResizePolicy {
         const NAME: &'static str = "ContainerResizePolicy";
-        const NAMES: &'static [&'static str] = <ContainerResizePolicyFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["resourceName", "restartPolicy"];
+        const REQUIRED: &'static [usize] = &[0, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerResizePolicy>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut resource_name = None;
-            let mut restart_policy = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerResizePolicyFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerResizePolicyField::resource_name) => {
-                        serde_struct::value(&mut map, &mut resource_name, "resourceName")
-                    }
-                    Some(ContainerResizePolicyField::restart_policy) => {
-                        serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.resource_name),
+                1 => serde_struct::read(map, &mut self.restart_policy),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let resource_name = serde_struct::required(resource_name, "resourceName")?;
-            let restart_policy = serde_struct::required(restart_policy, "restartPolicy")?;
-            *place = Some(ContainerResizePolicy {
-                resource_name,
-                restart_policy,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -40,63 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRule {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerRestartRuleField {
-        action,
-        exit_codes,
-    }
-
-    enum ContainerRestartRuleFields {}
-
-    impl serde_struct::Fields for ContainerRestartRuleFields {
-        const NAMES: &'static [&'static str] = &["action", "exitCodes"];
-
-        type Field = ContainerRestartRuleField;
-
+    impl serde_struct::Empty for ContainerRestartRule {
         #[inline]
-        fn field(name: &str) -> Option<ContainerRestartRuleField> {
-            match name {
-                "action" => Some(ContainerRestartRuleField::action),
-                "exitCodes" => Some(ContainerRestartRuleField::exit_codes),
-                _ => None,
+        fn empty() -> Self {
+            ContainerRestartRule {
+                action: serde_struct::Empty::empty(),
+                exit_codes: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerRestartRule {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerRestartRule {
         const NAME: &'static str = "ContainerRestartRule";
-        const NAMES: &'static [&'static str] = <ContainerRestartRuleFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["action", "exitCodes"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerRestartRule>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut action = None;
-            let mut exit_codes = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerRestartRuleFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerRestartRuleField::action) => {
-                        serde_struct::value(&mut map, &mut action, "action")
-                    }
-                    Some(ContainerRestartRuleField::exit_codes) => {
-                        serde_struct::optional_struct_value(&mut map, &mut exit_codes, "exitCodes")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.action),
+                1 => serde_struct::read_optional_struct(map, &mut self.exit_codes),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let action = serde_struct::required(action, "action")?;
-            *place = Some(ContainerRestartRule {
-                action,
-                exit_codes: serde_struct::optional(exit_codes),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

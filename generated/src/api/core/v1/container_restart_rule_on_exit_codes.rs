@@ -40,63 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerRestartRuleOnExitCodesField {
-        operator,
-        values,
-    }
-
-    enum ContainerRestartRuleOnExitCodesFields {}
-
-    impl serde_struct::Fields for ContainerRestartRuleOnExitCodesFields {
-        const NAMES: &'static [&'static str] = &["operator", "values"];
-
-        type Field = ContainerRestartRuleOnExitCodesField;
-
+    impl serde_struct::Empty for ContainerRestartRuleOnExitCodes {
         #[inline]
-        fn field(name: &str) -> Option<ContainerRestartRuleOnExitCodesField> {
-            match name {
-                "operator" => Some(ContainerRestartRuleOnExitCodesField::operator),
-                "values" => Some(ContainerRestartRuleOnExitCodesField::values),
-                _ => None,
+        fn empty() -> Self {
+            ContainerRestartRuleOnExitCodes {
+                operator: serde_struct::Empty::empty(),
+                values: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerRestartRuleOnExitCodes {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerRestartRuleOnExitCodes {
         const NAME: &'static str = "ContainerRestartRuleOnExitCodes";
-        const NAMES: &'static [&'static str] = <ContainerRestartRuleOnExitCodesFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["values", "operator"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerRestartRuleOnExitCodes>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut operator = None;
-            let mut values = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerRestartRuleOnExitCodesFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerRestartRuleOnExitCodesField::operator) => {
-                        serde_struct::value(&mut map, &mut operator, "operator")
-                    }
-                    Some(ContainerRestartRuleOnExitCodesField::values) => {
-                        serde_struct::value(&mut map, &mut values, "values")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.values),
+                1 => serde_struct::read(map, &mut self.operator),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let operator = serde_struct::required(operator, "operator")?;
-            *place = Some(ContainerRestartRuleOnExitCodes {
-                operator,
-                values: serde_struct::optional(values),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

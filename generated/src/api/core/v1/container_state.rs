@@ -47,69 +47,36 @@ impl<'de> ::serde::Deserialize<'de> for ContainerState {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerStateField {
-        running,
-        terminated,
-        waiting,
-    }
-
-    enum ContainerStateFields {}
-
-    impl serde_struct::Fields for ContainerStateFields {
-        const NAMES: &'static [&'static str] = &["running", "terminated", "waiting"];
-
-        type Field = ContainerStateField;
-
+    impl serde_struct::Empty for ContainerState {
         #[inline]
-        fn field(name: &str) -> Option<ContainerStateField> {
-            match name {
-                "running" => Some(ContainerStateField::running),
-                "terminated" => Some(ContainerStateField::terminated),
-                "waiting" => Some(ContainerStateField::waiting),
-                _ => None,
+        fn empty() -> Self {
+            ContainerState {
+                running: None,
+                terminated: None,
+                waiting: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerState {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerState {
         const NAME: &'static str = "ContainerState";
-        const NAMES: &'static [&'static str] = <ContainerStateFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["running", "waiting", "terminated"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerState>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut running = None;
-            let mut terminated = None;
-            let mut waiting = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerStateFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerStateField::running) => {
-                        serde_struct::optional_struct_value(&mut map, &mut running, "running")
-                    }
-                    Some(ContainerStateField::terminated) => {
-                        serde_struct::optional_struct_value(&mut map, &mut terminated, "terminated")
-                    }
-                    Some(ContainerStateField::waiting) => {
-                        serde_struct::optional_struct_value(&mut map, &mut waiting, "waiting")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.running),
+                1 => serde_struct::read_optional_struct(map, &mut self.waiting),
+                2 => serde_struct::read_optional_struct(map, &mut self.terminated),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ContainerState {
-                running: serde_struct::optional(running),
-                terminated: serde_struct::optional(terminated),
-                waiting: serde_struct::optional(waiting),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -37,55 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateRunning {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerStateRunningField {
-        started_at,
-    }
-
-    enum ContainerStateRunningFields {}
-
-    impl serde_struct::Fields for ContainerStateRunningFields {
-        const NAMES: &'static [&'static str] = &["startedAt"];
-
-        type Field = ContainerStateRunningField;
-
+    impl serde_struct::Empty for ContainerStateRunning {
         #[inline]
-        fn field(name: &str) -> Option<ContainerStateRunningField> {
-            match name {
-                "startedAt" => Some(ContainerStateRunningField::started_at),
-                _ => None,
+        fn empty() -> Self {
+            ContainerStateRunning {
+                started_at: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerStateRunning {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerStateRunning {
         const NAME: &'static str = "ContainerStateRunning";
-        const NAMES: &'static [&'static str] = <ContainerStateRunningFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["startedAt"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerStateRunning>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut started_at = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerStateRunningFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerStateRunningField::started_at) => {
-                        serde_struct::value(&mut map, &mut started_at, "startedAt")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.started_at),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ContainerStateRunning {
-                started_at: serde_struct::optional(started_at),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

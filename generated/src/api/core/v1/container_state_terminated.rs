@@ -62,106 +62,52 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateTerminated {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerStateTerminatedField {
-        container_id,
-        exit_code,
-        finished_at,
-        message,
-        reason,
-        signal,
-        started_at,
-    }
-
-    enum ContainerStateTerminatedFields {}
-
-    impl serde_struct::Fields for ContainerStateTerminatedFields {
-        const NAMES: &'static [&'static str] = &[
-            "containerID",
-            "exitCode",
-            "finishedAt",
-            "message",
-            "reason",
-            "signal",
-            "startedAt",
-        ];
-
-        type Field = ContainerStateTerminatedField;
-
+    impl serde_struct::Empty for ContainerStateTerminated {
         #[inline]
-        fn field(name: &str) -> Option<ContainerStateTerminatedField> {
-            match name {
-                "containerID" => Some(ContainerStateTerminatedField::container_id),
-                "exitCode" => Some(ContainerStateTerminatedField::exit_code),
-                "finishedAt" => Some(ContainerStateTerminatedField::finished_at),
-                "message" => Some(ContainerStateTerminatedField::message),
-                "reason" => Some(ContainerStateTerminatedField::reason),
-                "signal" => Some(ContainerStateTerminatedField::signal),
-                "startedAt" => Some(ContainerStateTerminatedField::started_at),
-                _ => None,
+        fn empty() -> Self {
+            ContainerStateTerminated {
+                container_id: None,
+                exit_code: serde_struct::Empty::empty(),
+                finished_at: None,
+                message: None,
+                reason: None,
+                signal: None,
+                started_at: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerStateTerminated {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerStateTerminated {
         const NAME: &'static str = "ContainerStateTerminated";
-        const NAMES: &'static [&'static str] = <ContainerStateTerminatedFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "reason",
+            "signal",
+            "message",
+            "exitCode",
+            "startedAt",
+            "finishedAt",
+            "containerID",
+        ];
+        const REQUIRED: &'static [usize] = &[3];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerStateTerminated>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut container_id = None;
-            let mut exit_code = None;
-            let mut finished_at = None;
-            let mut message = None;
-            let mut reason = None;
-            let mut signal = None;
-            let mut started_at = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerStateTerminatedFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerStateTerminatedField::container_id) => {
-                        serde_struct::value(&mut map, &mut container_id, "containerID")
-                    }
-                    Some(ContainerStateTerminatedField::exit_code) => {
-                        serde_struct::value(&mut map, &mut exit_code, "exitCode")
-                    }
-                    Some(ContainerStateTerminatedField::finished_at) => {
-                        serde_struct::value(&mut map, &mut finished_at, "finishedAt")
-                    }
-                    Some(ContainerStateTerminatedField::message) => {
-                        serde_struct::value(&mut map, &mut message, "message")
-                    }
-                    Some(ContainerStateTerminatedField::reason) => {
-                        serde_struct::value(&mut map, &mut reason, "reason")
-                    }
-                    Some(ContainerStateTerminatedField::signal) => {
-                        serde_struct::value(&mut map, &mut signal, "signal")
-                    }
-                    Some(ContainerStateTerminatedField::started_at) => {
-                        serde_struct::value(&mut map, &mut started_at, "startedAt")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.reason),
+                1 => serde_struct::read(map, &mut self.signal),
+                2 => serde_struct::read(map, &mut self.message),
+                3 => serde_struct::read(map, &mut self.exit_code),
+                4 => serde_struct::read(map, &mut self.started_at),
+                5 => serde_struct::read(map, &mut self.finished_at),
+                6 => serde_struct::read(map, &mut self.container_id),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let exit_code = serde_struct::required(exit_code, "exitCode")?;
-            *place = Some(ContainerStateTerminated {
-                container_id: serde_struct::optional(container_id),
-                exit_code,
-                finished_at: serde_struct::optional(finished_at),
-                message: serde_struct::optional(message),
-                reason: serde_struct::optional(reason),
-                signal: serde_struct::optional(signal),
-                started_at: serde_struct::optional(started_at),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -43,62 +43,34 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStateWaiting {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerStateWaitingField {
-        message,
-        reason,
-    }
-
-    enum ContainerStateWaitingFields {}
-
-    impl serde_struct::Fields for ContainerStateWaitingFields {
-        const NAMES: &'static [&'static str] = &["message", "reason"];
-
-        type Field = ContainerStateWaitingField;
-
+    impl serde_struct::Empty for ContainerStateWaiting {
         #[inline]
-        fn field(name: &str) -> Option<ContainerStateWaitingField> {
-            match name {
-                "message" => Some(ContainerStateWaitingField::message),
-                "reason" => Some(ContainerStateWaitingField::reason),
-                _ => None,
+        fn empty() -> Self {
+            ContainerStateWaiting {
+                message: None,
+                reason: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerStateWaiting {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerStateWaiting {
         const NAME: &'static str = "ContainerStateWaiting";
-        const NAMES: &'static [&'static str] = <ContainerStateWaitingFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["reason", "message"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerStateWaiting>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut message = None;
-            let mut reason = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerStateWaitingFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerStateWaitingField::message) => {
-                        serde_struct::value(&mut map, &mut message, "message")
-                    }
-                    Some(ContainerStateWaitingField::reason) => {
-                        serde_struct::value(&mut map, &mut reason, "reason")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.reason),
+                1 => serde_struct::read(map, &mut self.message),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ContainerStateWaiting {
-                message: serde_struct::optional(message),
-                reason: serde_struct::optional(reason),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

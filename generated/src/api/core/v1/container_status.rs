@@ -103,186 +103,81 @@ impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerStatusField {
-        allocated_resources,
-        allocated_resources_status,
-        container_id,
-        image,
-        image_id,
-        last_state,
-        name,
-        ready,
-        resources,
-        restart_count,
-        started,
-        state,
-        stop_signal,
-        user,
-        volume_mounts,
-    }
-
-    enum ContainerStatusFields {}
-
-    impl serde_struct::Fields for ContainerStatusFields {
-        const NAMES: &'static [&'static str] = &[
-            "allocatedResources",
-            "allocatedResourcesStatus",
-            "containerID",
-            "image",
-            "imageID",
-            "lastState",
-            "name",
-            "ready",
-            "resources",
-            "restartCount",
-            "started",
-            "state",
-            "stopSignal",
-            "user",
-            "volumeMounts",
-        ];
-
-        type Field = ContainerStatusField;
-
+    impl serde_struct::Empty for ContainerStatus {
         #[inline]
-        fn field(name: &str) -> Option<ContainerStatusField> {
-            match name {
-                "allocatedResources" => Some(ContainerStatusField::allocated_resources),
-                "allocatedResourcesStatus" => Some(ContainerStatusField::allocated_resources_status),
-                "containerID" => Some(ContainerStatusField::container_id),
-                "image" => Some(ContainerStatusField::image),
-                "imageID" => Some(ContainerStatusField::image_id),
-                "lastState" => Some(ContainerStatusField::last_state),
-                "name" => Some(ContainerStatusField::name),
-                "ready" => Some(ContainerStatusField::ready),
-                "resources" => Some(ContainerStatusField::resources),
-                "restartCount" => Some(ContainerStatusField::restart_count),
-                "started" => Some(ContainerStatusField::started),
-                "state" => Some(ContainerStatusField::state),
-                "stopSignal" => Some(ContainerStatusField::stop_signal),
-                "user" => Some(ContainerStatusField::user),
-                "volumeMounts" => Some(ContainerStatusField::volume_mounts),
-                _ => None,
+        fn empty() -> Self {
+            ContainerStatus {
+                allocated_resources: None,
+                allocated_resources_status: None,
+                container_id: None,
+                image: serde_struct::Empty::empty(),
+                image_id: serde_struct::Empty::empty(),
+                last_state: None,
+                name: serde_struct::Empty::empty(),
+                ready: serde_struct::Empty::empty(),
+                resources: None,
+                restart_count: serde_struct::Empty::empty(),
+                started: None,
+                state: None,
+                stop_signal: None,
+                user: None,
+                volume_mounts: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerStatus {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerStatus {
         const NAME: &'static str = "ContainerStatus";
-        const NAMES: &'static [&'static str] = <ContainerStatusFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "name",
+            "user",
+            "image",
+            "ready",
+            "state",
+            "imageID",
+            "started",
+            "lastState",
+            "resources",
+            "stopSignal",
+            "containerID",
+            "restartCount",
+            "volumeMounts",
+            "allocatedResources",
+            "allocatedResourcesStatus",
+        ];
+        const REQUIRED: &'static [usize] = &[2, 5, 0, 3, 11];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerStatus>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut allocated_resources = None;
-            let mut allocated_resources_status = None;
-            let mut container_id = None;
-            let mut image = None;
-            let mut image_id = None;
-            let mut last_state = None;
-            let mut name = None;
-            let mut ready = None;
-            let mut resources = None;
-            let mut restart_count = None;
-            let mut started = None;
-            let mut state = None;
-            let mut stop_signal = None;
-            let mut user = None;
-            let mut volume_mounts = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerStatusFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerStatusField::allocated_resources) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut allocated_resources,
-                            "allocatedResources",
-                        )
-                    }
-                    Some(ContainerStatusField::allocated_resources_status) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut allocated_resources_status,
-                            "allocatedResourcesStatus",
-                        )
-                    }
-                    Some(ContainerStatusField::container_id) => {
-                        serde_struct::value(&mut map, &mut container_id, "containerID")
-                    }
-                    Some(ContainerStatusField::image) => {
-                        serde_struct::value(&mut map, &mut image, "image")
-                    }
-                    Some(ContainerStatusField::image_id) => {
-                        serde_struct::value(&mut map, &mut image_id, "imageID")
-                    }
-                    Some(ContainerStatusField::last_state) => {
-                        serde_struct::optional_struct_value(&mut map, &mut last_state, "lastState")
-                    }
-                    Some(ContainerStatusField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(ContainerStatusField::ready) => {
-                        serde_struct::value(&mut map, &mut ready, "ready")
-                    }
-                    Some(ContainerStatusField::resources) => {
-                        serde_struct::optional_struct_value(&mut map, &mut resources, "resources")
-                    }
-                    Some(ContainerStatusField::restart_count) => {
-                        serde_struct::value(&mut map, &mut restart_count, "restartCount")
-                    }
-                    Some(ContainerStatusField::started) => {
-                        serde_struct::value(&mut map, &mut started, "started")
-                    }
-                    Some(ContainerStatusField::state) => {
-                        serde_struct::optional_struct_value(&mut map, &mut state, "state")
-                    }
-                    Some(ContainerStatusField::stop_signal) => {
-                        serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
-                    }
-                    Some(ContainerStatusField::user) => {
-                        serde_struct::optional_struct_value(&mut map, &mut user, "user")
-                    }
-                    Some(ContainerStatusField::volume_mounts) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut volume_mounts,
-                            "volumeMounts",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read_optional_struct(map, &mut self.user),
+                2 => serde_struct::read(map, &mut self.image),
+                3 => serde_struct::read(map, &mut self.ready),
+                4 => serde_struct::read_optional_struct(map, &mut self.state),
+                5 => serde_struct::read(map, &mut self.image_id),
+                6 => serde_struct::read(map, &mut self.started),
+                7 => serde_struct::read_optional_struct(map, &mut self.last_state),
+                8 => serde_struct::read_optional_struct(map, &mut self.resources),
+                9 => serde_struct::read(map, &mut self.stop_signal),
+                10 => serde_struct::read(map, &mut self.container_id),
+                11 => serde_struct::read(map, &mut self.restart_count),
+                12 => serde_struct::read_optional_struct_list(map, &mut self.volume_mounts),
+                13 => serde_struct::read(map, &mut self.allocated_resources),
+                14 => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.allocated_resources_status,
+                    )
+                }
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let image = serde_struct::required(image, "image")?;
-            let image_id = serde_struct::required(image_id, "imageID")?;
-            let name = serde_struct::required(name, "name")?;
-            let ready = serde_struct::required(ready, "ready")?;
-            let restart_count = serde_struct::required(restart_count, "restartCount")?;
-            *place = Some(ContainerStatus {
-                allocated_resources: serde_struct::optional(allocated_resources),
-                allocated_resources_status: serde_struct::optional(allocated_resources_status),
-                container_id: serde_struct::optional(container_id),
-                image,
-                image_id,
-                last_state: serde_struct::optional(last_state),
-                name,
-                ready,
-                resources: serde_struct::optional(resources),
-                restart_count,
-                started: serde_struct::optional(started),
-                state: serde_struct::optional(state),
-                stop_signal: serde_struct::optional(stop_signal),
-                user: serde_struct::optional(user),
-                volume_mounts: serde_struct::optional(volume_mounts),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

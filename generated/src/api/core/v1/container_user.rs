@@ -37,55 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for ContainerUser {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ContainerUserField {
-        linux,
-    }
-
-    enum ContainerUserFields {}
-
-    impl serde_struct::Fields for ContainerUserFields {
-        const NAMES: &'static [&'static str] = &["linux"];
-
-        type Field = ContainerUserField;
-
+    impl serde_struct::Empty for ContainerUser {
         #[inline]
-        fn field(name: &str) -> Option<ContainerUserField> {
-            match name {
-                "linux" => Some(ContainerUserField::linux),
-                _ => None,
+        fn empty() -> Self {
+            ContainerUser {
+                linux: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ContainerUser {
+    impl<'de> serde_struct::ReadFields<'de> for ContainerUser {
         const NAME: &'static str = "ContainerUser";
-        const NAMES: &'static [&'static str] = <ContainerUserFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["linux"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ContainerUser>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut linux = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ContainerUserFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ContainerUserField::linux) => {
-                        serde_struct::optional_struct_value(&mut map, &mut linux, "linux")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.linux),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ContainerUser {
-                linux: serde_struct::optional(linux),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

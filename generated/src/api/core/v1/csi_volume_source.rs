@@ -62,94 +62,46 @@ impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum CSIVolumeSourceField {
-        driver,
-        fs_type,
-        node_publish_secret_ref,
-        read_only,
-        volume_attributes,
-    }
-
-    enum CSIVolumeSourceFields {}
-
-    impl serde_struct::Fields for CSIVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &[
-            "driver",
-            "fsType",
-            "nodePublishSecretRef",
-            "readOnly",
-            "volumeAttributes",
-        ];
-
-        type Field = CSIVolumeSourceField;
-
+    impl serde_struct::Empty for CSIVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<CSIVolumeSourceField> {
-            match name {
-                "driver" => Some(CSIVolumeSourceField::driver),
-                "fsType" => Some(CSIVolumeSourceField::fs_type),
-                "nodePublishSecretRef" => Some(CSIVolumeSourceField::node_publish_secret_ref),
-                "readOnly" => Some(CSIVolumeSourceField::read_only),
-                "volumeAttributes" => Some(CSIVolumeSourceField::volume_attributes),
-                _ => None,
+        fn empty() -> Self {
+            CSIVolumeSource {
+                driver: serde_struct::Empty::empty(),
+                fs_type: None,
+                node_publish_secret_ref: None,
+                read_only: None,
+                volume_attributes: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for CSIVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for CSIVolumeSource {
         const NAME: &'static str = "CSIVolumeSource";
-        const NAMES: &'static [&'static str] = <CSIVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "driver",
+            "fsType",
+            "readOnly",
+            "volumeAttributes",
+            "nodePublishSecretRef",
+        ];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<CSIVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut driver = None;
-            let mut fs_type = None;
-            let mut node_publish_secret_ref = None;
-            let mut read_only = None;
-            let mut volume_attributes = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<CSIVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(CSIVolumeSourceField::driver) => {
-                        serde_struct::value(&mut map, &mut driver, "driver")
-                    }
-                    Some(CSIVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(CSIVolumeSourceField::node_publish_secret_ref) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut node_publish_secret_ref,
-                            "nodePublishSecretRef",
-                        )
-                    }
-                    Some(CSIVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(CSIVolumeSourceField::volume_attributes) => {
-                        serde_struct::value(&mut map, &mut volume_attributes, "volumeAttributes")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.driver),
+                1 => serde_struct::read(map, &mut self.fs_type),
+                2 => serde_struct::read(map, &mut self.read_only),
+                3 => serde_struct::read(map, &mut self.volume_attributes),
+                4 => serde_struct::read_optional_struct(map, &mut self.node_publish_secret_ref),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let driver = serde_struct::required(driver, "driver")?;
-            *place = Some(CSIVolumeSource {
-                driver,
-                fs_type: serde_struct::optional(fs_type),
-                node_publish_secret_ref: serde_struct::optional(node_publish_secret_ref),
-                read_only: serde_struct::optional(read_only),
-                volume_attributes: serde_struct::optional(volume_attributes),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

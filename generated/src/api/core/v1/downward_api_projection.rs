@@ -37,55 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum DownwardAPIProjectionField {
-        items,
-    }
-
-    enum DownwardAPIProjectionFields {}
-
-    impl serde_struct::Fields for DownwardAPIProjectionFields {
-        const NAMES: &'static [&'static str] = &["items"];
-
-        type Field = DownwardAPIProjectionField;
-
+    impl serde_struct::Empty for DownwardAPIProjection {
         #[inline]
-        fn field(name: &str) -> Option<DownwardAPIProjectionField> {
-            match name {
-                "items" => Some(DownwardAPIProjectionField::items),
-                _ => None,
+        fn empty() -> Self {
+            DownwardAPIProjection {
+                items: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for DownwardAPIProjection {
+    impl<'de> serde_struct::ReadFields<'de> for DownwardAPIProjection {
         const NAME: &'static str = "DownwardAPIProjection";
-        const NAMES: &'static [&'static str] = <DownwardAPIProjectionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["items"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<DownwardAPIProjection>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut items = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<DownwardAPIProjectionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(DownwardAPIProjectionField::items) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.items),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(DownwardAPIProjection {
-                items: serde_struct::optional(items),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

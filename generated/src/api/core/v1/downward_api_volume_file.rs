@@ -54,81 +54,38 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeFile {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum DownwardAPIVolumeFileField {
-        field_ref,
-        mode,
-        path,
-        resource_field_ref,
-    }
-
-    enum DownwardAPIVolumeFileFields {}
-
-    impl serde_struct::Fields for DownwardAPIVolumeFileFields {
-        const NAMES: &'static [&'static str] = &["fieldRef", "mode", "path", "resourceFieldRef"];
-
-        type Field = DownwardAPIVolumeFileField;
-
+    impl serde_struct::Empty for DownwardAPIVolumeFile {
         #[inline]
-        fn field(name: &str) -> Option<DownwardAPIVolumeFileField> {
-            match name {
-                "fieldRef" => Some(DownwardAPIVolumeFileField::field_ref),
-                "mode" => Some(DownwardAPIVolumeFileField::mode),
-                "path" => Some(DownwardAPIVolumeFileField::path),
-                "resourceFieldRef" => Some(DownwardAPIVolumeFileField::resource_field_ref),
-                _ => None,
+        fn empty() -> Self {
+            DownwardAPIVolumeFile {
+                field_ref: None,
+                mode: None,
+                path: serde_struct::Empty::empty(),
+                resource_field_ref: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for DownwardAPIVolumeFile {
+    impl<'de> serde_struct::ReadFields<'de> for DownwardAPIVolumeFile {
         const NAME: &'static str = "DownwardAPIVolumeFile";
-        const NAMES: &'static [&'static str] = <DownwardAPIVolumeFileFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["mode", "path", "fieldRef", "resourceFieldRef"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<DownwardAPIVolumeFile>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut field_ref = None;
-            let mut mode = None;
-            let mut path = None;
-            let mut resource_field_ref = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<DownwardAPIVolumeFileFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(DownwardAPIVolumeFileField::field_ref) => {
-                        serde_struct::optional_struct_value(&mut map, &mut field_ref, "fieldRef")
-                    }
-                    Some(DownwardAPIVolumeFileField::mode) => {
-                        serde_struct::value(&mut map, &mut mode, "mode")
-                    }
-                    Some(DownwardAPIVolumeFileField::path) => {
-                        serde_struct::value(&mut map, &mut path, "path")
-                    }
-                    Some(DownwardAPIVolumeFileField::resource_field_ref) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut resource_field_ref,
-                            "resourceFieldRef",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.mode),
+                1 => serde_struct::read(map, &mut self.path),
+                2 => serde_struct::read_optional_struct(map, &mut self.field_ref),
+                3 => serde_struct::read_optional_struct(map, &mut self.resource_field_ref),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let path = serde_struct::required(path, "path")?;
-            *place = Some(DownwardAPIVolumeFile {
-                field_ref: serde_struct::optional(field_ref),
-                mode: serde_struct::optional(mode),
-                path,
-                resource_field_ref: serde_struct::optional(resource_field_ref),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

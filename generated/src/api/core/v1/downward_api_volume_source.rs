@@ -43,62 +43,34 @@ impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum DownwardAPIVolumeSourceField {
-        default_mode,
-        items,
-    }
-
-    enum DownwardAPIVolumeSourceFields {}
-
-    impl serde_struct::Fields for DownwardAPIVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["defaultMode", "items"];
-
-        type Field = DownwardAPIVolumeSourceField;
-
+    impl serde_struct::Empty for DownwardAPIVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<DownwardAPIVolumeSourceField> {
-            match name {
-                "defaultMode" => Some(DownwardAPIVolumeSourceField::default_mode),
-                "items" => Some(DownwardAPIVolumeSourceField::items),
-                _ => None,
+        fn empty() -> Self {
+            DownwardAPIVolumeSource {
+                default_mode: None,
+                items: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for DownwardAPIVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for DownwardAPIVolumeSource {
         const NAME: &'static str = "DownwardAPIVolumeSource";
-        const NAMES: &'static [&'static str] = <DownwardAPIVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["items", "defaultMode"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<DownwardAPIVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut default_mode = None;
-            let mut items = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<DownwardAPIVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(DownwardAPIVolumeSourceField::default_mode) => {
-                        serde_struct::value(&mut map, &mut default_mode, "defaultMode")
-                    }
-                    Some(DownwardAPIVolumeSourceField::items) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.items),
+                1 => serde_struct::read(map, &mut self.default_mode),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(DownwardAPIVolumeSource {
-                default_mode: serde_struct::optional(default_mode),
-                items: serde_struct::optional(items),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

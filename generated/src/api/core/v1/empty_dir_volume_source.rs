@@ -43,62 +43,34 @@ impl<'de> ::serde::Deserialize<'de> for EmptyDirVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EmptyDirVolumeSourceField {
-        medium,
-        size_limit,
-    }
-
-    enum EmptyDirVolumeSourceFields {}
-
-    impl serde_struct::Fields for EmptyDirVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
-
-        type Field = EmptyDirVolumeSourceField;
-
+    impl serde_struct::Empty for EmptyDirVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<EmptyDirVolumeSourceField> {
-            match name {
-                "medium" => Some(EmptyDirVolumeSourceField::medium),
-                "sizeLimit" => Some(EmptyDirVolumeSourceField::size_limit),
-                _ => None,
+        fn empty() -> Self {
+            EmptyDirVolumeSource {
+                medium: None,
+                size_limit: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for EmptyDirVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for EmptyDirVolumeSource {
         const NAME: &'static str = "EmptyDirVolumeSource";
-        const NAMES: &'static [&'static str] = <EmptyDirVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["medium", "sizeLimit"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<EmptyDirVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut medium = None;
-            let mut size_limit = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EmptyDirVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EmptyDirVolumeSourceField::medium) => {
-                        serde_struct::value(&mut map, &mut medium, "medium")
-                    }
-                    Some(EmptyDirVolumeSourceField::size_limit) => {
-                        serde_struct::value(&mut map, &mut size_limit, "sizeLimit")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.medium),
+                1 => serde_struct::read(map, &mut self.size_limit),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(EmptyDirVolumeSource {
-                medium: serde_struct::optional(medium),
-                size_limit: serde_struct::optional(size_limit),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -50,75 +50,38 @@ impl<'de> ::serde::Deserialize<'de> for EndpointAddress {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EndpointAddressField {
-        hostname,
-        ip,
-        node_name,
-        target_ref,
-    }
-
-    enum EndpointAddressFields {}
-
-    impl serde_struct::Fields for EndpointAddressFields {
-        const NAMES: &'static [&'static str] = &["hostname", "ip", "nodeName", "targetRef"];
-
-        type Field = EndpointAddressField;
-
+    impl serde_struct::Empty for EndpointAddress {
         #[inline]
-        fn field(name: &str) -> Option<EndpointAddressField> {
-            match name {
-                "hostname" => Some(EndpointAddressField::hostname),
-                "ip" => Some(EndpointAddressField::ip),
-                "nodeName" => Some(EndpointAddressField::node_name),
-                "targetRef" => Some(EndpointAddressField::target_ref),
-                _ => None,
+        fn empty() -> Self {
+            EndpointAddress {
+                hostname: None,
+                ip: serde_struct::Empty::empty(),
+                node_name: None,
+                target_ref: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for EndpointAddress {
+    impl<'de> serde_struct::ReadFields<'de> for EndpointAddress {
         const NAME: &'static str = "EndpointAddress";
-        const NAMES: &'static [&'static str] = <EndpointAddressFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["ip", "hostname", "nodeName", "targetRef"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<EndpointAddress>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut hostname = None;
-            let mut ip = None;
-            let mut node_name = None;
-            let mut target_ref = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EndpointAddressFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EndpointAddressField::hostname) => {
-                        serde_struct::value(&mut map, &mut hostname, "hostname")
-                    }
-                    Some(EndpointAddressField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
-                    Some(EndpointAddressField::node_name) => {
-                        serde_struct::value(&mut map, &mut node_name, "nodeName")
-                    }
-                    Some(EndpointAddressField::target_ref) => {
-                        serde_struct::optional_struct_value(&mut map, &mut target_ref, "targetRef")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.ip),
+                1 => serde_struct::read(map, &mut self.hostname),
+                2 => serde_struct::read(map, &mut self.node_name),
+                3 => serde_struct::read_optional_struct(map, &mut self.target_ref),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let ip = serde_struct::required(ip, "ip")?;
-            *place = Some(EndpointAddress {
-                hostname: serde_struct::optional(hostname),
-                ip,
-                node_name: serde_struct::optional(node_name),
-                target_ref: serde_struct::optional(target_ref),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

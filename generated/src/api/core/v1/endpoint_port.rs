@@ -50,77 +50,38 @@ impl<'de> ::serde::Deserialize<'de> for EndpointPort {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EndpointPortField {
-        app_protocol,
-        name,
-        port,
-        protocol,
-    }
-
-    enum EndpointPortFields {}
-
-    impl serde_struct::Fields for EndpointPortFields {
-        const NAMES: &'static [&'static str] = &["appProtocol", "name", "port", "protocol"];
-
-        type Field = EndpointPortField;
-
+    impl serde_struct::Empty for EndpointPort {
         #[inline]
-        fn field(name: &str) -> Option<EndpointPortField> {
-            match name {
-                "appProtocol" => Some(EndpointPortField::app_protocol),
-                "name" => Some(EndpointPortField::name),
-                "port" => Some(EndpointPortField::port),
-                "protocol" => Some(EndpointPortField::protocol),
-                _ => None,
+        fn empty() -> Self {
+            EndpointPort {
+                app_protocol: None,
+                name: None,
+                port: serde_struct::Empty::empty(),
+                protocol: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for EndpointPort {
+    impl<'de> serde_struct::ReadFields<'de> for EndpointPort {
         const NAME: &'static str = "EndpointPort";
-        const NAMES: &'static [&'static str] = <EndpointPortFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "port", "protocol", "appProtocol"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<EndpointPort>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut app_protocol = None;
-            let mut name = None;
-            let mut port = None;
-            let mut protocol = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EndpointPortFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EndpointPortField::app_protocol) => {
-                        serde_struct::value(&mut map, &mut app_protocol, "appProtocol")
-                    }
-                    Some(EndpointPortField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(EndpointPortField::port) => {
-                        serde_struct::value(&mut map, &mut port, "port")
-                    }
-                    Some(EndpointPortField::protocol) => {
-                        serde_struct::value(&mut map, &mut protocol, "protocol")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.port),
+                2 => serde_struct::read(map, &mut self.protocol),
+                3 => serde_struct::read(map, &mut self.app_protocol),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let port = serde_struct::required(port, "port")?;
-            *place = Some(EndpointPort {
-                app_protocol: serde_struct::optional(app_protocol),
-                name: serde_struct::optional(name),
-                port,
-                protocol: serde_struct::optional(protocol),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -51,77 +51,36 @@ impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EndpointSubsetField {
-        addresses,
-        not_ready_addresses,
-        ports,
-    }
-
-    enum EndpointSubsetFields {}
-
-    impl serde_struct::Fields for EndpointSubsetFields {
-        const NAMES: &'static [&'static str] = &["addresses", "notReadyAddresses", "ports"];
-
-        type Field = EndpointSubsetField;
-
+    impl serde_struct::Empty for EndpointSubset {
         #[inline]
-        fn field(name: &str) -> Option<EndpointSubsetField> {
-            match name {
-                "addresses" => Some(EndpointSubsetField::addresses),
-                "notReadyAddresses" => Some(EndpointSubsetField::not_ready_addresses),
-                "ports" => Some(EndpointSubsetField::ports),
-                _ => None,
+        fn empty() -> Self {
+            EndpointSubset {
+                addresses: None,
+                not_ready_addresses: None,
+                ports: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for EndpointSubset {
+    impl<'de> serde_struct::ReadFields<'de> for EndpointSubset {
         const NAME: &'static str = "EndpointSubset";
-        const NAMES: &'static [&'static str] = <EndpointSubsetFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["ports", "addresses", "notReadyAddresses"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<EndpointSubset>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut addresses = None;
-            let mut not_ready_addresses = None;
-            let mut ports = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EndpointSubsetFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EndpointSubsetField::addresses) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut addresses,
-                            "addresses",
-                        )
-                    }
-                    Some(EndpointSubsetField::not_ready_addresses) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut not_ready_addresses,
-                            "notReadyAddresses",
-                        )
-                    }
-                    Some(EndpointSubsetField::ports) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.ports),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.addresses),
+                2 => serde_struct::read_optional_struct_list(map, &mut self.not_ready_addresses),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(EndpointSubset {
-                addresses: serde_struct::optional(addresses),
-                not_ready_addresses: serde_struct::optional(not_ready_addresses),
-                ports: serde_struct::optional(ports),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

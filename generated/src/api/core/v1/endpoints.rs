@@ -80,74 +80,38 @@ impl<'de> ::serde::Deserialize<'de> for Endpoints {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EndpointsField {
-        api_version,
-        kind,
-        metadata,
-        subsets,
-    }
-
-    enum EndpointsFields {}
-
-    impl serde_struct::Fields for EndpointsFields {
-        const NAMES: &'static [&'static str] = &["apiVersion", "kind", "metadata", "subsets"];
-
-        type Field = EndpointsField;
-
+    impl serde_struct::Empty for Endpoints {
         #[inline]
-        fn field(name: &str) -> Option<EndpointsField> {
-            match name {
-                "apiVersion" => Some(EndpointsField::api_version),
-                "kind" => Some(EndpointsField::kind),
-                "metadata" => Some(EndpointsField::metadata),
-                "subsets" => Some(EndpointsField::subsets),
-                _ => None,
+        fn empty() -> Self {
+            Endpoints {
+                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                kind: ::kubeforge_runtime::Kind::absent(),
+                metadata: None,
+                subsets: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Endpoints {
+    impl<'de> serde_struct::ReadFields<'de> for Endpoints {
         const NAME: &'static str = "Endpoints";
-        const NAMES: &'static [&'static str] = <EndpointsFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["kind", "subsets", "metadata", "apiVersion"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Endpoints>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut kind = None;
-            let mut metadata = None;
-            let mut subsets = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EndpointsFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EndpointsField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(EndpointsField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                    Some(EndpointsField::metadata) => {
-                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                    }
-                    Some(EndpointsField::subsets) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut subsets, "subsets")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.subsets),
+                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                3 => serde_struct::read(map, &mut self.api_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Endpoints {
-                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                metadata: serde_struct::optional(metadata),
-                subsets: serde_struct::optional(subsets),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -59,77 +59,38 @@ impl<'de> ::serde::Deserialize<'de> for EndpointsList {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EndpointsListField {
-        api_version,
-        items,
-        kind,
-        metadata,
-    }
-
-    enum EndpointsListFields {}
-
-    impl serde_struct::Fields for EndpointsListFields {
-        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-        type Field = EndpointsListField;
-
+    impl serde_struct::Empty for EndpointsList {
         #[inline]
-        fn field(name: &str) -> Option<EndpointsListField> {
-            match name {
-                "apiVersion" => Some(EndpointsListField::api_version),
-                "items" => Some(EndpointsListField::items),
-                "kind" => Some(EndpointsListField::kind),
-                "metadata" => Some(EndpointsListField::metadata),
-                _ => None,
+        fn empty() -> Self {
+            EndpointsList {
+                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                items: serde_struct::Empty::empty(),
+                kind: ::kubeforge_runtime::Kind::absent(),
+                metadata: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for EndpointsList {
+    impl<'de> serde_struct::ReadFields<'de> for EndpointsList {
         const NAME: &'static str = "EndpointsList";
-        const NAMES: &'static [&'static str] = <EndpointsListFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<EndpointsList>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut items = None;
-            let mut kind = None;
-            let mut metadata = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EndpointsListFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EndpointsListField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(EndpointsListField::items) => {
-                        serde_struct::struct_list_value(&mut map, &mut items, "items")
-                    }
-                    Some(EndpointsListField::kind) => {
-                        serde_struct::value(&mut map, &mut kind, "kind")
-                    }
-                    Some(EndpointsListField::metadata) => {
-                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read_struct_list(map, &mut self.items),
+                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                3 => serde_struct::read(map, &mut self.api_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let items = serde_struct::required(items, "items")?;
-            *place = Some(EndpointsList {
-                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                items,
-                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                metadata: serde_struct::optional(metadata),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

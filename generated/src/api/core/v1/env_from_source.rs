@@ -47,73 +47,36 @@ impl<'de> ::serde::Deserialize<'de> for EnvFromSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EnvFromSourceField {
-        config_map_ref,
-        prefix,
-        secret_ref,
-    }
-
-    enum EnvFromSourceFields {}
-
-    impl serde_struct::Fields for EnvFromSourceFields {
-        const NAMES: &'static [&'static str] = &["configMapRef", "prefix", "secretRef"];
-
-        type Field = EnvFromSourceField;
-
+    impl serde_struct::Empty for EnvFromSource {
         #[inline]
-        fn field(name: &str) -> Option<EnvFromSourceField> {
-            match name {
-                "configMapRef" => Some(EnvFromSourceField::config_map_ref),
-                "prefix" => Some(EnvFromSourceField::prefix),
-                "secretRef" => Some(EnvFromSourceField::secret_ref),
-                _ => None,
+        fn empty() -> Self {
+            EnvFromSource {
+                config_map_ref: None,
+                prefix: None,
+                secret_ref: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for EnvFromSource {
+    impl<'de> serde_struct::ReadFields<'de> for EnvFromSource {
         const NAME: &'static str = "EnvFromSource";
-        const NAMES: &'static [&'static str] = <EnvFromSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["prefix", "secretRef", "configMapRef"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<EnvFromSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut config_map_ref = None;
-            let mut prefix = None;
-            let mut secret_ref = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EnvFromSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EnvFromSourceField::config_map_ref) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut config_map_ref,
-                            "configMapRef",
-                        )
-                    }
-                    Some(EnvFromSourceField::prefix) => {
-                        serde_struct::value(&mut map, &mut prefix, "prefix")
-                    }
-                    Some(EnvFromSourceField::secret_ref) => {
-                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.prefix),
+                1 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                2 => serde_struct::read_optional_struct(map, &mut self.config_map_ref),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(EnvFromSource {
-                config_map_ref: serde_struct::optional(config_map_ref),
-                prefix: serde_struct::optional(prefix),
-                secret_ref: serde_struct::optional(secret_ref),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

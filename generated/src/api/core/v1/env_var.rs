@@ -46,66 +46,36 @@ impl<'de> ::serde::Deserialize<'de> for EnvVar {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EnvVarField {
-        name,
-        value,
-        value_from,
-    }
-
-    enum EnvVarFields {}
-
-    impl serde_struct::Fields for EnvVarFields {
-        const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
-
-        type Field = EnvVarField;
-
+    impl serde_struct::Empty for EnvVar {
         #[inline]
-        fn field(name: &str) -> Option<EnvVarField> {
-            match name {
-                "name" => Some(EnvVarField::name),
-                "value" => Some(EnvVarField::value),
-                "valueFrom" => Some(EnvVarField::value_from),
-                _ => None,
+        fn empty() -> Self {
+            EnvVar {
+                name: serde_struct::Empty::empty(),
+                value: None,
+                value_from: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for EnvVar {
+    impl<'de> serde_struct::ReadFields<'de> for EnvVar {
         const NAME: &'static str = "EnvVar";
-        const NAMES: &'static [&'static str] = <EnvVarFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "value", "valueFrom"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<EnvVar>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut value = None;
-            let mut value_from = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EnvVarFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EnvVarField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                    Some(EnvVarField::value) => serde_struct::value(&mut map, &mut value, "value"),
-                    Some(EnvVarField::value_from) => {
-                        serde_struct::optional_struct_value(&mut map, &mut value_from, "valueFrom")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.value),
+                2 => serde_struct::read_optional_struct(map, &mut self.value_from),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(EnvVar {
-                name,
-                value: serde_struct::optional(value),
-                value_from: serde_struct::optional(value_from),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

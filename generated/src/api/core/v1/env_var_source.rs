@@ -63,105 +63,46 @@ impl<'de> ::serde::Deserialize<'de> for EnvVarSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EnvVarSourceField {
-        config_map_key_ref,
-        field_ref,
-        file_key_ref,
-        resource_field_ref,
-        secret_key_ref,
-    }
-
-    enum EnvVarSourceFields {}
-
-    impl serde_struct::Fields for EnvVarSourceFields {
-        const NAMES: &'static [&'static str] = &[
-            "configMapKeyRef",
-            "fieldRef",
-            "fileKeyRef",
-            "resourceFieldRef",
-            "secretKeyRef",
-        ];
-
-        type Field = EnvVarSourceField;
-
+    impl serde_struct::Empty for EnvVarSource {
         #[inline]
-        fn field(name: &str) -> Option<EnvVarSourceField> {
-            match name {
-                "configMapKeyRef" => Some(EnvVarSourceField::config_map_key_ref),
-                "fieldRef" => Some(EnvVarSourceField::field_ref),
-                "fileKeyRef" => Some(EnvVarSourceField::file_key_ref),
-                "resourceFieldRef" => Some(EnvVarSourceField::resource_field_ref),
-                "secretKeyRef" => Some(EnvVarSourceField::secret_key_ref),
-                _ => None,
+        fn empty() -> Self {
+            EnvVarSource {
+                config_map_key_ref: None,
+                field_ref: None,
+                file_key_ref: None,
+                resource_field_ref: None,
+                secret_key_ref: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for EnvVarSource {
+    impl<'de> serde_struct::ReadFields<'de> for EnvVarSource {
         const NAME: &'static str = "EnvVarSource";
-        const NAMES: &'static [&'static str] = <EnvVarSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "fieldRef",
+            "fileKeyRef",
+            "secretKeyRef",
+            "configMapKeyRef",
+            "resourceFieldRef",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<EnvVarSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut config_map_key_ref = None;
-            let mut field_ref = None;
-            let mut file_key_ref = None;
-            let mut resource_field_ref = None;
-            let mut secret_key_ref = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EnvVarSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EnvVarSourceField::config_map_key_ref) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut config_map_key_ref,
-                            "configMapKeyRef",
-                        )
-                    }
-                    Some(EnvVarSourceField::field_ref) => {
-                        serde_struct::optional_struct_value(&mut map, &mut field_ref, "fieldRef")
-                    }
-                    Some(EnvVarSourceField::file_key_ref) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut file_key_ref,
-                            "fileKeyRef",
-                        )
-                    }
-                    Some(EnvVarSourceField::resource_field_ref) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut resource_field_ref,
-                            "resourceFieldRef",
-                        )
-                    }
-                    Some(EnvVarSourceField::secret_key_ref) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut secret_key_ref,
-                            "secretKeyRef",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.field_ref),
+                1 => serde_struct::read_optional_struct(map, &mut self.file_key_ref),
+                2 => serde_struct::read_optional_struct(map, &mut self.secret_key_ref),
+                3 => serde_struct::read_optional_struct(map, &mut self.config_map_key_ref),
+                4 => serde_struct::read_optional_struct(map, &mut self.resource_field_ref),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(EnvVarSource {
-                config_map_key_ref: serde_struct::optional(config_map_key_ref),
-                field_ref: serde_struct::optional(field_ref),
-                file_key_ref: serde_struct::optional(file_key_ref),
-                resource_field_ref: serde_struct::optional(resource_field_ref),
-                secret_key_ref: serde_struct::optional(secret_key_ref),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -162,302 +162,109 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EphemeralContainerField {
-        args,
-        command,
-        env,
-        env_from,
-        image,
-        image_pull_policy,
-        lifecycle,
-        liveness_probe,
-        name,
-        ports,
-        readiness_probe,
-        resize_policy,
-        resources,
-        restart_policy,
-        restart_policy_rules,
-        security_context,
-        startup_probe,
-        stdin,
-        stdin_once,
-        target_container_name,
-        termination_message_path,
-        termination_message_policy,
-        tty,
-        volume_devices,
-        volume_mounts,
-        working_dir,
-    }
-
-    enum EphemeralContainerFields {}
-
-    impl serde_struct::Fields for EphemeralContainerFields {
-        const NAMES: &'static [&'static str] = &[
-            "args",
-            "command",
-            "env",
-            "envFrom",
-            "image",
-            "imagePullPolicy",
-            "lifecycle",
-            "livenessProbe",
-            "name",
-            "ports",
-            "readinessProbe",
-            "resizePolicy",
-            "resources",
-            "restartPolicy",
-            "restartPolicyRules",
-            "securityContext",
-            "startupProbe",
-            "stdin",
-            "stdinOnce",
-            "targetContainerName",
-            "terminationMessagePath",
-            "terminationMessagePolicy",
-            "tty",
-            "volumeDevices",
-            "volumeMounts",
-            "workingDir",
-        ];
-
-        type Field = EphemeralContainerField;
-
+    impl serde_struct::Empty for EphemeralContainer {
         #[inline]
-        fn field(name: &str) -> Option<EphemeralContainerField> {
-            match name {
-                "args" => Some(EphemeralContainerField::args),
-                "command" => Some(EphemeralContainerField::command),
-                "env" => Some(EphemeralContainerField::env),
-                "envFrom" => Some(EphemeralContainerField::env_from),
-                "image" => Some(EphemeralContainerField::image),
-                "imagePullPolicy" => Some(EphemeralContainerField::image_pull_policy),
-                "lifecycle" => Some(EphemeralContainerField::lifecycle),
-                "livenessProbe" => Some(EphemeralContainerField::liveness_probe),
-                "name" => Some(EphemeralContainerField::name),
-                "ports" => Some(EphemeralContainerField::ports),
-                "readinessProbe" => Some(EphemeralContainerField::readiness_probe),
-                "resizePolicy" => Some(EphemeralContainerField::resize_policy),
-                "resources" => Some(EphemeralContainerField::resources),
-                "restartPolicy" => Some(EphemeralContainerField::restart_policy),
-                "restartPolicyRules" => Some(EphemeralContainerField::restart_policy_rules),
-                "securityContext" => Some(EphemeralContainerField::security_context),
-                "startupProbe" => Some(EphemeralContainerField::startup_probe),
-                "stdin" => Some(EphemeralContainerField::stdin),
-                "stdinOnce" => Some(EphemeralContainerField::stdin_once),
-                "targetContainerName" => Some(EphemeralContainerField::target_container_name),
-                "terminationMessagePath" => Some(EphemeralContainerField::termination_message_path),
-                "terminationMessagePolicy" => Some(EphemeralContainerField::termination_message_policy),
-                "tty" => Some(EphemeralContainerField::tty),
-                "volumeDevices" => Some(EphemeralContainerField::volume_devices),
-                "volumeMounts" => Some(EphemeralContainerField::volume_mounts),
-                "workingDir" => Some(EphemeralContainerField::working_dir),
-                _ => None,
+        fn empty() -> Self {
+            EphemeralContainer {
+                args: None,
+                command: None,
+                env: None,
+                env_from: None,
+                image: None,
+                image_pull_policy: None,
+                lifecycle: None,
+                liveness_probe: None,
+                name: serde_struct::Empty::empty(),
+                ports: None,
+                readiness_probe: None,
+                resize_policy: None,
+                resources: None,
+                restart_policy: None,
+                restart_policy_rules: None,
+                security_context: None,
+                startup_probe: None,
+                stdin: None,
+                stdin_once: None,
+                target_container_name: None,
+                termination_message_path: None,
+                termination_message_policy: None,
+                tty: None,
+                volume_devices: None,
+                volume_mounts: None,
+                working_dir: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for EphemeralContainer {
+    impl<'de> serde_struct::ReadFields<'de> for EphemeralContainer {
         const NAME: &'static str = "EphemeralContainer";
-        const NAMES: &'static [&'static str] = <EphemeralContainerFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "env",
+            "tty",
+            "args",
+            "name",
+            "image",
+            "ports",
+            "stdin",
+            "command",
+            "envFrom",
+            "lifecycle",
+            "resources",
+            "stdinOnce",
+            "workingDir",
+            "resizePolicy",
+            "startupProbe",
+            "volumeMounts",
+            "livenessProbe",
+            "restartPolicy",
+            "volumeDevices",
+            "readinessProbe",
+            "imagePullPolicy",
+            "securityContext",
+            "restartPolicyRules",
+            "targetContainerName",
+            "terminationMessagePath",
+            "terminationMessagePolicy",
+        ];
+        const REQUIRED: &'static [usize] = &[3];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<EphemeralContainer>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut args = None;
-            let mut command = None;
-            let mut env = None;
-            let mut env_from = None;
-            let mut image = None;
-            let mut image_pull_policy = None;
-            let mut lifecycle = None;
-            let mut liveness_probe = None;
-            let mut name = None;
-            let mut ports = None;
-            let mut readiness_probe = None;
-            let mut resize_policy = None;
-            let mut resources = None;
-            let mut restart_policy = None;
-            let mut restart_policy_rules = None;
-            let mut security_context = None;
-            let mut startup_probe = None;
-            let mut stdin = None;
-            let mut stdin_once = None;
-            let mut target_container_name = None;
-            let mut termination_message_path = None;
-            let mut termination_message_policy = None;
-            let mut tty = None;
-            let mut volume_devices = None;
-            let mut volume_mounts = None;
-            let mut working_dir = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EphemeralContainerFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EphemeralContainerField::args) => {
-                        serde_struct::value(&mut map, &mut args, "args")
-                    }
-                    Some(EphemeralContainerField::command) => {
-                        serde_struct::value(&mut map, &mut command, "command")
-                    }
-                    Some(EphemeralContainerField::env) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut env, "env")
-                    }
-                    Some(EphemeralContainerField::env_from) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut env_from, "envFrom")
-                    }
-                    Some(EphemeralContainerField::image) => {
-                        serde_struct::value(&mut map, &mut image, "image")
-                    }
-                    Some(EphemeralContainerField::image_pull_policy) => {
-                        serde_struct::value(&mut map, &mut image_pull_policy, "imagePullPolicy")
-                    }
-                    Some(EphemeralContainerField::lifecycle) => {
-                        serde_struct::optional_struct_value(&mut map, &mut lifecycle, "lifecycle")
-                    }
-                    Some(EphemeralContainerField::liveness_probe) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut liveness_probe,
-                            "livenessProbe",
-                        )
-                    }
-                    Some(EphemeralContainerField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(EphemeralContainerField::ports) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut ports, "ports")
-                    }
-                    Some(EphemeralContainerField::readiness_probe) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut readiness_probe,
-                            "readinessProbe",
-                        )
-                    }
-                    Some(EphemeralContainerField::resize_policy) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut resize_policy,
-                            "resizePolicy",
-                        )
-                    }
-                    Some(EphemeralContainerField::resources) => {
-                        serde_struct::optional_struct_value(&mut map, &mut resources, "resources")
-                    }
-                    Some(EphemeralContainerField::restart_policy) => {
-                        serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
-                    }
-                    Some(EphemeralContainerField::restart_policy_rules) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut restart_policy_rules,
-                            "restartPolicyRules",
-                        )
-                    }
-                    Some(EphemeralContainerField::security_context) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut security_context,
-                            "securityContext",
-                        )
-                    }
-                    Some(EphemeralContainerField::startup_probe) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut startup_probe,
-                            "startupProbe",
-                        )
-                    }
-                    Some(EphemeralContainerField::stdin) => {
-                        serde_struct::value(&mut map, &mut stdin, "stdin")
-                    }
-                    Some(EphemeralContainerField::stdin_once) => {
-                        serde_struct::value(&mut map, &mut stdin_once, "stdinOnce")
-                    }
-                    Some(EphemeralContainerField::target_container_name) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut target_container_name,
-                            "targetContainerName",
-                        )
-                    }
-                    Some(EphemeralContainerField::termination_message_path) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut termination_message_path,
-                            "terminationMessagePath",
-                        )
-                    }
-                    Some(EphemeralContainerField::termination_message_policy) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut termination_message_policy,
-                            "terminationMessagePolicy",
-                        )
-                    }
-                    Some(EphemeralContainerField::tty) => {
-                        serde_struct::value(&mut map, &mut tty, "tty")
-                    }
-                    Some(EphemeralContainerField::volume_devices) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut volume_devices,
-                            "volumeDevices",
-                        )
-                    }
-                    Some(EphemeralContainerField::volume_mounts) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut volume_mounts,
-                            "volumeMounts",
-                        )
-                    }
-                    Some(EphemeralContainerField::working_dir) => {
-                        serde_struct::value(&mut map, &mut working_dir, "workingDir")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.env),
+                1 => serde_struct::read(map, &mut self.tty),
+                2 => serde_struct::read(map, &mut self.args),
+                3 => serde_struct::read(map, &mut self.name),
+                4 => serde_struct::read(map, &mut self.image),
+                5 => serde_struct::read_optional_struct_list(map, &mut self.ports),
+                6 => serde_struct::read(map, &mut self.stdin),
+                7 => serde_struct::read(map, &mut self.command),
+                8 => serde_struct::read_optional_struct_list(map, &mut self.env_from),
+                9 => serde_struct::read_optional_struct(map, &mut self.lifecycle),
+                10 => serde_struct::read_optional_struct(map, &mut self.resources),
+                11 => serde_struct::read(map, &mut self.stdin_once),
+                12 => serde_struct::read(map, &mut self.working_dir),
+                13 => serde_struct::read_optional_struct_list(map, &mut self.resize_policy),
+                14 => serde_struct::read_optional_struct(map, &mut self.startup_probe),
+                15 => serde_struct::read_optional_struct_list(map, &mut self.volume_mounts),
+                16 => serde_struct::read_optional_struct(map, &mut self.liveness_probe),
+                17 => serde_struct::read(map, &mut self.restart_policy),
+                18 => serde_struct::read_optional_struct_list(map, &mut self.volume_devices),
+                19 => serde_struct::read_optional_struct(map, &mut self.readiness_probe),
+                20 => serde_struct::read(map, &mut self.image_pull_policy),
+                21 => serde_struct::read_optional_struct(map, &mut self.security_context),
+                22 => serde_struct::read_optional_struct_list(map, &mut self.restart_policy_rules),
+                23 => serde_struct::read(map, &mut self.target_container_name),
+                24 => serde_struct::read(map, &mut self.termination_message_path),
+                25 => serde_struct::read(map, &mut self.termination_message_policy),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(EphemeralContainer {
-                args: serde_struct::optional(args),
-                command: serde_struct::optional(command),
-                env: serde_struct::optional(env),
-                env_from: serde_struct::optional(env_from),
-                image: serde_struct::optional(image),
-                image_pull_policy: serde_struct::optional(image_pull_policy),
-                lifecycle: serde_struct::optional(lifecycle),
-                liveness_probe: serde_struct::optional(liveness_probe),
-                name,
-                ports: serde_struct::optional(ports),
-                readiness_probe: serde_struct::optional(readiness_probe),
-                resize_policy: serde_struct::optional(resize_policy),
-                resources: serde_struct::optional(resources),
-                restart_policy: serde_struct::optional(restart_policy),
-                restart_policy_rules: serde_struct::optional(restart_policy_rules),
-                security_context: serde_struct::optional(security_context),
-                startup_probe: serde_struct::optional(startup_probe),
-                stdin: serde_struct::optional(stdin),
-                stdin_once: serde_struct::optional(stdin_once),
-                target_container_name: serde_struct::optional(target_container_name),
-                termination_message_path: serde_struct::optional(termination_message_path),
-                termination_message_policy: serde_struct::optional(termination_message_policy),
-                tty: serde_struct::optional(tty),
-                volume_devices: serde_struct::optional(volume_devices),
-                volume_mounts: serde_struct::optional(volume_mounts),
-                working_dir: serde_struct::optional(working_dir),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -45,59 +45,32 @@ impl<'de> ::serde::Deserialize<'de> for EphemeralVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum EphemeralVolumeSourceField {
-        volume_claim_template,
-    }
-
-    enum EphemeralVolumeSourceFields {}
-
-    impl serde_struct::Fields for EphemeralVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
-
-        type Field = EphemeralVolumeSourceField;
-
+    impl serde_struct::Empty for EphemeralVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<EphemeralVolumeSourceField> {
-            match name {
-                "volumeClaimTemplate" => Some(EphemeralVolumeSourceField::volume_claim_template),
-                _ => None,
+        fn empty() -> Self {
+            EphemeralVolumeSource {
+                volume_claim_template: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for EphemeralVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for EphemeralVolumeSource {
         const NAME: &'static str = "EphemeralVolumeSource";
-        const NAMES: &'static [&'static str] = <EphemeralVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["volumeClaimTemplate"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<EphemeralVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut volume_claim_template = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<EphemeralVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(EphemeralVolumeSourceField::volume_claim_template) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut volume_claim_template,
-                            "volumeClaimTemplate",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.volume_claim_template),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(EphemeralVolumeSource {
-                volume_claim_template: serde_struct::optional(volume_claim_template),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -37,55 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for ExecAction {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ExecActionField {
-        command,
-    }
-
-    enum ExecActionFields {}
-
-    impl serde_struct::Fields for ExecActionFields {
-        const NAMES: &'static [&'static str] = &["command"];
-
-        type Field = ExecActionField;
-
+    impl serde_struct::Empty for ExecAction {
         #[inline]
-        fn field(name: &str) -> Option<ExecActionField> {
-            match name {
-                "command" => Some(ExecActionField::command),
-                _ => None,
+        fn empty() -> Self {
+            ExecAction {
+                command: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ExecAction {
+    impl<'de> serde_struct::ReadFields<'de> for ExecAction {
         const NAME: &'static str = "ExecAction";
-        const NAMES: &'static [&'static str] = <ExecActionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["command"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ExecAction>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut command = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ExecActionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ExecActionField::command) => {
-                        serde_struct::value(&mut map, &mut command, "command")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.command),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ExecAction {
-                command: serde_struct::optional(command),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

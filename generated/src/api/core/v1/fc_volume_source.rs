@@ -55,89 +55,46 @@ impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum FCVolumeSourceField {
-        fs_type,
-        lun,
-        read_only,
-        target_wwns,
-        wwids,
-    }
-
-    enum FCVolumeSourceFields {}
-
-    impl serde_struct::Fields for FCVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &[
-            "fsType",
-            "lun",
-            "readOnly",
-            "targetWWNs",
-            "wwids",
-        ];
-
-        type Field = FCVolumeSourceField;
-
+    impl serde_struct::Empty for FCVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<FCVolumeSourceField> {
-            match name {
-                "fsType" => Some(FCVolumeSourceField::fs_type),
-                "lun" => Some(FCVolumeSourceField::lun),
-                "readOnly" => Some(FCVolumeSourceField::read_only),
-                "targetWWNs" => Some(FCVolumeSourceField::target_wwns),
-                "wwids" => Some(FCVolumeSourceField::wwids),
-                _ => None,
+        fn empty() -> Self {
+            FCVolumeSource {
+                fs_type: None,
+                lun: None,
+                read_only: None,
+                target_wwns: None,
+                wwids: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for FCVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for FCVolumeSource {
         const NAME: &'static str = "FCVolumeSource";
-        const NAMES: &'static [&'static str] = <FCVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "lun",
+            "wwids",
+            "fsType",
+            "readOnly",
+            "targetWWNs",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<FCVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut fs_type = None;
-            let mut lun = None;
-            let mut read_only = None;
-            let mut target_wwns = None;
-            let mut wwids = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<FCVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(FCVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(FCVolumeSourceField::lun) => {
-                        serde_struct::value(&mut map, &mut lun, "lun")
-                    }
-                    Some(FCVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(FCVolumeSourceField::target_wwns) => {
-                        serde_struct::value(&mut map, &mut target_wwns, "targetWWNs")
-                    }
-                    Some(FCVolumeSourceField::wwids) => {
-                        serde_struct::value(&mut map, &mut wwids, "wwids")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.lun),
+                1 => serde_struct::read(map, &mut self.wwids),
+                2 => serde_struct::read(map, &mut self.fs_type),
+                3 => serde_struct::read(map, &mut self.read_only),
+                4 => serde_struct::read(map, &mut self.target_wwns),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(FCVolumeSource {
-                fs_type: serde_struct::optional(fs_type),
-                lun: serde_struct::optional(lun),
-                read_only: serde_struct::optional(read_only),
-                target_wwns: serde_struct::optional(target_wwns),
-                wwids: serde_struct::optional(wwids),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -46,79 +46,38 @@ impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum FileKeySelectorField {
-        key,
-        optional,
-        path,
-        volume_name,
-    }
-
-    enum FileKeySelectorFields {}
-
-    impl serde_struct::Fields for FileKeySelectorFields {
-        const NAMES: &'static [&'static str] = &["key", "optional", "path", "volumeName"];
-
-        type Field = FileKeySelectorField;
-
+    impl serde_struct::Empty for FileKeySelector {
         #[inline]
-        fn field(name: &str) -> Option<FileKeySelectorField> {
-            match name {
-                "key" => Some(FileKeySelectorField::key),
-                "optional" => Some(FileKeySelectorField::optional),
-                "path" => Some(FileKeySelectorField::path),
-                "volumeName" => Some(FileKeySelectorField::volume_name),
-                _ => None,
+        fn empty() -> Self {
+            FileKeySelector {
+                key: serde_struct::Empty::empty(),
+                optional: None,
+                path: serde_struct::Empty::empty(),
+                volume_name: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for FileKeySelector {
+    impl<'de> serde_struct::ReadFields<'de> for FileKeySelector {
         const NAME: &'static str = "FileKeySelector";
-        const NAMES: &'static [&'static str] = <FileKeySelectorFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["key", "path", "optional", "volumeName"];
+        const REQUIRED: &'static [usize] = &[0, 1, 3];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<FileKeySelector>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut key = None;
-            let mut optional = None;
-            let mut path = None;
-            let mut volume_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key_2 = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<FileKeySelectorFields>::new(&mut key_2),
-            )? {
-                match field {
-                    Some(FileKeySelectorField::key) => {
-                        serde_struct::value(&mut map, &mut key, "key")
-                    }
-                    Some(FileKeySelectorField::optional) => {
-                        serde_struct::value(&mut map, &mut optional, "optional")
-                    }
-                    Some(FileKeySelectorField::path) => {
-                        serde_struct::value(&mut map, &mut path, "path")
-                    }
-                    Some(FileKeySelectorField::volume_name) => {
-                        serde_struct::value(&mut map, &mut volume_name, "volumeName")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.key),
+                1 => serde_struct::read(map, &mut self.path),
+                2 => serde_struct::read(map, &mut self.optional),
+                3 => serde_struct::read(map, &mut self.volume_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let key = serde_struct::required(key, "key")?;
-            let path = serde_struct::required(path, "path")?;
-            let volume_name = serde_struct::required(volume_name, "volumeName")?;
-            *place = Some(FileKeySelector {
-                key,
-                optional: serde_struct::optional(optional),
-                path,
-                volume_name,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -54,18 +54,22 @@ impl<'de> ::serde::Deserialize<'de> for FlexVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum FlexVolumeSourceField {
-        driver,
-        fs_type,
-        options,
-        read_only,
-        secret_ref,
+    impl serde_struct::Empty for FlexVolumeSource {
+        #[inline]
+        fn empty() -> Self {
+            FlexVolumeSource {
+                driver: serde_struct::Empty::empty(),
+                fs_type: None,
+                options: None,
+                read_only: None,
+                secret_ref: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+            }
+        }
     }
 
-    enum FlexVolumeSourceFields {}
-
-    impl serde_struct::Fields for FlexVolumeSourceFields {
+    impl<'de> serde_struct::ReadFields<'de> for FlexVolumeSource {
+        const NAME: &'static str = "FlexVolumeSource";
         const NAMES: &'static [&'static str] = &[
             "driver",
             "fsType",
@@ -73,71 +77,23 @@ const _: () = {
             "readOnly",
             "secretRef",
         ];
-
-        type Field = FlexVolumeSourceField;
-
-        #[inline]
-        fn field(name: &str) -> Option<FlexVolumeSourceField> {
-            match name {
-                "driver" => Some(FlexVolumeSourceField::driver),
-                "fsType" => Some(FlexVolumeSourceField::fs_type),
-                "options" => Some(FlexVolumeSourceField::options),
-                "readOnly" => Some(FlexVolumeSourceField::read_only),
-                "secretRef" => Some(FlexVolumeSourceField::secret_ref),
-                _ => None,
-            }
-        }
-    }
-
-    impl<'de> serde_struct::InPlace<'de> for FlexVolumeSource {
-        const NAME: &'static str = "FlexVolumeSource";
-        const NAMES: &'static [&'static str] = <FlexVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<FlexVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut driver = None;
-            let mut fs_type = None;
-            let mut options = None;
-            let mut read_only = None;
-            let mut secret_ref = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<FlexVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(FlexVolumeSourceField::driver) => {
-                        serde_struct::value(&mut map, &mut driver, "driver")
-                    }
-                    Some(FlexVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(FlexVolumeSourceField::options) => {
-                        serde_struct::value(&mut map, &mut options, "options")
-                    }
-                    Some(FlexVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(FlexVolumeSourceField::secret_ref) => {
-                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.driver),
+                1 => serde_struct::read(map, &mut self.fs_type),
+                2 => serde_struct::read(map, &mut self.options),
+                3 => serde_struct::read(map, &mut self.read_only),
+                4 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let driver = serde_struct::required(driver, "driver")?;
-            *place = Some(FlexVolumeSource {
-                driver,
-                fs_type: serde_struct::optional(fs_type),
-                options: serde_struct::optional(options),
-                read_only: serde_struct::optional(read_only),
-                secret_ref: serde_struct::optional(secret_ref),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -43,62 +43,34 @@ impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum FlockerVolumeSourceField {
-        dataset_name,
-        dataset_uuid,
-    }
-
-    enum FlockerVolumeSourceFields {}
-
-    impl serde_struct::Fields for FlockerVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
-
-        type Field = FlockerVolumeSourceField;
-
+    impl serde_struct::Empty for FlockerVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<FlockerVolumeSourceField> {
-            match name {
-                "datasetName" => Some(FlockerVolumeSourceField::dataset_name),
-                "datasetUUID" => Some(FlockerVolumeSourceField::dataset_uuid),
-                _ => None,
+        fn empty() -> Self {
+            FlockerVolumeSource {
+                dataset_name: None,
+                dataset_uuid: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for FlockerVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for FlockerVolumeSource {
         const NAME: &'static str = "FlockerVolumeSource";
-        const NAMES: &'static [&'static str] = <FlockerVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["datasetName", "datasetUUID"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<FlockerVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut dataset_name = None;
-            let mut dataset_uuid = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<FlockerVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(FlockerVolumeSourceField::dataset_name) => {
-                        serde_struct::value(&mut map, &mut dataset_name, "datasetName")
-                    }
-                    Some(FlockerVolumeSourceField::dataset_uuid) => {
-                        serde_struct::value(&mut map, &mut dataset_uuid, "datasetUUID")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.dataset_name),
+                1 => serde_struct::read(map, &mut self.dataset_uuid),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(FlockerVolumeSource {
-                dataset_name: serde_struct::optional(dataset_name),
-                dataset_uuid: serde_struct::optional(dataset_uuid),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

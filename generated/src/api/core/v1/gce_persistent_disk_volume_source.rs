@@ -50,77 +50,38 @@ impl<'de> ::serde::Deserialize<'de> for GCEPersistentDiskVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum GCEPersistentDiskVolumeSourceField {
-        fs_type,
-        partition,
-        pd_name,
-        read_only,
-    }
-
-    enum GCEPersistentDiskVolumeSourceFields {}
-
-    impl serde_struct::Fields for GCEPersistentDiskVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["fsType", "partition", "pdName", "readOnly"];
-
-        type Field = GCEPersistentDiskVolumeSourceField;
-
+    impl serde_struct::Empty for GCEPersistentDiskVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<GCEPersistentDiskVolumeSourceField> {
-            match name {
-                "fsType" => Some(GCEPersistentDiskVolumeSourceField::fs_type),
-                "partition" => Some(GCEPersistentDiskVolumeSourceField::partition),
-                "pdName" => Some(GCEPersistentDiskVolumeSourceField::pd_name),
-                "readOnly" => Some(GCEPersistentDiskVolumeSourceField::read_only),
-                _ => None,
+        fn empty() -> Self {
+            GCEPersistentDiskVolumeSource {
+                fs_type: None,
+                partition: None,
+                pd_name: serde_struct::Empty::empty(),
+                read_only: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for GCEPersistentDiskVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for GCEPersistentDiskVolumeSource {
         const NAME: &'static str = "GCEPersistentDiskVolumeSource";
-        const NAMES: &'static [&'static str] = <GCEPersistentDiskVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["fsType", "pdName", "readOnly", "partition"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<GCEPersistentDiskVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut fs_type = None;
-            let mut partition = None;
-            let mut pd_name = None;
-            let mut read_only = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<GCEPersistentDiskVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(GCEPersistentDiskVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(GCEPersistentDiskVolumeSourceField::partition) => {
-                        serde_struct::value(&mut map, &mut partition, "partition")
-                    }
-                    Some(GCEPersistentDiskVolumeSourceField::pd_name) => {
-                        serde_struct::value(&mut map, &mut pd_name, "pdName")
-                    }
-                    Some(GCEPersistentDiskVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.fs_type),
+                1 => serde_struct::read(map, &mut self.pd_name),
+                2 => serde_struct::read(map, &mut self.read_only),
+                3 => serde_struct::read(map, &mut self.partition),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let pd_name = serde_struct::required(pd_name, "pdName")?;
-            *place = Some(GCEPersistentDiskVolumeSource {
-                fs_type: serde_struct::optional(fs_type),
-                partition: serde_struct::optional(partition),
-                pd_name,
-                read_only: serde_struct::optional(read_only),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -46,70 +46,36 @@ impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum GitRepoVolumeSourceField {
-        directory,
-        repository,
-        revision,
-    }
-
-    enum GitRepoVolumeSourceFields {}
-
-    impl serde_struct::Fields for GitRepoVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["directory", "repository", "revision"];
-
-        type Field = GitRepoVolumeSourceField;
-
+    impl serde_struct::Empty for GitRepoVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<GitRepoVolumeSourceField> {
-            match name {
-                "directory" => Some(GitRepoVolumeSourceField::directory),
-                "repository" => Some(GitRepoVolumeSourceField::repository),
-                "revision" => Some(GitRepoVolumeSourceField::revision),
-                _ => None,
+        fn empty() -> Self {
+            GitRepoVolumeSource {
+                directory: None,
+                repository: serde_struct::Empty::empty(),
+                revision: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for GitRepoVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for GitRepoVolumeSource {
         const NAME: &'static str = "GitRepoVolumeSource";
-        const NAMES: &'static [&'static str] = <GitRepoVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["revision", "directory", "repository"];
+        const REQUIRED: &'static [usize] = &[2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<GitRepoVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut directory = None;
-            let mut repository = None;
-            let mut revision = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<GitRepoVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(GitRepoVolumeSourceField::directory) => {
-                        serde_struct::value(&mut map, &mut directory, "directory")
-                    }
-                    Some(GitRepoVolumeSourceField::repository) => {
-                        serde_struct::value(&mut map, &mut repository, "repository")
-                    }
-                    Some(GitRepoVolumeSourceField::revision) => {
-                        serde_struct::value(&mut map, &mut revision, "revision")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.revision),
+                1 => serde_struct::read(map, &mut self.directory),
+                2 => serde_struct::read(map, &mut self.repository),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let repository = serde_struct::required(repository, "repository")?;
-            *place = Some(GitRepoVolumeSource {
-                directory: serde_struct::optional(directory),
-                repository,
-                revision: serde_struct::optional(revision),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -43,71 +43,36 @@ impl<'de> ::serde::Deserialize<'de> for GlusterfsVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum GlusterfsVolumeSourceField {
-        endpoints,
-        path,
-        read_only,
-    }
-
-    enum GlusterfsVolumeSourceFields {}
-
-    impl serde_struct::Fields for GlusterfsVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["endpoints", "path", "readOnly"];
-
-        type Field = GlusterfsVolumeSourceField;
-
+    impl serde_struct::Empty for GlusterfsVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<GlusterfsVolumeSourceField> {
-            match name {
-                "endpoints" => Some(GlusterfsVolumeSourceField::endpoints),
-                "path" => Some(GlusterfsVolumeSourceField::path),
-                "readOnly" => Some(GlusterfsVolumeSourceField::read_only),
-                _ => None,
+        fn empty() -> Self {
+            GlusterfsVolumeSource {
+                endpoints: serde_struct::Empty::empty(),
+                path: serde_struct::Empty::empty(),
+                read_only: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for GlusterfsVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for GlusterfsVolumeSource {
         const NAME: &'static str = "GlusterfsVolumeSource";
-        const NAMES: &'static [&'static str] = <GlusterfsVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["path", "readOnly", "endpoints"];
+        const REQUIRED: &'static [usize] = &[2, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<GlusterfsVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut endpoints = None;
-            let mut path = None;
-            let mut read_only = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<GlusterfsVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(GlusterfsVolumeSourceField::endpoints) => {
-                        serde_struct::value(&mut map, &mut endpoints, "endpoints")
-                    }
-                    Some(GlusterfsVolumeSourceField::path) => {
-                        serde_struct::value(&mut map, &mut path, "path")
-                    }
-                    Some(GlusterfsVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.path),
+                1 => serde_struct::read(map, &mut self.read_only),
+                2 => serde_struct::read(map, &mut self.endpoints),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let endpoints = serde_struct::required(endpoints, "endpoints")?;
-            let path = serde_struct::required(path, "path")?;
-            *place = Some(GlusterfsVolumeSource {
-                endpoints,
-                path,
-                read_only: serde_struct::optional(read_only),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -40,61 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for GRPCAction {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum GRPCActionField {
-        port,
-        service,
-    }
-
-    enum GRPCActionFields {}
-
-    impl serde_struct::Fields for GRPCActionFields {
-        const NAMES: &'static [&'static str] = &["port", "service"];
-
-        type Field = GRPCActionField;
-
+    impl serde_struct::Empty for GRPCAction {
         #[inline]
-        fn field(name: &str) -> Option<GRPCActionField> {
-            match name {
-                "port" => Some(GRPCActionField::port),
-                "service" => Some(GRPCActionField::service),
-                _ => None,
+        fn empty() -> Self {
+            GRPCAction {
+                port: serde_struct::Empty::empty(),
+                service: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for GRPCAction {
+    impl<'de> serde_struct::ReadFields<'de> for GRPCAction {
         const NAME: &'static str = "GRPCAction";
-        const NAMES: &'static [&'static str] = <GRPCActionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["port", "service"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<GRPCAction>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut port = None;
-            let mut service = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<GRPCActionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(GRPCActionField::port) => serde_struct::value(&mut map, &mut port, "port"),
-                    Some(GRPCActionField::service) => {
-                        serde_struct::value(&mut map, &mut service, "service")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.port),
+                1 => serde_struct::read(map, &mut self.service),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let port = serde_struct::required(port, "port")?;
-            *place = Some(GRPCAction {
-                port,
-                service: serde_struct::optional(service),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

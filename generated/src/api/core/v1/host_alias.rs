@@ -40,61 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for HostAlias {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum HostAliasField {
-        hostnames,
-        ip,
-    }
-
-    enum HostAliasFields {}
-
-    impl serde_struct::Fields for HostAliasFields {
-        const NAMES: &'static [&'static str] = &["hostnames", "ip"];
-
-        type Field = HostAliasField;
-
+    impl serde_struct::Empty for HostAlias {
         #[inline]
-        fn field(name: &str) -> Option<HostAliasField> {
-            match name {
-                "hostnames" => Some(HostAliasField::hostnames),
-                "ip" => Some(HostAliasField::ip),
-                _ => None,
+        fn empty() -> Self {
+            HostAlias {
+                hostnames: None,
+                ip: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for HostAlias {
+    impl<'de> serde_struct::ReadFields<'de> for HostAlias {
         const NAME: &'static str = "HostAlias";
-        const NAMES: &'static [&'static str] = <HostAliasFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["ip", "hostnames"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<HostAlias>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut hostnames = None;
-            let mut ip = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<HostAliasFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(HostAliasField::hostnames) => {
-                        serde_struct::value(&mut map, &mut hostnames, "hostnames")
-                    }
-                    Some(HostAliasField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.ip),
+                1 => serde_struct::read(map, &mut self.hostnames),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let ip = serde_struct::required(ip, "ip")?;
-            *place = Some(HostAlias {
-                hostnames: serde_struct::optional(hostnames),
-                ip,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -37,54 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for HostIP {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum HostIPField {
-        ip,
-    }
-
-    enum HostIPFields {}
-
-    impl serde_struct::Fields for HostIPFields {
-        const NAMES: &'static [&'static str] = &["ip"];
-
-        type Field = HostIPField;
-
+    impl serde_struct::Empty for HostIP {
         #[inline]
-        fn field(name: &str) -> Option<HostIPField> {
-            match name {
-                "ip" => Some(HostIPField::ip),
-                _ => None,
+        fn empty() -> Self {
+            HostIP {
+                ip: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for HostIP {
+    impl<'de> serde_struct::ReadFields<'de> for HostIP {
         const NAME: &'static str = "HostIP";
-        const NAMES: &'static [&'static str] = <HostIPFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["ip"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<HostIP>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut ip = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<HostIPFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(HostIPField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.ip),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let ip = serde_struct::required(ip, "ip")?;
-            *place = Some(HostIP {
-                ip,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

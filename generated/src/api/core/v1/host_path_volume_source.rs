@@ -40,63 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum HostPathVolumeSourceField {
-        path,
-        type_,
-    }
-
-    enum HostPathVolumeSourceFields {}
-
-    impl serde_struct::Fields for HostPathVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["path", "type"];
-
-        type Field = HostPathVolumeSourceField;
-
+    impl serde_struct::Empty for HostPathVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<HostPathVolumeSourceField> {
-            match name {
-                "path" => Some(HostPathVolumeSourceField::path),
-                "type" => Some(HostPathVolumeSourceField::type_),
-                _ => None,
+        fn empty() -> Self {
+            HostPathVolumeSource {
+                path: serde_struct::Empty::empty(),
+                type_: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for HostPathVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for HostPathVolumeSource {
         const NAME: &'static str = "HostPathVolumeSource";
-        const NAMES: &'static [&'static str] = <HostPathVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["path", "type"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<HostPathVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut path = None;
-            let mut type_ = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<HostPathVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(HostPathVolumeSourceField::path) => {
-                        serde_struct::value(&mut map, &mut path, "path")
-                    }
-                    Some(HostPathVolumeSourceField::type_) => {
-                        serde_struct::value(&mut map, &mut type_, "type")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.path),
+                1 => serde_struct::read(map, &mut self.type_),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let path = serde_struct::required(path, "path")?;
-            *place = Some(HostPathVolumeSource {
-                path,
-                type_: serde_struct::optional(type_),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -54,88 +54,40 @@ impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum HTTPGetActionField {
-        host,
-        http_headers,
-        path,
-        port,
-        scheme,
-    }
-
-    enum HTTPGetActionFields {}
-
-    impl serde_struct::Fields for HTTPGetActionFields {
-        const NAMES: &'static [&'static str] = &["host", "httpHeaders", "path", "port", "scheme"];
-
-        type Field = HTTPGetActionField;
-
+    impl serde_struct::Empty for HTTPGetAction {
         #[inline]
-        fn field(name: &str) -> Option<HTTPGetActionField> {
-            match name {
-                "host" => Some(HTTPGetActionField::host),
-                "httpHeaders" => Some(HTTPGetActionField::http_headers),
-                "path" => Some(HTTPGetActionField::path),
-                "port" => Some(HTTPGetActionField::port),
-                "scheme" => Some(HTTPGetActionField::scheme),
-                _ => None,
+        fn empty() -> Self {
+            HTTPGetAction {
+                host: None,
+                http_headers: None,
+                path: None,
+                port: serde_struct::Empty::empty(),
+                scheme: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for HTTPGetAction {
+    impl<'de> serde_struct::ReadFields<'de> for HTTPGetAction {
         const NAME: &'static str = "HTTPGetAction";
-        const NAMES: &'static [&'static str] = <HTTPGetActionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["host", "path", "port", "scheme", "httpHeaders"];
+        const REQUIRED: &'static [usize] = &[2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<HTTPGetAction>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut host = None;
-            let mut http_headers = None;
-            let mut path = None;
-            let mut port = None;
-            let mut scheme = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<HTTPGetActionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(HTTPGetActionField::host) => {
-                        serde_struct::value(&mut map, &mut host, "host")
-                    }
-                    Some(HTTPGetActionField::http_headers) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut http_headers,
-                            "httpHeaders",
-                        )
-                    }
-                    Some(HTTPGetActionField::path) => {
-                        serde_struct::value(&mut map, &mut path, "path")
-                    }
-                    Some(HTTPGetActionField::port) => {
-                        serde_struct::value(&mut map, &mut port, "port")
-                    }
-                    Some(HTTPGetActionField::scheme) => {
-                        serde_struct::value(&mut map, &mut scheme, "scheme")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.host),
+                1 => serde_struct::read(map, &mut self.path),
+                2 => serde_struct::read(map, &mut self.port),
+                3 => serde_struct::read(map, &mut self.scheme),
+                4 => serde_struct::read_optional_struct_list(map, &mut self.http_headers),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let port = serde_struct::required(port, "port")?;
-            *place = Some(HTTPGetAction {
-                host: serde_struct::optional(host),
-                http_headers: serde_struct::optional(http_headers),
-                path: serde_struct::optional(path),
-                port,
-                scheme: serde_struct::optional(scheme),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

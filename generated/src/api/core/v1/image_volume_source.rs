@@ -43,62 +43,34 @@ impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ImageVolumeSourceField {
-        pull_policy,
-        reference,
-    }
-
-    enum ImageVolumeSourceFields {}
-
-    impl serde_struct::Fields for ImageVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["pullPolicy", "reference"];
-
-        type Field = ImageVolumeSourceField;
-
+    impl serde_struct::Empty for ImageVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<ImageVolumeSourceField> {
-            match name {
-                "pullPolicy" => Some(ImageVolumeSourceField::pull_policy),
-                "reference" => Some(ImageVolumeSourceField::reference),
-                _ => None,
+        fn empty() -> Self {
+            ImageVolumeSource {
+                pull_policy: None,
+                reference: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ImageVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for ImageVolumeSource {
         const NAME: &'static str = "ImageVolumeSource";
-        const NAMES: &'static [&'static str] = <ImageVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["reference", "pullPolicy"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ImageVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut pull_policy = None;
-            let mut reference = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ImageVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ImageVolumeSourceField::pull_policy) => {
-                        serde_struct::value(&mut map, &mut pull_policy, "pullPolicy")
-                    }
-                    Some(ImageVolumeSourceField::reference) => {
-                        serde_struct::value(&mut map, &mut reference, "reference")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.reference),
+                1 => serde_struct::read(map, &mut self.pull_policy),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ImageVolumeSource {
-                pull_policy: serde_struct::optional(pull_policy),
-                reference: serde_struct::optional(reference),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -84,140 +84,64 @@ impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ISCSIVolumeSourceField {
-        chap_auth_discovery,
-        chap_auth_session,
-        fs_type,
-        initiator_name,
-        iqn,
-        iscsi_interface,
-        lun,
-        portals,
-        read_only,
-        secret_ref,
-        target_portal,
-    }
-
-    enum ISCSIVolumeSourceFields {}
-
-    impl serde_struct::Fields for ISCSIVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &[
-            "chapAuthDiscovery",
-            "chapAuthSession",
-            "fsType",
-            "initiatorName",
-            "iqn",
-            "iscsiInterface",
-            "lun",
-            "portals",
-            "readOnly",
-            "secretRef",
-            "targetPortal",
-        ];
-
-        type Field = ISCSIVolumeSourceField;
-
+    impl serde_struct::Empty for ISCSIVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<ISCSIVolumeSourceField> {
-            match name {
-                "chapAuthDiscovery" => Some(ISCSIVolumeSourceField::chap_auth_discovery),
-                "chapAuthSession" => Some(ISCSIVolumeSourceField::chap_auth_session),
-                "fsType" => Some(ISCSIVolumeSourceField::fs_type),
-                "initiatorName" => Some(ISCSIVolumeSourceField::initiator_name),
-                "iqn" => Some(ISCSIVolumeSourceField::iqn),
-                "iscsiInterface" => Some(ISCSIVolumeSourceField::iscsi_interface),
-                "lun" => Some(ISCSIVolumeSourceField::lun),
-                "portals" => Some(ISCSIVolumeSourceField::portals),
-                "readOnly" => Some(ISCSIVolumeSourceField::read_only),
-                "secretRef" => Some(ISCSIVolumeSourceField::secret_ref),
-                "targetPortal" => Some(ISCSIVolumeSourceField::target_portal),
-                _ => None,
+        fn empty() -> Self {
+            ISCSIVolumeSource {
+                chap_auth_discovery: None,
+                chap_auth_session: None,
+                fs_type: None,
+                initiator_name: None,
+                iqn: serde_struct::Empty::empty(),
+                iscsi_interface: None,
+                lun: serde_struct::Empty::empty(),
+                portals: None,
+                read_only: None,
+                secret_ref: None,
+                target_portal: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ISCSIVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for ISCSIVolumeSource {
         const NAME: &'static str = "ISCSIVolumeSource";
-        const NAMES: &'static [&'static str] = <ISCSIVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "iqn",
+            "lun",
+            "fsType",
+            "portals",
+            "readOnly",
+            "secretRef",
+            "targetPortal",
+            "initiatorName",
+            "iscsiInterface",
+            "chapAuthSession",
+            "chapAuthDiscovery",
+        ];
+        const REQUIRED: &'static [usize] = &[0, 1, 6];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ISCSIVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut chap_auth_discovery = None;
-            let mut chap_auth_session = None;
-            let mut fs_type = None;
-            let mut initiator_name = None;
-            let mut iqn = None;
-            let mut iscsi_interface = None;
-            let mut lun = None;
-            let mut portals = None;
-            let mut read_only = None;
-            let mut secret_ref = None;
-            let mut target_portal = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ISCSIVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ISCSIVolumeSourceField::chap_auth_discovery) => {
-                        serde_struct::value(&mut map, &mut chap_auth_discovery, "chapAuthDiscovery")
-                    }
-                    Some(ISCSIVolumeSourceField::chap_auth_session) => {
-                        serde_struct::value(&mut map, &mut chap_auth_session, "chapAuthSession")
-                    }
-                    Some(ISCSIVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(ISCSIVolumeSourceField::initiator_name) => {
-                        serde_struct::value(&mut map, &mut initiator_name, "initiatorName")
-                    }
-                    Some(ISCSIVolumeSourceField::iqn) => {
-                        serde_struct::value(&mut map, &mut iqn, "iqn")
-                    }
-                    Some(ISCSIVolumeSourceField::iscsi_interface) => {
-                        serde_struct::value(&mut map, &mut iscsi_interface, "iscsiInterface")
-                    }
-                    Some(ISCSIVolumeSourceField::lun) => {
-                        serde_struct::value(&mut map, &mut lun, "lun")
-                    }
-                    Some(ISCSIVolumeSourceField::portals) => {
-                        serde_struct::value(&mut map, &mut portals, "portals")
-                    }
-                    Some(ISCSIVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(ISCSIVolumeSourceField::secret_ref) => {
-                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
-                    }
-                    Some(ISCSIVolumeSourceField::target_portal) => {
-                        serde_struct::value(&mut map, &mut target_portal, "targetPortal")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.iqn),
+                1 => serde_struct::read(map, &mut self.lun),
+                2 => serde_struct::read(map, &mut self.fs_type),
+                3 => serde_struct::read(map, &mut self.portals),
+                4 => serde_struct::read(map, &mut self.read_only),
+                5 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                6 => serde_struct::read(map, &mut self.target_portal),
+                7 => serde_struct::read(map, &mut self.initiator_name),
+                8 => serde_struct::read(map, &mut self.iscsi_interface),
+                9 => serde_struct::read(map, &mut self.chap_auth_session),
+                10 => serde_struct::read(map, &mut self.chap_auth_discovery),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let iqn = serde_struct::required(iqn, "iqn")?;
-            let lun = serde_struct::required(lun, "lun")?;
-            let target_portal = serde_struct::required(target_portal, "targetPortal")?;
-            *place = Some(ISCSIVolumeSource {
-                chap_auth_discovery: serde_struct::optional(chap_auth_discovery),
-                chap_auth_session: serde_struct::optional(chap_auth_session),
-                fs_type: serde_struct::optional(fs_type),
-                initiator_name: serde_struct::optional(initiator_name),
-                iqn,
-                iscsi_interface: serde_struct::optional(iscsi_interface),
-                lun,
-                portals: serde_struct::optional(portals),
-                read_only: serde_struct::optional(read_only),
-                secret_ref: serde_struct::optional(secret_ref),
-                target_portal,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

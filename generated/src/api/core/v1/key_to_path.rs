@@ -43,65 +43,36 @@ impl<'de> ::serde::Deserialize<'de> for KeyToPath {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum KeyToPathField {
-        key,
-        mode,
-        path,
-    }
-
-    enum KeyToPathFields {}
-
-    impl serde_struct::Fields for KeyToPathFields {
-        const NAMES: &'static [&'static str] = &["key", "mode", "path"];
-
-        type Field = KeyToPathField;
-
+    impl serde_struct::Empty for KeyToPath {
         #[inline]
-        fn field(name: &str) -> Option<KeyToPathField> {
-            match name {
-                "key" => Some(KeyToPathField::key),
-                "mode" => Some(KeyToPathField::mode),
-                "path" => Some(KeyToPathField::path),
-                _ => None,
+        fn empty() -> Self {
+            KeyToPath {
+                key: serde_struct::Empty::empty(),
+                mode: None,
+                path: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for KeyToPath {
+    impl<'de> serde_struct::ReadFields<'de> for KeyToPath {
         const NAME: &'static str = "KeyToPath";
-        const NAMES: &'static [&'static str] = <KeyToPathFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["key", "mode", "path"];
+        const REQUIRED: &'static [usize] = &[0, 2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<KeyToPath>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut key = None;
-            let mut mode = None;
-            let mut path = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key_2 = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<KeyToPathFields>::new(&mut key_2),
-            )? {
-                match field {
-                    Some(KeyToPathField::key) => serde_struct::value(&mut map, &mut key, "key"),
-                    Some(KeyToPathField::mode) => serde_struct::value(&mut map, &mut mode, "mode"),
-                    Some(KeyToPathField::path) => serde_struct::value(&mut map, &mut path, "path"),
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.key),
+                1 => serde_struct::read(map, &mut self.mode),
+                2 => serde_struct::read(map, &mut self.path),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let key = serde_struct::required(key, "key")?;
-            let path = serde_struct::required(path, "path")?;
-            *place = Some(KeyToPath {
-                key,
-                mode: serde_struct::optional(mode),
-                path,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

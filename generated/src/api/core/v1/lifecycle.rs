@@ -47,69 +47,36 @@ impl<'de> ::serde::Deserialize<'de> for Lifecycle {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum LifecycleField {
-        post_start,
-        pre_stop,
-        stop_signal,
-    }
-
-    enum LifecycleFields {}
-
-    impl serde_struct::Fields for LifecycleFields {
-        const NAMES: &'static [&'static str] = &["postStart", "preStop", "stopSignal"];
-
-        type Field = LifecycleField;
-
+    impl serde_struct::Empty for Lifecycle {
         #[inline]
-        fn field(name: &str) -> Option<LifecycleField> {
-            match name {
-                "postStart" => Some(LifecycleField::post_start),
-                "preStop" => Some(LifecycleField::pre_stop),
-                "stopSignal" => Some(LifecycleField::stop_signal),
-                _ => None,
+        fn empty() -> Self {
+            Lifecycle {
+                post_start: None,
+                pre_stop: None,
+                stop_signal: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Lifecycle {
+    impl<'de> serde_struct::ReadFields<'de> for Lifecycle {
         const NAME: &'static str = "Lifecycle";
-        const NAMES: &'static [&'static str] = <LifecycleFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["preStop", "postStart", "stopSignal"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Lifecycle>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut post_start = None;
-            let mut pre_stop = None;
-            let mut stop_signal = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<LifecycleFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(LifecycleField::post_start) => {
-                        serde_struct::optional_struct_value(&mut map, &mut post_start, "postStart")
-                    }
-                    Some(LifecycleField::pre_stop) => {
-                        serde_struct::optional_struct_value(&mut map, &mut pre_stop, "preStop")
-                    }
-                    Some(LifecycleField::stop_signal) => {
-                        serde_struct::value(&mut map, &mut stop_signal, "stopSignal")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.pre_stop),
+                1 => serde_struct::read_optional_struct(map, &mut self.post_start),
+                2 => serde_struct::read(map, &mut self.stop_signal),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Lifecycle {
-                post_start: serde_struct::optional(post_start),
-                pre_stop: serde_struct::optional(pre_stop),
-                stop_signal: serde_struct::optional(stop_signal),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -51,76 +51,38 @@ impl<'de> ::serde::Deserialize<'de> for LifecycleHandler {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum LifecycleHandlerField {
-        exec,
-        http_get,
-        sleep,
-        tcp_socket,
-    }
-
-    enum LifecycleHandlerFields {}
-
-    impl serde_struct::Fields for LifecycleHandlerFields {
-        const NAMES: &'static [&'static str] = &["exec", "httpGet", "sleep", "tcpSocket"];
-
-        type Field = LifecycleHandlerField;
-
+    impl serde_struct::Empty for LifecycleHandler {
         #[inline]
-        fn field(name: &str) -> Option<LifecycleHandlerField> {
-            match name {
-                "exec" => Some(LifecycleHandlerField::exec),
-                "httpGet" => Some(LifecycleHandlerField::http_get),
-                "sleep" => Some(LifecycleHandlerField::sleep),
-                "tcpSocket" => Some(LifecycleHandlerField::tcp_socket),
-                _ => None,
+        fn empty() -> Self {
+            LifecycleHandler {
+                exec: None,
+                http_get: None,
+                sleep: None,
+                tcp_socket: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for LifecycleHandler {
+    impl<'de> serde_struct::ReadFields<'de> for LifecycleHandler {
         const NAME: &'static str = "LifecycleHandler";
-        const NAMES: &'static [&'static str] = <LifecycleHandlerFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["exec", "sleep", "httpGet", "tcpSocket"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<LifecycleHandler>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut exec = None;
-            let mut http_get = None;
-            let mut sleep = None;
-            let mut tcp_socket = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<LifecycleHandlerFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(LifecycleHandlerField::exec) => {
-                        serde_struct::optional_struct_value(&mut map, &mut exec, "exec")
-                    }
-                    Some(LifecycleHandlerField::http_get) => {
-                        serde_struct::optional_struct_value(&mut map, &mut http_get, "httpGet")
-                    }
-                    Some(LifecycleHandlerField::sleep) => {
-                        serde_struct::optional_struct_value(&mut map, &mut sleep, "sleep")
-                    }
-                    Some(LifecycleHandlerField::tcp_socket) => {
-                        serde_struct::optional_struct_value(&mut map, &mut tcp_socket, "tcpSocket")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.exec),
+                1 => serde_struct::read_optional_struct(map, &mut self.sleep),
+                2 => serde_struct::read_optional_struct(map, &mut self.http_get),
+                3 => serde_struct::read_optional_struct(map, &mut self.tcp_socket),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(LifecycleHandler {
-                exec: serde_struct::optional(exec),
-                http_get: serde_struct::optional(http_get),
-                sleep: serde_struct::optional(sleep),
-                tcp_socket: serde_struct::optional(tcp_socket),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

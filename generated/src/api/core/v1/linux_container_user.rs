@@ -49,75 +49,36 @@ impl<'de> ::serde::Deserialize<'de> for LinuxContainerUser {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum LinuxContainerUserField {
-        gid,
-        supplemental_groups,
-        uid,
-    }
-
-    enum LinuxContainerUserFields {}
-
-    impl serde_struct::Fields for LinuxContainerUserFields {
-        const NAMES: &'static [&'static str] = &["gid", "supplementalGroups", "uid"];
-
-        type Field = LinuxContainerUserField;
-
+    impl serde_struct::Empty for LinuxContainerUser {
         #[inline]
-        fn field(name: &str) -> Option<LinuxContainerUserField> {
-            match name {
-                "gid" => Some(LinuxContainerUserField::gid),
-                "supplementalGroups" => Some(LinuxContainerUserField::supplemental_groups),
-                "uid" => Some(LinuxContainerUserField::uid),
-                _ => None,
+        fn empty() -> Self {
+            LinuxContainerUser {
+                gid: serde_struct::Empty::empty(),
+                supplemental_groups: None,
+                uid: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for LinuxContainerUser {
+    impl<'de> serde_struct::ReadFields<'de> for LinuxContainerUser {
         const NAME: &'static str = "LinuxContainerUser";
-        const NAMES: &'static [&'static str] = <LinuxContainerUserFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["gid", "uid", "supplementalGroups"];
+        const REQUIRED: &'static [usize] = &[0, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<LinuxContainerUser>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut gid = None;
-            let mut supplemental_groups = None;
-            let mut uid = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<LinuxContainerUserFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(LinuxContainerUserField::gid) => {
-                        serde_struct::value(&mut map, &mut gid, "gid")
-                    }
-                    Some(LinuxContainerUserField::supplemental_groups) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut supplemental_groups,
-                            "supplementalGroups",
-                        )
-                    }
-                    Some(LinuxContainerUserField::uid) => {
-                        serde_struct::value(&mut map, &mut uid, "uid")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.gid),
+                1 => serde_struct::read(map, &mut self.uid),
+                2 => serde_struct::read(map, &mut self.supplemental_groups),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let gid = serde_struct::required(gid, "gid")?;
-            let uid = serde_struct::required(uid, "uid")?;
-            *place = Some(LinuxContainerUser {
-                gid,
-                supplemental_groups: serde_struct::optional(supplemental_groups),
-                uid,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -37,55 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for LocalObjectReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum LocalObjectReferenceField {
-        name,
-    }
-
-    enum LocalObjectReferenceFields {}
-
-    impl serde_struct::Fields for LocalObjectReferenceFields {
-        const NAMES: &'static [&'static str] = &["name"];
-
-        type Field = LocalObjectReferenceField;
-
+    impl serde_struct::Empty for LocalObjectReference {
         #[inline]
-        fn field(name: &str) -> Option<LocalObjectReferenceField> {
-            match name {
-                "name" => Some(LocalObjectReferenceField::name),
-                _ => None,
+        fn empty() -> Self {
+            LocalObjectReference {
+                name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for LocalObjectReference {
+    impl<'de> serde_struct::ReadFields<'de> for LocalObjectReference {
         const NAME: &'static str = "LocalObjectReference";
-        const NAMES: &'static [&'static str] = <LocalObjectReferenceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<LocalObjectReference>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<LocalObjectReferenceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(LocalObjectReferenceField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(LocalObjectReference {
-                name: serde_struct::optional(name),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

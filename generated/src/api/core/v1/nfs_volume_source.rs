@@ -43,71 +43,36 @@ impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum NFSVolumeSourceField {
-        path,
-        read_only,
-        server,
-    }
-
-    enum NFSVolumeSourceFields {}
-
-    impl serde_struct::Fields for NFSVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["path", "readOnly", "server"];
-
-        type Field = NFSVolumeSourceField;
-
+    impl serde_struct::Empty for NFSVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<NFSVolumeSourceField> {
-            match name {
-                "path" => Some(NFSVolumeSourceField::path),
-                "readOnly" => Some(NFSVolumeSourceField::read_only),
-                "server" => Some(NFSVolumeSourceField::server),
-                _ => None,
+        fn empty() -> Self {
+            NFSVolumeSource {
+                path: serde_struct::Empty::empty(),
+                read_only: None,
+                server: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for NFSVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for NFSVolumeSource {
         const NAME: &'static str = "NFSVolumeSource";
-        const NAMES: &'static [&'static str] = <NFSVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["path", "server", "readOnly"];
+        const REQUIRED: &'static [usize] = &[0, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<NFSVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut path = None;
-            let mut read_only = None;
-            let mut server = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<NFSVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(NFSVolumeSourceField::path) => {
-                        serde_struct::value(&mut map, &mut path, "path")
-                    }
-                    Some(NFSVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(NFSVolumeSourceField::server) => {
-                        serde_struct::value(&mut map, &mut server, "server")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.path),
+                1 => serde_struct::read(map, &mut self.server),
+                2 => serde_struct::read(map, &mut self.read_only),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let path = serde_struct::required(path, "path")?;
-            let server = serde_struct::required(server, "server")?;
-            *place = Some(NFSVolumeSource {
-                path,
-                read_only: serde_struct::optional(read_only),
-                server,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -37,60 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum NodeSelectorField {
-        node_selector_terms,
-    }
-
-    enum NodeSelectorFields {}
-
-    impl serde_struct::Fields for NodeSelectorFields {
-        const NAMES: &'static [&'static str] = &["nodeSelectorTerms"];
-
-        type Field = NodeSelectorField;
-
+    impl serde_struct::Empty for NodeSelector {
         #[inline]
-        fn field(name: &str) -> Option<NodeSelectorField> {
-            match name {
-                "nodeSelectorTerms" => Some(NodeSelectorField::node_selector_terms),
-                _ => None,
+        fn empty() -> Self {
+            NodeSelector {
+                node_selector_terms: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for NodeSelector {
+    impl<'de> serde_struct::ReadFields<'de> for NodeSelector {
         const NAME: &'static str = "NodeSelector";
-        const NAMES: &'static [&'static str] = <NodeSelectorFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["nodeSelectorTerms"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<NodeSelector>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut node_selector_terms = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<NodeSelectorFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(NodeSelectorField::node_selector_terms) => {
-                        serde_struct::struct_list_value(
-                            &mut map,
-                            &mut node_selector_terms,
-                            "nodeSelectorTerms",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_struct_list(map, &mut self.node_selector_terms),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let node_selector_terms = serde_struct::required(node_selector_terms, "nodeSelectorTerms")?;
-            *place = Some(NodeSelector {
-                node_selector_terms,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

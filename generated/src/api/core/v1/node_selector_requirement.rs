@@ -43,71 +43,36 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum NodeSelectorRequirementField {
-        key,
-        operator,
-        values,
-    }
-
-    enum NodeSelectorRequirementFields {}
-
-    impl serde_struct::Fields for NodeSelectorRequirementFields {
-        const NAMES: &'static [&'static str] = &["key", "operator", "values"];
-
-        type Field = NodeSelectorRequirementField;
-
+    impl serde_struct::Empty for NodeSelectorRequirement {
         #[inline]
-        fn field(name: &str) -> Option<NodeSelectorRequirementField> {
-            match name {
-                "key" => Some(NodeSelectorRequirementField::key),
-                "operator" => Some(NodeSelectorRequirementField::operator),
-                "values" => Some(NodeSelectorRequirementField::values),
-                _ => None,
+        fn empty() -> Self {
+            NodeSelectorRequirement {
+                key: serde_struct::Empty::empty(),
+                operator: serde_struct::Empty::empty(),
+                values: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for NodeSelectorRequirement {
+    impl<'de> serde_struct::ReadFields<'de> for NodeSelectorRequirement {
         const NAME: &'static str = "NodeSelectorRequirement";
-        const NAMES: &'static [&'static str] = <NodeSelectorRequirementFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["key", "values", "operator"];
+        const REQUIRED: &'static [usize] = &[0, 2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<NodeSelectorRequirement>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut key = None;
-            let mut operator = None;
-            let mut values = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key_2 = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<NodeSelectorRequirementFields>::new(&mut key_2),
-            )? {
-                match field {
-                    Some(NodeSelectorRequirementField::key) => {
-                        serde_struct::value(&mut map, &mut key, "key")
-                    }
-                    Some(NodeSelectorRequirementField::operator) => {
-                        serde_struct::value(&mut map, &mut operator, "operator")
-                    }
-                    Some(NodeSelectorRequirementField::values) => {
-                        serde_struct::value(&mut map, &mut values, "values")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.key),
+                1 => serde_struct::read(map, &mut self.values),
+                2 => serde_struct::read(map, &mut self.operator),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let key = serde_struct::required(key, "key")?;
-            let operator = serde_struct::required(operator, "operator")?;
-            *place = Some(NodeSelectorRequirement {
-                key,
-                operator,
-                values: serde_struct::optional(values),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

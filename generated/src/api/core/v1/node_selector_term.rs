@@ -47,70 +47,34 @@ impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum NodeSelectorTermField {
-        match_expressions,
-        match_fields,
-    }
-
-    enum NodeSelectorTermFields {}
-
-    impl serde_struct::Fields for NodeSelectorTermFields {
-        const NAMES: &'static [&'static str] = &["matchExpressions", "matchFields"];
-
-        type Field = NodeSelectorTermField;
-
+    impl serde_struct::Empty for NodeSelectorTerm {
         #[inline]
-        fn field(name: &str) -> Option<NodeSelectorTermField> {
-            match name {
-                "matchExpressions" => Some(NodeSelectorTermField::match_expressions),
-                "matchFields" => Some(NodeSelectorTermField::match_fields),
-                _ => None,
+        fn empty() -> Self {
+            NodeSelectorTerm {
+                match_expressions: None,
+                match_fields: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for NodeSelectorTerm {
+    impl<'de> serde_struct::ReadFields<'de> for NodeSelectorTerm {
         const NAME: &'static str = "NodeSelectorTerm";
-        const NAMES: &'static [&'static str] = <NodeSelectorTermFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["matchFields", "matchExpressions"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<NodeSelectorTerm>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut match_expressions = None;
-            let mut match_fields = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<NodeSelectorTermFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(NodeSelectorTermField::match_expressions) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut match_expressions,
-                            "matchExpressions",
-                        )
-                    }
-                    Some(NodeSelectorTermField::match_fields) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut match_fields,
-                            "matchFields",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.match_fields),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.match_expressions),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(NodeSelectorTerm {
-                match_expressions: serde_struct::optional(match_expressions),
-                match_fields: serde_struct::optional(match_fields),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -40,63 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ObjectFieldSelectorField {
-        api_version,
-        field_path,
-    }
-
-    enum ObjectFieldSelectorFields {}
-
-    impl serde_struct::Fields for ObjectFieldSelectorFields {
-        const NAMES: &'static [&'static str] = &["apiVersion", "fieldPath"];
-
-        type Field = ObjectFieldSelectorField;
-
+    impl serde_struct::Empty for ObjectFieldSelector {
         #[inline]
-        fn field(name: &str) -> Option<ObjectFieldSelectorField> {
-            match name {
-                "apiVersion" => Some(ObjectFieldSelectorField::api_version),
-                "fieldPath" => Some(ObjectFieldSelectorField::field_path),
-                _ => None,
+        fn empty() -> Self {
+            ObjectFieldSelector {
+                api_version: None,
+                field_path: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ObjectFieldSelector {
+    impl<'de> serde_struct::ReadFields<'de> for ObjectFieldSelector {
         const NAME: &'static str = "ObjectFieldSelector";
-        const NAMES: &'static [&'static str] = <ObjectFieldSelectorFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["fieldPath", "apiVersion"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ObjectFieldSelector>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut field_path = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ObjectFieldSelectorFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ObjectFieldSelectorField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(ObjectFieldSelectorField::field_path) => {
-                        serde_struct::value(&mut map, &mut field_path, "fieldPath")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.field_path),
+                1 => serde_struct::read(map, &mut self.api_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let field_path = serde_struct::required(field_path, "fieldPath")?;
-            *place = Some(ObjectFieldSelector {
-                api_version: serde_struct::optional(api_version),
-                field_path,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

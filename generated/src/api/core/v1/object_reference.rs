@@ -67,105 +67,52 @@ impl<'de> ::serde::Deserialize<'de> for ObjectReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ObjectReferenceField {
-        api_version,
-        field_path,
-        kind,
-        name,
-        namespace,
-        resource_version,
-        uid,
-    }
-
-    enum ObjectReferenceFields {}
-
-    impl serde_struct::Fields for ObjectReferenceFields {
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "fieldPath",
-            "kind",
-            "name",
-            "namespace",
-            "resourceVersion",
-            "uid",
-        ];
-
-        type Field = ObjectReferenceField;
-
+    impl serde_struct::Empty for ObjectReference {
         #[inline]
-        fn field(name: &str) -> Option<ObjectReferenceField> {
-            match name {
-                "apiVersion" => Some(ObjectReferenceField::api_version),
-                "fieldPath" => Some(ObjectReferenceField::field_path),
-                "kind" => Some(ObjectReferenceField::kind),
-                "name" => Some(ObjectReferenceField::name),
-                "namespace" => Some(ObjectReferenceField::namespace),
-                "resourceVersion" => Some(ObjectReferenceField::resource_version),
-                "uid" => Some(ObjectReferenceField::uid),
-                _ => None,
+        fn empty() -> Self {
+            ObjectReference {
+                api_version: None,
+                field_path: None,
+                kind: None,
+                name: None,
+                namespace: None,
+                resource_version: None,
+                uid: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ObjectReference {
+    impl<'de> serde_struct::ReadFields<'de> for ObjectReference {
         const NAME: &'static str = "ObjectReference";
-        const NAMES: &'static [&'static str] = <ObjectReferenceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "uid",
+            "kind",
+            "name",
+            "fieldPath",
+            "namespace",
+            "apiVersion",
+            "resourceVersion",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ObjectReference>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut field_path = None;
-            let mut kind = None;
-            let mut name = None;
-            let mut namespace = None;
-            let mut resource_version = None;
-            let mut uid = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ObjectReferenceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ObjectReferenceField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(ObjectReferenceField::field_path) => {
-                        serde_struct::value(&mut map, &mut field_path, "fieldPath")
-                    }
-                    Some(ObjectReferenceField::kind) => {
-                        serde_struct::value(&mut map, &mut kind, "kind")
-                    }
-                    Some(ObjectReferenceField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(ObjectReferenceField::namespace) => {
-                        serde_struct::value(&mut map, &mut namespace, "namespace")
-                    }
-                    Some(ObjectReferenceField::resource_version) => {
-                        serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
-                    }
-                    Some(ObjectReferenceField::uid) => {
-                        serde_struct::value(&mut map, &mut uid, "uid")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.uid),
+                1 => serde_struct::read(map, &mut self.kind),
+                2 => serde_struct::read(map, &mut self.name),
+                3 => serde_struct::read(map, &mut self.field_path),
+                4 => serde_struct::read(map, &mut self.namespace),
+                5 => serde_struct::read(map, &mut self.api_version),
+                6 => serde_struct::read(map, &mut self.resource_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ObjectReference {
-                api_version: serde_struct::optional(api_version),
-                field_path: serde_struct::optional(field_path),
-                kind: serde_struct::optional(kind),
-                name: serde_struct::optional(name),
-                namespace: serde_struct::optional(namespace),
-                resource_version: serde_struct::optional(resource_version),
-                uid: serde_struct::optional(uid),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

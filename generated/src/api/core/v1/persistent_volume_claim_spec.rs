@@ -81,133 +81,58 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PersistentVolumeClaimSpecField {
-        access_modes,
-        data_source,
-        data_source_ref,
-        resources,
-        selector,
-        storage_class_name,
-        volume_attributes_class_name,
-        volume_mode,
-        volume_name,
-    }
-
-    enum PersistentVolumeClaimSpecFields {}
-
-    impl serde_struct::Fields for PersistentVolumeClaimSpecFields {
-        const NAMES: &'static [&'static str] = &[
-            "accessModes",
-            "dataSource",
-            "dataSourceRef",
-            "resources",
-            "selector",
-            "storageClassName",
-            "volumeAttributesClassName",
-            "volumeMode",
-            "volumeName",
-        ];
-
-        type Field = PersistentVolumeClaimSpecField;
-
+    impl serde_struct::Empty for PersistentVolumeClaimSpec {
         #[inline]
-        fn field(name: &str) -> Option<PersistentVolumeClaimSpecField> {
-            match name {
-                "accessModes" => Some(PersistentVolumeClaimSpecField::access_modes),
-                "dataSource" => Some(PersistentVolumeClaimSpecField::data_source),
-                "dataSourceRef" => Some(PersistentVolumeClaimSpecField::data_source_ref),
-                "resources" => Some(PersistentVolumeClaimSpecField::resources),
-                "selector" => Some(PersistentVolumeClaimSpecField::selector),
-                "storageClassName" => Some(PersistentVolumeClaimSpecField::storage_class_name),
-                "volumeAttributesClassName" => Some(PersistentVolumeClaimSpecField::volume_attributes_class_name),
-                "volumeMode" => Some(PersistentVolumeClaimSpecField::volume_mode),
-                "volumeName" => Some(PersistentVolumeClaimSpecField::volume_name),
-                _ => None,
+        fn empty() -> Self {
+            PersistentVolumeClaimSpec {
+                access_modes: None,
+                data_source: None,
+                data_source_ref: None,
+                resources: None,
+                selector: None,
+                storage_class_name: None,
+                volume_attributes_class_name: None,
+                volume_mode: None,
+                volume_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PersistentVolumeClaimSpec {
+    impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimSpec {
         const NAME: &'static str = "PersistentVolumeClaimSpec";
-        const NAMES: &'static [&'static str] = <PersistentVolumeClaimSpecFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "selector",
+            "resources",
+            "dataSource",
+            "volumeMode",
+            "volumeName",
+            "accessModes",
+            "dataSourceRef",
+            "storageClassName",
+            "volumeAttributesClassName",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PersistentVolumeClaimSpec>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut access_modes = None;
-            let mut data_source = None;
-            let mut data_source_ref = None;
-            let mut resources = None;
-            let mut selector = None;
-            let mut storage_class_name = None;
-            let mut volume_attributes_class_name = None;
-            let mut volume_mode = None;
-            let mut volume_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PersistentVolumeClaimSpecFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PersistentVolumeClaimSpecField::access_modes) => {
-                        serde_struct::value(&mut map, &mut access_modes, "accessModes")
-                    }
-                    Some(PersistentVolumeClaimSpecField::data_source) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut data_source,
-                            "dataSource",
-                        )
-                    }
-                    Some(PersistentVolumeClaimSpecField::data_source_ref) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut data_source_ref,
-                            "dataSourceRef",
-                        )
-                    }
-                    Some(PersistentVolumeClaimSpecField::resources) => {
-                        serde_struct::optional_struct_value(&mut map, &mut resources, "resources")
-                    }
-                    Some(PersistentVolumeClaimSpecField::selector) => {
-                        serde_struct::optional_struct_value(&mut map, &mut selector, "selector")
-                    }
-                    Some(PersistentVolumeClaimSpecField::storage_class_name) => {
-                        serde_struct::value(&mut map, &mut storage_class_name, "storageClassName")
-                    }
-                    Some(PersistentVolumeClaimSpecField::volume_attributes_class_name) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut volume_attributes_class_name,
-                            "volumeAttributesClassName",
-                        )
-                    }
-                    Some(PersistentVolumeClaimSpecField::volume_mode) => {
-                        serde_struct::value(&mut map, &mut volume_mode, "volumeMode")
-                    }
-                    Some(PersistentVolumeClaimSpecField::volume_name) => {
-                        serde_struct::value(&mut map, &mut volume_name, "volumeName")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.selector),
+                1 => serde_struct::read_optional_struct(map, &mut self.resources),
+                2 => serde_struct::read_optional_struct(map, &mut self.data_source),
+                3 => serde_struct::read(map, &mut self.volume_mode),
+                4 => serde_struct::read(map, &mut self.volume_name),
+                5 => serde_struct::read(map, &mut self.access_modes),
+                6 => serde_struct::read_optional_struct(map, &mut self.data_source_ref),
+                7 => serde_struct::read(map, &mut self.storage_class_name),
+                8 => serde_struct::read(map, &mut self.volume_attributes_class_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(PersistentVolumeClaimSpec {
-                access_modes: serde_struct::optional(access_modes),
-                data_source: serde_struct::optional(data_source),
-                data_source_ref: serde_struct::optional(data_source_ref),
-                resources: serde_struct::optional(resources),
-                selector: serde_struct::optional(selector),
-                storage_class_name: serde_struct::optional(storage_class_name),
-                volume_attributes_class_name: serde_struct::optional(volume_attributes_class_name),
-                volume_mode: serde_struct::optional(volume_mode),
-                volume_name: serde_struct::optional(volume_name),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

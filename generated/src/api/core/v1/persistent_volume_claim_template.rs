@@ -42,63 +42,34 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimTemplate {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PersistentVolumeClaimTemplateField {
-        metadata,
-        spec,
-    }
-
-    enum PersistentVolumeClaimTemplateFields {}
-
-    impl serde_struct::Fields for PersistentVolumeClaimTemplateFields {
-        const NAMES: &'static [&'static str] = &["metadata", "spec"];
-
-        type Field = PersistentVolumeClaimTemplateField;
-
+    impl serde_struct::Empty for PersistentVolumeClaimTemplate {
         #[inline]
-        fn field(name: &str) -> Option<PersistentVolumeClaimTemplateField> {
-            match name {
-                "metadata" => Some(PersistentVolumeClaimTemplateField::metadata),
-                "spec" => Some(PersistentVolumeClaimTemplateField::spec),
-                _ => None,
+        fn empty() -> Self {
+            PersistentVolumeClaimTemplate {
+                metadata: None,
+                spec: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PersistentVolumeClaimTemplate {
+    impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimTemplate {
         const NAME: &'static str = "PersistentVolumeClaimTemplate";
-        const NAMES: &'static [&'static str] = <PersistentVolumeClaimTemplateFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["spec", "metadata"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PersistentVolumeClaimTemplate>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut metadata = None;
-            let mut spec = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PersistentVolumeClaimTemplateFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PersistentVolumeClaimTemplateField::metadata) => {
-                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                    }
-                    Some(PersistentVolumeClaimTemplateField::spec) => {
-                        serde_struct::struct_value(&mut map, &mut spec, "spec")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_struct(map, &mut self.spec),
+                1 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let spec = serde_struct::required(spec, "spec")?;
-            *place = Some(PersistentVolumeClaimTemplate {
-                metadata: serde_struct::optional(metadata),
-                spec,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -40,63 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PersistentVolumeClaimVolumeSourceField {
-        claim_name,
-        read_only,
-    }
-
-    enum PersistentVolumeClaimVolumeSourceFields {}
-
-    impl serde_struct::Fields for PersistentVolumeClaimVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["claimName", "readOnly"];
-
-        type Field = PersistentVolumeClaimVolumeSourceField;
-
+    impl serde_struct::Empty for PersistentVolumeClaimVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<PersistentVolumeClaimVolumeSourceField> {
-            match name {
-                "claimName" => Some(PersistentVolumeClaimVolumeSourceField::claim_name),
-                "readOnly" => Some(PersistentVolumeClaimVolumeSourceField::read_only),
-                _ => None,
+        fn empty() -> Self {
+            PersistentVolumeClaimVolumeSource {
+                claim_name: serde_struct::Empty::empty(),
+                read_only: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PersistentVolumeClaimVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for PersistentVolumeClaimVolumeSource {
         const NAME: &'static str = "PersistentVolumeClaimVolumeSource";
-        const NAMES: &'static [&'static str] = <PersistentVolumeClaimVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["readOnly", "claimName"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PersistentVolumeClaimVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut claim_name = None;
-            let mut read_only = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PersistentVolumeClaimVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PersistentVolumeClaimVolumeSourceField::claim_name) => {
-                        serde_struct::value(&mut map, &mut claim_name, "claimName")
-                    }
-                    Some(PersistentVolumeClaimVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.read_only),
+                1 => serde_struct::read(map, &mut self.claim_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let claim_name = serde_struct::required(claim_name, "claimName")?;
-            *place = Some(PersistentVolumeClaimVolumeSource {
-                claim_name,
-                read_only: serde_struct::optional(read_only),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -40,63 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for PhotonPersistentDiskVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PhotonPersistentDiskVolumeSourceField {
-        fs_type,
-        pd_id,
-    }
-
-    enum PhotonPersistentDiskVolumeSourceFields {}
-
-    impl serde_struct::Fields for PhotonPersistentDiskVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["fsType", "pdID"];
-
-        type Field = PhotonPersistentDiskVolumeSourceField;
-
+    impl serde_struct::Empty for PhotonPersistentDiskVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<PhotonPersistentDiskVolumeSourceField> {
-            match name {
-                "fsType" => Some(PhotonPersistentDiskVolumeSourceField::fs_type),
-                "pdID" => Some(PhotonPersistentDiskVolumeSourceField::pd_id),
-                _ => None,
+        fn empty() -> Self {
+            PhotonPersistentDiskVolumeSource {
+                fs_type: None,
+                pd_id: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PhotonPersistentDiskVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for PhotonPersistentDiskVolumeSource {
         const NAME: &'static str = "PhotonPersistentDiskVolumeSource";
-        const NAMES: &'static [&'static str] = <PhotonPersistentDiskVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["pdID", "fsType"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PhotonPersistentDiskVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut fs_type = None;
-            let mut pd_id = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PhotonPersistentDiskVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PhotonPersistentDiskVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(PhotonPersistentDiskVolumeSourceField::pd_id) => {
-                        serde_struct::value(&mut map, &mut pd_id, "pdID")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.pd_id),
+                1 => serde_struct::read(map, &mut self.fs_type),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let pd_id = serde_struct::required(pd_id, "pdID")?;
-            *place = Some(PhotonPersistentDiskVolumeSource {
-                fs_type: serde_struct::optional(fs_type),
-                pd_id,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

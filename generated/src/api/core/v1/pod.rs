@@ -91,87 +91,46 @@ impl<'de> ::serde::Deserialize<'de> for Pod {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodField {
-        api_version,
-        kind,
-        metadata,
-        spec,
-        status,
-    }
-
-    enum PodFields {}
-
-    impl serde_struct::Fields for PodFields {
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "kind",
-            "metadata",
-            "spec",
-            "status",
-        ];
-
-        type Field = PodField;
-
+    impl serde_struct::Empty for Pod {
         #[inline]
-        fn field(name: &str) -> Option<PodField> {
-            match name {
-                "apiVersion" => Some(PodField::api_version),
-                "kind" => Some(PodField::kind),
-                "metadata" => Some(PodField::metadata),
-                "spec" => Some(PodField::spec),
-                "status" => Some(PodField::status),
-                _ => None,
+        fn empty() -> Self {
+            Pod {
+                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                kind: ::kubeforge_runtime::Kind::absent(),
+                metadata: None,
+                spec: None,
+                status: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Pod {
+    impl<'de> serde_struct::ReadFields<'de> for Pod {
         const NAME: &'static str = "Pod";
-        const NAMES: &'static [&'static str] = <PodFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "kind",
+            "spec",
+            "status",
+            "metadata",
+            "apiVersion",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Pod>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut kind = None;
-            let mut metadata = None;
-            let mut spec = None;
-            let mut status = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(PodField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                    Some(PodField::metadata) => {
-                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                    }
-                    Some(PodField::spec) => {
-                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                    }
-                    Some(PodField::status) => {
-                        serde_struct::optional_struct_value(&mut map, &mut status, "status")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read_optional_struct(map, &mut self.spec),
+                2 => serde_struct::read_optional_struct(map, &mut self.status),
+                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                4 => serde_struct::read(map, &mut self.api_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Pod {
-                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                metadata: serde_struct::optional(metadata),
-                spec: serde_struct::optional(spec),
-                status: serde_struct::optional(status),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

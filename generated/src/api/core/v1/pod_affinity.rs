@@ -55,73 +55,47 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinity {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodAffinityField {
-        preferred_during_scheduling_ignored_during_execution,
-        required_during_scheduling_ignored_during_execution,
-    }
-
-    enum PodAffinityFields {}
-
-    impl serde_struct::Fields for PodAffinityFields {
-        const NAMES: &'static [&'static str] = &[
-            "preferredDuringSchedulingIgnoredDuringExecution",
-            "requiredDuringSchedulingIgnoredDuringExecution",
-        ];
-
-        type Field = PodAffinityField;
-
+    impl serde_struct::Empty for PodAffinity {
         #[inline]
-        fn field(name: &str) -> Option<PodAffinityField> {
-            match name {
-                "preferredDuringSchedulingIgnoredDuringExecution" => Some(PodAffinityField::preferred_during_scheduling_ignored_during_execution),
-                "requiredDuringSchedulingIgnoredDuringExecution" => Some(PodAffinityField::required_during_scheduling_ignored_during_execution),
-                _ => None,
+        fn empty() -> Self {
+            PodAffinity {
+                preferred_during_scheduling_ignored_during_execution: None,
+                required_during_scheduling_ignored_during_execution: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodAffinity {
+    impl<'de> serde_struct::ReadFields<'de> for PodAffinity {
         const NAME: &'static str = "PodAffinity";
-        const NAMES: &'static [&'static str] = <PodAffinityFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            "preferredDuringSchedulingIgnoredDuringExecution",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodAffinity>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut preferred_during_scheduling_ignored_during_execution = None;
-            let mut required_during_scheduling_ignored_during_execution = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodAffinityFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodAffinityField::preferred_during_scheduling_ignored_during_execution) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut preferred_during_scheduling_ignored_during_execution,
-                            "preferredDuringSchedulingIgnoredDuringExecution",
-                        )
-                    }
-                    Some(PodAffinityField::required_during_scheduling_ignored_during_execution) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut required_during_scheduling_ignored_during_execution,
-                            "requiredDuringSchedulingIgnoredDuringExecution",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.required_during_scheduling_ignored_during_execution,
+                    )
+                }
+                1 => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.preferred_during_scheduling_ignored_during_execution,
+                    )
+                }
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(PodAffinity {
-                preferred_during_scheduling_ignored_during_execution: serde_struct::optional(preferred_during_scheduling_ignored_during_execution),
-                required_during_scheduling_ignored_during_execution: serde_struct::optional(required_during_scheduling_ignored_during_execution),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -70,106 +70,49 @@ impl<'de> ::serde::Deserialize<'de> for PodAffinityTerm {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodAffinityTermField {
-        label_selector,
-        match_label_keys,
-        mismatch_label_keys,
-        namespace_selector,
-        namespaces,
-        topology_key,
-    }
-
-    enum PodAffinityTermFields {}
-
-    impl serde_struct::Fields for PodAffinityTermFields {
-        const NAMES: &'static [&'static str] = &[
-            "labelSelector",
-            "matchLabelKeys",
-            "mismatchLabelKeys",
-            "namespaceSelector",
-            "namespaces",
-            "topologyKey",
-        ];
-
-        type Field = PodAffinityTermField;
-
+    impl serde_struct::Empty for PodAffinityTerm {
         #[inline]
-        fn field(name: &str) -> Option<PodAffinityTermField> {
-            match name {
-                "labelSelector" => Some(PodAffinityTermField::label_selector),
-                "matchLabelKeys" => Some(PodAffinityTermField::match_label_keys),
-                "mismatchLabelKeys" => Some(PodAffinityTermField::mismatch_label_keys),
-                "namespaceSelector" => Some(PodAffinityTermField::namespace_selector),
-                "namespaces" => Some(PodAffinityTermField::namespaces),
-                "topologyKey" => Some(PodAffinityTermField::topology_key),
-                _ => None,
+        fn empty() -> Self {
+            PodAffinityTerm {
+                label_selector: None,
+                match_label_keys: None,
+                mismatch_label_keys: None,
+                namespace_selector: None,
+                namespaces: None,
+                topology_key: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodAffinityTerm {
+    impl<'de> serde_struct::ReadFields<'de> for PodAffinityTerm {
         const NAME: &'static str = "PodAffinityTerm";
-        const NAMES: &'static [&'static str] = <PodAffinityTermFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "namespaces",
+            "topologyKey",
+            "labelSelector",
+            "matchLabelKeys",
+            "mismatchLabelKeys",
+            "namespaceSelector",
+        ];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodAffinityTerm>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut label_selector = None;
-            let mut match_label_keys = None;
-            let mut mismatch_label_keys = None;
-            let mut namespace_selector = None;
-            let mut namespaces = None;
-            let mut topology_key = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodAffinityTermFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodAffinityTermField::label_selector) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut label_selector,
-                            "labelSelector",
-                        )
-                    }
-                    Some(PodAffinityTermField::match_label_keys) => {
-                        serde_struct::value(&mut map, &mut match_label_keys, "matchLabelKeys")
-                    }
-                    Some(PodAffinityTermField::mismatch_label_keys) => {
-                        serde_struct::value(&mut map, &mut mismatch_label_keys, "mismatchLabelKeys")
-                    }
-                    Some(PodAffinityTermField::namespace_selector) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut namespace_selector,
-                            "namespaceSelector",
-                        )
-                    }
-                    Some(PodAffinityTermField::namespaces) => {
-                        serde_struct::value(&mut map, &mut namespaces, "namespaces")
-                    }
-                    Some(PodAffinityTermField::topology_key) => {
-                        serde_struct::value(&mut map, &mut topology_key, "topologyKey")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.namespaces),
+                1 => serde_struct::read(map, &mut self.topology_key),
+                2 => serde_struct::read_optional_struct(map, &mut self.label_selector),
+                3 => serde_struct::read(map, &mut self.match_label_keys),
+                4 => serde_struct::read(map, &mut self.mismatch_label_keys),
+                5 => serde_struct::read_optional_struct(map, &mut self.namespace_selector),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let topology_key = serde_struct::required(topology_key, "topologyKey")?;
-            *place = Some(PodAffinityTerm {
-                label_selector: serde_struct::optional(label_selector),
-                match_label_keys: serde_struct::optional(match_label_keys),
-                mismatch_label_keys: serde_struct::optional(mismatch_label_keys),
-                namespace_selector: serde_struct::optional(namespace_selector),
-                namespaces: serde_struct::optional(namespaces),
-                topology_key,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

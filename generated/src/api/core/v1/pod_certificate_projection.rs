@@ -77,119 +77,52 @@ impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodCertificateProjectionField {
-        certificate_chain_path,
-        credential_bundle_path,
-        key_path,
-        key_type,
-        max_expiration_seconds,
-        signer_name,
-        user_annotations,
-    }
-
-    enum PodCertificateProjectionFields {}
-
-    impl serde_struct::Fields for PodCertificateProjectionFields {
-        const NAMES: &'static [&'static str] = &[
-            "certificateChainPath",
-            "credentialBundlePath",
-            "keyPath",
-            "keyType",
-            "maxExpirationSeconds",
-            "signerName",
-            "userAnnotations",
-        ];
-
-        type Field = PodCertificateProjectionField;
-
+    impl serde_struct::Empty for PodCertificateProjection {
         #[inline]
-        fn field(name: &str) -> Option<PodCertificateProjectionField> {
-            match name {
-                "certificateChainPath" => Some(PodCertificateProjectionField::certificate_chain_path),
-                "credentialBundlePath" => Some(PodCertificateProjectionField::credential_bundle_path),
-                "keyPath" => Some(PodCertificateProjectionField::key_path),
-                "keyType" => Some(PodCertificateProjectionField::key_type),
-                "maxExpirationSeconds" => Some(PodCertificateProjectionField::max_expiration_seconds),
-                "signerName" => Some(PodCertificateProjectionField::signer_name),
-                "userAnnotations" => Some(PodCertificateProjectionField::user_annotations),
-                _ => None,
+        fn empty() -> Self {
+            PodCertificateProjection {
+                certificate_chain_path: None,
+                credential_bundle_path: None,
+                key_path: None,
+                key_type: serde_struct::Empty::empty(),
+                max_expiration_seconds: None,
+                signer_name: serde_struct::Empty::empty(),
+                user_annotations: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodCertificateProjection {
+    impl<'de> serde_struct::ReadFields<'de> for PodCertificateProjection {
         const NAME: &'static str = "PodCertificateProjection";
-        const NAMES: &'static [&'static str] = <PodCertificateProjectionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "keyPath",
+            "keyType",
+            "signerName",
+            "userAnnotations",
+            "certificateChainPath",
+            "credentialBundlePath",
+            "maxExpirationSeconds",
+        ];
+        const REQUIRED: &'static [usize] = &[1, 2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodCertificateProjection>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut certificate_chain_path = None;
-            let mut credential_bundle_path = None;
-            let mut key_path = None;
-            let mut key_type = None;
-            let mut max_expiration_seconds = None;
-            let mut signer_name = None;
-            let mut user_annotations = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodCertificateProjectionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodCertificateProjectionField::certificate_chain_path) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut certificate_chain_path,
-                            "certificateChainPath",
-                        )
-                    }
-                    Some(PodCertificateProjectionField::credential_bundle_path) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut credential_bundle_path,
-                            "credentialBundlePath",
-                        )
-                    }
-                    Some(PodCertificateProjectionField::key_path) => {
-                        serde_struct::value(&mut map, &mut key_path, "keyPath")
-                    }
-                    Some(PodCertificateProjectionField::key_type) => {
-                        serde_struct::value(&mut map, &mut key_type, "keyType")
-                    }
-                    Some(PodCertificateProjectionField::max_expiration_seconds) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut max_expiration_seconds,
-                            "maxExpirationSeconds",
-                        )
-                    }
-                    Some(PodCertificateProjectionField::signer_name) => {
-                        serde_struct::value(&mut map, &mut signer_name, "signerName")
-                    }
-                    Some(PodCertificateProjectionField::user_annotations) => {
-                        serde_struct::value(&mut map, &mut user_annotations, "userAnnotations")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.key_path),
+                1 => serde_struct::read(map, &mut self.key_type),
+                2 => serde_struct::read(map, &mut self.signer_name),
+                3 => serde_struct::read(map, &mut self.user_annotations),
+                4 => serde_struct::read(map, &mut self.certificate_chain_path),
+                5 => serde_struct::read(map, &mut self.credential_bundle_path),
+                6 => serde_struct::read(map, &mut self.max_expiration_seconds),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let key_type = serde_struct::required(key_type, "keyType")?;
-            let signer_name = serde_struct::required(signer_name, "signerName")?;
-            *place = Some(PodCertificateProjection {
-                certificate_chain_path: serde_struct::optional(certificate_chain_path),
-                credential_bundle_path: serde_struct::optional(credential_bundle_path),
-                key_path: serde_struct::optional(key_path),
-                key_type,
-                max_expiration_seconds: serde_struct::optional(max_expiration_seconds),
-                signer_name,
-                user_annotations: serde_struct::optional(user_annotations),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -73,115 +73,52 @@ impl<'de> ::serde::Deserialize<'de> for PodCondition {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodConditionField {
-        last_probe_time,
-        last_transition_time,
-        message,
-        observed_generation,
-        reason,
-        status,
-        type_,
-    }
-
-    enum PodConditionFields {}
-
-    impl serde_struct::Fields for PodConditionFields {
-        const NAMES: &'static [&'static str] = &[
-            "lastProbeTime",
-            "lastTransitionTime",
-            "message",
-            "observedGeneration",
-            "reason",
-            "status",
-            "type",
-        ];
-
-        type Field = PodConditionField;
-
+    impl serde_struct::Empty for PodCondition {
         #[inline]
-        fn field(name: &str) -> Option<PodConditionField> {
-            match name {
-                "lastProbeTime" => Some(PodConditionField::last_probe_time),
-                "lastTransitionTime" => Some(PodConditionField::last_transition_time),
-                "message" => Some(PodConditionField::message),
-                "observedGeneration" => Some(PodConditionField::observed_generation),
-                "reason" => Some(PodConditionField::reason),
-                "status" => Some(PodConditionField::status),
-                "type" => Some(PodConditionField::type_),
-                _ => None,
+        fn empty() -> Self {
+            PodCondition {
+                last_probe_time: None,
+                last_transition_time: None,
+                message: None,
+                observed_generation: None,
+                reason: None,
+                status: serde_struct::Empty::empty(),
+                type_: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodCondition {
+    impl<'de> serde_struct::ReadFields<'de> for PodCondition {
         const NAME: &'static str = "PodCondition";
-        const NAMES: &'static [&'static str] = <PodConditionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "type",
+            "reason",
+            "status",
+            "message",
+            "lastProbeTime",
+            "lastTransitionTime",
+            "observedGeneration",
+        ];
+        const REQUIRED: &'static [usize] = &[2, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodCondition>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut last_probe_time = None;
-            let mut last_transition_time = None;
-            let mut message = None;
-            let mut observed_generation = None;
-            let mut reason = None;
-            let mut status = None;
-            let mut type_ = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodConditionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodConditionField::last_probe_time) => {
-                        serde_struct::value(&mut map, &mut last_probe_time, "lastProbeTime")
-                    }
-                    Some(PodConditionField::last_transition_time) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut last_transition_time,
-                            "lastTransitionTime",
-                        )
-                    }
-                    Some(PodConditionField::message) => {
-                        serde_struct::value(&mut map, &mut message, "message")
-                    }
-                    Some(PodConditionField::observed_generation) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut observed_generation,
-                            "observedGeneration",
-                        )
-                    }
-                    Some(PodConditionField::reason) => {
-                        serde_struct::value(&mut map, &mut reason, "reason")
-                    }
-                    Some(PodConditionField::status) => {
-                        serde_struct::value(&mut map, &mut status, "status")
-                    }
-                    Some(PodConditionField::type_) => {
-                        serde_struct::value(&mut map, &mut type_, "type")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.type_),
+                1 => serde_struct::read(map, &mut self.reason),
+                2 => serde_struct::read(map, &mut self.status),
+                3 => serde_struct::read(map, &mut self.message),
+                4 => serde_struct::read(map, &mut self.last_probe_time),
+                5 => serde_struct::read(map, &mut self.last_transition_time),
+                6 => serde_struct::read(map, &mut self.observed_generation),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let status = serde_struct::required(status, "status")?;
-            let type_ = serde_struct::required(type_, "type")?;
-            *place = Some(PodCondition {
-                last_probe_time: serde_struct::optional(last_probe_time),
-                last_transition_time: serde_struct::optional(last_transition_time),
-                message: serde_struct::optional(message),
-                observed_generation: serde_struct::optional(observed_generation),
-                reason: serde_struct::optional(reason),
-                status,
-                type_,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

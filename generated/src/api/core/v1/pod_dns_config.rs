@@ -47,69 +47,36 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodDNSConfigField {
-        nameservers,
-        options,
-        searches,
-    }
-
-    enum PodDNSConfigFields {}
-
-    impl serde_struct::Fields for PodDNSConfigFields {
-        const NAMES: &'static [&'static str] = &["nameservers", "options", "searches"];
-
-        type Field = PodDNSConfigField;
-
+    impl serde_struct::Empty for PodDNSConfig {
         #[inline]
-        fn field(name: &str) -> Option<PodDNSConfigField> {
-            match name {
-                "nameservers" => Some(PodDNSConfigField::nameservers),
-                "options" => Some(PodDNSConfigField::options),
-                "searches" => Some(PodDNSConfigField::searches),
-                _ => None,
+        fn empty() -> Self {
+            PodDNSConfig {
+                nameservers: None,
+                options: None,
+                searches: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodDNSConfig {
+    impl<'de> serde_struct::ReadFields<'de> for PodDNSConfig {
         const NAME: &'static str = "PodDNSConfig";
-        const NAMES: &'static [&'static str] = <PodDNSConfigFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["options", "searches", "nameservers"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodDNSConfig>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut nameservers = None;
-            let mut options = None;
-            let mut searches = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodDNSConfigFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodDNSConfigField::nameservers) => {
-                        serde_struct::value(&mut map, &mut nameservers, "nameservers")
-                    }
-                    Some(PodDNSConfigField::options) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut options, "options")
-                    }
-                    Some(PodDNSConfigField::searches) => {
-                        serde_struct::value(&mut map, &mut searches, "searches")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.options),
+                1 => serde_struct::read(map, &mut self.searches),
+                2 => serde_struct::read(map, &mut self.nameservers),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(PodDNSConfig {
-                nameservers: serde_struct::optional(nameservers),
-                options: serde_struct::optional(options),
-                searches: serde_struct::optional(searches),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -43,62 +43,34 @@ impl<'de> ::serde::Deserialize<'de> for PodDNSConfigOption {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodDNSConfigOptionField {
-        name,
-        value,
-    }
-
-    enum PodDNSConfigOptionFields {}
-
-    impl serde_struct::Fields for PodDNSConfigOptionFields {
-        const NAMES: &'static [&'static str] = &["name", "value"];
-
-        type Field = PodDNSConfigOptionField;
-
+    impl serde_struct::Empty for PodDNSConfigOption {
         #[inline]
-        fn field(name: &str) -> Option<PodDNSConfigOptionField> {
-            match name {
-                "name" => Some(PodDNSConfigOptionField::name),
-                "value" => Some(PodDNSConfigOptionField::value),
-                _ => None,
+        fn empty() -> Self {
+            PodDNSConfigOption {
+                name: None,
+                value: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodDNSConfigOption {
+    impl<'de> serde_struct::ReadFields<'de> for PodDNSConfigOption {
         const NAME: &'static str = "PodDNSConfigOption";
-        const NAMES: &'static [&'static str] = <PodDNSConfigOptionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "value"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodDNSConfigOption>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut value = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodDNSConfigOptionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodDNSConfigOptionField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(PodDNSConfigOptionField::value) => {
-                        serde_struct::value(&mut map, &mut value, "value")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.value),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(PodDNSConfigOption {
-                name: serde_struct::optional(name),
-                value: serde_struct::optional(value),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

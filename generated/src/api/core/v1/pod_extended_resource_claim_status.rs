@@ -40,68 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodExtendedResourceClaimStatusField {
-        request_mappings,
-        resource_claim_name,
-    }
-
-    enum PodExtendedResourceClaimStatusFields {}
-
-    impl serde_struct::Fields for PodExtendedResourceClaimStatusFields {
-        const NAMES: &'static [&'static str] = &["requestMappings", "resourceClaimName"];
-
-        type Field = PodExtendedResourceClaimStatusField;
-
+    impl serde_struct::Empty for PodExtendedResourceClaimStatus {
         #[inline]
-        fn field(name: &str) -> Option<PodExtendedResourceClaimStatusField> {
-            match name {
-                "requestMappings" => Some(PodExtendedResourceClaimStatusField::request_mappings),
-                "resourceClaimName" => Some(PodExtendedResourceClaimStatusField::resource_claim_name),
-                _ => None,
+        fn empty() -> Self {
+            PodExtendedResourceClaimStatus {
+                request_mappings: serde_struct::Empty::empty(),
+                resource_claim_name: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodExtendedResourceClaimStatus {
+    impl<'de> serde_struct::ReadFields<'de> for PodExtendedResourceClaimStatus {
         const NAME: &'static str = "PodExtendedResourceClaimStatus";
-        const NAMES: &'static [&'static str] = <PodExtendedResourceClaimStatusFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["requestMappings", "resourceClaimName"];
+        const REQUIRED: &'static [usize] = &[0, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodExtendedResourceClaimStatus>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut request_mappings = None;
-            let mut resource_claim_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodExtendedResourceClaimStatusFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodExtendedResourceClaimStatusField::request_mappings) => {
-                        serde_struct::struct_list_value(
-                            &mut map,
-                            &mut request_mappings,
-                            "requestMappings",
-                        )
-                    }
-                    Some(PodExtendedResourceClaimStatusField::resource_claim_name) => {
-                        serde_struct::value(&mut map, &mut resource_claim_name, "resourceClaimName")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_struct_list(map, &mut self.request_mappings),
+                1 => serde_struct::read(map, &mut self.resource_claim_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let request_mappings = serde_struct::required(request_mappings, "requestMappings")?;
-            let resource_claim_name = serde_struct::required(resource_claim_name, "resourceClaimName")?;
-            *place = Some(PodExtendedResourceClaimStatus {
-                request_mappings,
-                resource_claim_name,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

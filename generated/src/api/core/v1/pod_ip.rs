@@ -37,54 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for PodIP {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodIPField {
-        ip,
-    }
-
-    enum PodIPFields {}
-
-    impl serde_struct::Fields for PodIPFields {
-        const NAMES: &'static [&'static str] = &["ip"];
-
-        type Field = PodIPField;
-
+    impl serde_struct::Empty for PodIP {
         #[inline]
-        fn field(name: &str) -> Option<PodIPField> {
-            match name {
-                "ip" => Some(PodIPField::ip),
-                _ => None,
+        fn empty() -> Self {
+            PodIP {
+                ip: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodIP {
+    impl<'de> serde_struct::ReadFields<'de> for PodIP {
         const NAME: &'static str = "PodIP";
-        const NAMES: &'static [&'static str] = <PodIPFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["ip"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodIP>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut ip = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodIPFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodIPField::ip) => serde_struct::value(&mut map, &mut ip, "ip"),
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.ip),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let ip = serde_struct::required(ip, "ip")?;
-            *place = Some(PodIP {
-                ip,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

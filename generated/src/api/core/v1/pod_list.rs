@@ -59,75 +59,38 @@ impl<'de> ::serde::Deserialize<'de> for PodList {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodListField {
-        api_version,
-        items,
-        kind,
-        metadata,
-    }
-
-    enum PodListFields {}
-
-    impl serde_struct::Fields for PodListFields {
-        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-        type Field = PodListField;
-
+    impl serde_struct::Empty for PodList {
         #[inline]
-        fn field(name: &str) -> Option<PodListField> {
-            match name {
-                "apiVersion" => Some(PodListField::api_version),
-                "items" => Some(PodListField::items),
-                "kind" => Some(PodListField::kind),
-                "metadata" => Some(PodListField::metadata),
-                _ => None,
+        fn empty() -> Self {
+            PodList {
+                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                items: serde_struct::Empty::empty(),
+                kind: ::kubeforge_runtime::Kind::absent(),
+                metadata: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodList {
+    impl<'de> serde_struct::ReadFields<'de> for PodList {
         const NAME: &'static str = "PodList";
-        const NAMES: &'static [&'static str] = <PodListFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodList>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut items = None;
-            let mut kind = None;
-            let mut metadata = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodListFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodListField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(PodListField::items) => {
-                        serde_struct::struct_list_value(&mut map, &mut items, "items")
-                    }
-                    Some(PodListField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                    Some(PodListField::metadata) => {
-                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read_struct_list(map, &mut self.items),
+                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                3 => serde_struct::read(map, &mut self.api_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let items = serde_struct::required(items, "items")?;
-            *place = Some(PodList {
-                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                items,
-                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                metadata: serde_struct::optional(metadata),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -37,54 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for PodOS {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodOSField {
-        name,
-    }
-
-    enum PodOSFields {}
-
-    impl serde_struct::Fields for PodOSFields {
-        const NAMES: &'static [&'static str] = &["name"];
-
-        type Field = PodOSField;
-
+    impl serde_struct::Empty for PodOS {
         #[inline]
-        fn field(name: &str) -> Option<PodOSField> {
-            match name {
-                "name" => Some(PodOSField::name),
-                _ => None,
+        fn empty() -> Self {
+            PodOS {
+                name: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodOS {
+    impl<'de> serde_struct::ReadFields<'de> for PodOS {
         const NAME: &'static str = "PodOS";
-        const NAMES: &'static [&'static str] = <PodOSFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodOS>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodOSFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodOSField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(PodOS {
-                name,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -37,56 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodReadinessGateField {
-        condition_type,
-    }
-
-    enum PodReadinessGateFields {}
-
-    impl serde_struct::Fields for PodReadinessGateFields {
-        const NAMES: &'static [&'static str] = &["conditionType"];
-
-        type Field = PodReadinessGateField;
-
+    impl serde_struct::Empty for PodReadinessGate {
         #[inline]
-        fn field(name: &str) -> Option<PodReadinessGateField> {
-            match name {
-                "conditionType" => Some(PodReadinessGateField::condition_type),
-                _ => None,
+        fn empty() -> Self {
+            PodReadinessGate {
+                condition_type: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodReadinessGate {
+    impl<'de> serde_struct::ReadFields<'de> for PodReadinessGate {
         const NAME: &'static str = "PodReadinessGate";
-        const NAMES: &'static [&'static str] = <PodReadinessGateFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["conditionType"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodReadinessGate>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut condition_type = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodReadinessGateFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodReadinessGateField::condition_type) => {
-                        serde_struct::value(&mut map, &mut condition_type, "conditionType")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.condition_type),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let condition_type = serde_struct::required(condition_type, "conditionType")?;
-            *place = Some(PodReadinessGate {
-                condition_type,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

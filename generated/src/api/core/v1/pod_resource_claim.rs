@@ -54,78 +54,40 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodResourceClaimField {
-        name,
-        resource_claim_name,
-        resource_claim_template_name,
+    impl serde_struct::Empty for PodResourceClaim {
+        #[inline]
+        fn empty() -> Self {
+            PodResourceClaim {
+                name: serde_struct::Empty::empty(),
+                resource_claim_name: None,
+                resource_claim_template_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+            }
+        }
     }
 
-    enum PodResourceClaimFields {}
-
-    impl serde_struct::Fields for PodResourceClaimFields {
+    impl<'de> serde_struct::ReadFields<'de> for PodResourceClaim {
+        const NAME: &'static str = "PodResourceClaim";
         const NAMES: &'static [&'static str] = &[
             "name",
             "resourceClaimName",
             "resourceClaimTemplateName",
         ];
-
-        type Field = PodResourceClaimField;
-
-        #[inline]
-        fn field(name: &str) -> Option<PodResourceClaimField> {
-            match name {
-                "name" => Some(PodResourceClaimField::name),
-                "resourceClaimName" => Some(PodResourceClaimField::resource_claim_name),
-                "resourceClaimTemplateName" => Some(PodResourceClaimField::resource_claim_template_name),
-                _ => None,
-            }
-        }
-    }
-
-    impl<'de> serde_struct::InPlace<'de> for PodResourceClaim {
-        const NAME: &'static str = "PodResourceClaim";
-        const NAMES: &'static [&'static str] = <PodResourceClaimFields as serde_struct::Fields>::NAMES;
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodResourceClaim>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut resource_claim_name = None;
-            let mut resource_claim_template_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodResourceClaimFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodResourceClaimField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(PodResourceClaimField::resource_claim_name) => {
-                        serde_struct::value(&mut map, &mut resource_claim_name, "resourceClaimName")
-                    }
-                    Some(PodResourceClaimField::resource_claim_template_name) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut resource_claim_template_name,
-                            "resourceClaimTemplateName",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.resource_claim_name),
+                2 => serde_struct::read(map, &mut self.resource_claim_template_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(PodResourceClaim {
-                name,
-                resource_claim_name: serde_struct::optional(resource_claim_name),
-                resource_claim_template_name: serde_struct::optional(resource_claim_template_name),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -46,63 +46,34 @@ impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodResourceClaimStatusField {
-        name,
-        resource_claim_name,
-    }
-
-    enum PodResourceClaimStatusFields {}
-
-    impl serde_struct::Fields for PodResourceClaimStatusFields {
-        const NAMES: &'static [&'static str] = &["name", "resourceClaimName"];
-
-        type Field = PodResourceClaimStatusField;
-
+    impl serde_struct::Empty for PodResourceClaimStatus {
         #[inline]
-        fn field(name: &str) -> Option<PodResourceClaimStatusField> {
-            match name {
-                "name" => Some(PodResourceClaimStatusField::name),
-                "resourceClaimName" => Some(PodResourceClaimStatusField::resource_claim_name),
-                _ => None,
+        fn empty() -> Self {
+            PodResourceClaimStatus {
+                name: serde_struct::Empty::empty(),
+                resource_claim_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodResourceClaimStatus {
+    impl<'de> serde_struct::ReadFields<'de> for PodResourceClaimStatus {
         const NAME: &'static str = "PodResourceClaimStatus";
-        const NAMES: &'static [&'static str] = <PodResourceClaimStatusFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "resourceClaimName"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodResourceClaimStatus>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut resource_claim_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodResourceClaimStatusFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodResourceClaimStatusField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(PodResourceClaimStatusField::resource_claim_name) => {
-                        serde_struct::value(&mut map, &mut resource_claim_name, "resourceClaimName")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.resource_claim_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(PodResourceClaimStatus {
-                name,
-                resource_claim_name: serde_struct::optional(resource_claim_name),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -37,56 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for PodSchedulingGate {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodSchedulingGateField {
-        name,
-    }
-
-    enum PodSchedulingGateFields {}
-
-    impl serde_struct::Fields for PodSchedulingGateFields {
-        const NAMES: &'static [&'static str] = &["name"];
-
-        type Field = PodSchedulingGateField;
-
+    impl serde_struct::Empty for PodSchedulingGate {
         #[inline]
-        fn field(name: &str) -> Option<PodSchedulingGateField> {
-            match name {
-                "name" => Some(PodSchedulingGateField::name),
-                _ => None,
+        fn empty() -> Self {
+            PodSchedulingGate {
+                name: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodSchedulingGate {
+    impl<'de> serde_struct::ReadFields<'de> for PodSchedulingGate {
         const NAME: &'static str = "PodSchedulingGate";
-        const NAMES: &'static [&'static str] = <PodSchedulingGateFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodSchedulingGate>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodSchedulingGateFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodSchedulingGateField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(PodSchedulingGate {
-                name,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

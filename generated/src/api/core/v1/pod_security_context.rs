@@ -107,185 +107,70 @@ impl<'de> ::serde::Deserialize<'de> for PodSecurityContext {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodSecurityContextField {
-        app_armor_profile,
-        fs_group,
-        fs_group_change_policy,
-        run_as_group,
-        run_as_non_root,
-        run_as_user,
-        se_linux_change_policy,
-        se_linux_options,
-        seccomp_profile,
-        supplemental_groups,
-        supplemental_groups_policy,
-        sysctls,
-        windows_options,
-    }
-
-    enum PodSecurityContextFields {}
-
-    impl serde_struct::Fields for PodSecurityContextFields {
-        const NAMES: &'static [&'static str] = &[
-            "appArmorProfile",
-            "fsGroup",
-            "fsGroupChangePolicy",
-            "runAsGroup",
-            "runAsNonRoot",
-            "runAsUser",
-            "seLinuxChangePolicy",
-            "seLinuxOptions",
-            "seccompProfile",
-            "supplementalGroups",
-            "supplementalGroupsPolicy",
-            "sysctls",
-            "windowsOptions",
-        ];
-
-        type Field = PodSecurityContextField;
-
+    impl serde_struct::Empty for PodSecurityContext {
         #[inline]
-        fn field(name: &str) -> Option<PodSecurityContextField> {
-            match name {
-                "appArmorProfile" => Some(PodSecurityContextField::app_armor_profile),
-                "fsGroup" => Some(PodSecurityContextField::fs_group),
-                "fsGroupChangePolicy" => Some(PodSecurityContextField::fs_group_change_policy),
-                "runAsGroup" => Some(PodSecurityContextField::run_as_group),
-                "runAsNonRoot" => Some(PodSecurityContextField::run_as_non_root),
-                "runAsUser" => Some(PodSecurityContextField::run_as_user),
-                "seLinuxChangePolicy" => Some(PodSecurityContextField::se_linux_change_policy),
-                "seLinuxOptions" => Some(PodSecurityContextField::se_linux_options),
-                "seccompProfile" => Some(PodSecurityContextField::seccomp_profile),
-                "supplementalGroups" => Some(PodSecurityContextField::supplemental_groups),
-                "supplementalGroupsPolicy" => Some(PodSecurityContextField::supplemental_groups_policy),
-                "sysctls" => Some(PodSecurityContextField::sysctls),
-                "windowsOptions" => Some(PodSecurityContextField::windows_options),
-                _ => None,
+        fn empty() -> Self {
+            PodSecurityContext {
+                app_armor_profile: None,
+                fs_group: None,
+                fs_group_change_policy: None,
+                run_as_group: None,
+                run_as_non_root: None,
+                run_as_user: None,
+                se_linux_change_policy: None,
+                se_linux_options: None,
+                seccomp_profile: None,
+                supplemental_groups: None,
+                supplemental_groups_policy: None,
+                sysctls: None,
+                windows_options: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodSecurityContext {
+    impl<'de> serde_struct::ReadFields<'de> for PodSecurityContext {
         const NAME: &'static str = "PodSecurityContext";
-        const NAMES: &'static [&'static str] = <PodSecurityContextFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "fsGroup",
+            "sysctls",
+            "runAsUser",
+            "runAsGroup",
+            "runAsNonRoot",
+            "seLinuxOptions",
+            "seccompProfile",
+            "windowsOptions",
+            "appArmorProfile",
+            "supplementalGroups",
+            "fsGroupChangePolicy",
+            "seLinuxChangePolicy",
+            "supplementalGroupsPolicy",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodSecurityContext>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut app_armor_profile = None;
-            let mut fs_group = None;
-            let mut fs_group_change_policy = None;
-            let mut run_as_group = None;
-            let mut run_as_non_root = None;
-            let mut run_as_user = None;
-            let mut se_linux_change_policy = None;
-            let mut se_linux_options = None;
-            let mut seccomp_profile = None;
-            let mut supplemental_groups = None;
-            let mut supplemental_groups_policy = None;
-            let mut sysctls = None;
-            let mut windows_options = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodSecurityContextFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodSecurityContextField::app_armor_profile) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut app_armor_profile,
-                            "appArmorProfile",
-                        )
-                    }
-                    Some(PodSecurityContextField::fs_group) => {
-                        serde_struct::value(&mut map, &mut fs_group, "fsGroup")
-                    }
-                    Some(PodSecurityContextField::fs_group_change_policy) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut fs_group_change_policy,
-                            "fsGroupChangePolicy",
-                        )
-                    }
-                    Some(PodSecurityContextField::run_as_group) => {
-                        serde_struct::value(&mut map, &mut run_as_group, "runAsGroup")
-                    }
-                    Some(PodSecurityContextField::run_as_non_root) => {
-                        serde_struct::value(&mut map, &mut run_as_non_root, "runAsNonRoot")
-                    }
-                    Some(PodSecurityContextField::run_as_user) => {
-                        serde_struct::value(&mut map, &mut run_as_user, "runAsUser")
-                    }
-                    Some(PodSecurityContextField::se_linux_change_policy) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut se_linux_change_policy,
-                            "seLinuxChangePolicy",
-                        )
-                    }
-                    Some(PodSecurityContextField::se_linux_options) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut se_linux_options,
-                            "seLinuxOptions",
-                        )
-                    }
-                    Some(PodSecurityContextField::seccomp_profile) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut seccomp_profile,
-                            "seccompProfile",
-                        )
-                    }
-                    Some(PodSecurityContextField::supplemental_groups) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut supplemental_groups,
-                            "supplementalGroups",
-                        )
-                    }
-                    Some(PodSecurityContextField::supplemental_groups_policy) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut supplemental_groups_policy,
-                            "supplementalGroupsPolicy",
-                        )
-                    }
-                    Some(PodSecurityContextField::sysctls) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut sysctls, "sysctls")
-                    }
-                    Some(PodSecurityContextField::windows_options) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut windows_options,
-                            "windowsOptions",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.fs_group),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.sysctls),
+                2 => serde_struct::read(map, &mut self.run_as_user),
+                3 => serde_struct::read(map, &mut self.run_as_group),
+                4 => serde_struct::read(map, &mut self.run_as_non_root),
+                5 => serde_struct::read_optional_struct(map, &mut self.se_linux_options),
+                6 => serde_struct::read_optional_struct(map, &mut self.seccomp_profile),
+                7 => serde_struct::read_optional_struct(map, &mut self.windows_options),
+                8 => serde_struct::read_optional_struct(map, &mut self.app_armor_profile),
+                9 => serde_struct::read(map, &mut self.supplemental_groups),
+                10 => serde_struct::read(map, &mut self.fs_group_change_policy),
+                11 => serde_struct::read(map, &mut self.se_linux_change_policy),
+                12 => serde_struct::read(map, &mut self.supplemental_groups_policy),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(PodSecurityContext {
-                app_armor_profile: serde_struct::optional(app_armor_profile),
-                fs_group: serde_struct::optional(fs_group),
-                fs_group_change_policy: serde_struct::optional(fs_group_change_policy),
-                run_as_group: serde_struct::optional(run_as_group),
-                run_as_non_root: serde_struct::optional(run_as_non_root),
-                run_as_user: serde_struct::optional(run_as_user),
-                se_linux_change_policy: serde_struct::optional(se_linux_change_policy),
-                se_linux_options: serde_struct::optional(se_linux_options),
-                seccomp_profile: serde_struct::optional(seccomp_profile),
-                supplemental_groups: serde_struct::optional(supplemental_groups),
-                supplemental_groups_policy: serde_struct::optional(supplemental_groups_policy),
-                sysctls: serde_struct::optional(sysctls),
-                windows_options: serde_struct::optional(windows_options),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

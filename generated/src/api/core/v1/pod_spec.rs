@@ -273,458 +273,162 @@ impl<'de> ::serde::Deserialize<'de> for PodSpec {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodSpecField {
-        active_deadline_seconds,
-        affinity,
-        automount_service_account_token,
-        containers,
-        dns_config,
-        dns_policy,
-        enable_service_links,
-        ephemeral_containers,
-        host_aliases,
-        host_ipc,
-        host_network,
-        host_pid,
-        host_users,
-        hostname,
-        hostname_override,
-        image_pull_secrets,
-        init_containers,
-        node_name,
-        node_selector,
-        os,
-        overhead,
-        preemption_policy,
-        priority,
-        priority_class_name,
-        readiness_gates,
-        resource_claims,
-        resources,
-        restart_policy,
-        runtime_class_name,
-        scheduler_name,
-        scheduling_gates,
-        security_context,
-        service_account,
-        service_account_name,
-        set_hostname_as_fqdn,
-        share_process_namespace,
-        subdomain,
-        termination_grace_period_seconds,
-        tolerations,
-        topology_spread_constraints,
-        volumes,
-        workload_ref,
-    }
-
-    enum PodSpecFields {}
-
-    impl serde_struct::Fields for PodSpecFields {
-        const NAMES: &'static [&'static str] = &[
-            "activeDeadlineSeconds",
-            "affinity",
-            "automountServiceAccountToken",
-            "containers",
-            "dnsConfig",
-            "dnsPolicy",
-            "enableServiceLinks",
-            "ephemeralContainers",
-            "hostAliases",
-            "hostIPC",
-            "hostNetwork",
-            "hostPID",
-            "hostUsers",
-            "hostname",
-            "hostnameOverride",
-            "imagePullSecrets",
-            "initContainers",
-            "nodeName",
-            "nodeSelector",
-            "os",
-            "overhead",
-            "preemptionPolicy",
-            "priority",
-            "priorityClassName",
-            "readinessGates",
-            "resourceClaims",
-            "resources",
-            "restartPolicy",
-            "runtimeClassName",
-            "schedulerName",
-            "schedulingGates",
-            "securityContext",
-            "serviceAccount",
-            "serviceAccountName",
-            "setHostnameAsFQDN",
-            "shareProcessNamespace",
-            "subdomain",
-            "terminationGracePeriodSeconds",
-            "tolerations",
-            "topologySpreadConstraints",
-            "volumes",
-            "workloadRef",
-        ];
-
-        type Field = PodSpecField;
-
+    impl serde_struct::Empty for PodSpec {
         #[inline]
-        fn field(name: &str) -> Option<PodSpecField> {
-            match name {
-                "activeDeadlineSeconds" => Some(PodSpecField::active_deadline_seconds),
-                "affinity" => Some(PodSpecField::affinity),
-                "automountServiceAccountToken" => Some(PodSpecField::automount_service_account_token),
-                "containers" => Some(PodSpecField::containers),
-                "dnsConfig" => Some(PodSpecField::dns_config),
-                "dnsPolicy" => Some(PodSpecField::dns_policy),
-                "enableServiceLinks" => Some(PodSpecField::enable_service_links),
-                "ephemeralContainers" => Some(PodSpecField::ephemeral_containers),
-                "hostAliases" => Some(PodSpecField::host_aliases),
-                "hostIPC" => Some(PodSpecField::host_ipc),
-                "hostNetwork" => Some(PodSpecField::host_network),
-                "hostPID" => Some(PodSpecField::host_pid),
-                "hostUsers" => Some(PodSpecField::host_users),
-                "hostname" => Some(PodSpecField::hostname),
-                "hostnameOverride" => Some(PodSpecField::hostname_override),
-                "imagePullSecrets" => Some(PodSpecField::image_pull_secrets),
-                "initContainers" => Some(PodSpecField::init_containers),
-                "nodeName" => Some(PodSpecField::node_name),
-                "nodeSelector" => Some(PodSpecField::node_selector),
-                "os" => Some(PodSpecField::os),
-                "overhead" => Some(PodSpecField::overhead),
-                "preemptionPolicy" => Some(PodSpecField::preemption_policy),
-                "priority" => Some(PodSpecField::priority),
-                "priorityClassName" => Some(PodSpecField::priority_class_name),
-                "readinessGates" => Some(PodSpecField::readiness_gates),
-                "resourceClaims" => Some(PodSpecField::resource_claims),
-                "resources" => Some(PodSpecField::resources),
-                "restartPolicy" => Some(PodSpecField::restart_policy),
-                "runtimeClassName" => Some(PodSpecField::runtime_class_name),
-                "schedulerName" => Some(PodSpecField::scheduler_name),
-                "schedulingGates" => Some(PodSpecField::scheduling_gates),
-                "securityContext" => Some(PodSpecField::security_context),
-                "serviceAccount" => Some(PodSpecField::service_account),
-                "serviceAccountName" => Some(PodSpecField::service_account_name),
-                "setHostnameAsFQDN" => Some(PodSpecField::set_hostname_as_fqdn),
-                "shareProcessNamespace" => Some(PodSpecField::share_process_namespace),
-                "subdomain" => Some(PodSpecField::subdomain),
-                "terminationGracePeriodSeconds" => Some(PodSpecField::termination_grace_period_seconds),
-                "tolerations" => Some(PodSpecField::tolerations),
-                "topologySpreadConstraints" => Some(PodSpecField::topology_spread_constraints),
-                "volumes" => Some(PodSpecField::volumes),
-                "workloadRef" => Some(PodSpecField::workload_ref),
-                _ => None,
+        fn empty() -> Self {
+            PodSpec {
+                active_deadline_seconds: None,
+                affinity: None,
+                automount_service_account_token: None,
+                containers: serde_struct::Empty::empty(),
+                dns_config: None,
+                dns_policy: None,
+                enable_service_links: None,
+                ephemeral_containers: None,
+                host_aliases: None,
+                host_ipc: None,
+                host_network: None,
+                host_pid: None,
+                host_users: None,
+                hostname: None,
+                hostname_override: None,
+                image_pull_secrets: None,
+                init_containers: None,
+                node_name: None,
+                node_selector: None,
+                os: None,
+                overhead: None,
+                preemption_policy: None,
+                priority: None,
+                priority_class_name: None,
+                readiness_gates: None,
+                resource_claims: None,
+                resources: None,
+                restart_policy: None,
+                runtime_class_name: None,
+                scheduler_name: None,
+                scheduling_gates: None,
+                security_context: None,
+                service_account: None,
+                service_account_name: None,
+                set_hostname_as_fqdn: None,
+                share_process_namespace: None,
+                subdomain: None,
+                termination_grace_period_seconds: None,
+                tolerations: None,
+                topology_spread_constraints: None,
+                volumes: None,
+                workload_ref: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodSpec {
+    impl<'de> serde_struct::ReadFields<'de> for PodSpec {
         const NAME: &'static str = "PodSpec";
-        const NAMES: &'static [&'static str] = <PodSpecFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "os",
+            "hostIPC",
+            "hostPID",
+            "volumes",
+            "affinity",
+            "hostname",
+            "nodeName",
+            "overhead",
+            "priority",
+            "dnsConfig",
+            "dnsPolicy",
+            "hostUsers",
+            "resources",
+            "subdomain",
+            "containers",
+            "hostAliases",
+            "hostNetwork",
+            "tolerations",
+            "workloadRef",
+            "nodeSelector",
+            "restartPolicy",
+            "schedulerName",
+            "initContainers",
+            "readinessGates",
+            "resourceClaims",
+            "serviceAccount",
+            "schedulingGates",
+            "securityContext",
+            "hostnameOverride",
+            "imagePullSecrets",
+            "preemptionPolicy",
+            "runtimeClassName",
+            "priorityClassName",
+            "setHostnameAsFQDN",
+            "enableServiceLinks",
+            "serviceAccountName",
+            "ephemeralContainers",
+            "activeDeadlineSeconds",
+            "shareProcessNamespace",
+            "topologySpreadConstraints",
+            "automountServiceAccountToken",
+            "terminationGracePeriodSeconds",
+        ];
+        const REQUIRED: &'static [usize] = &[14];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodSpec>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut active_deadline_seconds = None;
-            let mut affinity = None;
-            let mut automount_service_account_token = None;
-            let mut containers = None;
-            let mut dns_config = None;
-            let mut dns_policy = None;
-            let mut enable_service_links = None;
-            let mut ephemeral_containers = None;
-            let mut host_aliases = None;
-            let mut host_ipc = None;
-            let mut host_network = None;
-            let mut host_pid = None;
-            let mut host_users = None;
-            let mut hostname = None;
-            let mut hostname_override = None;
-            let mut image_pull_secrets = None;
-            let mut init_containers = None;
-            let mut node_name = None;
-            let mut node_selector = None;
-            let mut os = None;
-            let mut overhead = None;
-            let mut preemption_policy = None;
-            let mut priority = None;
-            let mut priority_class_name = None;
-            let mut readiness_gates = None;
-            let mut resource_claims = None;
-            let mut resources = None;
-            let mut restart_policy = None;
-            let mut runtime_class_name = None;
-            let mut scheduler_name = None;
-            let mut scheduling_gates = None;
-            let mut security_context = None;
-            let mut service_account = None;
-            let mut service_account_name = None;
-            let mut set_hostname_as_fqdn = None;
-            let mut share_process_namespace = None;
-            let mut subdomain = None;
-            let mut termination_grace_period_seconds = None;
-            let mut tolerations = None;
-            let mut topology_spread_constraints = None;
-            let mut volumes = None;
-            let mut workload_ref = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodSpecFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodSpecField::active_deadline_seconds) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut active_deadline_seconds,
-                            "activeDeadlineSeconds",
-                        )
-                    }
-                    Some(PodSpecField::affinity) => {
-                        serde_struct::optional_struct_value(&mut map, &mut affinity, "affinity")
-                    }
-                    Some(PodSpecField::automount_service_account_token) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut automount_service_account_token,
-                            "automountServiceAccountToken",
-                        )
-                    }
-                    Some(PodSpecField::containers) => {
-                        serde_struct::struct_list_value(&mut map, &mut containers, "containers")
-                    }
-                    Some(PodSpecField::dns_config) => {
-                        serde_struct::optional_struct_value(&mut map, &mut dns_config, "dnsConfig")
-                    }
-                    Some(PodSpecField::dns_policy) => {
-                        serde_struct::value(&mut map, &mut dns_policy, "dnsPolicy")
-                    }
-                    Some(PodSpecField::enable_service_links) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut enable_service_links,
-                            "enableServiceLinks",
-                        )
-                    }
-                    Some(PodSpecField::ephemeral_containers) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut ephemeral_containers,
-                            "ephemeralContainers",
-                        )
-                    }
-                    Some(PodSpecField::host_aliases) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut host_aliases,
-                            "hostAliases",
-                        )
-                    }
-                    Some(PodSpecField::host_ipc) => {
-                        serde_struct::value(&mut map, &mut host_ipc, "hostIPC")
-                    }
-                    Some(PodSpecField::host_network) => {
-                        serde_struct::value(&mut map, &mut host_network, "hostNetwork")
-                    }
-                    Some(PodSpecField::host_pid) => {
-                        serde_struct::value(&mut map, &mut host_pid, "hostPID")
-                    }
-                    Some(PodSpecField::host_users) => {
-                        serde_struct::value(&mut map, &mut host_users, "hostUsers")
-                    }
-                    Some(PodSpecField::hostname) => {
-                        serde_struct::value(&mut map, &mut hostname, "hostname")
-                    }
-                    Some(PodSpecField::hostname_override) => {
-                        serde_struct::value(&mut map, &mut hostname_override, "hostnameOverride")
-                    }
-                    Some(PodSpecField::image_pull_secrets) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut image_pull_secrets,
-                            "imagePullSecrets",
-                        )
-                    }
-                    Some(PodSpecField::init_containers) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut init_containers,
-                            "initContainers",
-                        )
-                    }
-                    Some(PodSpecField::node_name) => {
-                        serde_struct::value(&mut map, &mut node_name, "nodeName")
-                    }
-                    Some(PodSpecField::node_selector) => {
-                        serde_struct::value(&mut map, &mut node_selector, "nodeSelector")
-                    }
-                    Some(PodSpecField::os) => {
-                        serde_struct::optional_struct_value(&mut map, &mut os, "os")
-                    }
-                    Some(PodSpecField::overhead) => {
-                        serde_struct::value(&mut map, &mut overhead, "overhead")
-                    }
-                    Some(PodSpecField::preemption_policy) => {
-                        serde_struct::value(&mut map, &mut preemption_policy, "preemptionPolicy")
-                    }
-                    Some(PodSpecField::priority) => {
-                        serde_struct::value(&mut map, &mut priority, "priority")
-                    }
-                    Some(PodSpecField::priority_class_name) => {
-                        serde_struct::value(&mut map, &mut priority_class_name, "priorityClassName")
-                    }
-                    Some(PodSpecField::readiness_gates) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut readiness_gates,
-                            "readinessGates",
-                        )
-                    }
-                    Some(PodSpecField::resource_claims) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut resource_claims,
-                            "resourceClaims",
-                        )
-                    }
-                    Some(PodSpecField::resources) => {
-                        serde_struct::optional_struct_value(&mut map, &mut resources, "resources")
-                    }
-                    Some(PodSpecField::restart_policy) => {
-                        serde_struct::value(&mut map, &mut restart_policy, "restartPolicy")
-                    }
-                    Some(PodSpecField::runtime_class_name) => {
-                        serde_struct::value(&mut map, &mut runtime_class_name, "runtimeClassName")
-                    }
-                    Some(PodSpecField::scheduler_name) => {
-                        serde_struct::value(&mut map, &mut scheduler_name, "schedulerName")
-                    }
-                    Some(PodSpecField::scheduling_gates) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut scheduling_gates,
-                            "schedulingGates",
-                        )
-                    }
-                    Some(PodSpecField::security_context) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut security_context,
-                            "securityContext",
-                        )
-                    }
-                    Some(PodSpecField::service_account) => {
-                        serde_struct::value(&mut map, &mut service_account, "serviceAccount")
-                    }
-                    Some(PodSpecField::service_account_name) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut service_account_name,
-                            "serviceAccountName",
-                        )
-                    }
-                    Some(PodSpecField::set_hostname_as_fqdn) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut set_hostname_as_fqdn,
-                            "setHostnameAsFQDN",
-                        )
-                    }
-                    Some(PodSpecField::share_process_namespace) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut share_process_namespace,
-                            "shareProcessNamespace",
-                        )
-                    }
-                    Some(PodSpecField::subdomain) => {
-                        serde_struct::value(&mut map, &mut subdomain, "subdomain")
-                    }
-                    Some(PodSpecField::termination_grace_period_seconds) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut termination_grace_period_seconds,
-                            "terminationGracePeriodSeconds",
-                        )
-                    }
-                    Some(PodSpecField::tolerations) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut tolerations,
-                            "tolerations",
-                        )
-                    }
-                    Some(PodSpecField::topology_spread_constraints) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut topology_spread_constraints,
-                            "topologySpreadConstraints",
-                        )
-                    }
-                    Some(PodSpecField::volumes) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut volumes, "volumes")
-                    }
-                    Some(PodSpecField::workload_ref) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut workload_ref,
-                            "workloadRef",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.os),
+                1 => serde_struct::read(map, &mut self.host_ipc),
+                2 => serde_struct::read(map, &mut self.host_pid),
+                3 => serde_struct::read_optional_struct_list(map, &mut self.volumes),
+                4 => serde_struct::read_optional_struct(map, &mut self.affinity),
+                5 => serde_struct::read(map, &mut self.hostname),
+                6 => serde_struct::read(map, &mut self.node_name),
+                7 => serde_struct::read(map, &mut self.overhead),
+                8 => serde_struct::read(map, &mut self.priority),
+                9 => serde_struct::read_optional_struct(map, &mut self.dns_config),
+                10 => serde_struct::read(map, &mut self.dns_policy),
+                11 => serde_struct::read(map, &mut self.host_users),
+                12 => serde_struct::read_optional_struct(map, &mut self.resources),
+                13 => serde_struct::read(map, &mut self.subdomain),
+                14 => serde_struct::read_struct_list(map, &mut self.containers),
+                15 => serde_struct::read_optional_struct_list(map, &mut self.host_aliases),
+                16 => serde_struct::read(map, &mut self.host_network),
+                17 => serde_struct::read_optional_struct_list(map, &mut self.tolerations),
+                18 => serde_struct::read_optional_struct(map, &mut self.workload_ref),
+                19 => serde_struct::read(map, &mut self.node_selector),
+                20 => serde_struct::read(map, &mut self.restart_policy),
+                21 => serde_struct::read(map, &mut self.scheduler_name),
+                22 => serde_struct::read_optional_struct_list(map, &mut self.init_containers),
+                23 => serde_struct::read_optional_struct_list(map, &mut self.readiness_gates),
+                24 => serde_struct::read_optional_struct_list(map, &mut self.resource_claims),
+                25 => serde_struct::read(map, &mut self.service_account),
+                26 => serde_struct::read_optional_struct_list(map, &mut self.scheduling_gates),
+                27 => serde_struct::read_optional_struct(map, &mut self.security_context),
+                28 => serde_struct::read(map, &mut self.hostname_override),
+                29 => serde_struct::read_optional_struct_list(map, &mut self.image_pull_secrets),
+                30 => serde_struct::read(map, &mut self.preemption_policy),
+                31 => serde_struct::read(map, &mut self.runtime_class_name),
+                32 => serde_struct::read(map, &mut self.priority_class_name),
+                33 => serde_struct::read(map, &mut self.set_hostname_as_fqdn),
+                34 => serde_struct::read(map, &mut self.enable_service_links),
+                35 => serde_struct::read(map, &mut self.service_account_name),
+                36 => serde_struct::read_optional_struct_list(map, &mut self.ephemeral_containers),
+                37 => serde_struct::read(map, &mut self.active_deadline_seconds),
+                38 => serde_struct::read(map, &mut self.share_process_namespace),
+                39 => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.topology_spread_constraints,
+                    )
+                }
+                40 => serde_struct::read(map, &mut self.automount_service_account_token),
+                41 => serde_struct::read(map, &mut self.termination_grace_period_seconds),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let containers = serde_struct::required(containers, "containers")?;
-            *place = Some(PodSpec {
-                active_deadline_seconds: serde_struct::optional(active_deadline_seconds),
-                affinity: serde_struct::optional(affinity),
-                automount_service_account_token: serde_struct::optional(automount_service_account_token),
-                containers,
-                dns_config: serde_struct::optional(dns_config),
-                dns_policy: serde_struct::optional(dns_policy),
-                enable_service_links: serde_struct::optional(enable_service_links),
-                ephemeral_containers: serde_struct::optional(ephemeral_containers),
-                host_aliases: serde_struct::optional(host_aliases),
-                host_ipc: serde_struct::optional(host_ipc),
-                host_network: serde_struct::optional(host_network),
-                host_pid: serde_struct::optional(host_pid),
-                host_users: serde_struct::optional(host_users),
-                hostname: serde_struct::optional(hostname),
-                hostname_override: serde_struct::optional(hostname_override),
-                image_pull_secrets: serde_struct::optional(image_pull_secrets),
-                init_containers: serde_struct::optional(init_containers),
-                node_name: serde_struct::optional(node_name),
-                node_selector: serde_struct::optional(node_selector),
-                os: serde_struct::optional(os),
-                overhead: serde_struct::optional(overhead),
-                preemption_policy: serde_struct::optional(preemption_policy),
-                priority: serde_struct::optional(priority),
-                priority_class_name: serde_struct::optional(priority_class_name),
-                readiness_gates: serde_struct::optional(readiness_gates),
-                resource_claims: serde_struct::optional(resource_claims),
-                resources: serde_struct::optional(resources),
-                restart_policy: serde_struct::optional(restart_policy),
-                runtime_class_name: serde_struct::optional(runtime_class_name),
-                scheduler_name: serde_struct::optional(scheduler_name),
-                scheduling_gates: serde_struct::optional(scheduling_gates),
-                security_context: serde_struct::optional(security_context),
-                service_account: serde_struct::optional(service_account),
-                service_account_name: serde_struct::optional(service_account_name),
-                set_hostname_as_fqdn: serde_struct::optional(set_hostname_as_fqdn),
-                share_process_namespace: serde_struct::optional(share_process_namespace),
-                subdomain: serde_struct::optional(subdomain),
-                termination_grace_period_seconds: serde_struct::optional(termination_grace_period_seconds),
-                tolerations: serde_struct::optional(tolerations),
-                topology_spread_constraints: serde_struct::optional(topology_spread_constraints),
-                volumes: serde_struct::optional(volumes),
-                workload_ref: serde_struct::optional(workload_ref),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

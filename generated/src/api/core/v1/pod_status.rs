@@ -156,241 +156,105 @@ impl<'de> ::serde::Deserialize<'de> for PodStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PodStatusField {
-        allocated_resources,
-        conditions,
-        container_statuses,
-        ephemeral_container_statuses,
-        extended_resource_claim_status,
-        host_ip,
-        host_ips,
-        init_container_statuses,
-        message,
-        nominated_node_name,
-        observed_generation,
-        phase,
-        pod_ip,
-        pod_ips,
-        qos_class,
-        reason,
-        resize,
-        resource_claim_statuses,
-        resources,
-        start_time,
-    }
-
-    enum PodStatusFields {}
-
-    impl serde_struct::Fields for PodStatusFields {
-        const NAMES: &'static [&'static str] = &[
-            "allocatedResources",
-            "conditions",
-            "containerStatuses",
-            "ephemeralContainerStatuses",
-            "extendedResourceClaimStatus",
-            "hostIP",
-            "hostIPs",
-            "initContainerStatuses",
-            "message",
-            "nominatedNodeName",
-            "observedGeneration",
-            "phase",
-            "podIP",
-            "podIPs",
-            "qosClass",
-            "reason",
-            "resize",
-            "resourceClaimStatuses",
-            "resources",
-            "startTime",
-        ];
-
-        type Field = PodStatusField;
-
+    impl serde_struct::Empty for PodStatus {
         #[inline]
-        fn field(name: &str) -> Option<PodStatusField> {
-            match name {
-                "allocatedResources" => Some(PodStatusField::allocated_resources),
-                "conditions" => Some(PodStatusField::conditions),
-                "containerStatuses" => Some(PodStatusField::container_statuses),
-                "ephemeralContainerStatuses" => Some(PodStatusField::ephemeral_container_statuses),
-                "extendedResourceClaimStatus" => Some(PodStatusField::extended_resource_claim_status),
-                "hostIP" => Some(PodStatusField::host_ip),
-                "hostIPs" => Some(PodStatusField::host_ips),
-                "initContainerStatuses" => Some(PodStatusField::init_container_statuses),
-                "message" => Some(PodStatusField::message),
-                "nominatedNodeName" => Some(PodStatusField::nominated_node_name),
-                "observedGeneration" => Some(PodStatusField::observed_generation),
-                "phase" => Some(PodStatusField::phase),
-                "podIP" => Some(PodStatusField::pod_ip),
-                "podIPs" => Some(PodStatusField::pod_ips),
-                "qosClass" => Some(PodStatusField::qos_class),
-                "reason" => Some(PodStatusField::reason),
-                "resize" => Some(PodStatusField::resize),
-                "resourceClaimStatuses" => Some(PodStatusField::resource_claim_statuses),
-                "resources" => Some(PodStatusField::resources),
-                "startTime" => Some(PodStatusField::start_time),
-                _ => None,
+        fn empty() -> Self {
+            PodStatus {
+                allocated_resources: None,
+                conditions: None,
+                container_statuses: None,
+                ephemeral_container_statuses: None,
+                extended_resource_claim_status: None,
+                host_ip: None,
+                host_ips: None,
+                init_container_statuses: None,
+                message: None,
+                nominated_node_name: None,
+                observed_generation: None,
+                phase: None,
+                pod_ip: None,
+                pod_ips: None,
+                qos_class: None,
+                reason: None,
+                resize: None,
+                resource_claim_statuses: None,
+                resources: None,
+                start_time: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PodStatus {
+    impl<'de> serde_struct::ReadFields<'de> for PodStatus {
         const NAME: &'static str = "PodStatus";
-        const NAMES: &'static [&'static str] = <PodStatusFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "phase",
+            "podIP",
+            "hostIP",
+            "podIPs",
+            "reason",
+            "resize",
+            "hostIPs",
+            "message",
+            "qosClass",
+            "resources",
+            "startTime",
+            "conditions",
+            "containerStatuses",
+            "nominatedNodeName",
+            "allocatedResources",
+            "observedGeneration",
+            "initContainerStatuses",
+            "resourceClaimStatuses",
+            "ephemeralContainerStatuses",
+            "extendedResourceClaimStatus",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PodStatus>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut allocated_resources = None;
-            let mut conditions = None;
-            let mut container_statuses = None;
-            let mut ephemeral_container_statuses = None;
-            let mut extended_resource_claim_status = None;
-            let mut host_ip = None;
-            let mut host_ips = None;
-            let mut init_container_statuses = None;
-            let mut message = None;
-            let mut nominated_node_name = None;
-            let mut observed_generation = None;
-            let mut phase = None;
-            let mut pod_ip = None;
-            let mut pod_ips = None;
-            let mut qos_class = None;
-            let mut reason = None;
-            let mut resize = None;
-            let mut resource_claim_statuses = None;
-            let mut resources = None;
-            let mut start_time = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PodStatusFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PodStatusField::allocated_resources) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut allocated_resources,
-                            "allocatedResources",
-                        )
-                    }
-                    Some(PodStatusField::conditions) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut conditions,
-                            "conditions",
-                        )
-                    }
-                    Some(PodStatusField::container_statuses) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut container_statuses,
-                            "containerStatuses",
-                        )
-                    }
-                    Some(PodStatusField::ephemeral_container_statuses) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut ephemeral_container_statuses,
-                            "ephemeralContainerStatuses",
-                        )
-                    }
-                    Some(PodStatusField::extended_resource_claim_status) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut extended_resource_claim_status,
-                            "extendedResourceClaimStatus",
-                        )
-                    }
-                    Some(PodStatusField::host_ip) => {
-                        serde_struct::value(&mut map, &mut host_ip, "hostIP")
-                    }
-                    Some(PodStatusField::host_ips) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut host_ips, "hostIPs")
-                    }
-                    Some(PodStatusField::init_container_statuses) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut init_container_statuses,
-                            "initContainerStatuses",
-                        )
-                    }
-                    Some(PodStatusField::message) => {
-                        serde_struct::value(&mut map, &mut message, "message")
-                    }
-                    Some(PodStatusField::nominated_node_name) => {
-                        serde_struct::value(&mut map, &mut nominated_node_name, "nominatedNodeName")
-                    }
-                    Some(PodStatusField::observed_generation) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut observed_generation,
-                            "observedGeneration",
-                        )
-                    }
-                    Some(PodStatusField::phase) => {
-                        serde_struct::value(&mut map, &mut phase, "phase")
-                    }
-                    Some(PodStatusField::pod_ip) => {
-                        serde_struct::value(&mut map, &mut pod_ip, "podIP")
-                    }
-                    Some(PodStatusField::pod_ips) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut pod_ips, "podIPs")
-                    }
-                    Some(PodStatusField::qos_class) => {
-                        serde_struct::value(&mut map, &mut qos_class, "qosClass")
-                    }
-                    Some(PodStatusField::reason) => {
-                        serde_struct::value(&mut map, &mut reason, "reason")
-                    }
-                    Some(PodStatusField::resize) => {
-                        serde_struct::value(&mut map, &mut resize, "resize")
-                    }
-                    Some(PodStatusField::resource_claim_statuses) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut resource_claim_statuses,
-                            "resourceClaimStatuses",
-                        )
-                    }
-                    Some(PodStatusField::resources) => {
-                        serde_struct::optional_struct_value(&mut map, &mut resources, "resources")
-                    }
-                    Some(PodStatusField::start_time) => {
-                        serde_struct::value(&mut map, &mut start_time, "startTime")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.phase),
+                1 => serde_struct::read(map, &mut self.pod_ip),
+                2 => serde_struct::read(map, &mut self.host_ip),
+                3 => serde_struct::read_optional_struct_list(map, &mut self.pod_ips),
+                4 => serde_struct::read(map, &mut self.reason),
+                5 => serde_struct::read(map, &mut self.resize),
+                6 => serde_struct::read_optional_struct_list(map, &mut self.host_ips),
+                7 => serde_struct::read(map, &mut self.message),
+                8 => serde_struct::read(map, &mut self.qos_class),
+                9 => serde_struct::read_optional_struct(map, &mut self.resources),
+                10 => serde_struct::read(map, &mut self.start_time),
+                11 => serde_struct::read_optional_struct_list(map, &mut self.conditions),
+                12 => serde_struct::read_optional_struct_list(map, &mut self.container_statuses),
+                13 => serde_struct::read(map, &mut self.nominated_node_name),
+                14 => serde_struct::read(map, &mut self.allocated_resources),
+                15 => serde_struct::read(map, &mut self.observed_generation),
+                16 => {
+                    serde_struct::read_optional_struct_list(map, &mut self.init_container_statuses)
+                }
+                17 => {
+                    serde_struct::read_optional_struct_list(map, &mut self.resource_claim_statuses)
+                }
+                18 => {
+                    serde_struct::read_optional_struct_list(
+                        map,
+                        &mut self.ephemeral_container_statuses,
+                    )
+                }
+                19 => {
+                    serde_struct::read_optional_struct(
+                        map,
+                        &mut self.extended_resource_claim_status,
+                    )
+                }
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(PodStatus {
-                allocated_resources: serde_struct::optional(allocated_resources),
-                conditions: serde_struct::optional(conditions),
-                container_statuses: serde_struct::optional(container_statuses),
-                ephemeral_container_statuses: serde_struct::optional(ephemeral_container_statuses),
-                extended_resource_claim_status: serde_struct::optional(extended_resource_claim_status),
-                host_ip: serde_struct::optional(host_ip),
-                host_ips: serde_struct::optional(host_ips),
-                init_container_statuses: serde_struct::optional(init_container_statuses),
-                message: serde_struct::optional(message),
-                nominated_node_name: serde_struct::optional(nominated_node_name),
-                observed_generation: serde_struct::optional(observed_generation),
-                phase: serde_struct::optional(phase),
-                pod_ip: serde_struct::optional(pod_ip),
-                pod_ips: serde_struct::optional(pod_ips),
-                qos_class: serde_struct::optional(qos_class),
-                reason: serde_struct::optional(reason),
-                resize: serde_struct::optional(resize),
-                resource_claim_statuses: serde_struct::optional(resource_claim_statuses),
-                resources: serde_struct::optional(resources),
-                start_time: serde_struct::optional(start_time),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -46,70 +46,36 @@ impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PortworxVolumeSourceField {
-        fs_type,
-        read_only,
-        volume_id,
-    }
-
-    enum PortworxVolumeSourceFields {}
-
-    impl serde_struct::Fields for PortworxVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
-
-        type Field = PortworxVolumeSourceField;
-
+    impl serde_struct::Empty for PortworxVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<PortworxVolumeSourceField> {
-            match name {
-                "fsType" => Some(PortworxVolumeSourceField::fs_type),
-                "readOnly" => Some(PortworxVolumeSourceField::read_only),
-                "volumeID" => Some(PortworxVolumeSourceField::volume_id),
-                _ => None,
+        fn empty() -> Self {
+            PortworxVolumeSource {
+                fs_type: None,
+                read_only: None,
+                volume_id: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PortworxVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for PortworxVolumeSource {
         const NAME: &'static str = "PortworxVolumeSource";
-        const NAMES: &'static [&'static str] = <PortworxVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["fsType", "readOnly", "volumeID"];
+        const REQUIRED: &'static [usize] = &[2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PortworxVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut fs_type = None;
-            let mut read_only = None;
-            let mut volume_id = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PortworxVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PortworxVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(PortworxVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(PortworxVolumeSourceField::volume_id) => {
-                        serde_struct::value(&mut map, &mut volume_id, "volumeID")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.fs_type),
+                1 => serde_struct::read(map, &mut self.read_only),
+                2 => serde_struct::read(map, &mut self.volume_id),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let volume_id = serde_struct::required(volume_id, "volumeID")?;
-            *place = Some(PortworxVolumeSource {
-                fs_type: serde_struct::optional(fs_type),
-                read_only: serde_struct::optional(read_only),
-                volume_id,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -40,64 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for PreferredSchedulingTerm {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PreferredSchedulingTermField {
-        preference,
-        weight,
-    }
-
-    enum PreferredSchedulingTermFields {}
-
-    impl serde_struct::Fields for PreferredSchedulingTermFields {
-        const NAMES: &'static [&'static str] = &["preference", "weight"];
-
-        type Field = PreferredSchedulingTermField;
-
+    impl serde_struct::Empty for PreferredSchedulingTerm {
         #[inline]
-        fn field(name: &str) -> Option<PreferredSchedulingTermField> {
-            match name {
-                "preference" => Some(PreferredSchedulingTermField::preference),
-                "weight" => Some(PreferredSchedulingTermField::weight),
-                _ => None,
+        fn empty() -> Self {
+            PreferredSchedulingTerm {
+                preference: serde_struct::Empty::empty(),
+                weight: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for PreferredSchedulingTerm {
+    impl<'de> serde_struct::ReadFields<'de> for PreferredSchedulingTerm {
         const NAME: &'static str = "PreferredSchedulingTerm";
-        const NAMES: &'static [&'static str] = <PreferredSchedulingTermFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["weight", "preference"];
+        const REQUIRED: &'static [usize] = &[1, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<PreferredSchedulingTerm>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut preference = None;
-            let mut weight = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PreferredSchedulingTermFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PreferredSchedulingTermField::preference) => {
-                        serde_struct::struct_value(&mut map, &mut preference, "preference")
-                    }
-                    Some(PreferredSchedulingTermField::weight) => {
-                        serde_struct::value(&mut map, &mut weight, "weight")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.weight),
+                1 => serde_struct::read_struct(map, &mut self.preference),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let preference = serde_struct::required(preference, "preference")?;
-            let weight = serde_struct::required(weight, "weight")?;
-            *place = Some(PreferredSchedulingTerm {
-                preference,
-                weight,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

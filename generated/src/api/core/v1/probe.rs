@@ -91,137 +91,61 @@ impl<'de> ::serde::Deserialize<'de> for Probe {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ProbeField {
-        exec,
-        failure_threshold,
-        grpc,
-        http_get,
-        initial_delay_seconds,
-        period_seconds,
-        success_threshold,
-        tcp_socket,
-        termination_grace_period_seconds,
-        timeout_seconds,
-    }
-
-    enum ProbeFields {}
-
-    impl serde_struct::Fields for ProbeFields {
-        const NAMES: &'static [&'static str] = &[
-            "exec",
-            "failureThreshold",
-            "grpc",
-            "httpGet",
-            "initialDelaySeconds",
-            "periodSeconds",
-            "successThreshold",
-            "tcpSocket",
-            "terminationGracePeriodSeconds",
-            "timeoutSeconds",
-        ];
-
-        type Field = ProbeField;
-
+    impl serde_struct::Empty for Probe {
         #[inline]
-        fn field(name: &str) -> Option<ProbeField> {
-            match name {
-                "exec" => Some(ProbeField::exec),
-                "failureThreshold" => Some(ProbeField::failure_threshold),
-                "grpc" => Some(ProbeField::grpc),
-                "httpGet" => Some(ProbeField::http_get),
-                "initialDelaySeconds" => Some(ProbeField::initial_delay_seconds),
-                "periodSeconds" => Some(ProbeField::period_seconds),
-                "successThreshold" => Some(ProbeField::success_threshold),
-                "tcpSocket" => Some(ProbeField::tcp_socket),
-                "terminationGracePeriodSeconds" => Some(ProbeField::termination_grace_period_seconds),
-                "timeoutSeconds" => Some(ProbeField::timeout_seconds),
-                _ => None,
+        fn empty() -> Self {
+            Probe {
+                exec: None,
+                failure_threshold: None,
+                grpc: None,
+                http_get: None,
+                initial_delay_seconds: None,
+                period_seconds: None,
+                success_threshold: None,
+                tcp_socket: None,
+                termination_grace_period_seconds: None,
+                timeout_seconds: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Probe {
+    impl<'de> serde_struct::ReadFields<'de> for Probe {
         const NAME: &'static str = "Probe";
-        const NAMES: &'static [&'static str] = <ProbeFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "exec",
+            "grpc",
+            "httpGet",
+            "tcpSocket",
+            "periodSeconds",
+            "timeoutSeconds",
+            "failureThreshold",
+            "successThreshold",
+            "initialDelaySeconds",
+            "terminationGracePeriodSeconds",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Probe>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut exec = None;
-            let mut failure_threshold = None;
-            let mut grpc = None;
-            let mut http_get = None;
-            let mut initial_delay_seconds = None;
-            let mut period_seconds = None;
-            let mut success_threshold = None;
-            let mut tcp_socket = None;
-            let mut termination_grace_period_seconds = None;
-            let mut timeout_seconds = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ProbeFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ProbeField::exec) => {
-                        serde_struct::optional_struct_value(&mut map, &mut exec, "exec")
-                    }
-                    Some(ProbeField::failure_threshold) => {
-                        serde_struct::value(&mut map, &mut failure_threshold, "failureThreshold")
-                    }
-                    Some(ProbeField::grpc) => {
-                        serde_struct::optional_struct_value(&mut map, &mut grpc, "grpc")
-                    }
-                    Some(ProbeField::http_get) => {
-                        serde_struct::optional_struct_value(&mut map, &mut http_get, "httpGet")
-                    }
-                    Some(ProbeField::initial_delay_seconds) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut initial_delay_seconds,
-                            "initialDelaySeconds",
-                        )
-                    }
-                    Some(ProbeField::period_seconds) => {
-                        serde_struct::value(&mut map, &mut period_seconds, "periodSeconds")
-                    }
-                    Some(ProbeField::success_threshold) => {
-                        serde_struct::value(&mut map, &mut success_threshold, "successThreshold")
-                    }
-                    Some(ProbeField::tcp_socket) => {
-                        serde_struct::optional_struct_value(&mut map, &mut tcp_socket, "tcpSocket")
-                    }
-                    Some(ProbeField::termination_grace_period_seconds) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut termination_grace_period_seconds,
-                            "terminationGracePeriodSeconds",
-                        )
-                    }
-                    Some(ProbeField::timeout_seconds) => {
-                        serde_struct::value(&mut map, &mut timeout_seconds, "timeoutSeconds")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.exec),
+                1 => serde_struct::read_optional_struct(map, &mut self.grpc),
+                2 => serde_struct::read_optional_struct(map, &mut self.http_get),
+                3 => serde_struct::read_optional_struct(map, &mut self.tcp_socket),
+                4 => serde_struct::read(map, &mut self.period_seconds),
+                5 => serde_struct::read(map, &mut self.timeout_seconds),
+                6 => serde_struct::read(map, &mut self.failure_threshold),
+                7 => serde_struct::read(map, &mut self.success_threshold),
+                8 => serde_struct::read(map, &mut self.initial_delay_seconds),
+                9 => serde_struct::read(map, &mut self.termination_grace_period_seconds),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Probe {
-                exec: serde_struct::optional(exec),
-                failure_threshold: serde_struct::optional(failure_threshold),
-                grpc: serde_struct::optional(grpc),
-                http_get: serde_struct::optional(http_get),
-                initial_delay_seconds: serde_struct::optional(initial_delay_seconds),
-                period_seconds: serde_struct::optional(period_seconds),
-                success_threshold: serde_struct::optional(success_threshold),
-                tcp_socket: serde_struct::optional(tcp_socket),
-                termination_grace_period_seconds: serde_struct::optional(termination_grace_period_seconds),
-                timeout_seconds: serde_struct::optional(timeout_seconds),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

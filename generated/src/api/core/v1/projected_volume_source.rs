@@ -43,62 +43,34 @@ impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ProjectedVolumeSourceField {
-        default_mode,
-        sources,
-    }
-
-    enum ProjectedVolumeSourceFields {}
-
-    impl serde_struct::Fields for ProjectedVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["defaultMode", "sources"];
-
-        type Field = ProjectedVolumeSourceField;
-
+    impl serde_struct::Empty for ProjectedVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<ProjectedVolumeSourceField> {
-            match name {
-                "defaultMode" => Some(ProjectedVolumeSourceField::default_mode),
-                "sources" => Some(ProjectedVolumeSourceField::sources),
-                _ => None,
+        fn empty() -> Self {
+            ProjectedVolumeSource {
+                default_mode: None,
+                sources: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ProjectedVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for ProjectedVolumeSource {
         const NAME: &'static str = "ProjectedVolumeSource";
-        const NAMES: &'static [&'static str] = <ProjectedVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["sources", "defaultMode"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ProjectedVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut default_mode = None;
-            let mut sources = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ProjectedVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ProjectedVolumeSourceField::default_mode) => {
-                        serde_struct::value(&mut map, &mut default_mode, "defaultMode")
-                    }
-                    Some(ProjectedVolumeSourceField::sources) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut sources, "sources")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.sources),
+                1 => serde_struct::read(map, &mut self.default_mode),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ProjectedVolumeSource {
-                default_mode: serde_struct::optional(default_mode),
-                sources: serde_struct::optional(sources),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -57,99 +57,49 @@ impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum QuobyteVolumeSourceField {
-        group,
-        read_only,
-        registry,
-        tenant,
-        user,
-        volume,
-    }
-
-    enum QuobyteVolumeSourceFields {}
-
-    impl serde_struct::Fields for QuobyteVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &[
-            "group",
-            "readOnly",
-            "registry",
-            "tenant",
-            "user",
-            "volume",
-        ];
-
-        type Field = QuobyteVolumeSourceField;
-
+    impl serde_struct::Empty for QuobyteVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<QuobyteVolumeSourceField> {
-            match name {
-                "group" => Some(QuobyteVolumeSourceField::group),
-                "readOnly" => Some(QuobyteVolumeSourceField::read_only),
-                "registry" => Some(QuobyteVolumeSourceField::registry),
-                "tenant" => Some(QuobyteVolumeSourceField::tenant),
-                "user" => Some(QuobyteVolumeSourceField::user),
-                "volume" => Some(QuobyteVolumeSourceField::volume),
-                _ => None,
+        fn empty() -> Self {
+            QuobyteVolumeSource {
+                group: None,
+                read_only: None,
+                registry: serde_struct::Empty::empty(),
+                tenant: None,
+                user: None,
+                volume: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for QuobyteVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for QuobyteVolumeSource {
         const NAME: &'static str = "QuobyteVolumeSource";
-        const NAMES: &'static [&'static str] = <QuobyteVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "user",
+            "group",
+            "tenant",
+            "volume",
+            "readOnly",
+            "registry",
+        ];
+        const REQUIRED: &'static [usize] = &[5, 3];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<QuobyteVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut group = None;
-            let mut read_only = None;
-            let mut registry = None;
-            let mut tenant = None;
-            let mut user = None;
-            let mut volume = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<QuobyteVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(QuobyteVolumeSourceField::group) => {
-                        serde_struct::value(&mut map, &mut group, "group")
-                    }
-                    Some(QuobyteVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(QuobyteVolumeSourceField::registry) => {
-                        serde_struct::value(&mut map, &mut registry, "registry")
-                    }
-                    Some(QuobyteVolumeSourceField::tenant) => {
-                        serde_struct::value(&mut map, &mut tenant, "tenant")
-                    }
-                    Some(QuobyteVolumeSourceField::user) => {
-                        serde_struct::value(&mut map, &mut user, "user")
-                    }
-                    Some(QuobyteVolumeSourceField::volume) => {
-                        serde_struct::value(&mut map, &mut volume, "volume")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.user),
+                1 => serde_struct::read(map, &mut self.group),
+                2 => serde_struct::read(map, &mut self.tenant),
+                3 => serde_struct::read(map, &mut self.volume),
+                4 => serde_struct::read(map, &mut self.read_only),
+                5 => serde_struct::read(map, &mut self.registry),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let registry = serde_struct::required(registry, "registry")?;
-            let volume = serde_struct::required(volume, "volume")?;
-            *place = Some(QuobyteVolumeSource {
-                group: serde_struct::optional(group),
-                read_only: serde_struct::optional(read_only),
-                registry,
-                tenant: serde_struct::optional(tenant),
-                user: serde_struct::optional(user),
-                volume,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

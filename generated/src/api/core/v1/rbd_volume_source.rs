@@ -65,115 +65,55 @@ impl<'de> ::serde::Deserialize<'de> for RBDVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum RBDVolumeSourceField {
-        fs_type,
-        image,
-        keyring,
-        monitors,
-        pool,
-        read_only,
-        secret_ref,
-        user,
-    }
-
-    enum RBDVolumeSourceFields {}
-
-    impl serde_struct::Fields for RBDVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &[
-            "fsType",
-            "image",
-            "keyring",
-            "monitors",
-            "pool",
-            "readOnly",
-            "secretRef",
-            "user",
-        ];
-
-        type Field = RBDVolumeSourceField;
-
+    impl serde_struct::Empty for RBDVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<RBDVolumeSourceField> {
-            match name {
-                "fsType" => Some(RBDVolumeSourceField::fs_type),
-                "image" => Some(RBDVolumeSourceField::image),
-                "keyring" => Some(RBDVolumeSourceField::keyring),
-                "monitors" => Some(RBDVolumeSourceField::monitors),
-                "pool" => Some(RBDVolumeSourceField::pool),
-                "readOnly" => Some(RBDVolumeSourceField::read_only),
-                "secretRef" => Some(RBDVolumeSourceField::secret_ref),
-                "user" => Some(RBDVolumeSourceField::user),
-                _ => None,
+        fn empty() -> Self {
+            RBDVolumeSource {
+                fs_type: None,
+                image: serde_struct::Empty::empty(),
+                keyring: None,
+                monitors: serde_struct::Empty::empty(),
+                pool: None,
+                read_only: None,
+                secret_ref: None,
+                user: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for RBDVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for RBDVolumeSource {
         const NAME: &'static str = "RBDVolumeSource";
-        const NAMES: &'static [&'static str] = <RBDVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "pool",
+            "user",
+            "image",
+            "fsType",
+            "keyring",
+            "monitors",
+            "readOnly",
+            "secretRef",
+        ];
+        const REQUIRED: &'static [usize] = &[2, 5];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<RBDVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut fs_type = None;
-            let mut image = None;
-            let mut keyring = None;
-            let mut monitors = None;
-            let mut pool = None;
-            let mut read_only = None;
-            let mut secret_ref = None;
-            let mut user = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<RBDVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(RBDVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(RBDVolumeSourceField::image) => {
-                        serde_struct::value(&mut map, &mut image, "image")
-                    }
-                    Some(RBDVolumeSourceField::keyring) => {
-                        serde_struct::value(&mut map, &mut keyring, "keyring")
-                    }
-                    Some(RBDVolumeSourceField::monitors) => {
-                        serde_struct::value(&mut map, &mut monitors, "monitors")
-                    }
-                    Some(RBDVolumeSourceField::pool) => {
-                        serde_struct::value(&mut map, &mut pool, "pool")
-                    }
-                    Some(RBDVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(RBDVolumeSourceField::secret_ref) => {
-                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
-                    }
-                    Some(RBDVolumeSourceField::user) => {
-                        serde_struct::value(&mut map, &mut user, "user")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.pool),
+                1 => serde_struct::read(map, &mut self.user),
+                2 => serde_struct::read(map, &mut self.image),
+                3 => serde_struct::read(map, &mut self.fs_type),
+                4 => serde_struct::read(map, &mut self.keyring),
+                5 => serde_struct::read(map, &mut self.monitors),
+                6 => serde_struct::read(map, &mut self.read_only),
+                7 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let image = serde_struct::required(image, "image")?;
-            let monitors = serde_struct::required(monitors, "monitors")?;
-            *place = Some(RBDVolumeSource {
-                fs_type: serde_struct::optional(fs_type),
-                image,
-                keyring: serde_struct::optional(keyring),
-                monitors,
-                pool: serde_struct::optional(pool),
-                read_only: serde_struct::optional(read_only),
-                secret_ref: serde_struct::optional(secret_ref),
-                user: serde_struct::optional(user),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

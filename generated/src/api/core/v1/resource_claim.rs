@@ -40,63 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for ResourceClaim {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ResourceClaimField {
-        name,
-        request,
-    }
-
-    enum ResourceClaimFields {}
-
-    impl serde_struct::Fields for ResourceClaimFields {
-        const NAMES: &'static [&'static str] = &["name", "request"];
-
-        type Field = ResourceClaimField;
-
+    impl serde_struct::Empty for ResourceClaim {
         #[inline]
-        fn field(name: &str) -> Option<ResourceClaimField> {
-            match name {
-                "name" => Some(ResourceClaimField::name),
-                "request" => Some(ResourceClaimField::request),
-                _ => None,
+        fn empty() -> Self {
+            ResourceClaim {
+                name: serde_struct::Empty::empty(),
+                request: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ResourceClaim {
+    impl<'de> serde_struct::ReadFields<'de> for ResourceClaim {
         const NAME: &'static str = "ResourceClaim";
-        const NAMES: &'static [&'static str] = <ResourceClaimFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "request"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ResourceClaim>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut request = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ResourceClaimFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ResourceClaimField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(ResourceClaimField::request) => {
-                        serde_struct::value(&mut map, &mut request, "request")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.request),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(ResourceClaim {
-                name,
-                request: serde_struct::optional(request),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -46,70 +46,36 @@ impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ResourceFieldSelectorField {
-        container_name,
-        divisor,
-        resource,
-    }
-
-    enum ResourceFieldSelectorFields {}
-
-    impl serde_struct::Fields for ResourceFieldSelectorFields {
-        const NAMES: &'static [&'static str] = &["containerName", "divisor", "resource"];
-
-        type Field = ResourceFieldSelectorField;
-
+    impl serde_struct::Empty for ResourceFieldSelector {
         #[inline]
-        fn field(name: &str) -> Option<ResourceFieldSelectorField> {
-            match name {
-                "containerName" => Some(ResourceFieldSelectorField::container_name),
-                "divisor" => Some(ResourceFieldSelectorField::divisor),
-                "resource" => Some(ResourceFieldSelectorField::resource),
-                _ => None,
+        fn empty() -> Self {
+            ResourceFieldSelector {
+                container_name: None,
+                divisor: None,
+                resource: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ResourceFieldSelector {
+    impl<'de> serde_struct::ReadFields<'de> for ResourceFieldSelector {
         const NAME: &'static str = "ResourceFieldSelector";
-        const NAMES: &'static [&'static str] = <ResourceFieldSelectorFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["divisor", "resource", "containerName"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ResourceFieldSelector>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut container_name = None;
-            let mut divisor = None;
-            let mut resource = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ResourceFieldSelectorFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ResourceFieldSelectorField::container_name) => {
-                        serde_struct::value(&mut map, &mut container_name, "containerName")
-                    }
-                    Some(ResourceFieldSelectorField::divisor) => {
-                        serde_struct::value(&mut map, &mut divisor, "divisor")
-                    }
-                    Some(ResourceFieldSelectorField::resource) => {
-                        serde_struct::value(&mut map, &mut resource, "resource")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.divisor),
+                1 => serde_struct::read(map, &mut self.resource),
+                2 => serde_struct::read(map, &mut self.container_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let resource = serde_struct::required(resource, "resource")?;
-            *place = Some(ResourceFieldSelector {
-                container_name: serde_struct::optional(container_name),
-                divisor: serde_struct::optional(divisor),
-                resource,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

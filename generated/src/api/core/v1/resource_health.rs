@@ -40,63 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ResourceHealthField {
-        health,
-        resource_id,
-    }
-
-    enum ResourceHealthFields {}
-
-    impl serde_struct::Fields for ResourceHealthFields {
-        const NAMES: &'static [&'static str] = &["health", "resourceID"];
-
-        type Field = ResourceHealthField;
-
+    impl serde_struct::Empty for ResourceHealth {
         #[inline]
-        fn field(name: &str) -> Option<ResourceHealthField> {
-            match name {
-                "health" => Some(ResourceHealthField::health),
-                "resourceID" => Some(ResourceHealthField::resource_id),
-                _ => None,
+        fn empty() -> Self {
+            ResourceHealth {
+                health: None,
+                resource_id: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ResourceHealth {
+    impl<'de> serde_struct::ReadFields<'de> for ResourceHealth {
         const NAME: &'static str = "ResourceHealth";
-        const NAMES: &'static [&'static str] = <ResourceHealthFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["health", "resourceID"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ResourceHealth>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut health = None;
-            let mut resource_id = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ResourceHealthFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ResourceHealthField::health) => {
-                        serde_struct::value(&mut map, &mut health, "health")
-                    }
-                    Some(ResourceHealthField::resource_id) => {
-                        serde_struct::value(&mut map, &mut resource_id, "resourceID")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.health),
+                1 => serde_struct::read(map, &mut self.resource_id),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let resource_id = serde_struct::required(resource_id, "resourceID")?;
-            *place = Some(ResourceHealth {
-                health: serde_struct::optional(health),
-                resource_id,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

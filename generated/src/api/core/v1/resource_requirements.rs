@@ -57,69 +57,36 @@ impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ResourceRequirementsField {
-        claims,
-        limits,
-        requests,
-    }
-
-    enum ResourceRequirementsFields {}
-
-    impl serde_struct::Fields for ResourceRequirementsFields {
-        const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
-
-        type Field = ResourceRequirementsField;
-
+    impl serde_struct::Empty for ResourceRequirements {
         #[inline]
-        fn field(name: &str) -> Option<ResourceRequirementsField> {
-            match name {
-                "claims" => Some(ResourceRequirementsField::claims),
-                "limits" => Some(ResourceRequirementsField::limits),
-                "requests" => Some(ResourceRequirementsField::requests),
-                _ => None,
+        fn empty() -> Self {
+            ResourceRequirements {
+                claims: None,
+                limits: None,
+                requests: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ResourceRequirements {
+    impl<'de> serde_struct::ReadFields<'de> for ResourceRequirements {
         const NAME: &'static str = "ResourceRequirements";
-        const NAMES: &'static [&'static str] = <ResourceRequirementsFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["claims", "limits", "requests"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ResourceRequirements>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut claims = None;
-            let mut limits = None;
-            let mut requests = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ResourceRequirementsFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ResourceRequirementsField::claims) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut claims, "claims")
-                    }
-                    Some(ResourceRequirementsField::limits) => {
-                        serde_struct::value(&mut map, &mut limits, "limits")
-                    }
-                    Some(ResourceRequirementsField::requests) => {
-                        serde_struct::value(&mut map, &mut requests, "requests")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.claims),
+                1 => serde_struct::read(map, &mut self.limits),
+                2 => serde_struct::read(map, &mut self.requests),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ResourceRequirements {
-                claims: serde_struct::optional(claims),
-                limits: serde_struct::optional(limits),
-                requests: serde_struct::optional(requests),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -40,67 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ResourceStatusField {
-        name,
-        resources,
-    }
-
-    enum ResourceStatusFields {}
-
-    impl serde_struct::Fields for ResourceStatusFields {
-        const NAMES: &'static [&'static str] = &["name", "resources"];
-
-        type Field = ResourceStatusField;
-
+    impl serde_struct::Empty for ResourceStatus {
         #[inline]
-        fn field(name: &str) -> Option<ResourceStatusField> {
-            match name {
-                "name" => Some(ResourceStatusField::name),
-                "resources" => Some(ResourceStatusField::resources),
-                _ => None,
+        fn empty() -> Self {
+            ResourceStatus {
+                name: serde_struct::Empty::empty(),
+                resources: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ResourceStatus {
+    impl<'de> serde_struct::ReadFields<'de> for ResourceStatus {
         const NAME: &'static str = "ResourceStatus";
-        const NAMES: &'static [&'static str] = <ResourceStatusFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "resources"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ResourceStatus>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut resources = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ResourceStatusFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ResourceStatusField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(ResourceStatusField::resources) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut resources,
-                            "resources",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.resources),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(ResourceStatus {
-                name,
-                resources: serde_struct::optional(resources),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -76,132 +76,61 @@ impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ScaleIOVolumeSourceField {
-        fs_type,
-        gateway,
-        protection_domain,
-        read_only,
-        secret_ref,
-        ssl_enabled,
-        storage_mode,
-        storage_pool,
-        system,
-        volume_name,
-    }
-
-    enum ScaleIOVolumeSourceFields {}
-
-    impl serde_struct::Fields for ScaleIOVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &[
-            "fsType",
-            "gateway",
-            "protectionDomain",
-            "readOnly",
-            "secretRef",
-            "sslEnabled",
-            "storageMode",
-            "storagePool",
-            "system",
-            "volumeName",
-        ];
-
-        type Field = ScaleIOVolumeSourceField;
-
+    impl serde_struct::Empty for ScaleIOVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<ScaleIOVolumeSourceField> {
-            match name {
-                "fsType" => Some(ScaleIOVolumeSourceField::fs_type),
-                "gateway" => Some(ScaleIOVolumeSourceField::gateway),
-                "protectionDomain" => Some(ScaleIOVolumeSourceField::protection_domain),
-                "readOnly" => Some(ScaleIOVolumeSourceField::read_only),
-                "secretRef" => Some(ScaleIOVolumeSourceField::secret_ref),
-                "sslEnabled" => Some(ScaleIOVolumeSourceField::ssl_enabled),
-                "storageMode" => Some(ScaleIOVolumeSourceField::storage_mode),
-                "storagePool" => Some(ScaleIOVolumeSourceField::storage_pool),
-                "system" => Some(ScaleIOVolumeSourceField::system),
-                "volumeName" => Some(ScaleIOVolumeSourceField::volume_name),
-                _ => None,
+        fn empty() -> Self {
+            ScaleIOVolumeSource {
+                fs_type: None,
+                gateway: serde_struct::Empty::empty(),
+                protection_domain: None,
+                read_only: None,
+                secret_ref: serde_struct::Empty::empty(),
+                ssl_enabled: None,
+                storage_mode: None,
+                storage_pool: None,
+                system: serde_struct::Empty::empty(),
+                volume_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ScaleIOVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for ScaleIOVolumeSource {
         const NAME: &'static str = "ScaleIOVolumeSource";
-        const NAMES: &'static [&'static str] = <ScaleIOVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "fsType",
+            "system",
+            "gateway",
+            "readOnly",
+            "secretRef",
+            "sslEnabled",
+            "volumeName",
+            "storageMode",
+            "storagePool",
+            "protectionDomain",
+        ];
+        const REQUIRED: &'static [usize] = &[2, 4, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ScaleIOVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut fs_type = None;
-            let mut gateway = None;
-            let mut protection_domain = None;
-            let mut read_only = None;
-            let mut secret_ref = None;
-            let mut ssl_enabled = None;
-            let mut storage_mode = None;
-            let mut storage_pool = None;
-            let mut system = None;
-            let mut volume_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ScaleIOVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ScaleIOVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(ScaleIOVolumeSourceField::gateway) => {
-                        serde_struct::value(&mut map, &mut gateway, "gateway")
-                    }
-                    Some(ScaleIOVolumeSourceField::protection_domain) => {
-                        serde_struct::value(&mut map, &mut protection_domain, "protectionDomain")
-                    }
-                    Some(ScaleIOVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(ScaleIOVolumeSourceField::secret_ref) => {
-                        serde_struct::struct_value(&mut map, &mut secret_ref, "secretRef")
-                    }
-                    Some(ScaleIOVolumeSourceField::ssl_enabled) => {
-                        serde_struct::value(&mut map, &mut ssl_enabled, "sslEnabled")
-                    }
-                    Some(ScaleIOVolumeSourceField::storage_mode) => {
-                        serde_struct::value(&mut map, &mut storage_mode, "storageMode")
-                    }
-                    Some(ScaleIOVolumeSourceField::storage_pool) => {
-                        serde_struct::value(&mut map, &mut storage_pool, "storagePool")
-                    }
-                    Some(ScaleIOVolumeSourceField::system) => {
-                        serde_struct::value(&mut map, &mut system, "system")
-                    }
-                    Some(ScaleIOVolumeSourceField::volume_name) => {
-                        serde_struct::value(&mut map, &mut volume_name, "volumeName")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.fs_type),
+                1 => serde_struct::read(map, &mut self.system),
+                2 => serde_struct::read(map, &mut self.gateway),
+                3 => serde_struct::read(map, &mut self.read_only),
+                4 => serde_struct::read_struct(map, &mut self.secret_ref),
+                5 => serde_struct::read(map, &mut self.ssl_enabled),
+                6 => serde_struct::read(map, &mut self.volume_name),
+                7 => serde_struct::read(map, &mut self.storage_mode),
+                8 => serde_struct::read(map, &mut self.storage_pool),
+                9 => serde_struct::read(map, &mut self.protection_domain),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let gateway = serde_struct::required(gateway, "gateway")?;
-            let secret_ref = serde_struct::required(secret_ref, "secretRef")?;
-            let system = serde_struct::required(system, "system")?;
-            *place = Some(ScaleIOVolumeSource {
-                fs_type: serde_struct::optional(fs_type),
-                gateway,
-                protection_domain: serde_struct::optional(protection_domain),
-                read_only: serde_struct::optional(read_only),
-                secret_ref,
-                ssl_enabled: serde_struct::optional(ssl_enabled),
-                storage_mode: serde_struct::optional(storage_mode),
-                storage_pool: serde_struct::optional(storage_pool),
-                system,
-                volume_name: serde_struct::optional(volume_name),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

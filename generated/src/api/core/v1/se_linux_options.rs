@@ -51,76 +51,38 @@ impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum SELinuxOptionsField {
-        level,
-        role,
-        type_,
-        user,
-    }
-
-    enum SELinuxOptionsFields {}
-
-    impl serde_struct::Fields for SELinuxOptionsFields {
-        const NAMES: &'static [&'static str] = &["level", "role", "type", "user"];
-
-        type Field = SELinuxOptionsField;
-
+    impl serde_struct::Empty for SELinuxOptions {
         #[inline]
-        fn field(name: &str) -> Option<SELinuxOptionsField> {
-            match name {
-                "level" => Some(SELinuxOptionsField::level),
-                "role" => Some(SELinuxOptionsField::role),
-                "type" => Some(SELinuxOptionsField::type_),
-                "user" => Some(SELinuxOptionsField::user),
-                _ => None,
+        fn empty() -> Self {
+            SELinuxOptions {
+                level: None,
+                role: None,
+                type_: None,
+                user: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for SELinuxOptions {
+    impl<'de> serde_struct::ReadFields<'de> for SELinuxOptions {
         const NAME: &'static str = "SELinuxOptions";
-        const NAMES: &'static [&'static str] = <SELinuxOptionsFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["role", "type", "user", "level"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<SELinuxOptions>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut level = None;
-            let mut role = None;
-            let mut type_ = None;
-            let mut user = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<SELinuxOptionsFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(SELinuxOptionsField::level) => {
-                        serde_struct::value(&mut map, &mut level, "level")
-                    }
-                    Some(SELinuxOptionsField::role) => {
-                        serde_struct::value(&mut map, &mut role, "role")
-                    }
-                    Some(SELinuxOptionsField::type_) => {
-                        serde_struct::value(&mut map, &mut type_, "type")
-                    }
-                    Some(SELinuxOptionsField::user) => {
-                        serde_struct::value(&mut map, &mut user, "user")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.role),
+                1 => serde_struct::read(map, &mut self.type_),
+                2 => serde_struct::read(map, &mut self.user),
+                3 => serde_struct::read(map, &mut self.level),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(SELinuxOptions {
-                level: serde_struct::optional(level),
-                role: serde_struct::optional(role),
-                type_: serde_struct::optional(type_),
-                user: serde_struct::optional(user),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -46,63 +46,34 @@ impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum SeccompProfileField {
-        localhost_profile,
-        type_,
-    }
-
-    enum SeccompProfileFields {}
-
-    impl serde_struct::Fields for SeccompProfileFields {
-        const NAMES: &'static [&'static str] = &["localhostProfile", "type"];
-
-        type Field = SeccompProfileField;
-
+    impl serde_struct::Empty for SeccompProfile {
         #[inline]
-        fn field(name: &str) -> Option<SeccompProfileField> {
-            match name {
-                "localhostProfile" => Some(SeccompProfileField::localhost_profile),
-                "type" => Some(SeccompProfileField::type_),
-                _ => None,
+        fn empty() -> Self {
+            SeccompProfile {
+                localhost_profile: None,
+                type_: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for SeccompProfile {
+    impl<'de> serde_struct::ReadFields<'de> for SeccompProfile {
         const NAME: &'static str = "SeccompProfile";
-        const NAMES: &'static [&'static str] = <SeccompProfileFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["type", "localhostProfile"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<SeccompProfile>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut localhost_profile = None;
-            let mut type_ = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<SeccompProfileFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(SeccompProfileField::localhost_profile) => {
-                        serde_struct::value(&mut map, &mut localhost_profile, "localhostProfile")
-                    }
-                    Some(SeccompProfileField::type_) => {
-                        serde_struct::value(&mut map, &mut type_, "type")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.type_),
+                1 => serde_struct::read(map, &mut self.localhost_profile),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let type_ = serde_struct::required(type_, "type")?;
-            *place = Some(SeccompProfile {
-                localhost_profile: serde_struct::optional(localhost_profile),
-                type_,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -46,70 +46,36 @@ impl<'de> ::serde::Deserialize<'de> for SecretKeySelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum SecretKeySelectorField {
-        key,
-        name,
-        optional,
-    }
-
-    enum SecretKeySelectorFields {}
-
-    impl serde_struct::Fields for SecretKeySelectorFields {
-        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
-
-        type Field = SecretKeySelectorField;
-
+    impl serde_struct::Empty for SecretKeySelector {
         #[inline]
-        fn field(name: &str) -> Option<SecretKeySelectorField> {
-            match name {
-                "key" => Some(SecretKeySelectorField::key),
-                "name" => Some(SecretKeySelectorField::name),
-                "optional" => Some(SecretKeySelectorField::optional),
-                _ => None,
+        fn empty() -> Self {
+            SecretKeySelector {
+                key: serde_struct::Empty::empty(),
+                name: None,
+                optional: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for SecretKeySelector {
+    impl<'de> serde_struct::ReadFields<'de> for SecretKeySelector {
         const NAME: &'static str = "SecretKeySelector";
-        const NAMES: &'static [&'static str] = <SecretKeySelectorFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["key", "name", "optional"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<SecretKeySelector>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut key = None;
-            let mut name = None;
-            let mut optional = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key_2 = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<SecretKeySelectorFields>::new(&mut key_2),
-            )? {
-                match field {
-                    Some(SecretKeySelectorField::key) => {
-                        serde_struct::value(&mut map, &mut key, "key")
-                    }
-                    Some(SecretKeySelectorField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(SecretKeySelectorField::optional) => {
-                        serde_struct::value(&mut map, &mut optional, "optional")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.key),
+                1 => serde_struct::read(map, &mut self.name),
+                2 => serde_struct::read(map, &mut self.optional),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let key = serde_struct::required(key, "key")?;
-            *place = Some(SecretKeySelector {
-                key,
-                name: serde_struct::optional(name),
-                optional: serde_struct::optional(optional),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -51,76 +51,38 @@ impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum SecretVolumeSourceField {
-        default_mode,
-        items,
-        optional,
-        secret_name,
-    }
-
-    enum SecretVolumeSourceFields {}
-
-    impl serde_struct::Fields for SecretVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &["defaultMode", "items", "optional", "secretName"];
-
-        type Field = SecretVolumeSourceField;
-
+    impl serde_struct::Empty for SecretVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<SecretVolumeSourceField> {
-            match name {
-                "defaultMode" => Some(SecretVolumeSourceField::default_mode),
-                "items" => Some(SecretVolumeSourceField::items),
-                "optional" => Some(SecretVolumeSourceField::optional),
-                "secretName" => Some(SecretVolumeSourceField::secret_name),
-                _ => None,
+        fn empty() -> Self {
+            SecretVolumeSource {
+                default_mode: None,
+                items: None,
+                optional: None,
+                secret_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for SecretVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for SecretVolumeSource {
         const NAME: &'static str = "SecretVolumeSource";
-        const NAMES: &'static [&'static str] = <SecretVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["items", "optional", "secretName", "defaultMode"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<SecretVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut default_mode = None;
-            let mut items = None;
-            let mut optional = None;
-            let mut secret_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<SecretVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(SecretVolumeSourceField::default_mode) => {
-                        serde_struct::value(&mut map, &mut default_mode, "defaultMode")
-                    }
-                    Some(SecretVolumeSourceField::items) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut items, "items")
-                    }
-                    Some(SecretVolumeSourceField::optional) => {
-                        serde_struct::value(&mut map, &mut optional, "optional")
-                    }
-                    Some(SecretVolumeSourceField::secret_name) => {
-                        serde_struct::value(&mut map, &mut secret_name, "secretName")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.items),
+                1 => serde_struct::read(map, &mut self.optional),
+                2 => serde_struct::read(map, &mut self.secret_name),
+                3 => serde_struct::read(map, &mut self.default_mode),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(SecretVolumeSource {
-                default_mode: serde_struct::optional(default_mode),
-                items: serde_struct::optional(items),
-                optional: serde_struct::optional(optional),
-                secret_name: serde_struct::optional(secret_name),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -95,173 +95,67 @@ impl<'de> ::serde::Deserialize<'de> for SecurityContext {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum SecurityContextField {
-        allow_privilege_escalation,
-        app_armor_profile,
-        capabilities,
-        privileged,
-        proc_mount,
-        read_only_root_filesystem,
-        run_as_group,
-        run_as_non_root,
-        run_as_user,
-        se_linux_options,
-        seccomp_profile,
-        windows_options,
-    }
-
-    enum SecurityContextFields {}
-
-    impl serde_struct::Fields for SecurityContextFields {
-        const NAMES: &'static [&'static str] = &[
-            "allowPrivilegeEscalation",
-            "appArmorProfile",
-            "capabilities",
-            "privileged",
-            "procMount",
-            "readOnlyRootFilesystem",
-            "runAsGroup",
-            "runAsNonRoot",
-            "runAsUser",
-            "seLinuxOptions",
-            "seccompProfile",
-            "windowsOptions",
-        ];
-
-        type Field = SecurityContextField;
-
+    impl serde_struct::Empty for SecurityContext {
         #[inline]
-        fn field(name: &str) -> Option<SecurityContextField> {
-            match name {
-                "allowPrivilegeEscalation" => Some(SecurityContextField::allow_privilege_escalation),
-                "appArmorProfile" => Some(SecurityContextField::app_armor_profile),
-                "capabilities" => Some(SecurityContextField::capabilities),
-                "privileged" => Some(SecurityContextField::privileged),
-                "procMount" => Some(SecurityContextField::proc_mount),
-                "readOnlyRootFilesystem" => Some(SecurityContextField::read_only_root_filesystem),
-                "runAsGroup" => Some(SecurityContextField::run_as_group),
-                "runAsNonRoot" => Some(SecurityContextField::run_as_non_root),
-                "runAsUser" => Some(SecurityContextField::run_as_user),
-                "seLinuxOptions" => Some(SecurityContextField::se_linux_options),
-                "seccompProfile" => Some(SecurityContextField::seccomp_profile),
-                "windowsOptions" => Some(SecurityContextField::windows_options),
-                _ => None,
+        fn empty() -> Self {
+            SecurityContext {
+                allow_privilege_escalation: None,
+                app_armor_profile: None,
+                capabilities: None,
+                privileged: None,
+                proc_mount: None,
+                read_only_root_filesystem: None,
+                run_as_group: None,
+                run_as_non_root: None,
+                run_as_user: None,
+                se_linux_options: None,
+                seccomp_profile: None,
+                windows_options: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for SecurityContext {
+    impl<'de> serde_struct::ReadFields<'de> for SecurityContext {
         const NAME: &'static str = "SecurityContext";
-        const NAMES: &'static [&'static str] = <SecurityContextFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "procMount",
+            "runAsUser",
+            "privileged",
+            "runAsGroup",
+            "capabilities",
+            "runAsNonRoot",
+            "seLinuxOptions",
+            "seccompProfile",
+            "windowsOptions",
+            "appArmorProfile",
+            "readOnlyRootFilesystem",
+            "allowPrivilegeEscalation",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<SecurityContext>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut allow_privilege_escalation = None;
-            let mut app_armor_profile = None;
-            let mut capabilities = None;
-            let mut privileged = None;
-            let mut proc_mount = None;
-            let mut read_only_root_filesystem = None;
-            let mut run_as_group = None;
-            let mut run_as_non_root = None;
-            let mut run_as_user = None;
-            let mut se_linux_options = None;
-            let mut seccomp_profile = None;
-            let mut windows_options = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<SecurityContextFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(SecurityContextField::allow_privilege_escalation) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut allow_privilege_escalation,
-                            "allowPrivilegeEscalation",
-                        )
-                    }
-                    Some(SecurityContextField::app_armor_profile) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut app_armor_profile,
-                            "appArmorProfile",
-                        )
-                    }
-                    Some(SecurityContextField::capabilities) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut capabilities,
-                            "capabilities",
-                        )
-                    }
-                    Some(SecurityContextField::privileged) => {
-                        serde_struct::value(&mut map, &mut privileged, "privileged")
-                    }
-                    Some(SecurityContextField::proc_mount) => {
-                        serde_struct::value(&mut map, &mut proc_mount, "procMount")
-                    }
-                    Some(SecurityContextField::read_only_root_filesystem) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut read_only_root_filesystem,
-                            "readOnlyRootFilesystem",
-                        )
-                    }
-                    Some(SecurityContextField::run_as_group) => {
-                        serde_struct::value(&mut map, &mut run_as_group, "runAsGroup")
-                    }
-                    Some(SecurityContextField::run_as_non_root) => {
-                        serde_struct::value(&mut map, &mut run_as_non_root, "runAsNonRoot")
-                    }
-                    Some(SecurityContextField::run_as_user) => {
-                        serde_struct::value(&mut map, &mut run_as_user, "runAsUser")
-                    }
-                    Some(SecurityContextField::se_linux_options) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut se_linux_options,
-                            "seLinuxOptions",
-                        )
-                    }
-                    Some(SecurityContextField::seccomp_profile) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut seccomp_profile,
-                            "seccompProfile",
-                        )
-                    }
-                    Some(SecurityContextField::windows_options) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut windows_options,
-                            "windowsOptions",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.proc_mount),
+                1 => serde_struct::read(map, &mut self.run_as_user),
+                2 => serde_struct::read(map, &mut self.privileged),
+                3 => serde_struct::read(map, &mut self.run_as_group),
+                4 => serde_struct::read_optional_struct(map, &mut self.capabilities),
+                5 => serde_struct::read(map, &mut self.run_as_non_root),
+                6 => serde_struct::read_optional_struct(map, &mut self.se_linux_options),
+                7 => serde_struct::read_optional_struct(map, &mut self.seccomp_profile),
+                8 => serde_struct::read_optional_struct(map, &mut self.windows_options),
+                9 => serde_struct::read_optional_struct(map, &mut self.app_armor_profile),
+                10 => serde_struct::read(map, &mut self.read_only_root_filesystem),
+                11 => serde_struct::read(map, &mut self.allow_privilege_escalation),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(SecurityContext {
-                allow_privilege_escalation: serde_struct::optional(allow_privilege_escalation),
-                app_armor_profile: serde_struct::optional(app_armor_profile),
-                capabilities: serde_struct::optional(capabilities),
-                privileged: serde_struct::optional(privileged),
-                proc_mount: serde_struct::optional(proc_mount),
-                read_only_root_filesystem: serde_struct::optional(read_only_root_filesystem),
-                run_as_group: serde_struct::optional(run_as_group),
-                run_as_non_root: serde_struct::optional(run_as_non_root),
-                run_as_user: serde_struct::optional(run_as_user),
-                se_linux_options: serde_struct::optional(se_linux_options),
-                seccomp_profile: serde_struct::optional(seccomp_profile),
-                windows_options: serde_struct::optional(windows_options),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -50,70 +50,36 @@ impl<'de> ::serde::Deserialize<'de> for ServiceAccountTokenProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ServiceAccountTokenProjectionField {
-        audience,
-        expiration_seconds,
-        path,
-    }
-
-    enum ServiceAccountTokenProjectionFields {}
-
-    impl serde_struct::Fields for ServiceAccountTokenProjectionFields {
-        const NAMES: &'static [&'static str] = &["audience", "expirationSeconds", "path"];
-
-        type Field = ServiceAccountTokenProjectionField;
-
+    impl serde_struct::Empty for ServiceAccountTokenProjection {
         #[inline]
-        fn field(name: &str) -> Option<ServiceAccountTokenProjectionField> {
-            match name {
-                "audience" => Some(ServiceAccountTokenProjectionField::audience),
-                "expirationSeconds" => Some(ServiceAccountTokenProjectionField::expiration_seconds),
-                "path" => Some(ServiceAccountTokenProjectionField::path),
-                _ => None,
+        fn empty() -> Self {
+            ServiceAccountTokenProjection {
+                audience: None,
+                expiration_seconds: None,
+                path: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ServiceAccountTokenProjection {
+    impl<'de> serde_struct::ReadFields<'de> for ServiceAccountTokenProjection {
         const NAME: &'static str = "ServiceAccountTokenProjection";
-        const NAMES: &'static [&'static str] = <ServiceAccountTokenProjectionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["path", "audience", "expirationSeconds"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ServiceAccountTokenProjection>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut audience = None;
-            let mut expiration_seconds = None;
-            let mut path = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ServiceAccountTokenProjectionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ServiceAccountTokenProjectionField::audience) => {
-                        serde_struct::value(&mut map, &mut audience, "audience")
-                    }
-                    Some(ServiceAccountTokenProjectionField::expiration_seconds) => {
-                        serde_struct::value(&mut map, &mut expiration_seconds, "expirationSeconds")
-                    }
-                    Some(ServiceAccountTokenProjectionField::path) => {
-                        serde_struct::value(&mut map, &mut path, "path")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.path),
+                1 => serde_struct::read(map, &mut self.audience),
+                2 => serde_struct::read(map, &mut self.expiration_seconds),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let path = serde_struct::required(path, "path")?;
-            *place = Some(ServiceAccountTokenProjection {
-                audience: serde_struct::optional(audience),
-                expiration_seconds: serde_struct::optional(expiration_seconds),
-                path,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

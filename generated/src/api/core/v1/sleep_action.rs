@@ -37,56 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for SleepAction {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum SleepActionField {
-        seconds,
-    }
-
-    enum SleepActionFields {}
-
-    impl serde_struct::Fields for SleepActionFields {
-        const NAMES: &'static [&'static str] = &["seconds"];
-
-        type Field = SleepActionField;
-
+    impl serde_struct::Empty for SleepAction {
         #[inline]
-        fn field(name: &str) -> Option<SleepActionField> {
-            match name {
-                "seconds" => Some(SleepActionField::seconds),
-                _ => None,
+        fn empty() -> Self {
+            SleepAction {
+                seconds: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for SleepAction {
+    impl<'de> serde_struct::ReadFields<'de> for SleepAction {
         const NAME: &'static str = "SleepAction";
-        const NAMES: &'static [&'static str] = <SleepActionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["seconds"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<SleepAction>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut seconds = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<SleepActionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(SleepActionField::seconds) => {
-                        serde_struct::value(&mut map, &mut seconds, "seconds")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.seconds),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let seconds = serde_struct::required(seconds, "seconds")?;
-            *place = Some(SleepAction {
-                seconds,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

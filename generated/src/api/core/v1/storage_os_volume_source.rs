@@ -59,18 +59,22 @@ impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum StorageOSVolumeSourceField {
-        fs_type,
-        read_only,
-        secret_ref,
-        volume_name,
-        volume_namespace,
+    impl serde_struct::Empty for StorageOSVolumeSource {
+        #[inline]
+        fn empty() -> Self {
+            StorageOSVolumeSource {
+                fs_type: None,
+                read_only: None,
+                secret_ref: None,
+                volume_name: None,
+                volume_namespace: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
+            }
+        }
     }
 
-    enum StorageOSVolumeSourceFields {}
-
-    impl serde_struct::Fields for StorageOSVolumeSourceFields {
+    impl<'de> serde_struct::ReadFields<'de> for StorageOSVolumeSource {
+        const NAME: &'static str = "StorageOSVolumeSource";
         const NAMES: &'static [&'static str] = &[
             "fsType",
             "readOnly",
@@ -78,70 +82,23 @@ const _: () = {
             "volumeName",
             "volumeNamespace",
         ];
-
-        type Field = StorageOSVolumeSourceField;
-
-        #[inline]
-        fn field(name: &str) -> Option<StorageOSVolumeSourceField> {
-            match name {
-                "fsType" => Some(StorageOSVolumeSourceField::fs_type),
-                "readOnly" => Some(StorageOSVolumeSourceField::read_only),
-                "secretRef" => Some(StorageOSVolumeSourceField::secret_ref),
-                "volumeName" => Some(StorageOSVolumeSourceField::volume_name),
-                "volumeNamespace" => Some(StorageOSVolumeSourceField::volume_namespace),
-                _ => None,
-            }
-        }
-    }
-
-    impl<'de> serde_struct::InPlace<'de> for StorageOSVolumeSource {
-        const NAME: &'static str = "StorageOSVolumeSource";
-        const NAMES: &'static [&'static str] = <StorageOSVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<StorageOSVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut fs_type = None;
-            let mut read_only = None;
-            let mut secret_ref = None;
-            let mut volume_name = None;
-            let mut volume_namespace = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<StorageOSVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(StorageOSVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(StorageOSVolumeSourceField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(StorageOSVolumeSourceField::secret_ref) => {
-                        serde_struct::optional_struct_value(&mut map, &mut secret_ref, "secretRef")
-                    }
-                    Some(StorageOSVolumeSourceField::volume_name) => {
-                        serde_struct::value(&mut map, &mut volume_name, "volumeName")
-                    }
-                    Some(StorageOSVolumeSourceField::volume_namespace) => {
-                        serde_struct::value(&mut map, &mut volume_namespace, "volumeNamespace")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.fs_type),
+                1 => serde_struct::read(map, &mut self.read_only),
+                2 => serde_struct::read_optional_struct(map, &mut self.secret_ref),
+                3 => serde_struct::read(map, &mut self.volume_name),
+                4 => serde_struct::read(map, &mut self.volume_namespace),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(StorageOSVolumeSource {
-                fs_type: serde_struct::optional(fs_type),
-                read_only: serde_struct::optional(read_only),
-                secret_ref: serde_struct::optional(secret_ref),
-                volume_name: serde_struct::optional(volume_name),
-                volume_namespace: serde_struct::optional(volume_namespace),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

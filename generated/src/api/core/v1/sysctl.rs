@@ -40,60 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for Sysctl {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum SysctlField {
-        name,
-        value,
-    }
-
-    enum SysctlFields {}
-
-    impl serde_struct::Fields for SysctlFields {
-        const NAMES: &'static [&'static str] = &["name", "value"];
-
-        type Field = SysctlField;
-
+    impl serde_struct::Empty for Sysctl {
         #[inline]
-        fn field(name: &str) -> Option<SysctlField> {
-            match name {
-                "name" => Some(SysctlField::name),
-                "value" => Some(SysctlField::value),
-                _ => None,
+        fn empty() -> Self {
+            Sysctl {
+                name: serde_struct::Empty::empty(),
+                value: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Sysctl {
+    impl<'de> serde_struct::ReadFields<'de> for Sysctl {
         const NAME: &'static str = "Sysctl";
-        const NAMES: &'static [&'static str] = <SysctlFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "value"];
+        const REQUIRED: &'static [usize] = &[0, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Sysctl>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut value = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<SysctlFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(SysctlField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                    Some(SysctlField::value) => serde_struct::value(&mut map, &mut value, "value"),
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.value),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            let value = serde_struct::required(value, "value")?;
-            *place = Some(Sysctl {
-                name,
-                value,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

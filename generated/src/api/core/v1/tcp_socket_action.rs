@@ -40,63 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for TCPSocketAction {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum TCPSocketActionField {
-        host,
-        port,
-    }
-
-    enum TCPSocketActionFields {}
-
-    impl serde_struct::Fields for TCPSocketActionFields {
-        const NAMES: &'static [&'static str] = &["host", "port"];
-
-        type Field = TCPSocketActionField;
-
+    impl serde_struct::Empty for TCPSocketAction {
         #[inline]
-        fn field(name: &str) -> Option<TCPSocketActionField> {
-            match name {
-                "host" => Some(TCPSocketActionField::host),
-                "port" => Some(TCPSocketActionField::port),
-                _ => None,
+        fn empty() -> Self {
+            TCPSocketAction {
+                host: None,
+                port: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for TCPSocketAction {
+    impl<'de> serde_struct::ReadFields<'de> for TCPSocketAction {
         const NAME: &'static str = "TCPSocketAction";
-        const NAMES: &'static [&'static str] = <TCPSocketActionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["host", "port"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<TCPSocketAction>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut host = None;
-            let mut port = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<TCPSocketActionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(TCPSocketActionField::host) => {
-                        serde_struct::value(&mut map, &mut host, "host")
-                    }
-                    Some(TCPSocketActionField::port) => {
-                        serde_struct::value(&mut map, &mut port, "port")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.host),
+                1 => serde_struct::read(map, &mut self.port),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let port = serde_struct::required(port, "port")?;
-            *place = Some(TCPSocketAction {
-                host: serde_struct::optional(host),
-                port,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -59,87 +59,46 @@ impl<'de> ::serde::Deserialize<'de> for Toleration {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum TolerationField {
-        effect,
-        key,
-        operator,
-        toleration_seconds,
-        value,
-    }
-
-    enum TolerationFields {}
-
-    impl serde_struct::Fields for TolerationFields {
-        const NAMES: &'static [&'static str] = &[
-            "effect",
-            "key",
-            "operator",
-            "tolerationSeconds",
-            "value",
-        ];
-
-        type Field = TolerationField;
-
+    impl serde_struct::Empty for Toleration {
         #[inline]
-        fn field(name: &str) -> Option<TolerationField> {
-            match name {
-                "effect" => Some(TolerationField::effect),
-                "key" => Some(TolerationField::key),
-                "operator" => Some(TolerationField::operator),
-                "tolerationSeconds" => Some(TolerationField::toleration_seconds),
-                "value" => Some(TolerationField::value),
-                _ => None,
+        fn empty() -> Self {
+            Toleration {
+                effect: None,
+                key: None,
+                operator: None,
+                toleration_seconds: None,
+                value: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Toleration {
+    impl<'de> serde_struct::ReadFields<'de> for Toleration {
         const NAME: &'static str = "Toleration";
-        const NAMES: &'static [&'static str] = <TolerationFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "key",
+            "value",
+            "effect",
+            "operator",
+            "tolerationSeconds",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Toleration>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut effect = None;
-            let mut key = None;
-            let mut operator = None;
-            let mut toleration_seconds = None;
-            let mut value = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key_2 = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<TolerationFields>::new(&mut key_2),
-            )? {
-                match field {
-                    Some(TolerationField::effect) => {
-                        serde_struct::value(&mut map, &mut effect, "effect")
-                    }
-                    Some(TolerationField::key) => serde_struct::value(&mut map, &mut key, "key"),
-                    Some(TolerationField::operator) => {
-                        serde_struct::value(&mut map, &mut operator, "operator")
-                    }
-                    Some(TolerationField::toleration_seconds) => {
-                        serde_struct::value(&mut map, &mut toleration_seconds, "tolerationSeconds")
-                    }
-                    Some(TolerationField::value) => {
-                        serde_struct::value(&mut map, &mut value, "value")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.key),
+                1 => serde_struct::read(map, &mut self.value),
+                2 => serde_struct::read(map, &mut self.effect),
+                3 => serde_struct::read(map, &mut self.operator),
+                4 => serde_struct::read(map, &mut self.toleration_seconds),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Toleration {
-                effect: serde_struct::optional(effect),
-                key: serde_struct::optional(key),
-                operator: serde_struct::optional(operator),
-                toleration_seconds: serde_struct::optional(toleration_seconds),
-                value: serde_struct::optional(value),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -74,124 +74,55 @@ impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum TopologySpreadConstraintField {
-        label_selector,
-        match_label_keys,
-        max_skew,
-        min_domains,
-        node_affinity_policy,
-        node_taints_policy,
-        topology_key,
-        when_unsatisfiable,
-    }
-
-    enum TopologySpreadConstraintFields {}
-
-    impl serde_struct::Fields for TopologySpreadConstraintFields {
-        const NAMES: &'static [&'static str] = &[
-            "labelSelector",
-            "matchLabelKeys",
-            "maxSkew",
-            "minDomains",
-            "nodeAffinityPolicy",
-            "nodeTaintsPolicy",
-            "topologyKey",
-            "whenUnsatisfiable",
-        ];
-
-        type Field = TopologySpreadConstraintField;
-
+    impl serde_struct::Empty for TopologySpreadConstraint {
         #[inline]
-        fn field(name: &str) -> Option<TopologySpreadConstraintField> {
-            match name {
-                "labelSelector" => Some(TopologySpreadConstraintField::label_selector),
-                "matchLabelKeys" => Some(TopologySpreadConstraintField::match_label_keys),
-                "maxSkew" => Some(TopologySpreadConstraintField::max_skew),
-                "minDomains" => Some(TopologySpreadConstraintField::min_domains),
-                "nodeAffinityPolicy" => Some(TopologySpreadConstraintField::node_affinity_policy),
-                "nodeTaintsPolicy" => Some(TopologySpreadConstraintField::node_taints_policy),
-                "topologyKey" => Some(TopologySpreadConstraintField::topology_key),
-                "whenUnsatisfiable" => Some(TopologySpreadConstraintField::when_unsatisfiable),
-                _ => None,
+        fn empty() -> Self {
+            TopologySpreadConstraint {
+                label_selector: None,
+                match_label_keys: None,
+                max_skew: serde_struct::Empty::empty(),
+                min_domains: None,
+                node_affinity_policy: None,
+                node_taints_policy: None,
+                topology_key: serde_struct::Empty::empty(),
+                when_unsatisfiable: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for TopologySpreadConstraint {
+    impl<'de> serde_struct::ReadFields<'de> for TopologySpreadConstraint {
         const NAME: &'static str = "TopologySpreadConstraint";
-        const NAMES: &'static [&'static str] = <TopologySpreadConstraintFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "maxSkew",
+            "minDomains",
+            "topologyKey",
+            "labelSelector",
+            "matchLabelKeys",
+            "nodeTaintsPolicy",
+            "whenUnsatisfiable",
+            "nodeAffinityPolicy",
+        ];
+        const REQUIRED: &'static [usize] = &[0, 2, 6];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<TopologySpreadConstraint>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut label_selector = None;
-            let mut match_label_keys = None;
-            let mut max_skew = None;
-            let mut min_domains = None;
-            let mut node_affinity_policy = None;
-            let mut node_taints_policy = None;
-            let mut topology_key = None;
-            let mut when_unsatisfiable = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<TopologySpreadConstraintFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(TopologySpreadConstraintField::label_selector) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut label_selector,
-                            "labelSelector",
-                        )
-                    }
-                    Some(TopologySpreadConstraintField::match_label_keys) => {
-                        serde_struct::value(&mut map, &mut match_label_keys, "matchLabelKeys")
-                    }
-                    Some(TopologySpreadConstraintField::max_skew) => {
-                        serde_struct::value(&mut map, &mut max_skew, "maxSkew")
-                    }
-                    Some(TopologySpreadConstraintField::min_domains) => {
-                        serde_struct::value(&mut map, &mut min_domains, "minDomains")
-                    }
-                    Some(TopologySpreadConstraintField::node_affinity_policy) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut node_affinity_policy,
-                            "nodeAffinityPolicy",
-                        )
-                    }
-                    Some(TopologySpreadConstraintField::node_taints_policy) => {
-                        serde_struct::value(&mut map, &mut node_taints_policy, "nodeTaintsPolicy")
-                    }
-                    Some(TopologySpreadConstraintField::topology_key) => {
-                        serde_struct::value(&mut map, &mut topology_key, "topologyKey")
-                    }
-                    Some(TopologySpreadConstraintField::when_unsatisfiable) => {
-                        serde_struct::value(&mut map, &mut when_unsatisfiable, "whenUnsatisfiable")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.max_skew),
+                1 => serde_struct::read(map, &mut self.min_domains),
+                2 => serde_struct::read(map, &mut self.topology_key),
+                3 => serde_struct::read_optional_struct(map, &mut self.label_selector),
+                4 => serde_struct::read(map, &mut self.match_label_keys),
+                5 => serde_struct::read(map, &mut self.node_taints_policy),
+                6 => serde_struct::read(map, &mut self.when_unsatisfiable),
+                7 => serde_struct::read(map, &mut self.node_affinity_policy),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let max_skew = serde_struct::required(max_skew, "maxSkew")?;
-            let topology_key = serde_struct::required(topology_key, "topologyKey")?;
-            let when_unsatisfiable = serde_struct::required(when_unsatisfiable, "whenUnsatisfiable")?;
-            *place = Some(TopologySpreadConstraint {
-                label_selector: serde_struct::optional(label_selector),
-                match_label_keys: serde_struct::optional(match_label_keys),
-                max_skew,
-                min_domains: serde_struct::optional(min_domains),
-                node_affinity_policy: serde_struct::optional(node_affinity_policy),
-                node_taints_policy: serde_struct::optional(node_taints_policy),
-                topology_key,
-                when_unsatisfiable,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

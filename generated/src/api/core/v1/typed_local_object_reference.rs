@@ -43,71 +43,36 @@ impl<'de> ::serde::Deserialize<'de> for TypedLocalObjectReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum TypedLocalObjectReferenceField {
-        api_group,
-        kind,
-        name,
-    }
-
-    enum TypedLocalObjectReferenceFields {}
-
-    impl serde_struct::Fields for TypedLocalObjectReferenceFields {
-        const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name"];
-
-        type Field = TypedLocalObjectReferenceField;
-
+    impl serde_struct::Empty for TypedLocalObjectReference {
         #[inline]
-        fn field(name: &str) -> Option<TypedLocalObjectReferenceField> {
-            match name {
-                "apiGroup" => Some(TypedLocalObjectReferenceField::api_group),
-                "kind" => Some(TypedLocalObjectReferenceField::kind),
-                "name" => Some(TypedLocalObjectReferenceField::name),
-                _ => None,
+        fn empty() -> Self {
+            TypedLocalObjectReference {
+                api_group: None,
+                kind: serde_struct::Empty::empty(),
+                name: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for TypedLocalObjectReference {
+    impl<'de> serde_struct::ReadFields<'de> for TypedLocalObjectReference {
         const NAME: &'static str = "TypedLocalObjectReference";
-        const NAMES: &'static [&'static str] = <TypedLocalObjectReferenceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["kind", "name", "apiGroup"];
+        const REQUIRED: &'static [usize] = &[0, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<TypedLocalObjectReference>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_group = None;
-            let mut kind = None;
-            let mut name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<TypedLocalObjectReferenceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(TypedLocalObjectReferenceField::api_group) => {
-                        serde_struct::value(&mut map, &mut api_group, "apiGroup")
-                    }
-                    Some(TypedLocalObjectReferenceField::kind) => {
-                        serde_struct::value(&mut map, &mut kind, "kind")
-                    }
-                    Some(TypedLocalObjectReferenceField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read(map, &mut self.name),
+                2 => serde_struct::read(map, &mut self.api_group),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let kind = serde_struct::required(kind, "kind")?;
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(TypedLocalObjectReference {
-                api_group: serde_struct::optional(api_group),
-                kind,
-                name,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -49,78 +49,38 @@ impl<'de> ::serde::Deserialize<'de> for TypedObjectReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum TypedObjectReferenceField {
-        api_group,
-        kind,
-        name,
-        namespace,
-    }
-
-    enum TypedObjectReferenceFields {}
-
-    impl serde_struct::Fields for TypedObjectReferenceFields {
-        const NAMES: &'static [&'static str] = &["apiGroup", "kind", "name", "namespace"];
-
-        type Field = TypedObjectReferenceField;
-
+    impl serde_struct::Empty for TypedObjectReference {
         #[inline]
-        fn field(name: &str) -> Option<TypedObjectReferenceField> {
-            match name {
-                "apiGroup" => Some(TypedObjectReferenceField::api_group),
-                "kind" => Some(TypedObjectReferenceField::kind),
-                "name" => Some(TypedObjectReferenceField::name),
-                "namespace" => Some(TypedObjectReferenceField::namespace),
-                _ => None,
+        fn empty() -> Self {
+            TypedObjectReference {
+                api_group: None,
+                kind: serde_struct::Empty::empty(),
+                name: serde_struct::Empty::empty(),
+                namespace: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for TypedObjectReference {
+    impl<'de> serde_struct::ReadFields<'de> for TypedObjectReference {
         const NAME: &'static str = "TypedObjectReference";
-        const NAMES: &'static [&'static str] = <TypedObjectReferenceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["kind", "name", "apiGroup", "namespace"];
+        const REQUIRED: &'static [usize] = &[0, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<TypedObjectReference>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_group = None;
-            let mut kind = None;
-            let mut name = None;
-            let mut namespace = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<TypedObjectReferenceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(TypedObjectReferenceField::api_group) => {
-                        serde_struct::value(&mut map, &mut api_group, "apiGroup")
-                    }
-                    Some(TypedObjectReferenceField::kind) => {
-                        serde_struct::value(&mut map, &mut kind, "kind")
-                    }
-                    Some(TypedObjectReferenceField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(TypedObjectReferenceField::namespace) => {
-                        serde_struct::value(&mut map, &mut namespace, "namespace")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read(map, &mut self.name),
+                2 => serde_struct::read(map, &mut self.api_group),
+                3 => serde_struct::read(map, &mut self.namespace),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let kind = serde_struct::required(kind, "kind")?;
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(TypedObjectReference {
-                api_group: serde_struct::optional(api_group),
-                kind,
-                name,
-                namespace: serde_struct::optional(namespace),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

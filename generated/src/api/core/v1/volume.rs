@@ -180,328 +180,124 @@ impl<'de> ::serde::Deserialize<'de> for Volume {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum VolumeField {
-        aws_elastic_block_store,
-        azure_disk,
-        azure_file,
-        cephfs,
-        cinder,
-        config_map,
-        csi,
-        downward_api,
-        empty_dir,
-        ephemeral,
-        fc,
-        flex_volume,
-        flocker,
-        gce_persistent_disk,
-        git_repo,
-        glusterfs,
-        host_path,
-        image,
-        iscsi,
-        name,
-        nfs,
-        persistent_volume_claim,
-        photon_persistent_disk,
-        portworx_volume,
-        projected,
-        quobyte,
-        rbd,
-        scale_io,
-        secret,
-        storageos,
-        vsphere_volume,
-    }
-
-    enum VolumeFields {}
-
-    impl serde_struct::Fields for VolumeFields {
-        const NAMES: &'static [&'static str] = &[
-            "awsElasticBlockStore",
-            "azureDisk",
-            "azureFile",
-            "cephfs",
-            "cinder",
-            "configMap",
-            "csi",
-            "downwardAPI",
-            "emptyDir",
-            "ephemeral",
-            "fc",
-            "flexVolume",
-            "flocker",
-            "gcePersistentDisk",
-            "gitRepo",
-            "glusterfs",
-            "hostPath",
-            "image",
-            "iscsi",
-            "name",
-            "nfs",
-            "persistentVolumeClaim",
-            "photonPersistentDisk",
-            "portworxVolume",
-            "projected",
-            "quobyte",
-            "rbd",
-            "scaleIO",
-            "secret",
-            "storageos",
-            "vsphereVolume",
-        ];
-
-        type Field = VolumeField;
-
+    impl serde_struct::Empty for Volume {
         #[inline]
-        fn field(name: &str) -> Option<VolumeField> {
-            match name {
-                "awsElasticBlockStore" => Some(VolumeField::aws_elastic_block_store),
-                "azureDisk" => Some(VolumeField::azure_disk),
-                "azureFile" => Some(VolumeField::azure_file),
-                "cephfs" => Some(VolumeField::cephfs),
-                "cinder" => Some(VolumeField::cinder),
-                "configMap" => Some(VolumeField::config_map),
-                "csi" => Some(VolumeField::csi),
-                "downwardAPI" => Some(VolumeField::downward_api),
-                "emptyDir" => Some(VolumeField::empty_dir),
-                "ephemeral" => Some(VolumeField::ephemeral),
-                "fc" => Some(VolumeField::fc),
-                "flexVolume" => Some(VolumeField::flex_volume),
-                "flocker" => Some(VolumeField::flocker),
-                "gcePersistentDisk" => Some(VolumeField::gce_persistent_disk),
-                "gitRepo" => Some(VolumeField::git_repo),
-                "glusterfs" => Some(VolumeField::glusterfs),
-                "hostPath" => Some(VolumeField::host_path),
-                "image" => Some(VolumeField::image),
-                "iscsi" => Some(VolumeField::iscsi),
-                "name" => Some(VolumeField::name),
-                "nfs" => Some(VolumeField::nfs),
-                "persistentVolumeClaim" => Some(VolumeField::persistent_volume_claim),
-                "photonPersistentDisk" => Some(VolumeField::photon_persistent_disk),
-                "portworxVolume" => Some(VolumeField::portworx_volume),
-                "projected" => Some(VolumeField::projected),
-                "quobyte" => Some(VolumeField::quobyte),
-                "rbd" => Some(VolumeField::rbd),
-                "scaleIO" => Some(VolumeField::scale_io),
-                "secret" => Some(VolumeField::secret),
-                "storageos" => Some(VolumeField::storageos),
-                "vsphereVolume" => Some(VolumeField::vsphere_volume),
-                _ => None,
+        fn empty() -> Self {
+            Volume {
+                aws_elastic_block_store: None,
+                azure_disk: None,
+                azure_file: None,
+                cephfs: None,
+                cinder: None,
+                config_map: None,
+                csi: None,
+                downward_api: None,
+                empty_dir: None,
+                ephemeral: None,
+                fc: None,
+                flex_volume: None,
+                flocker: None,
+                gce_persistent_disk: None,
+                git_repo: None,
+                glusterfs: None,
+                host_path: None,
+                image: None,
+                iscsi: None,
+                name: serde_struct::Empty::empty(),
+                nfs: None,
+                persistent_volume_claim: None,
+                photon_persistent_disk: None,
+                portworx_volume: None,
+                projected: None,
+                quobyte: None,
+                rbd: None,
+                scale_io: None,
+                secret: None,
+                storageos: None,
+                vsphere_volume: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Volume {
+    impl<'de> serde_struct::ReadFields<'de> for Volume {
         const NAME: &'static str = "Volume";
-        const NAMES: &'static [&'static str] = <VolumeFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "fc",
+            "csi",
+            "nfs",
+            "rbd",
+            "name",
+            "image",
+            "iscsi",
+            "cephfs",
+            "cinder",
+            "secret",
+            "flocker",
+            "gitRepo",
+            "quobyte",
+            "scaleIO",
+            "emptyDir",
+            "hostPath",
+            "azureDisk",
+            "azureFile",
+            "configMap",
+            "ephemeral",
+            "glusterfs",
+            "projected",
+            "storageos",
+            "flexVolume",
+            "downwardAPI",
+            "vsphereVolume",
+            "portworxVolume",
+            "gcePersistentDisk",
+            "awsElasticBlockStore",
+            "photonPersistentDisk",
+            "persistentVolumeClaim",
+        ];
+        const REQUIRED: &'static [usize] = &[4];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Volume>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut aws_elastic_block_store = None;
-            let mut azure_disk = None;
-            let mut azure_file = None;
-            let mut cephfs = None;
-            let mut cinder = None;
-            let mut config_map = None;
-            let mut csi = None;
-            let mut downward_api = None;
-            let mut empty_dir = None;
-            let mut ephemeral = None;
-            let mut fc = None;
-            let mut flex_volume = None;
-            let mut flocker = None;
-            let mut gce_persistent_disk = None;
-            let mut git_repo = None;
-            let mut glusterfs = None;
-            let mut host_path = None;
-            let mut image = None;
-            let mut iscsi = None;
-            let mut name = None;
-            let mut nfs = None;
-            let mut persistent_volume_claim = None;
-            let mut photon_persistent_disk = None;
-            let mut portworx_volume = None;
-            let mut projected = None;
-            let mut quobyte = None;
-            let mut rbd = None;
-            let mut scale_io = None;
-            let mut secret = None;
-            let mut storageos = None;
-            let mut vsphere_volume = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<VolumeFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(VolumeField::aws_elastic_block_store) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut aws_elastic_block_store,
-                            "awsElasticBlockStore",
-                        )
-                    }
-                    Some(VolumeField::azure_disk) => {
-                        serde_struct::optional_struct_value(&mut map, &mut azure_disk, "azureDisk")
-                    }
-                    Some(VolumeField::azure_file) => {
-                        serde_struct::optional_struct_value(&mut map, &mut azure_file, "azureFile")
-                    }
-                    Some(VolumeField::cephfs) => {
-                        serde_struct::optional_struct_value(&mut map, &mut cephfs, "cephfs")
-                    }
-                    Some(VolumeField::cinder) => {
-                        serde_struct::optional_struct_value(&mut map, &mut cinder, "cinder")
-                    }
-                    Some(VolumeField::config_map) => {
-                        serde_struct::optional_struct_value(&mut map, &mut config_map, "configMap")
-                    }
-                    Some(VolumeField::csi) => {
-                        serde_struct::optional_struct_value(&mut map, &mut csi, "csi")
-                    }
-                    Some(VolumeField::downward_api) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut downward_api,
-                            "downwardAPI",
-                        )
-                    }
-                    Some(VolumeField::empty_dir) => {
-                        serde_struct::optional_struct_value(&mut map, &mut empty_dir, "emptyDir")
-                    }
-                    Some(VolumeField::ephemeral) => {
-                        serde_struct::optional_struct_value(&mut map, &mut ephemeral, "ephemeral")
-                    }
-                    Some(VolumeField::fc) => {
-                        serde_struct::optional_struct_value(&mut map, &mut fc, "fc")
-                    }
-                    Some(VolumeField::flex_volume) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut flex_volume,
-                            "flexVolume",
-                        )
-                    }
-                    Some(VolumeField::flocker) => {
-                        serde_struct::optional_struct_value(&mut map, &mut flocker, "flocker")
-                    }
-                    Some(VolumeField::gce_persistent_disk) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut gce_persistent_disk,
-                            "gcePersistentDisk",
-                        )
-                    }
-                    Some(VolumeField::git_repo) => {
-                        serde_struct::optional_struct_value(&mut map, &mut git_repo, "gitRepo")
-                    }
-                    Some(VolumeField::glusterfs) => {
-                        serde_struct::optional_struct_value(&mut map, &mut glusterfs, "glusterfs")
-                    }
-                    Some(VolumeField::host_path) => {
-                        serde_struct::optional_struct_value(&mut map, &mut host_path, "hostPath")
-                    }
-                    Some(VolumeField::image) => {
-                        serde_struct::optional_struct_value(&mut map, &mut image, "image")
-                    }
-                    Some(VolumeField::iscsi) => {
-                        serde_struct::optional_struct_value(&mut map, &mut iscsi, "iscsi")
-                    }
-                    Some(VolumeField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                    Some(VolumeField::nfs) => {
-                        serde_struct::optional_struct_value(&mut map, &mut nfs, "nfs")
-                    }
-                    Some(VolumeField::persistent_volume_claim) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut persistent_volume_claim,
-                            "persistentVolumeClaim",
-                        )
-                    }
-                    Some(VolumeField::photon_persistent_disk) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut photon_persistent_disk,
-                            "photonPersistentDisk",
-                        )
-                    }
-                    Some(VolumeField::portworx_volume) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut portworx_volume,
-                            "portworxVolume",
-                        )
-                    }
-                    Some(VolumeField::projected) => {
-                        serde_struct::optional_struct_value(&mut map, &mut projected, "projected")
-                    }
-                    Some(VolumeField::quobyte) => {
-                        serde_struct::optional_struct_value(&mut map, &mut quobyte, "quobyte")
-                    }
-                    Some(VolumeField::rbd) => {
-                        serde_struct::optional_struct_value(&mut map, &mut rbd, "rbd")
-                    }
-                    Some(VolumeField::scale_io) => {
-                        serde_struct::optional_struct_value(&mut map, &mut scale_io, "scaleIO")
-                    }
-                    Some(VolumeField::secret) => {
-                        serde_struct::optional_struct_value(&mut map, &mut secret, "secret")
-                    }
-                    Some(VolumeField::storageos) => {
-                        serde_struct::optional_struct_value(&mut map, &mut storageos, "storageos")
-                    }
-                    Some(VolumeField::vsphere_volume) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut vsphere_volume,
-                            "vsphereVolume",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.fc),
+                1 => serde_struct::read_optional_struct(map, &mut self.csi),
+                2 => serde_struct::read_optional_struct(map, &mut self.nfs),
+                3 => serde_struct::read_optional_struct(map, &mut self.rbd),
+                4 => serde_struct::read(map, &mut self.name),
+                5 => serde_struct::read_optional_struct(map, &mut self.image),
+                6 => serde_struct::read_optional_struct(map, &mut self.iscsi),
+                7 => serde_struct::read_optional_struct(map, &mut self.cephfs),
+                8 => serde_struct::read_optional_struct(map, &mut self.cinder),
+                9 => serde_struct::read_optional_struct(map, &mut self.secret),
+                10 => serde_struct::read_optional_struct(map, &mut self.flocker),
+                11 => serde_struct::read_optional_struct(map, &mut self.git_repo),
+                12 => serde_struct::read_optional_struct(map, &mut self.quobyte),
+                13 => serde_struct::read_optional_struct(map, &mut self.scale_io),
+                14 => serde_struct::read_optional_struct(map, &mut self.empty_dir),
+                15 => serde_struct::read_optional_struct(map, &mut self.host_path),
+                16 => serde_struct::read_optional_struct(map, &mut self.azure_disk),
+                17 => serde_struct::read_optional_struct(map, &mut self.azure_file),
+                18 => serde_struct::read_optional_struct(map, &mut self.config_map),
+                19 => serde_struct::read_optional_struct(map, &mut self.ephemeral),
+                20 => serde_struct::read_optional_struct(map, &mut self.glusterfs),
+                21 => serde_struct::read_optional_struct(map, &mut self.projected),
+                22 => serde_struct::read_optional_struct(map, &mut self.storageos),
+                23 => serde_struct::read_optional_struct(map, &mut self.flex_volume),
+                24 => serde_struct::read_optional_struct(map, &mut self.downward_api),
+                25 => serde_struct::read_optional_struct(map, &mut self.vsphere_volume),
+                26 => serde_struct::read_optional_struct(map, &mut self.portworx_volume),
+                27 => serde_struct::read_optional_struct(map, &mut self.gce_persistent_disk),
+                28 => serde_struct::read_optional_struct(map, &mut self.aws_elastic_block_store),
+                29 => serde_struct::read_optional_struct(map, &mut self.photon_persistent_disk),
+                30 => serde_struct::read_optional_struct(map, &mut self.persistent_volume_claim),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(Volume {
-                aws_elastic_block_store: serde_struct::optional(aws_elastic_block_store),
-                azure_disk: serde_struct::optional(azure_disk),
-                azure_file: serde_struct::optional(azure_file),
-                cephfs: serde_struct::optional(cephfs),
-                cinder: serde_struct::optional(cinder),
-                config_map: serde_struct::optional(config_map),
-                csi: serde_struct::optional(csi),
-                downward_api: serde_struct::optional(downward_api),
-                empty_dir: serde_struct::optional(empty_dir),
-                ephemeral: serde_struct::optional(ephemeral),
-                fc: serde_struct::optional(fc),
-                flex_volume: serde_struct::optional(flex_volume),
-                flocker: serde_struct::optional(flocker),
-                gce_persistent_disk: serde_struct::optional(gce_persistent_disk),
-                git_repo: serde_struct::optional(git_repo),
-                glusterfs: serde_struct::optional(glusterfs),
-                host_path: serde_struct::optional(host_path),
-                image: serde_struct::optional(image),
-                iscsi: serde_struct::optional(iscsi),
-                name,
-                nfs: serde_struct::optional(nfs),
-                persistent_volume_claim: serde_struct::optional(persistent_volume_claim),
-                photon_persistent_disk: serde_struct::optional(photon_persistent_disk),
-                portworx_volume: serde_struct::optional(portworx_volume),
-                projected: serde_struct::optional(projected),
-                quobyte: serde_struct::optional(quobyte),
-                rbd: serde_struct::optional(rbd),
-                scale_io: serde_struct::optional(scale_io),
-                secret: serde_struct::optional(secret),
-                storageos: serde_struct::optional(storageos),
-                vsphere_volume: serde_struct::optional(vsphere_volume),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

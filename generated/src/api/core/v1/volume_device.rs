@@ -40,64 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum VolumeDeviceField {
-        device_path,
-        name,
-    }
-
-    enum VolumeDeviceFields {}
-
-    impl serde_struct::Fields for VolumeDeviceFields {
-        const NAMES: &'static [&'static str] = &["devicePath", "name"];
-
-        type Field = VolumeDeviceField;
-
+    impl serde_struct::Empty for VolumeDevice {
         #[inline]
-        fn field(name: &str) -> Option<VolumeDeviceField> {
-            match name {
-                "devicePath" => Some(VolumeDeviceField::device_path),
-                "name" => Some(VolumeDeviceField::name),
-                _ => None,
+        fn empty() -> Self {
+            VolumeDevice {
+                device_path: serde_struct::Empty::empty(),
+                name: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for VolumeDevice {
+    impl<'de> serde_struct::ReadFields<'de> for VolumeDevice {
         const NAME: &'static str = "VolumeDevice";
-        const NAMES: &'static [&'static str] = <VolumeDeviceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "devicePath"];
+        const REQUIRED: &'static [usize] = &[1, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<VolumeDevice>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut device_path = None;
-            let mut name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<VolumeDeviceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(VolumeDeviceField::device_path) => {
-                        serde_struct::value(&mut map, &mut device_path, "devicePath")
-                    }
-                    Some(VolumeDeviceField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.device_path),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let device_path = serde_struct::required(device_path, "devicePath")?;
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(VolumeDevice {
-                device_path,
-                name,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -69,107 +69,52 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMount {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum VolumeMountField {
-        mount_path,
-        mount_propagation,
-        name,
-        read_only,
-        recursive_read_only,
-        sub_path,
-        sub_path_expr,
-    }
-
-    enum VolumeMountFields {}
-
-    impl serde_struct::Fields for VolumeMountFields {
-        const NAMES: &'static [&'static str] = &[
-            "mountPath",
-            "mountPropagation",
-            "name",
-            "readOnly",
-            "recursiveReadOnly",
-            "subPath",
-            "subPathExpr",
-        ];
-
-        type Field = VolumeMountField;
-
+    impl serde_struct::Empty for VolumeMount {
         #[inline]
-        fn field(name: &str) -> Option<VolumeMountField> {
-            match name {
-                "mountPath" => Some(VolumeMountField::mount_path),
-                "mountPropagation" => Some(VolumeMountField::mount_propagation),
-                "name" => Some(VolumeMountField::name),
-                "readOnly" => Some(VolumeMountField::read_only),
-                "recursiveReadOnly" => Some(VolumeMountField::recursive_read_only),
-                "subPath" => Some(VolumeMountField::sub_path),
-                "subPathExpr" => Some(VolumeMountField::sub_path_expr),
-                _ => None,
+        fn empty() -> Self {
+            VolumeMount {
+                mount_path: serde_struct::Empty::empty(),
+                mount_propagation: None,
+                name: serde_struct::Empty::empty(),
+                read_only: None,
+                recursive_read_only: None,
+                sub_path: None,
+                sub_path_expr: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for VolumeMount {
+    impl<'de> serde_struct::ReadFields<'de> for VolumeMount {
         const NAME: &'static str = "VolumeMount";
-        const NAMES: &'static [&'static str] = <VolumeMountFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "name",
+            "subPath",
+            "readOnly",
+            "mountPath",
+            "subPathExpr",
+            "mountPropagation",
+            "recursiveReadOnly",
+        ];
+        const REQUIRED: &'static [usize] = &[3, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<VolumeMount>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut mount_path = None;
-            let mut mount_propagation = None;
-            let mut name = None;
-            let mut read_only = None;
-            let mut recursive_read_only = None;
-            let mut sub_path = None;
-            let mut sub_path_expr = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<VolumeMountFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(VolumeMountField::mount_path) => {
-                        serde_struct::value(&mut map, &mut mount_path, "mountPath")
-                    }
-                    Some(VolumeMountField::mount_propagation) => {
-                        serde_struct::value(&mut map, &mut mount_propagation, "mountPropagation")
-                    }
-                    Some(VolumeMountField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(VolumeMountField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(VolumeMountField::recursive_read_only) => {
-                        serde_struct::value(&mut map, &mut recursive_read_only, "recursiveReadOnly")
-                    }
-                    Some(VolumeMountField::sub_path) => {
-                        serde_struct::value(&mut map, &mut sub_path, "subPath")
-                    }
-                    Some(VolumeMountField::sub_path_expr) => {
-                        serde_struct::value(&mut map, &mut sub_path_expr, "subPathExpr")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.sub_path),
+                2 => serde_struct::read(map, &mut self.read_only),
+                3 => serde_struct::read(map, &mut self.mount_path),
+                4 => serde_struct::read(map, &mut self.sub_path_expr),
+                5 => serde_struct::read(map, &mut self.mount_propagation),
+                6 => serde_struct::read(map, &mut self.recursive_read_only),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let mount_path = serde_struct::required(mount_path, "mountPath")?;
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(VolumeMount {
-                mount_path,
-                mount_propagation: serde_struct::optional(mount_propagation),
-                name,
-                read_only: serde_struct::optional(read_only),
-                recursive_read_only: serde_struct::optional(recursive_read_only),
-                sub_path: serde_struct::optional(sub_path),
-                sub_path_expr: serde_struct::optional(sub_path_expr),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

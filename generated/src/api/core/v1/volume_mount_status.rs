@@ -53,83 +53,43 @@ impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum VolumeMountStatusField {
-        mount_path,
-        name,
-        read_only,
-        recursive_read_only,
-    }
-
-    enum VolumeMountStatusFields {}
-
-    impl serde_struct::Fields for VolumeMountStatusFields {
-        const NAMES: &'static [&'static str] = &[
-            "mountPath",
-            "name",
-            "readOnly",
-            "recursiveReadOnly",
-        ];
-
-        type Field = VolumeMountStatusField;
-
+    impl serde_struct::Empty for VolumeMountStatus {
         #[inline]
-        fn field(name: &str) -> Option<VolumeMountStatusField> {
-            match name {
-                "mountPath" => Some(VolumeMountStatusField::mount_path),
-                "name" => Some(VolumeMountStatusField::name),
-                "readOnly" => Some(VolumeMountStatusField::read_only),
-                "recursiveReadOnly" => Some(VolumeMountStatusField::recursive_read_only),
-                _ => None,
+        fn empty() -> Self {
+            VolumeMountStatus {
+                mount_path: serde_struct::Empty::empty(),
+                name: serde_struct::Empty::empty(),
+                read_only: None,
+                recursive_read_only: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for VolumeMountStatus {
+    impl<'de> serde_struct::ReadFields<'de> for VolumeMountStatus {
         const NAME: &'static str = "VolumeMountStatus";
-        const NAMES: &'static [&'static str] = <VolumeMountStatusFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "name",
+            "readOnly",
+            "mountPath",
+            "recursiveReadOnly",
+        ];
+        const REQUIRED: &'static [usize] = &[2, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<VolumeMountStatus>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut mount_path = None;
-            let mut name = None;
-            let mut read_only = None;
-            let mut recursive_read_only = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<VolumeMountStatusFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(VolumeMountStatusField::mount_path) => {
-                        serde_struct::value(&mut map, &mut mount_path, "mountPath")
-                    }
-                    Some(VolumeMountStatusField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(VolumeMountStatusField::read_only) => {
-                        serde_struct::value(&mut map, &mut read_only, "readOnly")
-                    }
-                    Some(VolumeMountStatusField::recursive_read_only) => {
-                        serde_struct::value(&mut map, &mut recursive_read_only, "recursiveReadOnly")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.read_only),
+                2 => serde_struct::read(map, &mut self.mount_path),
+                3 => serde_struct::read(map, &mut self.recursive_read_only),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let mount_path = serde_struct::required(mount_path, "mountPath")?;
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(VolumeMountStatus {
-                mount_path,
-                name,
-                read_only: serde_struct::optional(read_only),
-                recursive_read_only: serde_struct::optional(recursive_read_only),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

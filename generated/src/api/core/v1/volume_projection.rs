@@ -69,113 +69,49 @@ impl<'de> ::serde::Deserialize<'de> for VolumeProjection {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum VolumeProjectionField {
-        cluster_trust_bundle,
-        config_map,
-        downward_api,
-        pod_certificate,
-        secret,
-        service_account_token,
-    }
-
-    enum VolumeProjectionFields {}
-
-    impl serde_struct::Fields for VolumeProjectionFields {
-        const NAMES: &'static [&'static str] = &[
-            "clusterTrustBundle",
-            "configMap",
-            "downwardAPI",
-            "podCertificate",
-            "secret",
-            "serviceAccountToken",
-        ];
-
-        type Field = VolumeProjectionField;
-
+    impl serde_struct::Empty for VolumeProjection {
         #[inline]
-        fn field(name: &str) -> Option<VolumeProjectionField> {
-            match name {
-                "clusterTrustBundle" => Some(VolumeProjectionField::cluster_trust_bundle),
-                "configMap" => Some(VolumeProjectionField::config_map),
-                "downwardAPI" => Some(VolumeProjectionField::downward_api),
-                "podCertificate" => Some(VolumeProjectionField::pod_certificate),
-                "secret" => Some(VolumeProjectionField::secret),
-                "serviceAccountToken" => Some(VolumeProjectionField::service_account_token),
-                _ => None,
+        fn empty() -> Self {
+            VolumeProjection {
+                cluster_trust_bundle: None,
+                config_map: None,
+                downward_api: None,
+                pod_certificate: None,
+                secret: None,
+                service_account_token: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for VolumeProjection {
+    impl<'de> serde_struct::ReadFields<'de> for VolumeProjection {
         const NAME: &'static str = "VolumeProjection";
-        const NAMES: &'static [&'static str] = <VolumeProjectionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "secret",
+            "configMap",
+            "downwardAPI",
+            "podCertificate",
+            "clusterTrustBundle",
+            "serviceAccountToken",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<VolumeProjection>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut cluster_trust_bundle = None;
-            let mut config_map = None;
-            let mut downward_api = None;
-            let mut pod_certificate = None;
-            let mut secret = None;
-            let mut service_account_token = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<VolumeProjectionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(VolumeProjectionField::cluster_trust_bundle) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut cluster_trust_bundle,
-                            "clusterTrustBundle",
-                        )
-                    }
-                    Some(VolumeProjectionField::config_map) => {
-                        serde_struct::optional_struct_value(&mut map, &mut config_map, "configMap")
-                    }
-                    Some(VolumeProjectionField::downward_api) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut downward_api,
-                            "downwardAPI",
-                        )
-                    }
-                    Some(VolumeProjectionField::pod_certificate) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut pod_certificate,
-                            "podCertificate",
-                        )
-                    }
-                    Some(VolumeProjectionField::secret) => {
-                        serde_struct::optional_struct_value(&mut map, &mut secret, "secret")
-                    }
-                    Some(VolumeProjectionField::service_account_token) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut service_account_token,
-                            "serviceAccountToken",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.secret),
+                1 => serde_struct::read_optional_struct(map, &mut self.config_map),
+                2 => serde_struct::read_optional_struct(map, &mut self.downward_api),
+                3 => serde_struct::read_optional_struct(map, &mut self.pod_certificate),
+                4 => serde_struct::read_optional_struct(map, &mut self.cluster_trust_bundle),
+                5 => serde_struct::read_optional_struct(map, &mut self.service_account_token),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(VolumeProjection {
-                cluster_trust_bundle: serde_struct::optional(cluster_trust_bundle),
-                config_map: serde_struct::optional(config_map),
-                downward_api: serde_struct::optional(downward_api),
-                pod_certificate: serde_struct::optional(pod_certificate),
-                secret: serde_struct::optional(secret),
-                service_account_token: serde_struct::optional(service_account_token),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

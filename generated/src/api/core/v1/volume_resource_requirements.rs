@@ -53,62 +53,34 @@ impl<'de> ::serde::Deserialize<'de> for VolumeResourceRequirements {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum VolumeResourceRequirementsField {
-        limits,
-        requests,
-    }
-
-    enum VolumeResourceRequirementsFields {}
-
-    impl serde_struct::Fields for VolumeResourceRequirementsFields {
-        const NAMES: &'static [&'static str] = &["limits", "requests"];
-
-        type Field = VolumeResourceRequirementsField;
-
+    impl serde_struct::Empty for VolumeResourceRequirements {
         #[inline]
-        fn field(name: &str) -> Option<VolumeResourceRequirementsField> {
-            match name {
-                "limits" => Some(VolumeResourceRequirementsField::limits),
-                "requests" => Some(VolumeResourceRequirementsField::requests),
-                _ => None,
+        fn empty() -> Self {
+            VolumeResourceRequirements {
+                limits: None,
+                requests: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for VolumeResourceRequirements {
+    impl<'de> serde_struct::ReadFields<'de> for VolumeResourceRequirements {
         const NAME: &'static str = "VolumeResourceRequirements";
-        const NAMES: &'static [&'static str] = <VolumeResourceRequirementsFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["limits", "requests"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<VolumeResourceRequirements>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut limits = None;
-            let mut requests = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<VolumeResourceRequirementsFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(VolumeResourceRequirementsField::limits) => {
-                        serde_struct::value(&mut map, &mut limits, "limits")
-                    }
-                    Some(VolumeResourceRequirementsField::requests) => {
-                        serde_struct::value(&mut map, &mut requests, "requests")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.limits),
+                1 => serde_struct::read(map, &mut self.requests),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(VolumeResourceRequirements {
-                limits: serde_struct::optional(limits),
-                requests: serde_struct::optional(requests),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

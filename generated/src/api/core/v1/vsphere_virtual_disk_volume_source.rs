@@ -58,82 +58,43 @@ impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum VsphereVirtualDiskVolumeSourceField {
-        fs_type,
-        storage_policy_id,
-        storage_policy_name,
-        volume_path,
-    }
-
-    enum VsphereVirtualDiskVolumeSourceFields {}
-
-    impl serde_struct::Fields for VsphereVirtualDiskVolumeSourceFields {
-        const NAMES: &'static [&'static str] = &[
-            "fsType",
-            "storagePolicyID",
-            "storagePolicyName",
-            "volumePath",
-        ];
-
-        type Field = VsphereVirtualDiskVolumeSourceField;
-
+    impl serde_struct::Empty for VsphereVirtualDiskVolumeSource {
         #[inline]
-        fn field(name: &str) -> Option<VsphereVirtualDiskVolumeSourceField> {
-            match name {
-                "fsType" => Some(VsphereVirtualDiskVolumeSourceField::fs_type),
-                "storagePolicyID" => Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id),
-                "storagePolicyName" => Some(VsphereVirtualDiskVolumeSourceField::storage_policy_name),
-                "volumePath" => Some(VsphereVirtualDiskVolumeSourceField::volume_path),
-                _ => None,
+        fn empty() -> Self {
+            VsphereVirtualDiskVolumeSource {
+                fs_type: None,
+                storage_policy_id: None,
+                storage_policy_name: None,
+                volume_path: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for VsphereVirtualDiskVolumeSource {
+    impl<'de> serde_struct::ReadFields<'de> for VsphereVirtualDiskVolumeSource {
         const NAME: &'static str = "VsphereVirtualDiskVolumeSource";
-        const NAMES: &'static [&'static str] = <VsphereVirtualDiskVolumeSourceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "fsType",
+            "volumePath",
+            "storagePolicyID",
+            "storagePolicyName",
+        ];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<VsphereVirtualDiskVolumeSource>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut fs_type = None;
-            let mut storage_policy_id = None;
-            let mut storage_policy_name = None;
-            let mut volume_path = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<VsphereVirtualDiskVolumeSourceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(VsphereVirtualDiskVolumeSourceField::fs_type) => {
-                        serde_struct::value(&mut map, &mut fs_type, "fsType")
-                    }
-                    Some(VsphereVirtualDiskVolumeSourceField::storage_policy_id) => {
-                        serde_struct::value(&mut map, &mut storage_policy_id, "storagePolicyID")
-                    }
-                    Some(VsphereVirtualDiskVolumeSourceField::storage_policy_name) => {
-                        serde_struct::value(&mut map, &mut storage_policy_name, "storagePolicyName")
-                    }
-                    Some(VsphereVirtualDiskVolumeSourceField::volume_path) => {
-                        serde_struct::value(&mut map, &mut volume_path, "volumePath")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.fs_type),
+                1 => serde_struct::read(map, &mut self.volume_path),
+                2 => serde_struct::read(map, &mut self.storage_policy_id),
+                3 => serde_struct::read(map, &mut self.storage_policy_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let volume_path = serde_struct::required(volume_path, "volumePath")?;
-            *place = Some(VsphereVirtualDiskVolumeSource {
-                fs_type: serde_struct::optional(fs_type),
-                storage_policy_id: serde_struct::optional(storage_policy_id),
-                storage_policy_name: serde_struct::optional(storage_policy_name),
-                volume_path,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

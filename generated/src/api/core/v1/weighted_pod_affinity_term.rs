@@ -40,68 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for WeightedPodAffinityTerm {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum WeightedPodAffinityTermField {
-        pod_affinity_term,
-        weight,
-    }
-
-    enum WeightedPodAffinityTermFields {}
-
-    impl serde_struct::Fields for WeightedPodAffinityTermFields {
-        const NAMES: &'static [&'static str] = &["podAffinityTerm", "weight"];
-
-        type Field = WeightedPodAffinityTermField;
-
+    impl serde_struct::Empty for WeightedPodAffinityTerm {
         #[inline]
-        fn field(name: &str) -> Option<WeightedPodAffinityTermField> {
-            match name {
-                "podAffinityTerm" => Some(WeightedPodAffinityTermField::pod_affinity_term),
-                "weight" => Some(WeightedPodAffinityTermField::weight),
-                _ => None,
+        fn empty() -> Self {
+            WeightedPodAffinityTerm {
+                pod_affinity_term: serde_struct::Empty::empty(),
+                weight: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for WeightedPodAffinityTerm {
+    impl<'de> serde_struct::ReadFields<'de> for WeightedPodAffinityTerm {
         const NAME: &'static str = "WeightedPodAffinityTerm";
-        const NAMES: &'static [&'static str] = <WeightedPodAffinityTermFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["weight", "podAffinityTerm"];
+        const REQUIRED: &'static [usize] = &[1, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<WeightedPodAffinityTerm>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut pod_affinity_term = None;
-            let mut weight = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<WeightedPodAffinityTermFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(WeightedPodAffinityTermField::pod_affinity_term) => {
-                        serde_struct::struct_value(
-                            &mut map,
-                            &mut pod_affinity_term,
-                            "podAffinityTerm",
-                        )
-                    }
-                    Some(WeightedPodAffinityTermField::weight) => {
-                        serde_struct::value(&mut map, &mut weight, "weight")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.weight),
+                1 => serde_struct::read_struct(map, &mut self.pod_affinity_term),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let pod_affinity_term = serde_struct::required(pod_affinity_term, "podAffinityTerm")?;
-            let weight = serde_struct::required(weight, "weight")?;
-            *place = Some(WeightedPodAffinityTerm {
-                pod_affinity_term,
-                weight,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -59,89 +59,43 @@ impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum WindowsSecurityContextOptionsField {
-        gmsa_credential_spec,
-        gmsa_credential_spec_name,
-        host_process,
-        run_as_user_name,
-    }
-
-    enum WindowsSecurityContextOptionsFields {}
-
-    impl serde_struct::Fields for WindowsSecurityContextOptionsFields {
-        const NAMES: &'static [&'static str] = &[
-            "gmsaCredentialSpec",
-            "gmsaCredentialSpecName",
-            "hostProcess",
-            "runAsUserName",
-        ];
-
-        type Field = WindowsSecurityContextOptionsField;
-
+    impl serde_struct::Empty for WindowsSecurityContextOptions {
         #[inline]
-        fn field(name: &str) -> Option<WindowsSecurityContextOptionsField> {
-            match name {
-                "gmsaCredentialSpec" => Some(WindowsSecurityContextOptionsField::gmsa_credential_spec),
-                "gmsaCredentialSpecName" => Some(WindowsSecurityContextOptionsField::gmsa_credential_spec_name),
-                "hostProcess" => Some(WindowsSecurityContextOptionsField::host_process),
-                "runAsUserName" => Some(WindowsSecurityContextOptionsField::run_as_user_name),
-                _ => None,
+        fn empty() -> Self {
+            WindowsSecurityContextOptions {
+                gmsa_credential_spec: None,
+                gmsa_credential_spec_name: None,
+                host_process: None,
+                run_as_user_name: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for WindowsSecurityContextOptions {
+    impl<'de> serde_struct::ReadFields<'de> for WindowsSecurityContextOptions {
         const NAME: &'static str = "WindowsSecurityContextOptions";
-        const NAMES: &'static [&'static str] = <WindowsSecurityContextOptionsFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "hostProcess",
+            "runAsUserName",
+            "gmsaCredentialSpec",
+            "gmsaCredentialSpecName",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<WindowsSecurityContextOptions>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut gmsa_credential_spec = None;
-            let mut gmsa_credential_spec_name = None;
-            let mut host_process = None;
-            let mut run_as_user_name = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<WindowsSecurityContextOptionsFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(WindowsSecurityContextOptionsField::gmsa_credential_spec) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut gmsa_credential_spec,
-                            "gmsaCredentialSpec",
-                        )
-                    }
-                    Some(WindowsSecurityContextOptionsField::gmsa_credential_spec_name) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut gmsa_credential_spec_name,
-                            "gmsaCredentialSpecName",
-                        )
-                    }
-                    Some(WindowsSecurityContextOptionsField::host_process) => {
-                        serde_struct::value(&mut map, &mut host_process, "hostProcess")
-                    }
-                    Some(WindowsSecurityContextOptionsField::run_as_user_name) => {
-                        serde_struct::value(&mut map, &mut run_as_user_name, "runAsUserName")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.host_process),
+                1 => serde_struct::read(map, &mut self.run_as_user_name),
+                2 => serde_struct::read(map, &mut self.gmsa_credential_spec),
+                3 => serde_struct::read(map, &mut self.gmsa_credential_spec_name),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(WindowsSecurityContextOptions {
-                gmsa_credential_spec: serde_struct::optional(gmsa_credential_spec),
-                gmsa_credential_spec_name: serde_struct::optional(gmsa_credential_spec_name),
-                host_process: serde_struct::optional(host_process),
-                run_as_user_name: serde_struct::optional(run_as_user_name),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -49,75 +49,36 @@ impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum WorkloadReferenceField {
-        name,
-        pod_group,
-        pod_group_replica_key,
-    }
-
-    enum WorkloadReferenceFields {}
-
-    impl serde_struct::Fields for WorkloadReferenceFields {
-        const NAMES: &'static [&'static str] = &["name", "podGroup", "podGroupReplicaKey"];
-
-        type Field = WorkloadReferenceField;
-
+    impl serde_struct::Empty for WorkloadReference {
         #[inline]
-        fn field(name: &str) -> Option<WorkloadReferenceField> {
-            match name {
-                "name" => Some(WorkloadReferenceField::name),
-                "podGroup" => Some(WorkloadReferenceField::pod_group),
-                "podGroupReplicaKey" => Some(WorkloadReferenceField::pod_group_replica_key),
-                _ => None,
+        fn empty() -> Self {
+            WorkloadReference {
+                name: serde_struct::Empty::empty(),
+                pod_group: serde_struct::Empty::empty(),
+                pod_group_replica_key: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for WorkloadReference {
+    impl<'de> serde_struct::ReadFields<'de> for WorkloadReference {
         const NAME: &'static str = "WorkloadReference";
-        const NAMES: &'static [&'static str] = <WorkloadReferenceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["name", "podGroup", "podGroupReplicaKey"];
+        const REQUIRED: &'static [usize] = &[0, 1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<WorkloadReference>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut name = None;
-            let mut pod_group = None;
-            let mut pod_group_replica_key = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<WorkloadReferenceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(WorkloadReferenceField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(WorkloadReferenceField::pod_group) => {
-                        serde_struct::value(&mut map, &mut pod_group, "podGroup")
-                    }
-                    Some(WorkloadReferenceField::pod_group_replica_key) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut pod_group_replica_key,
-                            "podGroupReplicaKey",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.name),
+                1 => serde_struct::read(map, &mut self.pod_group),
+                2 => serde_struct::read(map, &mut self.pod_group_replica_key),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            let pod_group = serde_struct::required(pod_group, "podGroup")?;
-            *place = Some(WorkloadReference {
-                name,
-                pod_group,
-                pod_group_replica_key: serde_struct::optional(pod_group_replica_key),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -37,56 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for ImageLookupPolicy {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ImageLookupPolicyField {
-        local,
-    }
-
-    enum ImageLookupPolicyFields {}
-
-    impl serde_struct::Fields for ImageLookupPolicyFields {
-        const NAMES: &'static [&'static str] = &["local"];
-
-        type Field = ImageLookupPolicyField;
-
+    impl serde_struct::Empty for ImageLookupPolicy {
         #[inline]
-        fn field(name: &str) -> Option<ImageLookupPolicyField> {
-            match name {
-                "local" => Some(ImageLookupPolicyField::local),
-                _ => None,
+        fn empty() -> Self {
+            ImageLookupPolicy {
+                local: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ImageLookupPolicy {
+    impl<'de> serde_struct::ReadFields<'de> for ImageLookupPolicy {
         const NAME: &'static str = "ImageLookupPolicy";
-        const NAMES: &'static [&'static str] = <ImageLookupPolicyFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["local"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ImageLookupPolicy>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut local = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ImageLookupPolicyFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ImageLookupPolicyField::local) => {
-                        serde_struct::value(&mut map, &mut local, "local")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.local),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let local = serde_struct::required(local, "local")?;
-            *place = Some(ImageLookupPolicy {
-                local,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -59,77 +59,38 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamList {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ImageStreamListField {
-        api_version,
-        items,
-        kind,
-        metadata,
-    }
-
-    enum ImageStreamListFields {}
-
-    impl serde_struct::Fields for ImageStreamListFields {
-        const NAMES: &'static [&'static str] = &["apiVersion", "items", "kind", "metadata"];
-
-        type Field = ImageStreamListField;
-
+    impl serde_struct::Empty for ImageStreamList {
         #[inline]
-        fn field(name: &str) -> Option<ImageStreamListField> {
-            match name {
-                "apiVersion" => Some(ImageStreamListField::api_version),
-                "items" => Some(ImageStreamListField::items),
-                "kind" => Some(ImageStreamListField::kind),
-                "metadata" => Some(ImageStreamListField::metadata),
-                _ => None,
+        fn empty() -> Self {
+            ImageStreamList {
+                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                items: serde_struct::Empty::empty(),
+                kind: ::kubeforge_runtime::Kind::absent(),
+                metadata: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ImageStreamList {
+    impl<'de> serde_struct::ReadFields<'de> for ImageStreamList {
         const NAME: &'static str = "ImageStreamList";
-        const NAMES: &'static [&'static str] = <ImageStreamListFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["kind", "items", "metadata", "apiVersion"];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ImageStreamList>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut items = None;
-            let mut kind = None;
-            let mut metadata = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ImageStreamListFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ImageStreamListField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(ImageStreamListField::items) => {
-                        serde_struct::struct_list_value(&mut map, &mut items, "items")
-                    }
-                    Some(ImageStreamListField::kind) => {
-                        serde_struct::value(&mut map, &mut kind, "kind")
-                    }
-                    Some(ImageStreamListField::metadata) => {
-                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read_struct_list(map, &mut self.items),
+                2 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                3 => serde_struct::read(map, &mut self.api_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let items = serde_struct::required(items, "items")?;
-            *place = Some(ImageStreamList {
-                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                items,
-                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                metadata: serde_struct::optional(metadata),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

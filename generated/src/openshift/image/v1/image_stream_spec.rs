@@ -51,77 +51,36 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamSpec {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ImageStreamSpecField {
-        docker_image_repository,
-        lookup_policy,
-        tags,
-    }
-
-    enum ImageStreamSpecFields {}
-
-    impl serde_struct::Fields for ImageStreamSpecFields {
-        const NAMES: &'static [&'static str] = &["dockerImageRepository", "lookupPolicy", "tags"];
-
-        type Field = ImageStreamSpecField;
-
+    impl serde_struct::Empty for ImageStreamSpec {
         #[inline]
-        fn field(name: &str) -> Option<ImageStreamSpecField> {
-            match name {
-                "dockerImageRepository" => Some(ImageStreamSpecField::docker_image_repository),
-                "lookupPolicy" => Some(ImageStreamSpecField::lookup_policy),
-                "tags" => Some(ImageStreamSpecField::tags),
-                _ => None,
+        fn empty() -> Self {
+            ImageStreamSpec {
+                docker_image_repository: None,
+                lookup_policy: None,
+                tags: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ImageStreamSpec {
+    impl<'de> serde_struct::ReadFields<'de> for ImageStreamSpec {
         const NAME: &'static str = "ImageStreamSpec";
-        const NAMES: &'static [&'static str] = <ImageStreamSpecFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["tags", "lookupPolicy", "dockerImageRepository"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ImageStreamSpec>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut docker_image_repository = None;
-            let mut lookup_policy = None;
-            let mut tags = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ImageStreamSpecFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ImageStreamSpecField::docker_image_repository) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut docker_image_repository,
-                            "dockerImageRepository",
-                        )
-                    }
-                    Some(ImageStreamSpecField::lookup_policy) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut lookup_policy,
-                            "lookupPolicy",
-                        )
-                    }
-                    Some(ImageStreamSpecField::tags) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut tags, "tags")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.tags),
+                1 => serde_struct::read_optional_struct(map, &mut self.lookup_policy),
+                2 => serde_struct::read(map, &mut self.docker_image_repository),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ImageStreamSpec {
-                docker_image_repository: serde_struct::optional(docker_image_repository),
-                lookup_policy: serde_struct::optional(lookup_policy),
-                tags: serde_struct::optional(tags),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

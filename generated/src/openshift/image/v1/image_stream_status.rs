@@ -55,81 +55,40 @@ impl<'de> ::serde::Deserialize<'de> for ImageStreamStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ImageStreamStatusField {
-        docker_image_repository,
-        public_docker_image_repository,
-        tags,
-    }
-
-    enum ImageStreamStatusFields {}
-
-    impl serde_struct::Fields for ImageStreamStatusFields {
-        const NAMES: &'static [&'static str] = &[
-            "dockerImageRepository",
-            "publicDockerImageRepository",
-            "tags",
-        ];
-
-        type Field = ImageStreamStatusField;
-
+    impl serde_struct::Empty for ImageStreamStatus {
         #[inline]
-        fn field(name: &str) -> Option<ImageStreamStatusField> {
-            match name {
-                "dockerImageRepository" => Some(ImageStreamStatusField::docker_image_repository),
-                "publicDockerImageRepository" => Some(ImageStreamStatusField::public_docker_image_repository),
-                "tags" => Some(ImageStreamStatusField::tags),
-                _ => None,
+        fn empty() -> Self {
+            ImageStreamStatus {
+                docker_image_repository: None,
+                public_docker_image_repository: None,
+                tags: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ImageStreamStatus {
+    impl<'de> serde_struct::ReadFields<'de> for ImageStreamStatus {
         const NAME: &'static str = "ImageStreamStatus";
-        const NAMES: &'static [&'static str] = <ImageStreamStatusFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "tags",
+            "dockerImageRepository",
+            "publicDockerImageRepository",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ImageStreamStatus>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut docker_image_repository = None;
-            let mut public_docker_image_repository = None;
-            let mut tags = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ImageStreamStatusFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ImageStreamStatusField::docker_image_repository) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut docker_image_repository,
-                            "dockerImageRepository",
-                        )
-                    }
-                    Some(ImageStreamStatusField::public_docker_image_repository) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut public_docker_image_repository,
-                            "publicDockerImageRepository",
-                        )
-                    }
-                    Some(ImageStreamStatusField::tags) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut tags, "tags")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct_list(map, &mut self.tags),
+                1 => serde_struct::read(map, &mut self.docker_image_repository),
+                2 => serde_struct::read(map, &mut self.public_docker_image_repository),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ImageStreamStatus {
-                docker_image_repository: serde_struct::optional(docker_image_repository),
-                public_docker_image_repository: serde_struct::optional(public_docker_image_repository),
-                tags: serde_struct::optional(tags),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

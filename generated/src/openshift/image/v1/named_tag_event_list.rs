@@ -43,75 +43,36 @@ impl<'de> ::serde::Deserialize<'de> for NamedTagEventList {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum NamedTagEventListField {
-        conditions,
-        items,
-        tag,
-    }
-
-    enum NamedTagEventListFields {}
-
-    impl serde_struct::Fields for NamedTagEventListFields {
-        const NAMES: &'static [&'static str] = &["conditions", "items", "tag"];
-
-        type Field = NamedTagEventListField;
-
+    impl serde_struct::Empty for NamedTagEventList {
         #[inline]
-        fn field(name: &str) -> Option<NamedTagEventListField> {
-            match name {
-                "conditions" => Some(NamedTagEventListField::conditions),
-                "items" => Some(NamedTagEventListField::items),
-                "tag" => Some(NamedTagEventListField::tag),
-                _ => None,
+        fn empty() -> Self {
+            NamedTagEventList {
+                conditions: None,
+                items: serde_struct::Empty::empty(),
+                tag: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for NamedTagEventList {
+    impl<'de> serde_struct::ReadFields<'de> for NamedTagEventList {
         const NAME: &'static str = "NamedTagEventList";
-        const NAMES: &'static [&'static str] = <NamedTagEventListFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["tag", "items", "conditions"];
+        const REQUIRED: &'static [usize] = &[1, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<NamedTagEventList>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut conditions = None;
-            let mut items = None;
-            let mut tag = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<NamedTagEventListFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(NamedTagEventListField::conditions) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut conditions,
-                            "conditions",
-                        )
-                    }
-                    Some(NamedTagEventListField::items) => {
-                        serde_struct::struct_list_value(&mut map, &mut items, "items")
-                    }
-                    Some(NamedTagEventListField::tag) => {
-                        serde_struct::value(&mut map, &mut tag, "tag")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.tag),
+                1 => serde_struct::read_struct_list(map, &mut self.items),
+                2 => serde_struct::read_optional_struct_list(map, &mut self.conditions),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let items = serde_struct::required(items, "items")?;
-            let tag = serde_struct::required(tag, "tag")?;
-            *place = Some(NamedTagEventList {
-                conditions: serde_struct::optional(conditions),
-                items,
-                tag,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

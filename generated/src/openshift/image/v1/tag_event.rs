@@ -46,89 +46,43 @@ impl<'de> ::serde::Deserialize<'de> for TagEvent {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum TagEventField {
-        created,
-        docker_image_reference,
-        generation,
-        image,
-    }
-
-    enum TagEventFields {}
-
-    impl serde_struct::Fields for TagEventFields {
-        const NAMES: &'static [&'static str] = &[
-            "created",
-            "dockerImageReference",
-            "generation",
-            "image",
-        ];
-
-        type Field = TagEventField;
-
+    impl serde_struct::Empty for TagEvent {
         #[inline]
-        fn field(name: &str) -> Option<TagEventField> {
-            match name {
-                "created" => Some(TagEventField::created),
-                "dockerImageReference" => Some(TagEventField::docker_image_reference),
-                "generation" => Some(TagEventField::generation),
-                "image" => Some(TagEventField::image),
-                _ => None,
+        fn empty() -> Self {
+            TagEvent {
+                created: serde_struct::Empty::empty(),
+                docker_image_reference: serde_struct::Empty::empty(),
+                generation: serde_struct::Empty::empty(),
+                image: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for TagEvent {
+    impl<'de> serde_struct::ReadFields<'de> for TagEvent {
         const NAME: &'static str = "TagEvent";
-        const NAMES: &'static [&'static str] = <TagEventFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "image",
+            "created",
+            "generation",
+            "dockerImageReference",
+        ];
+        const REQUIRED: &'static [usize] = &[1, 3, 2, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<TagEvent>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut created = None;
-            let mut docker_image_reference = None;
-            let mut generation = None;
-            let mut image = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<TagEventFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(TagEventField::created) => {
-                        serde_struct::value(&mut map, &mut created, "created")
-                    }
-                    Some(TagEventField::docker_image_reference) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut docker_image_reference,
-                            "dockerImageReference",
-                        )
-                    }
-                    Some(TagEventField::generation) => {
-                        serde_struct::value(&mut map, &mut generation, "generation")
-                    }
-                    Some(TagEventField::image) => {
-                        serde_struct::value(&mut map, &mut image, "image")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.image),
+                1 => serde_struct::read(map, &mut self.created),
+                2 => serde_struct::read(map, &mut self.generation),
+                3 => serde_struct::read(map, &mut self.docker_image_reference),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let created = serde_struct::required(created, "created")?;
-            let docker_image_reference = serde_struct::required(docker_image_reference, "dockerImageReference")?;
-            let generation = serde_struct::required(generation, "generation")?;
-            let image = serde_struct::required(image, "image")?;
-            *place = Some(TagEvent {
-                created,
-                docker_image_reference,
-                generation,
-                image,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

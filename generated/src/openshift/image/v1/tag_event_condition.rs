@@ -62,104 +62,49 @@ impl<'de> ::serde::Deserialize<'de> for TagEventCondition {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum TagEventConditionField {
-        generation,
-        last_transition_time,
-        message,
-        reason,
-        status,
-        type_,
-    }
-
-    enum TagEventConditionFields {}
-
-    impl serde_struct::Fields for TagEventConditionFields {
-        const NAMES: &'static [&'static str] = &[
-            "generation",
-            "lastTransitionTime",
-            "message",
-            "reason",
-            "status",
-            "type",
-        ];
-
-        type Field = TagEventConditionField;
-
+    impl serde_struct::Empty for TagEventCondition {
         #[inline]
-        fn field(name: &str) -> Option<TagEventConditionField> {
-            match name {
-                "generation" => Some(TagEventConditionField::generation),
-                "lastTransitionTime" => Some(TagEventConditionField::last_transition_time),
-                "message" => Some(TagEventConditionField::message),
-                "reason" => Some(TagEventConditionField::reason),
-                "status" => Some(TagEventConditionField::status),
-                "type" => Some(TagEventConditionField::type_),
-                _ => None,
+        fn empty() -> Self {
+            TagEventCondition {
+                generation: serde_struct::Empty::empty(),
+                last_transition_time: None,
+                message: None,
+                reason: None,
+                status: serde_struct::Empty::empty(),
+                type_: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for TagEventCondition {
+    impl<'de> serde_struct::ReadFields<'de> for TagEventCondition {
         const NAME: &'static str = "TagEventCondition";
-        const NAMES: &'static [&'static str] = <TagEventConditionFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "type",
+            "reason",
+            "status",
+            "message",
+            "generation",
+            "lastTransitionTime",
+        ];
+        const REQUIRED: &'static [usize] = &[4, 2, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<TagEventCondition>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut generation = None;
-            let mut last_transition_time = None;
-            let mut message = None;
-            let mut reason = None;
-            let mut status = None;
-            let mut type_ = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<TagEventConditionFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(TagEventConditionField::generation) => {
-                        serde_struct::value(&mut map, &mut generation, "generation")
-                    }
-                    Some(TagEventConditionField::last_transition_time) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut last_transition_time,
-                            "lastTransitionTime",
-                        )
-                    }
-                    Some(TagEventConditionField::message) => {
-                        serde_struct::value(&mut map, &mut message, "message")
-                    }
-                    Some(TagEventConditionField::reason) => {
-                        serde_struct::value(&mut map, &mut reason, "reason")
-                    }
-                    Some(TagEventConditionField::status) => {
-                        serde_struct::value(&mut map, &mut status, "status")
-                    }
-                    Some(TagEventConditionField::type_) => {
-                        serde_struct::value(&mut map, &mut type_, "type")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.type_),
+                1 => serde_struct::read(map, &mut self.reason),
+                2 => serde_struct::read(map, &mut self.status),
+                3 => serde_struct::read(map, &mut self.message),
+                4 => serde_struct::read(map, &mut self.generation),
+                5 => serde_struct::read(map, &mut self.last_transition_time),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let generation = serde_struct::required(generation, "generation")?;
-            let status = serde_struct::required(status, "status")?;
-            let type_ = serde_struct::required(type_, "type")?;
-            *place = Some(TagEventCondition {
-                generation,
-                last_transition_time: serde_struct::optional(last_transition_time),
-                message: serde_struct::optional(message),
-                reason: serde_struct::optional(reason),
-                status,
-                type_,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -47,69 +47,36 @@ impl<'de> ::serde::Deserialize<'de> for TagImportPolicy {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum TagImportPolicyField {
-        import_mode,
-        insecure,
-        scheduled,
-    }
-
-    enum TagImportPolicyFields {}
-
-    impl serde_struct::Fields for TagImportPolicyFields {
-        const NAMES: &'static [&'static str] = &["importMode", "insecure", "scheduled"];
-
-        type Field = TagImportPolicyField;
-
+    impl serde_struct::Empty for TagImportPolicy {
         #[inline]
-        fn field(name: &str) -> Option<TagImportPolicyField> {
-            match name {
-                "importMode" => Some(TagImportPolicyField::import_mode),
-                "insecure" => Some(TagImportPolicyField::insecure),
-                "scheduled" => Some(TagImportPolicyField::scheduled),
-                _ => None,
+        fn empty() -> Self {
+            TagImportPolicy {
+                import_mode: None,
+                insecure: None,
+                scheduled: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for TagImportPolicy {
+    impl<'de> serde_struct::ReadFields<'de> for TagImportPolicy {
         const NAME: &'static str = "TagImportPolicy";
-        const NAMES: &'static [&'static str] = <TagImportPolicyFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["insecure", "scheduled", "importMode"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<TagImportPolicy>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut import_mode = None;
-            let mut insecure = None;
-            let mut scheduled = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<TagImportPolicyFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(TagImportPolicyField::import_mode) => {
-                        serde_struct::value(&mut map, &mut import_mode, "importMode")
-                    }
-                    Some(TagImportPolicyField::insecure) => {
-                        serde_struct::value(&mut map, &mut insecure, "insecure")
-                    }
-                    Some(TagImportPolicyField::scheduled) => {
-                        serde_struct::value(&mut map, &mut scheduled, "scheduled")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.insecure),
+                1 => serde_struct::read(map, &mut self.scheduled),
+                2 => serde_struct::read(map, &mut self.import_mode),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(TagImportPolicy {
-                import_mode: serde_struct::optional(import_mode),
-                insecure: serde_struct::optional(insecure),
-                scheduled: serde_struct::optional(scheduled),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

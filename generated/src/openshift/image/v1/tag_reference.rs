@@ -66,114 +66,52 @@ impl<'de> ::serde::Deserialize<'de> for TagReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum TagReferenceField {
-        annotations,
-        from,
-        generation,
-        import_policy,
-        name,
-        reference,
-        reference_policy,
-    }
-
-    enum TagReferenceFields {}
-
-    impl serde_struct::Fields for TagReferenceFields {
-        const NAMES: &'static [&'static str] = &[
-            "annotations",
-            "from",
-            "generation",
-            "importPolicy",
-            "name",
-            "reference",
-            "referencePolicy",
-        ];
-
-        type Field = TagReferenceField;
-
+    impl serde_struct::Empty for TagReference {
         #[inline]
-        fn field(name: &str) -> Option<TagReferenceField> {
-            match name {
-                "annotations" => Some(TagReferenceField::annotations),
-                "from" => Some(TagReferenceField::from),
-                "generation" => Some(TagReferenceField::generation),
-                "importPolicy" => Some(TagReferenceField::import_policy),
-                "name" => Some(TagReferenceField::name),
-                "reference" => Some(TagReferenceField::reference),
-                "referencePolicy" => Some(TagReferenceField::reference_policy),
-                _ => None,
+        fn empty() -> Self {
+            TagReference {
+                annotations: None,
+                from: None,
+                generation: None,
+                import_policy: None,
+                name: serde_struct::Empty::empty(),
+                reference: None,
+                reference_policy: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for TagReference {
+    impl<'de> serde_struct::ReadFields<'de> for TagReference {
         const NAME: &'static str = "TagReference";
-        const NAMES: &'static [&'static str] = <TagReferenceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "from",
+            "name",
+            "reference",
+            "generation",
+            "annotations",
+            "importPolicy",
+            "referencePolicy",
+        ];
+        const REQUIRED: &'static [usize] = &[1];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<TagReference>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut annotations = None;
-            let mut from = None;
-            let mut generation = None;
-            let mut import_policy = None;
-            let mut name = None;
-            let mut reference = None;
-            let mut reference_policy = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<TagReferenceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(TagReferenceField::annotations) => {
-                        serde_struct::value(&mut map, &mut annotations, "annotations")
-                    }
-                    Some(TagReferenceField::from) => {
-                        serde_struct::optional_struct_value(&mut map, &mut from, "from")
-                    }
-                    Some(TagReferenceField::generation) => {
-                        serde_struct::value(&mut map, &mut generation, "generation")
-                    }
-                    Some(TagReferenceField::import_policy) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut import_policy,
-                            "importPolicy",
-                        )
-                    }
-                    Some(TagReferenceField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(TagReferenceField::reference) => {
-                        serde_struct::value(&mut map, &mut reference, "reference")
-                    }
-                    Some(TagReferenceField::reference_policy) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut reference_policy,
-                            "referencePolicy",
-                        )
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read_optional_struct(map, &mut self.from),
+                1 => serde_struct::read(map, &mut self.name),
+                2 => serde_struct::read(map, &mut self.reference),
+                3 => serde_struct::read(map, &mut self.generation),
+                4 => serde_struct::read(map, &mut self.annotations),
+                5 => serde_struct::read_optional_struct(map, &mut self.import_policy),
+                6 => serde_struct::read_optional_struct(map, &mut self.reference_policy),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let name = serde_struct::required(name, "name")?;
-            *place = Some(TagReference {
-                annotations: serde_struct::optional(annotations),
-                from: serde_struct::optional(from),
-                generation: serde_struct::optional(generation),
-                import_policy: serde_struct::optional(import_policy),
-                name,
-                reference: serde_struct::optional(reference),
-                reference_policy: serde_struct::optional(reference_policy),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

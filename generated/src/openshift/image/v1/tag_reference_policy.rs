@@ -37,56 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for TagReferencePolicy {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum TagReferencePolicyField {
-        type_,
-    }
-
-    enum TagReferencePolicyFields {}
-
-    impl serde_struct::Fields for TagReferencePolicyFields {
-        const NAMES: &'static [&'static str] = &["type"];
-
-        type Field = TagReferencePolicyField;
-
+    impl serde_struct::Empty for TagReferencePolicy {
         #[inline]
-        fn field(name: &str) -> Option<TagReferencePolicyField> {
-            match name {
-                "type" => Some(TagReferencePolicyField::type_),
-                _ => None,
+        fn empty() -> Self {
+            TagReferencePolicy {
+                type_: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for TagReferencePolicy {
+    impl<'de> serde_struct::ReadFields<'de> for TagReferencePolicy {
         const NAME: &'static str = "TagReferencePolicy";
-        const NAMES: &'static [&'static str] = <TagReferencePolicyFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["type"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<TagReferencePolicy>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut type_ = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<TagReferencePolicyFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(TagReferencePolicyField::type_) => {
-                        serde_struct::value(&mut map, &mut type_, "type")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.type_),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let type_ = serde_struct::required(type_, "type")?;
-            *place = Some(TagReferencePolicy {
-                type_,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -64,87 +64,46 @@ impl<'de> ::serde::Deserialize<'de> for Scale {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ScaleField {
-        api_version,
-        kind,
-        metadata,
-        spec,
-        status,
-    }
-
-    enum ScaleFields {}
-
-    impl serde_struct::Fields for ScaleFields {
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "kind",
-            "metadata",
-            "spec",
-            "status",
-        ];
-
-        type Field = ScaleField;
-
+    impl serde_struct::Empty for Scale {
         #[inline]
-        fn field(name: &str) -> Option<ScaleField> {
-            match name {
-                "apiVersion" => Some(ScaleField::api_version),
-                "kind" => Some(ScaleField::kind),
-                "metadata" => Some(ScaleField::metadata),
-                "spec" => Some(ScaleField::spec),
-                "status" => Some(ScaleField::status),
-                _ => None,
+        fn empty() -> Self {
+            Scale {
+                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                kind: ::kubeforge_runtime::Kind::absent(),
+                metadata: None,
+                spec: None,
+                status: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Scale {
+    impl<'de> serde_struct::ReadFields<'de> for Scale {
         const NAME: &'static str = "Scale";
-        const NAMES: &'static [&'static str] = <ScaleFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "kind",
+            "spec",
+            "status",
+            "metadata",
+            "apiVersion",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Scale>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut kind = None;
-            let mut metadata = None;
-            let mut spec = None;
-            let mut status = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ScaleFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ScaleField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(ScaleField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                    Some(ScaleField::metadata) => {
-                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                    }
-                    Some(ScaleField::spec) => {
-                        serde_struct::optional_struct_value(&mut map, &mut spec, "spec")
-                    }
-                    Some(ScaleField::status) => {
-                        serde_struct::optional_struct_value(&mut map, &mut status, "status")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read_optional_struct(map, &mut self.spec),
+                2 => serde_struct::read_optional_struct(map, &mut self.status),
+                3 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                4 => serde_struct::read(map, &mut self.api_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Scale {
-                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                metadata: serde_struct::optional(metadata),
-                spec: serde_struct::optional(spec),
-                status: serde_struct::optional(status),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

@@ -37,55 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for ScaleSpec {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ScaleSpecField {
-        replicas,
-    }
-
-    enum ScaleSpecFields {}
-
-    impl serde_struct::Fields for ScaleSpecFields {
-        const NAMES: &'static [&'static str] = &["replicas"];
-
-        type Field = ScaleSpecField;
-
+    impl serde_struct::Empty for ScaleSpec {
         #[inline]
-        fn field(name: &str) -> Option<ScaleSpecField> {
-            match name {
-                "replicas" => Some(ScaleSpecField::replicas),
-                _ => None,
+        fn empty() -> Self {
+            ScaleSpec {
+                replicas: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ScaleSpec {
+    impl<'de> serde_struct::ReadFields<'de> for ScaleSpec {
         const NAME: &'static str = "ScaleSpec";
-        const NAMES: &'static [&'static str] = <ScaleSpecFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["replicas"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ScaleSpec>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut replicas = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ScaleSpecFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ScaleSpecField::replicas) => {
-                        serde_struct::value(&mut map, &mut replicas, "replicas")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.replicas),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ScaleSpec {
-                replicas: serde_struct::optional(replicas),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

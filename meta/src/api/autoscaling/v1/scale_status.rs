@@ -40,63 +40,34 @@ impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ScaleStatusField {
-        replicas,
-        selector,
-    }
-
-    enum ScaleStatusFields {}
-
-    impl serde_struct::Fields for ScaleStatusFields {
-        const NAMES: &'static [&'static str] = &["replicas", "selector"];
-
-        type Field = ScaleStatusField;
-
+    impl serde_struct::Empty for ScaleStatus {
         #[inline]
-        fn field(name: &str) -> Option<ScaleStatusField> {
-            match name {
-                "replicas" => Some(ScaleStatusField::replicas),
-                "selector" => Some(ScaleStatusField::selector),
-                _ => None,
+        fn empty() -> Self {
+            ScaleStatus {
+                replicas: serde_struct::Empty::empty(),
+                selector: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ScaleStatus {
+    impl<'de> serde_struct::ReadFields<'de> for ScaleStatus {
         const NAME: &'static str = "ScaleStatus";
-        const NAMES: &'static [&'static str] = <ScaleStatusFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["replicas", "selector"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ScaleStatus>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut replicas = None;
-            let mut selector = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ScaleStatusFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ScaleStatusField::replicas) => {
-                        serde_struct::value(&mut map, &mut replicas, "replicas")
-                    }
-                    Some(ScaleStatusField::selector) => {
-                        serde_struct::value(&mut map, &mut selector, "selector")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.replicas),
+                1 => serde_struct::read(map, &mut self.selector),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let replicas = serde_struct::required(replicas, "replicas")?;
-            *place = Some(ScaleStatus {
-                replicas,
-                selector: serde_struct::optional(selector),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

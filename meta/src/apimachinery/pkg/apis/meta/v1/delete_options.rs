@@ -83,125 +83,60 @@ impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum DeleteOptionsField {
-        api_version,
-        dry_run,
-        grace_period_seconds,
-        ignore_store_read_error_with_cluster_breaking_potential,
-        kind,
-        orphan_dependents,
-        preconditions,
-        propagation_policy,
-    }
-
-    enum DeleteOptionsFields {}
-
-    impl serde_struct::Fields for DeleteOptionsFields {
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "dryRun",
-            "gracePeriodSeconds",
-            "ignoreStoreReadErrorWithClusterBreakingPotential",
-            "kind",
-            "orphanDependents",
-            "preconditions",
-            "propagationPolicy",
-        ];
-
-        type Field = DeleteOptionsField;
-
+    impl serde_struct::Empty for DeleteOptions {
         #[inline]
-        fn field(name: &str) -> Option<DeleteOptionsField> {
-            match name {
-                "apiVersion" => Some(DeleteOptionsField::api_version),
-                "dryRun" => Some(DeleteOptionsField::dry_run),
-                "gracePeriodSeconds" => Some(DeleteOptionsField::grace_period_seconds),
-                "ignoreStoreReadErrorWithClusterBreakingPotential" => Some(DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential),
-                "kind" => Some(DeleteOptionsField::kind),
-                "orphanDependents" => Some(DeleteOptionsField::orphan_dependents),
-                "preconditions" => Some(DeleteOptionsField::preconditions),
-                "propagationPolicy" => Some(DeleteOptionsField::propagation_policy),
-                _ => None,
+        fn empty() -> Self {
+            DeleteOptions {
+                api_version: None,
+                dry_run: None,
+                grace_period_seconds: None,
+                ignore_store_read_error_with_cluster_breaking_potential: None,
+                kind: None,
+                orphan_dependents: None,
+                preconditions: None,
+                propagation_policy: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for DeleteOptions {
+    impl<'de> serde_struct::ReadFields<'de> for DeleteOptions {
         const NAME: &'static str = "DeleteOptions";
-        const NAMES: &'static [&'static str] = <DeleteOptionsFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "kind",
+            "dryRun",
+            "apiVersion",
+            "preconditions",
+            "orphanDependents",
+            "propagationPolicy",
+            "gracePeriodSeconds",
+            "ignoreStoreReadErrorWithClusterBreakingPotential",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<DeleteOptions>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut dry_run = None;
-            let mut grace_period_seconds = None;
-            let mut ignore_store_read_error_with_cluster_breaking_potential = None;
-            let mut kind = None;
-            let mut orphan_dependents = None;
-            let mut preconditions = None;
-            let mut propagation_policy = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<DeleteOptionsFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(DeleteOptionsField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(DeleteOptionsField::dry_run) => {
-                        serde_struct::value(&mut map, &mut dry_run, "dryRun")
-                    }
-                    Some(DeleteOptionsField::grace_period_seconds) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut grace_period_seconds,
-                            "gracePeriodSeconds",
-                        )
-                    }
-                    Some(DeleteOptionsField::ignore_store_read_error_with_cluster_breaking_potential) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut ignore_store_read_error_with_cluster_breaking_potential,
-                            "ignoreStoreReadErrorWithClusterBreakingPotential",
-                        )
-                    }
-                    Some(DeleteOptionsField::kind) => {
-                        serde_struct::value(&mut map, &mut kind, "kind")
-                    }
-                    Some(DeleteOptionsField::orphan_dependents) => {
-                        serde_struct::value(&mut map, &mut orphan_dependents, "orphanDependents")
-                    }
-                    Some(DeleteOptionsField::preconditions) => {
-                        serde_struct::optional_struct_value(
-                            &mut map,
-                            &mut preconditions,
-                            "preconditions",
-                        )
-                    }
-                    Some(DeleteOptionsField::propagation_policy) => {
-                        serde_struct::value(&mut map, &mut propagation_policy, "propagationPolicy")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.kind),
+                1 => serde_struct::read(map, &mut self.dry_run),
+                2 => serde_struct::read(map, &mut self.api_version),
+                3 => serde_struct::read_optional_struct(map, &mut self.preconditions),
+                4 => serde_struct::read(map, &mut self.orphan_dependents),
+                5 => serde_struct::read(map, &mut self.propagation_policy),
+                6 => serde_struct::read(map, &mut self.grace_period_seconds),
+                7 => {
+                    serde_struct::read(
+                        map,
+                        &mut self.ignore_store_read_error_with_cluster_breaking_potential,
+                    )
+                }
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(DeleteOptions {
-                api_version: serde_struct::optional(api_version),
-                dry_run: serde_struct::optional(dry_run),
-                grace_period_seconds: serde_struct::optional(grace_period_seconds),
-                ignore_store_read_error_with_cluster_breaking_potential: serde_struct::optional(ignore_store_read_error_with_cluster_breaking_potential),
-                kind: serde_struct::optional(kind),
-                orphan_dependents: serde_struct::optional(orphan_dependents),
-                preconditions: serde_struct::optional(preconditions),
-                propagation_policy: serde_struct::optional(propagation_policy),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

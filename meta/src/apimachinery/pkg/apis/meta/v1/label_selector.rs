@@ -49,66 +49,34 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelector {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum LabelSelectorField {
-        match_expressions,
-        match_labels,
-    }
-
-    enum LabelSelectorFields {}
-
-    impl serde_struct::Fields for LabelSelectorFields {
-        const NAMES: &'static [&'static str] = &["matchExpressions", "matchLabels"];
-
-        type Field = LabelSelectorField;
-
+    impl serde_struct::Empty for LabelSelector {
         #[inline]
-        fn field(name: &str) -> Option<LabelSelectorField> {
-            match name {
-                "matchExpressions" => Some(LabelSelectorField::match_expressions),
-                "matchLabels" => Some(LabelSelectorField::match_labels),
-                _ => None,
+        fn empty() -> Self {
+            LabelSelector {
+                match_expressions: None,
+                match_labels: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for LabelSelector {
+    impl<'de> serde_struct::ReadFields<'de> for LabelSelector {
         const NAME: &'static str = "LabelSelector";
-        const NAMES: &'static [&'static str] = <LabelSelectorFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["matchLabels", "matchExpressions"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<LabelSelector>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut match_expressions = None;
-            let mut match_labels = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<LabelSelectorFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(LabelSelectorField::match_expressions) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut match_expressions,
-                            "matchExpressions",
-                        )
-                    }
-                    Some(LabelSelectorField::match_labels) => {
-                        serde_struct::value(&mut map, &mut match_labels, "matchLabels")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.match_labels),
+                1 => serde_struct::read_optional_struct_list(map, &mut self.match_expressions),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(LabelSelector {
-                match_expressions: serde_struct::optional(match_expressions),
-                match_labels: serde_struct::optional(match_labels),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

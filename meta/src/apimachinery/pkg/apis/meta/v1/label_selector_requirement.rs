@@ -43,71 +43,36 @@ impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum LabelSelectorRequirementField {
-        key,
-        operator,
-        values,
-    }
-
-    enum LabelSelectorRequirementFields {}
-
-    impl serde_struct::Fields for LabelSelectorRequirementFields {
-        const NAMES: &'static [&'static str] = &["key", "operator", "values"];
-
-        type Field = LabelSelectorRequirementField;
-
+    impl serde_struct::Empty for LabelSelectorRequirement {
         #[inline]
-        fn field(name: &str) -> Option<LabelSelectorRequirementField> {
-            match name {
-                "key" => Some(LabelSelectorRequirementField::key),
-                "operator" => Some(LabelSelectorRequirementField::operator),
-                "values" => Some(LabelSelectorRequirementField::values),
-                _ => None,
+        fn empty() -> Self {
+            LabelSelectorRequirement {
+                key: serde_struct::Empty::empty(),
+                operator: serde_struct::Empty::empty(),
+                values: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for LabelSelectorRequirement {
+    impl<'de> serde_struct::ReadFields<'de> for LabelSelectorRequirement {
         const NAME: &'static str = "LabelSelectorRequirement";
-        const NAMES: &'static [&'static str] = <LabelSelectorRequirementFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["key", "values", "operator"];
+        const REQUIRED: &'static [usize] = &[0, 2];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<LabelSelectorRequirement>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut key = None;
-            let mut operator = None;
-            let mut values = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key_2 = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<LabelSelectorRequirementFields>::new(&mut key_2),
-            )? {
-                match field {
-                    Some(LabelSelectorRequirementField::key) => {
-                        serde_struct::value(&mut map, &mut key, "key")
-                    }
-                    Some(LabelSelectorRequirementField::operator) => {
-                        serde_struct::value(&mut map, &mut operator, "operator")
-                    }
-                    Some(LabelSelectorRequirementField::values) => {
-                        serde_struct::value(&mut map, &mut values, "values")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key_2),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.key),
+                1 => serde_struct::read(map, &mut self.values),
+                2 => serde_struct::read(map, &mut self.operator),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let key = serde_struct::required(key, "key")?;
-            let operator = serde_struct::required(operator, "operator")?;
-            *place = Some(LabelSelectorRequirement {
-                key,
-                operator,
-                values: serde_struct::optional(values),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

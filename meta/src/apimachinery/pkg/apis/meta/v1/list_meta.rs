@@ -63,93 +63,46 @@ impl<'de> ::serde::Deserialize<'de> for ListMeta {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ListMetaField {
-        continue_,
-        remaining_item_count,
-        resource_version,
-        self_link,
-        shard_info,
-    }
-
-    enum ListMetaFields {}
-
-    impl serde_struct::Fields for ListMetaFields {
-        const NAMES: &'static [&'static str] = &[
-            "continue",
-            "remainingItemCount",
-            "resourceVersion",
-            "selfLink",
-            "shardInfo",
-        ];
-
-        type Field = ListMetaField;
-
+    impl serde_struct::Empty for ListMeta {
         #[inline]
-        fn field(name: &str) -> Option<ListMetaField> {
-            match name {
-                "continue" => Some(ListMetaField::continue_),
-                "remainingItemCount" => Some(ListMetaField::remaining_item_count),
-                "resourceVersion" => Some(ListMetaField::resource_version),
-                "selfLink" => Some(ListMetaField::self_link),
-                "shardInfo" => Some(ListMetaField::shard_info),
-                _ => None,
+        fn empty() -> Self {
+            ListMeta {
+                continue_: None,
+                remaining_item_count: None,
+                resource_version: None,
+                self_link: None,
+                shard_info: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ListMeta {
+    impl<'de> serde_struct::ReadFields<'de> for ListMeta {
         const NAME: &'static str = "ListMeta";
-        const NAMES: &'static [&'static str] = <ListMetaFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "continue",
+            "selfLink",
+            "shardInfo",
+            "resourceVersion",
+            "remainingItemCount",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ListMeta>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut continue_ = None;
-            let mut remaining_item_count = None;
-            let mut resource_version = None;
-            let mut self_link = None;
-            let mut shard_info = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ListMetaFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ListMetaField::continue_) => {
-                        serde_struct::value(&mut map, &mut continue_, "continue")
-                    }
-                    Some(ListMetaField::remaining_item_count) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut remaining_item_count,
-                            "remainingItemCount",
-                        )
-                    }
-                    Some(ListMetaField::resource_version) => {
-                        serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
-                    }
-                    Some(ListMetaField::self_link) => {
-                        serde_struct::value(&mut map, &mut self_link, "selfLink")
-                    }
-                    Some(ListMetaField::shard_info) => {
-                        serde_struct::optional_struct_value(&mut map, &mut shard_info, "shardInfo")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.continue_),
+                1 => serde_struct::read(map, &mut self.self_link),
+                2 => serde_struct::read_optional_struct(map, &mut self.shard_info),
+                3 => serde_struct::read(map, &mut self.resource_version),
+                4 => serde_struct::read(map, &mut self.remaining_item_count),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ListMeta {
-                continue_: serde_struct::optional(continue_),
-                remaining_item_count: serde_struct::optional(remaining_item_count),
-                resource_version: serde_struct::optional(resource_version),
-                self_link: serde_struct::optional(self_link),
-                shard_info: serde_struct::optional(shard_info),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

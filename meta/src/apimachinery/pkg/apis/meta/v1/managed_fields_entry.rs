@@ -63,105 +63,52 @@ impl<'de> ::serde::Deserialize<'de> for ManagedFieldsEntry {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ManagedFieldsEntryField {
-        api_version,
-        fields_type,
-        fields_v1,
-        manager,
-        operation,
-        subresource,
-        time,
-    }
-
-    enum ManagedFieldsEntryFields {}
-
-    impl serde_struct::Fields for ManagedFieldsEntryFields {
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "fieldsType",
-            "fieldsV1",
-            "manager",
-            "operation",
-            "subresource",
-            "time",
-        ];
-
-        type Field = ManagedFieldsEntryField;
-
+    impl serde_struct::Empty for ManagedFieldsEntry {
         #[inline]
-        fn field(name: &str) -> Option<ManagedFieldsEntryField> {
-            match name {
-                "apiVersion" => Some(ManagedFieldsEntryField::api_version),
-                "fieldsType" => Some(ManagedFieldsEntryField::fields_type),
-                "fieldsV1" => Some(ManagedFieldsEntryField::fields_v1),
-                "manager" => Some(ManagedFieldsEntryField::manager),
-                "operation" => Some(ManagedFieldsEntryField::operation),
-                "subresource" => Some(ManagedFieldsEntryField::subresource),
-                "time" => Some(ManagedFieldsEntryField::time),
-                _ => None,
+        fn empty() -> Self {
+            ManagedFieldsEntry {
+                api_version: None,
+                fields_type: None,
+                fields_v1: None,
+                manager: None,
+                operation: None,
+                subresource: None,
+                time: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ManagedFieldsEntry {
+    impl<'de> serde_struct::ReadFields<'de> for ManagedFieldsEntry {
         const NAME: &'static str = "ManagedFieldsEntry";
-        const NAMES: &'static [&'static str] = <ManagedFieldsEntryFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "time",
+            "manager",
+            "fieldsV1",
+            "operation",
+            "apiVersion",
+            "fieldsType",
+            "subresource",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ManagedFieldsEntry>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut fields_type = None;
-            let mut fields_v1 = None;
-            let mut manager = None;
-            let mut operation = None;
-            let mut subresource = None;
-            let mut time = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ManagedFieldsEntryFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ManagedFieldsEntryField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(ManagedFieldsEntryField::fields_type) => {
-                        serde_struct::value(&mut map, &mut fields_type, "fieldsType")
-                    }
-                    Some(ManagedFieldsEntryField::fields_v1) => {
-                        serde_struct::value(&mut map, &mut fields_v1, "fieldsV1")
-                    }
-                    Some(ManagedFieldsEntryField::manager) => {
-                        serde_struct::value(&mut map, &mut manager, "manager")
-                    }
-                    Some(ManagedFieldsEntryField::operation) => {
-                        serde_struct::value(&mut map, &mut operation, "operation")
-                    }
-                    Some(ManagedFieldsEntryField::subresource) => {
-                        serde_struct::value(&mut map, &mut subresource, "subresource")
-                    }
-                    Some(ManagedFieldsEntryField::time) => {
-                        serde_struct::value(&mut map, &mut time, "time")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.time),
+                1 => serde_struct::read(map, &mut self.manager),
+                2 => serde_struct::read(map, &mut self.fields_v1),
+                3 => serde_struct::read(map, &mut self.operation),
+                4 => serde_struct::read(map, &mut self.api_version),
+                5 => serde_struct::read(map, &mut self.fields_type),
+                6 => serde_struct::read(map, &mut self.subresource),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ManagedFieldsEntry {
-                api_version: serde_struct::optional(api_version),
-                fields_type: serde_struct::optional(fields_type),
-                fields_v1: serde_struct::optional(fields_v1),
-                manager: serde_struct::optional(manager),
-                operation: serde_struct::optional(operation),
-                subresource: serde_struct::optional(subresource),
-                time: serde_struct::optional(time),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

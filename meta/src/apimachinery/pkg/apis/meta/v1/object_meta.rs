@@ -119,177 +119,76 @@ impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ObjectMetaField {
-        annotations,
-        creation_timestamp,
-        deletion_grace_period_seconds,
-        deletion_timestamp,
-        finalizers,
-        generate_name,
-        generation,
-        labels,
-        managed_fields,
-        name,
-        namespace,
-        owner_references,
-        resource_version,
-        self_link,
-        uid,
-    }
-
-    enum ObjectMetaFields {}
-
-    impl serde_struct::Fields for ObjectMetaFields {
-        const NAMES: &'static [&'static str] = &[
-            "annotations",
-            "creationTimestamp",
-            "deletionGracePeriodSeconds",
-            "deletionTimestamp",
-            "finalizers",
-            "generateName",
-            "generation",
-            "labels",
-            "managedFields",
-            "name",
-            "namespace",
-            "ownerReferences",
-            "resourceVersion",
-            "selfLink",
-            "uid",
-        ];
-
-        type Field = ObjectMetaField;
-
+    impl serde_struct::Empty for ObjectMeta {
         #[inline]
-        fn field(name: &str) -> Option<ObjectMetaField> {
-            match name {
-                "annotations" => Some(ObjectMetaField::annotations),
-                "creationTimestamp" => Some(ObjectMetaField::creation_timestamp),
-                "deletionGracePeriodSeconds" => Some(ObjectMetaField::deletion_grace_period_seconds),
-                "deletionTimestamp" => Some(ObjectMetaField::deletion_timestamp),
-                "finalizers" => Some(ObjectMetaField::finalizers),
-                "generateName" => Some(ObjectMetaField::generate_name),
-                "generation" => Some(ObjectMetaField::generation),
-                "labels" => Some(ObjectMetaField::labels),
-                "managedFields" => Some(ObjectMetaField::managed_fields),
-                "name" => Some(ObjectMetaField::name),
-                "namespace" => Some(ObjectMetaField::namespace),
-                "ownerReferences" => Some(ObjectMetaField::owner_references),
-                "resourceVersion" => Some(ObjectMetaField::resource_version),
-                "selfLink" => Some(ObjectMetaField::self_link),
-                "uid" => Some(ObjectMetaField::uid),
-                _ => None,
+        fn empty() -> Self {
+            ObjectMeta {
+                annotations: None,
+                creation_timestamp: None,
+                deletion_grace_period_seconds: None,
+                deletion_timestamp: None,
+                finalizers: None,
+                generate_name: None,
+                generation: None,
+                labels: None,
+                managed_fields: None,
+                name: None,
+                namespace: None,
+                owner_references: None,
+                resource_version: None,
+                self_link: None,
+                uid: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ObjectMeta {
+    impl<'de> serde_struct::ReadFields<'de> for ObjectMeta {
         const NAME: &'static str = "ObjectMeta";
-        const NAMES: &'static [&'static str] = <ObjectMetaFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "uid",
+            "name",
+            "labels",
+            "selfLink",
+            "namespace",
+            "finalizers",
+            "generation",
+            "annotations",
+            "generateName",
+            "managedFields",
+            "ownerReferences",
+            "resourceVersion",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ObjectMeta>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut annotations = None;
-            let mut creation_timestamp = None;
-            let mut deletion_grace_period_seconds = None;
-            let mut deletion_timestamp = None;
-            let mut finalizers = None;
-            let mut generate_name = None;
-            let mut generation = None;
-            let mut labels = None;
-            let mut managed_fields = None;
-            let mut name = None;
-            let mut namespace = None;
-            let mut owner_references = None;
-            let mut resource_version = None;
-            let mut self_link = None;
-            let mut uid = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ObjectMetaFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ObjectMetaField::annotations) => {
-                        serde_struct::value(&mut map, &mut annotations, "annotations")
-                    }
-                    Some(ObjectMetaField::creation_timestamp) => {
-                        serde_struct::value(&mut map, &mut creation_timestamp, "creationTimestamp")
-                    }
-                    Some(ObjectMetaField::deletion_grace_period_seconds) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut deletion_grace_period_seconds,
-                            "deletionGracePeriodSeconds",
-                        )
-                    }
-                    Some(ObjectMetaField::deletion_timestamp) => {
-                        serde_struct::value(&mut map, &mut deletion_timestamp, "deletionTimestamp")
-                    }
-                    Some(ObjectMetaField::finalizers) => {
-                        serde_struct::value(&mut map, &mut finalizers, "finalizers")
-                    }
-                    Some(ObjectMetaField::generate_name) => {
-                        serde_struct::value(&mut map, &mut generate_name, "generateName")
-                    }
-                    Some(ObjectMetaField::generation) => {
-                        serde_struct::value(&mut map, &mut generation, "generation")
-                    }
-                    Some(ObjectMetaField::labels) => {
-                        serde_struct::value(&mut map, &mut labels, "labels")
-                    }
-                    Some(ObjectMetaField::managed_fields) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut managed_fields,
-                            "managedFields",
-                        )
-                    }
-                    Some(ObjectMetaField::name) => serde_struct::value(&mut map, &mut name, "name"),
-                    Some(ObjectMetaField::namespace) => {
-                        serde_struct::value(&mut map, &mut namespace, "namespace")
-                    }
-                    Some(ObjectMetaField::owner_references) => {
-                        serde_struct::optional_struct_list_value(
-                            &mut map,
-                            &mut owner_references,
-                            "ownerReferences",
-                        )
-                    }
-                    Some(ObjectMetaField::resource_version) => {
-                        serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
-                    }
-                    Some(ObjectMetaField::self_link) => {
-                        serde_struct::value(&mut map, &mut self_link, "selfLink")
-                    }
-                    Some(ObjectMetaField::uid) => serde_struct::value(&mut map, &mut uid, "uid"),
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.uid),
+                1 => serde_struct::read(map, &mut self.name),
+                2 => serde_struct::read(map, &mut self.labels),
+                3 => serde_struct::read(map, &mut self.self_link),
+                4 => serde_struct::read(map, &mut self.namespace),
+                5 => serde_struct::read(map, &mut self.finalizers),
+                6 => serde_struct::read(map, &mut self.generation),
+                7 => serde_struct::read(map, &mut self.annotations),
+                8 => serde_struct::read(map, &mut self.generate_name),
+                9 => serde_struct::read_optional_struct_list(map, &mut self.managed_fields),
+                10 => serde_struct::read_optional_struct_list(map, &mut self.owner_references),
+                11 => serde_struct::read(map, &mut self.resource_version),
+                12 => serde_struct::read(map, &mut self.creation_timestamp),
+                13 => serde_struct::read(map, &mut self.deletion_timestamp),
+                14 => serde_struct::read(map, &mut self.deletion_grace_period_seconds),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(ObjectMeta {
-                annotations: serde_struct::optional(annotations),
-                creation_timestamp: serde_struct::optional(creation_timestamp),
-                deletion_grace_period_seconds: serde_struct::optional(deletion_grace_period_seconds),
-                deletion_timestamp: serde_struct::optional(deletion_timestamp),
-                finalizers: serde_struct::optional(finalizers),
-                generate_name: serde_struct::optional(generate_name),
-                generation: serde_struct::optional(generation),
-                labels: serde_struct::optional(labels),
-                managed_fields: serde_struct::optional(managed_fields),
-                name: serde_struct::optional(name),
-                namespace: serde_struct::optional(namespace),
-                owner_references: serde_struct::optional(owner_references),
-                resource_version: serde_struct::optional(resource_version),
-                self_link: serde_struct::optional(self_link),
-                uid: serde_struct::optional(uid),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

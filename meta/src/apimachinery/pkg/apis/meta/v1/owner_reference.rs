@@ -59,105 +59,49 @@ impl<'de> ::serde::Deserialize<'de> for OwnerReference {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum OwnerReferenceField {
-        api_version,
-        block_owner_deletion,
-        controller,
-        kind,
-        name,
-        uid,
-    }
-
-    enum OwnerReferenceFields {}
-
-    impl serde_struct::Fields for OwnerReferenceFields {
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "blockOwnerDeletion",
-            "controller",
-            "kind",
-            "name",
-            "uid",
-        ];
-
-        type Field = OwnerReferenceField;
-
+    impl serde_struct::Empty for OwnerReference {
         #[inline]
-        fn field(name: &str) -> Option<OwnerReferenceField> {
-            match name {
-                "apiVersion" => Some(OwnerReferenceField::api_version),
-                "blockOwnerDeletion" => Some(OwnerReferenceField::block_owner_deletion),
-                "controller" => Some(OwnerReferenceField::controller),
-                "kind" => Some(OwnerReferenceField::kind),
-                "name" => Some(OwnerReferenceField::name),
-                "uid" => Some(OwnerReferenceField::uid),
-                _ => None,
+        fn empty() -> Self {
+            OwnerReference {
+                api_version: serde_struct::Empty::empty(),
+                block_owner_deletion: None,
+                controller: None,
+                kind: serde_struct::Empty::empty(),
+                name: serde_struct::Empty::empty(),
+                uid: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for OwnerReference {
+    impl<'de> serde_struct::ReadFields<'de> for OwnerReference {
         const NAME: &'static str = "OwnerReference";
-        const NAMES: &'static [&'static str] = <OwnerReferenceFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "uid",
+            "kind",
+            "name",
+            "apiVersion",
+            "controller",
+            "blockOwnerDeletion",
+        ];
+        const REQUIRED: &'static [usize] = &[3, 1, 2, 0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<OwnerReference>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut block_owner_deletion = None;
-            let mut controller = None;
-            let mut kind = None;
-            let mut name = None;
-            let mut uid = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<OwnerReferenceFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(OwnerReferenceField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(OwnerReferenceField::block_owner_deletion) => {
-                        serde_struct::value(
-                            &mut map,
-                            &mut block_owner_deletion,
-                            "blockOwnerDeletion",
-                        )
-                    }
-                    Some(OwnerReferenceField::controller) => {
-                        serde_struct::value(&mut map, &mut controller, "controller")
-                    }
-                    Some(OwnerReferenceField::kind) => {
-                        serde_struct::value(&mut map, &mut kind, "kind")
-                    }
-                    Some(OwnerReferenceField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(OwnerReferenceField::uid) => {
-                        serde_struct::value(&mut map, &mut uid, "uid")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.uid),
+                1 => serde_struct::read(map, &mut self.kind),
+                2 => serde_struct::read(map, &mut self.name),
+                3 => serde_struct::read(map, &mut self.api_version),
+                4 => serde_struct::read(map, &mut self.controller),
+                5 => serde_struct::read(map, &mut self.block_owner_deletion),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let api_version = serde_struct::required(api_version, "apiVersion")?;
-            let kind = serde_struct::required(kind, "kind")?;
-            let name = serde_struct::required(name, "name")?;
-            let uid = serde_struct::required(uid, "uid")?;
-            *place = Some(OwnerReference {
-                api_version,
-                block_owner_deletion: serde_struct::optional(block_owner_deletion),
-                controller: serde_struct::optional(controller),
-                kind,
-                name,
-                uid,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

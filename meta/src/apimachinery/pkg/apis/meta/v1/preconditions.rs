@@ -47,60 +47,34 @@ impl<'de> ::serde::Deserialize<'de> for Preconditions {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum PreconditionsField {
-        resource_version,
-        uid,
-    }
-
-    enum PreconditionsFields {}
-
-    impl serde_struct::Fields for PreconditionsFields {
-        const NAMES: &'static [&'static str] = &["resourceVersion", "uid"];
-
-        type Field = PreconditionsField;
-
+    impl serde_struct::Empty for Preconditions {
         #[inline]
-        fn field(name: &str) -> Option<PreconditionsField> {
-            match name {
-                "resourceVersion" => Some(PreconditionsField::resource_version),
-                "uid" => Some(PreconditionsField::uid),
-                _ => None,
+        fn empty() -> Self {
+            Preconditions {
+                resource_version: None,
+                uid: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Preconditions {
+    impl<'de> serde_struct::ReadFields<'de> for Preconditions {
         const NAME: &'static str = "Preconditions";
-        const NAMES: &'static [&'static str] = <PreconditionsFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["uid", "resourceVersion"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Preconditions>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut resource_version = None;
-            let mut uid = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<PreconditionsFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(PreconditionsField::resource_version) => {
-                        serde_struct::value(&mut map, &mut resource_version, "resourceVersion")
-                    }
-                    Some(PreconditionsField::uid) => serde_struct::value(&mut map, &mut uid, "uid"),
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.uid),
+                1 => serde_struct::read(map, &mut self.resource_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Preconditions {
-                resource_version: serde_struct::optional(resource_version),
-                uid: serde_struct::optional(uid),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

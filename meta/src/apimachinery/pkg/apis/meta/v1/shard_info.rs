@@ -37,56 +37,32 @@ impl<'de> ::serde::Deserialize<'de> for ShardInfo {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum ShardInfoField {
-        selector,
-    }
-
-    enum ShardInfoFields {}
-
-    impl serde_struct::Fields for ShardInfoFields {
-        const NAMES: &'static [&'static str] = &["selector"];
-
-        type Field = ShardInfoField;
-
+    impl serde_struct::Empty for ShardInfo {
         #[inline]
-        fn field(name: &str) -> Option<ShardInfoField> {
-            match name {
-                "selector" => Some(ShardInfoField::selector),
-                _ => None,
+        fn empty() -> Self {
+            ShardInfo {
+                selector: serde_struct::Empty::empty(),
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for ShardInfo {
+    impl<'de> serde_struct::ReadFields<'de> for ShardInfo {
         const NAME: &'static str = "ShardInfo";
-        const NAMES: &'static [&'static str] = <ShardInfoFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["selector"];
+        const REQUIRED: &'static [usize] = &[0];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<ShardInfo>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut selector = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<ShardInfoFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(ShardInfoField::selector) => {
-                        serde_struct::value(&mut map, &mut selector, "selector")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.selector),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            let selector = serde_struct::required(selector, "selector")?;
-            *place = Some(ShardInfo {
-                selector,
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

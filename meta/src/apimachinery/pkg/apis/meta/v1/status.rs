@@ -76,109 +76,55 @@ impl<'de> ::serde::Deserialize<'de> for Status {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum StatusField {
-        api_version,
-        code,
-        details,
-        kind,
-        message,
-        metadata,
-        reason,
-        status,
-    }
-
-    enum StatusFields {}
-
-    impl serde_struct::Fields for StatusFields {
-        const NAMES: &'static [&'static str] = &[
-            "apiVersion",
-            "code",
-            "details",
-            "kind",
-            "message",
-            "metadata",
-            "reason",
-            "status",
-        ];
-
-        type Field = StatusField;
-
+    impl serde_struct::Empty for Status {
         #[inline]
-        fn field(name: &str) -> Option<StatusField> {
-            match name {
-                "apiVersion" => Some(StatusField::api_version),
-                "code" => Some(StatusField::code),
-                "details" => Some(StatusField::details),
-                "kind" => Some(StatusField::kind),
-                "message" => Some(StatusField::message),
-                "metadata" => Some(StatusField::metadata),
-                "reason" => Some(StatusField::reason),
-                "status" => Some(StatusField::status),
-                _ => None,
+        fn empty() -> Self {
+            Status {
+                api_version: ::kubeforge_runtime::ApiVersion::absent(),
+                code: None,
+                details: None,
+                kind: ::kubeforge_runtime::Kind::absent(),
+                message: None,
+                metadata: None,
+                reason: None,
+                status: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for Status {
+    impl<'de> serde_struct::ReadFields<'de> for Status {
         const NAME: &'static str = "Status";
-        const NAMES: &'static [&'static str] = <StatusFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "code",
+            "kind",
+            "reason",
+            "status",
+            "details",
+            "message",
+            "metadata",
+            "apiVersion",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<Status>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut api_version = None;
-            let mut code = None;
-            let mut details = None;
-            let mut kind = None;
-            let mut message = None;
-            let mut metadata = None;
-            let mut reason = None;
-            let mut status = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<StatusFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(StatusField::api_version) => {
-                        serde_struct::value(&mut map, &mut api_version, "apiVersion")
-                    }
-                    Some(StatusField::code) => serde_struct::value(&mut map, &mut code, "code"),
-                    Some(StatusField::details) => {
-                        serde_struct::optional_struct_value(&mut map, &mut details, "details")
-                    }
-                    Some(StatusField::kind) => serde_struct::value(&mut map, &mut kind, "kind"),
-                    Some(StatusField::message) => {
-                        serde_struct::value(&mut map, &mut message, "message")
-                    }
-                    Some(StatusField::metadata) => {
-                        serde_struct::optional_struct_value(&mut map, &mut metadata, "metadata")
-                    }
-                    Some(StatusField::reason) => {
-                        serde_struct::value(&mut map, &mut reason, "reason")
-                    }
-                    Some(StatusField::status) => {
-                        serde_struct::value(&mut map, &mut status, "status")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.code),
+                1 => serde_struct::read(map, &mut self.kind),
+                2 => serde_struct::read(map, &mut self.reason),
+                3 => serde_struct::read(map, &mut self.status),
+                4 => serde_struct::read_optional_struct(map, &mut self.details),
+                5 => serde_struct::read(map, &mut self.message),
+                6 => serde_struct::read_optional_struct(map, &mut self.metadata),
+                7 => serde_struct::read(map, &mut self.api_version),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(Status {
-                api_version: api_version.unwrap_or_else(::kubeforge_runtime::ApiVersion::absent),
-                code: serde_struct::optional(code),
-                details: serde_struct::optional(details),
-                kind: kind.unwrap_or_else(::kubeforge_runtime::Kind::absent),
-                message: serde_struct::optional(message),
-                metadata: serde_struct::optional(metadata),
-                reason: serde_struct::optional(reason),
-                status: serde_struct::optional(status),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

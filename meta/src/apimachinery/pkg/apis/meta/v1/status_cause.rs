@@ -47,69 +47,36 @@ impl<'de> ::serde::Deserialize<'de> for StatusCause {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum StatusCauseField {
-        field,
-        message,
-        reason,
-    }
-
-    enum StatusCauseFields {}
-
-    impl serde_struct::Fields for StatusCauseFields {
-        const NAMES: &'static [&'static str] = &["field", "message", "reason"];
-
-        type Field = StatusCauseField;
-
+    impl serde_struct::Empty for StatusCause {
         #[inline]
-        fn field(name: &str) -> Option<StatusCauseField> {
-            match name {
-                "field" => Some(StatusCauseField::field),
-                "message" => Some(StatusCauseField::message),
-                "reason" => Some(StatusCauseField::reason),
-                _ => None,
+        fn empty() -> Self {
+            StatusCause {
+                field: None,
+                message: None,
+                reason: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for StatusCause {
+    impl<'de> serde_struct::ReadFields<'de> for StatusCause {
         const NAME: &'static str = "StatusCause";
-        const NAMES: &'static [&'static str] = <StatusCauseFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &["field", "reason", "message"];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<StatusCause>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut field = None;
-            let mut message = None;
-            let mut reason = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field_2) = map.next_key_seed(
-                serde_struct::NamedKey::<StatusCauseFields>::new(&mut key),
-            )? {
-                match field_2 {
-                    Some(StatusCauseField::field) => {
-                        serde_struct::value(&mut map, &mut field, "field")
-                    }
-                    Some(StatusCauseField::message) => {
-                        serde_struct::value(&mut map, &mut message, "message")
-                    }
-                    Some(StatusCauseField::reason) => {
-                        serde_struct::value(&mut map, &mut reason, "reason")
-                    }
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.field),
+                1 => serde_struct::read(map, &mut self.reason),
+                2 => serde_struct::read(map, &mut self.message),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(StatusCause {
-                field: serde_struct::optional(field),
-                message: serde_struct::optional(message),
-                reason: serde_struct::optional(reason),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };

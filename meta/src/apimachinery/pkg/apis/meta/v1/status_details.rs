@@ -63,95 +63,49 @@ impl<'de> ::serde::Deserialize<'de> for StatusDetails {
 const _: () = {
     use ::kubeforge_runtime::serde_struct;
 
-    #[allow(non_camel_case_types, clippy::enum_variant_names)]
-    enum StatusDetailsField {
-        causes,
-        group,
-        kind,
-        name,
-        retry_after_seconds,
-        uid,
-    }
-
-    enum StatusDetailsFields {}
-
-    impl serde_struct::Fields for StatusDetailsFields {
-        const NAMES: &'static [&'static str] = &[
-            "causes",
-            "group",
-            "kind",
-            "name",
-            "retryAfterSeconds",
-            "uid",
-        ];
-
-        type Field = StatusDetailsField;
-
+    impl serde_struct::Empty for StatusDetails {
         #[inline]
-        fn field(name: &str) -> Option<StatusDetailsField> {
-            match name {
-                "causes" => Some(StatusDetailsField::causes),
-                "group" => Some(StatusDetailsField::group),
-                "kind" => Some(StatusDetailsField::kind),
-                "name" => Some(StatusDetailsField::name),
-                "retryAfterSeconds" => Some(StatusDetailsField::retry_after_seconds),
-                "uid" => Some(StatusDetailsField::uid),
-                _ => None,
+        fn empty() -> Self {
+            StatusDetails {
+                causes: None,
+                group: None,
+                kind: None,
+                name: None,
+                retry_after_seconds: None,
+                uid: None,
+                unknown_fields: ::kubeforge_runtime::ExtraFields::new(),
             }
         }
     }
 
-    impl<'de> serde_struct::InPlace<'de> for StatusDetails {
+    impl<'de> serde_struct::ReadFields<'de> for StatusDetails {
         const NAME: &'static str = "StatusDetails";
-        const NAMES: &'static [&'static str] = <StatusDetailsFields as serde_struct::Fields>::NAMES;
+        const NAMES: &'static [&'static str] = &[
+            "uid",
+            "kind",
+            "name",
+            "group",
+            "causes",
+            "retryAfterSeconds",
+        ];
+        const REQUIRED: &'static [usize] = &[];
 
         #[allow(clippy::too_many_lines)]
-        fn visit_map<A: ::serde::de::MapAccess<'de>>(
-            mut map: A,
-            place: &mut Option<StatusDetails>,
+        fn read_field<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            field: usize,
+            map: &mut A,
+            key: &mut ::std::string::String,
         ) -> Result<(), A::Error> {
-            let mut causes = None;
-            let mut group = None;
-            let mut kind = None;
-            let mut name = None;
-            let mut retry_after_seconds = None;
-            let mut uid = None;
-            let mut unknown_fields = ::kubeforge_runtime::ExtraFields::new();
-            let mut key = String::new();
-            while let Some(field) = map.next_key_seed(
-                serde_struct::NamedKey::<StatusDetailsFields>::new(&mut key),
-            )? {
-                match field {
-                    Some(StatusDetailsField::causes) => {
-                        serde_struct::optional_struct_list_value(&mut map, &mut causes, "causes")
-                    }
-                    Some(StatusDetailsField::group) => {
-                        serde_struct::value(&mut map, &mut group, "group")
-                    }
-                    Some(StatusDetailsField::kind) => {
-                        serde_struct::value(&mut map, &mut kind, "kind")
-                    }
-                    Some(StatusDetailsField::name) => {
-                        serde_struct::value(&mut map, &mut name, "name")
-                    }
-                    Some(StatusDetailsField::retry_after_seconds) => {
-                        serde_struct::value(&mut map, &mut retry_after_seconds, "retryAfterSeconds")
-                    }
-                    Some(StatusDetailsField::uid) => serde_struct::value(&mut map, &mut uid, "uid"),
-                    None => serde_struct::extra(&mut map, &mut unknown_fields, &mut key),
-                }?;
+            match field {
+                0 => serde_struct::read(map, &mut self.uid),
+                1 => serde_struct::read(map, &mut self.kind),
+                2 => serde_struct::read(map, &mut self.name),
+                3 => serde_struct::read(map, &mut self.group),
+                4 => serde_struct::read_optional_struct_list(map, &mut self.causes),
+                5 => serde_struct::read(map, &mut self.retry_after_seconds),
+                _ => serde_struct::extra(map, &mut self.unknown_fields, key),
             }
-
-            *place = Some(StatusDetails {
-                causes: serde_struct::optional(causes),
-                group: serde_struct::optional(group),
-                kind: serde_struct::optional(kind),
-                name: serde_struct::optional(name),
-                retry_after_seconds: serde_struct::optional(retry_after_seconds),
-                uid: serde_struct::optional(uid),
-                unknown_fields,
-            });
-            Ok(())
         }
     }
 };
